@@ -1,0 +1,33 @@
+"""IBI Portal: web portal, resolver and Archive for IBIs (Internet Based Identifiers)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from flask import Flask
+
+from . import config
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def create_app(test_config: dict | None = None) -> Flask:
+    """Application factory (flaskr style): defaults, then environment, then ``test_config``."""
+    app = Flask(
+        __name__,
+        instance_relative_config=True,
+        template_folder=str(ROOT / "templates"),
+        static_folder=str(ROOT / "static"),
+    )
+    app.config.from_mapping(config.DEFAULTS)
+    app.config["DATABASE"] = os.path.join(app.instance_path, "ibiportal.sqlite")
+    if test_config is None:
+        app.config.from_mapping(config.from_environment())
+    else:
+        app.config.from_mapping(test_config)
+    os.makedirs(app.instance_path, exist_ok=True)
+
+    from .web import register
+
+    register(app)
+    return app
