@@ -1,0 +1,138 @@
+"""The ``<nome>=<valor>`` pairs of a request URL (file 003, §6.1, Table 6.1).
+
+A request is ``http://<address>/<service IBI>?name=value&name=value…``; pairs may come in
+any order. Values are ASCII with the special characters of Table 6.1 percent-encoded:
+
+=========  ========
+character  encoding
+=========  ========
+space      ``%20``
+``%``      ``%25``
+``&``      ``%26``
+``+``      ``%2B``
+``=``      ``%3D``
+``?``      ``%3F``
+=========  ========
+
+Non-ASCII characters are ``%hh`` of their ISO-8859-1 code (§6.1 "codificar no sistema
+hexadecimal caracteres que não sejam ASCII"), in lower case as ``Relat%f3rio`` in Example 8.9.
+This module also encodes, in lower case, the few ASCII characters that cannot stand in a URL
+query at all (control characters, ``#`` which would start a fragment, and
+``" < > \\ ^ ` { | }``); none occurs in the standard's examples. When decoding, ``+`` is a
+space (that is why Table 6.1 escapes it: ``GetLastEdition+GetMetadata`` is the verb list
+``GetLastEdition GetMetadata``).
+
+Text values are ISO-8859-1 strings: ``decode_value(encode_value(t)) == t`` for every ``t``
+whose characters are at most U+00FF, and every byte sequence survives as its Latin-1 text.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from ibiportal.errors import ParseError
+
+TABLE_6_1 = {" ": "%20", "%": "%25", "&": "%26", "+": "%2B", "=": "%3D", "?": "%3F"}
+_NOT_IN_URL = set('#"<>\\^`{|}')
+_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
+
+
+def encode_value(text: str) -> str:
+    """Encode a name or value for a request URL (Table 6.1).
+
+    Raises ``ValueError`` for a character above U+00FF (not ISO-8859-1).
+    """
+    out: list[str] = []
+    for index, char in enumerate(text):
+        code = ord(char)
+        if char in TABLE_6_1:
+            out.append(TABLE_6_1[char])
+        elif code > 0xFF:
+            raise ValueError(
+                f"character {char!r} (U+{code:04X}) at position {index + 1} is not in ISO-8859-1 "
+                "and cannot be percent-encoded as one byte (file 003, §6.1)"
+            )
+        elif code < 0x21 or code >= 0x7F or char in _NOT_IN_URL:
+            out.append(f"%{code:02x}")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def decode_value(encoded: str, position: int = 1) -> str:
+    """Decode a name or value of a request URL: ``%hh`` (either case) and ``+`` → space.
+
+    ``position`` is where ``encoded`` starts in its query, for error positions. A ``%`` not
+    followed by two hexadecimal digits is a :class:`ParseError`.
+    """
+    bad = _PERCENT.search(encoded)
+    if bad:
+        shown = encoded[bad.start():bad.start() + 3]
+        raise ParseError(
+            f"malformed percent escape {shown!r}: '%' must be followed by two hexadecimal "
+            "digits (Table 6.1 writes a literal '%' as %25)",
+            position=position + bad.start(),
+        )
+    return re.sub(r"%([0-9A-Fa-f]{2})", lambda match: chr(int(match[1], 16)), encoded.replace("+", " "))
+
+
+class QueryPair(NamedTuple):
+    """One decoded ``name=value`` pair, with the 1-based positions of its parts in the query."""
+
+    name: str
+    value: str
+    position: int
+    value_position: int
+    encoded_value: str
+
+
+def build_query(pairs: Iterable[tuple[str, str]]) -> str:
+    """``name=value&…`` from ``(name, text)`` pairs, each side encoded by :func:`encode_value`."""
+    return "&".join(f"{encode_value(name)}={encode_value(value)}" for name, value in pairs)
+
+
+def parse_query(query: str | bytes) -> tuple[QueryPair, ...]:
+    """Split and decode a query string (without its ``?``), keeping order and duplicates.
+
+    Raises :class:`ParseError` for characters that must have been encoded (space, control,
+    non-ASCII), an empty pair (``&&``, a leading or trailing ``&``), a pair without ``=``,
+    an empty name, or a malformed ``%`` escape. The empty query has no pairs.
+    """
+    text = query.decode("latin-1") if isinstance(query, bytes) else query
+    for index, char in enumerate(text):
+        code = ord(char)
+        if char == " ":
+            problem = "space must be written %20"
+        elif code < 0x20 or code == 0x7F:
+            problem = f"control character 0x{code:02X} must be percent-encoded"
+        elif code > 0x7F:
+            problem = f"non-ASCII {'byte' if isinstance(query, bytes) else 'character'} {char!r} must be percent-encoded"
+        else:
+            continue
+        raise ParseError(f"{problem} in a request (Table 6.1)", position=index + 1)
+    if not text:
+        return ()
+    pairs: list[QueryPair] = []
+    start = 0
+    for segment in text.split("&"):
+        position = start + 1
+        start += len(segment) + 1
+        if not segment:
+            raise ParseError("empty pair: '&' must separate two name=value pairs", position=position)
+        name, equals, encoded = segment.partition("=")
+        if not equals:
+            raise ParseError(f"pair {segment[:40]!r} has no '=' (§6.1: <nome>=<valor>)", position=position)
+        if not name:
+            raise ParseError("pair with an empty name before '='", position=position)
+        value_position = position + len(name) + 1
+        pairs.append(
+            QueryPair(
+                decode_value(name, position),
+                decode_value(encoded, value_position),
+                position,
+                value_position,
+                encoded,
+            )
+        )
+    return tuple(pairs)

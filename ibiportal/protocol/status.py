@@ -1,0 +1,44 @@
+"""The constant answers of the protocol (file 003, §7.2 and §9.2) and the refusal answer.
+
+Each is a :class:`~ibiportal.protocol.pairlist.PairList`; ``serialize(" ")`` gives the exact
+one-line strings the standard prints, e.g. ``status.archive included status.confirmation
+successful``.
+"""
+from __future__ import annotations
+
+from ibiportal.protocol.pairlist import PairList
+
+INCLUDED_CONFIRMED = PairList.from_pairs([("status.archive", "included"), ("status.confirmation", "successful")])
+"""Status (5) of §7.2: included, and the Archive answered the confirmation request."""
+
+INCLUDED_UNCONFIRMED = PairList.from_pairs([("status.archive", "included"), ("status.confirmation", "unsuccessful")])
+"""Status (5) of §7.2: included, but no confirmation came back."""
+
+EXCLUDED = PairList.from_pairs([("status.archive", "excluded")])
+"""Status (8) of §7.2, answering ``exclusionRequest``."""
+
+CONFIRMATION = PairList.from_pairs([("confirmation", "yes")])
+"""An Archive's answer to ``inclusionConfirmationRequest`` (§7.2; Algorithm 1, line 3)."""
+
+ACKNOWLEDGMENT_NOTICE = PairList.from_pairs([("notice", "acknowledgment received")])
+"""An Archive's answer to ``acknowledgment`` (§9.2; Algorithm 1, line 20)."""
+
+REASON_WRONG_KEY = "wrong registration key"
+REASON_UNKNOWN_ARCHIVE = "unknown archive"
+REASON_UNREACHABLE_ADDRESS = "archive address not reachable by the resolver"
+
+
+def included(confirmed: bool) -> PairList:
+    """:data:`INCLUDED_CONFIRMED` or :data:`INCLUDED_UNCONFIRMED`."""
+    return INCLUDED_CONFIRMED if confirmed else INCLUDED_UNCONFIRMED
+
+
+def refused(reason: str) -> PairList:
+    """``status.archive refused status.reason {<reason>}`` (STANDARD.md §3 decision).
+
+    ``reason`` is a short English text for the Archive's administrator; it must never
+    contain the registration key or any other secret. Non-ASCII is escaped as ``%hh``.
+    """
+    if not reason:
+        raise ValueError("a refusal needs a reason")
+    return PairList.from_pairs([("status.archive", "refused"), ("status.reason", reason)])
