@@ -1,0 +1,29 @@
+"""Checks every IBI parser shares: the text is a non-empty string of bounded length.
+
+The bound is 255 characters, the example label set of file 004 §5 ("all the strings of a
+maximum of 255 alphanumeric characters"); real IBIs are far shorter (about 40 characters),
+and the bound keeps the parsers' work small on hostile input.
+"""
+from __future__ import annotations
+
+from ibiportal.errors import ParseError
+
+#: Longest accepted IBI, in characters (file 004 §5).
+MAX_LENGTH = 255
+#: The separator between prefix and suffix, and inside each in the repository-name form.
+SEPARATOR = "/"
+
+
+def check_text(text: str) -> None:
+    """Raise :class:`ParseError` for a non-string, an empty text, or one over MAX_LENGTH."""
+    if not isinstance(text, str):
+        raise ParseError(f"an IBI is a string, not {type(text).__name__}")
+    if not text:
+        raise ParseError("empty identifier")
+    if len(text) > MAX_LENGTH:
+        raise ParseError(f"identifier longer than {MAX_LENGTH} characters", position=MAX_LENGTH + 1)
+
+
+def separator_indexes(text: str) -> list[int]:
+    """0-based indexes of every ``/`` in the text."""
+    return [index for index, character in enumerate(text) if character == SEPARATOR]
