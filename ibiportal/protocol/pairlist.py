@@ -324,10 +324,7 @@ class _Scanner:
         self.skip_separators()
         while not self.at_end():
             yield self.pair()
-            if not self.at_end():
-                if self.peek() not in " \r\n":
-                    raise self.unexpected("after a value: pairs are separated by spaces or line breaks")
-                self.skip_separators()
+            self.skip_separators()
 
     def pair(self) -> Pair:
         name_index = self.index
@@ -349,12 +346,16 @@ class _Scanner:
         value_index = self.index
         if self.peek() == "{":
             value, value_index = self.braced(), value_index + 1
+            if not self.at_end() and self.peek() not in " \r\n":
+                raise self.unexpected(f"after the braced value of {name!r}: pairs are separated by spaces or line breaks")
         else:
             value = self.word()
             if not value:
                 raise self.unexpected(f"where the value of {name!r} should start")
             if not self.at_end() and self.peek() == "{":
                 raise self.fail(f"'{{' inside the value of {name!r}: braces enclose a whole value")
+            if not self.at_end() and self.peek() not in " \r\n":
+                raise self.unexpected(f"inside the value of {name!r}")
         return Pair(name, value, position=value_index + 1)
 
     def braced(self) -> str:
