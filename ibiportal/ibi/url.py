@@ -32,15 +32,11 @@ import codecs
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from ibiportal.errors import ParseError
-from ibiportal.ibi.identifier import split_ibi
+from ibiportal.ibi.identifier import Identifier, split_ibi
 from ibiportal.ibi.modifiers import GET_FILE_LIST, Modifier, Verb, check_composition, scan_modifier, scan_verb_list, union_verbs
-
-if TYPE_CHECKING:
-    from ibiportal.ibi.identifier import Ibip, RepositoryName
 
 DEFAULT_RESOLVER = "http://urlib.net/"
 """The resolver of Table 8.1 (``"http://urlib.net/" IBI …``)."""
@@ -147,7 +143,10 @@ def check_filepath(path: str, positions: Sequence[int] | None = None, field: str
 
 
 def _read_resolver(text: str, start: int, end: int) -> tuple[str | None, int]:
-    """Read ``scheme://host[:port]/`` (or a host-less ``/``) at ``start``: the resolver base and where the IBI begins."""
+    """Read ``scheme://host[:port]/`` (or a host-less ``/``) at ``start``: the resolver base and where the IBI begins.
+
+    The base is ``/`` for a host-less path and None for a bare IBI.
+    """
     scheme = _SCHEME.match(text, start, end)
     if scheme and text.startswith("//", scheme.end(), end):
         if scheme.group(1).lower() not in SCHEMES:
@@ -166,7 +165,7 @@ def _read_resolver(text: str, start: int, end: int) -> tuple[str | None, int]:
         raise ParseError(f"`//` is expected after `{scheme.group()}`", scheme.end() + 1)
     if text.startswith("//", start, end):
         raise ParseError("a host needs a scheme: write `http://host/…`", start + 1)
-    return None, start + 1 if text.startswith("/", start, end) else start
+    return ("/", start + 1) if text.startswith("/", start, end) else (None, start)
 
 
 def normalize_base(base: str) -> str:
@@ -191,11 +190,11 @@ class PersistentUrl:
     """A parsed persistent URL: the IBI, the modifier, the file path and the query (Tables 8.1, 8.3, 8.6).
 
     ``query_verbs`` are the verbs of ``ibiurl.verblist``; ``query`` the other pairs, decoded, in
-    order; ``resolver`` the ``scheme://host/`` the URL was given with (None for a path or a bare
-    IBI); ``fragment`` what followed ``#``, verbatim.
+    order; ``resolver`` the ``scheme://host/`` the URL was given with (``/`` for a host-less
+    path, None for a bare IBI); ``fragment`` what followed ``#``, verbatim.
     """
 
-    ibi: RepositoryName | Ibip
+    ibi: Identifier
     modifier: Modifier = Modifier()
     filepath: str | None = None
     required_item_status: str | None = None
@@ -335,7 +334,9 @@ def _read_query(text: str, start: int, end: int) -> tuple[str | None, tuple[tupl
 def parse_persistent_url(text: str) -> PersistentUrl:
     """Read a persistent URL (``http://urlib.net/…``, any http(s) host), a host-less path or a bare IBI.
 
-    :raises ParseError: with the 1-based ``position`` in ``text`` and the rule broken.
+    :raises ParseError: with the 1-based ``position`` in ``text`` and the rule broken; an error of
+        the IBI itself (from :func:`~ibiportal.ibi.identifier.split_ibi`) keeps its message, its
+        position moved from the IBI to the whole text.
     """
     start = len(text) - len(text.lstrip())
     end = len(text.rstrip())
@@ -351,7 +352,7 @@ def parse_persistent_url(text: str) -> PersistentUrl:
     try:
         ibi, length = split_ibi(text[index:path_end])
     except ParseError as exc:
-        raise ParseError(exc.message, index + (exc.position or 1), exc.field) from exc
+        raise ParseError(exc.message, index + (exc.position or 1)) from exc
     chars, positions, query_at = _modifier_and_path(text, index + length, query_at, body_end)
     modifier, after = scan_modifier(chars, 0, positions)
     filepath = None
