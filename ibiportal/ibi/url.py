@@ -338,10 +338,10 @@ def parse_persistent_url(text: str) -> PersistentUrl:
         the IBI itself (from :func:`~ibiportal.ibi.identifier.split_ibi`) keeps its message, its
         position moved from the IBI to the whole text.
     """
+    if not text.strip():
+        raise ParseError("a persistent URL is expected, such as http://urlib.net/LK47B6W/362SFKH", 1)
     start = len(text) - len(text.lstrip())
     end = len(text.rstrip())
-    if start == end:
-        raise ParseError("a persistent URL is expected, such as http://urlib.net/LK47B6W/362SFKH", 1)
     resolver, index = _read_resolver(text, start, end)
     fragment_at = text.find("#", index, end)
     body_end = fragment_at if fragment_at >= 0 else end
