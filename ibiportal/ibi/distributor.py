@@ -55,10 +55,12 @@ def _shortest(value: Decimal) -> Decimal:
     return value.quantize(Decimal(1)) if value == _int(value) else value.normalize()
 
 
-def _check_granularity(r: Decimal) -> None:
+def validate_granularity(r: Decimal) -> Decimal:
+    """Return ``r`` if it is one of :data:`GRANULARITIES`, else raise :class:`ValueError`."""
     if not isinstance(r, Decimal) or r not in GRANULARITIES:
         allowed = ", ".join(str(value) for value in GRANULARITIES)
         raise ValueError(f"granularity r must be a Decimal among {allowed}; got {r!r}")
+    return r
 
 
 def next_date(current: Decimal, last: Decimal | None, r: Decimal) -> DistributorStep:
@@ -71,7 +73,7 @@ def next_date(current: Decimal, last: Decimal | None, r: Decimal) -> Distributor
     a ``last`` later than ``current`` (clock stepped back) simply gives a longer delay.
     Raises :class:`ValueError` (``ParseError`` for the dates) on bad input.
     """
-    _check_granularity(r)
+    validate_granularity(r)
     split_date(current, field="current")
     if last is not None:
         split_date(last, field="last")

@@ -163,6 +163,12 @@ def _decode_suffix(suffix: str, offset: int) -> tuple[str, Decimal]:
     return upper, join_date(seconds, str(fraction))
 
 
+def decode_ibip_suffix(suffix: str) -> Decimal:
+    """Algorithm 6 inverse: ``34PGRBS`` → ``Decimal(1234806360)``; ``...W7`` adds ``.5``."""
+    check_text(suffix)
+    return _decode_suffix(suffix, 0)[1]
+
+
 @dataclass(frozen=True)
 class Ibip:
     """An IBIp (Table 7.1), e.g. ``8JMKD3MGP8W/34PGRBS``.

@@ -183,6 +183,12 @@ def _parse_suffix(suffix: str, offset: int) -> Decimal:
     return join_date(seconds, fraction)
 
 
+def decode_rep_suffix(suffix: str) -> Decimal:
+    """Algorithm 2 inverse: ``2009/02.16.17.46`` → ``Decimal(1234806360)``."""
+    check_text(suffix)
+    return _parse_suffix(suffix, 0)
+
+
 def _check_digits(text: str, position: int, name: str) -> None:
     if not text:
         raise ParseError(f"{name} missing", position, "suffix")

@@ -1,0 +1,236 @@
+"""Converting an IBI to the other form (STANDARD.md §1.4).
+
+What converts, and how:
+
+* the suffix, always and exactly: the same date through Algorithms 2 and 6;
+* an IBIp prefix decodes to its IP and port (Algorithm 5 inverse);
+* the other form's prefix only from a *known pair* (prefixes.py) or from the host / IP and
+  port the user supplies (Algorithm 1 with port default 80, Algorithm 5 with port default
+  800). Otherwise it is unknown and the result says so: never a guess presented as fact.
+
+``prefix.source`` says where the *other* form's prefix came from:
+
+* ``"table"``: a known prefix pair;
+* ``"user"``: computed from the host or IP the caller supplied (not checked against anything);
+* ``None``: unknown (``prefix.rep`` or ``prefix.ibip`` is then ``None``).
+
+``prefix.host`` is the host of the repository-name prefix (Algorithm 1 inverse); ``prefix.ip``
+and ``prefix.port`` are the IP and port the IBIp prefix decodes to (the port of the IBIp
+form: URLib used 80 in names and 800 in IBIps for one server, and a repository-name port is
+visible in its prefix). Each is ``None`` when its prefix is unknown.
+
+Warnings, in plain words, cover every case where the result is less than a fact: unknown
+prefix, user-supplied values, several candidates in the table, arguments that were ignored,
+and suffixes that do not survive the round trip (a fraction of a second with leading zeros,
+``.05``, becomes the integer 5 in the IBIp form and reads back as ``.5``).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ibiportal.ibi.identifier import parse_ibi
+from ibiportal.ibi.ibip import DEFAULT_PORT as IBIP_DEFAULT_PORT
+from ibiportal.ibi.ibip import Ibip, decode_ibip_prefix, decode_ibip_suffix, ibip_prefix, ibip_suffix
+from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS, ibip_prefixes_for, rep_prefixes_for
+from ibiportal.ibi.repository import DEFAULT_PORT as REP_DEFAULT_PORT
+from ibiportal.ibi.repository import RepositoryName, decode_rep_prefix, rep_prefix, rep_suffix
+from ibiportal.ibi.syntax import SEPARATOR
+
+SOURCE_TABLE = "table"
+SOURCE_USER = "user"
+
+
+@dataclass(frozen=True)
+class PrefixInfo:
+    """Both prefixes, what they decode to, and where the other form's prefix came from."""
+
+    rep: str | None
+    ibip: str | None
+    host: str | None
+    ip: str | None
+    port: int | None
+    source: str | None
+
+
+@dataclass(frozen=True)
+class SuffixPair:
+    """The suffix in both forms: always known, since it is a date."""
+
+    rep: str
+    ibip: str
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """The result of :func:`convert`; :meth:`to_dict` is the JSON shape of the API."""
+
+    input: str
+    form: str
+    rep: str | None
+    ibip: str | None
+    prefix: PrefixInfo
+    suffix: SuffixPair
+    utc: str
+    warnings: tuple[str, ...]
+
+    def to_dict(self) -> dict:
+        """``{"input", "form", "rep", "ibip", "prefix": {...}, "suffix": {...}, "utc", "warnings"}``."""
+        return {
+            "input": self.input,
+            "form": self.form,
+            "rep": self.rep,
+            "ibip": self.ibip,
+            "prefix": {
+                "rep": self.prefix.rep,
+                "ibip": self.prefix.ibip,
+                "host": self.prefix.host,
+                "ip": self.prefix.ip,
+                "port": self.prefix.port,
+                "source": self.prefix.source,
+            },
+            "suffix": {"rep": self.suffix.rep, "ibip": self.suffix.ibip},
+            "utc": self.utc,
+            "warnings": list(self.warnings),
+        }
+
+
+def convert(
+    text: str,
+    known_pairs: Iterable[Sequence[str]] = KNOWN_PREFIX_PAIRS,
+    host: str | None = None,
+    ip: str | None = None,
+    port: int | None = None,
+) -> Conversion:
+    """Convert an IBI of either form to the other (STANDARD.md §1.4 decision).
+
+    ``known_pairs`` are ``(rep_prefix, ibip_prefix)`` pairs; ``host`` (for an IBIp input)
+    or ``ip`` (for a repository-name input), with ``port``, let the caller supply what the
+    table does not know. Raises :class:`ParseError` for a bad IBI, host, IP, port or pair.
+    """
+    identifier = parse_ibi(text)
+    pairs = list(known_pairs)
+    warnings: list[str] = []
+    if isinstance(identifier, RepositoryName):
+        rep_text = identifier.prefix
+        ibip_text, source = _ibip_prefix_of(identifier, pairs, ip, port, host, warnings)
+        suffixes = SuffixPair(identifier.suffix, ibip_suffix(identifier.date))
+        _check_round_trip(identifier, suffixes.ibip, warnings)
+    else:
+        rep_text, source = _rep_prefix_of(identifier, pairs, host, port, ip, warnings)
+        ibip_text = identifier.prefix
+        suffixes = SuffixPair(rep_suffix(identifier.date), identifier.suffix)
+    decoded_ip, decoded_port = decode_ibip_prefix(ibip_text) if ibip_text else (None, None)
+    return Conversion(
+        input=text,
+        form=identifier.form,
+        rep=f"{rep_text}{SEPARATOR}{suffixes.rep}" if rep_text else None,
+        ibip=f"{ibip_text}{SEPARATOR}{suffixes.ibip}" if ibip_text else None,
+        prefix=PrefixInfo(
+            rep=rep_text,
+            ibip=ibip_text,
+            host=decode_rep_prefix(rep_text)[0] if rep_text else None,
+            ip=decoded_ip,
+            port=decoded_port,
+            source=source,
+        ),
+        suffix=suffixes,
+        utc=identifier.utc,
+        warnings=tuple(warnings),
+    )
+
+
+def _ibip_prefix_of(
+    rep: RepositoryName, pairs: list, ip: str | None, port: int | None, host: str | None, warnings: list[str]
+) -> tuple[str | None, str | None]:
+    """``(IBIp prefix, source)`` for a repository name: known pair, else the caller's IP."""
+    if host is not None:
+        warnings.append(f"host {host!r} ignored: the repository name already names its host ({rep.host})")
+    computed = ibip_prefix(ip, IBIP_DEFAULT_PORT if port is None else port) if ip is not None else None
+    if ip is None and port is not None:
+        warnings.append(f"port {port} ignored: it is used with an IP, and none was given")
+    known = ibip_prefixes_for(rep.prefix, pairs)
+    if known:
+        if len(known) > 1:
+            warnings.append(
+                f"the table pairs {rep.prefix} with {len(known)} IBIp prefixes ({', '.join(known)}); "
+                f"the first is shown"
+            )
+        if computed is not None and computed != known[0]:
+            warnings.append(
+                f"the IBIp prefix computed from the IP you supplied ({computed}) differs from the "
+                f"known pair ({known[0]}); the known pair is shown"
+            )
+        return known[0], SOURCE_TABLE
+    if computed is not None:
+        warnings.append(
+            f"IBIp prefix {computed} computed by Algorithm 5 from the IP and port you supplied; "
+            f"it is not checked against anything"
+        )
+        return computed, SOURCE_USER
+    warnings.append(
+        f"prefix unknown: no known IBIp prefix for {rep.prefix}; supply the server's IP (and port, "
+        f"default {IBIP_DEFAULT_PORT}) to compute one"
+    )
+    return None, None
+
+
+def _rep_prefix_of(
+    ibip: Ibip, pairs: list, host: str | None, port: int | None, ip: str | None, warnings: list[str]
+) -> tuple[str | None, str | None]:
+    """``(repository-name prefix, source)`` for an IBIp: known pair, else the caller's host."""
+    if ip is not None:
+        warnings.append(f"IP {ip!r} ignored: the IBIp prefix already encodes its IP ({ibip.ip})")
+    computed = rep_prefix(host, REP_DEFAULT_PORT if port is None else port) if host is not None else None
+    if host is None and port is not None:
+        warnings.append(f"port {port} ignored: it is used with a host, and none was given")
+    known = rep_prefixes_for(ibip.prefix, pairs)
+    if known:
+        hosts = {decode_rep_prefix(candidate) for candidate in known}
+        if len(hosts) > 1:
+            warnings.append(
+                f"the table pairs {ibip.prefix} with different hosts or ports ({', '.join(known)}); "
+                f"the first is shown, which may not be the one that issued this item"
+            )
+        elif len(known) > 1:
+            warnings.append(
+                f"{ibip.prefix} has {len(known)} known repository-name spellings ({', '.join(known)}) "
+                f"for the same host and port; the first is shown"
+            )
+        if computed is not None and decode_rep_prefix(computed) != decode_rep_prefix(known[0]):
+            warnings.append(
+                f"the prefix computed from the host you supplied ({computed}) differs from the "
+                f"known pair ({known[0]}); the known pair is shown"
+            )
+        return known[0], SOURCE_TABLE
+    if computed is not None:
+        warnings.append(
+            f"repository-name prefix {computed} computed by Algorithm 1 from the host and port you "
+            f"supplied; it is not checked against anything"
+        )
+        return computed, SOURCE_USER
+    warnings.append(
+        f"prefix unknown: no known repository-name prefix for {ibip.prefix} "
+        f"(IP {ibip.ip}, port {ibip.port}); supply the server's host name (and port, default "
+        f"{REP_DEFAULT_PORT}) to compute one"
+    )
+    return None, None
+
+
+def _check_round_trip(rep: RepositoryName, coded_suffix: str, warnings: list[str]) -> None:
+    """Warn when the IBIp suffix reads back as a different repository-name suffix."""
+    back = rep_suffix(decode_ibip_suffix(coded_suffix))
+    if back == rep.suffix:
+        return
+    fraction = format(rep.date, "f").partition(".")[2]
+    if fraction.startswith("0") and fraction.strip("0"):
+        warnings.append(
+            f"the fraction of a second .{fraction} has leading zeros: the IBIp form writes it as "
+            f"the integer {int(fraction)} and reads back .{int(fraction)} ({back}), a different "
+            f"instant; this IBIp does not convert back to the same identifier"
+        )
+    else:
+        warnings.append(
+            f"suffix {rep.suffix} is not written as Algorithm 2 writes its date; the IBIp form "
+            f"keeps the date but converts back as {back}"
+        )

@@ -1,0 +1,105 @@
+"""Reading an IBI of either form (file 004, Tables 6.1 and 7.1).
+
+:func:`parse_ibi` reads a whole text; :func:`split_ibi` reads the IBI at the start of a
+persistent-URL path. Both decide the form the same way (:func:`ibi_form`): the characters
+``.`` ``-`` ``@`` never occur in an IBIp, and a repository name's third part is a year, so
+
+* a text whose first ``/``-part contains ``.``, ``-`` or ``@`` (a subdomain has a dot
+  unless it is a bare top-level domain), or whose first part starts with a letter (as a
+  top-level domain does), second part could be ``word[@port]`` and third part is all
+  digits, is a repository name
+  (``sid.inpe.br/mtc-m18@80/2009/07.21.14.43``, ``br/inpe/2009/09.09.22.01``);
+* anything else is an IBIp (``8JMKD3MGP8W/35MMLL8``).
+
+Known ambiguity, resolved towards the repository name: an IBIp starting with a letter,
+followed by a directory named like a year (``LK47B6W/362SFKH/2009/...``), is read as a
+repository name and rejected; no real IBIp path looks like that.
+
+Errors then come from that form's grammar, with a 1-based position in the input.
+"""
+from __future__ import annotations
+
+import string
+
+from ibiportal.errors import ParseError
+from ibiportal.ibi.ibip import IBIP_ALPHABET, Ibip
+from ibiportal.ibi.repository import SEGMENTS, RepositoryName
+from ibiportal.ibi.syntax import SEPARATOR, check_text, separator_indexes
+
+Identifier = RepositoryName | Ibip
+#: Characters of a repository name that an IBIp never has (Tables 6.1 and 7.1).
+_REPOSITORY_ONLY = frozenset(".-@")
+#: Characters of a repository-name suffix's last part: month.day.hour.minute[...].
+_TIME_CHARACTERS = frozenset(string.digits + ".")
+_LETTERS = frozenset(string.ascii_letters)
+_ALPHANUMERIC = _LETTERS | frozenset(string.digits)
+#: Characters of a repository name's second part: word [("." | "@") port].
+_WORD_PORT_CHARACTERS = _ALPHANUMERIC | _REPOSITORY_ONLY
+_UNEXPECTED = {
+    RepositoryName.form: "character {character!r} cannot follow the date of a repository name",
+    Ibip.form: "character {character!r} is not in the IBIp alphabet (0 1 I O V Y Z are excluded, Table 7.1)",
+}
+
+
+def ibi_form(text: str) -> str:
+    """``"rep"`` or ``"ibip"``: which grammar the text (or path) should follow."""
+    parts = text.split(SEPARATOR)
+    if any(character in _REPOSITORY_ONLY for character in parts[0]):
+        return RepositoryName.form
+    if (
+        len(parts) > 2
+        and parts[0][:1] in _LETTERS
+        and all(character in _WORD_PORT_CHARACTERS for character in parts[1])
+        and parts[2]
+        and all(character in string.digits for character in parts[2])
+    ):
+        return RepositoryName.form
+    return Ibip.form
+
+
+def parse_ibi(text: str) -> Identifier:
+    """Parse a whole IBI of either form into :class:`RepositoryName` or :class:`Ibip`.
+
+    Raises :class:`ParseError` with a message naming the problem and the 1-based position
+    (``None`` for an empty text): wrong alphabet, missing ``/``, wrong number of parts, bad
+    date fields, a date before 1995-08-01T00:00:00Z, a prefix that decodes to no IP, a port
+    outside 1-65535, or a text over 255 characters (syntax.MAX_LENGTH).
+    """
+    check_text(text)
+    cls = RepositoryName if ibi_form(text) == RepositoryName.form else Ibip
+    return cls.parse(text)
+
+
+def split_ibi(path: str) -> tuple[Identifier, int]:
+    """Read the IBI at the start of ``path``; return it and the index where it ends.
+
+    Contract for the persistent-URL parser: ``path[:end]`` is the IBI text and
+    ``path[end:]`` the rest (a modifier ``!`` ``+`` ``:``, a ``/`` and a file path, a ``?``
+    and a query, or nothing). The form is decided as in :func:`ibi_form`; then
+
+    * a repository name is four ``/``-parts: the fourth is the longest run of digits and
+      dots after the third ``/`` (``sid.inpe.br/mtc-m18@80/2009/07.21.14.43/doc/a.pdf``
+      ends before ``/doc``);
+    * an IBIp is two parts: the second ends at the first character outside the IBIp
+      alphabet (``8JMKD3MGP8W/35MMLL8!:(oai_dc)`` ends before ``!``).
+
+    A letter or digit right after that end (``35MMLL8O``) cannot start a modifier or a path,
+    so it is reported as a :class:`ParseError` at its position, as are all errors of the IBI
+    itself (positions are 1-based in ``path``).
+    """
+    check_text(path[:1])
+    slashes = separator_indexes(path)
+    if ibi_form(path) == RepositoryName.form:
+        if len(slashes) < SEGMENTS - 1:
+            RepositoryName.parse(path)  # raises: too few parts
+        cls, end, allowed = RepositoryName, slashes[SEGMENTS - 2] + 1, _TIME_CHARACTERS
+    else:
+        if not slashes:
+            Ibip.parse(path)  # raises: missing "/" (or an error of the prefix itself)
+        cls, end, allowed = Ibip, slashes[0] + 1, IBIP_ALPHABET
+    while end < len(path) and path[end].upper() in allowed:
+        end += 1
+    identifier = cls.parse(path[:end])
+    if end < len(path) and path[end] in _ALPHANUMERIC:
+        raise ParseError(_UNEXPECTED[cls.form].format(character=path[end]), end + 1, "suffix")
+    return identifier, end

@@ -1,0 +1,69 @@
+"""Known pairs of prefixes naming the same identification subsystem (STANDARD.md §1.4).
+
+A repository-name prefix names a host and port, an IBIp prefix an IP and port, and URLib
+used port 80 in names and 800 in IBIps for the same server: neither prefix follows from
+the other. Only a table of pairs seen together (file 003 examples, administrators, Archive
+answers ``ibi {rep ... ibip ...}``) links them. Pairs are ``(rep_prefix, ibip_prefix)``.
+
+One subsystem may have several repository-name spellings: ``sid.inpe.br/mtc-m18@80``
+(the legacy ``@`` form, issued before August 2010) and ``sid.inpe.br/mtc-m18`` name the same
+host and port. :func:`equivalent_rep_prefixes` says so by decoding both (Algorithm 1
+inverse); the table needs no list of spellings for that. Where the table gives several
+repository-name prefixes for one IBIp prefix, the *first listed* is preferred; the seed
+lists the Algorithm 1 form first (port 80 omitted), the form a prefix computed from a host
+takes, so table and computation agree.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from ibiportal.errors import ParseError
+from ibiportal.ibi.ibip import decode_ibip_prefix
+from ibiportal.ibi.repository import decode_rep_prefix
+
+#: The pairs of file 003 (STANDARD.md §1.4). ``LK47B6W`` decodes to 127.0.0.1, port 800.
+KNOWN_PREFIX_PAIRS: tuple[tuple[str, str], ...] = (
+    ("sid.inpe.br/mtc-m18", "8JMKD3MGP8W"),
+    ("sid.inpe.br/mtc-m18@80", "8JMKD3MGP8W"),
+    ("sid.inpe.br/mtc-m19", "8JMKD3MGP7W"),
+    ("sid.inpe.br/mtc-m19@80", "8JMKD3MGP7W"),
+    ("iconet.com.br/banon", "LK47B6W"),
+)
+
+
+def _normalized_pairs(pairs: Iterable[Sequence[str]]) -> list[tuple[str, str, tuple[str, int]]]:
+    """Each pair checked: ``(rep prefix lower-cased, IBIp prefix upper-cased, (host, port))``."""
+    normalized = []
+    for pair in pairs:
+        rep, ibip = pair
+        try:
+            host_port = decode_rep_prefix(rep)
+            decode_ibip_prefix(ibip)
+        except ParseError as error:
+            raise ParseError(f"known prefix pair ({rep}, {ibip}): {error}", field="known_pairs") from error
+        normalized.append((rep.lower(), ibip.upper(), host_port))
+    return normalized
+
+
+def _distinct(values: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(values))
+
+
+def equivalent_rep_prefixes(first: str, second: str) -> bool:
+    """Whether two repository-name prefixes name the same host and port.
+
+    ``sid.inpe.br/mtc-m18@80``, ``sid.inpe.br/mtc-m18.80`` and ``sid.inpe.br/mtc-m18`` do.
+    """
+    return decode_rep_prefix(first) == decode_rep_prefix(second)
+
+
+def ibip_prefixes_for(rep_prefix: str, pairs: Iterable[Sequence[str]]) -> tuple[str, ...]:
+    """IBIp prefixes paired with any spelling of this repository-name prefix, table order."""
+    host_port = decode_rep_prefix(rep_prefix)
+    return _distinct(ibip for _, ibip, known in _normalized_pairs(pairs) if known == host_port)
+
+
+def rep_prefixes_for(ibip_prefix: str, pairs: Iterable[Sequence[str]]) -> tuple[str, ...]:
+    """Repository-name prefixes paired with this IBIp prefix, table order (first preferred)."""
+    wanted = ibip_prefix.upper()
+    return _distinct(rep for rep, ibip, _ in _normalized_pairs(pairs) if ibip == wanted)
