@@ -1,0 +1,151 @@
+"""Address policy of the resolver: who the user is, and which Archives it may contact.
+
+Two questions, both about IP addresses:
+
+* :func:`client_ip_list` – the ``clientinformation.ipaddress`` value captured in step (2) of
+  Figure 8.1 (Table 8.6): the user's IP, then its successive proxies (Table 8.10, e.g.
+  ``172.16.44.200 150.163.68.1`` in §10.1). ``X-Forwarded-For`` is honoured only when it
+  was written by a configured trusted proxy.
+* :func:`check_host` – whether the HTTP transport may contact an Archive's host: every
+  address the host resolves to must be a public one (no loopback, private, link-local,
+  multicast, reserved or unspecified address, so that an Archive address cannot be used to
+  reach the resolver's own network), unless the deployment allows private Archives. The
+  addresses checked are returned so that the caller connects to exactly those (a later DNS
+  answer cannot switch it to another address).
+"""
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from ibiportal.errors import IbiError
+
+IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+GetAddrInfo = Callable[..., list]
+
+
+class AddressRefused(IbiError):
+    """An Archive address the resolver will not contact (the reason says why)."""
+
+    def __init__(self, host: str, reason: str):
+        super().__init__(f"refused to contact {host}: {reason}")
+        self.host = host
+        self.reason = reason
+
+
+def _parse_ip(text: str) -> IpAddress | None:
+    """An IP address from an ``X-Forwarded-For`` element or ``remote_addr``, or ``None``.
+
+    Accepts ``[v6]`` brackets and an IPv4 ``:port`` suffix, which some proxies write.
+    """
+    candidate = text.strip()
+    if candidate.startswith("[") and "]" in candidate:
+        candidate = candidate[1:candidate.index("]")]
+    elif candidate.count(":") == 1:
+        candidate = candidate.partition(":")[0]
+    try:
+        return ipaddress.ip_address(candidate)
+    except ValueError:
+        return None
+
+
+def _networks(trusted: Iterable[str]) -> tuple[IpNetwork, ...]:
+    """Trusted proxies as networks (a single address is a /32 or /128)."""
+    return tuple(ipaddress.ip_network(entry.strip(), strict=False) for entry in trusted)
+
+
+def client_ip_list(
+    remote_addr: str | None, forwarded_for: str | None, trusted_proxies: Iterable[str]
+) -> tuple[str, ...]:
+    """The user's IP then its proxies', for ``clientinformation.ipaddress`` (Tables 8.6, 8.10).
+
+    ``remote_addr`` is the peer of the resolver's socket; ``forwarded_for`` the raw
+    ``X-Forwarded-For`` header (``client, proxy1, proxy2``) or ``None``; ``trusted_proxies``
+    the configured proxies (addresses or CIDR networks) whose ``X-Forwarded-For`` is believed.
+
+    The chain ``forwarded_for + [remote_addr]`` is read from the right: the peer is always
+    kept; an element to its left is kept only while the element to its right is a trusted
+    proxy (only a trusted proxy's claim about who connected to it is believed). Reading stops
+    at the first element that is not an IP. With peer 150.163.68.1 trusted and
+    ``X-Forwarded-For: 172.16.44.200`` the list is ``("172.16.44.200", "150.163.68.1")``, as
+    in §10.1; with the peer untrusted it is ``("150.163.68.1",)`` – the case of footnote 2 of
+    §8.2 ("the first element may be the user's last proxy").
+
+    Returns the empty tuple when ``remote_addr`` is missing or not an IP (the caller decides
+    what to do: Table 8.9 makes the pair mandatory).
+    """
+    peer = _parse_ip(remote_addr or "")
+    if peer is None:
+        return ()
+    networks = _networks(trusted_proxies)
+    claimed = [element for element in (forwarded_for or "").split(",") if element.strip()]
+    kept: list[IpAddress] = [peer]
+    while claimed and any(kept[0] in network for network in networks):
+        previous = _parse_ip(claimed.pop())
+        if previous is None:
+            break
+        kept.insert(0, previous)
+    return tuple(str(ip) for ip in kept)
+
+
+def refusal_reason(ip: IpAddress) -> str | None:
+    """Why the resolver must not contact ``ip`` when private Archives are not allowed, or ``None``.
+
+    IPv4-mapped IPv6 addresses (``::ffff:127.0.0.1``) are judged by their IPv4 address.
+    """
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return refusal_reason(ip.ipv4_mapped)
+    checks = (
+        ("unspecified", ip.is_unspecified),
+        ("loopback", ip.is_loopback),
+        ("link-local", ip.is_link_local),
+        ("multicast", ip.is_multicast),
+        ("reserved", ip.is_reserved),
+        ("private", ip.is_private),
+        ("not globally reachable", not ip.is_global),
+    )
+    for name, applies in checks:
+        if applies:
+            return f"{ip} is a {name} address" if name != "not globally reachable" else f"{ip} is {name}"
+    return None
+
+
+@dataclass(frozen=True)
+class CheckedHost:
+    """A host whose every resolved address passed the policy: connect only to ``addresses``."""
+
+    host: str
+    port: int
+    addresses: tuple[str, ...]
+
+
+def check_host(
+    host: str, port: int, *, allow_private: bool, getaddrinfo: GetAddrInfo = socket.getaddrinfo
+) -> CheckedHost:
+    """Resolve ``host`` and check EVERY address it resolves to (after DNS, not before).
+
+    Raises :class:`AddressRefused` when the name does not resolve or when any address is
+    refused by :func:`refusal_reason` (one bad address is enough: a rebinding DNS could
+    otherwise pick it on the next lookup). ``allow_private=True`` (deployment setting
+    ``IBIPORTAL_ALLOW_PRIVATE_ARCHIVES=1``) lets every address through, still resolved once.
+    """
+    bare = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    try:
+        infos = getaddrinfo(bare, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as error:
+        raise AddressRefused(host, f"the name does not resolve ({error})") from error
+    addresses: list[str] = []
+    for info in infos:
+        text = str(info[4][0]).partition("%")[0]
+        ip = ipaddress.ip_address(text)
+        reason = None if allow_private else refusal_reason(ip)
+        if reason is not None:
+            raise AddressRefused(host, reason + " (private Archives are not allowed)")
+        if str(ip) not in addresses:
+            addresses.append(str(ip))
+    if not addresses:
+        raise AddressRefused(host, "the name resolves to no address")
+    return CheckedHost(host, port, tuple(addresses))

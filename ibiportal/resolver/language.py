@@ -1,0 +1,93 @@
+"""The user's language preference (``clientinformation.languagepreference``, Table 8.6).
+
+The resolver keeps it to itself (it is not passed to Archives, §8.2) and uses it for one
+thing: choosing among the ``url….translation(xx)`` pairs of an answer when the persistent
+URL asks for a translation without naming the language (``+``, STANDARD.md §4). The header
+is the HTTP ``Accept-Language`` (RFC 9110 §12.5.4), e.g. ``pt-BR,fr;q=0.8,en;q=0.5,pt;q=0.3``
+as in §10.1.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+_RANGE = re.compile(r"\s*([A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*|\*)\s*(?:;\s*q\s*=\s*([01](?:\.\d{0,3})?)\s*)?")
+
+
+@dataclass(frozen=True)
+class LanguageRange:
+    """One ``Accept-Language`` element: a range (``pt-br``, ``fr``, ``*``) and its q-value."""
+
+    range: str
+    q: float
+
+
+def parse_accept_language(header: str | None) -> tuple[LanguageRange, ...]:
+    """The ranges of an ``Accept-Language`` header, best first (stable for equal q-values).
+
+    Malformed elements are skipped (a browser's header is not the user's fault); ``q=0``
+    ranges are kept, since they say "not this language".
+    """
+    ranges: list[LanguageRange] = []
+    for element in (header or "").split(","):
+        match = _RANGE.fullmatch(element)
+        if match is None or not element.strip():
+            continue
+        q = float(match[2]) if match[2] is not None else 1.0
+        ranges.append(LanguageRange(match[1].lower(), min(q, 1.0)))
+    return tuple(sorted(ranges, key=lambda item: -item.q))
+
+
+def _quality(tag: str, ranges: Sequence[LanguageRange]) -> float:
+    """The q-value the user gives to ``tag`` (``pt``, ``pt-BR``): the most specific matching range.
+
+    A range matches a tag equal to it or beginning with it and ``-`` (RFC 4647 basic
+    filtering); a language-only tag ``pt`` also matches the range ``pt-br`` at that range's
+    q-value, so a translation ``(pt)`` is acceptable to a user who asks for ``pt-BR``. ``*``
+    matches anything. The longest matching range wins.
+    """
+    wanted = tag.lower()
+    best: tuple[int, float] | None = None
+    for item in ranges:
+        if item.range == "*":
+            specificity = 0
+        elif wanted == item.range or wanted.startswith(item.range + "-"):
+            specificity = len(item.range)
+        elif "-" not in wanted and item.range.split("-")[0] == wanted:
+            specificity = len(wanted)
+        else:
+            continue
+        if best is None or specificity > best[0]:
+            best = (specificity, item.q)
+    return 0.0 if best is None else best[1]
+
+
+@dataclass(frozen=True)
+class LanguageChoice:
+    """The translation chosen (``None`` when none is available) and why, in words."""
+
+    language: str | None
+    reason: str
+
+
+def choose_translation(available: Sequence[str], accept_language: str | None) -> LanguageChoice:
+    """Choose among the languages of ``url….translation(xx)`` pairs by the user's q-values.
+
+    ``available`` keeps the answer's order, which breaks ties. When the user accepts none of
+    them (no header, or no range matches with q > 0) the first one offered is taken: the
+    persistent URL asked for *a* translation, and any is better than none.
+    """
+    if not available:
+        return LanguageChoice(None, "the answer offers no translation")
+    ranges = parse_accept_language(accept_language)
+    scored = [(_quality(tag, ranges), index, tag) for index, tag in enumerate(available)]
+    q, _, tag = max(scored, key=lambda item: (item[0], -item[1]))
+    offered = ", ".join(available)
+    if q > 0:
+        return LanguageChoice(tag, f"translation ({tag}) chosen by Accept-Language q={q:g} among {offered}")
+    return LanguageChoice(
+        available[0],
+        f"no translation offered ({offered}) is in Accept-Language {accept_language or '(none)'!r}; "
+        f"taking the first offered, ({available[0]})",
+    )
