@@ -1,0 +1,507 @@
+"""The resolution process of Figure 8.1 (file 003, §8.2), reproducing §10.1 and §10.2.
+
+(2) the persistent URL arrives with the data of Table 8.6 (:class:`ClientInfo`); (3) a
+``urlRequest`` (Table 8.9) goes to every Archive in parallel; (4) each answers a pair list;
+the resolver selects one answer; if it lacks the wanted URL but names an IBI that leads
+toward it (``ibi.nextedition``, or the IBI of part of the relation) every Archive is asked
+again about that IBI (§10.2); (5) an ``acknowledgment`` (Table 8.11) goes to the Archive
+that gave the URL, which answers (6) ``notice {acknowledgment received}``; (7) the URL or
+an alert goes back to the browser. Every step is recorded in a :class:`Trace`.
+
+Decisions (STANDARD.md §4 and this module):
+
+* "First" answer means first to ARRIVE. The resolver stops waiting at the first usable
+  answer: a non-empty, well-formed pair list that has the wanted URL, says ``Deleted``, or
+  names an IBI leading toward the URL. A non-empty answer offering none of these is kept as
+  a fallback, and decides the alert only if nothing better arrives.
+* With ``ibiurl.requireditemstatus=Original`` every Archive is waited for (or its deadline):
+  one answer claiming ``state<relation> Original`` wins; two or more → the "under
+  suspicion" alert; none → the first answer leading onward is followed, else an alert.
+* A translation without a language (``+``) is chosen among the ``url….translation(xx)`` and
+  ``ibi….translation(xx)`` pairs by the user's Accept-Language q-values.
+* The loop is bounded by a hop limit and by cycle detection over (IBI, verb list).
+* Only an http/https URL an Archive answered is returned; query pairs of the persistent
+  URL that are not the resolver's (Table 8.3) are passed on to the item by appending them.
+* The language preference and the required item status are never sent to Archives.
+"""
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, replace
+from urllib.parse import urlsplit
+
+from ibiportal.errors import ParseError
+from ibiportal.ibi.modifiers import GET_FILE_LIST, GET_LAST_EDITION, GET_TRANSLATION, Verb
+from ibiportal.ibi.url import PersistentUrl, encode_query_component
+from ibiportal.protocol.messages import Acknowledgment, UrlRequest, request_url
+from ibiportal.protocol.pairlist import PairList, read_answer
+from ibiportal.resolver.language import choose_translation
+from ibiportal.resolver.trace import (
+    Alert,
+    AlertReason,
+    ParseProblem,
+    Resolution,
+    Status,
+    StepKind,
+    Trace,
+    TraceStep,
+)
+from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Failure, Timeouts, Transport
+
+RESOLVER = "resolver"
+BROWSER = "browser"
+NOTICE = ("notice", "acknowledgment received")
+_TRANSLATION_PARAMETER = r"\.translation\(([a-z]{2})(?:-([A-Z]{2}))?\)"
+
+
+@dataclass(frozen=True)
+class ClientInfo:
+    """Table 8.6 data about the user: the IP list (Table 8.10) and the Accept-Language header."""
+
+    ip_addresses: tuple[str, ...]
+    language_preference: str | None = None
+
+
+@dataclass(frozen=True)
+class ResolverSettings:
+    """Bounds of one resolution: hops of the §10.2 loop, overall seconds, and the resolver's base URL."""
+
+    hop_limit: int = 8
+    deadline: float = 10.0
+    resolver_base: str = "http://urlib.net/"
+
+
+@dataclass(frozen=True)
+class _Reply:
+    """One Archive's exchange in one hop, as it came back (timing from the worker thread)."""
+
+    endpoint: ArchiveEndpoint
+    url: str
+    exchange: Exchange
+    elapsed_ms: float
+    finished: float
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """What an answer (4) means for the wanted relation."""
+
+    pairs: PairList
+    verbs: tuple[Verb, ...]
+    relation: str
+    url: str | None
+    deleted: bool
+    onward: tuple[str, tuple[Verb, ...], str] | None
+    notes: tuple[str, ...]
+
+    @property
+    def useful(self) -> bool:
+        return self.url is not None or self.deleted or self.onward is not None
+
+    @property
+    def original(self) -> bool:
+        return self.pairs.get(f"state{self.relation}") == "Original"
+
+
+def relation_of(verbs: Sequence[Verb]) -> str:
+    """The relation of Table 9.5 for a verb list: ``.lastedition.metadata(oai_dc)`` (GetFileList adds nothing)."""
+    return "".join(verb.relation for verb in verbs)
+
+
+def explicit_port(received: str, default_base: str) -> str:
+    """``url.persistent`` (Table 8.11): the persistent URL as received, its host with an explicit port.
+
+    ``http://urlib.net/8JMKD3MGP8W/35MMLL8`` → ``http://urlib.net:80/8JMKD3MGP8W/35MMLL8``
+    (§10.1, §10.2). A URL received without scheme and host is put on ``default_base``.
+    """
+    text = received.strip()
+    if not re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", text):
+        text = default_base.rstrip("/") + "/" + text.lstrip("/")
+    scheme, rest = text.split("://", 1)
+    authority, slash, path = rest.partition("/")
+    if not re.search(r":\d+$", authority):
+        authority += ":443" if scheme.lower() == "https" else ":80"
+    return f"{scheme}://{authority}{slash}{path}"
+
+
+def _forms(value: str) -> tuple[str, ...]:
+    """The IBIs in a ``formas-de-ibi`` value (Table 9.4): ``rep X ibip Y`` → ``(X, Y)``."""
+    words = value.split()
+    if len(words) >= 2 and len(words) % 2 == 0 and all(words[i] in ("rep", "ibip") for i in range(0, len(words), 2)):
+        return tuple(words[i + 1] for i in range(0, len(words), 2))
+    return tuple(words[:1])
+
+
+def _first_named(verbs: Sequence[Verb]) -> Verb | None:
+    return next((verb for verb in verbs if verb.name != GET_FILE_LIST), None)
+
+
+class Resolver:
+    """Resolves persistent URLs against the given Archives (Figure 8.1).
+
+    ``archives`` are the included Archives; ``transports`` maps each endpoint's
+    ``transport`` name to a :class:`~ibiportal.resolver.transport.Transport`. ``executor``
+    runs the parallel ``urlRequest`` messages (a shared pool; one is created if not given);
+    ``clock`` is a monotonic clock in seconds.
+    """
+
+    def __init__(
+        self,
+        archives: Sequence[ArchiveEndpoint],
+        transports: Mapping[str, Transport],
+        *,
+        settings: ResolverSettings = ResolverSettings(),
+        executor: Executor | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.archives = tuple(archives)
+        self.transports = dict(transports)
+        self.settings = settings
+        self._own_executor = executor is None
+        self.executor = executor or ThreadPoolExecutor(max_workers=32, thread_name_prefix="ibi-resolver")
+        self.clock = clock
+
+    def close(self) -> None:
+        """Shut the pool down if the resolver created it."""
+        if self._own_executor:
+            self.executor.shutdown(wait=False, cancel_futures=True)
+
+    # -- Figure 8.1 -------------------------------------------------------------------
+
+    def resolve(self, persistent_url: str, client: ClientInfo) -> Resolution:
+        """Resolve ``persistent_url`` (message (2)) for ``client``; never raises for Archive trouble."""
+        run = _Run(self, persistent_url, client)
+        return run.execute()
+
+
+class _Run:
+    """One resolution: its state, its steps and its deadline."""
+
+    def __init__(self, resolver: Resolver, persistent_url: str, client: ClientInfo) -> None:
+        self.resolver = resolver
+        self.settings = resolver.settings
+        self.clock = resolver.clock
+        self.received = persistent_url
+        self.client = client
+        self.steps: list[TraceStep] = []
+        self.start = self.clock()
+        self.deadline = self.start + self.settings.deadline
+        self.hops = 0
+
+    def ms(self, seconds: float) -> float:
+        return round(seconds * 1000, 1)
+
+    def finish(self, *, alert: Alert | None = None, url: str | None = None, archive: str | None = None,
+               acknowledgment_url: str | None = None) -> Resolution:
+        decision = f"redirect to {url}" if url is not None else f"alert ({alert.reason}): {alert.message}"
+        self.steps.append(TraceStep(7, StepKind.OUTCOME, RESOLVER, BROWSER, decision, hop=self.hops))
+        return Resolution(
+            persistent_url=self.received, trace=Trace(tuple(self.steps)), url=url, alert=alert,
+            archive=archive, acknowledgment_url=acknowledgment_url, hops=self.hops,
+            elapsed_ms=self.ms(self.clock() - self.start),
+        )
+
+    def execute(self) -> Resolution:
+        try:
+            parsed = PersistentUrl.parse(self.received)
+        except ParseError as error:
+            self.steps.append(TraceStep(2, StepKind.CAPTURE, BROWSER, RESOLVER, "the persistent URL does not parse",
+                                        request_url=self.received,
+                                        parse_error=ParseProblem(error.message, error.position)))
+            return self.finish(alert=Alert(AlertReason.BAD_REQUEST, f"not a persistent URL: {error}"))
+        captured = parsed.to_table_8_8()
+        self.steps.append(TraceStep(
+            2, StepKind.CAPTURE, BROWSER, RESOLVER,
+            "captured (Table 8.6): clientinformation.ipaddress {" + " ".join(self.client.ip_addresses) + "}, "
+            f"languagepreference {self.client.language_preference!r} (kept by the resolver), "
+            + ", ".join(f"{name} {value!r}" for name, value in captured.items()),
+            request_url=self.received,
+        ))
+        if not self.client.ip_addresses:
+            return self.finish(alert=Alert(AlertReason.BAD_REQUEST, "the user's IP address is unknown (Table 8.9 needs it)"))
+        if not self.resolver.archives:
+            return self.finish(alert=Alert(AlertReason.NO_ARCHIVES, "no Archive is included in the resolution system"))
+        return self.loop(parsed)
+
+    def loop(self, parsed: PersistentUrl) -> Resolution:
+        """The loop fragment of Figure 8.1, bounded by the hop limit and cycle detection."""
+        ibi, verbs = str(parsed.ibi), tuple(parsed.verbs)
+        original = parsed.required_item_status is not None
+        seen: set[tuple[str, tuple[str, ...]]] = set()
+        while True:
+            key = (ibi.casefold(), tuple(str(verb) for verb in verbs))
+            if key in seen:
+                return self.finish(alert=Alert(AlertReason.CYCLE, f"the Archives lead back to {ibi} with the same verbs: a cycle, stopped"))
+            seen.add(key)
+            if self.hops >= self.settings.hop_limit:
+                return self.finish(alert=Alert(
+                    AlertReason.HOP_LIMIT,
+                    f"still no URL after {self.hops} rounds of urlRequest (hop limit {self.settings.hop_limit}); next would be {ibi}",
+                ))
+            self.hops += 1
+            chosen = self.ask_all(ibi, verbs, parsed.filepath, original)
+            if isinstance(chosen, Alert):
+                return self.finish(alert=chosen)
+            reply, reading = chosen
+            for form in _forms(reading.pairs.get("ibi") or ""):
+                seen.add((form.casefold(), key[1]))
+            if reading.deleted:
+                timestamp = reading.pairs.get("timestamp")
+                return self.finish(alert=Alert(AlertReason.DELETED, f"{ibi} was deleted (at {timestamp}), according to {reply.endpoint.name}", timestamp))
+            if reading.url is not None:
+                return self.conclude(parsed, reply, reading)
+            if reading.onward is None:
+                return self.finish(alert=self.not_found(ibi, reply, reading))
+            ibi, verbs, why = reading.onward
+            self.note_selection(f"{why}: asking all Archives again (hop {self.hops + 1})")
+
+    # -- (3) and (4) -----------------------------------------------------------------
+
+    def ask_all(self, ibi: str, verbs: tuple[Verb, ...], filepath: str | None, original: bool) -> tuple[_Reply, _Reading] | Alert:
+        """Send (3) to every Archive in parallel and select an answer (4) by arrival order."""
+        message = UrlRequest(self.client.ip_addresses, ibi, filepath, tuple(str(verb) for verb in verbs))
+        futures: dict[Future[_Reply], ArchiveEndpoint] = {}
+        for endpoint in self.resolver.archives:
+            try:
+                url = request_url(endpoint.address, endpoint.service_ibi, message, sort=True)
+            except ParseError as error:
+                self.steps.append(TraceStep(3, StepKind.URL_REQUEST, RESOLVER, endpoint.name, "not sent: invalid endpoint",
+                                            hop=self.hops, archive=endpoint.address, status=Status.NOT_SENT, error=str(error)))
+                continue
+            futures[self.resolver.executor.submit(self.exchange, endpoint, url)] = endpoint
+        pending = set(futures)
+        arrivals: list[tuple[_Reply, _Reading | None]] = []
+        selected: tuple[_Reply, _Reading] | None = None
+        while pending and selected is None:
+            remaining = self.deadline - self.clock()
+            if remaining <= 0:
+                break
+            done, pending = wait(pending, timeout=remaining, return_when=FIRST_COMPLETED)
+            for reply in sorted((future.result() for future in done), key=lambda item: item.finished):
+                reading = self.record(reply, len(arrivals) + 1, verbs)
+                arrivals.append((reply, reading))
+                if selected is None and not original and reading is not None and reading.useful:
+                    selected = (reply, reading)
+        for future in pending:
+            endpoint = futures[future]
+            waited = "not waited for: a usable answer had arrived" if selected else "no answer before the resolution deadline"
+            self.steps.append(TraceStep(3, StepKind.URL_REQUEST, RESOLVER, endpoint.name, waited, hop=self.hops,
+                                        archive=endpoint.address,
+                                        status=Status.NOT_WAITED_FOR if selected else Status.TIMEOUT))
+        return self.select(arrivals, selected, original, verbs, [futures[f] for f in pending])
+
+    def exchange(self, endpoint: ArchiveEndpoint, url: str) -> _Reply:
+        """Worker thread: one request through the endpoint's transport, timed."""
+        started = self.clock()
+        transport = self.resolver.transports.get(endpoint.transport)
+        total = self.deadline - started
+        if transport is None:
+            exchange = Exchange(failure=Failure.UNKNOWN_ARCHIVE, error=f"no transport named {endpoint.transport!r}")
+        elif total <= 0:
+            exchange = Exchange(failure=Failure.TIMEOUT, error="the resolution deadline had passed before sending")
+        else:
+            exchange = transport.fetch(url, Timeouts(endpoint.connect_timeout, endpoint.read_timeout, total))
+        finished = self.clock()
+        return _Reply(endpoint, url, exchange, self.ms(finished - started), finished)
+
+    def record(self, reply: _Reply, arrival: int, verbs: tuple[Verb, ...]) -> _Reading | None:
+        """Add the (3)+(4) step of one reply; return what its answer means, if it has one."""
+        exchange = reply.exchange
+        raw = None if exchange.body is None else exchange.body.decode("latin-1")
+        base = dict(hop=self.hops, archive=reply.endpoint.address, request_url=reply.url, http_status=exchange.status,
+                    content_type=exchange.content_type, elapsed_ms=reply.elapsed_ms, arrival=arrival,
+                    raw_answer=raw, notes=exchange.notes)
+        step = TraceStep(3, StepKind.URL_REQUEST, RESOLVER, reply.endpoint.name, "", **base)
+        reading = None
+        if exchange.failure is not None:
+            status = {Failure.TIMEOUT: Status.TIMEOUT, Failure.REFUSED: Status.REFUSED}.get(exchange.failure, Status.TRANSPORT_ERROR)
+            step = replace(step, status=status, error=exchange.error, decision=f"no answer ({exchange.failure}): {exchange.error}")
+        elif exchange.status != 200:
+            step = replace(step, status=Status.HTTP_ERROR, decision=f"HTTP status {exchange.status}: answer not used")
+        else:
+            parsed = read_answer(exchange.body or b"")
+            if not isinstance(parsed, PairList):
+                step = replace(step, status=Status.MALFORMED, parse_error=ParseProblem(parsed.message, parsed.position),
+                               decision=f"malformed answer, not a pair list (Table 6.2): {parsed}")
+            elif not parsed:
+                step = replace(step, status=Status.EMPTY, pairs=(), decision="empty answer: this Archive does not hold the IBI")
+            else:
+                reading = self.read(parsed, verbs)
+                step = replace(step, status=Status.ANSWERED, pairs=tuple(parsed), notes=exchange.notes + reading.notes,
+                               decision=self.describe(reading))
+        self.steps.append(step)
+        return reading
+
+    def describe(self, reading: _Reading) -> str:
+        if reading.deleted:
+            return "answer says the item is Deleted"
+        if reading.url is not None:
+            return f"answer has url{reading.relation}"
+        if reading.onward is not None:
+            return f"answer has no url{reading.relation} but leads on: {reading.onward[2]}"
+        return f"answer has no url{reading.relation} and nothing leading toward it"
+
+    def read(self, pairs: PairList, verbs: tuple[Verb, ...]) -> _Reading:
+        """Interpret one non-empty answer for ``verbs``: the URL, Deleted, or an IBI leading on."""
+        notes: list[str] = []
+        concrete = list(verbs)
+        for index, verb in enumerate(concrete):
+            if verb.name == GET_TRANSLATION and verb.language is None:
+                before = re.escape(relation_of(concrete[:index]))
+                pattern = re.compile(r"(?:url|ibi)" + before + _TRANSLATION_PARAMETER)
+                offered: list[str] = []
+                for name in pairs.names():
+                    match = pattern.match(name)
+                    tag = match and (match[1] + (f"-{match[2]}" if match[2] else ""))
+                    if tag and tag not in offered:
+                        offered.append(tag)
+                if offered:
+                    choice = choose_translation(offered, self.client.language_preference)
+                    notes.append(choice.reason)
+                    language, _, country = choice.language.partition("-")
+                    concrete[index] = Verb(GET_TRANSLATION, language=language, country=country or None)
+        concrete_verbs = tuple(concrete)
+        relation = relation_of(concrete_verbs)
+        deleted = pairs.get("state") == "Deleted"
+        url = pairs.get(f"url{relation}")
+        onward = None if url is not None or deleted else self.onward(pairs, verbs, concrete_verbs)
+        return _Reading(pairs, concrete_verbs, relation, url, deleted, onward, tuple(notes))
+
+    def onward(self, pairs: PairList, verbs: tuple[Verb, ...], concrete: tuple[Verb, ...]) -> tuple[str, tuple[Verb, ...], str] | None:
+        """The IBI that leads toward the wanted URL (§8.2, §10.2), with the verbs to ask it with."""
+        first = _first_named(concrete)
+        nextedition = pairs.get("ibi.nextedition")
+        if first is not None and first.name == GET_LAST_EDITION and nextedition:
+            target = _forms(nextedition)[0]
+            return target, verbs, f"ibi.nextedition {target}"
+        named = [index for index, verb in enumerate(concrete) if verb.name != GET_FILE_LIST]
+        file_list = tuple(verb for verb in concrete if verb.name == GET_FILE_LIST)
+        for count in range(len(named), 0, -1):
+            prefix = relation_of(concrete[: named[count - 1] + 1])
+            value = pairs.get(f"ibi{prefix}")
+            if value:
+                target = _forms(value)[0]
+                rest = tuple(verb for verb in concrete[named[count - 1] + 1:] if verb.name != GET_FILE_LIST) + file_list
+                return target, rest, f"ibi{prefix} {target}"
+        return None
+
+    def select(self, arrivals: list[tuple[_Reply, _Reading | None]], selected: tuple[_Reply, _Reading] | None,
+               original: bool, verbs: tuple[Verb, ...], unanswered: list[ArchiveEndpoint]) -> tuple[_Reply, _Reading] | Alert:
+        """Step (4): choose one answer, say why in the trace, or give the alert."""
+        answered = [(reply, reading) for reply, reading in arrivals if reading is not None]
+        others = "; ".join(f"{reply.endpoint.name} {self.summary(reply)}" for reply, _ in arrivals if selected is None or reply is not selected[0])
+        others += "".join(f"; {endpoint.name} not waited for" for endpoint in unanswered) if selected else ""
+        if original:
+            with_url = [(reply, reading) for reply, reading in answered if reading.url is not None]
+            claims = [(reply, reading) for reply, reading in with_url if reading.original]
+            if len(claims) >= 2:
+                names = ", ".join(reply.endpoint.name for reply, _ in claims)
+                alert = Alert(AlertReason.CONFLICTING_ORIGINALS,
+                              f"two or more Archives under suspicion, investigation needed: {names} all claim the original")
+                self.note_selection(alert.message)
+                return alert
+            if len(claims) == 1:
+                reply, reading = claims[0]
+                self.note_selection(f"the only answer claiming the original, from {reply.endpoint.name} after {reply.elapsed_ms:g} ms; {others}")
+                return reply, reading
+            onward = [(reply, reading) for reply, reading in answered if reading.onward is not None]
+            if onward:
+                selected = onward[0]
+            elif with_url:
+                names = ", ".join(reply.endpoint.name for reply, _ in with_url)
+                alert = Alert(AlertReason.NO_ORIGINAL, f"the original was required but no Archive claims it ({names} hold copies)")
+                self.note_selection(alert.message)
+                return alert
+        if selected is None:
+            useful = [item for item in answered if item[1].useful]
+            selected = useful[0] if useful else (answered[0] if answered else None)
+        if selected is None:
+            alert = Alert(AlertReason.NO_ARCHIVE_ANSWERED if not any(self.empty(reply) for reply, _ in arrivals) else AlertReason.NOT_FOUND,
+                          self.nobody(arrivals, unanswered, verbs))
+            self.note_selection(alert.message)
+            return alert
+        reply, _ = selected
+        self.note_selection(f"first non-empty answer, from {reply.endpoint.name} after {reply.elapsed_ms:g} ms" + (f"; {others}" if others else ""))
+        return selected
+
+    def empty(self, reply: _Reply) -> bool:
+        return reply.exchange.failure is None and reply.exchange.status == 200 and not (reply.exchange.body or b"").strip()
+
+    def summary(self, reply: _Reply) -> str:
+        exchange = reply.exchange
+        if exchange.failure is not None:
+            return f"failed ({exchange.failure})"
+        if exchange.status != 200:
+            return f"answered HTTP {exchange.status}"
+        return "answered empty" if self.empty(reply) else f"answered after {reply.elapsed_ms:g} ms"
+
+    def nobody(self, arrivals: list[tuple[_Reply, _Reading | None]], unanswered: list[ArchiveEndpoint], verbs: tuple[Verb, ...]) -> str:
+        if any(self.empty(reply) for reply, _ in arrivals):
+            return "not found: no Archive holds this IBI"
+        failures = [f"{reply.endpoint.name}: {self.summary(reply)}" for reply, _ in arrivals]
+        failures += [f"{endpoint.name}: no answer in time" for endpoint in unanswered]
+        return "no Archive answered usably (" + "; ".join(failures) + ")"
+
+    def note_selection(self, decision: str) -> None:
+        self.steps.append(TraceStep(4, StepKind.SELECTION, RESOLVER, RESOLVER, decision, hop=self.hops))
+
+    def not_found(self, ibi: str, reply: _Reply, reading: _Reading) -> Alert:
+        translations = [verb for verb in reading.verbs if verb.name == GET_TRANSLATION]
+        if translations and not any(".translation" in name for name in reading.pairs.names()):
+            which = ", ".join(str(verb) for verb in translations)
+            return Alert(AlertReason.TRANSLATION_MISSING, f"translation does not exist: {reply.endpoint.name} offers no {which} of {ibi}")
+        return Alert(AlertReason.NOT_FOUND, f"not found: the answer from {reply.endpoint.name} about {ibi} has no url{reading.relation} and no IBI leading toward it")
+
+    # -- (5), (6) and (7) ------------------------------------------------------------
+
+    def conclude(self, parsed: PersistentUrl, reply: _Reply, reading: _Reading) -> Resolution:
+        """Check the URL, acknowledge it (5)/(6), and return it (7)."""
+        url = reading.url or ""
+        parts = urlsplit(url)
+        if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+            return self.finish(alert=Alert(AlertReason.UNSAFE_URL,
+                               f"{reply.endpoint.name} answered url{reading.relation} {url[:120]!r}, which is not an http(s) URL: not redirecting"))
+        ack_url = self.acknowledge(reply, reading)
+        if parsed.query:
+            url += ("&" if parts.query else "?") + "&".join(
+                f"{encode_query_component(name)}={encode_query_component(value)}" for name, value in parsed.query)
+        return self.finish(url=url, archive=reply.endpoint.name, acknowledgment_url=ack_url)
+
+    def acknowledge(self, reply: _Reply, reading: _Reading) -> str | None:
+        endpoint = reply.endpoint
+        persistent = explicit_port(self.received, self.settings.resolver_base)
+        try:
+            message = Acknowledgment.from_answer(reading.pairs, client_ips=self.client.ip_addresses,
+                                                 url_persistent=persistent, relation=reading.relation)
+            url = request_url(endpoint.address, endpoint.service_ibi, message, sort=True)
+        except ParseError as error:
+            self.steps.append(TraceStep(5, StepKind.ACKNOWLEDGMENT, RESOLVER, endpoint.name,
+                                        f"acknowledgment not sent: {error}", hop=self.hops, archive=endpoint.address,
+                                        status=Status.NOT_SENT, error=str(error)))
+            return None
+        self.steps.append(TraceStep(5, StepKind.ACKNOWLEDGMENT, RESOLVER, endpoint.name,
+                                    "acknowledgment (Table 8.11) to the Archive that gave the URL", hop=self.hops,
+                                    archive=endpoint.address, request_url=url))
+        answer = self.resolver.executor.submit(self.exchange, endpoint, url).result()
+        exchange = answer.exchange
+        raw = None if exchange.body is None else exchange.body.decode("latin-1")
+        parsed = None if exchange.body is None or exchange.failure else read_answer(exchange.body)
+        pairs = tuple(parsed) if isinstance(parsed, PairList) else None
+        if exchange.failure is not None:
+            decision = f"no notice ({exchange.failure}): {exchange.error}; the URL is returned anyway"
+        elif pairs is not None and NOTICE in pairs:
+            decision = "notice {acknowledgment received}"
+        else:
+            decision = "unexpected answer to the acknowledgment; the URL is returned anyway"
+        self.steps.append(TraceStep(
+            6, StepKind.NOTICE, endpoint.name, RESOLVER, decision, hop=self.hops, archive=endpoint.address,
+            status=Status.ANSWERED if exchange.failure is None else Status.TIMEOUT if exchange.failure is Failure.TIMEOUT else Status.TRANSPORT_ERROR,
+            http_status=exchange.status, content_type=exchange.content_type, elapsed_ms=answer.elapsed_ms,
+            raw_answer=raw, pairs=pairs,
+            parse_error=ParseProblem(parsed.message, parsed.position) if parsed is not None and pairs is None else None,
+            error=exchange.error, notes=exchange.notes,
+        ))
+        return url

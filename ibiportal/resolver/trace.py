@@ -1,0 +1,211 @@
+"""The record of one resolution: the outcome (7) and every message of Figure 8.1 that led to it.
+
+A :class:`Resolution` is what the engine returns: the URL to redirect to, or an
+:class:`Alert` saying why there is none, and a :class:`Trace` of numbered steps
+
+* (2) the persistent URL received and the data captured from it (Table 8.6),
+* (3) one step per Archive asked, per hop: the exact ``urlRequest`` URL (Table 8.9),
+  HTTP status, time taken, arrival order, the raw answer (4), the parsed pairs or the parse
+  error with its position, and what the resolver made of it; Archives not waited for too,
+* (4) per hop, the selection among the answers, in words,
+* (5) the ``acknowledgment`` URL (Table 8.11) and (6) the Archive's ``notice``,
+* (7) the outcome, in words.
+
+Everything is plain data: :meth:`Resolution.to_dict` gives JSON-ready dictionaries and
+:meth:`Resolution.from_dict` rebuilds an equal value.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from enum import StrEnum
+from typing import Any
+
+
+class AlertReason(StrEnum):
+    """Why a resolution ends with an alert (7) instead of a URL."""
+
+    NOT_FOUND = "not-found"
+    DELETED = "deleted"
+    TRANSLATION_MISSING = "translation-does-not-exist"
+    CONFLICTING_ORIGINALS = "conflicting-originals"
+    NO_ORIGINAL = "no-original"
+    NO_ARCHIVE_ANSWERED = "no-archive-answered"
+    NO_ARCHIVES = "no-archives"
+    HOP_LIMIT = "hop-limit"
+    CYCLE = "cycle"
+    UNSAFE_URL = "unsafe-url"
+    BAD_REQUEST = "bad-request"
+
+
+class StepKind(StrEnum):
+    """What a step records, by Figure 8.1's message numbers."""
+
+    CAPTURE = "capture"  # (2) the persistent URL and Table 8.6
+    URL_REQUEST = "urlRequest"  # (3) to one Archive, with what came back
+    SELECTION = "selection"  # (4) the resolver's analysis of the URL lists of one hop
+    ACKNOWLEDGMENT = "acknowledgment"  # (5)
+    NOTICE = "notice"  # (6)
+    OUTCOME = "outcome"  # (7)
+
+
+class Status(StrEnum):
+    """How an exchange with an Archive ended."""
+
+    ANSWERED = "answered"
+    EMPTY = "empty"
+    MALFORMED = "malformed"
+    HTTP_ERROR = "http-error"
+    TIMEOUT = "timeout"
+    REFUSED = "refused"
+    TRANSPORT_ERROR = "transport-error"
+    NOT_WAITED_FOR = "not-waited-for"
+    NOT_SENT = "not-sent"
+
+
+@dataclass(frozen=True)
+class ParseProblem:
+    """Why an answer is not a pair list (Table 6.2), with its 1-based character position."""
+
+    message: str
+    position: int | None = None
+
+
+@dataclass(frozen=True)
+class TraceStep:
+    """One step of Figure 8.1.
+
+    ``number`` is the figure's message number: (2) capture, (3) one ``urlRequest`` with the
+    answer that came back, (4) the resolver's selection among the answers of a hop, (5) the
+    acknowledgment, (6) its notice, (7) the outcome. ``hop`` counts the rounds of ``urlRequest``
+    (1 for the first, 2 after following ``ibi.nextedition``, ...). ``elapsed_ms`` is the
+    time from sending to the answer (or to giving up); ``arrival`` the rank of the answer
+    among those of its hop (``None`` when none came).
+    """
+
+    number: int
+    kind: StepKind
+    sender: str
+    receiver: str
+    decision: str
+    hop: int = 0
+    archive: str | None = None
+    request_url: str | None = None
+    status: Status | None = None
+    http_status: int | None = None
+    content_type: str | None = None
+    elapsed_ms: float | None = None
+    arrival: int | None = None
+    raw_answer: str | None = None
+    pairs: tuple[tuple[str, str], ...] | None = None
+    parse_error: ParseProblem | None = None
+    error: str | None = None
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: enums as their values, pairs as ``[name, raw value]`` lists."""
+        data = asdict(self)
+        data["kind"] = self.kind.value
+        data["status"] = None if self.status is None else self.status.value
+        data["pairs"] = None if self.pairs is None else [list(pair) for pair in self.pairs]
+        data["notes"] = list(self.notes)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TraceStep:
+        """The inverse of :meth:`to_dict`."""
+        values = dict(data)
+        values["kind"] = StepKind(values["kind"])
+        values["status"] = None if values.get("status") is None else Status(values["status"])
+        pairs = values.get("pairs")
+        values["pairs"] = None if pairs is None else tuple((name, value) for name, value in pairs)
+        problem = values.get("parse_error")
+        values["parse_error"] = None if problem is None else ParseProblem(**problem)
+        values["notes"] = tuple(values.get("notes", ()))
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class Trace:
+    """The ordered steps of one resolution."""
+
+    steps: tuple[TraceStep, ...] = ()
+
+    def numbered(self, number: int) -> tuple[TraceStep, ...]:
+        """The steps carrying Figure 8.1 message ``number``, in order."""
+        return tuple(step for step in self.steps if step.number == number)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"steps": [step.to_dict() for step in self.steps]}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Trace:
+        return cls(tuple(TraceStep.from_dict(step) for step in data["steps"]))
+
+
+@dataclass(frozen=True)
+class Alert:
+    """Outcome (7) without a URL: the reason, a sentence for the user, the Deleted timestamp if any."""
+
+    reason: AlertReason
+    message: str
+    timestamp: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"reason": self.reason.value, "message": self.message, "timestamp": self.timestamp}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Alert:
+        return cls(AlertReason(data["reason"]), data["message"], data.get("timestamp"))
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """The result of resolving one persistent URL: exactly one of ``url`` and ``alert``.
+
+    ``url`` is an http or https URL an Archive answered, to redirect the browser to (8);
+    ``archive`` the name of the Archive that gave it; ``acknowledgment_url`` the message (5)
+    sent to that Archive.
+    """
+
+    persistent_url: str
+    trace: Trace
+    url: str | None = None
+    alert: Alert | None = None
+    archive: str | None = None
+    acknowledgment_url: str | None = None
+    hops: int = 0
+    elapsed_ms: float = 0.0
+
+    def __post_init__(self) -> None:
+        if (self.url is None) == (self.alert is None):
+            raise ValueError("a Resolution has either a URL or an alert")
+
+    @property
+    def found(self) -> bool:
+        return self.url is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "persistent_url": self.persistent_url,
+            "url": self.url,
+            "alert": None if self.alert is None else self.alert.to_dict(),
+            "archive": self.archive,
+            "acknowledgment_url": self.acknowledgment_url,
+            "hops": self.hops,
+            "elapsed_ms": self.elapsed_ms,
+            "trace": self.trace.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Resolution:
+        alert = data.get("alert")
+        return cls(
+            persistent_url=data["persistent_url"],
+            trace=Trace.from_dict(data["trace"]),
+            url=data.get("url"),
+            alert=None if alert is None else Alert.from_dict(alert),
+            archive=data.get("archive"),
+            acknowledgment_url=data.get("acknowledgment_url"),
+            hops=data.get("hops", 0),
+            elapsed_ms=data.get("elapsed_ms", 0.0),
+        )

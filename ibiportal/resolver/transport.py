@@ -1,0 +1,341 @@
+"""How the resolver reaches Archives: one :class:`Transport` interface, two implementations.
+
+Every message of Figure 8.1 from the resolver to an Archive – "Solicitar URL" (3) and
+"Agradecer" (5) – is an HTTP GET of a request URL (§6.1); the answer (4)/(6) is a
+``text/plain`` pair list (§6.2). A transport sends one request URL and returns an
+:class:`Exchange`: what came back, or why nothing usable did. It never raises for a network
+problem; the engine records the exchange in the trace either way.
+
+* :class:`HttpTransport` – real Archives over HTTP(S), with the address policy of
+  :mod:`ibiportal.resolver.addresses` (checked after DNS, pinned against rebinding).
+* :class:`InProcessTransport` – the demo Archives, answered by in-process
+  :class:`~ibiportal.archive.service.ArchiveService` objects (for the demo only).
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Protocol
+from urllib.parse import urlsplit
+
+import requests
+from requests.adapters import HTTPAdapter
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.exceptions import ReadTimeoutError
+
+from ibiportal.resolver.addresses import AddressRefused, GetAddrInfo, check_host
+
+if TYPE_CHECKING:
+    from ibiportal.archive.demo import DemoArchive
+
+DEFAULT_MAX_ANSWER_BYTES = 256 * 1024
+"""Cap on an answer's size: a URL list (Example 9.2) is a few kilobytes."""
+
+_CHUNK = 8192
+
+
+class Failure(StrEnum):
+    """Why an exchange produced no answer to read."""
+
+    TIMEOUT = "timeout"
+    REFUSED = "refused"
+    CONNECTION = "connection"
+    TOO_LARGE = "too-large"
+    REDIRECT = "redirect"
+    UNKNOWN_ARCHIVE = "unknown-archive"
+
+
+@dataclass(frozen=True)
+class ArchiveEndpoint:
+    """An included Archive as the engine sees it (§6.1 base URL ``http://<address>/<service_ibi>``).
+
+    ``transport`` names the entry of the engine's transports that reaches it (``"demo"`` for
+    the in-process demo Archives, ``"live"`` for registered ones over HTTP).
+    """
+
+    address: str
+    service_ibi: str
+    name: str
+    transport: str = "live"
+    connect_timeout: float = 3.0
+    read_timeout: float = 5.0
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """Per-Archive limits, in seconds: to connect, between bytes read, and for the whole exchange."""
+
+    connect: float
+    read: float
+    total: float
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """What one request URL brought back.
+
+    ``body`` is the raw answer (bytes as received, up to the cap), ``None`` when nothing was
+    read; ``failure`` and ``error`` say why there is no answer to use; ``notes`` record what is
+    wrong but not fatal (e.g. a content type other than ``text/plain``, §6.2).
+    """
+
+    status: int | None = None
+    content_type: str | None = None
+    body: bytes | None = None
+    failure: Failure | None = None
+    error: str | None = None
+    notes: tuple[str, ...] = ()
+
+
+class Transport(Protocol):
+    """Sends one request URL (§6.1) to an Archive and returns what came back (§6.2)."""
+
+    def fetch(self, url: str, timeouts: Timeouts) -> Exchange:
+        """GET ``url`` within ``timeouts``; network problems are an :class:`Exchange` with a ``failure``."""
+        ...
+
+
+def _content_type_notes(content_type: str | None) -> tuple[str, ...]:
+    media = (content_type or "").split(";")[0].strip().lower()
+    if media == "text/plain":
+        return ()
+    return (f"content type is {content_type or '(none)'!r}, not text/plain (§6.2); read anyway",)
+
+
+class _PinnedHTTPConnection(HTTPConnection):
+    """An HTTP connection that dials the address the policy checked, whatever DNS says now."""
+
+    def __init__(self, *args: object, pinned_ip: str, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self._pinned_ip = pinned_ip
+
+    def _new_conn(self):  # type: ignore[no-untyped-def]
+        # urllib3 dials ``_dns_host``; ``host`` (Host header, TLS SNI and certificate name)
+        # is restored as soon as the socket exists.
+        name = self._dns_host
+        self._dns_host = self._pinned_ip
+        try:
+            return super()._new_conn()
+        finally:
+            self._dns_host = name
+
+
+class _PinnedHTTPSConnection(HTTPSConnection):
+    """The HTTPS twin of :class:`_PinnedHTTPConnection` (SNI and certificate check use the name)."""
+
+    def __init__(self, *args: object, pinned_ip: str, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self._pinned_ip = pinned_ip
+
+    _new_conn = _PinnedHTTPConnection._new_conn
+
+
+class _PinnedHTTPPool(HTTPConnectionPool):
+    ConnectionCls = _PinnedHTTPConnection
+
+
+class _PinnedHTTPSPool(HTTPSConnectionPool):
+    ConnectionCls = _PinnedHTTPSConnection
+
+
+class _PinnedAdapter(HTTPAdapter):
+    """A requests adapter whose connections go only to addresses pinned by :meth:`pin`.
+
+    Pools are kept per (scheme, host, port, pinned address), so connections are reused
+    across requests and a new pin never reuses a socket to the old address. A request for
+    a host that was not pinned cannot connect at all.
+    """
+
+    def __init__(self, pool_maxsize: int) -> None:
+        super().__init__(pool_maxsize=pool_maxsize, max_retries=0)
+        self._pins: dict[tuple[str, int], str] = {}
+        self._pools: dict[tuple, HTTPConnectionPool] = {}
+        self._lock = threading.Lock()
+        self._maxsize = pool_maxsize
+
+    def pin(self, host: str, port: int, ip: str) -> None:
+        with self._lock:
+            self._pins[(host.lower(), port)] = ip
+
+    def get_connection_with_tls_context(self, request, verify, proxies=None, cert=None):  # type: ignore[no-untyped-def]
+        host_params, pool_kwargs = self.build_connection_pool_key_attributes(request, verify, cert)
+        scheme, host = host_params["scheme"], host_params["host"]
+        port = host_params["port"] or (443 if scheme == "https" else 80)
+        with self._lock:
+            ip = self._pins.get((host.lower(), port))
+            if ip is None:
+                raise requests.exceptions.ConnectionError(
+                    f"{host}:{port} was not checked by the address policy", request=request
+                )
+            key = (scheme, host.lower(), port, ip, tuple(sorted(pool_kwargs.items())))
+            pool = self._pools.get(key)
+            if pool is None:
+                if scheme == "https":
+                    pool = _PinnedHTTPSPool(host, port, maxsize=self._maxsize, pinned_ip=ip, **pool_kwargs)
+                else:
+                    pool = _PinnedHTTPPool(host, port, maxsize=self._maxsize, pinned_ip=ip)
+                self._pools[key] = pool
+        return pool
+
+    def close(self) -> None:
+        with self._lock:
+            for pool in self._pools.values():
+                pool.close()
+            self._pools.clear()
+        super().close()
+
+
+class HttpTransport:
+    """Archives over HTTP(S) through one shared :class:`requests.Session` (connection pooling).
+
+    For each request: the host is resolved and EVERY address checked by
+    :func:`~ibiportal.resolver.addresses.check_host` (refusing loopback, private, link-local,
+    multicast, reserved and unspecified addresses unless ``allow_private``), and the
+    connection is pinned to a checked address, so a DNS rebind between check and connect
+    cannot redirect it. Redirects are not followed (a 3xx is a failure). The answer is
+    streamed and reading stops past ``max_answer_bytes``. Connect and read timeouts come
+    from :class:`Timeouts`, and the whole exchange is bounded by ``Timeouts.total``.
+    Environment proxy settings are ignored (they would bypass the pinning).
+    """
+
+    def __init__(
+        self,
+        *,
+        allow_private: bool = False,
+        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+        pool_maxsize: int = 32,
+        getaddrinfo: GetAddrInfo | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        user_agent: str = "IBI-Portal-resolver",
+    ) -> None:
+        self.allow_private = allow_private
+        self.max_answer_bytes = max_answer_bytes
+        self._getaddrinfo = getaddrinfo
+        self._clock = clock
+        self._adapter = _PinnedAdapter(pool_maxsize)
+        self.session = requests.Session()
+        self.session.trust_env = False
+        self.session.headers["User-Agent"] = user_agent
+        self.session.headers["Accept"] = "text/plain"
+        self.session.mount("http://", self._adapter)
+        self.session.mount("https://", self._adapter)
+
+    def close(self) -> None:
+        self.session.close()
+
+    def _check(self, url: str) -> None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise AddressRefused(url[:80], "not an http(s) URL with a host")
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        kwargs = {} if self._getaddrinfo is None else {"getaddrinfo": self._getaddrinfo}
+        checked = check_host(parts.hostname, port, allow_private=self.allow_private, **kwargs)
+        self._adapter.pin(parts.hostname, port, checked.addresses[0])
+
+    def fetch(self, url: str, timeouts: Timeouts) -> Exchange:
+        """GET ``url``; see the class docstring. Never raises for a network problem."""
+        start = self._clock()
+        try:
+            self._check(url)
+        except AddressRefused as refused:
+            return Exchange(failure=Failure.REFUSED, error=str(refused))
+        except ValueError as invalid:  # urlsplit: a port out of range or not a number
+            return Exchange(failure=Failure.REFUSED, error=f"invalid URL: {invalid}")
+        connect = min(timeouts.connect, timeouts.total)
+        read = min(timeouts.read, timeouts.total)
+        try:
+            response = self.session.get(url, timeout=(connect, read), allow_redirects=False, stream=True)
+        except requests.exceptions.Timeout as error:
+            return Exchange(failure=Failure.TIMEOUT, error=f"{type(error).__name__}: {error}")
+        except requests.exceptions.RequestException as error:
+            return Exchange(failure=Failure.CONNECTION, error=f"{type(error).__name__}: {error}")
+        with response:
+            content_type = response.headers.get("Content-Type")
+            notes = _content_type_notes(content_type)
+            if response.is_redirect or 300 <= response.status_code < 400:
+                target = response.headers.get("Location", "(no Location)")
+                return Exchange(
+                    response.status_code, content_type, None, Failure.REDIRECT,
+                    f"redirect to {target} not followed", notes,
+                )
+            return self._read(response, content_type, notes, start + timeouts.total)
+
+    def _read(self, response: requests.Response, content_type: str | None, notes: tuple[str, ...], deadline: float) -> Exchange:
+        """Stream the body, stopping past the size cap or the exchange deadline."""
+        status = response.status_code
+        declared = response.headers.get("Content-Length", "")
+        if declared.isdigit() and int(declared) > self.max_answer_bytes:
+            return Exchange(status, content_type, None, Failure.TOO_LARGE,
+                            f"answer announces {declared} bytes, more than the cap of {self.max_answer_bytes}", notes)
+        body = bytearray()
+        try:
+            for chunk in response.iter_content(_CHUNK):
+                body.extend(chunk)
+                if len(body) > self.max_answer_bytes:
+                    return Exchange(status, content_type, bytes(body[: self.max_answer_bytes]), Failure.TOO_LARGE,
+                                    f"answer longer than the cap of {self.max_answer_bytes} bytes; stopped reading", notes)
+                if self._clock() > deadline:
+                    return Exchange(status, content_type, bytes(body), Failure.TIMEOUT,
+                                    "the exchange deadline passed while reading the answer", notes)
+        except requests.exceptions.RequestException as error:
+            # requests wraps a read timeout met while streaming in a ConnectionError.
+            cause = error.args[0] if error.args else None
+            timed_out = isinstance(error, requests.exceptions.Timeout) or isinstance(cause, ReadTimeoutError)
+            failure = Failure.TIMEOUT if timed_out else Failure.CONNECTION
+            return Exchange(status, content_type, bytes(body), failure, f"{type(error).__name__}: {error}", notes)
+        return Exchange(status, content_type, bytes(body), notes=notes)
+
+
+class InProcessTransport:
+    """The demo Archives, answered in process (FOR THE DEMO ONLY: no network is involved).
+
+    ``archives`` are the :class:`~ibiportal.archive.demo.DemoArchive` objects of
+    :func:`~ibiportal.archive.demo.load_demo_archives`; a request URL
+    ``http://<address>/<service IBI>?<query>`` goes to the Archive with that address and its
+    :class:`~ibiportal.archive.service.ArchiveService` answers the query (Algorithm 1 of §9).
+    Each Archive's ``behaviour`` is honoured: ``delay_seconds`` holds the answer back (by
+    ``sleep``), and a delay beyond the read timeout or the exchange's total ends as a timeout
+    AT that limit, not after the full delay; ``malformed`` replaces the answer's body.
+    """
+
+    def __init__(self, archives: Iterable[DemoArchive], *, sleep: Callable[[float], None] = time.sleep) -> None:
+        self.archives = {archive.service.identity.address.lower(): archive for archive in archives}
+        self._sleep = sleep
+
+    def endpoints(self, connect_timeout: float = 1.0, read_timeout: float = 2.0) -> tuple[ArchiveEndpoint, ...]:
+        """One endpoint per demo Archive (transport ``"demo"``), its service IBI in the first form (§10)."""
+        return tuple(
+            ArchiveEndpoint(
+                address=archive.service.identity.address,
+                service_ibi=archive.service.identity.service_ibi.forms()[0],
+                name=archive.name,
+                transport="demo",
+                connect_timeout=connect_timeout,
+                read_timeout=read_timeout,
+            )
+            for archive in self.archives.values()
+        )
+
+    def fetch(self, url: str, timeouts: Timeouts) -> Exchange:
+        """Answer ``url`` from the addressed demo Archive; see the class docstring."""
+        parts = urlsplit(url)
+        archive = self.archives.get(parts.netloc.lower())
+        if archive is None:
+            return Exchange(failure=Failure.UNKNOWN_ARCHIVE, error=f"no demo Archive at {parts.netloc}")
+        service_ibi = parts.path.lstrip("/")
+        if service_ibi.casefold() not in (form.casefold() for form in archive.service.identity.service_ibi.forms()):
+            return Exchange(404, "text/plain", b"", Failure.CONNECTION, f"{parts.netloc} has no service {service_ibi}")
+        delay = archive.behaviour.delay_seconds
+        limit = min(timeouts.read, timeouts.total)
+        if delay > limit:
+            self._sleep(limit)
+            return Exchange(failure=Failure.TIMEOUT, error=f"no answer within {limit:g} s (this demo Archive takes {delay:g} s)")
+        if delay:
+            self._sleep(delay)
+        answer = archive.service.respond(parts.query)
+        body = answer.text if archive.behaviour.malformed is None else archive.behaviour.malformed
+        return Exchange(answer.status, "text/plain", body.encode("latin-1"))
