@@ -291,7 +291,7 @@ class _Run:
             self.steps.append(TraceStep(3, StepKind.URL_REQUEST, RESOLVER, endpoint.name, waited, hop=self.hops,
                                         archive=endpoint.address,
                                         status=Status.NOT_WAITED_FOR if selected else Status.TIMEOUT))
-        return self.select(arrivals, selected, original, verbs, [futures[f] for f in pending])
+        return self.select(arrivals, selected, original, [futures[f] for f in pending])
 
     def exchange(self, endpoint: ArchiveEndpoint, url: str) -> _Reply:
         """Worker thread: one request through the endpoint's transport, timed."""
@@ -389,7 +389,7 @@ class _Run:
         return None
 
     def select(self, arrivals: list[tuple[_Reply, _Reading | None]], selected: tuple[_Reply, _Reading] | None,
-               original: bool, verbs: tuple[Verb, ...], unanswered: list[ArchiveEndpoint]) -> tuple[_Reply, _Reading] | Alert:
+               original: bool, unanswered: list[ArchiveEndpoint]) -> tuple[_Reply, _Reading] | Alert:
         """Step (4): choose one answer, say why in the trace, or give the alert."""
         answered = [(reply, reading) for reply, reading in arrivals if reading is not None]
         others = "; ".join(f"{reply.endpoint.name} {self.summary(reply)}" for reply, _ in arrivals if selected is None or reply is not selected[0])
@@ -420,7 +420,7 @@ class _Run:
             selected = useful[0] if useful else (answered[0] if answered else None)
         if selected is None:
             alert = Alert(AlertReason.NO_ARCHIVE_ANSWERED if not any(self.empty(reply) for reply, _ in arrivals) else AlertReason.NOT_FOUND,
-                          self.nobody(arrivals, unanswered, verbs))
+                          self.nobody(arrivals, unanswered))
             self.note_selection(alert.message)
             return alert
         reply, _ = selected
@@ -433,17 +433,22 @@ class _Run:
     def summary(self, reply: _Reply) -> str:
         exchange = reply.exchange
         if exchange.failure is not None:
-            return f"failed ({exchange.failure})"
+            return f"failed ({exchange.failure}: {exchange.error})"
         if exchange.status != 200:
             return f"answered HTTP {exchange.status}"
+        if not isinstance(read_answer(exchange.body or b""), PairList):
+            return f"answered a malformed pair list ({read_answer(exchange.body or b'')})"
         return "answered empty" if self.empty(reply) else f"answered after {reply.elapsed_ms:g} ms"
 
-    def nobody(self, arrivals: list[tuple[_Reply, _Reading | None]], unanswered: list[ArchiveEndpoint], verbs: tuple[Verb, ...]) -> str:
-        if any(self.empty(reply) for reply, _ in arrivals):
-            return "not found: no Archive holds this IBI"
-        failures = [f"{reply.endpoint.name}: {self.summary(reply)}" for reply, _ in arrivals]
-        failures += [f"{endpoint.name}: no answer in time" for endpoint in unanswered]
-        return "no Archive answered usably (" + "; ".join(failures) + ")"
+    def nobody(self, arrivals: list[tuple[_Reply, _Reading | None]], unanswered: list[ArchiveEndpoint]) -> str:
+        """Why no answer could be selected: how many Archives answered empty, and what failed."""
+        empty = sum(1 for reply, _ in arrivals if self.empty(reply))
+        failures = [f"{reply.endpoint.name} {self.summary(reply)}" for reply, _ in arrivals if not self.empty(reply)]
+        failures += [f"{endpoint.name} gave no answer before the deadline" for endpoint in unanswered]
+        trouble = f"; {'; '.join(failures)}" if failures else ""
+        if empty:
+            return f"not found: the {empty} Archive(s) that answered do not hold this IBI{trouble}"
+        return f"no Archive answered usably{trouble}"
 
     def note_selection(self, decision: str) -> None:
         self.steps.append(TraceStep(4, StepKind.SELECTION, RESOLVER, RESOLVER, decision, hop=self.hops))
