@@ -25,6 +25,7 @@ IPV4_DIGITS = "0123456789."
 IPV6_DIGITS = "0123456789abcdef:"
 #: Characters Table 7.1 leaves out of the IBIp alphabet (look-alikes, and Y Z reserved).
 EXCLUDED_IBIP_CHARACTERS = "01IOVYZ"
+IPV6_HEXTETS = 8
 
 
 def encode(value: int, digits: str) -> str:
@@ -90,11 +91,38 @@ def _not_a_digit(character: str) -> str:
     return f"character {character!r} is not a base-27 digit (Table 7.6: {BASE27_DIGITS})"
 
 
+def canonical_ip(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str:
+    """Dotted-decimal IPv4; IPv6 compressed in lower-case hexadecimal (RFC 5952).
+
+    Written out here rather than taken from ``IPv6Address.compressed`` because Python 3.13
+    changed that text for IPv4-mapped addresses (``::ffff:1.2.3.4``): the numeral, and so
+    the IBIp prefix, must not depend on the Python version.
+    """
+    if address.version == 4:
+        return str(address)
+    hextets = [f"{int(hextet, 16):x}" for hextet in address.exploded.split(":")]
+    best_start, best_length, start = 0, 0, None
+    for index, hextet in enumerate([*hextets, "end"]):
+        if hextet == "0":
+            start = index if start is None else start
+            continue
+        if start is not None and index - start > best_length:
+            best_start, best_length = start, index - start
+        start = None
+    if best_length > 1:
+        hextets[best_start : best_start + best_length] = [""]
+        if best_start == 0:
+            hextets.insert(0, "")
+        if best_start + best_length == IPV6_HEXTETS:
+            hextets.append("")
+    return ":".join(hextets)
+
+
 def ip_to_decimal(ip: str) -> tuple[int, int]:
     """The IP read as a numeral (Algorithm 5, lines 6 and 10): ``(value, version)``.
 
     IPv4 is read over Table 7.4 in dotted-decimal; IPv6 over Table 7.5 in its canonical
-    compressed lower-case text, whatever form was typed (the standard's own example
+    compressed lower-case text (:func:`canonical_ip`), whatever form was typed (the standard's own example
     ``2001:252:0:1::2008:6`` is in that form). Raises :class:`ParseError` (field ``ip``) for
     an invalid address, a scoped IPv6 address, or one whose text starts with the digit ``0``
     (``0.0.0.0/8``, or an IPv6 text such as ``0:1::``): its leading zero would be lost.
@@ -105,7 +133,7 @@ def ip_to_decimal(ip: str) -> tuple[int, int]:
         raise ParseError(f"{ip!r} is not an IPv4 or IPv6 address", field="ip") from error
     if isinstance(address, ipaddress.IPv6Address) and address.scope_id is not None:
         raise ParseError(f"scoped IPv6 address {ip!r} cannot be encoded", field="ip")
-    text = address.compressed
+    text = canonical_ip(address)
     if text.startswith("0"):
         raise ParseError(
             f"IP {text} cannot be encoded: read as a numeral its leading 0 would be lost",
@@ -127,6 +155,6 @@ def decimal_to_ip(value: int, version: int) -> str:
     )
     text = encode(value, digits)
     try:
-        return address_class(text).compressed
+        return canonical_ip(address_class(text))
     except ValueError as error:
         raise ParseError(f"decodes to {text!r}, which is not an IPv{version} address", field="ip") from error

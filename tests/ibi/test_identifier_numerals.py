@@ -1,6 +1,8 @@
 """Numerals of file 004 §7: Tables 7.2 and 7.3, and the alphabets of Tables 7.4-7.6."""
 from __future__ import annotations
 
+import ipaddress
+
 import pytest
 
 from ibiportal.errors import ParseError
@@ -8,6 +10,7 @@ from ibiportal.ibi.numerals import (
     BASE27_DIGITS,
     IPV4_DIGITS,
     IPV6_DIGITS,
+    canonical_ip,
     decimal_to_ip,
     decode,
     decode_base27,
@@ -44,6 +47,12 @@ def test_ipv6_is_read_in_canonical_compressed_form_whatever_was_typed():
     typed = "2001:0252:0000:0001:0000:0000:2008:0006"
     assert ip_to_decimal(typed) == ip_to_decimal("2001:252:0:1::2008:6") == (478239719325051908572237, 6)
     assert ip_to_decimal("2001:252:0:1::2008:6".upper())[0] == 478239719325051908572237
+
+
+def test_ipv4_mapped_ipv6_is_read_in_hexadecimal_on_every_python():
+    assert canonical_ip(ipaddress.IPv6Address("::ffff:1.2.3.4")) == "::ffff:102:304"
+    assert ip_to_decimal("::ffff:1.2.3.4") == ip_to_decimal("::ffff:102:304")
+    assert decimal_to_ip(ip_to_decimal("::ffff:1.2.3.4")[0], 6) == "::ffff:102:304"
 
 
 @pytest.mark.parametrize(("value", "digits", "numeral"), [(0, BASE27_DIGITS, "2"), (26, BASE27_DIGITS, "U"), (27, BASE27_DIGITS, "32"), (10, IPV4_DIGITS, "."), (16, IPV6_DIGITS, ":")])
