@@ -29,8 +29,7 @@ def check_seconds(seconds: int, position: int | None = None, field: str | None =
     """Raise :class:`ParseError` when whole seconds fall outside the supported range."""
     if seconds < EPOCH:
         raise ParseError(
-            f"date {utc_iso(Decimal(seconds))} is before 1995-08-01T00:00:00Z, "
-            f"the origin of IBI suffixes (Unix {EPOCH})",
+            f"date is before 1995-08-01T00:00:00Z (Unix {EPOCH}), the origin of IBI suffixes",
             position=position,
             field=field,
         )

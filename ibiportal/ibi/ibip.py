@@ -31,11 +31,10 @@ from ibiportal.ibi.numerals import (
     encode_base27,
     ip_to_decimal,
 )
-from ibiportal.ibi.syntax import SEPARATOR, check_text, separator_indexes
+from ibiportal.ibi.syntax import MAX_PORT, MIN_PORT, SEPARATOR, check_port, check_text, separator_indexes
 
 #: Algorithm 5 writes no port part for this port.
 DEFAULT_PORT = 800
-MIN_PORT, MAX_PORT = 1, 65535
 #: Algorithm 5: the separator after the coded IP says which IP version it is.
 IPV4_SEPARATOR, IPV6_SEPARATOR = "W", "X"
 _VERSION_OF_SEPARATOR = {IPV4_SEPARATOR: 4, IPV6_SEPARATOR: 6}
@@ -53,10 +52,7 @@ def ibip_prefix(ip: str, port: int = DEFAULT_PORT) -> str:
     """
     if not isinstance(ip, str):
         raise ParseError(f"IP must be a string, not {type(ip).__name__}", field="ip")
-    if isinstance(port, bool) or not isinstance(port, int):
-        raise ParseError(f"port must be an integer, not {port!r}", field="port")
-    if not MIN_PORT <= port <= MAX_PORT:
-        raise ParseError(f"port {port} out of range {MIN_PORT}-{MAX_PORT}", field="port")
+    check_port(port)
     value, version = ip_to_decimal(ip)
     separator = IPV4_SEPARATOR if version == 4 else IPV6_SEPARATOR
     coded_port = "" if port == DEFAULT_PORT else encode_base27(port)

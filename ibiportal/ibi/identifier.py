@@ -24,7 +24,7 @@ import string
 from ibiportal.errors import ParseError
 from ibiportal.ibi.ibip import IBIP_ALPHABET, Ibip
 from ibiportal.ibi.repository import SEGMENTS, RepositoryName
-from ibiportal.ibi.syntax import SEPARATOR, check_text, separator_indexes
+from ibiportal.ibi.syntax import MAX_LENGTH, SEPARATOR, check_text, separator_indexes
 
 Identifier = RepositoryName | Ibip
 #: Characters of a repository name that an IBIp never has (Tables 6.1 and 7.1).
@@ -87,7 +87,7 @@ def split_ibi(path: str) -> tuple[Identifier, int]:
     so it is reported as a :class:`ParseError` at its position, as are all errors of the IBI
     itself (positions are 1-based in ``path``).
     """
-    check_text(path[:1])
+    check_text(path[:MAX_LENGTH])  # type and emptiness; the IBI's own length is checked below
     slashes = separator_indexes(path)
     if ibi_form(path) == RepositoryName.form:
         if len(slashes) < SEGMENTS - 1:

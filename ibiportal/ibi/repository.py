@@ -23,13 +23,12 @@ from typing import ClassVar
 
 from ibiportal.errors import ParseError
 from ibiportal.ibi.dates import check_seconds, join_date, split_date, unix_seconds, utc_datetime, utc_iso
-from ibiportal.ibi.syntax import SEPARATOR, check_text, separator_indexes
+from ibiportal.ibi.syntax import MAX_PORT, MIN_PORT, SEPARATOR, check_port, check_text, separator_indexes
 
 #: Algorithm 1 omits this port from the prefix.
 DEFAULT_PORT = 80
 #: Separators between word and port: "." (recommended) and "@" (before August 2010).
 PORT_SEPARATORS = ".@"
-MIN_PORT, MAX_PORT = 1, 65535
 #: Host-name limits of RFC 1034 §3.1, to which Table 6.1 refers.
 MAX_LABEL_LENGTH = 63
 MAX_HOST_LENGTH = 253
@@ -80,13 +79,6 @@ def _check_labels(text: str, position: int, *, field_name: str) -> None:
         position += len(label) + 1
 
 
-def _check_port(port: int) -> None:
-    if isinstance(port, bool) or not isinstance(port, int):
-        raise ParseError(f"port must be an integer, not {port!r}", field="port")
-    if not MIN_PORT <= port <= MAX_PORT:
-        raise ParseError(f"port {port} out of range {MIN_PORT}-{MAX_PORT}", field="port")
-
-
 def rep_prefix(host: str, port: int = DEFAULT_PORT) -> str:
     """Algorithm 1: ``mtc-m18.sid.inpe.br``, 80 → ``sid.inpe.br/mtc-m18``.
 
@@ -106,7 +98,7 @@ def rep_prefix(host: str, port: int = DEFAULT_PORT) -> str:
     if len(name) > MAX_HOST_LENGTH:
         raise ParseError(f"host name longer than {MAX_HOST_LENGTH} characters", field="host")
     _check_labels(name, 1, field_name="host")
-    _check_port(port)
+    check_port(port)
     word, _, subdomain = name.partition(".")
     word_port = word if port == DEFAULT_PORT else f"{word}.{port}"
     return f"{subdomain}{SEPARATOR}{word_port}"
@@ -230,7 +222,6 @@ def _field_range(name: str, year: int, earlier: list[int]) -> tuple[int, int]:
     if name == "day":
         return 1, calendar.monthrange(year, earlier[0])[1]
     return _FIELD_RANGES[name]
-
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,8 @@ from ibiportal.errors import ParseError
 MAX_LENGTH = 255
 #: The separator between prefix and suffix, and inside each in the repository-name form.
 SEPARATOR = "/"
+#: TCP ports a prefix may name (both forms).
+MIN_PORT, MAX_PORT = 1, 65535
 
 
 def check_text(text: str) -> None:
@@ -27,3 +29,11 @@ def check_text(text: str) -> None:
 def separator_indexes(text: str) -> list[int]:
     """0-based indexes of every ``/`` in the text."""
     return [index for index, character in enumerate(text) if character == SEPARATOR]
+
+
+def check_port(port: int) -> None:
+    """Raise :class:`ParseError` (field ``port``) unless ``port`` is an int in 1-65535."""
+    if isinstance(port, bool) or not isinstance(port, int):
+        raise ParseError(f"port must be an integer, not {port!r}", field="port")
+    if not MIN_PORT <= port <= MAX_PORT:
+        raise ParseError(f"port {port} out of range {MIN_PORT}-{MAX_PORT}", field="port")
