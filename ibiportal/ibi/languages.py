@@ -12,7 +12,7 @@ shown as themselves.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
 LANGUAGES: frozenset[str] = frozenset(
@@ -153,33 +153,38 @@ _NAME_INDEX = {"en": 0, "pt": 1}
 """Which name of a ``(English, Portuguese)`` pair each explanation language takes."""
 
 
+def _name(names: Mapping[str, tuple[str, str]], code: str, lang: str) -> str:
+    """The name of ``code`` in ``lang`` (``en`` or ``pt``) from ``names``, or the code itself when not listed."""
+    pair = names.get(code)
+    return pair[_NAME_INDEX[lang]] if pair else code
+
+
 def language_name(code: str, lang: str = "en") -> str:
     """The name of language ``code`` in ``lang`` (``en`` or ``pt``), or the code itself when not listed."""
-    names = LANGUAGE_NAMES.get(code)
-    return names[_NAME_INDEX[lang]] if names else code
+    return _name(LANGUAGE_NAMES, code, lang)
 
 
 def country_name(code: str, lang: str = "en") -> str:
     """The name of country ``code`` in ``lang`` (``en`` or ``pt``), or the code itself when not listed."""
-    names = COUNTRY_NAMES.get(code)
-    return names[_NAME_INDEX[lang]] if names else code
+    return _name(COUNTRY_NAMES, code, lang)
+
+
+def _problem(code: str, codes: frozenset[str], fold: Callable[[str], str], rule: tuple[str, str, str, str, str]) -> str | None:
+    """Why ``code`` is not in ``codes``; ``rule`` is (noun, plural, kind of code, example, where it is expected)."""
+    if code in codes:
+        return None
+    noun, plural, kind, example, where = rule
+    if not code:
+        return f"a {noun} is expected{where}: {plural} are {kind} codes such as `{example}` (Appendix B)"
+    hint = f"; did you mean `{fold(code)}`?" if fold(code) in codes else ""
+    return f"`{code}` is not a {noun}: {plural} are {kind} codes (Appendix B){hint}"
 
 
 def language_problem(code: str) -> str | None:
     """Why ``code`` is not a language of Table B.1, or None when it is."""
-    if code in LANGUAGES:
-        return None
-    if not code:
-        return "a language is expected: a lower-case ISO 639-1 code such as `pt` (Appendix B)"
-    hint = f"; did you mean `{code.lower()}`?" if code.lower() in LANGUAGES else ""
-    return f"`{code}` is not a language: languages are lower-case ISO 639-1 codes (Appendix B){hint}"
+    return _problem(code, LANGUAGES, str.lower, ("language", "languages", "lower-case ISO 639-1", "pt", ""))
 
 
 def country_problem(code: str) -> str | None:
     """Why ``code`` is not a country of Table B.1, or None when it is."""
-    if code in COUNTRIES:
-        return None
-    if not code:
-        return "a country is expected after `-`: an upper-case ISO 3166-1 code such as `BR` (Appendix B)"
-    hint = f"; did you mean `{code.upper()}`?" if code.upper() in COUNTRIES else ""
-    return f"`{code}` is not a country: countries are upper-case ISO 3166-1 codes (Appendix B){hint}"
+    return _problem(code, COUNTRIES, str.upper, ("country", "countries", "upper-case ISO 3166-1", "BR", " after `-`"))

@@ -36,7 +36,7 @@ from urllib.parse import quote
 
 from ibiportal.errors import ParseError
 from ibiportal.ibi.identifier import Identifier, split_ibi
-from ibiportal.ibi.modifiers import GET_FILE_LIST, Modifier, Verb, check_composition, scan_modifier, scan_verb_list, union_verbs
+from ibiportal.ibi.modifiers import Modifier, Verb, check_composition, scan_modifier, scan_verb_list, union_verbs
 
 DEFAULT_RESOLVER = "http://urlib.net/"
 """The resolver of Table 8.1 (``"http://urlib.net/" IBI …``)."""
