@@ -1,0 +1,228 @@
+"""Algorithm 1 (MONTARRESPOSTA) and Algorithm 2 (MONTARLISTADEURL) beyond the standard's examples."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from ibiportal.archive.model import ArchiveIdentity, IbiForms, Item, ItemState, Metadata
+from ibiportal.archive.relation import Relation
+from ibiportal.archive.service import ArchiveService, filter_url_list, new_urlkey
+from ibiportal.archive.store import InMemoryItemStore
+from ibiportal.ibi.modifiers import Verb
+from ibiportal.protocol.messages import InclusionConfirmationRequest, UrlRequest, check_key
+from ibiportal.protocol.pairlist import parse_pair_list
+
+URL_REQUEST = "servicesubject=urlRequest&clientinformation.ipaddress=150.163.2.175&parsedibiurl.ibi="
+WHEN = datetime(2020, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+IDENTITY = ArchiveIdentity("archive.ibiportal.test", IbiForms(rep="ibiportal.test/lab/2010/01.05.09.05"))
+RELATIONS = tuple(
+    Relation.parse(text)
+    for text in ("", ".lastedition", ".metadata", ".metadata(oai_dc)", ".translation", ".translation(pt)")
+)
+
+
+def pairs(text: str) -> dict[str, str]:
+    return parse_pair_list(text).to_dict()
+
+
+def item(rep: str, **fields) -> Item:
+    defaults = dict(
+        state=ItemState.ORIGINAL,
+        timestamp=WHEN,
+        directory_url=f"http://archive.ibiportal.test/col/{rep}/doc/",
+        target_file="index.html",
+        files=("index.html",),
+        file_list_url=f"http://archive.ibiportal.test/filelist/{rep}",
+    )
+    return Item(IbiForms(rep=rep), **{**defaults, **fields})
+
+
+def service(*items: Item, **options) -> ArchiveService:
+    return ArchiveService(IDENTITY, InMemoryItemStore(items), relations=RELATIONS, clock=lambda: WHEN, **options)
+
+
+def test_inclusion_confirmation_request_is_confirmed(archives, vectors):
+    for archive in archives.values():
+        answer = archive.service.respond("servicesubject=inclusionConfirmationRequest")
+        assert (answer.status, answer.text) == (200, vectors["status_messages"]["confirmation"] + "\r\n")
+        assert archive.service.answer(InclusionConfirmationRequest()) == answer.text
+
+
+def test_unknown_ibi_gets_the_empty_answer(archives):
+    answer = archives["mtc-m16c"].service.respond(URL_REQUEST + "8JMKD3MGP8W/35MMLL9")
+    assert (answer.status, answer.text, len(answer.pairs)) == (200, "", 0)
+
+
+def test_parsed_request_is_answered_like_its_query_string(archives):
+    service = archives["mtc-m16d"].service
+    message = UrlRequest(client_ips=("150.163.2.175",), ibi="LK47B6W/362SFKH")
+    assert service.answer(message) == service.answer(URL_REQUEST + "LK47B6W/362SFKH")
+
+
+def test_urlkey_is_fresh_for_every_answer_and_has_the_shape_of_table_7_1(live_archives):
+    service = live_archives["mtc-m16c"].service
+    keys = [pairs(service.answer(URL_REQUEST + "8JMKD3MGP8W/35MME4E"))["urlkey"] for _ in range(50)]
+    assert len(set(keys)) == 50
+    for key in keys:
+        check_key(key, "urlkey")
+        seconds, random_digits = key.split("-")
+        assert int(seconds) == int(datetime(2024, 5, 6, 7, 8, 9, tzinfo=timezone.utc).timestamp())
+        assert len(random_digits) == 20
+
+
+def test_new_urlkey_starts_with_the_unix_time():
+    assert new_urlkey(WHEN).startswith(f"{int(WHEN.timestamp())}-")
+
+
+def test_platform_software_without_ibi_is_answered_as_empty_braces():
+    answer = service(item("ibiportal.test/lab/2015/03.10.14.22")).answer(URL_REQUEST + "ibiportal.test/lab/2015/03.10.14.22")
+    assert "ibi.platformsoftware {}\r\n" in answer
+    assert pairs(answer)["ibi.platformsoftware"] == ""
+
+
+def test_deleted_item_answers_ibi_state_and_timestamp_only():
+    deleted = Item(IbiForms(rep="ibiportal.test/lab/2014/05.19.16.30"), ItemState.DELETED, WHEN)
+    for verbs in ("", "&parsedibiurl.verblist=GetMetadata"):
+        answer = service(deleted).answer(URL_REQUEST + "ibiportal.test/lab/2014/05.19.16.30" + verbs)
+        assert answer == (
+            "archiveaddress archive.ibiportal.test\r\n"
+            "ibi {rep ibiportal.test/lab/2014/05.19.16.30}\r\n"
+            "ibi.archiveservice {rep ibiportal.test/lab/2010/01.05.09.05}\r\n"
+            "ibi.platformsoftware {}\r\n"
+            "state Deleted\r\n"
+            "timestamp 2020-01-02T03:04:05Z\r\n"
+        )
+
+
+def test_next_edition_hides_the_last_edition_and_is_kept_for_getlastedition():
+    first = item("ibiportal.test/lab/2011/04.12.08.15", nextedition=IbiForms(rep="ibiportal.test/lab/2013/09.30.17.02"))
+    archive = service(first, filtering=False)
+    full = archive.build_url_list("ibiportal.test/lab/2011/04.12.08.15")
+    assert full.get("ibi.nextedition") == "rep ibiportal.test/lab/2013/09.30.17.02"
+    assert not any(name.endswith(".lastedition") for name in full.names())
+    assert full.get("url") is not None
+    plain = pairs(service(first).answer(URL_REQUEST + "ibiportal.test/lab/2011/04.12.08.15"))
+    assert "ibi.nextedition" not in plain and "url" in plain
+    asked = pairs(
+        service(first).answer(
+            URL_REQUEST + "ibiportal.test/lab/2011/04.12.08.15&parsedibiurl.verblist=GetLastEdition"
+        )
+    )
+    assert asked["ibi.nextedition"] == "rep ibiportal.test/lab/2013/09.30.17.02"
+    assert "url.lastedition" not in asked and "urlkey" not in asked
+
+
+def test_without_next_edition_every_lastedition_pair_equals_its_plain_twin(archives):
+    answer = archives["mtc-m16c"].service.build_url_list("8JMKD3MGP8W/35MME4E").to_dict()
+    twins = [name for name in answer if ".lastedition" in name]
+    assert len(twins) == 15
+    for name in twins:
+        assert answer[name] == answer[name.replace(".lastedition", "")], name
+
+
+def test_translation_held_elsewhere_gives_its_ibi_but_no_url():
+    held_elsewhere = IbiForms(rep="ibiportal.test/lab/2015/06.02.09.41")
+    original = item("ibiportal.test/lab/2015/03.10.14.22", language="en", translations=(("pt", held_elsewhere),))
+    answer = service(original, filtering=False).build_url_list("ibiportal.test/lab/2015/03.10.14.22")
+    assert answer.get("ibi.translation(pt)") == "rep ibiportal.test/lab/2015/06.02.09.41"
+    assert not {"url.translation(pt)", "state.translation(pt)", "timestamp.translation(pt)"} & set(answer.names())
+
+
+def test_bare_translation_is_the_item_only_when_its_language_is_unspecified():
+    unspecified = item("ibiportal.test/lab/2015/03.10.14.22")
+    english = item("ibiportal.test/lab/2016/11.08.10.05", language="en")
+    archive = service(unspecified, english, filtering=False)
+    assert archive.build_url_list("ibiportal.test/lab/2015/03.10.14.22").get("url.translation") is not None
+    assert "url.translation" not in archive.build_url_list("ibiportal.test/lab/2016/11.08.10.05")
+
+
+def test_metadata_without_ibi_has_a_url_but_no_ibi_pair():
+    metadata = Metadata(url="http://archive.ibiportal.test/md", state=ItemState.COPY, timestamp=WHEN)
+    answer = service(item("ibiportal.test/lab/2015/03.10.14.22", metadata=metadata), filtering=False).build_url_list(
+        "ibiportal.test/lab/2015/03.10.14.22"
+    )
+    assert answer.get("url.metadata") == "http://archive.ibiportal.test/md"
+    assert answer.get("state.metadata") == "Copy"
+    assert answer.get("contenttype.metadata") == "Metadata"
+    assert "ibi.metadata" not in answer
+    assert "url.metadata(oai_dc)" not in answer  # this metadata is not served as oai_dc
+
+
+def test_filter_keeps_every_pair_for_an_empty_verb_list_only_of_the_empty_relation(archives):
+    full = archives["mtc-m16c"].service.build_url_list("8JMKD3MGP8W/35MME4E")
+    kept = filter_url_list(full, ())
+    assert kept.names() == (
+        "archiveaddress", "contenttype", "ibi", "ibi.archiveservice", "ibi.platformsoftware",
+        "state", "timestamp", "url", "urlkey",
+    )
+
+
+def test_filter_with_a_language_keeps_that_translation_only(archives):
+    full = archives["mtc-m16c"].service.build_url_list("8JMKD3MGP8W/35MME4E")
+    kept = filter_url_list(full, (Verb.parse("GetTranslation(pt)"),))
+    assert [name for name in kept.names() if name.startswith("url")] == ["url.translation(pt)", "urlkey"]
+
+
+def test_filter_of_a_verb_order_outside_table_9_5_keeps_identification_only(archives):
+    full = archives["mtc-m16c"].service.build_url_list("8JMKD3MGP8W/35MME4E")
+    kept = filter_url_list(full, (Verb.parse("GetMetadata"), Verb.parse("GetLastEdition")))
+    assert kept.names() == ("archiveaddress", "ibi", "ibi.archiveservice", "ibi.platformsoftware")
+
+
+def test_relations_must_contain_the_empty_relation():
+    with pytest.raises(ValueError, match="empty relation"):
+        ArchiveService(IDENTITY, InMemoryItemStore(()), relations=(Relation.parse(".metadata"),))
+
+
+def test_two_items_with_one_ibi_in_one_store_are_rejected():
+    with pytest.raises(ValueError, match="two items"):
+        InMemoryItemStore([item("ibiportal.test/lab/2015/03.10.14.22"), item("ibiportal.test/lab/2015/03.10.14.22")])
+
+
+@pytest.mark.parametrize(
+    ("query", "reason"),
+    [
+        ("", "servicesubject"),
+        ("clientinformation.ipaddress=150.163.2.175", "servicesubject"),
+        ("servicesubject=urlRequest&servicesubject=urlRequest", "duplicate pair 'servicesubject'"),
+        ("servicesubject=getEverything", "unknown servicesubject"),
+        ("servicesubject=urlRequest&clientinformation.ipaddress=150.163.2.175", "parsedibiurl.ibi"),
+        ("servicesubject=urlRequest&parsedibiurl.ibi=LK47B6W/362SFKH", "clientinformation.ipaddress"),
+        (URL_REQUEST + "LK47B6W/362SFKH&clientinformation.ipaddress=1.2.3.4", "duplicate pair"),
+        (
+            "servicesubject=urlRequest&clientinformation.ipaddress=not-an-ip&parsedibiurl.ibi=LK47B6W/362SFKH",
+            "not an IPv4 or IPv6 address",
+        ),
+        (URL_REQUEST + "LK47B6W/362SFKO", "not in the IBIp alphabet"),
+        (URL_REQUEST + "sid.inpe.br/mtc-m18/1994/01.01.00.00", "1995"),
+        (URL_REQUEST + "LK47B6W/362SFKH&parsedibiurl.verblist=GetEverything", "verb"),
+        (URL_REQUEST + "LK47B6W/362SFKH&parsedibiurl.verblist=GetTranslation(xx)", "not a language"),
+        (URL_REQUEST + "LK47B6W/362SFKH&parsedibiurl.filepath=reference.bib", "path-absolute"),
+        ("servicesubject=urlRequest&parsedibiurl.ibi=a b", "space"),
+        ("servicesubject=urlRequest&parsedibiurl.ibi=%zz", "percent escape"),
+        ("servicesubject=acknowledgment&contenttype=Data", "mandatory"),
+        (
+            "servicesubject=exclusionRequest&archiveaddress=mtc-m21.sid.inpe.br&"
+            "archiveserviceibi=sid.inpe.br/mtc-m21/2012/06.05.15.34.39&archiveip=150.163.34.239&archiveprotocol=HTTP&"
+            "archiveplatformversion=2014:11.09.02.16.15&archiveadmemailaddress=banon@dpi.inpe.br&"
+            "registrationkey=1234567890",
+            "addressed to the resolver",
+        ),
+    ],
+)
+def test_malformed_requests_are_refused_with_a_pair_list(archives, query, reason):
+    answer = archives["mtc-m16d"].service.respond(query)
+    assert answer.status == 400 and answer.refused
+    refusal = parse_pair_list(answer.text)
+    assert refusal.names() == ("status.request", "status.reason")
+    assert refusal.get("status.request") == "refused"
+    assert reason in refusal.text("status.reason")
+    assert "archiveaddress" not in refusal
+    assert "1234567890" not in answer.text
+
+
+def test_refusal_reason_with_hostile_text_stays_one_valid_pair_list(archives):
+    answer = archives["mtc-m16d"].service.respond("servicesubject=%7Bx%7D%20y%0D%0Az")
+    assert answer.status == 400
+    assert parse_pair_list(answer.text).text("status.reason").startswith("malformed request: unknown servicesubject")
