@@ -43,5 +43,6 @@ DEFAULTS: dict = {
     "MINT_IP": DEMO_MINT_IP,
     "MINT_IBIP_PORT": 800,
     "GRANULARITY": "1",
-    "RESOLVER_BASE": "http://urlib.net/",
+    # Base of the persistent URLs the portal hands out; empty = the portal's own address.
+    "RESOLVER_BASE": "",
 }

@@ -2,7 +2,24 @@
 from __future__ import annotations
 
 from flask import Flask
+from flask_wtf import CSRFProtect
+
+from . import context
+from .api.views import bp as api_bp
+from .cli import ibi_cli, init_db_command
+from .errors import register_errorhandlers
+from .identifiers.views import bp as identifiers_bp
+
+csrf = CSRFProtect()
 
 
 def register(app: Flask) -> None:
-    """Attach every blueprint, error handler and command to ``app``."""
+    """Attach every extension, blueprint, error handler and command to ``app``."""
+    context.init_app(app)
+    csrf.init_app(app)
+    csrf.exempt(api_bp)  # JSON API: no cookies-based session to ride on
+    app.register_blueprint(identifiers_bp)
+    app.register_blueprint(api_bp)
+    register_errorhandlers(app)
+    app.cli.add_command(ibi_cli)
+    app.cli.add_command(init_db_command)

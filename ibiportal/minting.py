@@ -1,0 +1,261 @@
+"""Minting: the portal's identification subsystem, Algorithms 1-7 over persisted state.
+
+The pure algorithms live in ``ibiportal.ibi``; this module adds what they leave to the
+implementer: the GLOBAL ``last-date-for-suffix`` of Algorithm 4, persisted per subsystem and
+advanced in one write transaction, so two workers, a restart or a clock stepping backwards
+can never issue the same or an earlier date (STANDARD.md §1.3 decision).
+
+The slot is *reserved* under the database lock and the item stored in the same transaction;
+the WAIT(delay) of Algorithm 4 (line 7) happens after the commit, before the identifier is
+handed out. So the lock is held for microseconds, every identifier handed to a user is
+already in the database, and nobody receives an identifier before its date. Requests that
+arrive together queue up: each reserves the next slot and waits for it.
+"""
+from __future__ import annotations
+
+import time
+from datetime import date
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from urllib.parse import urlsplit
+
+from .errors import ParseError
+from .ibi.distributor import DistributorStep, next_date, validate_granularity
+from .ibi.ibip import ibip_prefix, ibip_suffix
+from .ibi.dates import split_date, utc_iso
+from .ibi.repository import rep_prefix, rep_suffix
+from .storage import MintedItem, Storage, SubsystemClock
+
+#: Identifiers per API or page request (issue 2); the CLI, run by an operator, allows more.
+MAX_COUNT = 100
+MAX_CLI_COUNT = 10_000
+MAX_TITLE_LENGTH = 500
+MAX_URL_LENGTH = 2000
+MAX_CREATORS = 50
+MAX_NAME_LENGTH = 200
+
+
+def system_clock() -> Decimal:
+    """Now, as an exact decimal Unix time (nanosecond integer, so no binary float error)."""
+    return Decimal(time.time_ns()) / Decimal(10**9)
+
+
+@dataclass(frozen=True)
+class Subsystem:
+    """The portal's identification subsystem: the server named by both prefixes, and r."""
+
+    host: str
+    port: int
+    ip: str
+    ibip_port: int
+    granularity: Decimal
+
+    @property
+    def rep_prefix(self) -> str:
+        """Algorithm 1."""
+        return rep_prefix(self.host, self.port)
+
+    @property
+    def ibip_prefix(self) -> str:
+        """Algorithm 5."""
+        return ibip_prefix(self.ip, self.ibip_port)
+
+    @property
+    def key(self) -> str:
+        """Which subsystem's clock to advance: both prefixes, since both are issued together."""
+        return f"{self.rep_prefix} {self.ibip_prefix}"
+
+    @classmethod
+    def from_config(cls, config: Mapping) -> Subsystem:
+        """Build (and so validate) the subsystem from the portal's ``MINT_*`` settings."""
+        granularity = validate_granularity(Decimal(str(config["GRANULARITY"])))
+        subsystem = cls(
+            host=str(config["MINT_HOST"]).lower(),
+            port=int(config["MINT_PORT"]),
+            ip=str(config["MINT_IP"]),
+            ibip_port=int(config["MINT_IBIP_PORT"]),
+            granularity=granularity,
+        )
+        _ = subsystem.key  # builds both prefixes: a bad host, IP or port fails at start-up
+        return subsystem
+
+
+@dataclass(frozen=True)
+class MintRequest:
+    """What a user may give with an identifier (all optional)."""
+
+    title: str | None = None
+    target_url: str | None = None
+    creators: tuple[str, ...] = ()
+    item_date: str | None = None
+    language: str | None = None
+
+    @classmethod
+    def parse(cls, fields: Mapping) -> MintRequest:
+        """Validate user input; a ParseError names the field and the character at fault."""
+        title = _optional_text(fields, "title", MAX_TITLE_LENGTH)
+        target_url = _optional_text(fields, "target_url", MAX_URL_LENGTH)
+        if target_url is not None:
+            _check_http_url(target_url)
+        creators_value = fields.get("creators") or ()
+        if isinstance(creators_value, str):
+            creators_value = [line for line in creators_value.splitlines()]
+        if not isinstance(creators_value, (list, tuple)):
+            raise ParseError("creators must be a list of names", field="creators")
+        creators = tuple(str(name).strip() for name in creators_value if str(name).strip())
+        if len(creators) > MAX_CREATORS:
+            raise ParseError(f"at most {MAX_CREATORS} creators", field="creators")
+        for name in creators:
+            _check_text(name, "creators", MAX_NAME_LENGTH)
+        item_date = _optional_text(fields, "date", 10)
+        if item_date is not None:
+            _check_item_date(item_date)
+        language = _optional_text(fields, "language", 35)
+        return cls(title, target_url, creators, item_date, language)
+
+
+def parse_count(value: object, maximum: int = MAX_COUNT) -> int:
+    """``count`` of a mint request: a whole number from 1 to ``maximum``."""
+    if value is None or value == "":
+        return 1
+    if isinstance(value, bool) or not str(value).strip().isdigit():
+        raise ParseError(f"count must be a whole number from 1 to {maximum}", field="count")
+    count = int(str(value))
+    if not 1 <= count <= maximum:
+        raise ParseError(f"count must be from 1 to {maximum}, not {count}", field="count")
+    return count
+
+
+class Minter:
+    """Issues identifiers of one subsystem; the clock and the sleep are injectable for tests."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        subsystem: Subsystem,
+        clock: Callable[[], Decimal] = system_clock,
+        sleep: Callable[[float], None] = time.sleep,
+    ):
+        self.storage = storage
+        self.subsystem = subsystem
+        self.clock = clock
+        self.sleep = sleep
+
+    def mint(self, request: MintRequest = MintRequest()) -> MintedItem:
+        """One identifier, both forms from the same date, stored before it is returned."""
+        r = self.subsystem.granularity
+        with self.storage.write_transaction() as conn:
+            state = self.storage.subsystem_clock(conn, self.subsystem.key)
+            now, offset = self._monotonic_now(state)
+            step = _ibip_safe_step(now, state.last_date if state else None, r)
+            suffix_date = step.date_for_suffix
+            item = MintedItem(
+                rep=f"{self.subsystem.rep_prefix}/{rep_suffix(suffix_date)}",
+                ibip=f"{self.subsystem.ibip_prefix}/{ibip_suffix(suffix_date)}",
+                date=suffix_date,
+                utc=utc_iso(suffix_date),
+                subsystem=self.subsystem.key,
+                title=request.title,
+                target_url=request.target_url,
+                creators=request.creators,
+                item_date=request.item_date,
+                language=request.language,
+            )
+            self.storage.record_minted(conn, item, SubsystemClock(suffix_date, now, offset))
+        if step.delay > 0:  # Algorithm 4 line 7, after the commit: the lock is not held
+            self.sleep(float(step.delay))
+        return item
+
+    def _monotonic_now(self, state: SubsystemClock | None) -> tuple[Decimal, Decimal]:
+        """The current-date input of Algorithm 4, never earlier than the previous request's.
+
+        When the system clock reads earlier than the last request did, it stepped back: the
+        step joins the persisted offset, so dates keep advancing with real elapsed time and a
+        request never WAITs out the step (an hour back must not mean an hour's wait).
+        """
+        reading = self.clock()
+        if state is None:
+            return reading, Decimal(0)
+        now = reading + state.offset
+        if now < state.last_reading:
+            return state.last_reading, state.offset + (state.last_reading - now)
+        return now, state.offset
+
+    def mint_many(self, count: int, request: MintRequest = MintRequest()) -> list[MintedItem]:
+        """``count`` identifiers, each committed on its own so other workers interleave."""
+        return [self.mint(request) for _ in range(count)]
+
+
+def _ibip_safe_step(now: Decimal, last: Decimal | None, r: Decimal) -> DistributorStep:
+    """Algorithm 4, skipping the slots whose IBIp would repeat an earlier one's.
+
+    Algorithm 6 writes a fraction of a second as an integer numeral, so ``S.01`` and ``S.1``
+    get the same IBIp suffix (STANDARD.md §1.4 warns of it). With r <= 0.01 the distributor
+    would issue both; the portal instead treats ``S.0…`` as taken and moves to ``S.1``, so
+    both forms stay unique and reversible (about 9% of the slots at r = 0.01).
+    """
+    step = next_date(now, last, r)
+    seconds, fraction = split_date(step.date_for_suffix)
+    if fraction.startswith("0"):
+        step = next_date(now, Decimal(seconds) + Decimal("0.1") - r, r)
+    return step
+
+
+def _optional_text(fields: Mapping, name: str, max_length: int) -> str | None:
+    value = fields.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ParseError(f"{name} must be text", field=name)
+    value = value.strip()
+    if not value:
+        return None
+    _check_text(value, name, max_length)
+    return value
+
+
+def _check_text(value: str, name: str, max_length: int) -> None:
+    if len(value) > max_length:
+        raise ParseError(
+            f"{name} is too long: {len(value)} characters, at most {max_length}",
+            position=max_length + 1,
+            field=name,
+        )
+    for index, char in enumerate(value):
+        if ord(char) < 32 or ord(char) == 127:
+            raise ParseError(
+                f"{name} contains a control character (U+{ord(char):04X})",
+                position=index + 1,
+                field=name,
+            )
+
+
+def _check_http_url(url: str) -> None:
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        raise ParseError(
+            "target_url must be an absolute http:// or https:// URL", position=1, field="target_url"
+        )
+    if " " in url:
+        raise ParseError(
+            "target_url contains a space; write it as %20", position=url.index(" ") + 1, field="target_url"
+        )
+
+
+def _check_item_date(value: str) -> None:
+    """The item's own date (not the identifier's): YYYY, YYYY-MM or YYYY-MM-DD."""
+    pieces = value.split("-")
+    try:
+        if len(pieces) == 1 and len(value) == 4:
+            int(value)
+            return
+        if len(pieces) == 2 and len(pieces[0]) == 4 and len(pieces[1]) == 2:
+            date(int(pieces[0]), int(pieces[1]), 1)
+            return
+        if len(pieces) == 3 and len(value) == 10:
+            date.fromisoformat(value)
+            return
+    except ValueError as exc:
+        raise ParseError(f"date {value!r} is not a calendar date: {exc}", field="date") from exc
+    raise ParseError(f"date {value!r} must be YYYY, YYYY-MM or YYYY-MM-DD", field="date")

@@ -1,0 +1,39 @@
+-- IBI Portal storage. Every statement is idempotent: applied on each connection open.
+
+-- Algorithm 4's GLOBAL last-date-for-suffix, per identification subsystem, persisted so
+-- that no restart, second worker or clock step backwards issues a date twice (STANDARD.md §1.3).
+-- last_reading and clock_offset make the subsystem's clock monotonic across processes: a
+-- reading earlier than the last one means the system clock stepped back, and the step is
+-- added to the offset (see ibiportal/minting.py).
+CREATE TABLE IF NOT EXISTS subsystem_clock (
+    subsystem TEXT PRIMARY KEY,
+    last_date TEXT NOT NULL,         -- exact decimal Unix time, as text
+    last_reading TEXT NOT NULL,      -- the (offset) clock reading of the last request
+    clock_offset TEXT NOT NULL       -- seconds added to the system clock
+);
+
+-- Identifiers minted by the portal: the items of its own Archive.
+CREATE TABLE IF NOT EXISTS minted_item (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    rep TEXT NOT NULL UNIQUE,
+    ibip TEXT NOT NULL UNIQUE,
+    date TEXT NOT NULL,              -- exact decimal Unix time of the suffix
+    utc TEXT NOT NULL,
+    subsystem TEXT NOT NULL,
+    title TEXT,
+    target_url TEXT,
+    creators TEXT,                   -- JSON list of names
+    item_date TEXT,
+    language TEXT,
+    created_at TEXT NOT NULL
+);
+
+-- Prefix pairs added by administrators or learnt from Archive answers (STANDARD.md §1.4);
+-- the standard's own pairs are seeded in code, not here.
+CREATE TABLE IF NOT EXISTS prefix_pair (
+    rep_prefix TEXT NOT NULL,
+    ibip_prefix TEXT NOT NULL,
+    source TEXT NOT NULL,
+    added_at TEXT NOT NULL,
+    PRIMARY KEY (rep_prefix, ibip_prefix)
+);

@@ -1,0 +1,56 @@
+"""JSON API views. Errors are ``{"error": {"message", "position"}}`` with a 4xx status."""
+from __future__ import annotations
+
+import json
+
+from flask import Blueprint, jsonify, request
+
+from ...errors import ParseError
+from ...ibi.conversion import convert
+from ...minting import MintRequest, parse_count
+from ..inputs import optional_port
+from ..context import get_minter, known_prefix_pairs, resolver_base
+from ..results import minted_to_dict
+
+bp = Blueprint("api", __name__, url_prefix="/api/v1")
+
+
+@bp.post("/mint")
+def mint():
+    """Mint one identifier, or ``count`` of them, with optional title and target URL."""
+    body = _json_body()
+    count = parse_count(body.get("count"))
+    mint_request = MintRequest.parse(body)
+    items = get_minter().mint_many(count, mint_request)
+    base = resolver_base()
+    results = [minted_to_dict(item, base) for item in items]
+    return jsonify(results if "count" in body else results[0]), 201
+
+
+@bp.get("/convert")
+def convert_view():
+    """Convert an IBI to the other form, with its anatomy and any warnings."""
+    text = request.args.get("ibi", "")
+    conversion = convert(
+        text,
+        known_prefix_pairs(),
+        host=request.args.get("host") or None,
+        ip=request.args.get("ip") or None,
+        port=optional_port(request.args.get("port")),
+    )
+    return jsonify(conversion.to_dict())
+
+
+def _json_body() -> dict:
+    """The request's JSON object; an empty body is ``{}``; anything else is a 400 naming where."""
+    raw = request.get_data(as_text=True)
+    if not raw.strip():
+        return {}
+    try:
+        body = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"the body is not valid JSON: {exc.msg}", position=exc.pos + 1, field="body") from exc
+    if not isinstance(body, dict):
+        raise ParseError("the body must be a JSON object", position=1, field="body")
+    return body
+

@@ -1,0 +1,90 @@
+"""CLI: ``flask --app app ibi mint|convert`` and ``flask --app app init-db``.
+
+Errors go to standard error as ``error: <input>: <message> (at character N)`` and the
+command exits non-zero, so scripts can rely on the status.
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+from flask import current_app
+from flask.cli import AppGroup
+
+from ..errors import ParseError
+from ..ibi.conversion import convert
+from ..minting import MAX_CLI_COUNT, MintRequest, parse_count
+from .context import get_minter, get_storage, known_prefix_pairs
+from .results import minted_to_dict
+
+#: Base of persistent URLs printed by the CLI when ``IBIPORTAL_RESOLVER_BASE`` is unset:
+#: the address ``bin/serve`` listens on.
+CLI_DEFAULT_BASE = "http://127.0.0.1:8000/"
+
+ibi_cli = AppGroup("ibi", help="Mint and convert IBIs.")
+
+
+@ibi_cli.command("mint")
+@click.option("--count", default="1", show_default=True, help=f"How many identifiers (1 to {MAX_CLI_COUNT}).")
+@click.option("--title", default=None, help="Title of the item.")
+@click.option("--target-url", default=None, help="Where the item lives (http or https).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+def mint_command(count: str, title: str | None, target_url: str | None, as_json: bool) -> None:
+    """Mint identifiers of the portal's identification subsystem."""
+    try:
+        how_many = parse_count(count, MAX_CLI_COUNT)
+        mint_request = MintRequest.parse({"title": title, "target_url": target_url})
+    except ParseError as exc:
+        _fail(exc.field or "input", exc)
+    base = current_app.config.get("RESOLVER_BASE") or CLI_DEFAULT_BASE
+    for item in get_minter().mint_many(how_many, mint_request):
+        result = minted_to_dict(item, base)
+        if as_json:
+            click.echo(json.dumps(result))
+        else:
+            click.echo(f"{result['rep']}\t{result['ibip']}\t{result['utc']}\t{result['persistent_url']}")
+
+
+@ibi_cli.command("convert")
+@click.argument("identifiers", nargs=-1)
+@click.option("--host", default=None, help="Host of the subsystem, for the repository-name prefix.")
+@click.option("--ip", default=None, help="IP of the subsystem, for the IBIp prefix.")
+@click.option("--port", type=int, default=None, help="Port that goes with --host or --ip.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per identifier.")
+def convert_command(
+    identifiers: tuple[str, ...], host: str | None, ip: str | None, port: int | None, as_json: bool
+) -> None:
+    """Convert IBIs to the other form (arguments, or one per line from standard input)."""
+    inputs = list(identifiers) or [line.strip() for line in sys.stdin if line.strip()]
+    pairs = known_prefix_pairs()
+    failed = False
+    for text in inputs:
+        try:
+            conversion = convert(text, pairs, host=host, ip=ip, port=port).to_dict()
+        except ParseError as exc:
+            click.echo(f"error: {text}: {exc}", err=True)
+            failed = True
+            continue
+        if as_json:
+            click.echo(json.dumps(conversion))
+        else:
+            warnings = "".join(f"\n  warning: {w}" for w in conversion["warnings"])
+            click.echo(
+                f"{conversion['input']}\n  rep:  {conversion['rep'] or 'unknown'}"
+                f"\n  ibip: {conversion['ibip'] or 'unknown'}\n  utc:  {conversion['utc']}{warnings}"
+            )
+    if failed:
+        sys.exit(1)
+
+
+@click.command("init-db")
+def init_db_command() -> None:
+    """Create the database tables (they are also created on first use)."""
+    get_storage()
+    click.echo(f"Initialized the database at {current_app.config['DATABASE']}.")
+
+
+def _fail(what: str, exc: ParseError) -> None:
+    click.echo(f"error: {what}: {exc}", err=True)
+    sys.exit(2)

@@ -1,0 +1,41 @@
+"""Per-request access to storage and services (flaskr ``db.py`` style: one connection on ``g``)."""
+from __future__ import annotations
+
+from flask import Flask, current_app, g, request
+
+from ..ibi.prefixes import KNOWN_PREFIX_PAIRS
+from ..minting import Minter, Subsystem
+from ..storage import Storage
+
+
+def get_storage() -> Storage:
+    """The request's database connection, opened on first use."""
+    if "storage" not in g:
+        g.storage = Storage(current_app.config["DATABASE"])
+    return g.storage
+
+
+def close_storage(_exc: BaseException | None = None) -> None:
+    storage = g.pop("storage", None)
+    if storage is not None:
+        storage.close()
+
+
+def get_minter() -> Minter:
+    """The portal's identification subsystem, as configured (validated at start-up)."""
+    return Minter(get_storage(), current_app.extensions["ibiportal.subsystem"])
+
+
+def known_prefix_pairs() -> list[tuple[str, str]]:
+    """The standard's pairs first, then those added by administrators or learnt."""
+    return list(KNOWN_PREFIX_PAIRS) + get_storage().prefix_pairs()
+
+
+def resolver_base() -> str:
+    """Base of persistent URLs: ``IBIPORTAL_RESOLVER_BASE``, else this portal's own address."""
+    return current_app.config.get("RESOLVER_BASE") or request.url_root
+
+
+def init_app(app: Flask) -> None:
+    app.extensions["ibiportal.subsystem"] = Subsystem.from_config(app.config)
+    app.teardown_appcontext(close_storage)

@@ -1,0 +1,47 @@
+"""Error handlers: a clear message and a 4xx for bad input, never a stack trace to a user."""
+from __future__ import annotations
+
+from flask import Flask, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException, InternalServerError
+
+from ..errors import ParseError
+
+
+def wants_json() -> bool:
+    """API paths always get JSON; elsewhere, a client that prefers JSON to HTML."""
+    if request.path.startswith("/api/"):
+        return True
+    best = request.accept_mimetypes.best_match(["text/html", "application/json"])
+    return best == "application/json" and request.accept_mimetypes[best] > request.accept_mimetypes["text/html"]
+
+
+def error_response(message: str, status: int, position: int | None = None, field: str | None = None):
+    body: dict = {"message": message, "position": position}
+    if field is not None:
+        body["field"] = field
+    if wants_json():
+        return jsonify({"error": body}), status
+    return render_template("error.html", status=status, error=body), status
+
+
+def handle_parse_error(exc: ParseError):
+    return error_response(exc.message, 400, exc.position, exc.field)
+
+
+def handle_http_exception(exc: HTTPException):
+    return error_response(exc.description or exc.name, exc.code or 500)
+
+
+def handle_unexpected(exc: Exception):
+    if isinstance(exc, HTTPException):
+        return handle_http_exception(exc)
+    from flask import current_app
+
+    current_app.logger.exception("unhandled error on %s", request.path)
+    return error_response(InternalServerError.description, 500)
+
+
+def register_errorhandlers(app: Flask) -> None:
+    app.register_error_handler(ParseError, handle_parse_error)
+    app.register_error_handler(HTTPException, handle_http_exception)
+    app.register_error_handler(Exception, handle_unexpected)
