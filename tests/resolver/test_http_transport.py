@@ -1,0 +1,224 @@
+"""HttpTransport with mocked Archives (responses) and with real loopback sockets."""
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+import responses
+from requests.exceptions import ConnectTimeout
+
+from ibiportal.resolver.engine import ClientInfo, Resolver, ResolverSettings
+from ibiportal.resolver.trace import AlertReason, Status
+from ibiportal.resolver.transport import ArchiveEndpoint, Failure, HttpTransport, Timeouts
+
+CLIENT = ClientInfo(("172.16.44.200", "150.163.68.1"))
+M16C = ArchiveEndpoint("mtc-m16c.sid.inpe.br", "sid.inpe.br/mtc-m18@80/2008/03.17.15.17", "mtc-m16c")
+M16D = ArchiveEndpoint("mtc-m16d.sid.inpe.br", "sid.inpe.br/mtc-m19@80/2009/08.21.17.02", "mtc-m16d")
+ANSWER_10_1 = (
+    "archiveaddress mtc-m16c.sid.inpe.br\r\ncontenttype Data\r\n"
+    "ibi {rep sid.inpe.br/mtc-m18@80/2009/07.21.14.43 ibip 8JMKD3MGP8W/35MMLL8}\r\n"
+    "ibi.archiveservice {rep sid.inpe.br/mtc-m18@80/2008/03.17.15.17}\r\n"
+    "ibi.platformsoftware {rep dpi.inpe.br/banon/1998/08.02.08.56}\r\nstate Original\r\n"
+    "timestamp 2009-07-21T14:43:31Z\r\n"
+    "url http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m18@80/2009/07.21.14.43/doc/CCSDS%20650.0-B-1.pdf\r\n"
+    "urlkey 1427244889-5349022633744855\r\n"
+)
+URL_10_1 = "http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m18@80/2009/07.21.14.43/doc/CCSDS%20650.0-B-1.pdf"
+
+
+def public_dns(host, port, *args, **kwargs):
+    """Every name resolves to a public address (responses never connects anyway)."""
+    return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("150.163.34.243", port))]
+
+
+def base(endpoint):
+    return f"http://{endpoint.address}/{endpoint.service_ibi}"
+
+
+@pytest.fixture
+def http():
+    transport = HttpTransport(getaddrinfo=public_dns)
+    yield transport
+    transport.close()
+
+
+def resolver_for(endpoints, transport, **settings):
+    return Resolver(endpoints, {"live": transport}, settings=ResolverSettings(**settings))
+
+
+@responses.activate(assert_all_requests_are_fired=False)
+def test_section_10_1_over_mocked_http(http):
+    urlrequest = responses.get(base(M16C), body=ANSWER_10_1, content_type="text/plain",
+                               match=[responses.matchers.query_param_matcher({"servicesubject": "urlRequest"}, strict_match=False)])
+    ack = responses.get(base(M16C), body="notice {acknowledgment received}\r\n", content_type="text/plain",
+                        match=[responses.matchers.query_param_matcher({"servicesubject": "acknowledgment"}, strict_match=False)])
+    empty = responses.get(base(M16D), body="", content_type="text/plain")
+    resolver = resolver_for([M16C, M16D], http)
+    resolution = resolver.resolve("http://urlib.net/8JMKD3MGP8W/35MMLL8", CLIENT)
+    resolver.close()
+    assert resolution.url == URL_10_1
+    assert (urlrequest.call_count, ack.call_count) == (1, 1)
+    assert empty.call_count <= 1  # not waited for once mtc-m16c answered
+    assert "url.persistent=http://urlib.net:80/8JMKD3MGP8W/35MMLL8&" in resolution.acknowledgment_url
+
+
+@responses.activate
+def test_connect_timeout_and_wrong_content_type(http):
+    responses.get(base(M16C), body=ConnectTimeout("connect timed out"))
+    wrong = responses.get(base(M16D), body="", content_type="text/html")
+    resolver = resolver_for([M16C, M16D], http)
+    resolution = resolver.resolve("http://urlib.net/8JMKD3MGP8W/35MMLL8?ibiurl.requireditemstatus=Original", CLIENT)
+    resolver.close()
+    assert resolution.alert.reason is AlertReason.NOT_FOUND
+    steps = {step.receiver: step for step in resolution.trace.numbered(3)}
+    assert steps["mtc-m16c"].status is Status.TIMEOUT and "ConnectTimeout" in steps["mtc-m16c"].error
+    assert any("not text/plain" in note for note in steps["mtc-m16d"].notes)
+    assert wrong.call_count == 1
+
+
+@responses.activate
+def test_no_redirect_followed_and_size_cap(http):
+    responses.get(base(M16C), status=302, headers={"Location": "http://169.254.169.254/"})
+    responses.get(base(M16D), body="a " * 5000, content_type="text/plain")
+    small = HttpTransport(getaddrinfo=public_dns, max_answer_bytes=1000)
+    timeouts = Timeouts(1, 1, 2)
+    redirected = small.fetch(base(M16C) + "?servicesubject=urlRequest", timeouts)
+    assert redirected.failure is Failure.REDIRECT and "169.254.169.254" in redirected.error
+    big = small.fetch(base(M16D) + "?servicesubject=urlRequest", timeouts)
+    assert big.failure is Failure.TOO_LARGE and len(big.body) == 1000
+    small.close()
+
+
+@responses.activate
+def test_unsafe_url_is_not_redirected_to(http):
+    responses.get(base(M16C), body=ANSWER_10_1.replace("url http://mtc-m16c", "url javascript://mtc-m16c"), content_type="text/plain")
+    resolver = resolver_for([M16C], http)
+    resolution = resolver.resolve("http://urlib.net/8JMKD3MGP8W/35MMLL8", CLIENT)
+    resolver.close()
+    assert resolution.alert.reason is AlertReason.UNSAFE_URL and not resolution.trace.numbered(5)
+
+
+@pytest.mark.parametrize(
+    ("address", "ips"),
+    [("127.0.0.1", ["127.0.0.1"]), ("10.1.2.3", ["10.1.2.3"]), ("169.254.169.254", ["169.254.169.254"]),
+     ("[::1]", ["::1"]), ("archive.example", ["127.0.0.1"])],
+)
+@responses.activate
+def test_ssrf_refused_in_the_trace(address, ips):
+    def dns(host, port, *args, **kwargs):
+        return [(socket.AF_INET6 if ":" in ip else socket.AF_INET, socket.SOCK_STREAM, 6, "", (ip, port)) for ip in ips]
+
+    transport = HttpTransport(getaddrinfo=dns)
+    endpoint = ArchiveEndpoint(address, "sid.inpe.br/mtc-m18@80/2008/03.17.15.17", "inside")
+    resolver = resolver_for([endpoint], transport)
+    resolution = resolver.resolve("http://urlib.net/8JMKD3MGP8W/35MMLL8", CLIENT)
+    resolver.close()
+    transport.close()
+    (step,) = resolution.trace.numbered(3)
+    assert step.status is Status.REFUSED and "private Archives are not allowed" in step.error
+    assert resolution.alert.reason is AlertReason.NO_ARCHIVE_ANSWERED
+    assert len(responses.calls) == 0
+
+
+class _Archive(BaseHTTPRequestHandler):
+    """A loopback Archive answering §10.1 after ``delay`` seconds."""
+
+    delay = 0.0
+    body = b""
+
+    def do_GET(self):  # noqa: N802 (http.server's name)
+        time.sleep(self.delay)
+        body = self.body if "urlRequest" in self.path else b"notice {acknowledgment received}\r\n"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def loopback_archives():
+    servers = []
+
+    def start(delay, body=b""):
+        handler = type("Handler", (_Archive,), {"delay": delay, "body": body})
+        server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"127.0.0.1:{server.server_address[1]}"
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.slow
+def test_parallel_over_loopback(loopback_archives):
+    """5 Archives delaying 300 ms each: answered in parallel, not in 5 × 300 ms."""
+    answer = ANSWER_10_1.encode("ascii")
+    endpoints = [
+        ArchiveEndpoint(loopback_archives(0.3, answer if index == 4 else b""), "sid.inpe.br/mtc-m18@80/2008/03.17.15.17", f"a{index}")
+        for index in range(5)
+    ]
+    transport = HttpTransport(allow_private=True)
+    resolver = resolver_for(endpoints, transport)
+    start = time.monotonic()
+    resolution = resolver.resolve("http://urlib.net/8JMKD3MGP8W/35MMLL8?ibiurl.requireditemstatus=Original", CLIENT)
+    first_round = time.monotonic() - start
+    resolver.close()
+    transport.close()
+    assert resolution.url == URL_10_1 and resolution.archive == "a4"
+    answered = resolution.trace.numbered(3)
+    assert len(answered) == 5 and all(step.status in (Status.EMPTY, Status.ANSWERED) for step in answered)
+    assert sorted(step.arrival for step in answered) == [1, 2, 3, 4, 5]
+    # 5 answers of 300 ms, then the acknowledgment's 300 ms: well under 5 × 300 ms + 300 ms.
+    assert first_round < 2 * 0.3 + 0.3
+
+
+@pytest.mark.slow
+def test_slow_archive_times_out_within_the_deadline(loopback_archives):
+    fast = ArchiveEndpoint(loopback_archives(0.0, ANSWER_10_1.encode("ascii")), "sid.inpe.br/mtc-m18@80/2008/03.17.15.17", "fast", read_timeout=0.3)
+    slow = ArchiveEndpoint(loopback_archives(2.0), "sid.inpe.br/mtc-m18@80/2008/03.17.15.17", "slow", read_timeout=0.3)
+    transport = HttpTransport(allow_private=True)
+    resolver = resolver_for([fast, slow], transport, deadline=1.0)
+    start = time.monotonic()
+    resolution = resolver.resolve("http://urlib.net/8JMKD3MGP8W/35MMLL8?ibiurl.requireditemstatus=Original", CLIENT)
+    took = time.monotonic() - start
+    resolver.close()
+    transport.close()
+    assert resolution.url == URL_10_1
+    steps = {step.receiver: step for step in resolution.trace.numbered(3)}
+    assert steps["slow"].status is Status.TIMEOUT and "ReadTimeout" in steps["slow"].error
+    assert took < 1.0
+
+
+@pytest.mark.slow
+def test_connection_is_pinned_to_the_checked_address(loopback_archives, monkeypatch):
+    """The check resolves archive.test to the loopback Archive; a later lookup (a rebind) is never used."""
+    address = loopback_archives(0.0, ANSWER_10_1.encode("ascii"))
+    port = int(address.rsplit(":", 1)[1])
+
+    def checked(host, port, *args, **kwargs):
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]
+
+    real_getaddrinfo = socket.getaddrinfo
+
+    def rebound(host, *args, **kwargs):
+        if host != "127.0.0.1":  # the pinned literal is fine; the name must not be looked up again
+            raise AssertionError(f"the connection looked {host} up again")
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    transport = HttpTransport(allow_private=True, getaddrinfo=checked)
+    monkeypatch.setattr(socket, "getaddrinfo", rebound)
+    exchange = transport.fetch(f"http://archive.test:{port}/x/y?servicesubject=urlRequest", Timeouts(1, 1, 2))
+    transport.close()
+    assert exchange.failure is None and exchange.status == 200
+    assert exchange.body.startswith(b"archiveaddress mtc-m16c")
