@@ -59,8 +59,8 @@ def convert_page():
 
 
 def _attach(form, exc: ParseError, default_field: str | None = None) -> None:
-    """Show a core ParseError next to the field it names."""
-    field = getattr(form, exc.field or default_field or "", None)
+    """Show a core ParseError next to the field it names (parts of an IBI: next to the IBI)."""
+    field = getattr(form, exc.field or "", None) or getattr(form, default_field or "", None)
     message = str(exc)
     if field is None:
         form.form_errors.append(message)
