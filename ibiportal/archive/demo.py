@@ -88,14 +88,18 @@ class DemoArchive:
 
 
 class _Where:
-    """The place in the data file being read, for error messages."""
+    """The place in the data file being read, for error messages.
+
+    ``archive`` and ``item`` are labels: ``'slow'`` (a name) or ``#11`` (a position, before
+    the name is known); ``#1 (ibiportal.test/lab/…)`` for an item.
+    """
 
     def __init__(self, archive: str = "", item: str = "") -> None:
         self.archive = archive
         self.item = item
 
     def error(self, field: str, problem: str) -> DemoDataError:
-        place = [f"archive {self.archive!r}"] if self.archive else []
+        place = [f"archive {self.archive}"] if self.archive else []
         place += [f"item {self.item}"] if self.item else []
         place.append(f"field {field!r}")
         return DemoDataError(f"demo data, {', '.join(place)}: {problem}")
@@ -112,6 +116,14 @@ def _fields(data: Any, where: _Where, field: str, required: set[str], optional: 
     if unknown:
         raise where.error(field, f"unknown key {', '.join(unknown)}")
     return data
+
+
+def _item_label(index: int, data: Any) -> str:
+    """``#2 (ibiportal.test/lab/…)``: the item's position, and its IBI as written when there is one."""
+    ibi = data.get("ibi") if isinstance(data, dict) else None
+    forms = ibi if isinstance(ibi, dict) else {}
+    written = next((forms[form] for form in ("rep", "ibip") if isinstance(forms.get(form), str)), None)
+    return f"#{index + 1}" + (f" ({written})" if written else "")
 
 
 def _text(data: Any, where: _Where, field: str) -> str:
@@ -146,7 +158,7 @@ class _Reader:
         for index, entry in enumerate(root["archives"]):
             archive = self.archive(entry, index, default_relations)
             if archive.name in archives:
-                raise _Where(archive.name).error("name", "two archives have this name")
+                raise _Where(repr(archive.name)).error("name", "two archives have this name")
             archives[archive.name] = archive
         return archives
 
@@ -159,16 +171,21 @@ class _Reader:
             {"name", "description", "address", "service_ibi", "platform_software", "items"},
             {"relations", "behaviour"},
         )
-        where.archive = name = _text(fields["name"], where, "name")
+        name = _text(fields["name"], where, "name")
+        where.archive = repr(name)
+        platform = fields["platform_software"]
         identity = ArchiveIdentity(
             _text(fields["address"], where, "address"),
             self.forms(fields["service_ibi"], where, "service_ibi"),
-            None if fields["platform_software"] is None else self.forms(fields["platform_software"], where, "platform_software"),
+            None if platform is None else self.forms(platform, where, "platform_software"),
         )
         relations = self.relations(fields.get("relations", default_relations), where)
         if not isinstance(fields["items"], list):
             raise where.error("items", "expected a list of items")
-        items = [self.item(entry, _Where(name, f"#{number + 1}")) for number, entry in enumerate(fields["items"])]
+        items = [
+            self.item(entry, _Where(where.archive, _item_label(number, entry)))
+            for number, entry in enumerate(fields["items"])
+        ]
         try:
             store = InMemoryItemStore(items)
         except ValueError as error:
@@ -267,14 +284,16 @@ class _Reader:
         )
         _text(fields["source"], where, "source")
         ibi = self.forms(fields["ibi"], where, "ibi")
-        where.item = f"{where.item} ({ibi.forms()[0]})"
         state = self.choice(fields["state"], where, "state", ItemState)
         dc = self.dublin_core(fields["dc"], where) if "dc" in fields else None
-        common = {"ibi": ibi, "state": state, "timestamp": self.timestamp(fields["timestamp"], where, "timestamp"), "dc": dc}
+        timestamp = self.timestamp(fields["timestamp"], where, "timestamp")
+        common = {"ibi": ibi, "state": state, "timestamp": timestamp, "dc": dc}
         if state is ItemState.DELETED:
             kept = sorted(fields.keys() - {"source", "ibi", "state", "timestamp", "dc"})
             if kept:
-                raise where.error(kept[0], "a Deleted item keeps only its IBI, timestamp and dc (Algorithm 2 lines 11-15)")
+                raise where.error(
+                    kept[0], "a Deleted item keeps only its IBI, timestamp and dc (Algorithm 2 lines 11-15)"
+                )
             return Item(**common)
         for required in ("directory_url", "target_file", "files", "file_list_url"):
             if required not in fields:

@@ -42,11 +42,8 @@ def oai_dc_xml(item: Item, resolver_url: str = RESOLVER_URL) -> str:
     elements = [("title", dc.title)]
     elements += [("creator", creator) for creator in dc.creators]
     elements += [("subject", subject) for subject in dc.subjects]
-    elements += [
-        (name, value)
-        for name, value in (("description", dc.description), ("publisher", dc.publisher), ("date", dc.date), ("type", dc.type))
-        if value
-    ]
+    single = (("description", dc.description), ("publisher", dc.publisher), ("date", dc.date), ("type", dc.type))
+    elements += [(name, value) for name, value in single if value]
     elements += [("identifier", f"{resolver_url}/{form}") for form in item.ibi.forms()]
     if item.language:
         elements.append(("language", item.language))

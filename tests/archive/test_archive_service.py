@@ -76,7 +76,8 @@ def test_new_urlkey_starts_with_the_unix_time():
 
 
 def test_platform_software_without_ibi_is_answered_as_empty_braces():
-    answer = service(item("ibiportal.test/lab/2015/03.10.14.22")).answer(URL_REQUEST + "ibiportal.test/lab/2015/03.10.14.22")
+    survey = "ibiportal.test/lab/2015/03.10.14.22"
+    answer = service(item(survey)).answer(URL_REQUEST + survey)
     assert "ibi.platformsoftware {}\r\n" in answer
     assert pairs(answer)["ibi.platformsoftware"] == ""
 
