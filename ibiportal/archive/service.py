@@ -85,8 +85,12 @@ class ArchiveAnswer:
 
 
 def refusal(reason: str) -> ArchiveAnswer:
-    """``status.request refused status.reason {…}`` with HTTP status 400 (a project decision)."""
-    return ArchiveAnswer(PairList((Pair("status.request", "refused"), Pair.from_text("status.reason", reason))), 400)
+    """``status.request refused status.reason {…}`` with HTTP status 400 (a project decision).
+
+    Characters beyond ISO-8859-1, which no ``%hh`` of §6.2 can carry, become ``?``.
+    """
+    text = reason.encode("latin-1", "replace").decode("latin-1")
+    return ArchiveAnswer(PairList((Pair("status.request", "refused"), Pair.from_text("status.reason", text))), 400)
 
 
 def filter_url_list(answer: PairList, verbs: Sequence[Verb]) -> PairList:

@@ -4,10 +4,13 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from ibiportal.archive.demo import load_demo_archives
 from ibiportal.archive.model import ArchiveIdentity, IbiForms, Item, ItemState, Metadata
 from ibiportal.archive.relation import Relation
-from ibiportal.archive.service import ArchiveService, filter_url_list, new_urlkey
+from ibiportal.archive.service import ArchiveService, filter_url_list, new_urlkey, refusal
 from ibiportal.archive.store import InMemoryItemStore
 from ibiportal.ibi.modifiers import Verb
 from ibiportal.protocol.messages import InclusionConfirmationRequest, UrlRequest, check_key
@@ -16,6 +19,14 @@ from ibiportal.protocol.pairlist import parse_pair_list
 URL_REQUEST = "servicesubject=urlRequest&clientinformation.ipaddress=150.163.2.175&parsedibiurl.ibi="
 WHEN = datetime(2020, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
 IDENTITY = ArchiveIdentity("archive.ibiportal.test", IbiForms(rep="ibiportal.test/lab/2010/01.05.09.05"))
+ARCHIVES = load_demo_archives()
+QUERY_PIECES = (
+    "servicesubject=urlRequest", "servicesubject=acknowledgment", "servicesubject=inclusionConfirmationRequest",
+    "clientinformation.ipaddress=150.163.2.175", "clientinformation.ipaddress=%C3%A9", "parsedibiurl.ibi=LK47B6W/362SFKH",
+    "parsedibiurl.ibi=8JMKD3MGP7W/3EPGUE5", "parsedibiurl.ibi=%7B%7D", "parsedibiurl.filepath=/reference.bib",
+    "parsedibiurl.filepath=/%2E%2E/x", "parsedibiurl.verblist=GetFileList", "parsedibiurl.verblist=GetTranslation(pt)",
+    "parsedibiurl.verblist=GetMetadata+GetLastEdition", "urlkey=1", "contenttype=Data", "=", "%", "x",
+)
 RELATIONS = tuple(
     Relation.parse(text)
     for text in ("", ".lastedition", ".metadata", ".metadata(oai_dc)", ".translation", ".translation(pt)")
@@ -227,3 +238,17 @@ def test_refusal_reason_with_hostile_text_stays_one_valid_pair_list(archives):
     answer = archives["mtc-m16d"].service.respond("servicesubject=%7Bx%7D%20y%0D%0Az")
     assert answer.status == 400
     assert parse_pair_list(answer.text).text("status.reason").startswith("malformed request: unknown servicesubject")
+
+
+def test_reason_beyond_iso_8859_1_is_still_a_pair_list():
+    answer = refusal("a dash — and an arrow →")
+    assert parse_pair_list(answer.text).text("status.reason") == "a dash ? and an arrow ?"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200) | st.builds("&".join, st.lists(st.sampled_from(QUERY_PIECES), max_size=8)))
+def test_any_request_gets_a_pair_list_never_an_exception(query):
+    archive = ARCHIVES["mtc-m16d"].service
+    answer = archive.respond(query)
+    assert answer.status in (200, 400)
+    parse_pair_list(answer.text)
