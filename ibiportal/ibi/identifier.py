@@ -5,15 +5,17 @@ persistent-URL path. Both decide the form the same way (:func:`ibi_form`): the c
 ``.`` ``-`` ``@`` never occur in an IBIp, and a repository name's third part is a year, so
 
 * a text whose first ``/``-part contains ``.``, ``-`` or ``@`` (a subdomain has a dot
-  unless it is a bare top-level domain), or whose first part starts with a letter (as a
-  top-level domain does), second part could be ``word[@port]`` and third part is all
-  digits, is a repository name
-  (``sid.inpe.br/mtc-m18@80/2009/07.21.14.43``, ``br/inpe/2009/09.09.22.01``);
-* anything else is an IBIp (``8JMKD3MGP8W/35MMLL8``).
+  unless it is a bare top-level domain) is a repository name;
+* a text whose first part is an IBIp prefix in shape (IBIp alphabet, with its ``W`` or
+  ``X`` separator) and whose second part starts in the IBIp alphabet is an IBIp, whatever
+  follows: ``LK47B6W/362SFKH/2024/a.pdf`` is an IBIp with a file path;
+* otherwise a text whose first part starts with a letter (as a top-level domain does),
+  second part could be ``word[@port]`` and third part is all digits, is a repository name
+  (``br/inpe/2009/09.09.22.01``); anything else is an IBIp (``8JMKD3MGP8W/35MMLL8``).
 
-Known ambiguity, resolved towards the repository name: an IBIp starting with a letter,
-followed by a directory named like a year (``LK47B6W/362SFKH/2009/...``), is read as a
-repository name and rejected; no real IBIp path looks like that.
+A one-label repository-name prefix spelt like an IBIp prefix (``LK47B6W/x/2009/…``) is
+read as an IBIp: Algorithm 1 takes a host's first label off a domain, so real prefixes
+have a dot.
 
 Errors then come from that form's grammar, with a 1-based position in the input.
 """
@@ -22,7 +24,7 @@ from __future__ import annotations
 import string
 
 from ibiportal.errors import ParseError
-from ibiportal.ibi.ibip import IBIP_ALPHABET, Ibip
+from ibiportal.ibi.ibip import IBIP_ALPHABET, IPV4_SEPARATOR, IPV6_SEPARATOR, Ibip
 from ibiportal.ibi.repository import SEGMENTS, RepositoryName
 from ibiportal.ibi.syntax import MAX_LENGTH, SEPARATOR, check_text, separator_indexes
 
@@ -32,6 +34,7 @@ _REPOSITORY_ONLY = frozenset(".-@")
 #: Characters of a repository-name suffix's last part: month.day.hour.minute[...].
 _TIME_CHARACTERS = frozenset(string.digits + ".")
 _LETTERS = frozenset(string.ascii_letters)
+IBIP_SEPARATORS = frozenset(IPV4_SEPARATOR + IPV6_SEPARATOR)
 _ALPHANUMERIC = _LETTERS | frozenset(string.digits)
 #: Characters of a repository name's second part: word [("." | "@") port].
 _WORD_PORT_CHARACTERS = _ALPHANUMERIC | _REPOSITORY_ONLY
@@ -46,6 +49,8 @@ def ibi_form(text: str) -> str:
     parts = text.split(SEPARATOR)
     if any(character in _REPOSITORY_ONLY for character in parts[0]):
         return RepositoryName.form
+    if _ibip_in_shape(parts):
+        return Ibip.form
     if (
         len(parts) > 2
         and parts[0][:1] in _LETTERS
@@ -55,6 +60,18 @@ def ibi_form(text: str) -> str:
     ):
         return RepositoryName.form
     return Ibip.form
+
+
+def _ibip_in_shape(parts: list[str]) -> bool:
+    """First part an IBIp prefix in shape, second starting in the IBIp alphabet (Table 7.1)."""
+    prefix = parts[0].upper()
+    return (
+        len(parts) > 1
+        and bool(prefix)
+        and all(character in IBIP_ALPHABET for character in prefix)
+        and any(character in IBIP_SEPARATORS for character in prefix)
+        and parts[1][:1].upper() in IBIP_ALPHABET
+    )
 
 
 def parse_ibi(text: str) -> Identifier:
