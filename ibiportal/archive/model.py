@@ -77,10 +77,6 @@ class IbiForms:
         """The forms present, repository name first."""
         return tuple(form for form in (self.rep, self.ibip) if form)
 
-    def preferred(self) -> str:
-        """The IBIp when known (it is what URLib puts in file-list URLs, Example 9.12)."""
-        return self.ibip or self.rep or ""
-
     def __str__(self) -> str:
         words = []
         if self.rep:
@@ -153,6 +149,10 @@ class Item:
     translations: tuple[tuple[str, IbiForms], ...] = ()
     metadata: Metadata | None = None
     dc: DublinCore | None = None
+
+    def __post_init__(self) -> None:
+        if self.target_file is not None and self.target_file not in self.files:
+            raise ValueError(f"target file {self.target_file!r} of {self.ibi} is not one of its files")
 
     @property
     def url(self) -> str | None:

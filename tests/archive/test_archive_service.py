@@ -252,3 +252,8 @@ def test_any_request_gets_a_pair_list_never_an_exception(query):
     answer = archive.respond(query)
     assert answer.status in (200, 400)
     parse_pair_list(answer.text)
+
+
+def test_an_item_target_file_must_be_one_of_its_files():
+    with pytest.raises(ValueError, match="not one of its files"):
+        item("ibiportal.test/lab/2015/03.10.14.22", target_file="gone.html")
