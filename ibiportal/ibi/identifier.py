@@ -35,6 +35,8 @@ _REPOSITORY_ONLY = frozenset(".-@")
 _TIME_CHARACTERS = frozenset(string.digits + ".")
 _LETTERS = frozenset(string.ascii_letters)
 IBIP_SEPARATORS = frozenset(IPV4_SEPARATOR + IPV6_SEPARATOR)
+#: What may follow an IBIp suffix inside its ``/``-part: nothing, a modifier, a query.
+_AFTER_IBIP_SUFFIX = frozenset(["", "!", "+", ":", "?", "#"])
 _ALPHANUMERIC = _LETTERS | frozenset(string.digits)
 #: Characters of a repository name's second part: word [("." | "@") port].
 _WORD_PORT_CHARACTERS = _ALPHANUMERIC | _REPOSITORY_ONLY
@@ -63,14 +65,19 @@ def ibi_form(text: str) -> str:
 
 
 def _ibip_in_shape(parts: list[str]) -> bool:
-    """First part an IBIp prefix in shape, second starting in the IBIp alphabet (Table 7.1)."""
+    """An IBIp prefix in shape (numeral, then ``W`` or ``X``), then a suffix in the IBIp
+    alphabet that ends the part or is followed by a modifier or query (Tables 7.1, 8.1)."""
+    if len(parts) < 2:
+        return False
     prefix = parts[0].upper()
+    suffix = parts[1].upper()
+    run = len(suffix) - len(suffix.lstrip("".join(IBIP_ALPHABET)))
     return (
-        len(parts) > 1
-        and bool(prefix)
+        prefix[:1] not in IBIP_SEPARATORS
         and all(character in IBIP_ALPHABET for character in prefix)
         and any(character in IBIP_SEPARATORS for character in prefix)
-        and parts[1][:1].upper() in IBIP_ALPHABET
+        and run > 0
+        and suffix[run : run + 1] in _AFTER_IBIP_SUFFIX
     )
 
 
