@@ -37,3 +37,14 @@ CREATE TABLE IF NOT EXISTS prefix_pair (
     added_at TEXT NOT NULL,
     PRIMARY KEY (rep_prefix, ibip_prefix)
 );
+
+-- Resolution traces (issue 4): what the resolver sent and got, kept for a bounded number of
+-- resolutions so that support staff can open the trace a redirect points to.
+CREATE TABLE IF NOT EXISTS trace (
+    id TEXT PRIMARY KEY,             -- unguessable token, the permalink
+    created_at TEXT NOT NULL,
+    persistent_url TEXT NOT NULL,
+    outcome TEXT NOT NULL,           -- "found" or the alert reason
+    body TEXT NOT NULL               -- JSON of the Resolution
+);
+CREATE INDEX IF NOT EXISTS trace_created_at ON trace (created_at);

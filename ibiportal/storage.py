@@ -141,6 +141,27 @@ class Storage:
             )
 
 
+    # -- resolution traces --------------------------------------------------------------
+
+    def save_trace(self, trace_id: str, persistent_url: str, outcome: str, body: dict, keep: int) -> None:
+        """Store a trace and drop the oldest beyond ``keep`` (bounded retention)."""
+        with self.write_transaction() as conn:
+            conn.execute(
+                "INSERT INTO trace (id, created_at, persistent_url, outcome, body) VALUES (?, ?, ?, ?, ?)",
+                (trace_id, _now_iso(), persistent_url, outcome, json.dumps(body)),
+            )
+            conn.execute(
+                "DELETE FROM trace WHERE id NOT IN"
+                " (SELECT id FROM trace ORDER BY created_at DESC, rowid DESC LIMIT ?)",
+                (keep,),
+            )
+
+    def load_trace(self, trace_id: str) -> dict | None:
+        """A stored trace's JSON body, or None when unknown or already dropped."""
+        row = self.connection.execute("SELECT body FROM trace WHERE id = ?", (trace_id,)).fetchone()
+        return json.loads(row["body"]) if row else None
+
+
 def _minted_item(row: sqlite3.Row) -> MintedItem:
     return MintedItem(
         rep=row["rep"],
