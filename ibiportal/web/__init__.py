@@ -6,6 +6,7 @@ from flask_wtf import CSRFProtect
 
 from . import context
 from .api.views import bp as api_bp
+from .api import urls as api_urls  # noqa: F401  (its routes join api_bp: /api/v1/parse, /api/v1/compose)
 from .cli import ibi_cli, init_db_command
 from .errors import register_errorhandlers
 from .identifiers.views import bp as identifiers_bp

@@ -4,6 +4,7 @@ from __future__ import annotations
 from flask import Flask, current_app, g, request
 
 from ..ibi.prefixes import KNOWN_PREFIX_PAIRS
+from ..ibi.url import PersistentUrl
 from ..minting import Minter, Subsystem
 from ..storage import Storage
 
@@ -34,6 +35,13 @@ def known_prefix_pairs() -> list[tuple[str, str]]:
 def resolver_base() -> str:
     """Base of persistent URLs: ``IBIPORTAL_RESOLVER_BASE``, else this portal's own address."""
     return current_app.config.get("RESOLVER_BASE") or request.url_root
+
+
+def canonical_base(url: PersistentUrl, given: str | None = None) -> str:
+    """Base of a parsed URL's canonical forms: the resolver host it came with, else ``given``, else :func:`resolver_base`."""
+    if url.resolver not in (None, "/"):
+        return url.resolver
+    return given or resolver_base()
 
 
 def init_app(app: Flask) -> None:

@@ -1,6 +1,8 @@
 """Domain results → JSON-ready dicts, shared by the API, the pages and the CLI."""
 from __future__ import annotations
 
+from ..ibi.explain import EXPLANATION_LANGUAGES, explain
+from ..ibi.url import PersistentUrl
 from ..storage import MintedItem
 
 
@@ -19,3 +21,17 @@ def minted_to_dict(item: MintedItem, base: str) -> dict:
 def persistent_url(base: str, ibi: str) -> str:
     """``<resolver base>/<ibi>``: the IBIp form, as urlib.net's own examples use."""
     return base.rstrip("/") + "/" + ibi
+
+
+def url_to_dict(url: PersistentUrl, base: str | None = None) -> dict:
+    """A persistent URL's Table 8.8 fields under their own names, plus ``relation``, ``meaning`` (en, pt),
+    ``canonical`` (``symbols``, ``verblist``, on ``base``, else the URL's own resolver), the IBI's ``form``
+    and the ``query`` pairs passed on to the item."""
+    return {
+        **url.to_table_8_8(),
+        "relation": url.relation,
+        "meaning": {lang: explain(url, lang) for lang in EXPLANATION_LANGUAGES},
+        "canonical": {"symbols": url.canonical_symbols(base), "verblist": url.canonical_verblist(base)},
+        "form": url.ibi.form,
+        "query": [[name, value] for name, value in url.query],
+    }

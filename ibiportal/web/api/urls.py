@@ -1,0 +1,43 @@
+"""JSON API for persistent URLs (file 003, §8.1): reading one, and building one from chosen verbs.
+
+The routes join the ``api`` blueprint of :mod:`.views`; answers are :func:`~..results.url_to_dict`.
+"""
+from __future__ import annotations
+
+from flask import jsonify, request
+
+from ...ibi.compose import compose
+from ..context import canonical_base, resolver_base
+from ..inputs import optional_flag, persistent_url_input, query_pairs
+from ..results import url_to_dict
+from .views import bp
+
+
+@bp.get("/parse")
+def parse_url():
+    """Read ``url``: its Table 8.8 fields, relation, meaning and canonical forms (on ``base`` when it has no host)."""
+    url = persistent_url_input(request.args.get("url"))
+    return jsonify(url_to_dict(url, canonical_base(url, request.args.get("base") or None)))
+
+
+@bp.get("/compose")
+def compose_url():
+    """Build a persistent URL: both syntaxes, the meaning and the Table 8.8 fields.
+
+    Parameters: ``ibi`` (either form); ``verb``, repeated, in the order of composition
+    (``verb=GetLastEdition&verb=GetMetadata(oai_dc)``); ``filepath`` (``/reference.bib``);
+    ``original`` (``1``/``true``/``yes``/``on`` asks for ``ibiurl.requireditemstatus=Original``);
+    ``q``, repeated, one pair passed on to the item each, written ``q=name=value`` and split at
+    the first ``=`` (percent-encode ``&`` and ``+`` inside it as in any query string); ``base``
+    (default: the portal's resolver base). Errors name the ``field``: for ``verbs`` and
+    ``query`` the ``position`` is the number of the ``verb`` or ``q`` parameter.
+    """
+    url = compose(
+        request.args.get("ibi", ""),
+        request.args.getlist("verb"),
+        filepath=request.args.get("filepath") or None,
+        original=optional_flag(request.args.get("original"), "original"),
+        query=query_pairs(request.args.getlist("q")),
+        base=request.args.get("base") or resolver_base(),
+    )
+    return jsonify(url_to_dict(url))
