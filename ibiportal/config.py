@@ -26,14 +26,38 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
         "IBIPORTAL_MINT_IBIP_PORT": "MINT_IBIP_PORT",
         "IBIPORTAL_GRANULARITY": "GRANULARITY",
         "IBIPORTAL_RESOLVER_BASE": "RESOLVER_BASE",
+        "IBIPORTAL_PORTAL_URL": "PORTAL_URL",
+        "IBIPORTAL_TRUSTED_PROXIES": "TRUSTED_PROXIES",
+        "IBIPORTAL_DEMO_ARCHIVES": "DEMO_ARCHIVES",
+        "IBIPORTAL_TRACE_RETENTION": "TRACE_RETENTION",
     }
     for env_name, key in names.items():
         if env.get(env_name):
             settings[key] = env[env_name]
-    for key in ("MINT_PORT", "MINT_IBIP_PORT"):
+    for key in ("MINT_PORT", "MINT_IBIP_PORT", "TRACE_RETENTION"):
         if key in settings:
-            settings[key] = int(settings[key])
+            settings[key] = _integer(settings[key], key)
+    if "TRUSTED_PROXIES" in settings:
+        settings["TRUSTED_PROXIES"] = [p.strip() for p in settings["TRUSTED_PROXIES"].split(",") if p.strip()]
+    if "DEMO_ARCHIVES" in env:
+        settings["DEMO_ARCHIVES"] = _flag(env["DEMO_ARCHIVES"] if "DEMO_ARCHIVES" in env else env["IBIPORTAL_DEMO_ARCHIVES"])
     return settings
+
+
+def _integer(value: str, key: str) -> int:
+    if not value.strip().isdigit():
+        raise ValueError(f"IBIPORTAL_{key} must be a whole number, not {value!r}")
+    return int(value)
+
+
+def _flag(value: str) -> bool:
+    """``1``/``true``/``yes``/``on`` or ``0``/``false``/``no``/``off`` (any case)."""
+    lowered = value.strip().lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off", ""):
+        return False
+    raise ValueError(f"expected 1 or 0 (on or off), not {value!r}")
 
 
 DEFAULTS: dict = {
@@ -45,4 +69,12 @@ DEFAULTS: dict = {
     "GRANULARITY": "1",
     # Base of the persistent URLs the portal hands out; empty = the portal's own address.
     "RESOLVER_BASE": "",
+    # Where this portal is reachable: the demo Archives' item pages and metadata live here.
+    "PORTAL_URL": "http://127.0.0.1:8000",
+    # Reverse proxies whose X-Forwarded-For is believed (IPs or CIDR networks, Table 8.6).
+    "TRUSTED_PROXIES": [],
+    # Whether the demo Archives take part in resolving GET /<persistent URL> (issue 4).
+    "DEMO_ARCHIVES": True,
+    # How many resolution traces are kept.
+    "TRACE_RETENTION": 1000,
 }

@@ -23,9 +23,11 @@ from urllib.parse import urlsplit
 from .errors import ParseError
 from .ibi.distributor import DistributorStep, next_date, validate_granularity
 from .ibi.ibip import ibip_prefix, ibip_suffix
+from .ibi.identifier import parse_ibi
+from .ibi.languages import country_problem, language_problem
 from .ibi.dates import split_date, utc_iso
 from .ibi.repository import rep_prefix, rep_suffix
-from .storage import MintedItem, Storage, SubsystemClock
+from .storage import ItemLink, MintedItem, Storage, SubsystemClock
 
 #: Identifiers per API or page request (issue 2); the CLI, run by an operator, allows more.
 MAX_COUNT = 100
@@ -90,6 +92,8 @@ class MintRequest:
     creators: tuple[str, ...] = ()
     item_date: str | None = None
     language: str | None = None
+    previous_edition: str | None = None
+    translation_of: str | None = None
 
     @classmethod
     def parse(cls, fields: Mapping) -> MintRequest:
@@ -112,7 +116,13 @@ class MintRequest:
         if item_date is not None:
             _check_item_date(item_date)
         language = _optional_text(fields, "language", 35)
-        return cls(title, target_url, creators, item_date, language)
+        if language is not None:
+            _check_language(language)
+        previous_edition = _optional_ibi(fields, "previous_edition")
+        translation_of = _optional_ibi(fields, "translation_of")
+        if translation_of is not None and language is None:
+            raise ParseError("a translation needs its language (e.g. pt or pt-BR)", field="language")
+        return cls(title, target_url, creators, item_date, language, previous_edition, translation_of)
 
 
 def parse_count(value: object, maximum: int = MAX_COUNT) -> int:
@@ -163,9 +173,33 @@ class Minter:
                 language=request.language,
             )
             self.storage.record_minted(conn, item, SubsystemClock(suffix_date, now, offset))
+            self._link(conn, item, request)
         if step.delay > 0:  # Algorithm 4 line 7, after the commit: the lock is not held
             self.sleep(float(step.delay))
         return item
+
+    def _link(self, conn, item: MintedItem, request: MintRequest) -> None:
+        """Make the new item the next edition or a translation of an earlier own item.
+
+        Inside the minting transaction: a bad link rolls the whole mint back (nothing is
+        half-written), and the earlier item then answers ``ibi.nextedition`` /
+        ``ibi.translation(xx)`` (Algorithm 2 of §9).
+        """
+        links = []
+        if request.previous_edition:
+            links.append(("previous_edition", request.previous_edition, ItemLink("nextedition", item.ibip)))
+        if request.translation_of:
+            translation = ItemLink("translation", item.ibip, request.language or "")
+            links.append(("translation_of", request.translation_of, translation))
+        for field, ibi, link in links:
+            earlier = self.storage.find_minted(rep=ibi, ibip=ibi)
+            if earlier is None:
+                raise ParseError(f"{field} {ibi} is not an item of this portal's Archive", field=field)
+            for old in self.storage.item_links(earlier.ibip):
+                if (old.relation, old.language) == (link.relation, link.language):
+                    what = f"translation into {link.language}" if link.language else "next edition"
+                    raise ParseError(f"{ibi} already has a {what}: {old.target}", field=field)
+            self.storage.add_item_link(conn, earlier.ibip, link)
 
     def _monotonic_now(self, state: SubsystemClock | None) -> tuple[Decimal, Decimal]:
         """The current-date input of Algorithm 4, never earlier than the previous request's.
@@ -213,6 +247,25 @@ def _optional_text(fields: Mapping, name: str, max_length: int) -> str | None:
         return None
     _check_text(value, name, max_length)
     return value
+
+
+def _optional_ibi(fields: Mapping, name: str) -> str | None:
+    """An IBI given with a mint request, in its normalized form."""
+    value = _optional_text(fields, name, 255)
+    if value is None:
+        return None
+    try:
+        return str(parse_ibi(value))
+    except ParseError as exc:
+        raise ParseError(exc.message, exc.position, name) from exc
+
+
+def _check_language(value: str) -> None:
+    """``xx`` or ``xx-YY`` (Appendix B of file 003: ISO 639-1, ISO 3166-1)."""
+    language, _, country = value.partition("-")
+    problem = language_problem(language) or (country_problem(country) if country else None)
+    if problem:
+        raise ParseError(problem, field="language")
 
 
 def _check_text(value: str, name: str, max_length: int) -> None:

@@ -28,6 +28,15 @@ CREATE TABLE IF NOT EXISTS minted_item (
     created_at TEXT NOT NULL
 );
 
+-- Links from a minted item to other IBIs (issue 3): its next edition, its translations.
+CREATE TABLE IF NOT EXISTS item_link (
+    ibi TEXT NOT NULL,               -- the minted item's IBIp
+    relation TEXT NOT NULL,          -- "nextedition" or "translation"
+    language TEXT NOT NULL DEFAULT '', -- for a translation: its language[-COUNTRY]
+    target TEXT NOT NULL,            -- the linked IBI, as given (normalized)
+    PRIMARY KEY (ibi, relation, language)
+);
+
 -- Prefix pairs added by administrators or learnt from Archive answers (STANDARD.md §1.4);
 -- the standard's own pairs are seeded in code, not here.
 CREATE TABLE IF NOT EXISTS prefix_pair (

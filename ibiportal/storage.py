@@ -32,6 +32,15 @@ class SubsystemClock:
 
 
 @dataclass(frozen=True)
+class ItemLink:
+    """A minted item's link to another IBI: ``nextedition``, or ``translation`` into ``language``."""
+
+    relation: str
+    target: str
+    language: str = ""
+
+
+@dataclass(frozen=True)
 class MintedItem:
     """A row of ``minted_item``: an identifier the portal issued and what was given with it."""
 
@@ -110,6 +119,20 @@ class Storage:
                 _now_iso(),
             ),
         )
+
+    def add_item_link(self, conn: sqlite3.Connection, ibi: str, link: ItemLink) -> None:
+        """Link a minted item (its IBIp) to another IBI, inside the caller's transaction."""
+        conn.execute(
+            "INSERT INTO item_link (ibi, relation, language, target) VALUES (?, ?, ?, ?)",
+            (ibi, link.relation, link.language, link.target),
+        )
+
+    def item_links(self, ibi: str) -> list[ItemLink]:
+        """The links of a minted item (its IBIp)."""
+        rows = self.connection.execute(
+            "SELECT relation, target, language FROM item_link WHERE ibi = ? ORDER BY relation, language", (ibi,)
+        ).fetchall()
+        return [ItemLink(row["relation"], row["target"], row["language"]) for row in rows]
 
     def minted_items(self) -> list[MintedItem]:
         """Every minted item, oldest first."""

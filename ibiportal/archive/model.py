@@ -133,6 +133,8 @@ class Item:
       ``.translation(en)``, in its rep form only).
     * ``language``: the item's own language (ISO 639-1), ``None`` when unspecified; only an
       item in no specified language answers the bare relation ``.translation`` (§9.2).
+    * ``target_url``: the item's URL when its data live at one address outside any Archive
+      directory (items minted by the portal, whose target URL the user gave).
     """
 
     ibi: IbiForms
@@ -149,6 +151,7 @@ class Item:
     translations: tuple[tuple[str, IbiForms], ...] = ()
     metadata: Metadata | None = None
     dc: DublinCore | None = None
+    target_url: str | None = None
 
     def __post_init__(self) -> None:
         if self.target_file is not None and self.target_file not in self.files:
@@ -157,6 +160,8 @@ class Item:
     @property
     def url(self) -> str | None:
         """The URL of the item itself (``url``, relation ``""``; Example 9.9)."""
+        if self.target_url is not None:
+            return self.target_url
         if self.directory_url is None or self.target_file is None:
             return None
         return self.file_url(self.target_file)

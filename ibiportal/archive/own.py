@@ -1,0 +1,119 @@
+"""The portal's own Archive: every identifier the portal mints is one of its items (issue 3).
+
+Items are read from the portal's storage (``minted_item`` and ``item_link``) and presented
+to :class:`~ibiportal.archive.service.ArchiveService` as :class:`~ibiportal.archive.model.Item`
+values, so the own Archive answers the protocol exactly as the demo Archives do: state
+Original, the target URL the user gave (else the portal's page for the item), oai_dc
+metadata generated from the given fields for both ``:`` and ``:(oai_dc)`` (Table 8.2), and
+links to other IBIs as ``ibi.nextedition`` and ``ibi.translation(xx)``.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from datetime import datetime, timezone
+from typing import Protocol
+
+from ..ibi.identifier import parse_ibi
+from ..storage import ItemLink, MintedItem
+from .model import ArchiveIdentity, DublinCore, IbiForms, Item, ItemState, Metadata
+from .relation import Relation
+from .service import ArchiveService
+from .store import ibi_key
+
+#: The relations the own Archive answers for (Table 9.5): the item, its last edition, its
+#: metadata in free format and oai_dc, and those of its last edition.
+OWN_RELATIONS = tuple(
+    Relation.parse(text)
+    for text in (
+        "",
+        ".lastedition",
+        ".metadata",
+        ".metadata(oai_dc)",
+        ".lastedition.metadata",
+        ".lastedition.metadata(oai_dc)",
+    )
+)
+
+
+class MintedItems(Protocol):
+    """What the own Archive needs of storage (``ibiportal.storage.Storage`` has it)."""
+
+    def find_minted(self, rep: str | None = None, ibip: str | None = None) -> MintedItem | None: ...
+
+    def minted_items(self) -> list[MintedItem]: ...
+
+    def item_links(self, ibi: str) -> list[ItemLink]: ...
+
+
+class OwnItemStore:
+    """An :class:`~ibiportal.archive.store.ItemStore` over the portal's minted items."""
+
+    def __init__(self, storage: MintedItems, portal_url: str) -> None:
+        self.storage = storage
+        self.portal_url = portal_url.rstrip("/")
+
+    def find(self, ibi: str) -> Item | None:
+        key = ibi_key(ibi)
+        minted = self.storage.find_minted(rep=key, ibip=key)
+        return None if minted is None else self.item(minted)
+
+    def items(self) -> Iterator[Item]:
+        return (self.item(minted) for minted in self.storage.minted_items())
+
+    def item(self, minted: MintedItem) -> Item:
+        """The Archive's view of a minted item."""
+        created = _moment(minted)
+        links = self.storage.item_links(minted.ibip)
+        next_edition = next((link.target for link in links if link.relation == "nextedition"), None)
+        metadata_url = item_metadata_url(self.portal_url, minted.ibip)
+        return Item(
+            ibi=IbiForms(rep=minted.rep, ibip=minted.ibip),
+            state=ItemState.ORIGINAL,
+            timestamp=created,
+            target_url=minted.target_url or item_page_url(self.portal_url, minted.ibip),
+            language=minted.language,
+            nextedition=_forms(next_edition) if next_edition else None,
+            translations=tuple(
+                (link.language, _forms(link.target)) for link in links if link.relation == "translation"
+            ),
+            metadata=Metadata(url=metadata_url, state=ItemState.ORIGINAL, timestamp=created, oai_dc_url=metadata_url),
+            dc=DublinCore(
+                title=minted.title or f"Item {minted.ibip}",
+                creators=minted.creators,
+                date=minted.item_date,
+            ),
+        )
+
+
+def item_page_url(portal_url: str, ibip: str) -> str:
+    """The portal's landing page of an item minted without a target URL."""
+    return f"{portal_url.rstrip('/')}/archive/items/{ibip}"
+
+
+def item_metadata_url(portal_url: str, ibip: str) -> str:
+    """Where the portal serves an item's oai_dc record (``:`` and ``:(oai_dc)``)."""
+    return f"{portal_url.rstrip('/')}/archive/items/{ibip}/oai_dc.xml"
+
+
+def own_archive_service(
+    storage: MintedItems,
+    *,
+    address: str,
+    service_ibi: str,
+    portal_url: str,
+    urlkey: Callable[[], str] | None = None,
+) -> ArchiveService:
+    """The own Archive's service (Algorithm 1 of §9) at ``http://<address>/<service_ibi>``."""
+    identity = ArchiveIdentity(address=address, service_ibi=_forms(service_ibi))
+    return ArchiveService(identity, OwnItemStore(storage, portal_url), relations=OWN_RELATIONS, urlkey=urlkey)
+
+
+def _forms(ibi: str) -> IbiForms:
+    """An IBI as Table 9.4 forms, under the form it is written in."""
+    identifier = parse_ibi(ibi)
+    return IbiForms(rep=str(identifier)) if identifier.form == "rep" else IbiForms(ibip=str(identifier))
+
+
+def _moment(minted: MintedItem) -> datetime:
+    """The identifier's date, as the item's timestamp (whole seconds, Table 9.3)."""
+    return datetime.fromtimestamp(int(minted.date), tz=timezone.utc)
