@@ -10,6 +10,7 @@ from .api import urls as api_urls  # noqa: F401  (its routes join api_bp: /api/v
 from .cli import ibi_cli, init_db_command
 from .errors import register_errorhandlers
 from .identifiers.views import bp as identifiers_bp
+from .urls.views import bp as urls_bp
 
 csrf = CSRFProtect()
 
@@ -20,6 +21,7 @@ def register(app: Flask) -> None:
     csrf.init_app(app)
     csrf.exempt(api_bp)  # JSON API: no cookies-based session to ride on
     app.register_blueprint(identifiers_bp)
+    app.register_blueprint(urls_bp)
     app.register_blueprint(api_bp)
     register_errorhandlers(app)
     app.cli.add_command(ibi_cli)

@@ -1,0 +1,52 @@
+"""Parse and Compose pages for persistent URLs (file 003, §8.1)."""
+from __future__ import annotations
+
+from flask import Blueprint, render_template, request
+
+from ...errors import ParseError
+from ...ibi.compose import compose
+from ..context import canonical_base, resolver_base
+from ..inputs import persistent_url_input, query_pairs
+from ..results import url_to_dict
+from .forms import ComposeForm, ParseForm
+
+bp = Blueprint("urls", __name__)
+
+
+@bp.get("/parse")
+def parse_page():
+    """Read a persistent URL: its Table 8.8 fields, relation, meaning and canonical forms."""
+    form = ParseForm(request.args)
+    result = None
+    if request.args:
+        try:
+            url = persistent_url_input(form.url.data or "")
+        except ParseError as exc:
+            form.url.errors = [*form.url.errors, str(exc)]
+        else:
+            result = url_to_dict(url, canonical_base(url))
+    status = 400 if form.errors else 200
+    return render_template("urls/parse.html", form=form, result=result), status
+
+
+@bp.get("/compose")
+def compose_page():
+    """Build a persistent URL from an IBI and ordered verbs, in both syntaxes, with its meaning."""
+    form = ComposeForm(request.args)
+    result = None
+    if request.args and form.validate():
+        try:
+            url = compose(
+                form.ibi.data or "",
+                form.chosen_verbs(),
+                filepath=form.filepath.data or None,
+                original=form.original.data,
+                query=query_pairs(form.query_lines()),
+                base=form.base.data or resolver_base(),
+            )
+        except ParseError as exc:
+            form.show(exc)
+        else:
+            result = url_to_dict(url)
+    status = 400 if form.errors else 200
+    return render_template("urls/compose.html", form=form, result=result), status

@@ -1,0 +1,128 @@
+"""The Parse and Compose pages (issue 3): results shown, errors next to their fields with a 400."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+ERROR = re.compile(r'<p class="error" id="([^"]+)-error">([^<]*)</p>')
+
+
+def errors(html: str) -> dict[str, str]:
+    """The field errors of a page: field id → message."""
+    return dict(ERROR.findall(html))
+
+
+def test_pages_are_linked_from_the_nav_and_the_home_page(client):
+    html = client.get("/").get_data(as_text=True)
+    assert html.count('href="/parse"') == 2 and html.count('href="/compose"') == 2
+
+
+@pytest.mark.parametrize("path", ["/parse", "/compose"])
+def test_empty_page_is_a_form_without_errors(client, path):
+    page = client.get(path)
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    assert f'action="{path}"' in html and not errors(html)
+
+
+def test_parse_page_shows_fields_relation_meaning_and_both_forms(client):
+    page = client.get("/parse", query_string={"url": "http://urlib.net/LK47B6W/362SFKH+?ibiurl.requireditemstatus=Original&ibiurl.verblist=GetMetadata"})
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    for text in (
+        "parsedibiurl.verblist",
+        "<code>GetTranslation</code> <code>GetMetadata</code>",
+        "<code>Original</code>",
+        "<code>.translation.metadata</code>",
+        "Metadata of the translation of the item LK47B6W/362SFKH.",
+        "Metadados da tradução do item LK47B6W/362SFKH.",
+        "http://urlib.net/LK47B6W/362SFKH+:?ibiurl.requireditemstatus=Original",
+        "http://urlib.net/LK47B6W/362SFKH?ibiurl.requireditemstatus=Original&amp;ibiurl.verblist=GetTranslation+GetMetadata",
+    ):
+        assert text in html
+
+
+def test_parse_page_builds_a_bare_ibi_on_the_portals_resolver(app, client):
+    app.config["RESOLVER_BASE"] = "https://urlib.net/"
+    html = client.get("/parse?url=8JMKD3MGP8W/35MMLL8!").get_data(as_text=True)
+    assert "https://urlib.net/8JMKD3MGP8W/35MMLL8?ibiurl.verblist=GetLastEdition" in html
+
+
+@pytest.mark.parametrize(
+    ("url", "fragment"),
+    [
+        ("", "a persistent URL is expected, such as http://urlib.net/LK47B6W/362SFKH (at character 1)"),
+        ("http://urlib.net/LK47B6W/362SFKH!!", "the last edition is asked once (Table 8.1) (at character 34)"),
+        ("http://urlib.net/LK47B6W/362SFKO", "(at character 32)"),
+    ],
+)
+def test_parse_page_shows_the_error_next_to_the_url(client, url, fragment):
+    page = client.get("/parse", query_string={"url": url})
+    assert page.status_code == 400
+    html = page.get_data(as_text=True)
+    assert fragment in errors(html)["url"] and 'aria-invalid="true"' in html
+
+
+def test_compose_page_shows_both_syntaxes_and_meaning(client):
+    page = client.get(
+        "/compose",
+        query_string={
+            "ibi": "8JMKD3MGP8W/35MMLL8",
+            "step1-verb": "GetLastEdition",
+            "step3-verb": "GetTranslation",
+            "step3-language": "pt-BR",
+            "step4-verb": "GetFileList",
+            "original": "y",
+            "query": "lang=pt\n\n  x=a b  \n",
+            "base": "http://urlib.net",
+        },
+    )
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    for text in (
+        "http://urlib.net/8JMKD3MGP8W/35MMLL8!+(pt-BR)?ibiurl.requireditemstatus=Original&amp;ibiurl.verblist=GetFileList&amp;lang=pt&amp;x=a%20b",
+        "http://urlib.net/8JMKD3MGP8W/35MMLL8?ibiurl.requireditemstatus=Original"
+        "&amp;ibiurl.verblist=GetLastEdition+GetTranslation(pt-BR)+GetFileList&amp;lang=pt&amp;x=a%20b",
+        "List of files of the translation into Portuguese (Brazil) of the last edition of the item 8JMKD3MGP8W/35MMLL8.",
+        "Lista de arquivos da tradução em português (Brasil) da última edição do item 8JMKD3MGP8W/35MMLL8.",
+        "<code>.lastedition.translation(pt-BR)</code>",
+    ):
+        assert text in html
+    assert not errors(html)
+
+
+def test_compose_page_with_only_an_ibi_is_the_item_on_the_portals_resolver(client):
+    page = client.get("/compose?ibi=sid.inpe.br/mtc-m18@80/2009/07.21.14.43&filepath=/doc/a.pdf")
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    assert "http://localhost/sid.inpe.br/mtc-m18@80/2009/07.21.14.43/doc/a.pdf" in html and "(repository name)" in html
+
+
+@pytest.mark.parametrize(
+    ("query", "field", "fragment"),
+    [
+        ({"ibi": ""}, "ibi", "empty"),
+        ({"ibi": "8JMKD3MGP8W/35MMLV8"}, "ibi", "(at character 18)"),
+        ({"step1-verb": "GetMetadata", "step3-verb": "GetLastEdition"}, "step3-verb", "`:!` is not a modifier of Table 8.2"),
+        ({"step1-verb": "GetFileList", "step2-verb": "GetFileList"}, "step2-verb", "`GetFileList` is asked once"),
+        ({"step1-verb": "GetNothing"}, "step1-verb", "Not a valid choice"),
+        ({"step2-verb": "GetMetadata", "step2-language": "pt"}, "step2-language", "only GetTranslation takes a language"),
+        ({"step2-language": "pt"}, "step2-language", "only GetTranslation takes a language"),
+        ({"step1-verb": "GetTranslation", "step1-language": "PT"}, "step1-language", "did you mean `pt`?"),
+        ({"step1-verb": "GetTranslation", "step1-language": "pt-br"}, "step1-language", "did you mean `BR`?"),
+        ({"step1-verb": "GetTranslation", "step1-format": "oai_dc"}, "step1-format", "only GetMetadata takes a format"),
+        ({"step1-verb": "GetMetadata", "step1-format": "marc"}, "step1-format", "Not a valid choice"),
+        ({"filepath": "/a/../b"}, "filepath", "`..` is not allowed as a path segment: the file path names a file inside the item (at character 4)"),
+        ({"query": "a=1\n\nnovalue"}, "query", "pair 2: `novalue` is not a pair"),
+        ({"query": "ibiurl.verblist=GetMetadata"}, "query", "pair 1: `ibiurl.verblist` is a resolver pair"),
+        ({"base": "ftp://urlib.net/"}, "base", "`ftp` is not a scheme"),
+    ],
+)
+def test_compose_page_shows_the_error_next_to_its_field(client, query, field, fragment):
+    page = client.get("/compose", query_string={"ibi": "8JMKD3MGP8W/35MMLL8", **query})
+    assert page.status_code == 400
+    html = page.get_data(as_text=True)
+    shown = errors(html)
+    assert list(shown) == [field] and fragment in shown[field].replace("&#39;", "'")
+    assert "<h2>Persistent URL</h2>" not in html
