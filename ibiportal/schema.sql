@@ -57,3 +57,30 @@ CREATE TABLE IF NOT EXISTS trace (
     body TEXT NOT NULL               -- JSON of the Resolution
 );
 CREATE INDEX IF NOT EXISTS trace_created_at ON trace (created_at);
+
+-- Registered Archives (issue 4, file 003 §7.1-§7.2). An Archive is registered by an
+-- administrator with its archive-service IBI and a registration key (Table 7.1); it is
+-- included or excluded by its own inclusionRequest / exclusionRequest (Table 7.2).
+CREATE TABLE IF NOT EXISTS archive (
+    service_ibi TEXT PRIMARY KEY,    -- the archive-service IBI, normalized (ibi.parse_ibi)
+    key_hash TEXT NOT NULL,          -- scrypt$n$r$p$salt$digest of the key; never the key
+    included INTEGER NOT NULL DEFAULT 0,
+    address TEXT,                    -- archiveaddress of the last inclusion (it may change)
+    ip TEXT,                         -- archiveip
+    platform_version TEXT,           -- archiveplatformversion
+    admin_email TEXT,                -- archiveadmemailaddress
+    last_confirmation TEXT,          -- "successful" or "unsuccessful" (status.confirmation)
+    registered_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+
+-- Each Archive's history: registered, included, excluded, refused (wrong key, address not
+-- allowed), with the reason; bounded per Archive (storage.ARCHIVE_HISTORY_LIMIT).
+CREATE TABLE IF NOT EXISTS archive_event (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    service_ibi TEXT NOT NULL,
+    at TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    detail TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS archive_event_service_ibi ON archive_event (service_ibi, id);

@@ -202,3 +202,145 @@ def _minted_item(row: sqlite3.Row) -> MintedItem:
 
 def _now_iso() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+# ==========================================================================================
+# Registered Archives (issue 4, file 003 §7): the ArchiveRegistry of the resolver service.
+# Kept as one section, with its own imports, so it does not interleave with the code above.
+# ==========================================================================================
+
+from ibiportal.resolver.registration import (  # noqa: E402  (this section's imports)
+    ArchiveDetails,
+    ArchiveEvent,
+    Confirmation,
+    KeyHash,
+    RegisteredArchive,
+)
+from ibiportal.resolver.transport import ArchiveEndpoint  # noqa: E402
+
+#: Events kept per Archive; older ones are dropped, so repeated refused attempts (anyone may
+#: send a wrong key) cannot grow the database without bound.
+ARCHIVE_HISTORY_LIMIT = 200
+
+
+class ArchiveStore:
+    """Registered Archives over a :class:`Storage`: implements
+    :class:`~ibiportal.resolver.registration.ArchiveRegistry` (§7.2) and the administrator's
+    operations of §7.1. Every write is one transaction (row and history together). Only the
+    key's hash is stored (:class:`~ibiportal.resolver.registration.KeyHash`).
+    """
+
+    def __init__(self, storage: Storage):
+        self.storage = storage
+
+    def register_archive(self, service_ibi: str, key_hash: KeyHash, at: datetime) -> bool:
+        """Register an Archive (§7.1); ``False`` when ``service_ibi`` is already registered."""
+        when = _iso(at)
+        with self.storage.write_transaction() as conn:
+            cursor = conn.execute(
+                "INSERT OR IGNORE INTO archive (service_ibi, key_hash, registered_at, updated_at)"
+                " VALUES (?, ?, ?, ?)",
+                (service_ibi, key_hash.encode(), when, when),
+            )
+            if cursor.rowcount == 0:
+                return False
+            _add_archive_event(conn, service_ibi, when, "registered", "registered by an administrator")
+        return True
+
+    def remove_archive(self, service_ibi: str) -> bool:
+        """Forget an Archive and its history; ``False`` when it was not registered."""
+        with self.storage.write_transaction() as conn:
+            cursor = conn.execute("DELETE FROM archive WHERE service_ibi = ?", (service_ibi,))
+            conn.execute("DELETE FROM archive_event WHERE service_ibi = ?", (service_ibi,))
+        return cursor.rowcount > 0
+
+    def find_archive(self, service_ibi: str) -> RegisteredArchive | None:
+        row = self.storage.connection.execute(
+            "SELECT * FROM archive WHERE service_ibi = ?", (service_ibi,)
+        ).fetchone()
+        return _registered_archive(row) if row else None
+
+    def archives(self) -> list[RegisteredArchive]:
+        """Every registered Archive, by service IBI."""
+        rows = self.storage.connection.execute("SELECT * FROM archive ORDER BY service_ibi").fetchall()
+        return [_registered_archive(row) for row in rows]
+
+    def archive_events(self, service_ibi: str) -> list[ArchiveEvent]:
+        """An Archive's history, oldest first."""
+        rows = self.storage.connection.execute(
+            "SELECT at, kind, detail FROM archive_event WHERE service_ibi = ? ORDER BY id", (service_ibi,)
+        ).fetchall()
+        return [ArchiveEvent(row["at"], row["kind"], row["detail"]) for row in rows]
+
+    def record_inclusion(
+        self, service_ibi: str, details: ArchiveDetails, confirmation: Confirmation, at: datetime
+    ) -> None:
+        when = _iso(at)
+        with self.storage.write_transaction() as conn:
+            conn.execute(
+                "UPDATE archive SET included = 1, address = ?, ip = ?, platform_version = ?,"
+                " admin_email = ?, last_confirmation = ?, updated_at = ? WHERE service_ibi = ?",
+                (details.address, details.ip, details.platform_version, details.admin_email,
+                 confirmation.word, when, service_ibi),
+            )
+            _add_archive_event(
+                conn, service_ibi, when, "included",
+                f"at {details.address} ({details.ip}), confirmation {confirmation.word}: {confirmation.detail}",
+            )
+
+    def record_exclusion(self, service_ibi: str, at: datetime) -> None:
+        when = _iso(at)
+        with self.storage.write_transaction() as conn:
+            conn.execute(
+                "UPDATE archive SET included = 0, updated_at = ? WHERE service_ibi = ?", (when, service_ibi)
+            )
+            _add_archive_event(conn, service_ibi, when, "excluded", "switched off")
+
+    def record_refusal(self, service_ibi: str, reason: str, at: datetime) -> None:
+        with self.storage.write_transaction() as conn:
+            _add_archive_event(conn, service_ibi, _iso(at), "refused", reason)
+
+    def included_endpoints(
+        self, connect_timeout: float = 3.0, read_timeout: float = 5.0
+    ) -> tuple[ArchiveEndpoint, ...]:
+        """The included Archives, for the resolver (transport ``"live"``), named by their address."""
+        rows = self.storage.connection.execute(
+            "SELECT address, service_ibi FROM archive WHERE included = 1 AND address IS NOT NULL"
+            " ORDER BY service_ibi"
+        ).fetchall()
+        return tuple(
+            ArchiveEndpoint(row["address"], row["service_ibi"], row["address"], "live", connect_timeout, read_timeout)
+            for row in rows
+        )
+
+
+def _add_archive_event(conn: sqlite3.Connection, service_ibi: str, when: str, kind: str, detail: str) -> None:
+    conn.execute(
+        "INSERT INTO archive_event (service_ibi, at, kind, detail) VALUES (?, ?, ?, ?)",
+        (service_ibi, when, kind, detail),
+    )
+    conn.execute(
+        "DELETE FROM archive_event WHERE service_ibi = ? AND id NOT IN"
+        " (SELECT id FROM archive_event WHERE service_ibi = ? ORDER BY id DESC LIMIT ?)",
+        (service_ibi, service_ibi, ARCHIVE_HISTORY_LIMIT),
+    )
+
+
+def _registered_archive(row: sqlite3.Row) -> RegisteredArchive:
+    return RegisteredArchive(
+        service_ibi=row["service_ibi"],
+        key_hash=KeyHash.decode(row["key_hash"]),
+        registered_at=row["registered_at"],
+        updated_at=row["updated_at"],
+        included=bool(row["included"]),
+        address=row["address"],
+        ip=row["ip"],
+        platform_version=row["platform_version"],
+        admin_email=row["admin_email"],
+        last_confirmation=row["last_confirmation"],
+    )
+
+
+def _iso(at: datetime) -> str:
+    """``at`` in UTC, in the format of :func:`_now_iso`."""
+    return at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

@@ -1,0 +1,361 @@
+"""Archive registration at the resolver (file 003, §7): who may be included, and the status answer.
+
+§7.1: an Archive is registered out of band with its archive-service IBI and a registration key
+(Table 7.1) of its administrator's choice. §7.2, Figure 7.1: switching on, the Archive sends
+"Incluir arquivo" (2), an ``inclusionRequest`` with the eight pairs of Table 7.2 (Example 7.2);
+the resolver sends "Solicitar confirmação" (3), an ``inclusionConfirmationRequest`` to
+``http://<archiveaddress>/<archiveserviceibi>`` (Example 7.4), expects "confirmação" (4)
+``confirmation yes``, and answers "status" (5): ``status.archive included
+status.confirmation successful`` – or ``unsuccessful`` when no confirmation came, the Archive
+being included all the same (§7.2: "Nem sempre o acesso é possível, como, por exemplo, em
+alguns casos de IP dinâmico"). Switching off, it sends "Excluir arquivo" (7), an
+``exclusionRequest`` (Example 7.3), answered by "status" (8) ``status.archive excluded``. The
+address may change from one inclusion to the next (§7.2); the latest one is kept.
+
+Refusals (STANDARD.md §3, Decision) are pair lists too, ``status.archive refused
+status.reason {…}``, with a 4xx status:
+
+======  ===================================================================================
+status  when
+======  ===================================================================================
+400     the query cannot be read, a pair of Table 7.2 is missing or malformed (the reason
+        names it; ``archiveprotocol`` other than ``HTTP`` is such a malformed pair), or the
+        ``servicesubject`` is not one the resolver service answers
+404     no Archive is registered with this ``archiveserviceibi`` (in the form it registered)
+403     the registration key does not match (compared in constant time, on its hash)
+422     inclusion only: the resolver may not contact ``archiveaddress`` (it resolves to a
+        loopback, private, link-local, multicast, reserved or unspecified address, unless the
+        deployment allows private Archives, or it does not resolve at all): such an Archive
+        could never be asked anything. 422, not 403: the Archive proved who it is, the
+        request is well-formed, only its content cannot be acted upon.
+======  ===================================================================================
+
+Nothing is half-stored: every check and the confirmation exchange come first, then ONE
+registry call writes the outcome. A refused request changes nothing but the Archive's
+history, and only when the Archive is registered (wrong key, address not allowed), so an
+administrator can see failed attempts; unknown Archives and unreadable requests leave no
+trace in the database. Keys are never stored (:class:`KeyHash`), logged or echoed.
+
+This module is pure: no Flask. The :class:`ArchiveRegistry` is implemented by
+``ibiportal.storage.ArchiveStore``; the transport is any
+:class:`~ibiportal.resolver.transport.Transport`.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Protocol
+from urllib.parse import urlsplit
+
+from ibiportal.errors import ParseError
+from ibiportal.ibi.identifier import parse_ibi
+from ibiportal.protocol.messages import (
+    ExclusionRequest,
+    InclusionConfirmationRequest,
+    InclusionRequest,
+    RegistrationKey,
+    parse_request,
+    request_url,
+)
+from ibiportal.protocol.pairlist import PairList, PairListError, read_answer
+from ibiportal.protocol.query import parse_query
+from ibiportal.protocol.status import EXCLUDED, REASON_UNKNOWN_ARCHIVE, REASON_WRONG_KEY, included, refused
+from ibiportal.resolver.addresses import AddressRefused, GetAddrInfo, check_host
+from ibiportal.resolver.transport import Exchange, Timeouts, Transport
+
+logger = logging.getLogger(__name__)
+
+OK = 200
+MALFORMED = 400
+WRONG_KEY = 403
+UNKNOWN_ARCHIVE = 404
+ADDRESS_NOT_ALLOWED = 422
+
+CONFIRMATION_TIMEOUTS = Timeouts(connect=3.0, read=5.0, total=8.0)
+"""Limits of "Solicitar confirmação" (3): the Archive is waiting for its status (5) meanwhile."""
+
+SUBJECTS = (InclusionRequest.SUBJECT, ExclusionRequest.SUBJECT)
+"""The ``servicesubject`` values the resolver service answers (§7.2)."""
+
+
+def utc_now() -> datetime:
+    """The default clock: an aware UTC datetime."""
+    return datetime.now(timezone.utc)
+
+
+def normalize_service_ibi(text: str) -> str:
+    """An archive-service IBI in its normalized spelling (Table 7.2: ``repositório`` or IBIp).
+
+    Raises :class:`ParseError` for ``field="archiveserviceibi"``, position in ``text``.
+    """
+    try:
+        return str(parse_ibi(text))
+    except ParseError as error:
+        raise ParseError(f"archiveserviceibi: {error.message}", error.position, "archiveserviceibi") from error
+
+
+@dataclass(frozen=True)
+class KeyHash:
+    """A registration key (Table 7.1) as stored: scrypt with a per-record random salt.
+
+    The key itself is never kept; :meth:`matches` recomputes the hash of a candidate and
+    compares the digests with :func:`hmac.compare_digest` (constant time).
+    """
+
+    salt: bytes = field(repr=False)
+    digest: bytes = field(repr=False)
+    n: int = 2**14
+    r: int = 8
+    p: int = 1
+
+    ALGORITHM = "scrypt"
+
+    @classmethod
+    def of(cls, key: RegistrationKey) -> KeyHash:
+        """Hash ``key`` with a fresh 16-byte salt."""
+        salt = os.urandom(16)
+        return cls(salt, cls._derive(key, salt, cls.n, cls.r, cls.p), cls.n, cls.r, cls.p)
+
+    @staticmethod
+    def _derive(key: RegistrationKey, salt: bytes, n: int, r: int, p: int) -> bytes:
+        return hashlib.scrypt(key.reveal().encode("ascii"), salt=salt, n=n, r=r, p=p, dklen=32)
+
+    def matches(self, key: RegistrationKey) -> bool:
+        """Whether ``key`` is the registered key (constant-time comparison of the digests)."""
+        return hmac.compare_digest(self._derive(key, self.salt, self.n, self.r, self.p), self.digest)
+
+    def encode(self) -> str:
+        """``scrypt$n$r$p$<salt hex>$<digest hex>``, the stored text."""
+        return "$".join((self.ALGORITHM, str(self.n), str(self.r), str(self.p), self.salt.hex(), self.digest.hex()))
+
+    @classmethod
+    def decode(cls, text: str) -> KeyHash:
+        """The inverse of :meth:`encode`; ``ValueError`` for a text it did not write."""
+        algorithm, n, r, p, salt, digest = text.split("$")
+        if algorithm != cls.ALGORITHM:
+            raise ValueError(f"unknown key hash algorithm {algorithm!r}")
+        return cls(bytes.fromhex(salt), bytes.fromhex(digest), int(n), int(r), int(p))
+
+
+@dataclass(frozen=True)
+class ArchiveDetails:
+    """What an ``inclusionRequest`` says about the Archive (Table 7.2), the key left out."""
+
+    address: str
+    ip: str
+    platform_version: str
+    admin_email: str
+
+    @classmethod
+    def of(cls, request: InclusionRequest) -> ArchiveDetails:
+        return cls(
+            request.archive_address,
+            request.archive_ip,
+            request.archive_platform_version,
+            request.archive_adm_email_address,
+        )
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """Result of "Solicitar confirmação" (3)/(4): ``successful`` and, for people, why (§7.2)."""
+
+    successful: bool
+    detail: str
+
+    @property
+    def word(self) -> str:
+        """``successful`` or ``unsuccessful``, the value of ``status.confirmation``."""
+        return "successful" if self.successful else "unsuccessful"
+
+
+@dataclass(frozen=True)
+class RegisteredArchive:
+    """A registered Archive (§7.1) and what its last inclusion said (§7.2).
+
+    ``address`` … ``admin_email`` are ``None`` until the first inclusion;
+    ``last_confirmation`` is ``successful``, ``unsuccessful`` or ``None``. Times are ISO 8601
+    UTC texts.
+    """
+
+    service_ibi: str
+    key_hash: KeyHash = field(repr=False)
+    registered_at: str
+    updated_at: str
+    included: bool = False
+    address: str | None = None
+    ip: str | None = None
+    platform_version: str | None = None
+    admin_email: str | None = None
+    last_confirmation: str | None = None
+
+
+@dataclass(frozen=True)
+class ArchiveEvent:
+    """One line of an Archive's history: ``kind`` is registered, included, excluded or refused."""
+
+    at: str
+    kind: str
+    detail: str
+
+
+class ArchiveRegistry(Protocol):
+    """Where registered Archives live (implemented by ``ibiportal.storage.ArchiveStore``).
+
+    Each ``record_*`` call is one transaction: the Archive's row and its history change
+    together or not at all.
+    """
+
+    def find_archive(self, service_ibi: str) -> RegisteredArchive | None:
+        """The Archive registered with this normalized service IBI, or ``None``."""
+        ...
+
+    def record_inclusion(
+        self, service_ibi: str, details: ArchiveDetails, confirmation: Confirmation, at: datetime
+    ) -> None:
+        """Mark the Archive included at ``details.address`` and add the event."""
+        ...
+
+    def record_exclusion(self, service_ibi: str, at: datetime) -> None:
+        """Mark the Archive excluded and add the event."""
+        ...
+
+    def record_refusal(self, service_ibi: str, reason: str, at: datetime) -> None:
+        """Add a refused attempt to the Archive's history; nothing else changes."""
+        ...
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The resolver service's answer: a pair list (§6.2) and its HTTP status."""
+
+    answer: PairList
+    status: int
+
+    @property
+    def body(self) -> str:
+        """The pair list on one line, as §7.2 prints the status messages."""
+        return self.answer.serialize(" ")
+
+
+class RegistrationService:
+    """Answers ``inclusionRequest`` and ``exclusionRequest`` (§7.2, Table 7.2); see the module docstring.
+
+    ``allow_private`` is the deployment's ``IBIPORTAL_ALLOW_PRIVATE_ARCHIVES``: whether
+    ``archiveaddress`` may resolve to a loopback, private or otherwise non-public address.
+    ``clock`` gives the events' times; ``getaddrinfo`` replaces DNS (tests).
+    """
+
+    def __init__(
+        self,
+        registry: ArchiveRegistry,
+        transport: Transport,
+        *,
+        allow_private: bool = False,
+        clock: Callable[[], datetime] = utc_now,
+        getaddrinfo: GetAddrInfo | None = None,
+        timeouts: Timeouts = CONFIRMATION_TIMEOUTS,
+    ) -> None:
+        self.registry = registry
+        self.transport = transport
+        self.allow_private = allow_private
+        self.clock = clock
+        self._getaddrinfo = getaddrinfo
+        self.timeouts = timeouts
+
+    def answer(self, query: str | bytes) -> Outcome:
+        """The answer to a request's query string (without ``?``), whatever it holds."""
+        try:
+            subjects = [pair.value for pair in parse_query(query) if pair.name == "servicesubject"]
+            if subjects and subjects[0] not in SUBJECTS:
+                return self._refuse(
+                    f"servicesubject {subjects[0][:60]!r} is not answered by the resolver service; "
+                    f"send {' or '.join(SUBJECTS)} (§7.2)",
+                    MALFORMED,
+                )
+            message = parse_request(query)
+        except ParseError as error:
+            return self._refuse(str(error), MALFORMED)
+        if isinstance(message, InclusionRequest):
+            return self.include(message)
+        assert isinstance(message, ExclusionRequest)  # SUBJECTS has only these two
+        return self.exclude(message)
+
+    def include(self, request: InclusionRequest) -> Outcome:
+        """"Incluir arquivo" (2) → "Solicitar confirmação" (3) → "status" (5) (Figure 7.1)."""
+        service_ibi = self._authenticate(request)
+        if isinstance(service_ibi, Outcome):
+            return service_ibi
+        problem = self._address_problem(request.archive_address)
+        if problem is not None:
+            return self._refuse(problem, ADDRESS_NOT_ALLOWED, service_ibi, record=True)
+        confirmation = self.confirm(request.archive_address, request.archive_service_ibi)
+        self.registry.record_inclusion(service_ibi, ArchiveDetails.of(request), confirmation, self.clock())
+        logger.info(
+            "archive %s included at %s, confirmation %s (%s)",
+            service_ibi, request.archive_address, confirmation.word, confirmation.detail,
+        )
+        return Outcome(included(confirmation.successful), OK)
+
+    def exclude(self, request: ExclusionRequest) -> Outcome:
+        """"Excluir arquivo" (7) → "status" (8) (Figure 7.1); the registration is kept (§7.2)."""
+        service_ibi = self._authenticate(request)
+        if isinstance(service_ibi, Outcome):
+            return service_ibi
+        self.registry.record_exclusion(service_ibi, self.clock())
+        logger.info("archive %s excluded", service_ibi)
+        return Outcome(EXCLUDED, OK)
+
+    def confirm(self, address: str, service_ibi: str) -> Confirmation:
+        """Send ``inclusionConfirmationRequest`` (Example 7.4) and read the answer (4)."""
+        url = request_url(address, service_ibi, InclusionConfirmationRequest())
+        return _read_confirmation(self.transport.fetch(url, self.timeouts))
+
+    def _authenticate(self, request: InclusionRequest | ExclusionRequest) -> str | Outcome:
+        """The registered Archive's normalized service IBI, or the refusal (400, 404, 403)."""
+        try:
+            service_ibi = normalize_service_ibi(request.archive_service_ibi)
+        except ParseError as error:
+            return self._refuse(str(error), MALFORMED)
+        archive = self.registry.find_archive(service_ibi)
+        if archive is None:
+            return self._refuse(REASON_UNKNOWN_ARCHIVE, UNKNOWN_ARCHIVE, service_ibi)
+        if not archive.key_hash.matches(request.registration_key):
+            return self._refuse(REASON_WRONG_KEY, WRONG_KEY, service_ibi, record=True)
+        return service_ibi
+
+    def _address_problem(self, address: str) -> str | None:
+        """Why the resolver may not contact ``archiveaddress`` (hostport, §6.1), or ``None``."""
+        parts = urlsplit(f"http://{address}/")
+        kwargs = {} if self._getaddrinfo is None else {"getaddrinfo": self._getaddrinfo}
+        try:
+            check_host(parts.hostname or address, parts.port or 80, allow_private=self.allow_private, **kwargs)
+        except AddressRefused as refusal:
+            return f"address not allowed: {refusal.reason}"
+        return None
+
+    def _refuse(self, reason: str, status: int, service_ibi: str | None = None, *, record: bool = False) -> Outcome:
+        """A refusal, logged; ``record`` adds it to the registered Archive's history."""
+        if record and service_ibi is not None:
+            self.registry.record_refusal(service_ibi, reason, self.clock())
+        logger.warning("archive registration request refused (%d) for %s: %s", status, service_ibi or "?", reason)
+        return Outcome(refused(reason), status)
+
+
+def _read_confirmation(exchange: Exchange) -> Confirmation:
+    """"confirmação" (4) must be the pair list ``confirmation yes`` (§7.2, Algorithm 1 line 3)."""
+    if exchange.failure is not None:
+        return Confirmation(False, f"{exchange.failure}: {exchange.error}")
+    if exchange.status != 200:
+        return Confirmation(False, f"HTTP status {exchange.status}")
+    answer = read_answer(exchange.body or b"")
+    if isinstance(answer, PairListError):
+        return Confirmation(False, f"the answer is not a pair list: {answer}")
+    if answer.get("confirmation") != "yes":
+        return Confirmation(False, "the answer is not 'confirmation yes'")
+    return Confirmation(True, "confirmation yes")
