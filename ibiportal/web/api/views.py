@@ -18,7 +18,7 @@ bp = Blueprint("api", __name__, url_prefix="/api/v1")
 @bp.post("/mint")
 def mint():
     """Mint one identifier, or ``count`` of them, with optional title and target URL."""
-    body = _json_body()
+    body = json_body()
     count = parse_count(body.get("count"))
     mint_request = MintRequest.parse(body)
     items = get_minter().mint_many(count, mint_request)
@@ -41,7 +41,7 @@ def convert_view():
     return jsonify(conversion.to_dict())
 
 
-def _json_body() -> dict:
+def json_body() -> dict:
     """The request's JSON object; an empty body is ``{}``; anything else is a 400 naming where."""
     raw = request.get_data(as_text=True)
     if not raw.strip():

@@ -1,0 +1,82 @@
+"""The Archives the portal hosts (issue 3): its own Archive's service and item pages, and the
+pages behind the demo Archives' URLs, so that every resolution ends on a real page."""
+from __future__ import annotations
+
+from flask import Blueprint, Flask, Response, abort, render_template, request
+
+from ...archive.model import Item
+from ...archive.oai_dc import oai_dc_xml
+from ...archive.service import ArchiveService
+from ...errors import ParseError
+from ..context import resolver_base
+from ..services import get_demo_archives, get_own_archive
+
+bp = Blueprint("archive", __name__)
+
+PAIR_LIST_MIMETYPE = "text/plain"
+
+
+def register_service_route(app: Flask) -> None:
+    """``GET /<own archive service IBI>?servicesubject=…`` (§9.1), at the configured IBI.
+
+    A fixed rule, so it wins over the resolver's ``/<path>`` rule.
+    """
+    app.add_url_rule(f"/{app.config['ARCHIVE_SERVICE_IBI']}", "own_archive_service", own_archive_service)
+
+
+def own_archive_service():
+    """The own Archive answers the protocol: Algorithm 1 of §9 on the query string."""
+    answer = get_own_archive().respond(request.query_string)
+    return Response(answer.text, answer.status, mimetype=PAIR_LIST_MIMETYPE, headers={"Cache-Control": "no-store"})
+
+
+@bp.get("/archive/items/<path:ibi>/oai_dc.xml")
+def own_item_metadata(ibi: str):
+    """An own item's oai_dc record (its ``:`` and ``:(oai_dc)`` relations)."""
+    item = _find(get_own_archive(), ibi)
+    return Response(oai_dc_xml(item, resolver_base().rstrip("/")), mimetype="application/xml")
+
+
+@bp.get("/archive/items/<path:ibi>")
+def own_item(ibi: str):
+    """The landing page of an item minted without a target URL."""
+    return render_template("archive/item.html", item=_find(get_own_archive(), ibi), archive="this portal")
+
+
+@bp.get("/demo/archives/<name>/col/<path:rest>")
+def demo_item_resource(name: str, rest: str):
+    """What a demo Archive's item URLs point to: its data page, metadata page or oai_dc record."""
+    service = _demo(name)
+    for suffix, kind in (("/metadata.xml", "oai_dc"), ("/metadata", "metadata")):
+        if rest.endswith(suffix):
+            item = _find(service, rest[: -len(suffix)])
+            if kind == "oai_dc":
+                return Response(oai_dc_xml(item, resolver_base().rstrip("/")), mimetype="application/xml")
+            return render_template("archive/metadata.html", item=item, archive=name)
+    ibi, _, path = rest.partition("/doc/")
+    item = _find(service, ibi)
+    return render_template("archive/item.html", item=item, archive=name, file=path or None)
+
+
+@bp.get("/demo/archives/<name>/filelist/<path:ibi>")
+def demo_file_list(name: str, ibi: str):
+    """A demo item's file list (``GetFileList``, Example 9.12)."""
+    item = _find(_demo(name), ibi)
+    return render_template("archive/filelist.html", item=item, archive=name)
+
+
+def _demo(name: str) -> ArchiveService:
+    archive = get_demo_archives().get(name)
+    if archive is None:
+        abort(404, description=f"no demo Archive named {name}")
+    return archive.service
+
+
+def _find(service: ArchiveService, ibi: str) -> Item:
+    try:
+        item = service.store.find(ibi)
+    except ParseError as exc:
+        abort(404, description=f"{ibi} is not an IBI: {exc}")
+    if item is None:
+        abort(404, description=f"{ibi} is not held by this Archive")
+    return item

@@ -1,0 +1,77 @@
+"""Running a resolution for a request: which Archives, how to reach them, where the trace goes.
+
+Shared by ``GET /<persistent URL>`` and ``POST /api/v1/trace``; the engine itself
+(``ibiportal.resolver.engine``) knows nothing of Flask.
+"""
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+
+from flask import current_app, request
+
+from ..errors import ParseError
+from ..resolver.addresses import client_ip_list
+from ..resolver.engine import ClientInfo, Resolver, ResolverSettings
+from ..resolver.trace import Resolution
+from ..storage import ArchiveStore
+from ..resolver.transport import ArchiveEndpoint
+from .context import get_storage
+from .services import OWN_ARCHIVE_NAME, get_executor, get_http_transport, get_in_process_transport
+
+#: Which Archives a resolution asks: the demo ones, the live ones (registered Archives and
+#: the portal's own), or both.
+SELECTIONS = ("demo", "live", "all")
+
+
+@dataclass(frozen=True)
+class StoredResolution:
+    """A resolution and the id of its stored trace (the permalink)."""
+
+    trace_id: str
+    resolution: Resolution
+
+
+def archive_endpoints(selection: str) -> list[ArchiveEndpoint]:
+    """The endpoints of the chosen Archives (``SELECTIONS``)."""
+    if selection not in SELECTIONS:
+        raise ParseError(f"archives must be one of {', '.join(SELECTIONS)}, not {selection!r}", field="archives")
+    in_process = get_in_process_transport().endpoints()
+    demo = [endpoint for endpoint in in_process if endpoint.name != OWN_ARCHIVE_NAME]
+    if selection == "demo":
+        return demo
+    live = [endpoint for endpoint in in_process if endpoint.name == OWN_ARCHIVE_NAME]
+    live += ArchiveStore(get_storage()).included_endpoints()
+    return live if selection == "live" else demo + live
+
+
+def default_selection() -> str:
+    """What ``GET /<persistent URL>`` asks: every Archive, or only live ones when the demo is off."""
+    return "all" if current_app.config["DEMO_ARCHIVES"] else "live"
+
+
+def request_client() -> ClientInfo:
+    """Table 8.6 from the request: the client then its proxies (trusted ones only), and Accept-Language."""
+    ips = client_ip_list(
+        request.remote_addr,
+        request.headers.get("X-Forwarded-For"),
+        current_app.config["TRUSTED_PROXIES"],
+    )
+    return ClientInfo(ips, request.headers.get("Accept-Language"))
+
+
+def resolve_and_store(persistent_url: str, selection: str, client: ClientInfo) -> StoredResolution:
+    """Resolve (never from a cache) and keep the trace for its permalink."""
+    resolver = Resolver(
+        archive_endpoints(selection),
+        {"demo": get_in_process_transport(), "live": get_http_transport()},
+        settings=ResolverSettings(resolver_base=request.url_root),
+        executor=get_executor(),
+    )
+    resolution = resolver.resolve(persistent_url, client)
+    trace_id = secrets.token_urlsafe(12)
+    outcome = "found" if resolution.found else resolution.alert.reason.value
+    get_storage().save_trace(
+        trace_id, persistent_url, outcome, resolution.to_dict(), current_app.config["TRACE_RETENTION"]
+    )
+    return StoredResolution(trace_id, resolution)

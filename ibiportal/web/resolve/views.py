@@ -1,0 +1,80 @@
+"""``GET /<ibi><modifiers><path>?<query>``: the portal as a resolver, like urlib.net (Figure 8.1)."""
+from __future__ import annotations
+
+from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, url_for
+
+from ...errors import ParseError
+from ...ibi.identifier import split_ibi
+from ...ibi.url import parse_persistent_url
+from ...resolver.trace import AlertReason
+from ..errors import wants_json
+from ..resolution import default_selection, request_client, resolve_and_store
+
+bp = Blueprint("resolve", __name__)
+
+#: HTTP status of each alert (7): the item is not there (404), was there (410), the
+#: Archives disagree (409), or nobody gave a usable answer (502 / 504).
+ALERT_STATUS = {
+    AlertReason.NOT_FOUND: 404,
+    AlertReason.TRANSLATION_MISSING: 404,
+    AlertReason.NO_ORIGINAL: 404,
+    AlertReason.DELETED: 410,
+    AlertReason.CONFLICTING_ORIGINALS: 409,
+    AlertReason.NO_ARCHIVE_ANSWERED: 504,
+    AlertReason.NO_ARCHIVES: 503,
+    AlertReason.HOP_LIMIT: 502,
+    AlertReason.CYCLE: 502,
+    AlertReason.UNSAFE_URL: 502,
+    AlertReason.BAD_REQUEST: 400,
+}
+
+
+@bp.get("/<path:ibi_path>")
+def resolve(ibi_path: str):
+    """Resolve a persistent URL: 302 to the URL an Archive answered, or the alert."""
+    received = received_url()
+    try:
+        parse_persistent_url(received)
+    except ParseError as exc:
+        try:
+            split_ibi(ibi_path)
+        except ParseError:
+            abort(404)  # not an IBI at all: an unknown page of the portal
+        raise exc
+    stored = resolve_and_store(received, default_selection(), request_client())
+    resolution = stored.resolution
+    trace_url = url_for("api.get_trace", trace_id=stored.trace_id, _external=True)
+    if resolution.found:
+        response = redirect(resolution.url, code=302)
+    else:
+        response = alert_response(resolution, trace_url)
+    response.headers["Link"] = f'<{trace_url}>; rel="describedby"; type="application/json"'
+    response.headers["X-IBI-Trace"] = trace_url
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def received_url() -> str:
+    """The persistent URL as the browser sent it (message (2)), path and query undecoded."""
+    raw = request.environ.get("RAW_URI") or request.environ.get("REQUEST_URI")
+    if not raw:
+        raw = request.full_path if request.query_string else request.path
+    return request.host_url.rstrip("/") + raw
+
+
+def alert_response(resolution, trace_url: str) -> Response:
+    """The alert (7) as JSON, plain text or an HTML page, with its status."""
+    alert = resolution.alert
+    status = ALERT_STATUS[alert.reason]
+    if wants_json():
+        body = {"alert": alert.to_dict(), "persistent_url": resolution.persistent_url, "trace": trace_url}
+        response = jsonify(body)
+        response.status_code = status
+        return response
+    best = request.accept_mimetypes.best_match(["text/html", "text/plain"])
+    if best == "text/plain" and request.accept_mimetypes[best] > request.accept_mimetypes["text/html"]:
+        when = f" ({alert.timestamp})" if alert.timestamp else ""
+        text = f"{alert.reason.value}: {alert.message}{when}\ntrace: {trace_url}\n"
+        return Response(text, status, mimetype="text/plain")
+    page = render_template("resolve/alert.html", resolution=resolution, alert=alert, trace_url=trace_url)
+    return Response(page, status)
