@@ -27,6 +27,7 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
         "IBIPORTAL_GRANULARITY": "GRANULARITY",
         "IBIPORTAL_RESOLVER_BASE": "RESOLVER_BASE",
         "IBIPORTAL_PORTAL_URL": "PORTAL_URL",
+        "IBIPORTAL_RESOLVER_SERVICE_IBI": "RESOLVER_SERVICE_IBI",
         "IBIPORTAL_TRUSTED_PROXIES": "TRUSTED_PROXIES",
         "IBIPORTAL_DEMO_ARCHIVES": "DEMO_ARCHIVES",
         "IBIPORTAL_TRACE_RETENTION": "TRACE_RETENTION",
@@ -71,6 +72,8 @@ DEFAULTS: dict = {
     "RESOLVER_BASE": "",
     # Where this portal is reachable: the demo Archives' item pages and metadata live here.
     "PORTAL_URL": "http://127.0.0.1:8000",
+    # The resolver service IBI (§6.1): Archives send inclusionRequest/exclusionRequest here (§7.2).
+    "RESOLVER_SERVICE_IBI": "J8LNKB5R7W/3FUQHC5",
     # Reverse proxies whose X-Forwarded-For is believed (IPs or CIDR networks, Table 8.6).
     "TRUSTED_PROXIES": [],
     # Whether the demo Archives take part in resolving GET /<persistent URL> (issue 4).

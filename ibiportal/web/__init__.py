@@ -7,9 +7,11 @@ from flask_wtf import CSRFProtect
 from . import context
 from .api.views import bp as api_bp
 from .api import urls as api_urls  # noqa: F401  (its routes join api_bp: /api/v1/parse, /api/v1/compose)
+from .archives_cli import archives_cli
 from .cli import ibi_cli, init_db_command
 from .errors import register_errorhandlers
 from .identifiers.views import bp as identifiers_bp
+from .resolver_service.views import bp as resolver_service_bp
 from .urls.views import bp as urls_bp
 
 csrf = CSRFProtect()
@@ -20,9 +22,12 @@ def register(app: Flask) -> None:
     context.init_app(app)
     csrf.init_app(app)
     csrf.exempt(api_bp)  # JSON API: no cookies-based session to ride on
+    csrf.exempt(resolver_service_bp)  # Archives call it (§7.2), GET only
     app.register_blueprint(identifiers_bp)
     app.register_blueprint(urls_bp)
     app.register_blueprint(api_bp)
+    app.register_blueprint(resolver_service_bp)  # fixed rule /<resolver service IBI> (§6.1)
     register_errorhandlers(app)
     app.cli.add_command(ibi_cli)
     app.cli.add_command(init_db_command)
+    app.cli.add_command(archives_cli)

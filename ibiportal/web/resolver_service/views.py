@@ -1,0 +1,48 @@
+"""``GET /<resolver service IBI>?servicesubject=…``: the resolver service of file 003 §6.1.
+
+It answers "Incluir arquivo" (2) and "Excluir arquivo" (7) of Figure 7.1 (Table 7.2,
+Examples 7.2 and 7.3) with a ``text/plain`` ASCII pair list (§6.2) – the status (5)/(8) of
+§7.2, or a refusal (STANDARD.md §3) with its 4xx status – computed by
+:class:`~ibiportal.resolver.registration.RegistrationService`. Any other ``servicesubject``
+at this address is refused with 400.
+
+The rule is the fixed path ``/<IBIPORTAL_RESOLVER_SERVICE_IBI>`` (default
+``J8LNKB5R7W/3FUQHC5``), added when the blueprint is registered: a rule without variables
+always wins over the resolver's catch-all ``/<path:…>`` rule, whatever the order.
+"""
+from __future__ import annotations
+
+from flask import Blueprint, Response, current_app, request
+from flask.blueprints import BlueprintSetupState
+
+from ...resolver.registration import RegistrationService, normalize_service_ibi
+from ...storage import ArchiveStore
+from ..context import get_storage
+from ..services import get_http_transport
+
+bp = Blueprint("resolver_service", __name__)
+
+PAIR_LIST_CONTENT_TYPE = "text/plain; charset=us-ascii"
+
+
+@bp.record_once
+def _add_service_rule(state: BlueprintSetupState) -> None:
+    """The service's rule, at the configured IBI (normalized; a bad IBI stops the start-up)."""
+    service_ibi = normalize_service_ibi(state.app.config["RESOLVER_SERVICE_IBI"])
+    state.add_url_rule(f"/{service_ibi}", "answer", answer, methods=["GET"])
+
+
+def answer() -> Response:
+    """The pair list answering this request's query string (§7.2)."""
+    service = RegistrationService(
+        ArchiveStore(get_storage()),
+        get_http_transport(),
+        allow_private=current_app.config["ALLOW_PRIVATE_ARCHIVES"],
+    )
+    outcome = service.answer(request.query_string)
+    return Response(
+        outcome.body,
+        outcome.status,
+        content_type=PAIR_LIST_CONTENT_TYPE,
+        headers={"Cache-Control": "no-store"},
+    )
