@@ -275,7 +275,7 @@ class RegistrationService:
             if subjects and subjects[0] not in SUBJECTS:
                 return self._refuse(
                     f"servicesubject {subjects[0][:60]!r} is not answered by the resolver service; "
-                    f"send {' or '.join(SUBJECTS)} (§7.2)",
+                    f"send {' or '.join(SUBJECTS)} (file 003, section 7.2)",
                     MALFORMED,
                 )
             message = parse_request(query)
