@@ -27,9 +27,11 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
         "IBIPORTAL_GRANULARITY": "GRANULARITY",
         "IBIPORTAL_RESOLVER_BASE": "RESOLVER_BASE",
         "IBIPORTAL_PORTAL_URL": "PORTAL_URL",
+        "IBIPORTAL_ARCHIVE_SERVICE_IBI": "ARCHIVE_SERVICE_IBI",
         "IBIPORTAL_RESOLVER_SERVICE_IBI": "RESOLVER_SERVICE_IBI",
         "IBIPORTAL_TRUSTED_PROXIES": "TRUSTED_PROXIES",
         "IBIPORTAL_DEMO_ARCHIVES": "DEMO_ARCHIVES",
+        "IBIPORTAL_ALLOW_PRIVATE_ARCHIVES": "ALLOW_PRIVATE_ARCHIVES",
         "IBIPORTAL_TRACE_RETENTION": "TRACE_RETENTION",
     }
     for env_name, key in names.items():
@@ -40,8 +42,9 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
             settings[key] = _integer(settings[key], key)
     if "TRUSTED_PROXIES" in settings:
         settings["TRUSTED_PROXIES"] = [p.strip() for p in settings["TRUSTED_PROXIES"].split(",") if p.strip()]
-    if "DEMO_ARCHIVES" in env:
-        settings["DEMO_ARCHIVES"] = _flag(env["DEMO_ARCHIVES"] if "DEMO_ARCHIVES" in env else env["IBIPORTAL_DEMO_ARCHIVES"])
+    for key in ("DEMO_ARCHIVES", "ALLOW_PRIVATE_ARCHIVES"):
+        if key in settings:
+            settings[key] = _flag(settings[key], key)
     return settings
 
 
@@ -51,14 +54,14 @@ def _integer(value: str, key: str) -> int:
     return int(value)
 
 
-def _flag(value: str) -> bool:
+def _flag(value: str, key: str) -> bool:
     """``1``/``true``/``yes``/``on`` or ``0``/``false``/``no``/``off`` (any case)."""
     lowered = value.strip().lower()
     if lowered in ("1", "true", "yes", "on"):
         return True
-    if lowered in ("0", "false", "no", "off", ""):
+    if lowered in ("0", "false", "no", "off"):
         return False
-    raise ValueError(f"expected 1 or 0 (on or off), not {value!r}")
+    raise ValueError(f"IBIPORTAL_{key} must be 1 or 0 (on or off), not {value!r}")
 
 
 DEFAULTS: dict = {
@@ -72,12 +75,16 @@ DEFAULTS: dict = {
     "RESOLVER_BASE": "",
     # Where this portal is reachable: the demo Archives' item pages and metadata live here.
     "PORTAL_URL": "http://127.0.0.1:8000",
+    # The archive service IBI of the portal's own Archive (§7.1), a demo subsystem identifier.
+    "ARCHIVE_SERVICE_IBI": "32G4GKPW/4GR3P92",
     # The resolver service IBI (§6.1): Archives send inclusionRequest/exclusionRequest here (§7.2).
     "RESOLVER_SERVICE_IBI": "J8LNKB5R7W/3FUQHC5",
     # Reverse proxies whose X-Forwarded-For is believed (IPs or CIDR networks, Table 8.6).
     "TRUSTED_PROXIES": [],
     # Whether the demo Archives take part in resolving GET /<persistent URL> (issue 4).
     "DEMO_ARCHIVES": True,
+    # Whether live Archives may be on loopback/private/link-local addresses (tests, intranets).
+    "ALLOW_PRIVATE_ARCHIVES": False,
     # How many resolution traces are kept.
     "TRACE_RETENTION": 1000,
 }

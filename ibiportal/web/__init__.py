@@ -6,11 +6,16 @@ from flask_wtf import CSRFProtect
 
 from . import context
 from .api.views import bp as api_bp
+from .api import trace as api_trace  # noqa: F401  (its routes join api_bp: /api/v1/trace)
 from .api import urls as api_urls  # noqa: F401  (its routes join api_bp: /api/v1/parse, /api/v1/compose)
+from .archive.views import bp as archive_bp
+from .archive.views import register_service_route as register_archive_service
 from .archives_cli import archives_cli
 from .cli import ibi_cli, init_db_command
+from .demo_cli import demo_cli
 from .errors import register_errorhandlers
 from .identifiers.views import bp as identifiers_bp
+from .resolve.views import bp as resolve_bp
 from .resolver_service.views import bp as resolver_service_bp
 from .urls.views import bp as urls_bp
 
@@ -27,7 +32,11 @@ def register(app: Flask) -> None:
     app.register_blueprint(urls_bp)
     app.register_blueprint(api_bp)
     app.register_blueprint(resolver_service_bp)  # fixed rule /<resolver service IBI> (§6.1)
+    app.register_blueprint(archive_bp)
+    register_archive_service(app)
+    app.register_blueprint(resolve_bp)  # its /<path> rule yields to every fixed rule above
     register_errorhandlers(app)
     app.cli.add_command(ibi_cli)
     app.cli.add_command(init_db_command)
     app.cli.add_command(archives_cli)
+    app.cli.add_command(demo_cli)

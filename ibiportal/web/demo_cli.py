@@ -1,0 +1,37 @@
+"""``flask --app app demo-archive list|serve``: the demo Archives as standalone HTTP servers."""
+from __future__ import annotations
+
+import click
+from flask.cli import AppGroup
+
+from ..archive.http_server import ArchiveHTTPServer
+from .services import get_demo_archives
+
+demo_cli = AppGroup("demo-archive", help="The demo Archives (file 003 §10 and support scenarios).")
+
+
+@demo_cli.command("list")
+def list_command() -> None:
+    """The demo Archives, with what each shows."""
+    for name, archive in get_demo_archives().items():
+        click.echo(f"{name:12} {archive.service.identity.address:28} {archive.description}")
+
+
+@demo_cli.command("serve")
+@click.argument("name")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Loopback address to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, help="Port (0: any free one).")
+@click.option("--delay", type=float, default=0.0, help="Seconds to hold every answer back.")
+def serve_command(name: str, host: str, port: int, delay: float) -> None:
+    """Run demo Archive NAME over HTTP; it answers as http://HOST:PORT/<its archive service IBI>."""
+    archives = get_demo_archives()
+    if name not in archives:
+        raise click.BadParameter(f"no demo Archive {name!r}; one of: {', '.join(archives)}", param_hint="NAME")
+    server = ArchiveHTTPServer(archives[name].service, host, port, delay)
+    click.echo(f"demo Archive {name} at {server.base_url} (Ctrl-C to stop)", err=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
