@@ -1,0 +1,124 @@
+"""Issue 4 over real sockets: two standalone demo Archive servers on loopback (the
+``demo-archive serve`` command), a portal under gunicorn, registration with the CLI,
+switching on with inclusionRequest, resolving §10.1 and §10.2 with ``GET /<persistent URL>``,
+switching off with exclusionRequest."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import requests
+
+from ibiportal.archive.demo import load_demo_archives
+from ibiportal.protocol.messages import ExclusionRequest, InclusionRequest, request_url
+
+ROOT = Path(__file__).resolve().parents[2]
+RESOLVER_SERVICE_IBI = "J8LNKB5R7W/3FUQHC5"
+KEY = "1234567890-0987654321"
+# The final URLs (7) as the standard prints them: the demo items keep their Archive's URLs.
+SECTION_10_1_URL = "http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m18@80/2009/07.21.14.43/doc/CCSDS%20650.0-B-1.pdf"
+SECTION_10_2_URL = "http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m18/2012/07.12.18.08.49/doc/metadata.cgi?choice=oai_dc"
+
+
+def start(args: list[str], env: dict, ready: str) -> tuple[subprocess.Popen, re.Match]:
+    """Start a command and wait for the line on stderr that says where it listens."""
+    process = subprocess.Popen(args, cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        line = process.stderr.readline()
+        if not line:
+            break
+        match = re.search(ready, line)
+        if match:
+            return process, match
+    process.kill()
+    pytest.fail(f"{args[:6]} did not start: last line {line!r}")
+
+
+@pytest.fixture
+def live(tmp_path):
+    env = {
+        **os.environ,
+        "IBIPORTAL_DATABASE": str(tmp_path / "live.sqlite"),
+        "IBIPORTAL_DEMO_ARCHIVES": "0",
+        "IBIPORTAL_ALLOW_PRIVATE_ARCHIVES": "1",
+    }
+    flask = [sys.executable, "-m", "flask", "--app", "app"]
+    processes = []
+    try:
+        archives = {}
+        for name in ("mtc-m16c", "mtc-m16d"):
+            process, match = start(flask + ["demo-archive", "serve", name, "--port", "0"], env, r"at http://([\d.]+):(\d+)/")
+            processes.append(process)
+            archives[name] = int(match.group(2))
+        portal, match = start(
+            [sys.executable, "-m", "gunicorn", "--bind", "127.0.0.1:0", "--workers", "2", "app:app"],
+            env, r"Listening at: http://127.0.0.1:(\d+)",
+        )
+        processes.append(portal)
+        yield {"env": env, "flask": flask, "archives": archives, "portal": f"127.0.0.1:{match.group(1)}"}
+    finally:
+        for process in processes:
+            process.terminate()
+            process.wait(timeout=10)
+            process.stderr.close()
+
+
+def switch(live: dict, name: str, message_cls) -> requests.Response:
+    service_ibi = load_demo_archives()[name].service.identity.service_ibi.forms()[0]
+    message = message_cls(
+        archive_address=f"127.0.0.1:{live['archives'][name]}",
+        archive_service_ibi=service_ibi,
+        archive_ip="127.0.0.1",
+        archive_platform_version="URLib 2.1",
+        archive_adm_email_address="admin@example.org",
+        registration_key=KEY,
+    )
+    return requests.get(request_url(live["portal"], RESOLVER_SERVICE_IBI, message), timeout=10)
+
+
+@pytest.mark.slow
+def test_register_include_resolve_exclude_over_real_sockets(live, vectors):
+    for name in live["archives"]:
+        service_ibi = load_demo_archives()[name].service.identity.service_ibi.forms()[0]
+        registered = subprocess.run(
+            live["flask"] + ["archives", "register", service_ibi, "--key", KEY],
+            cwd=ROOT, env=live["env"], capture_output=True, text=True, timeout=30,
+        )
+        assert registered.returncode == 0, registered.stderr
+        assert KEY not in registered.stdout + registered.stderr
+
+    portal = f"http://{live['portal']}"
+    # Not yet included: only the portal's own Archive is asked, and it does not hold the item.
+    assert requests.get(f"{portal}/8JMKD3MGP8W/35MMLL8", allow_redirects=False, timeout=20).status_code == 404
+
+    for name in live["archives"]:
+        answer = switch(live, name, InclusionRequest)
+        assert answer.status_code == 200
+        assert answer.text.split() == vectors["status_messages"]["included_confirmed"].split()
+
+    m16c = live["archives"]["mtc-m16c"]
+    first = requests.get(f"{portal}/8JMKD3MGP8W/35MMLL8", allow_redirects=False, timeout=20)
+    assert first.status_code == 302
+    assert first.headers["Location"] == SECTION_10_1_URL
+    trace = requests.get(first.headers["X-IBI-Trace"], timeout=10).json()
+    ack = next(step for step in trace["trace"]["steps"] if step["number"] == 5)
+    assert ack["request_url"].startswith(f"http://127.0.0.1:{m16c}/sid.inpe.br/mtc-m18@80/2008/03.17.15.17?")
+    assert next(step for step in trace["trace"]["steps"] if step["number"] == 6)["raw_answer"].strip() == (
+        vectors["status_messages"]["ack_notice"]
+    )
+
+    second = requests.get(f"{portal}/8JMKD3MGP8W/35MMLL8!:(oai_dc)", allow_redirects=False, timeout=20)
+    assert second.status_code == 302
+    assert second.headers["Location"] == SECTION_10_2_URL
+
+    for name in live["archives"]:
+        answer = switch(live, name, ExclusionRequest)
+        assert answer.status_code == 200
+        assert answer.text.split() == vectors["status_messages"]["excluded"].split()
+    assert requests.get(f"{portal}/8JMKD3MGP8W/35MMLL8", allow_redirects=False, timeout=20).status_code == 404
