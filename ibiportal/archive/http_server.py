@@ -26,7 +26,7 @@ def with_address(service: ArchiveService, address: str) -> ArchiveService:
 
 
 class ArchiveHTTPServer(ThreadingHTTPServer):
-    """Serves one :class:`ArchiveService`; ``delay`` holds every answer back (slow Archives)."""
+    """Serves one :class:`ArchiveService`; every answer takes at least ``delay`` seconds (slow Archives)."""
 
     daemon_threads = True
 
@@ -51,9 +51,10 @@ class _Handler(BaseHTTPRequestHandler):
         if parts.path.casefold() not in self.server.paths:
             self._send(404, f"status.request refused status.reason {{no archive service at {parts.path}}}")
             return
-        if self.server.delay:
-            time.sleep(self.server.delay)
+        started = time.monotonic()
         answer = self.server.service.respond(parts.query)
+        # The delay is the whole time to answer, the Archive's own work included.
+        time.sleep(max(0.0, self.server.delay - (time.monotonic() - started)))
         self._send(answer.status, answer.text)
 
     def _send(self, status: int, text: str) -> None:

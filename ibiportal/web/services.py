@@ -1,6 +1,6 @@
 """Long-lived services shared by every request of one app: built once, on first use.
 
-The resolver asks Archives in parallel over one pooled HTTP session and one thread pool
+The resolver asks Archives in parallel over one pooled HTTP transport and one thread pool
 (issue 4); the demo Archives are loaded from their data file once.
 """
 from __future__ import annotations
