@@ -192,3 +192,27 @@ def test_traces_are_bounded(app, client):
            for _ in range(3)]
     assert client.get(f"/api/v1/trace/{ids[0]}").status_code == 404
     assert client.get(f"/api/v1/trace/{ids[2]}").status_code == 200
+
+
+def first_url_request(client, response) -> str:
+    return next(s for s in trace_of(client, response)["trace"]["steps"] if s["number"] == 3)["request_url"]
+
+
+def test_forwarded_for_is_believed_only_from_trusted_proxies(app, client):
+    forwarded = {"X-Forwarded-For": "172.16.44.200"}
+    untrusted = client.get("/8JMKD3MGP8W/35MMLL8", environ_base={"REMOTE_ADDR": "150.163.68.1"}, headers=forwarded)
+    assert "clientinformation.ipaddress=150.163.68.1&" in first_url_request(client, untrusted)
+    app.config["TRUSTED_PROXIES"] = ["150.163.68.1"]
+    trusted = client.get("/8JMKD3MGP8W/35MMLL8", environ_base={"REMOTE_ADDR": "150.163.68.1"}, headers=forwarded)
+    # Table 8.10: the user's IP first, then its proxies' (as §10.1 shows them).
+    assert "clientinformation.ipaddress=172.16.44.200%20150.163.68.1&" in first_url_request(client, trusted)
+
+
+def test_language_preference_chooses_the_translation_and_is_not_passed_on(client):
+    response = client.get("/D7N2U8HW/3J5AC3H+", environ_base=CLIENT, headers={"Accept-Language": "pt-BR,en;q=0.5"})
+    assert response.status_code == 302
+    # The field survey's Portuguese translation, an item of its own (demo Archive "origin").
+    assert "/demo/archives/origin/col/ibiportal.test/lab/2015/06.02.09.41/" in response.headers["Location"]
+    steps = trace_of(client, response)["trace"]["steps"]
+    assert all("languagepreference" not in (s["request_url"] or "") for s in steps)
+    assert all("requireditemstatus" not in (s["request_url"] or "") for s in steps)
