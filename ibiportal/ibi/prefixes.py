@@ -67,3 +67,16 @@ def rep_prefixes_for(ibip_prefix: str, pairs: Iterable[Sequence[str]]) -> tuple[
     """Repository-name prefixes paired with this IBIp prefix, table order (first preferred)."""
     wanted = ibip_prefix.upper()
     return _distinct(rep for rep, ibip, _ in _normalized_pairs(pairs) if ibip == wanted)
+
+
+def check_prefix_pair(rep_prefix: str, ibip_prefix: str) -> tuple[str, str]:
+    """A pair to add to the table, normalized (rep lower case, IBIp upper case), or ParseError."""
+    try:
+        decode_rep_prefix(rep_prefix)
+    except ParseError as error:
+        raise ParseError(error.message, error.position, "rep_prefix") from error
+    try:
+        decode_ibip_prefix(ibip_prefix)
+    except ParseError as error:
+        raise ParseError(error.message, error.position, "ibip_prefix") from error
+    return rep_prefix.lower(), ibip_prefix.upper()

@@ -14,6 +14,7 @@ from flask.cli import AppGroup
 
 from ..errors import ParseError
 from ..ibi.conversion import convert
+from ..ibi.prefixes import check_prefix_pair
 from ..minting import MAX_CLI_COUNT, MintRequest, parse_count
 from .context import get_minter, get_storage, known_prefix_pairs
 from .results import minted_to_dict
@@ -76,6 +77,25 @@ def convert_command(
             )
     if failed:
         sys.exit(1)
+
+
+@ibi_cli.command("prefix-pair")
+@click.argument("rep_prefix", required=False)
+@click.argument("ibip_prefix", required=False)
+def prefix_pair_command(rep_prefix: str | None, ibip_prefix: str | None) -> None:
+    """List the known prefix pairs, or add REP_PREFIX IBIP_PREFIX (one subsystem's two prefixes)."""
+    if rep_prefix is None:
+        for rep, ibip in known_prefix_pairs():
+            click.echo(f"{rep}\t{ibip}")
+        return
+    if ibip_prefix is None:
+        _fail("input", ParseError("give both prefixes: REP_PREFIX IBIP_PREFIX"))
+    try:
+        rep, ibip = check_prefix_pair(rep_prefix, ibip_prefix)
+    except ParseError as exc:
+        _fail(exc.field or "prefix", exc)
+    get_storage().add_prefix_pair(rep, ibip, "administrator")
+    click.echo(f"added {rep} = {ibip}")
 
 
 @click.command("init-db")

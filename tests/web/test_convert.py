@@ -103,3 +103,21 @@ def test_unknown_api_route_is_json_404(client):
     response = client.get("/api/v1/nothing")
     assert response.status_code == 404
     assert response.get_json()["error"]["message"]
+
+
+def test_cli_prefix_pair_extends_the_table(runner, client):
+    before = client.get("/api/v1/convert?ibi=dpi.inpe.br/banon/1999/01.09.22.14").get_json()
+    assert before["ibip"] is None
+    added = runner.invoke(args=["ibi", "prefix-pair", "dpi.inpe.br/banon", "J8LNKAN8PW"])
+    assert added.exit_code == 0, added.output
+    listed = runner.invoke(args=["ibi", "prefix-pair"])
+    assert "dpi.inpe.br/banon\tJ8LNKAN8PW" in listed.output
+    after = client.get("/api/v1/convert?ibi=dpi.inpe.br/banon/1999/01.09.22.14").get_json()
+    assert after["ibip"] == "J8LNKAN8PW/9HFNHE" and after["prefix"]["source"] == "table"
+    back = client.get("/api/v1/convert?ibi=J8LNKAN8PW/9HFNHE").get_json()
+    assert back["rep"] == "dpi.inpe.br/banon/1999/01.09.22.14"
+
+
+def test_cli_prefix_pair_rejects_a_bad_prefix(runner):
+    result = runner.invoke(args=["ibi", "prefix-pair", "dpi.inpe.br/banon", "J8LNKAN8P0"])
+    assert result.exit_code != 0 and "ibip_prefix" in result.output
