@@ -15,6 +15,15 @@ from datetime import datetime, timezone
 from decimal import Decimal
 from pathlib import Path
 
+from ibiportal.resolver.registration import (
+    ArchiveDetails,
+    ArchiveEvent,
+    Confirmation,
+    KeyHash,
+    RegisteredArchive,
+)
+from ibiportal.resolver.transport import ArchiveEndpoint
+
 SCHEMA = (Path(__file__).with_name("schema.sql")).read_text(encoding="utf-8")
 
 #: How long a writer waits for another process's transaction (seconds). Minting holds the
@@ -204,19 +213,7 @@ def _now_iso() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-# ==========================================================================================
-# Registered Archives (issue 4, file 003 §7): the ArchiveRegistry of the resolver service.
-# Kept as one section, with its own imports, so it does not interleave with the code above.
-# ==========================================================================================
-
-from ibiportal.resolver.registration import (  # noqa: E402  (this section's imports)
-    ArchiveDetails,
-    ArchiveEvent,
-    Confirmation,
-    KeyHash,
-    RegisteredArchive,
-)
-from ibiportal.resolver.transport import ArchiveEndpoint  # noqa: E402
+# -- registered Archives (issue 4, file 003 §7): the ArchiveRegistry of the resolver service --
 
 #: Events kept per Archive; older ones are dropped, so repeated refused attempts (anyone may
 #: send a wrong key) cannot grow the database without bound.
