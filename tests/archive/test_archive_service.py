@@ -15,6 +15,7 @@ from ibiportal.archive.store import InMemoryItemStore
 from ibiportal.ibi.modifiers import Verb
 from ibiportal.protocol.messages import InclusionConfirmationRequest, UrlRequest, check_key
 from ibiportal.protocol.pairlist import parse_pair_list
+from tests.standard_examples import EXAMPLE_7_3, query_of
 
 URL_REQUEST = "servicesubject=urlRequest&clientinformation.ipaddress=150.163.2.175&parsedibiurl.ibi="
 WHEN = datetime(2020, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
@@ -214,13 +215,7 @@ def test_two_items_with_one_ibi_in_one_store_are_rejected():
         ("servicesubject=urlRequest&parsedibiurl.ibi=a b", "space"),
         ("servicesubject=urlRequest&parsedibiurl.ibi=%zz", "percent escape"),
         ("servicesubject=acknowledgment&contenttype=Data", "mandatory"),
-        (
-            "servicesubject=exclusionRequest&archiveaddress=mtc-m21.sid.inpe.br&"
-            "archiveserviceibi=sid.inpe.br/mtc-m21/2012/06.05.15.34.39&archiveip=150.163.34.239&archiveprotocol=HTTP&"
-            "archiveplatformversion=2014:11.09.02.16.15&archiveadmemailaddress=banon@dpi.inpe.br&"
-            "registrationkey=1234567890",
-            "addressed to the resolver",
-        ),
+        (query_of(EXAMPLE_7_3), "addressed to the resolver"),
     ],
 )
 def test_malformed_requests_are_refused_with_a_pair_list(archives, query, reason):

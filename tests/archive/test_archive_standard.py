@@ -1,15 +1,27 @@
 """The standard's own Archive answers (file 003: Examples 6.2, 9.2-9.12, §10.1, §10.2), reproduced.
 
-Two printing accidents of the standard are repaired in the expected texts below, each marked
-``REPAIRED``: ``http://mtc-m16c ... br/col/…`` (a line break the PDF extraction elided; the
-host is ``mtc-m16c.sid.inpe.br`` like every other URL of these answers) and ``CCSDS\\%20650``
-in §10.1 (a LaTeX escape; the acknowledgment and the final URL of §10.1 have ``%20``).
+The messages of §6.1 and §10 come from tests/standard_examples.py (with their repairs noted
+there). Example 9.2 below is repaired where marked ``REPAIRED``: ``http://mtc-m16c ... br/col/…``
+(a line break the PDF extraction elided; the host is ``mtc-m16c.sid.inpe.br`` like every other
+URL of these answers).
 """
 from __future__ import annotations
 
 from ibiportal.archive.service import filter_url_list
 from ibiportal.ibi.modifiers import Verb
 from ibiportal.protocol.pairlist import parse_pair_list
+from tests.standard_examples import (
+    EXAMPLE_6_1,
+    SECTION_10_1_ACK,
+    SECTION_10_1_ANSWER,
+    SECTION_10_1_URL_REQUEST,
+    SECTION_10_2_ACK,
+    SECTION_10_2_ANSWER_1,
+    SECTION_10_2_ANSWER_2,
+    SECTION_10_2_URL_REQUEST_1,
+    SECTION_10_2_URL_REQUEST_2,
+    query_of,
+)
 
 EXAMPLE_9_2 = """\
 archiveaddress mtc-m16c.sid.inpe.br
@@ -81,72 +93,12 @@ url.translation(pt) http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m18@80/2009/
 urlkey 1426387214-9164566186556927
 """
 
-SECTION_10_1_REQUEST = (
-    "clientinformation.ipaddress=172.16.44.200%20150.163.68.1&"
-    "parsedibiurl.ibi=8JMKD3MGP8W/35MMLL8&"
-    "servicesubject=urlRequest"
-)
-SECTION_10_1_ANSWER = """\
-archiveaddress mtc-m16c.sid.inpe.br
-contenttype Data
-ibi {rep sid.inpe.br/mtc-m18@80/2009/07.21.14.43 ibip 8JMKD3MGP8W/35MMLL8}
-ibi.archiveservice {rep sid.inpe.br/mtc-m18@80/2008/03.17.15.17}
-ibi.platformsoftware {rep dpi.inpe.br/banon/1998/08.02.08.56}
-state Original
-timestamp 2009-07-21T14:43:31Z
-url http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m18@80/2009/07.21.14.43/doc/CCSDS%20650.0-B-1.pdf
-urlkey 1427244889-5349022633744855
-"""  # REPAIRED: the standard prints "CCSDS\%20650.0-B-1.pdf"
-SECTION_10_1_ACKNOWLEDGMENT = (
-    "clientinformation.ipaddress=172.16.44.200%20150.163.68.1&contenttype=Data&"
-    "ibi=rep%20sid.inpe.br/mtc-m18@80/2009/07.21.14.43%20ibip%208JMKD3MGP8W/35MMLL8&"
-    "servicesubject=acknowledgment&state=Original&"
-    "url=http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m18@80/2009/07.21.14.43/doc/CCSDS%20650.0-B-1.pdf&"
-    "url.persistent=http://urlib.net:80/8JMKD3MGP8W/35MMLL8&urlkey=1427244889-5349022633744855"
-)
-
-SECTION_10_2_FIRST_REQUEST = (
-    "clientinformation.ipaddress=172.16.44.200%20150.163.68.1&"
-    "parsedibiurl.ibi=8JMKD3MGP8W/35MMLL8&"
-    "parsedibiurl.verblist=GetLastEdition%20GetMetadata(oai_dc)&"
-    "servicesubject=urlRequest"
-)
-SECTION_10_2_FIRST_ANSWER = """\
-archiveaddress mtc-m16c.sid.inpe.br
-ibi {rep sid.inpe.br/mtc-m18@80/2009/07.21.14.43 ibip 8JMKD3MGP8W/35MMLL8}
-ibi.archiveservice {rep sid.inpe.br/mtc-m18@80/2008/03.17.15.17}
-ibi.nextedition {rep sid.inpe.br/mtc-m18/2012/07.12.18.08}
-ibi.platformsoftware {rep dpi.inpe.br/banon/1998/08.02.08.56}
-"""
-SECTION_10_2_SECOND_REQUEST = (
-    "clientinformation.ipaddress=172.16.44.200%20150.163.68.1&"
-    "parsedibiurl.ibi=sid.inpe.br/mtc-m18/2012/07.12.18.08&"
-    "parsedibiurl.verblist=GetLastEdition%20GetMetadata(oai_dc)&"
-    "servicesubject=urlRequest"
-)
-SECTION_10_2_SECOND_ANSWER = """\
-archiveaddress mtc-m16c.sid.inpe.br
-contenttype.lastedition.metadata(oai_dc) Metadata
-ibi {rep sid.inpe.br/mtc-m18/2012/07.12.18.08 ibip 8JMKD3MGP8W/3C9EP6P}
-ibi.archiveservice {rep sid.inpe.br/mtc-m18@80/2008/03.17.15.17}
-ibi.lastedition.metadata(oai_dc) {rep sid.inpe.br/mtc-m18/2012/07.12.18.08.49}
-ibi.platformsoftware {rep dpi.inpe.br/banon/1998/08.02.08.56}
-state.lastedition.metadata(oai_dc) Original
-timestamp.lastedition.metadata(oai_dc) 2014-04-04T17:36:01Z
-url.lastedition.metadata(oai_dc) http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m18/2012/07.12.18.08.49/doc/metadata.cgi?choice=oai_dc
-urlkey 1426286454-36108967764060357
-"""  # REPAIRED: the standard prints "http://mtc-m16c ... br/col/"
-SECTION_10_2_ACKNOWLEDGMENT = (
-    "clientinformation.ipaddress=172.16.44.200%20150.163.68.1&contenttype=Metadata&"
-    "ibi=rep%20sid.inpe.br/mtc-m18/2012/07.12.18.08.49&servicesubject=acknowledgment&state=Original&"
-    "url=http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m18/2012/07.12.18.08.49/doc/metadata.cgi%3Fchoice%3Doai_dc&"
-    "url.persistent=http://urlib.net:80/8JMKD3MGP8W/35MMLL8!:(oai_dc)&urlkey=1426286454-36108967764060357"
-)
-
-EXAMPLE_6_1_REQUEST = (
-    "servicesubject=urlRequest&clientinformation.ipaddress=150.163.2.175&parsedibiurl.ibi=8JMKD3MGP7W/3EPGUE5"
-)
-
+SECTION_10_1_REQUEST = query_of(SECTION_10_1_URL_REQUEST)
+SECTION_10_1_ACKNOWLEDGMENT = query_of(SECTION_10_1_ACK)
+SECTION_10_2_FIRST_REQUEST = query_of(SECTION_10_2_URL_REQUEST_1)
+SECTION_10_2_SECOND_REQUEST = query_of(SECTION_10_2_URL_REQUEST_2)
+SECTION_10_2_ACKNOWLEDGMENT = query_of(SECTION_10_2_ACK)
+EXAMPLE_6_1_REQUEST = query_of(EXAMPLE_6_1)
 
 def wire(printed: str) -> str:
     """The printed answer as sent: one pair per line, CRLF line breaks (Table 6.2 ``espaço``)."""
@@ -203,12 +155,12 @@ def test_section_10_1_acknowledgment_notice(archives, vectors):
 
 
 def test_section_10_2_first_answer_has_the_next_edition_and_no_url(archives):
-    assert archives["mtc-m16c"].service.answer(SECTION_10_2_FIRST_REQUEST) == wire(SECTION_10_2_FIRST_ANSWER)
+    assert archives["mtc-m16c"].service.answer(SECTION_10_2_FIRST_REQUEST) == wire(SECTION_10_2_ANSWER_1)
 
 
 def test_section_10_2_second_answer_byte_for_byte(archives, urlkey):
     urlkey.value = "1426286454-36108967764060357"
-    assert archives["mtc-m16c"].service.answer(SECTION_10_2_SECOND_REQUEST) == wire(SECTION_10_2_SECOND_ANSWER)
+    assert archives["mtc-m16c"].service.answer(SECTION_10_2_SECOND_REQUEST) == wire(SECTION_10_2_ANSWER_2)
 
 
 def test_section_10_2_acknowledgment_notice(archives, vectors):

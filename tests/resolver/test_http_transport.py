@@ -13,21 +13,13 @@ from requests.exceptions import ConnectTimeout
 from ibiportal.resolver.engine import ClientInfo, Resolver, ResolverSettings
 from ibiportal.resolver.trace import AlertReason, Status
 from ibiportal.resolver.transport import ArchiveEndpoint, Failure, HttpTransport, Timeouts
+from tests.standard_examples import SECTION_10_1_ANSWER, SECTION_10_1_URL
 
 CLIENT = ClientInfo(("172.16.44.200", "150.163.68.1"))
 M16C = ArchiveEndpoint("mtc-m16c.sid.inpe.br", "sid.inpe.br/mtc-m18@80/2008/03.17.15.17", "mtc-m16c")
 M16D = ArchiveEndpoint("mtc-m16d.sid.inpe.br", "sid.inpe.br/mtc-m19@80/2009/08.21.17.02", "mtc-m16d")
-ANSWER_10_1 = (
-    "archiveaddress mtc-m16c.sid.inpe.br\r\ncontenttype Data\r\n"
-    "ibi {rep sid.inpe.br/mtc-m18@80/2009/07.21.14.43 ibip 8JMKD3MGP8W/35MMLL8}\r\n"
-    "ibi.archiveservice {rep sid.inpe.br/mtc-m18@80/2008/03.17.15.17}\r\n"
-    "ibi.platformsoftware {rep dpi.inpe.br/banon/1998/08.02.08.56}\r\nstate Original\r\n"
-    "timestamp 2009-07-21T14:43:31Z\r\n"
-    "url http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m18@80/2009/07.21.14.43/doc/CCSDS%20650.0-B-1.pdf\r\n"
-    "urlkey 1427244889-5349022633744855\r\n"
-)
-URL_10_1 = "http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m18@80/2009/07.21.14.43/doc/CCSDS%20650.0-B-1.pdf"
-
+ANSWER_10_1 = SECTION_10_1_ANSWER.replace("\n", "\r\n")  # as an Archive sends it (Table 6.2)
+URL_10_1 = SECTION_10_1_URL
 
 def public_dns(host, port, *args, **kwargs):
     """Every name resolves to a public address (responses never connects anyway)."""

@@ -29,22 +29,15 @@ from ibiportal.resolver.registration import (
 )
 from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Failure, HttpTransport, Timeouts
 from ibiportal.storage import ARCHIVE_HISTORY_LIMIT, ArchiveStore, Storage
+from tests import standard_examples as standard
+from tests.standard_examples import query_of
 
 SERVICE_IBI = "sid.inpe.br/mtc-m21/2012/06.05.15.34.39"
 KEY = "1234567890"
-#: Example 7.2 without its base URL (the line breaks of the printed example removed).
-EXAMPLE_7_2 = (
-    "servicesubject=inclusionRequest&"
-    "archiveaddress=mtc-m21.sid.inpe.br&"
-    "archiveserviceibi=sid.inpe.br/mtc-m21/2012/06.05.15.34.39&"
-    "archiveip=150.163.34.239&"
-    "archiveprotocol=HTTP&"
-    "archiveplatformversion=2014:11.09.02.16.15&"
-    "archiveadmemailaddress=banon@dpi.inpe.br&"
-    "registrationkey=1234567890"
-)
-EXAMPLE_7_3 = EXAMPLE_7_2.replace("servicesubject=inclusionRequest", "servicesubject=exclusionRequest")
-EXAMPLE_7_4 = "http://mtc-m21.sid.inpe.br/sid.inpe.br/mtc-m21/2012/06.05.15.34.39?servicesubject=inclusionConfirmationRequest"
+#: Examples 7.2 and 7.3 as the resolver service receives them: the pairs without the base URL.
+EXAMPLE_7_2 = query_of(standard.EXAMPLE_7_2)
+EXAMPLE_7_3 = query_of(standard.EXAMPLE_7_3)
+EXAMPLE_7_4 = standard.EXAMPLE_7_4
 TABLE_7_2 = (
     "servicesubject", "archiveaddress", "archiveserviceibi", "archiveip", "archiveprotocol",
     "archiveplatformversion", "archiveadmemailaddress", "registrationkey",

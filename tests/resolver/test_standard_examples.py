@@ -1,106 +1,58 @@
 """§10.1 and §10.2 of file 003, reproduced message for message by the demo Archives.
 
-The standard's text is copied below with its PDF artefacts repaired, each noted:
-* §10.2's first urlRequest prints ``150.163.68.11`` (a doubled ``1`` at a line break); §10.1,
-  the second request and both acknowledgments print ``150.163.68.1``, the proxy's IP.
-* §10.1's answer prints ``CCSDS\\%20650.0-B-1.pdf`` (a LaTeX escape); the acknowledgment and the
-  final URL print ``CCSDS%20650.0-B-1.pdf``.
-* §10.2's second answer prints ``http://mtc-m16c ... br/col/…`` (an elided line); the
-  acknowledgment and the final URL print ``http://mtc-m16c.sid.inpe.br/col/…``.
-* URLs printed over several lines are joined; ``urlkey`` values are fresh per answer (§9.2),
-  so they are compared by shape and checked to be the one of the answer acknowledged.
+The standard's text comes from tests/standard_examples.py, where its PDF artefacts are
+repaired and noted. ``urlkey`` values are fresh per answer (§9.2), so they are compared by
+shape and checked to be the one of the answer acknowledged.
 """
 from __future__ import annotations
 
 import json
 import re
 
+from ibiportal.protocol.pairlist import parse_pair_list
 from ibiportal.resolver.trace import AlertReason, Resolution, Status
+from tests.standard_examples import (
+    SECTION_10_1_ACK,
+    SECTION_10_1_ANSWER,
+    SECTION_10_1_URL,
+    SECTION_10_1_URL_REQUEST,
+    SECTION_10_2_ACK,
+    SECTION_10_2_ANSWER_1,
+    SECTION_10_2_ANSWER_2,
+    SECTION_10_2_URL,
+    SECTION_10_2_URL_REQUEST_1,
+    SECTION_10_2_URL_REQUEST_2,
+)
 
-BASE = "http://mtc-m16c.sid.inpe.br/sid.inpe.br/mtc-m18@80/2008/03.17.15.17?"
+BASE = SECTION_10_1_URL_REQUEST.split("?")[0] + "?"
 URLKEY = re.compile(r"urlkey=(\d{10,}-\d{10,})$")
-
-S10_1_REQUEST = BASE + (
-    "clientinformation.ipaddress=172.16.44.200%20150.163.68.1&"
-    "parsedibiurl.ibi=8JMKD3MGP8W/35MMLL8&"
-    "servicesubject=urlRequest"
-)
-S10_1_ANSWER = [
-    ("archiveaddress", "mtc-m16c.sid.inpe.br"),
-    ("contenttype", "Data"),
-    ("ibi", "rep sid.inpe.br/mtc-m18@80/2009/07.21.14.43 ibip 8JMKD3MGP8W/35MMLL8"),
-    ("ibi.archiveservice", "rep sid.inpe.br/mtc-m18@80/2008/03.17.15.17"),
-    ("ibi.platformsoftware", "rep dpi.inpe.br/banon/1998/08.02.08.56"),
-    ("state", "Original"),
-    ("timestamp", "2009-07-21T14:43:31Z"),
-    ("url", "http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m18@80/2009/07.21.14.43/doc/CCSDS%20650.0-B-1.pdf"),
-]
-S10_1_ACK = BASE + (
-    "clientinformation.ipaddress=172.16.44.200%20150.163.68.1&"
-    "contenttype=Data&"
-    "ibi=rep%20sid.inpe.br/mtc-m18@80/2009/07.21.14.43%20ibip%208JMKD3MGP8W/35MMLL8&"
-    "servicesubject=acknowledgment&"
-    "state=Original&"
-    "url=http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m18@80/2009/07.21.14.43/doc/CCSDS%20650.0-B-1.pdf&"
-    "url.persistent=http://urlib.net:80/8JMKD3MGP8W/35MMLL8&"
-)
-S10_1_URL = "http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m18@80/2009/07.21.14.43/doc/CCSDS%20650.0-B-1.pdf"
-
-S10_2_REQUESTS = [
-    BASE + (
-        "clientinformation.ipaddress=172.16.44.200%20150.163.68.1&"  # printed …68.11 (artefact)
-        "parsedibiurl.ibi=8JMKD3MGP8W/35MMLL8&"
-        "parsedibiurl.verblist=GetLastEdition%20GetMetadata(oai_dc)&"
-        "servicesubject=urlRequest"
-    ),
-    BASE + (
-        "clientinformation.ipaddress=172.16.44.200%20150.163.68.1&"
-        "parsedibiurl.ibi=sid.inpe.br/mtc-m18/2012/07.12.18.08&"
-        "parsedibiurl.verblist=GetLastEdition%20GetMetadata(oai_dc)&"
-        "servicesubject=urlRequest"
-    ),
-]
-S10_2_ANSWERS = [
-    [
-        ("archiveaddress", "mtc-m16c.sid.inpe.br"),
-        ("ibi", "rep sid.inpe.br/mtc-m18@80/2009/07.21.14.43 ibip 8JMKD3MGP8W/35MMLL8"),
-        ("ibi.archiveservice", "rep sid.inpe.br/mtc-m18@80/2008/03.17.15.17"),
-        ("ibi.nextedition", "rep sid.inpe.br/mtc-m18/2012/07.12.18.08"),
-        ("ibi.platformsoftware", "rep dpi.inpe.br/banon/1998/08.02.08.56"),
-    ],
-    [
-        ("archiveaddress", "mtc-m16c.sid.inpe.br"),
-        ("contenttype.lastedition.metadata(oai_dc)", "Metadata"),
-        ("ibi", "rep sid.inpe.br/mtc-m18/2012/07.12.18.08 ibip 8JMKD3MGP8W/3C9EP6P"),
-        ("ibi.archiveservice", "rep sid.inpe.br/mtc-m18@80/2008/03.17.15.17"),
-        ("ibi.lastedition.metadata(oai_dc)", "rep sid.inpe.br/mtc-m18/2012/07.12.18.08.49"),
-        ("ibi.platformsoftware", "rep dpi.inpe.br/banon/1998/08.02.08.56"),
-        ("state.lastedition.metadata(oai_dc)", "Original"),
-        ("timestamp.lastedition.metadata(oai_dc)", "2014-04-04T17:36:01Z"),
-        (
-            "url.lastedition.metadata(oai_dc)",  # printed "http://mtc-m16c ... br/col/…" (artefact)
-            "http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m18/2012/07.12.18.08.49/doc/metadata.cgi?choice=oai_dc",
-        ),
-    ],
-]
-S10_2_ACK = BASE + (
-    "clientinformation.ipaddress=172.16.44.200%20150.163.68.1&"
-    "contenttype=Metadata&"
-    "ibi=rep%20sid.inpe.br/mtc-m18/2012/07.12.18.08.49&"
-    "servicesubject=acknowledgment&"
-    "state=Original&"
-    "url=http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m18/2012/07.12.18.08.49/doc/metadata.cgi%3Fchoice%3Doai_dc&"
-    "url.persistent=http://urlib.net:80/8JMKD3MGP8W/35MMLL8!:(oai_dc)&"
-)
-S10_2_URL = "http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m18/2012/07.12.18.08.49/doc/metadata.cgi?choice=oai_dc"
-
-
-def m16c_steps(resolution: Resolution):
-    return [step for step in resolution.trace.numbered(3) if step.archive == "mtc-m16c.sid.inpe.br"]
 
 
 def without_urlkey(pairs):
     return [pair for pair in pairs if pair[0] != "urlkey"]
+
+
+def printed_pairs(answer: str) -> list[tuple[str, str]]:
+    """An answer's pairs as the trace records them, less its urlkey (fresh per answer)."""
+    return without_urlkey(parse_pair_list(answer))
+
+
+def before_urlkey(ack: str) -> str:
+    """An acknowledgment up to its urlkey value (fresh per answer)."""
+    return ack[: ack.index("urlkey=")]
+
+
+S10_1_REQUEST = SECTION_10_1_URL_REQUEST
+S10_1_ANSWER = printed_pairs(SECTION_10_1_ANSWER)
+S10_1_ACK = before_urlkey(SECTION_10_1_ACK)
+S10_1_URL = SECTION_10_1_URL
+S10_2_REQUESTS = [SECTION_10_2_URL_REQUEST_1, SECTION_10_2_URL_REQUEST_2]
+S10_2_ANSWERS = [printed_pairs(SECTION_10_2_ANSWER_1), printed_pairs(SECTION_10_2_ANSWER_2)]
+S10_2_ACK = before_urlkey(SECTION_10_2_ACK)
+S10_2_URL = SECTION_10_2_URL
+
+def m16c_steps(resolution: Resolution):
+    return [step for step in resolution.trace.numbered(3) if step.archive == "mtc-m16c.sid.inpe.br"]
 
 
 def check_acknowledgment(resolution: Resolution, expected_prefix: str, answer_step) -> None:

@@ -16,13 +16,11 @@ import requests
 
 from ibiportal.archive.demo import load_demo_archives
 from ibiportal.protocol.messages import ExclusionRequest, InclusionRequest, request_url
+from tests.standard_examples import SECTION_10_1_URL, SECTION_10_2_URL
 
 ROOT = Path(__file__).resolve().parents[2]
 RESOLVER_SERVICE_IBI = "J8LNKB5R7W/3FUQHC5"
 KEY = "1234567890-0987654321"
-# The final URLs (7) as the standard prints them: the demo items keep their Archive's URLs.
-SECTION_10_1_URL = "http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m18@80/2009/07.21.14.43/doc/CCSDS%20650.0-B-1.pdf"
-SECTION_10_2_URL = "http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m18/2012/07.12.18.08.49/doc/metadata.cgi?choice=oai_dc"
 
 
 def start(args: list[str], env: dict, ready: str) -> tuple[subprocess.Popen, re.Match]:
@@ -105,6 +103,7 @@ def test_register_include_resolve_exclude_over_real_sockets(live, vectors):
     m16c = live["archives"]["mtc-m16c"]
     first = requests.get(f"{portal}/8JMKD3MGP8W/35MMLL8", allow_redirects=False, timeout=20)
     assert first.status_code == 302
+    # The final URLs (7) as the standard prints them: the demo items keep their Archive's URLs.
     assert first.headers["Location"] == SECTION_10_1_URL
     trace = requests.get(first.headers["X-IBI-Trace"], timeout=10).json()
     ack = next(step for step in trace["trace"]["steps"] if step["number"] == 5)

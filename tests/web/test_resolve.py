@@ -7,12 +7,9 @@ from urllib.parse import urlsplit
 import pytest
 
 from ibiportal.protocol.pairlist import parse_pair_list
+from tests.standard_examples import SECTION_10_1_URL, SECTION_10_2_URL
 
 CLIENT = {"REMOTE_ADDR": "172.16.44.200"}
-SECTION_10_1_URL = "http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m18@80/2009/07.21.14.43/doc/CCSDS%20650.0-B-1.pdf"
-SECTION_10_2_URL = (
-    "http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m18/2012/07.12.18.08.49/doc/metadata.cgi?choice=oai_dc"
-)
 
 
 def trace_of(client, response) -> dict:

@@ -19,17 +19,14 @@ from ibiportal.resolver.addresses import check_host
 from ibiportal.storage import ArchiveStore
 from ibiportal.web.context import get_storage
 from ibiportal.web.services import get_http_transport
+from tests import standard_examples as standard
+from tests.standard_examples import query_of
 
 SERVICE_IBI = "sid.inpe.br/mtc-m21/2012/06.05.15.34.39"
-#: Examples 7.2 and 7.3 without their base URL, and Example 7.4 (line breaks of the print removed).
-EXAMPLE_7_2 = (
-    "servicesubject=inclusionRequest&archiveaddress=mtc-m21.sid.inpe.br&"
-    "archiveserviceibi=sid.inpe.br/mtc-m21/2012/06.05.15.34.39&archiveip=150.163.34.239&"
-    "archiveprotocol=HTTP&archiveplatformversion=2014:11.09.02.16.15&"
-    "archiveadmemailaddress=banon@dpi.inpe.br&registrationkey=1234567890"
-)
-EXAMPLE_7_3 = EXAMPLE_7_2.replace("servicesubject=inclusionRequest", "servicesubject=exclusionRequest")
-EXAMPLE_7_4 = "http://mtc-m21.sid.inpe.br/sid.inpe.br/mtc-m21/2012/06.05.15.34.39?servicesubject=inclusionConfirmationRequest"
+#: Examples 7.2 and 7.3 as the resolver service receives them: the pairs without the base URL.
+EXAMPLE_7_2 = query_of(standard.EXAMPLE_7_2)
+EXAMPLE_7_3 = query_of(standard.EXAMPLE_7_3)
+EXAMPLE_7_4 = standard.EXAMPLE_7_4
 HOSTS = {"mtc-m21.sid.inpe.br": "150.163.34.239", "mtc-m21b.sid.inpe.br": "150.163.34.240", "intranet.example": "192.168.1.10"}
 RESOLVER = "http://www.urlib.net/J8LNKB5R7W/3FUQHC5"
 SECRET = "5550001112-9998887776"
