@@ -7,6 +7,7 @@ from ...config import DEMO_MINT_HOST
 from ...errors import ParseError
 from ...ibi.conversion import convert
 from ...minting import MintRequest
+from ..form_errors import show_error
 from ..inputs import optional_port
 from ..context import get_minter, known_prefix_pairs, resolver_base
 from ..results import minted_to_dict
@@ -30,7 +31,7 @@ def mint():
         try:
             mint_request = MintRequest.parse(form.data)
         except ParseError as exc:
-            _attach(form, exc)
+            show_error(form, exc)
         else:
             items = get_minter().mint_many(form.count.data or 1, mint_request)
             results = [minted_to_dict(item, resolver_base()) for item in items]
@@ -53,19 +54,9 @@ def convert_page():
                 port=optional_port(form.port.data),
             ).to_dict()
         except ParseError as exc:
-            _attach(form, exc, default_field="ibi")
+            show_error(form, exc, default_field="ibi")
     status = 400 if form.errors else 200
     return render_template("identifiers/convert.html", form=form, result=result), status
-
-
-def _attach(form, exc: ParseError, default_field: str | None = None) -> None:
-    """Show a core ParseError next to the field it names (parts of an IBI: next to the IBI)."""
-    field = getattr(form, exc.field or "", None) or getattr(form, default_field or "", None)
-    message = str(exc)
-    if field is None:
-        form.form_errors.append(message)
-    else:
-        field.errors = [*field.errors, message]
 
 
 def _is_demo() -> bool:

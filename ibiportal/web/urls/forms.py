@@ -9,6 +9,7 @@ from wtforms.validators import Optional, ValidationError
 from ...errors import ParseError
 from ...ibi.languages import country_problem, language_problem
 from ...ibi.modifiers import GET_FILE_LIST, GET_LAST_EDITION, GET_METADATA, GET_TRANSLATION, METADATA_FORMATS, Verb
+from ..form_errors import add_error, show_error
 
 class ParseForm(FlaskForm):
     """A persistent URL to read."""
@@ -95,9 +96,8 @@ class ComposeForm(FlaskForm):
         a pair's with its number, the others with the character position."""
         if exc.field == "verbs":
             chosen = [step for step in self.steps if step.verb.data]
-            field, message = chosen[exc.position - 1].verb, exc.message
+            add_error(chosen[exc.position - 1].verb, exc.message)
         elif exc.field == "query":
-            field, message = self.query, f"pair {exc.position}: {exc.message}"
+            add_error(self.query, f"pair {exc.position}: {exc.message}")
         else:
-            field, message = getattr(self, exc.field or "", None) or self.ibi, str(exc)
-        field.errors = [*field.errors, message]
+            show_error(self, exc, default_field="ibi")

@@ -5,6 +5,7 @@ from flask import Blueprint, render_template, request
 
 from ...errors import ParseError
 from ...ibi.compose import compose
+from ..form_errors import show_error
 from ..context import canonical_base, resolver_base
 from ..inputs import persistent_url_input, query_pairs
 from ..results import url_to_dict
@@ -22,7 +23,7 @@ def parse_page():
         try:
             url = persistent_url_input(form.url.data or "")
         except ParseError as exc:
-            form.url.errors = [*form.url.errors, str(exc)]
+            show_error(form, exc, default_field="url")
         else:
             result = url_to_dict(url, canonical_base(url))
     status = 400 if form.errors else 200

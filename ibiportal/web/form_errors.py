@@ -1,0 +1,22 @@
+"""Showing core errors on Flask-WTF forms: every form error next to its field (issue 5)."""
+from __future__ import annotations
+
+from flask_wtf import FlaskForm
+from wtforms import Field
+
+from ..errors import ParseError
+
+
+def add_error(field: Field, message: str) -> None:
+    """Add ``message`` to the errors shown next to ``field``."""
+    field.errors = [*field.errors, message]
+
+
+def show_error(form: FlaskForm, exc: ParseError, default_field: str | None = None) -> None:
+    """Show a core ParseError next to the field it names, else next to ``default_field``
+    (an error in a part of an IBI goes next to the IBI), else above the form."""
+    field = getattr(form, exc.field or "", None) or getattr(form, default_field or "", None)
+    if field is None:
+        form.form_errors.append(str(exc))
+    else:
+        add_error(field, str(exc))
