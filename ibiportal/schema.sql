@@ -1,4 +1,4 @@
--- IBI Portal storage. Every statement is idempotent: applied on each connection open.
+-- IBI Portal storage. Every statement is idempotent: applied on the first connection to a file in each process.
 
 -- Algorithm 4's GLOBAL last-date-for-suffix, per identification subsystem, persisted so
 -- that no restart, second worker or clock step backwards issues a date twice (STANDARD.md §1.3).

@@ -26,6 +26,10 @@ from ibiportal.resolver.transport import ArchiveEndpoint
 
 SCHEMA = (Path(__file__).with_name("schema.sql")).read_text(encoding="utf-8")
 
+#: Database files this process has applied the schema to. A connection is opened per request
+#: and per read of the own Archive; re-running the script each time cost ten times the connect.
+_SCHEMA_APPLIED: set[str] = set()
+
 #: How long a writer waits for another process's transaction (seconds). Minting holds the
 #: write lock only for a read and two writes, so this is generous.
 BUSY_TIMEOUT_SECONDS = 30
@@ -72,8 +76,10 @@ class Storage:
         self.path = path
         self.connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
         self.connection.row_factory = sqlite3.Row
-        self.connection.execute("PRAGMA journal_mode=WAL")
-        self.connection.executescript(SCHEMA)
+        if path not in _SCHEMA_APPLIED:  # WAL mode and the tables persist in the file
+            self.connection.execute("PRAGMA journal_mode=WAL")
+            self.connection.executescript(SCHEMA)
+            _SCHEMA_APPLIED.add(path)
 
     def close(self) -> None:
         self.connection.close()
