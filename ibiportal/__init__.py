@@ -7,6 +7,7 @@ from pathlib import Path
 from flask import Flask
 
 from . import config
+from .secret_key import instance_secret_key
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,6 +27,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     else:
         app.config.from_mapping(test_config)
     os.makedirs(app.instance_path, exist_ok=True)
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = instance_secret_key(app.instance_path)
 
     from .web import register
 

@@ -33,6 +33,7 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
         "IBIPORTAL_DEMO_ARCHIVES": "DEMO_ARCHIVES",
         "IBIPORTAL_ALLOW_PRIVATE_ARCHIVES": "ALLOW_PRIVATE_ARCHIVES",
         "IBIPORTAL_TRACE_RETENTION": "TRACE_RETENTION",
+        "IBIPORTAL_SECURE_COOKIES": "SESSION_COOKIE_SECURE",
     }
     for env_name, key in names.items():
         if env.get(env_name):
@@ -42,7 +43,7 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
             settings[key] = _integer(settings[key], key)
     if "TRUSTED_PROXIES" in settings:
         settings["TRUSTED_PROXIES"] = [p.strip() for p in settings["TRUSTED_PROXIES"].split(",") if p.strip()]
-    for key in ("DEMO_ARCHIVES", "ALLOW_PRIVATE_ARCHIVES"):
+    for key in ("DEMO_ARCHIVES", "ALLOW_PRIVATE_ARCHIVES", "SESSION_COOKIE_SECURE"):
         if key in settings:
             settings[key] = _flag(settings[key], key)
     return settings
@@ -65,7 +66,14 @@ def _flag(value: str, key: str) -> bool:
 
 
 DEFAULTS: dict = {
-    "SECRET_KEY": "dev-only-change-me",
+    # SECRET_KEY: from IBIPORTAL_SECRET_KEY, else a random key kept in the instance folder
+    # (see ibiportal.secret_key), shared by every worker and kept across restarts.
+    # Session cookie: never readable by scripts, not sent on cross-site subrequests, only over
+    # HTTPS (IBIPORTAL_SECURE_COOKIES=0 for a portal served over plain http), 8 hours at most.
+    "SESSION_COOKIE_HTTPONLY": True,
+    "SESSION_COOKIE_SAMESITE": "Lax",
+    "SESSION_COOKIE_SECURE": True,
+    "PERMANENT_SESSION_LIFETIME": 8 * 3600,
     "MINT_HOST": DEMO_MINT_HOST,
     "MINT_PORT": 80,
     "MINT_IP": DEMO_MINT_IP,

@@ -84,3 +84,11 @@ CREATE TABLE IF NOT EXISTS archive_event (
     detail TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS archive_event_service_ibi ON archive_event (service_ibi, id);
+
+-- Administrators of the portal (issue 5/6): the Archives pages and adding prefix pairs sit
+-- behind a login. The password hash is set with `flask admin set-password`; never the password.
+CREATE TABLE IF NOT EXISTS admin_account (
+    username TEXT PRIMARY KEY,
+    password_hash TEXT NOT NULL,     -- werkzeug.security scrypt hash
+    updated_at TEXT NOT NULL
+);

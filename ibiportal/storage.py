@@ -200,6 +200,24 @@ class Storage:
         return json.loads(row["body"]) if row else None
 
 
+    # -- administrators -------------------------------------------------------------------
+
+    def set_admin_password_hash(self, username: str, password_hash: str) -> None:
+        """Create the administrator or replace their password hash."""
+        self.connection.execute(
+            "INSERT INTO admin_account (username, password_hash, updated_at) VALUES (?, ?, ?)"
+            " ON CONFLICT (username) DO UPDATE SET password_hash = excluded.password_hash,"
+            " updated_at = excluded.updated_at",
+            (username, password_hash, _now_iso()),
+        )
+
+    def admin_password_hash(self, username: str) -> str | None:
+        row = self.connection.execute(
+            "SELECT password_hash FROM admin_account WHERE username = ?", (username,)
+        ).fetchone()
+        return None if row is None else row["password_hash"]
+
+
 def _minted_item(row: sqlite3.Row) -> MintedItem:
     return MintedItem(
         rep=row["rep"],

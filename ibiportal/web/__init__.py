@@ -4,7 +4,9 @@ from __future__ import annotations
 from flask import Flask
 from flask_wtf import CSRFProtect
 
-from . import context
+from . import context, navigation, security
+from .auth.cli import admin_cli
+from .auth.views import bp as auth_bp
 from .api.views import bp as api_bp
 from .api import trace as api_trace  # noqa: F401  (its routes join api_bp: /api/v1/trace)
 from .api import urls as api_urls  # noqa: F401  (its routes join api_bp: /api/v1/parse, /api/v1/compose)
@@ -25,11 +27,15 @@ csrf = CSRFProtect()
 def register(app: Flask) -> None:
     """Attach every extension, blueprint, error handler and command to ``app``."""
     context.init_app(app)
+    security.init_app(app)
+    navigation.init_app(app)
+    app.jinja_env.add_extension("jinja2.ext.do")
     csrf.init_app(app)
     csrf.exempt(api_bp)  # JSON API: no cookies-based session to ride on
     csrf.exempt(resolver_service_bp)  # Archives call it (§7.2), GET only
     app.register_blueprint(identifiers_bp)
     app.register_blueprint(urls_bp)
+    app.register_blueprint(auth_bp)
     app.register_blueprint(api_bp)
     app.register_blueprint(resolver_service_bp)  # fixed rule /<resolver service IBI> (§6.1)
     app.register_blueprint(archive_bp)
@@ -40,3 +46,4 @@ def register(app: Flask) -> None:
     app.cli.add_command(init_db_command)
     app.cli.add_command(archives_cli)
     app.cli.add_command(demo_cli)
+    app.cli.add_command(admin_cli)

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-ERROR = re.compile(r'<p class="error" id="([^"]+)-error">([^<]*)</p>')
+ERROR = re.compile(r'<div class="error" id="([^"]+)-error"><p>([^<]*)</p>')
 
 
 def errors(html: str) -> dict[str, str]:

@@ -1,0 +1,60 @@
+"""Who is logged in, and the guard on administrator pages.
+
+The session is Flask's signed cookie, with the flags set in ``config.DEFAULTS``
+(HttpOnly, SameSite=Lax, Secure unless ``IBIPORTAL_SECURE_COOKIES=0``) and a bounded lifetime.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+
+from flask import abort, redirect, request, session, url_for
+from werkzeug.security import check_password_hash
+
+from ..context import get_storage
+
+SESSION_KEY = "admin"
+# Checked when the username is unknown, so that a wrong name costs as long as a wrong password.
+_DUMMY_HASH = "scrypt:32768:8:1$Qh4Vf0n6nI3bFZsU$" + "0" * 128
+
+
+def current_admin() -> str | None:
+    return session.get(SESSION_KEY)
+
+
+def check_credentials(username: str, password: str) -> bool:
+    stored = get_storage().admin_password_hash(username)
+    ok = check_password_hash(stored or _DUMMY_HASH, password)
+    return ok and stored is not None
+
+
+def log_in(username: str) -> None:
+    """A fresh session for the administrator: nothing from before the login carries over."""
+    session.clear()
+    session[SESSION_KEY] = username
+    session.permanent = True
+
+
+def log_out() -> None:
+    session.clear()
+
+
+def safe_next(target: str | None) -> str:
+    """Only a path on this site is followed after login (no open redirect via ``next``)."""
+    if target and target.startswith("/") and not target.startswith(("//", "/\\")) and "\\" not in target:
+        return target
+    return url_for("identifiers.home")
+
+
+def admin_required(view: Callable) -> Callable:
+    """Pages: redirect to the login page and back. JSON API: 401."""
+
+    @wraps(view)
+    def guarded(*args, **kwargs):
+        if current_admin() is None:
+            if request.path.startswith("/api/"):
+                abort(401, "Log in as an administrator first.")
+            return redirect(url_for("auth.login", next=request.full_path.rstrip("?")))
+        return view(*args, **kwargs)
+
+    return guarded

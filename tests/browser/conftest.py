@@ -1,0 +1,134 @@
+"""Browser tests (issue 5): Playwright (Python) driving Debian's Chromium against a live portal.
+
+One portal per test session, served by werkzeug on a loopback port in a thread, with CSRF on and
+the demo Archives. Each test gets a fresh browser context (no cookies carried over). Any console
+error or uncaught page error fails the test: a Content-Security-Policy violation shows up there.
+Screenshots go to ``build/screenshots/`` (``shoot``); the README's come from there.
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+from werkzeug.security import generate_password_hash
+from werkzeug.serving import make_server
+
+from ibiportal import create_app
+from ibiportal.storage import Storage
+
+CHROMIUM = "/usr/bin/chromium"
+SCREENSHOTS = Path(__file__).resolve().parent.parent.parent / "build" / "screenshots"
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+ADMIN_USERNAME = "admin"
+ADMIN_PASSWORD = "correct horse battery staple"
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "tests/browser/" in str(item.fspath).replace("\\", "/"):
+            item.add_marker(pytest.mark.browser)
+
+
+class LiveServer:
+    """The portal on ``http://127.0.0.1:<port>``, serving from a thread until the session ends."""
+
+    def __init__(self, database: str):
+        self.server = make_server("127.0.0.1", 0, app=None, threaded=True)  # port first …
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+        self.app = create_app(
+            {
+                "DATABASE": database,
+                "SECRET_KEY": "browser-tests",
+                "PORTAL_URL": self.url,  # … so that the demo Archives point back here
+                "SESSION_COOKIE_SECURE": False,  # plain http on loopback
+            }
+        )
+        self.server.app = self.app
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def storage(self) -> Storage:
+        return Storage(self.app.config["DATABASE"])
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory) -> Iterator[LiveServer]:
+    server = LiveServer(str(tmp_path_factory.mktemp("portal") / "portal.sqlite"))
+    storage = server.storage()
+    storage.set_admin_password_hash(ADMIN_USERNAME, generate_password_hash(ADMIN_PASSWORD))
+    storage.close()
+    server.thread.start()
+    yield server
+    server.server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield browser
+        browser.close()
+
+
+def _page(browser: Browser, live_server: LiveServer, viewport: dict, **options) -> Iterator[Page]:
+    context = browser.new_context(base_url=live_server.url, viewport=viewport, **options)
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("console", lambda m: _console(problems, m))
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("response", lambda r: _subresource(problems, r))
+    page.problems = problems  # type: ignore[attr-defined]  (tests expecting an error clear it)
+    yield page
+    context.close()
+    assert problems == [], "the browser reported errors:\n" + "\n".join(problems)
+
+
+def _console(problems: list[str], message) -> None:
+    # A page answered 4xx on purpose (a form with errors) is logged as "Failed to load
+    # resource"; failed subresources are caught by _subresource instead.
+    if message.type == "error" and not message.text.startswith("Failed to load resource"):
+        problems.append(f"console error: {message.text}")
+
+
+def _subresource(problems: list[str], response) -> None:
+    if response.status >= 400 and response.request.resource_type != "document":
+        problems.append(f"{response.status} for {response.request.resource_type} {response.url}")
+
+
+@pytest.fixture
+def page(browser, live_server) -> Iterator[Page]:
+    """A desktop-sized page on the live portal; ``page.goto("/mint")`` is relative to it."""
+    yield from _page(browser, live_server, DESKTOP)
+
+
+@pytest.fixture
+def phone(browser, live_server) -> Iterator[Page]:
+    """A phone-sized page (touch, mobile viewport)."""
+    yield from _page(browser, live_server, PHONE, is_mobile=True, has_touch=True, device_scale_factor=2)
+
+
+@pytest.fixture
+def admin_page(page) -> Page:
+    """A desktop page logged in as the administrator."""
+    log_in(page)
+    return page
+
+
+def log_in(page: Page) -> None:
+    page.goto("/admin/login")
+    page.get_by_label("Username").fill(ADMIN_USERNAME)
+    page.get_by_label("Password").fill(ADMIN_PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_load_state()
+
+
+def shoot(page: Page, name: str) -> Path:
+    """Save a full-page screenshot as ``build/screenshots/<name>.png`` (look at it!)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path

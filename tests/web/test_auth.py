@@ -1,0 +1,84 @@
+"""Administrator accounts and login (issues 5, 6): CLI-set hashes, sessions, safe ``next``."""
+from __future__ import annotations
+
+import pytest
+
+from ibiportal import create_app
+from ibiportal.storage import Storage
+from ibiportal.web.auth.session import safe_next
+
+PASSWORD = "a long enough password"
+
+
+@pytest.fixture
+def admin(app, runner):
+    result = runner.invoke(args=["admin", "set-password", "ada", "--password", PASSWORD])
+    assert result.exit_code == 0, result.output
+    return "ada"
+
+
+def test_set_password_stores_a_hash_never_the_password(app, admin):
+    stored = Storage(app.config["DATABASE"]).admin_password_hash("ada")
+    assert stored.startswith("scrypt:") and PASSWORD not in stored
+
+
+def test_set_password_prompts_twice_hidden_and_refuses_short_ones(runner):
+    result = runner.invoke(args=["admin", "set-password", "ada"], input="short\nshort\n")
+    assert result.exit_code == 2 and "at least 12 characters" in result.output
+    result = runner.invoke(args=["admin", "set-password", "ada"], input=f"{PASSWORD}\nother one entirely\n")
+    assert result.exit_code != 0 and "do not match" in result.output
+
+
+def test_login_then_logout(client, admin):
+    page = client.post("/admin/login", data={"username": "ada", "password": PASSWORD, "next": "/convert"})
+    assert page.status_code == 302 and page.headers["Location"] == "/convert"
+    assert "ada" in client.get("/").get_data(as_text=True)
+    client.post("/admin/logout")
+    assert "Administrator login" in client.get("/").get_data(as_text=True)
+
+
+@pytest.mark.parametrize(("username", "password"), [("ada", "wrong password!"), ("nobody", PASSWORD)])
+def test_wrong_credentials_are_one_message_next_to_the_password(client, admin, username, password):
+    page = client.post("/admin/login", data={"username": username, "password": password})
+    assert page.status_code == 400
+    assert 'id="password-error"><p>Wrong username or password.</p>' in page.get_data(as_text=True)
+
+
+@pytest.mark.parametrize(
+    ("target", "followed"),
+    [("/convert?ibi=x", True), ("//evil.example/", False), ("/\\evil.example", False),
+     ("https://evil.example/", False), ("", False), (None, False)],
+)
+def test_only_paths_on_this_site_are_followed_after_login(app, target, followed):
+    with app.test_request_context():
+        assert (safe_next(target) == target) is followed
+
+
+def test_session_cookie_flags(tmp_path, runner, admin):
+    app = create_app({"DATABASE": runner.app.config["DATABASE"], "SECRET_KEY": "k", "WTF_CSRF_ENABLED": False})
+    page = app.test_client().post("/admin/login", data={"username": "ada", "password": PASSWORD})
+    cookie = page.headers["Set-Cookie"]
+    assert "HttpOnly" in cookie and "Secure" in cookie and "SameSite=Lax" in cookie
+
+
+def test_login_needs_the_csrf_token(tmp_path, admin, runner):
+    app = create_app({"DATABASE": runner.app.config["DATABASE"], "SECRET_KEY": "k"})
+    page = app.test_client().post("/admin/login", data={"username": "ada", "password": PASSWORD})
+    assert page.status_code == 400 and "CSRF" in page.get_data(as_text=True)
+
+
+def test_without_a_configured_key_a_random_one_is_kept_in_the_instance_folder(tmp_path, monkeypatch):
+    from ibiportal.secret_key import instance_secret_key
+
+    first = instance_secret_key(str(tmp_path))
+    assert len(first) == 64 and instance_secret_key(str(tmp_path)) == first
+    assert (tmp_path / "secret_key").stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.parametrize("path", ["/", "/mint", "/api/v1/convert?ibi=8JMKD3MGP8W/34PGRBS", "/8JMKD3MGP8W/35MMLL8", "/nope/x"])
+def test_security_headers_on_every_response(client, path):
+    headers = client.get(path).headers
+    csp = headers["Content-Security-Policy"]
+    assert "script-src 'self'" in csp and "'unsafe-inline'" not in csp and "frame-ancestors 'none'" in csp
+    assert headers["X-Frame-Options"] == "DENY" and headers["X-Content-Type-Options"] == "nosniff"
+    assert headers["Referrer-Policy"] == "same-origin"
