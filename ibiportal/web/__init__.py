@@ -12,13 +12,17 @@ from .api import trace as api_trace  # noqa: F401  (its routes join api_bp: /api
 from .api import urls as api_urls  # noqa: F401  (its routes join api_bp: /api/v1/parse, /api/v1/compose)
 from .archive.views import bp as archive_bp
 from .archive.views import register_service_route as register_archive_service
+from .admin.views import bp as admin_bp
 from .archives_cli import archives_cli
+from .cite.views import bp as cite_bp
+from .convert.views import bp as convert_bp
 from .cli import ibi_cli, init_db_command
 from .demo_cli import demo_cli
 from .errors import register_errorhandlers
 from .identifiers.views import bp as identifiers_bp
 from .resolve.views import bp as resolve_bp
 from .resolver_service.views import bp as resolver_service_bp
+from .trace.views import bp as trace_bp
 from .urls.views import bp as urls_bp
 
 csrf = CSRFProtect()
@@ -36,6 +40,10 @@ def register(app: Flask) -> None:
     app.register_blueprint(identifiers_bp)
     app.register_blueprint(urls_bp)
     app.register_blueprint(auth_bp)
+    app.register_blueprint(convert_bp)
+    app.register_blueprint(trace_bp)
+    app.register_blueprint(cite_bp)
+    app.register_blueprint(admin_bp)
     app.register_blueprint(api_bp)
     app.register_blueprint(resolver_service_bp)  # fixed rule /<resolver service IBI> (§6.1)
     app.register_blueprint(archive_bp)

@@ -8,7 +8,7 @@ from .auth.session import current_admin
 # (label, endpoint, administrators only)
 MAIN_NAVIGATION = [
     ("Mint", "identifiers.mint", False),
-    ("Convert", "identifiers.convert_page", False),
+    ("Convert", "convert.convert_page", False),
     ("Compose", "urls.compose_page", False),
     ("Parse", "urls.parse_page", False),
     ("Trace", "trace.trace_page", False),

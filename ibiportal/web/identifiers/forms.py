@@ -1,4 +1,4 @@
-"""Forms of the Mint and Convert pages. Field names match the API's JSON keys."""
+"""The Mint page's form. Field names match the API's JSON keys."""
 from __future__ import annotations
 
 from flask_wtf import FlaskForm
@@ -17,15 +17,3 @@ class MintForm(FlaskForm):
     count = IntegerField(
         "How many identifiers", default=1, validators=[Optional(), NumberRange(min=1, max=100)]
     )
-
-
-class ConvertForm(FlaskForm):
-    """GET form: no state changes, so no CSRF token (the URL is shareable)."""
-
-    class Meta:
-        csrf = False
-
-    ibi = StringField("IBI (either form)")
-    host = StringField("Host of the subsystem (optional)", validators=[Optional()])
-    ip = StringField("IP of the subsystem (optional)", validators=[Optional()])
-    port = StringField("Port (optional)", validators=[Optional()])
