@@ -44,7 +44,8 @@ class LiveServer:
                 "DATABASE": database,
                 "SECRET_KEY": "browser-tests",
                 "PORTAL_URL": self.url,  # … so that the demo Archives point back here
-                "SESSION_COOKIE_SECURE": False,  # plain http on loopback
+                # Session cookies stay Secure, as in production: Chromium keeps them on
+                # http://127.0.0.1 (a potentially trustworthy origin).
             }
         )
         self.server.app = self.app

@@ -27,7 +27,7 @@ def test_log_in_and_out_with_the_keyboard(page):
     page.keyboard.press("Enter")
     expect(page.locator(".account .who")).to_have_text(ADMIN_USERNAME)
     cookie = next(c for c in page.context.cookies() if c["name"] == "session")
-    assert cookie["httpOnly"] and cookie["sameSite"] == "Lax"
+    assert cookie["httpOnly"] and cookie["secure"] and cookie["sameSite"] == "Lax"
     page.get_by_role("button", name="Log out").click()
     expect(page.get_by_role("link", name="Administrator login")).to_be_visible()
 
