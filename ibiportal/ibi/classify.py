@@ -1,0 +1,171 @@
+"""What a pasted text is: an IBI of either form, a persistent URL, or nothing recognisable.
+
+The portal's home page has one box that accepts anything a person may have at hand (issue 5):
+a repository name (file 004, Table 6.1), an IBIp (Table 7.1), or a persistent URL (file 003,
+Table 8.1) on any resolver host, a host-less path, or a bare IBI with a modifier, file path or
+query. :func:`classify` reads it with the existing parsers, in this order:
+
+1. the whole text as an IBI (:func:`~ibiportal.ibi.identifier.parse_ibi`): kind ``rep`` or ``ibip``;
+2. else as a persistent URL (:func:`~ibiportal.ibi.url.parse_persistent_url`): kind ``url``;
+3. else kind ``unknown``, with the persistent-URL parser's error when the text begins like a
+   URL (a scheme and ``//``, or a ``/``), else the error of the parser that read further into
+   the text (the position of a ParseError is where that grammar stopped; the one that got
+   further knows better what the text was meant to be). On a tie the IBI's error is kept.
+
+Recognised texts also get both forms of their IBI where conversion can give them
+(:func:`~ibiportal.ibi.conversion.convert` with the known prefix pairs) and a persistent URL:
+the URL's own canonical form on its own resolver, or, for a bare IBI or a host-less path, on
+``base`` (this portal's resolver base).
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ibiportal.errors import ParseError
+from ibiportal.ibi.conversion import Conversion, convert
+from ibiportal.ibi.identifier import parse_ibi
+from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS
+from ibiportal.ibi.url import DEFAULT_RESOLVER, PersistentUrl, parse_persistent_url
+
+KIND_REP = "rep"
+KIND_IBIP = "ibip"
+KIND_URL = "url"
+KIND_UNKNOWN = "unknown"
+
+DESCRIPTIONS = {
+    KIND_REP: "an IBI in repository-name form",
+    KIND_IBIP: "an IBI in IBIp form",
+    KIND_URL: "a persistent URL",
+    KIND_UNKNOWN: "not an IBI or a persistent URL",
+}
+"""How each kind is named to a person."""
+
+_URL_START = re.compile(r"\s*(?:[A-Za-z][A-Za-z0-9+.-]*://|/)")
+"""A text beginning with ``scheme://`` or ``/`` is meant as a URL, whatever follows."""
+
+EMPTY_MESSAGE = "paste an IBI (either form) or a persistent URL, such as http://urlib.net/8JMKD3MGP8W/34PGRBS"
+
+
+@dataclass(frozen=True)
+class Classification:
+    """The result of :func:`classify`.
+
+    ``url`` is the text read as a persistent URL (a bare IBI is one too, with no resolver), so
+    every recognised text has an IBI, a verb list and a canonical form; ``conversion`` gives the
+    IBI's two forms; ``persistent_url`` is the absolute URL to open or trace; ``error`` says why
+    an unknown text is not recognised (its position counts in ``text`` as given).
+    """
+
+    text: str
+    kind: str
+    url: PersistentUrl | None = None
+    conversion: Conversion | None = None
+    persistent_url: str | None = None
+    error: ParseError | None = None
+
+    @property
+    def recognised(self) -> bool:
+        return self.kind != KIND_UNKNOWN
+
+    @property
+    def description(self) -> str:
+        """The kind in words: ``an IBI in IBIp form``."""
+        return DESCRIPTIONS[self.kind]
+
+    @property
+    def ibi(self) -> str | None:
+        """The IBI recognised, normalized (for a URL, the IBI it names)."""
+        return str(self.url.ibi) if self.url else None
+
+    @property
+    def form(self) -> str | None:
+        """``rep`` or ``ibip``: the form of :attr:`ibi`."""
+        return self.url.ibi.form if self.url else None
+
+    @property
+    def rep(self) -> str | None:
+        """The repository-name form, None when the prefix table does not know it."""
+        return self.conversion.rep if self.conversion else None
+
+    @property
+    def ibip(self) -> str | None:
+        """The IBIp form, None when the prefix table does not know it."""
+        return self.conversion.ibip if self.conversion else None
+
+    @property
+    def resolver(self) -> str | None:
+        """The resolver base the text came with (``http://urlib.net/``), None for a bare IBI or a host-less path."""
+        if self.url is None or self.url.resolver in (None, "/"):
+            return None
+        return self.url.resolver
+
+    @property
+    def resolver_path(self) -> str | None:
+        """What follows the resolver base in the canonical form: ``/<ibi><modifiers><path>?<query>``,
+        the same request on any resolver (Table 8.1)."""
+        return self.url.canonical_symbols("/") if self.url else None
+
+    def to_dict(self) -> dict:
+        """The JSON shape: ``kind``, ``description``, the IBI in both forms, the URLs, or the ``error``."""
+        return {
+            "input": self.text,
+            "kind": self.kind,
+            "description": self.description,
+            "ibi": self.ibi,
+            "form": self.form,
+            "rep": self.rep,
+            "ibip": self.ibip,
+            "utc": self.conversion.utc if self.conversion else None,
+            "warnings": list(self.conversion.warnings) if self.conversion else [],
+            "resolver": self.resolver,
+            "persistent_url": self.persistent_url,
+            "resolver_path": self.resolver_path,
+            "error": self.error.to_dict() if self.error else None,
+        }
+
+
+def classify(
+    text: str,
+    known_pairs: Iterable[Sequence[str]] = KNOWN_PREFIX_PAIRS,
+    base: str = DEFAULT_RESOLVER,
+) -> Classification:
+    """Say what ``text`` is; never raises for any text (an unknown text carries its error).
+
+    ``known_pairs`` are the prefix pairs conversion may use; ``base`` the resolver base on which
+    a bare IBI or a host-less path becomes a persistent URL.
+    """
+    stripped = text.strip()
+    if not stripped:
+        return Classification(text, KIND_UNKNOWN, error=ParseError(EMPTY_MESSAGE, field="q"))
+    leading = len(text) - len(text.lstrip())
+    try:
+        identifier = parse_ibi(stripped)
+    except ParseError as exc:
+        ibi_error = ParseError(exc.message, leading + exc.position if exc.position else None, "q")
+    else:
+        return _recognised(text, identifier.form, PersistentUrl(identifier), known_pairs, base)
+    try:
+        url = parse_persistent_url(text)
+    except ParseError as exc:
+        url_error = ParseError(exc.message, exc.position, "q")
+    else:
+        return _recognised(text, KIND_URL, url, known_pairs, base)
+    if _URL_START.match(text) or (url_error.position or 0) > (ibi_error.position or 0):
+        return Classification(text, KIND_UNKNOWN, error=url_error)
+    return Classification(text, KIND_UNKNOWN, error=ibi_error)
+
+
+def _recognised(
+    text: str, kind: str, url: PersistentUrl, known_pairs: Iterable[Sequence[str]], base: str
+) -> Classification:
+    """A recognised text with both forms of its IBI and its absolute persistent URL."""
+    on = base if url.resolver in (None, "/") else url.resolver
+    return Classification(
+        text,
+        kind,
+        url=url,
+        conversion=convert(str(url.ibi), known_pairs),
+        persistent_url=url.canonical_symbols(on),
+    )
