@@ -1,0 +1,146 @@
+"""Reading the oai_dc record an Archive answers to ``:(oai_dc)`` (file 003, Table 8.2).
+
+The record comes from another server, so it is read defensively:
+
+* at most :data:`MAX_OAI_DC_BYTES` — a Dublin Core record is a few kilobytes;
+* no document type declaration at all: an oai_dc record never needs one, and refusing it
+  refuses every entity trick with it (billion laughs, external entities);
+* with expat directly, keeping only the ``dc:*`` elements inside ``oai_dc:dc`` (the record
+  may also arrive inside an OAI-PMH ``GetRecord`` envelope).
+
+Every failure is a :class:`~ibiportal.errors.ParseError` that says what is wrong and where
+(line and column of the XML).
+"""
+from __future__ import annotations
+
+import pyexpat
+from dataclasses import dataclass
+
+from ibiportal.citation.record import CitationRecord
+from ibiportal.errors import ParseError
+
+MAX_OAI_DC_BYTES = 1_000_000
+OAI_DC_NAMESPACE = "http://www.openarchives.org/OAI/2.0/oai_dc/"
+DC_NAMESPACE = "http://purl.org/dc/elements/1.1/"
+_RECORD = f"{OAI_DC_NAMESPACE} dc"
+_DC_ELEMENTS = (
+    "title creator subject description publisher contributor date type format identifier"
+    " source language relation coverage rights"
+).split()
+
+
+@dataclass(frozen=True)
+class OaiDcRecord:
+    """The Dublin Core elements of one oai_dc record, each as a tuple of its values in order."""
+
+    elements: dict[str, tuple[str, ...]]
+
+    def first(self, name: str) -> str | None:
+        values = self.elements.get(name, ())
+        return values[0] if values else None
+
+    def all(self, name: str) -> tuple[str, ...]:
+        return self.elements.get(name, ())
+
+    @property
+    def title(self) -> str | None:
+        return self.first("title")
+
+    @property
+    def creators(self) -> tuple[str, ...]:
+        return self.all("creator")
+
+    @property
+    def date(self) -> str | None:
+        return self.first("date")
+
+    @property
+    def language(self) -> str | None:
+        return self.first("language")
+
+    def citation_record(self, persistent_url: str, ibi: str, repository: str | None = None) -> CitationRecord:
+        """The record to cite, with the persistent URL and IBI the caller resolved."""
+        return CitationRecord(
+            persistent_url=persistent_url,
+            ibi=ibi,
+            repository=repository,
+            title=self.title,
+            creators=self.creators,
+            date=self.date,
+            language=self.language,
+            publisher=self.first("publisher"),
+            description=self.first("description"),
+        )
+
+
+class _RefusedDeclaration(Exception):
+    """Raised inside expat's callbacks; turned into a ParseError with expat's position."""
+
+
+def _refuse(*_args) -> None:
+    raise _RefusedDeclaration
+
+
+def from_oai_dc(xml: bytes | str) -> OaiDcRecord:
+    """The Dublin Core elements of the oai_dc record ``xml``.
+
+    Raises ParseError for a record larger than :data:`MAX_OAI_DC_BYTES`, one with a DOCTYPE
+    (or any entity declaration), ill-formed XML, or XML that holds no ``oai_dc:dc`` element.
+    """
+    size = len(xml.encode("utf-8") if isinstance(xml, str) else xml)
+    if size > MAX_OAI_DC_BYTES:
+        raise ParseError(f"the oai_dc record is {size} bytes, more than the {MAX_OAI_DC_BYTES} allowed")
+    parser = pyexpat.ParserCreate(namespace_separator=" ")
+    parser.SetParamEntityParsing(pyexpat.XML_PARAM_ENTITY_PARSING_NEVER)
+    parser.StartDoctypeDeclHandler = _refuse
+    parser.EntityDeclHandler = _refuse
+    elements: dict[str, list[str]] = {}
+    depth_in_record = 0  # 0: outside oai_dc:dc; 1: directly inside it; more: deeper
+    found_record = False
+    current: list[str] | None = None
+
+    def start(name: str, _attributes: dict) -> None:
+        nonlocal depth_in_record, found_record, current
+        if depth_in_record:
+            depth_in_record += 1
+            namespace, _, local = name.rpartition(" ")
+            if depth_in_record == 2 and namespace == DC_NAMESPACE and local in _DC_ELEMENTS:
+                current = elements.setdefault(local, [])
+                current.append("")
+        elif name == _RECORD and not found_record:
+            depth_in_record, found_record = 1, True
+
+    def end(_name: str) -> None:
+        nonlocal depth_in_record, current
+        if depth_in_record:
+            depth_in_record -= 1
+            if depth_in_record == 1 or depth_in_record == 0:
+                current = None
+
+    def text(data: str) -> None:
+        if current is not None and depth_in_record == 2:
+            current[-1] += data
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    parser.CharacterDataHandler = text
+    try:
+        parser.Parse(xml, True)
+    except _RefusedDeclaration:
+        raise ParseError(
+            f"the oai_dc record has a document type declaration (line {parser.CurrentLineNumber},"
+            f" column {parser.CurrentColumnNumber + 1}); oai_dc records have none, and it is refused"
+            " so that no entity can be expanded"
+        ) from None
+    except pyexpat.ExpatError as error:
+        raise ParseError(
+            f"the oai_dc record is not well-formed XML: {pyexpat.ErrorString(error.code)}"
+            f" (line {error.lineno}, column {error.offset + 1})"
+        ) from None
+    if not found_record:
+        raise ParseError(f"the XML holds no oai_dc:dc element (namespace {OAI_DC_NAMESPACE})")
+    cleaned = {
+        name: tuple(value for value in (" ".join(raw.split()) for raw in values) if value)
+        for name, values in elements.items()
+    }
+    return OaiDcRecord({name: values for name, values in cleaned.items() if values})
