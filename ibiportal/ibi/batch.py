@@ -1,0 +1,221 @@
+"""Converting many identifiers at once: the Convert page's batch, its CSV download, the batch API.
+
+Input comes three ways, each read into numbered :class:`InputRow` s before anything converts:
+
+* pasted text, one identifier per line (:func:`rows_from_lines`);
+* a CSV file (:func:`rows_from_csv`, after :func:`decode_upload`): the identifier is the first
+  column, or the column named ``ibi`` or ``identifier`` when the first row is such a header;
+* a list, from the JSON API (:func:`rows_from_list`).
+
+Limits (:data:`MAX_ROWS` identifiers, :data:`MAX_BYTES` of text) are checked on the whole input
+first, so an input over them is refused as a whole, never converted in part. Then every row
+converts on its own (:func:`convert_rows`, each by :func:`~ibiportal.ibi.conversion.convert`,
+STANDARD.md §1.4): a bad row gets its error and position, and the good rows still convert.
+
+:func:`to_csv` writes the result for spreadsheets, with cells that a spreadsheet would run as a
+formula (OWASP "CSV injection") neutralised by a leading ``'``.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ibiportal.errors import ParseError
+from ibiportal.ibi.conversion import Conversion, convert
+
+#: At most this many identifiers in one batch (blank lines and a header row not counted).
+MAX_ROWS = 5000
+#: At most this much text in one batch, in bytes of UTF-8 (1 MB).
+MAX_BYTES = 1_000_000
+#: Header names that mark the identifier column of a CSV file (compared case-insensitively).
+HEADER_NAMES = ("ibi", "identifier")
+#: Delimiters a CSV file may use; no IBI contains any of them (Tables 6.1 and 7.1).
+DELIMITERS = (",", ";", "\t")
+#: Characters that make a spreadsheet read a cell as a formula (OWASP, CSV injection).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+#: Columns of the CSV download, the same as the page's table.
+CSV_COLUMNS = ("line", "input", "repository name", "IBIp", "UTC date", "error", "error position", "warnings")
+_BOM = "\ufeff"
+
+
+@dataclass(frozen=True)
+class InputRow:
+    """One identifier to convert and the line of the input it came from (1-based)."""
+
+    line: int
+    text: str
+
+
+@dataclass(frozen=True)
+class BatchRow:
+    """One converted row: its conversion, or the error that stopped it (never both)."""
+
+    line: int
+    input: str
+    conversion: Conversion | None
+    error: ParseError | None
+
+    def to_dict(self) -> dict:
+        """The API's row: ``{"line", "input", "rep", "ibip", "utc", "warnings", "error"}``."""
+        done = self.conversion
+        return {
+            "line": self.line,
+            "input": self.input,
+            "rep": done.rep if done else None,
+            "ibip": done.ibip if done else None,
+            "utc": done.utc if done else None,
+            "warnings": list(done.warnings) if done else [],
+            "error": {"message": self.error.message, "position": self.error.position} if self.error else None,
+        }
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    """Every row of a batch, in input order, with the counts the page shows."""
+
+    rows: tuple[BatchRow, ...]
+
+    @property
+    def converted(self) -> int:
+        return sum(1 for row in self.rows if row.conversion is not None)
+
+    @property
+    def failed(self) -> int:
+        return sum(1 for row in self.rows if row.error is not None)
+
+    @property
+    def with_warnings(self) -> int:
+        """Converted rows whose result is less than a fact (unknown prefix, ...): see their warnings."""
+        return sum(1 for row in self.rows if row.conversion is not None and row.conversion.warnings)
+
+
+def check_size(byte_count: int) -> None:
+    """Refuse an input over :data:`MAX_BYTES` as a whole."""
+    if byte_count > MAX_BYTES:
+        raise ParseError(
+            f"the input is {byte_count:,} bytes; at most {MAX_BYTES:,} bytes (1 MB) convert at once: "
+            f"split it into smaller batches"
+        )
+
+
+def _check_count(rows: Sequence[InputRow]) -> None:
+    if len(rows) > MAX_ROWS:
+        raise ParseError(
+            f"the input has {len(rows):,} identifiers; at most {MAX_ROWS:,} convert at once "
+            f"(the first over the limit is on line {rows[MAX_ROWS].line:,}): split it into smaller batches"
+        )
+
+
+def decode_upload(data: bytes) -> str:
+    """An uploaded file as text: UTF-8, with or without a byte-order mark, at most MAX_BYTES."""
+    check_size(len(data))
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ParseError(
+            f"the file is not UTF-8 text (byte {exc.start + 1:,} cannot be read): save it as CSV UTF-8",
+            position=exc.start + 1,
+        ) from exc
+
+
+def rows_from_lines(text: str) -> list[InputRow]:
+    """One identifier per line, spaces around it ignored; blank lines skipped but counted."""
+    text = _normalise_newlines(text.removeprefix(_BOM))
+    check_size(len(text.encode("utf-8")))
+    rows = [
+        InputRow(number, line.strip()) for number, line in enumerate(text.split("\n"), start=1) if line.strip()
+    ]
+    _check_count(rows)
+    return rows
+
+
+def rows_from_csv(text: str) -> list[InputRow]:
+    """Rows of a CSV text: the identifier column, and the line each record starts on.
+
+    The delimiter is whichever of ``,`` ``;`` tab comes first in the first non-blank line (no
+    IBI contains any of them, so it ends the first cell), else ``,``. A first record with a cell named ``ibi`` or
+    ``identifier`` is a header naming the identifier column; otherwise the identifier is the
+    first column and every record is data. Blank records are skipped; a record without a value
+    in the identifier column is a row with an empty identifier (an error of its own).
+    """
+    text = _normalise_newlines(text.removeprefix(_BOM))
+    check_size(len(text.encode("utf-8")))
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=_delimiter(text), strict=True)
+    records: list[tuple[int, list[str]]] = []
+    start = 1
+    try:
+        for record in reader:
+            if any(cell.strip() for cell in record):
+                records.append((start, record))
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise ParseError(f"the file is not valid CSV: {exc} (in the record starting on line {start:,})") from exc
+    column = 0
+    if records:
+        names = [cell.strip().lower() for cell in records[0][1]]
+        header = next((index for index, name in enumerate(names) if name in HEADER_NAMES), None)
+        if header is not None:
+            column = header
+            records = records[1:]
+    rows = [InputRow(line, record[column].strip() if column < len(record) else "") for line, record in records]
+    _check_count(rows)
+    return rows
+
+
+def rows_from_list(texts: Sequence[str]) -> list[InputRow]:
+    """The API's identifiers, numbered from 1; every item is a row, blank ones included."""
+    check_size(sum(len(text.encode("utf-8")) for text in texts))
+    rows = [InputRow(number, text.strip()) for number, text in enumerate(texts, start=1)]
+    _check_count(rows)
+    return rows
+
+
+def convert_rows(rows: Iterable[InputRow], known_pairs: Iterable[Sequence[str]]) -> BatchResult:
+    """Convert each row on its own: a bad row keeps its error, the others still convert."""
+    pairs = list(known_pairs)
+    converted = []
+    for row in rows:
+        try:
+            converted.append(BatchRow(row.line, row.text, convert(row.text, pairs), None))
+        except ParseError as exc:
+            converted.append(BatchRow(row.line, row.text, None, exc))
+    return BatchResult(tuple(converted))
+
+
+def to_csv(result: BatchResult) -> str:
+    """The result as CSV text (RFC 4180: CRLF line ends, a header row of :data:`CSV_COLUMNS`)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(CSV_COLUMNS)
+    for row in result.rows:
+        done, error = row.conversion, row.error
+        cells = [
+            str(row.line),
+            row.input,
+            (done.rep or "") if done else "",
+            (done.ibip or "") if done else "",
+            done.utc if done else "",
+            error.message if error else "",
+            str(error.position) if error and error.position is not None else "",
+            " | ".join(done.warnings) if done else "",
+        ]
+        writer.writerow([neutralise(cell) for cell in cells])
+    return out.getvalue()
+
+
+def neutralise(cell: str) -> str:
+    """A cell a spreadsheet would run as a formula gets a leading ``'``, so it stays text."""
+    return f"'{cell}" if cell.startswith(FORMULA_STARTS) else cell
+
+
+def _normalise_newlines(text: str) -> str:
+    """CRLF (what browsers send from a text area) and lone CR become LF."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _delimiter(text: str) -> str:
+    """The first of DELIMITERS to occur in the first non-blank line, else ``,``."""
+    first_line = next((line for line in text.split("\n") if line.strip()), "")
+    return next((character for character in first_line if character in DELIMITERS), ",")
