@@ -1,0 +1,20 @@
+"""JSON API: what a pasted text is (the home page's box, and its classify-as-you-type).
+
+The route joins the ``api`` blueprint of :mod:`.views`; the answer is
+:meth:`~ibiportal.ibi.classify.Classification.to_dict`.
+"""
+from __future__ import annotations
+
+from flask import jsonify, request
+
+from ...ibi.classify import classify
+from ..context import known_prefix_pairs, resolver_base
+from .views import bp
+
+
+@bp.get("/classify")
+def classify_text():
+    """Say what ``q`` is: an IBI (``rep`` or ``ibip``, both forms where known), a persistent ``url``,
+    or ``unknown`` with a 400 and ``{"error": {"message", "position", "field": "q"}}``."""
+    result = classify(request.args.get("q", ""), known_prefix_pairs(), resolver_base())
+    return jsonify(result.to_dict()), 200 if result.recognised else 400
