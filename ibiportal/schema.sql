@@ -92,3 +92,13 @@ CREATE TABLE IF NOT EXISTS admin_account (
     password_hash TEXT NOT NULL,     -- werkzeug.security scrypt hash
     updated_at TEXT NOT NULL
 );
+
+-- Generation of what resolutions can answer (issue 6): bumped in the same transaction as every
+-- change to the Archive set (an Archive included, excluded or removed) and to the own Archive's
+-- links (a next edition or a translation added). Every worker process keeps its own cache of
+-- redirects (ibiportal/resolver/cache.py) and compares this number on each lookup.
+CREATE TABLE IF NOT EXISTS resolution_generation (
+    id INTEGER PRIMARY KEY CHECK (id = 1),  -- a single row
+    value INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO resolution_generation (id, value) VALUES (1, 0);

@@ -141,6 +141,7 @@ class Storage:
             "INSERT INTO item_link (ibi, relation, language, target) VALUES (?, ?, ?, ?)",
             (ibi, link.relation, link.language, link.target),
         )
+        _bump_resolution_generation(conn)  # e.g. "X!" now leads to the new edition
 
     def item_links(self, ibi: str) -> list[ItemLink]:
         """The links of a minted item (its IBIp)."""
@@ -193,6 +194,10 @@ class Storage:
                 " (SELECT id FROM trace ORDER BY created_at DESC, rowid DESC LIMIT ?)",
                 (keep,),
             )
+
+    def resolution_generation(self) -> int:
+        """The number bumped by every change to what resolutions can answer (see schema.sql)."""
+        return self.connection.execute("SELECT value FROM resolution_generation WHERE id = 1").fetchone()[0]
 
     def load_trace(self, trace_id: str) -> dict | None:
         """A stored trace's JSON body, or None when unknown or already dropped."""
@@ -273,6 +278,7 @@ class ArchiveStore:
         with self.storage.write_transaction() as conn:
             cursor = conn.execute("DELETE FROM archive WHERE service_ibi = ?", (service_ibi,))
             conn.execute("DELETE FROM archive_event WHERE service_ibi = ?", (service_ibi,))
+            _bump_resolution_generation(conn)
         return cursor.rowcount > 0
 
     def find_archive(self, service_ibi: str) -> RegisteredArchive | None:
@@ -308,6 +314,7 @@ class ArchiveStore:
                 conn, service_ibi, when, "included",
                 f"at {details.address} ({details.ip}), confirmation {confirmation.word}: {confirmation.detail}",
             )
+            _bump_resolution_generation(conn)
 
     def record_exclusion(self, service_ibi: str, at: datetime) -> None:
         when = _iso(at)
@@ -316,6 +323,7 @@ class ArchiveStore:
                 "UPDATE archive SET included = 0, updated_at = ? WHERE service_ibi = ?", (when, service_ibi)
             )
             _add_archive_event(conn, service_ibi, when, "excluded", "switched off")
+            _bump_resolution_generation(conn)
 
     def record_refusal(self, service_ibi: str, reason: str, at: datetime) -> None:
         with self.storage.write_transaction() as conn:
@@ -345,6 +353,11 @@ def _add_archive_event(conn: sqlite3.Connection, service_ibi: str, when: str, ki
         " (SELECT id FROM archive_event WHERE service_ibi = ? ORDER BY id DESC LIMIT ?)",
         (service_ibi, service_ibi, ARCHIVE_HISTORY_LIMIT),
     )
+
+
+def _bump_resolution_generation(conn: sqlite3.Connection) -> None:
+    """Inside the caller's transaction: every worker's resolution cache empties at its next lookup."""
+    conn.execute("UPDATE resolution_generation SET value = value + 1 WHERE id = 1")
 
 
 def _registered_archive(row: sqlite3.Row) -> RegisteredArchive:
