@@ -34,11 +34,13 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
         "IBIPORTAL_ALLOW_PRIVATE_ARCHIVES": "ALLOW_PRIVATE_ARCHIVES",
         "IBIPORTAL_TRACE_RETENTION": "TRACE_RETENTION",
         "IBIPORTAL_SECURE_COOKIES": "SESSION_COOKIE_SECURE",
+        "IBIPORTAL_RESOLUTION_CACHE_SECONDS": "RESOLUTION_CACHE_SECONDS",
+        "IBIPORTAL_THREADS": "THREADS",
     }
     for env_name, key in names.items():
         if env.get(env_name):
             settings[key] = env[env_name]
-    for key in ("MINT_PORT", "MINT_IBIP_PORT", "TRACE_RETENTION"):
+    for key in ("MINT_PORT", "MINT_IBIP_PORT", "TRACE_RETENTION", "RESOLUTION_CACHE_SECONDS", "THREADS"):
         if key in settings:
             settings[key] = _integer(settings[key], key)
     if "TRUSTED_PROXIES" in settings:
@@ -95,4 +97,11 @@ DEFAULTS: dict = {
     "ALLOW_PRIVATE_ARCHIVES": False,
     # How many resolution traces are kept.
     "TRACE_RETENTION": 1000,
+    # Seconds a redirect of GET /<persistent URL> is served from each worker's cache (issue 6,
+    # ibiportal/resolver/cache.py); 0 = every request resolves. Including or excluding an
+    # Archive empties the caches at once.
+    "RESOLUTION_CACHE_SECONDS": 30,
+    # Request threads per gunicorn worker (gunicorn.conf.py); the resolver's pool of threads
+    # asking Archives is sized from it (ibiportal/web/services.py).
+    "THREADS": 8,
 }
