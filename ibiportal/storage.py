@@ -329,6 +329,20 @@ class ArchiveStore:
         with self.storage.write_transaction() as conn:
             _add_archive_event(conn, service_ibi, _iso(at), "refused", reason)
 
+    def record_confirmation(self, service_ibi: str, confirmation: Confirmation, at: datetime) -> None:
+        """An administrator's confirmation request (§7.2 message 3) and its outcome: the
+        Archive's ``last_confirmation`` and a ``confirmation`` event (issue 5, Archives page)."""
+        when = _iso(at)
+        with self.storage.write_transaction() as conn:
+            conn.execute(
+                "UPDATE archive SET last_confirmation = ?, updated_at = ? WHERE service_ibi = ?",
+                (confirmation.word, when, service_ibi),
+            )
+            _add_archive_event(
+                conn, service_ibi, when, "confirmation",
+                f"confirmation request by an administrator: {confirmation.word} ({confirmation.detail})",
+            )
+
     def included_endpoints(
         self, connect_timeout: float = 3.0, read_timeout: float = 5.0
     ) -> tuple[ArchiveEndpoint, ...]:
