@@ -1,12 +1,14 @@
 """Running a resolution for a request: which Archives, how to reach them, where the trace goes.
 
-Shared by ``GET /<persistent URL>`` and ``POST /api/v1/trace``; the engine itself
-(``ibiportal.resolver.engine``) knows nothing of Flask.
+Shared by ``GET /<persistent URL>``, ``POST /api/v1/trace`` and the Trace page; the engine
+itself (``ibiportal.resolver.engine``) knows nothing of Flask.
 """
 from __future__ import annotations
 
+import re
 import secrets
 from dataclasses import dataclass
+from datetime import datetime, timezone
 
 from flask import current_app, request
 
@@ -60,8 +62,44 @@ def request_client() -> ClientInfo:
     return ClientInfo(ips, request.headers.get("Accept-Language"))
 
 
+def requested_client(client_ip: object = None, accept_language: object = None) -> ClientInfo:
+    """The client to resolve as: the request's own, or the ``client_ip`` / ``accept_language`` given.
+
+    ``client_ip`` is one IP address or the list of Table 8.10 (the user's, then its proxies',
+    separated by spaces or commas); a part that is no IP is an error naming it and its
+    1-based position. ``accept_language`` replaces the request's header when not ``None``.
+    """
+    client = request_client()
+    if client_ip:
+        text = str(client_ip)
+        ips: list[str] = []
+        for match in re.finditer(r"[^\s,]+", text):
+            parsed = client_ip_list(match[0], None, ())
+            if not parsed:
+                raise ParseError(f"client_ip {match[0]!r} is not an IP address", match.start() + 1, "client_ip")
+            ips.extend(parsed)
+        client = ClientInfo(tuple(ips), client.language_preference)
+    if accept_language is not None:
+        if not isinstance(accept_language, str):
+            raise ParseError("accept_language must be text such as 'pt-BR,en;q=0.5'", field="accept_language")
+        client = ClientInfo(client.ip_addresses, accept_language)
+    return client
+
+
+def with_original(url: str, require_original: object) -> str:
+    """``require_original`` adds ``ibiurl.requireditemstatus=Original`` (Table 8.3) unless present."""
+    if not require_original or "ibiurl.requireditemstatus=" in url:
+        return url
+    return url + ("&" if "?" in url else "?") + "ibiurl.requireditemstatus=Original"
+
+
 def resolve_and_store(persistent_url: str, selection: str, client: ClientInfo) -> StoredResolution:
-    """Resolve (never from a cache) and keep the trace for its permalink."""
+    """Resolve (never from a cache) and keep the trace for its permalink.
+
+    The stored trace is the resolution's JSON plus ``request``: how it was asked for (the
+    Archives chosen, the client's IP list and Accept-Language, the time), so that the Trace
+    page can show it and run it again with the same options.
+    """
     resolver = Resolver(
         archive_endpoints(selection),
         {"demo": get_in_process_transport(), "live": get_http_transport()},
@@ -71,7 +109,14 @@ def resolve_and_store(persistent_url: str, selection: str, client: ClientInfo) -
     resolution = resolver.resolve(persistent_url, client)
     trace_id = secrets.token_urlsafe(12)
     outcome = "found" if resolution.found else resolution.alert.reason.value
+    asked = {
+        "archives": selection,
+        "client_ip": " ".join(client.ip_addresses),
+        "accept_language": client.language_preference,
+        "traced_at": datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"),
+    }
     get_storage().save_trace(
-        trace_id, persistent_url, outcome, resolution.to_dict(), current_app.config["TRACE_RETENTION"]
+        trace_id, persistent_url, outcome, {**resolution.to_dict(), "request": asked},
+        current_app.config["TRACE_RETENTION"],
     )
     return StoredResolution(trace_id, resolution)

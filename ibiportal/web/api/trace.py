@@ -5,10 +5,8 @@ from flask import abort, jsonify, url_for
 
 from ...errors import ParseError
 from ...ibi.url import parse_persistent_url
-from ...resolver.addresses import client_ip_list
-from ...resolver.engine import ClientInfo
 from ..context import get_storage
-from ..resolution import SELECTIONS, request_client, resolve_and_store
+from ..resolution import SELECTIONS, requested_client, resolve_and_store, with_original
 from .views import bp, json_body
 
 
@@ -23,7 +21,8 @@ def run_trace():
     selection = body.get("archives", "all")
     if selection not in SELECTIONS:
         raise ParseError(f"archives must be one of {', '.join(SELECTIONS)}", field="archives")
-    stored = resolve_and_store(_with_original(url.strip(), body.get("require_original")), selection, _client(body))
+    client = requested_client(body.get("client_ip"), body.get("accept_language"))
+    stored = resolve_and_store(with_original(url.strip(), body.get("require_original")), selection, client)
     result = {"id": stored.trace_id, "permalink": url_for("api.get_trace", trace_id=stored.trace_id, _external=True)}
     return jsonify({**result, **stored.resolution.to_dict()}), 201
 
@@ -36,26 +35,3 @@ def get_trace(trace_id: str):
         abort(404, description=f"no trace {trace_id}: unknown, or older than the traces kept")
     return jsonify({"id": trace_id, **body})
 
-
-def _client(body: dict) -> ClientInfo:
-    """The client to resolve as: the request's own, or the ``client_ip`` / ``accept_language`` given."""
-    client = request_client()
-    client_ip = body.get("client_ip")
-    if client_ip:
-        ips = client_ip_list(str(client_ip), None, ())
-        if not ips:
-            raise ParseError(f"client_ip {client_ip!r} is not an IP address", field="client_ip")
-        client = ClientInfo(ips, client.language_preference)
-    language = body.get("accept_language")
-    if language is not None:
-        if not isinstance(language, str):
-            raise ParseError("accept_language must be text such as 'pt-BR,en;q=0.5'", field="accept_language")
-        client = ClientInfo(client.ip_addresses, language)
-    return client
-
-
-def _with_original(url: str, require_original: object) -> str:
-    """``require_original`` adds ``ibiurl.requireditemstatus=Original`` (Table 8.3) unless present."""
-    if not require_original or "ibiurl.requireditemstatus=" in url:
-        return url
-    return url + ("&" if "?" in url else "?") + "ibiurl.requireditemstatus=Original"
