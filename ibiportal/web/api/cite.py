@@ -1,0 +1,52 @@
+"""``GET /api/v1/cite?ibi=…``: the citations of an item, from its oai_dc metadata (issue 5).
+
+The routes join the ``api`` blueprint of :mod:`.views`. A bad ``ibi`` is a 400 naming the
+character; an item without usable metadata is ``{"error": {"message", "position": null},
+"trace": …}`` with the resolution's status (404 not found, 410 deleted, 502 a bad record…).
+"""
+from __future__ import annotations
+
+from flask import jsonify, request
+
+from ..cite.lookup import CiteProblem, CiteResult, cite, trace_links
+from .views import bp
+
+
+@bp.get("/cite")
+def cite_api():
+    """BibTeX, RIS, CSL-JSON and formatted citations of ``ibi`` (an IBI or a persistent URL)."""
+    try:
+        result = cite(request.args.get("ibi"))
+    except CiteProblem as problem:
+        body = {"error": {"message": problem.message, "position": None}}
+        if problem.trace_id:
+            body["trace"] = trace_links(problem.trace_id)["api"]
+        return jsonify(body), problem.status
+    return jsonify(result_to_dict(result))
+
+
+def result_to_dict(result: CiteResult) -> dict:
+    """The API's answer: what was cited, where the metadata came from, every citation form."""
+    record = result.record
+    return {
+        "ibi": record.ibi,
+        "repository": record.repository,
+        "persistent_url": record.persistent_url,
+        "metadata_url": result.metadata_url,
+        "oai_dc_url": result.oai_dc_url,
+        "metadata": {
+            "title": record.title,
+            "creators": list(record.creators),
+            "date": record.date,
+            "language": record.language,
+            "publisher": record.publisher,
+        },
+        "trace": trace_links(result.trace_id)["api"],
+        "citations": {
+            "key": result.citations.key,
+            "formatted": result.citations.formatted,
+            "bibtex": result.citations.bibtex,
+            "ris": result.citations.ris,
+            "csl_json": result.citations.csl_json,
+        },
+    }
