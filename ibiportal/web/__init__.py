@@ -10,6 +10,7 @@ from .auth.views import bp as auth_bp
 from .api.views import bp as api_bp
 from .api import trace as api_trace  # noqa: F401  (its routes join api_bp: /api/v1/trace)
 from .api import urls as api_urls  # noqa: F401  (its routes join api_bp: /api/v1/parse, /api/v1/compose)
+from .api import cite as api_cite  # noqa: F401  (its routes join api_bp: /api/v1/cite)
 from .api import classify as api_classify  # noqa: F401  (its routes join api_bp: /api/v1/classify)
 from .api import convert_batch as api_convert_batch  # noqa: F401  (its routes join api_bp: /api/v1/convert/batch)
 from .archive.views import bp as archive_bp
