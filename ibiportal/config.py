@@ -36,6 +36,13 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
         "IBIPORTAL_SECURE_COOKIES": "SESSION_COOKIE_SECURE",
         "IBIPORTAL_RESOLUTION_CACHE_SECONDS": "RESOLUTION_CACHE_SECONDS",
         "IBIPORTAL_THREADS": "THREADS",
+        "IBIPORTAL_RATELIMIT_ENABLED": "RATELIMIT_ENABLED",
+        "IBIPORTAL_RATELIMIT_STORAGE": "RATELIMIT_STORAGE_URI",
+        "IBIPORTAL_RATELIMIT_KEY_CHECKS": "RATELIMIT_KEY_CHECKS",
+        "IBIPORTAL_RATELIMIT_RESOLVER_SERVICE": "RATELIMIT_RESOLVER_SERVICE",
+        "IBIPORTAL_RATELIMIT_LOGIN": "RATELIMIT_LOGIN",
+        "IBIPORTAL_RATELIMIT_API": "RATELIMIT_API",
+        "IBIPORTAL_RATELIMIT_TRACE": "RATELIMIT_TRACE",
     }
     for env_name, key in names.items():
         if env.get(env_name):
@@ -45,7 +52,7 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
             settings[key] = _integer(settings[key], key)
     if "TRUSTED_PROXIES" in settings:
         settings["TRUSTED_PROXIES"] = [p.strip() for p in settings["TRUSTED_PROXIES"].split(",") if p.strip()]
-    for key in ("DEMO_ARCHIVES", "ALLOW_PRIVATE_ARCHIVES", "SESSION_COOKIE_SECURE"):
+    for key in ("DEMO_ARCHIVES", "ALLOW_PRIVATE_ARCHIVES", "SESSION_COOKIE_SECURE", "RATELIMIT_ENABLED"):
         if key in settings:
             settings[key] = _flag(settings[key], key)
     return settings
@@ -104,4 +111,22 @@ DEFAULTS: dict = {
     # Request threads per gunicorn worker (gunicorn.conf.py); the resolver's pool of threads
     # asking Archives is sized from it (ibiportal/web/services.py).
     "THREADS": 8,
+    # Rate limits (issue 6, ibiportal.web.limits), in Flask-Limiter's notation ("10/minute",
+    # "100 per hour", "5/minute;50/day"), counted per client IP (X-Forwarded-For only from
+    # TRUSTED_PROXIES). GET /<persistent URL> and static files are not limited.
+    "RATELIMIT_ENABLED": True,
+    # Where the counts live. memory:// counts in each worker process separately (2 gunicorn
+    # workers = up to twice the limit); redis://host:6379 shares them (needs the redis package).
+    "RATELIMIT_STORAGE_URI": "memory://",
+    # Failed registration-key checks at the resolver service (brute force), per client IP and,
+    # separately, per archive service IBI; once reached, every key check waits (429).
+    "RATELIMIT_KEY_CHECKS": "10/minute",
+    # Every request to the resolver service, per client IP (each key check costs an scrypt).
+    "RATELIMIT_RESOLVER_SERVICE": "60/minute",
+    # Failed administrator logins, per client IP.
+    "RATELIMIT_LOGIN": "5/minute",
+    # The public JSON API /api/v1/*, all endpoints together, per client IP.
+    "RATELIMIT_API": "120/minute",
+    # POST /api/v1/trace on top of RATELIMIT_API: each one sends messages to every Archive.
+    "RATELIMIT_TRACE": "20/minute",
 }

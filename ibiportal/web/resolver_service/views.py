@@ -4,7 +4,8 @@ It answers "Incluir arquivo" (2) and "Excluir arquivo" (7) of Figure 7.1 (Table 
 Examples 7.2 and 7.3) with a ``text/plain`` ASCII pair list (§6.2) – the status (5)/(8) of
 §7.2, or a refusal (STANDARD.md §3) with its 4xx status – computed by
 :class:`~ibiportal.resolver.registration.RegistrationService`. Any other ``servicesubject``
-at this address is refused with 400.
+at this address is refused with 400. Too many requests, or too many wrong keys, are refused
+with 429 and ``Retry-After`` (``ibiportal.web.limits``), also as a pair list.
 
 The rule is the fixed path ``/<IBIPORTAL_RESOLVER_SERVICE_IBI>`` (default
 ``J8LNKB5R7W/3FUQHC5``), added when the blueprint is registered: a rule without variables
@@ -14,7 +15,9 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, request
 from flask.blueprints import BlueprintSetupState
+from flask_limiter import RateLimitExceeded
 
+from ...protocol.status import refused
 from ...resolver.registration import RegistrationService, normalize_service_ibi
 from ...storage import ArchiveStore
 from ..context import get_storage
@@ -43,6 +46,20 @@ def answer() -> Response:
     return Response(
         outcome.body,
         outcome.status,
+        content_type=PAIR_LIST_CONTENT_TYPE,
+        headers={"Cache-Control": "no-store"},
+    )
+
+
+@bp.errorhandler(RateLimitExceeded)
+def too_many(error: RateLimitExceeded) -> Response:
+    """429 as the service speaks to Archives: ``status.archive refused status.reason {too many …}``.
+
+    ``Retry-After`` is added by the limiter after this answer is built.
+    """
+    return Response(
+        refused(error.description).serialize(" "),
+        429,
         content_type=PAIR_LIST_CONTENT_TYPE,
         headers={"Cache-Control": "no-store"},
     )

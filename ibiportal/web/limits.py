@@ -1,0 +1,166 @@
+"""Rate limits (issue 6): brute force on registration keys and logins, floods of the public API.
+
+One :class:`flask_limiter.Limiter` per app (so every app instance, e.g. each test's, counts
+from zero), with blueprint limits configured from ``RATELIMIT_*`` settings
+(``IBIPORTAL_RATELIMIT_*``, see ``ibiportal.config``). Every limit counts per client IP, the
+first element of ``clientinformation.ipaddress`` (Table 8.10): ``X-Forwarded-For`` is
+believed only from ``TRUSTED_PROXIES``, as for resolution.
+
+=========================  ==================================================  =============
+limit                      what is counted                                     default
+=========================  ==================================================  =============
+``RATELIMIT_KEY_CHECKS``   resolver service answers 403 (wrong registration    10/minute
+                           key, §7.2), per client IP AND, separately, per
+                           ``archiveserviceibi`` (a key guessed from many IPs)
+``RATELIMIT_RESOLVER_      every request to the resolver service, per IP       60/minute
+SERVICE``                  (a key check costs an scrypt)
+``RATELIMIT_LOGIN``        failed administrator logins (POST without the       5/minute
+                           redirect of a success), per IP
+``RATELIMIT_API``          every request to ``/api/v1/*``, all endpoints       120/minute
+                           together, per IP
+``RATELIMIT_TRACE``        ``POST /api/v1/trace`` on top: each one sends       20/minute
+                           messages to every Archive
+=========================  ==================================================  =============
+
+Once a failure limit is reached, every request it covers is refused until the window
+ends, the right key or password included: that is what stops guessing. A limit on the key
+checks of one ``archiveserviceibi`` also lets a stranger delay that Archive's inclusion for
+a minute by guessing wrong keys; the Archive retries (§7.2 asks it to include itself on
+every start) and its key stays safe.
+
+Not limited: ``GET /<persistent URL>`` (resolution is the portal's main job and must take
+the load test's traffic), pages, and static files.
+
+A refusal is a 429 with ``Retry-After`` (seconds) and ``X-RateLimit-*`` headers; its body is
+the JSON error of the API, the HTML error page, or – at the resolver service, which speaks
+pair lists to Archives – a ``status.archive refused`` pair list (see its views).
+
+Counts live in ``RATELIMIT_STORAGE_URI``: ``memory://`` keeps them in each worker process
+(with 2 gunicorn workers a client may get up to twice a limit); ``redis://…`` shares them.
+If that storage fails, requests are served unlimited and the error is logged (availability
+first).
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from flask import Flask, Response, current_app, request
+from flask_limiter import Limiter
+from limits import parse_many
+
+from ..errors import ParseError
+from ..protocol.query import parse_query
+from ..resolver.addresses import client_ip_list
+from ..resolver.registration import normalize_service_ibi
+from .api.views import bp as api_bp
+from .auth.views import bp as auth_bp
+from .resolver_service.views import bp as resolver_service_bp
+
+#: The settings holding a limit, checked at start-up.
+LIMIT_SETTINGS = (
+    "RATELIMIT_KEY_CHECKS",
+    "RATELIMIT_RESOLVER_SERVICE",
+    "RATELIMIT_LOGIN",
+    "RATELIMIT_API",
+    "RATELIMIT_TRACE",
+)
+TRACE_ENDPOINT = "api.run_trace"
+LOGIN_ENDPOINT = "auth.login"
+
+
+def client_address() -> str:
+    """The client's IP: the first of Table 8.10's list (trusted proxies' X-Forwarded-For believed)."""
+    ips = client_ip_list(
+        request.remote_addr, request.headers.get("X-Forwarded-For"), current_app.config["TRUSTED_PROXIES"]
+    )
+    return ips[0] if ips else (request.remote_addr or "unknown")
+
+
+def archive_of_request() -> str:
+    """The normalized ``archiveserviceibi`` of a resolver-service request; empty (not counted) if none."""
+    try:
+        values = [pair.value for pair in parse_query(request.query_string) if pair.name == "archiveserviceibi"]
+        return "archive:" + normalize_service_ibi(values[0]) if values else ""
+    except ParseError:
+        return ""
+
+
+def _refused_key_check(response: Response) -> bool:
+    return response.status_code == 403
+
+
+def _failed_login(response: Response) -> bool:
+    return response.status_code != 302
+
+
+def _limit(name: str) -> Callable[[], str]:
+    return lambda: current_app.config[name]
+
+
+def check_settings(app: Flask) -> None:
+    """A limit that does not parse stops the start-up, naming its variable."""
+    for name in LIMIT_SETTINGS:
+        value = app.config[name]
+        try:
+            if not parse_many(value):
+                raise ValueError(value)
+        except ValueError as error:
+            raise ValueError(
+                f"IBIPORTAL_{name} must be a rate limit such as '10/minute' or '5 per second', not {value!r}"
+            ) from error
+
+
+def init_app(app: Flask) -> Limiter:
+    """Create this app's limiter and attach the limits of the module docstring."""
+    check_settings(app)
+    limiter = Limiter(
+        client_address,
+        storage_uri=app.config["RATELIMIT_STORAGE_URI"],
+        headers_enabled=True,
+        swallow_errors=True,
+        enabled=app.config["RATELIMIT_ENABLED"],
+    )
+    limiter.init_app(app)
+    app.extensions["ibiportal.limiter"] = limiter
+    if not limiter.enabled:
+        return limiter
+
+    def message(what: str, setting: str) -> Callable[[], str]:
+        """The refusal in words: what was counted, the limit, and when to try again."""
+
+        def text() -> str:
+            current = limiter.current_limit
+            wait = max(1, int(current.reset_at - time.time())) if current is not None else 60
+            return f"too many {what}: at most {current_app.config[setting]}; try again in {wait} s"
+
+        return text
+
+    limiter.limit(
+        _limit("RATELIMIT_RESOLVER_SERVICE"), scope="resolver-service",
+        error_message=message("requests from your address", "RATELIMIT_RESOLVER_SERVICE"),
+    )(resolver_service_bp)
+    limiter.limit(
+        _limit("RATELIMIT_KEY_CHECKS"), scope="key-checks-by-client", deduct_when=_refused_key_check,
+        error_message=message("wrong registration keys from your address", "RATELIMIT_KEY_CHECKS"),
+    )(resolver_service_bp)
+    limiter.limit(
+        _limit("RATELIMIT_KEY_CHECKS"), scope="key-checks-by-archive", key_func=archive_of_request,
+        deduct_when=_refused_key_check,
+        error_message=message("wrong registration keys for this archiveserviceibi", "RATELIMIT_KEY_CHECKS"),
+    )(resolver_service_bp)
+    limiter.limit(
+        _limit("RATELIMIT_LOGIN"), scope="login", methods=["POST"], deduct_when=_failed_login,
+        exempt_when=lambda: request.endpoint != LOGIN_ENDPOINT,
+        error_message=message("failed logins from your address", "RATELIMIT_LOGIN"),
+    )(auth_bp)
+    limiter.shared_limit(
+        _limit("RATELIMIT_API"), scope="api",
+        error_message=message("API requests from your address", "RATELIMIT_API"),
+    )(api_bp)
+    limiter.limit(
+        _limit("RATELIMIT_TRACE"), scope="trace", methods=["POST"],
+        exempt_when=lambda: request.endpoint != TRACE_ENDPOINT,
+        error_message=message("traces from your address", "RATELIMIT_TRACE"),
+    )(api_bp)
+    return limiter
