@@ -26,14 +26,26 @@ def with_address(service: ArchiveService, address: str) -> ArchiveService:
 
 
 class ArchiveHTTPServer(ThreadingHTTPServer):
-    """Serves one :class:`ArchiveService`; every answer takes at least ``delay`` seconds (slow Archives)."""
+    """Serves one :class:`ArchiveService`; every answer takes at least ``delay`` seconds (slow Archives).
+
+    ``malformed``, when given, is sent instead of every answer's body, as the demo data's
+    ``behaviour.malformed`` asks (the ``garbled`` demo Archive, a target for the conformance check).
+    """
 
     daemon_threads = True
 
-    def __init__(self, service: ArchiveService, host: str = "127.0.0.1", port: int = 0, delay: float = 0.0):
+    def __init__(
+        self,
+        service: ArchiveService,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        delay: float = 0.0,
+        malformed: str | None = None,
+    ):
         super().__init__((host, port), _Handler)
         self.service = with_address(service, f"{host}:{self.server_address[1]}")
         self.delay = delay
+        self.malformed = malformed
         self.paths = {f"/{form}".casefold() for form in self.service.identity.service_ibi.forms()}
 
     @property
@@ -55,7 +67,7 @@ class _Handler(BaseHTTPRequestHandler):
         answer = self.server.service.respond(parts.query)
         # The delay is the whole time to answer, the Archive's own work included.
         time.sleep(max(0.0, self.server.delay - (time.monotonic() - started)))
-        self._send(answer.status, answer.text)
+        self._send(answer.status, answer.text if self.server.malformed is None else self.server.malformed)
 
     def _send(self, status: int, text: str) -> None:
         body = text.encode("ascii")

@@ -27,7 +27,8 @@ def serve_command(name: str, host: str, port: int, delay: float) -> None:
     archives = get_demo_archives()
     if name not in archives:
         raise click.BadParameter(f"no demo Archive {name!r}; one of: {', '.join(archives)}", param_hint="NAME")
-    server = ArchiveHTTPServer(archives[name].service, host, port, delay)
+    archive = archives[name]
+    server = ArchiveHTTPServer(archive.service, host, port, delay, malformed=archive.behaviour.malformed)
     click.echo(f"demo Archive {name} at {server.base_url} (Ctrl-C to stop)", err=True)
     try:
         server.serve_forever()
