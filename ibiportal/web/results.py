@@ -7,7 +7,8 @@ from ..storage import MintedItem
 
 
 def minted_to_dict(item: MintedItem, base: str) -> dict:
-    """``{"rep", "ibip", "utc", "persistent_url"}`` (issue 2), plus what was given with it."""
+    """``{"rep", "ibip", "utc", "persistent_url"}`` (issue 2), plus what was given with it, under
+    the request's own keys (``date`` is the item's date; ``utc`` the identifier's)."""
     return {
         "rep": item.rep,
         "ibip": item.ibip,
@@ -15,6 +16,9 @@ def minted_to_dict(item: MintedItem, base: str) -> dict:
         "persistent_url": persistent_url(base, item.ibip),
         "title": item.title,
         "target_url": item.target_url,
+        "creators": list(item.creators),
+        "date": item.item_date,
+        "language": item.language,
     }
 
 
@@ -23,11 +27,12 @@ def persistent_url(base: str, ibi: str) -> str:
     return base.rstrip("/") + "/" + ibi
 
 
-def url_to_dict(url: PersistentUrl, base: str | None = None) -> dict:
+def url_to_dict(url: PersistentUrl, base: str | None = None, portal: str | None = None) -> dict:
     """A persistent URL's Table 8.8 fields under their own names, plus ``relation``, ``meaning`` (en, pt),
     ``canonical`` (``symbols``, ``verblist``, on ``base``, else the URL's own resolver), the IBI's ``form``
-    and the ``query`` pairs passed on to the item."""
-    return {
+    and the ``query`` pairs passed on to the item; with ``portal`` (this portal's address), also
+    ``portal_url``: the same request on this portal, where it can be resolved and traced."""
+    result = {
         **url.to_table_8_8(),
         "relation": url.relation,
         "meaning": {lang: explain(url, lang) for lang in EXPLANATION_LANGUAGES},
@@ -35,3 +40,6 @@ def url_to_dict(url: PersistentUrl, base: str | None = None) -> dict:
         "form": url.ibi.form,
         "query": [[name, value] for name, value in url.query],
     }
+    if portal is not None:
+        result["portal_url"] = url.canonical_symbols(portal)
+    return result

@@ -1,15 +1,22 @@
 """Minting through the service, the JSON API, the CLI and the page (issue 2)."""
 from __future__ import annotations
 
+import base64
+import html as html_lib
 import json
+import re
 from decimal import Decimal
 
 import pytest
+import segno
+
+from ibiportal import create_app
 
 from ibiportal.ibi.dates import split_date
 from ibiportal.ibi.identifier import parse_ibi
 from ibiportal.minting import Minter, MintRequest, Subsystem
 from ibiportal.storage import Storage
+from ibiportal.web.identifiers.qr import qr_svg
 
 
 def make_minter(tmp_path, clock, sleeps, granularity="1"):
@@ -195,3 +202,139 @@ def test_no_two_dates_share_an_ibip_at_fine_granularity(tmp_path):
     assert len({item.ibip for item in items}) == 250
     assert all(parse_ibi(item.ibip).date == item.date for item in items)
     assert not any(split_date(item.date)[1].startswith("0") for item in items)
+
+
+# --- The Mint page's form and result cards (issue 5) -------------------------------------------
+
+FIELD_ERROR = re.compile(r'<div class="error" id="([^"]+)-error"><p>([^<]*)</p>')
+QR_IMG = re.compile(r'<img src="data:image/svg\+xml;base64,([^"]+)" alt="QR code of ([^"]+)"')
+
+
+def field_errors(html: str) -> dict[str, str]:
+    return {name: html_lib.unescape(message) for name, message in FIELD_ERROR.findall(html)}
+
+
+def test_mint_page_needs_the_csrf_token(tmp_path):
+    """CSRF on (as in production): a POST without the token is refused with a message; with it, minted."""
+    app = create_app({"DATABASE": str(tmp_path / "csrf.sqlite"), "SECRET_KEY": "k", "SESSION_COOKIE_SECURE": False})
+    client = app.test_client()
+    refused = client.post("/mint", data={"title": "No token"})
+    assert refused.status_code == 400
+    assert "The CSRF token is missing." in refused.get_data(as_text=True)
+    form = client.get("/mint").get_data(as_text=True)
+    token = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', form).group(1)
+    minted = client.post("/mint", data={"csrf_token": token, "title": "With token", "count": "1"})
+    assert minted.status_code == 200 and "Minted 1 identifier" in minted.get_data(as_text=True)
+    with app.app_context():
+        from ibiportal.web.context import get_storage
+
+        assert [item.title for item in get_storage().minted_items()] == ["With token"]
+
+
+def test_mint_card_has_both_forms_copy_buttons_qr_code_and_citations(client):
+    response = client.post(
+        "/mint",
+        data={
+            "title": "Interoperability report",
+            "creators": "Banon, Gerald Jean Francis\nDoe, Jane",
+            "date": "2009-02-16",
+            "language": "en",
+            "target_url": "https://example.org/report.pdf",
+            "count": "1",
+        },
+    )
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    rep = re.search(r"<dt>Repository name</dt>\s*<dd><code>([^<]+)</code>", html).group(1)
+    ibip = re.search(r"<dt>IBIp</dt>\s*<dd><code>([^<]+)</code>", html).group(1)
+    assert parse_ibi(rep).date == parse_ibi(ibip).date
+    url = "http://localhost/" + ibip
+    for text in (rep, ibip, url):
+        assert f'data-copy="{text}"' in html
+    assert f'<a href="{url}">{url}</a>' in html
+    # The QR code is segno's SVG of exactly that URL.
+    encoded, alt = QR_IMG.search(html).groups()
+    assert alt == url and base64.b64decode(encoded) == qr_svg(url)
+    assert f'href="/mint/qr.svg?url={url}" download' in html
+    # Citations: formatted text and exports, each carrying the persistent URL and a copy button.
+    assert "Banon, G. J. F., &amp; Doe, J. (2009). Interoperability report" in html
+    assert "BANON, Gerald Jean Francis" in html
+    assert html.count(url) >= 6
+    for label in ("Copy APA", "Copy ABNT", "Copy IEEE", "Copy BibTeX", "Copy RIS"):
+        assert f">{label}</button>" in html
+    assert "@misc{" in html and "TY  - " in html
+    assert "<details class=\"citations\" open>" in html  # one item: shown at once
+
+
+def test_qr_download_is_the_svg_of_a_persistent_url_of_this_portal(client):
+    url = "http://localhost/8JMKD3MGP8W/34PGRBS"
+    response = client.get("/mint/qr.svg", query_string={"url": url})
+    assert response.status_code == 200 and response.mimetype == "image/svg+xml"
+    assert response.headers["Content-Disposition"] == 'attachment; filename="qr-8JMKD3MGP8W-34PGRBS.svg"'
+    assert response.data == qr_svg(url)
+    svg = response.data.decode()
+    assert "<svg " in svg and 'viewBox="0 0 ' in svg and "style=" not in svg and "<script" not in svg
+    size = segno.make(url, error="m", micro=False).symbol_size(scale=8)
+    assert f'viewBox="0 0 {size[0]} {size[1]}"' in svg
+
+
+@pytest.mark.parametrize(
+    ("url", "fragment"),
+    [
+        ("http://urlib.net/8JMKD3MGP8W/34PGRBS", "only persistent URLs on this portal"),
+        ("http://localhost/8JMKD3MGP8W/34PGRBO", "IBIp alphabet"),
+        (None, "required"),
+    ],
+)
+def test_qr_download_refuses_other_text(client, url, fragment):
+    response = client.get("/mint/qr.svg", query_string={"url": url} if url else {})
+    assert response.status_code == 400
+    assert fragment in response.get_data(as_text=True)
+
+
+def test_minting_several_gives_one_compact_card_each(app, client):
+    app.config["GRANULARITY"] = "0.01"
+    app.extensions["ibiportal.subsystem"] = Subsystem.from_config(app.config)
+    html = client.post("/mint", data={"title": "Batch", "count": "3"}).get_data(as_text=True)
+    assert "Minted 3 identifiers" in html
+    assert html.count('<article class="minted card compact"') == 3
+    assert len(set(QR_IMG.findall(html))) == 3
+    assert '<details class="citations">' in html  # closed when there are several
+
+
+def test_every_field_error_is_shown_next_to_its_field_at_once(client):
+    response = client.post(
+        "/mint",
+        data={"date": "2024-02-30", "language": "english", "target_url": "ftp://example.org/x", "count": "0"},
+    )
+    assert response.status_code == 400
+    errors = field_errors(response.get_data(as_text=True))
+    assert set(errors) == {"date", "language", "target_url", "count"}
+    assert "calendar date" in errors["date"] and "http" in errors["target_url"]
+    assert "english" in errors["language"] and "between 1 and 100" in errors["count"]
+
+
+def test_next_edition_and_translation_links(client):
+    first = re.search(r"<dt>IBIp</dt>\s*<dd><code>([^<]+)</code>", client.post("/mint", data={"title": "v1"}).get_data(as_text=True)).group(1)
+    edition = client.post("/mint", data={"title": "v2", "previous_edition": first})
+    assert edition.status_code == 200
+    assert f"<dt>Next edition of</dt><dd><code>{first}</code></dd>" in edition.get_data(as_text=True)
+    again = client.post("/mint", data={"title": "v2 again", "previous_edition": first})
+    assert again.status_code == 400 and "already has a next edition" in field_errors(again.get_data(as_text=True))["previous_edition"]
+    no_language = client.post("/mint", data={"translation_of": first})
+    assert no_language.status_code == 400 and "needs its language" in field_errors(no_language.get_data(as_text=True))["language"]
+    translated = client.post("/mint", data={"translation_of": first, "language": "pt-BR"})
+    assert f"<dt>Translation of</dt><dd><code>{first}</code></dd>" in translated.get_data(as_text=True)
+    several = client.post("/mint", data={"previous_edition": first, "count": "2"})
+    assert several.status_code == 400 and "one identifier at a time" in field_errors(several.get_data(as_text=True))["count"]
+    unknown = client.post("/mint", data={"previous_edition": "8JMKD3MGP8W/34PGRBS"})
+    assert "not an item of this portal" in field_errors(unknown.get_data(as_text=True))["previous_edition"]
+    bad = client.post("/mint", data={"previous_edition": "8JMKD3MGP8W/34PGRBO"})
+    assert "IBIp alphabet" in field_errors(bad.get_data(as_text=True))["previous_edition"]
+
+
+def test_api_mint_echoes_what_was_given(client):
+    body = client.post(
+        "/api/v1/mint", json={"title": "T", "creators": ["Doe, Jane"], "date": "2024-05", "language": "pt-BR"}
+    ).get_json()
+    assert (body["title"], body["creators"], body["date"], body["language"]) == ("T", ["Doe, Jane"], "2024-05", "pt-BR")

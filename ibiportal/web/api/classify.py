@@ -15,6 +15,10 @@ from .views import bp
 @bp.get("/classify")
 def classify_text():
     """Say what ``q`` is: an IBI (``rep`` or ``ibip``, both forms where known), a persistent ``url``,
-    or ``unknown`` with a 400 and ``{"error": {"message", "position", "field": "q"}}``."""
+    or ``unknown`` with ``"error": {"message", "position", "field": "q"}`` saying why.
+
+    Always 200: every text gets an answer, "unknown" being one (the home page asks as the user
+    types, half-typed texts included). A 4xx is for a request the API cannot read.
+    """
     result = classify(request.args.get("q", ""), known_prefix_pairs(), resolver_base())
-    return jsonify(result.to_dict()), 200 if result.recognised else 400
+    return jsonify(result.to_dict())

@@ -1,19 +1,78 @@
-"""The Mint page's form. Field names match the API's JSON keys."""
+"""Forms of the Home and Mint pages. The Mint form's field names match the API's JSON keys."""
 from __future__ import annotations
 
 from flask_wtf import FlaskForm
 from wtforms import IntegerField, StringField, TextAreaField
-from wtforms.validators import NumberRange, Optional
+from wtforms.fields import Field
+from wtforms.validators import Length, NumberRange, Optional, ValidationError
+
+from ...errors import ParseError
+from ...minting import MAX_COUNT, MintRequest
+
+#: Longest text the home page's box reads (a persistent URL with a long query still fits).
+MAX_LOOKUP_LENGTH = 2000
+
+
+class LookupForm(FlaskForm):
+    """The home page's one box: GET, so the URL of a result can be shared; no state changes, no CSRF."""
+
+    class Meta:
+        csrf = False
+
+    q = StringField(
+        "IBI or persistent URL",
+        validators=[Length(max=MAX_LOOKUP_LENGTH)],
+        description="Either form of an IBI, or a persistent URL on any resolver, with or without modifiers.",
+    )
+
+
+def _core_rule(form: FlaskForm, field: Field) -> None:
+    """Check one field by the core's own rule (:meth:`MintRequest.parse` on that field alone), so
+    every field's error is shown at once, each next to its field."""
+    try:
+        MintRequest.parse({field.name: field.data})
+    except ParseError as exc:
+        if exc.field == field.name:
+            raise ValidationError(str(exc)) from exc
 
 
 class MintForm(FlaskForm):
     """POST form (CSRF-protected): what a researcher may give with a new identifier."""
 
-    title = StringField("Title", validators=[Optional()])
-    creators = TextAreaField("Creators (one per line)", validators=[Optional()])
-    date = StringField("Date of the item (YYYY[-MM[-DD]])", validators=[Optional()])
-    language = StringField("Language (e.g. en, pt-BR)", validators=[Optional()])
-    target_url = StringField("Target URL", validators=[Optional()])
-    count = IntegerField(
-        "How many identifiers", default=1, validators=[Optional(), NumberRange(min=1, max=100)]
+    title = StringField("Title", validators=[Optional(), _core_rule])
+    creators = TextAreaField(
+        "Creators (one per line)",
+        validators=[Optional(), _core_rule],
+        description="Family name, given names — as they should appear in citations.",
     )
+    date = StringField("Date of the item", validators=[Optional(), _core_rule], description="YYYY, YYYY-MM or YYYY-MM-DD.")
+    language = StringField(
+        "Language", validators=[Optional(), _core_rule], description="ISO 639-1, with an optional country: en, pt-BR."
+    )
+    target_url = StringField(
+        "Target URL",
+        validators=[Optional(), _core_rule],
+        description="Where the item is now (http:// or https://); the persistent URL leads there.",
+    )
+    count = IntegerField(
+        "How many identifiers",
+        default=1,
+        validators=[Optional(), NumberRange(min=1, max=MAX_COUNT)],
+        description=f"1 to {MAX_COUNT}; each gets its own date, the same title and links.",
+    )
+    previous_edition = StringField(
+        "Next edition of",
+        validators=[Optional(), _core_rule],
+        description="An identifier minted here earlier (either form): the new one becomes its next edition.",
+    )
+    translation_of = StringField(
+        "Translation of",
+        validators=[Optional(), _core_rule],
+        description="An identifier minted here earlier: the new one is its translation into the language above.",
+    )
+
+    def validate_count(self, field: Field) -> None:
+        """A link names one new item: several would all claim to be the same next edition or translation."""
+        linked = (self.previous_edition.data or "").strip() or (self.translation_of.data or "").strip()
+        if linked and (field.data or 1) > 1:
+            raise ValidationError("mint one identifier at a time when it is a next edition or a translation")

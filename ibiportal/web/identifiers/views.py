@@ -1,40 +1,94 @@
-"""The home page and minting identifiers (issues 2 and 5)."""
+"""The home page (one box for anything) and minting identifiers (issues 2 and 5)."""
 from __future__ import annotations
 
-from flask import Blueprint, current_app, render_template
+from flask import Blueprint, Response, current_app, render_template, request
 
+from ...citation import STYLES
 from ...config import DEMO_MINT_HOST
 from ...errors import ParseError
+from ...ibi.classify import classify
+from ...ibi.explain import explain
+from ...ibi.url import normalize_base
 from ...minting import MintRequest
+from ..context import get_minter, known_prefix_pairs, resolver_base
 from ..form_errors import show_error
-from ..context import get_minter, resolver_base
-from ..results import minted_to_dict
-from .forms import MintForm
+from ..inputs import persistent_url_input
+from .actions import actions_for
+from .cards import minted_card
+from .forms import LookupForm, MintForm
+from .qr import qr_svg
 
 bp = Blueprint("identifiers", __name__)
 
 
 @bp.get("/")
 def home():
-    """Landing page with the features."""
-    return render_template("identifiers/home.html")
+    """What IBIs are, the box that says what a text is and offers what to do with it, and the tools."""
+    form = LookupForm(request.args)
+    result = actions = meaning = None
+    if "q" in request.args and form.validate():
+        result = classify(form.q.data or "", known_prefix_pairs(), resolver_base())
+        if result.recognised:
+            actions = actions_for(result, request.script_root)
+            meaning = explain(result.url, "en")
+        else:
+            show_error(form, result.error, default_field="q")
+    status = 400 if form.errors else 200
+    return (
+        render_template(
+            "identifiers/home.html", form=form, result=result, actions=actions, meaning=meaning, where=_where(result)
+        ),
+        status,
+    )
+
+
+def _where(result) -> tuple[str, str, str] | None:
+    """The unrecognised text split around the character at fault: ``(before, character, after)``."""
+    if result is None or result.recognised or not result.error.position:
+        return None
+    index = result.error.position - 1
+    text = result.text
+    return text[:index], text[index : index + 1] or " ", text[index + 1 :]
 
 
 @bp.route("/mint", methods=["GET", "POST"])
 def mint():
-    """Mint identifiers of the portal's subsystem."""
+    """Mint identifiers of the portal's subsystem: one result card each."""
     form = MintForm()
-    results: list[dict] = []
+    cards: list[dict] = []
     if form.validate_on_submit():
         try:
             mint_request = MintRequest.parse(form.data)
+            items = get_minter().mint_many(form.count.data or 1, mint_request)
         except ParseError as exc:
             show_error(form, exc)
         else:
-            items = get_minter().mint_many(form.count.data or 1, mint_request)
-            results = [minted_to_dict(item, resolver_base()) for item in items]
+            base = resolver_base()
+            cards = [minted_card(item, base, mint_request) for item in items]
     status = 400 if form.errors else 200
-    return render_template("identifiers/mint.html", form=form, results=results, demo=_is_demo()), status
+    return (
+        render_template("identifiers/mint.html", form=form, cards=cards, demo=_is_demo(), citation_styles=STYLES),
+        status,
+    )
+
+
+@bp.get("/mint/qr.svg")
+def qr_download():
+    """The QR code of a persistent URL on this portal's resolver base, as an SVG file to save.
+
+    Only this portal's persistent URLs: the portal does not make QR codes of arbitrary text.
+    """
+    text = request.args.get("url")
+    url = persistent_url_input(text)
+    base = normalize_base(resolver_base())
+    if url.resolver != base:
+        raise ParseError(f"only persistent URLs on this portal's resolver ({base}) get a QR code here", 1, "url")
+    name = str(url.ibi).replace("/", "-").replace("@", "-")
+    return Response(
+        qr_svg(text.strip()),
+        mimetype="image/svg+xml",
+        headers={"Content-Disposition": f'attachment; filename="qr-{name}.svg"'},
+    )
 
 
 def _is_demo() -> bool:

@@ -1,0 +1,95 @@
+"""What a person can do next with a recognised text: the home page's action buttons (issue 5).
+
+Each action is a page of the portal opened on the text: links (GET) for the pages that only
+read, and the one-click trace as a POST form, since a trace runs a resolution and stores it
+(the trace page's contract: ``url`` plus the CSRF token; it redirects to the trace's permalink).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from ...ibi.classify import Classification
+from ...ibi.url import PersistentUrl
+
+#: Verb steps of the Compose page (ibiportal/web/urls/forms.py: step1 … step4).
+COMPOSE_STEPS = 4
+
+
+@dataclass(frozen=True)
+class Action:
+    """A button: ``href`` for a link, else a POST form to ``post`` with ``fields``."""
+
+    label: str
+    description: str
+    href: str | None = None
+    post: str | None = None
+    fields: tuple[tuple[str, str], ...] = ()
+
+
+def actions_for(result: Classification, root: str = "") -> list[Action]:
+    """The actions that fit ``result`` (a recognised text), paths under ``root`` (the app's script root)."""
+    url = result.url
+    assert url is not None and result.persistent_url is not None, "only a recognised text has actions"
+    ibi = str(url.ibi)
+    return [
+        Action(
+            "Resolve",
+            "Open it through this portal's resolver: it asks the Archives where the item is now.",
+            href=root + (result.resolver_path or ""),
+        ),
+        Action(
+            "Trace",
+            "Resolve it and see every step: which Archives were asked and what each answered.",
+            post=root + "/trace",
+            fields=(("url", result.persistent_url),),
+        ),
+        Action(
+            "Convert",
+            "The other form of the IBI, with the anatomy of both.",
+            href=_page(root, "/convert", [("ibi", ibi)]),
+        ),
+        Action(
+            "Parse",
+            "What the persistent URL asks for, field by field, in both syntaxes.",
+            href=_page(root, "/parse", [("url", result.persistent_url)]),
+        ),
+        Action(
+            "Compose",
+            "Change what the URL asks for: last edition, translation, metadata, a file.",
+            href=_page(root, "/compose", compose_fields(url)),
+        ),
+        Action(
+            "Cite",
+            "A citation of the item in APA, ABNT, IEEE, BibTeX or RIS.",
+            href=_page(root, "/cite", [("ibi", ibi)]),
+        ),
+    ]
+
+
+def compose_fields(url: PersistentUrl) -> list[tuple[str, str]]:
+    """The Compose form filled in with ``url``'s IBI, verbs, file path, status and query pairs.
+
+    A URL with more verbs than the form has steps (only ``+!:+`` plus ``GetFileList``) opens
+    with its IBI alone rather than with part of its request.
+    """
+    fields = [("ibi", str(url.ibi))]
+    if len(url.verbs) > COMPOSE_STEPS:
+        return fields
+    for number, verb in enumerate(url.verbs, start=1):
+        fields.append((f"step{number}-verb", verb.name))
+        if verb.language:
+            fields.append((f"step{number}-language", "-".join(part for part in (verb.language, verb.country) if part)))
+        if verb.format:
+            fields.append((f"step{number}-format", verb.format))
+    if url.filepath:
+        fields.append(("filepath", url.filepath))
+    if url.required_item_status:
+        fields.append(("original", "y"))
+    if url.query:
+        fields.append(("query", "\n".join(f"{name}={value}" for name, value in url.query)))
+    return fields
+
+
+def _page(root: str, path: str, params: list[tuple[str, str]]) -> str:
+    return f"{root}{path}?{urlencode(params)}"

@@ -1,0 +1,51 @@
+// Home page: say what the box holds while it is typed (progressive enhancement: the page works
+// fully without this; "Look up" gives the same answer with the actions). Asks GET /api/v1/classify.
+"use strict";
+
+(() => {
+  const box = document.querySelector("input[data-classify]");
+  const live = document.getElementById("q-live");
+  if (!box || !live) return;
+  const endpoint = box.dataset.classify;
+  let timer = null;
+  let pending = null;
+
+  function show(answer) {
+    if (answer.kind === "unknown") {
+      const where = answer.error.position ? ` (at character ${answer.error.position})` : "";
+      live.textContent = `Not recognised yet: ${answer.error.message}${where}`;
+      live.classList.remove("good");
+      return;
+    }
+    const other = answer.form === "rep" ? answer.ibip : answer.rep;
+    const otherName = answer.form === "rep" ? "IBIp" : "repository name";
+    live.textContent = `Looks like ${answer.description}` +
+      (other ? ` — ${otherName} ${other}` : "") + ". Press Look up for what to do with it.";
+    live.classList.add("good");
+  }
+
+  async function ask(text) {
+    if (pending) pending.abort();
+    pending = new AbortController();
+    try {
+      const response = await fetch(`${endpoint}?q=${encodeURIComponent(text)}`, {
+        signal: pending.signal,
+        headers: { Accept: "application/json" },
+      });
+      if (response.ok) show(await response.json());
+    } catch (error) {
+      if (error.name !== "AbortError") live.textContent = "";
+    }
+  }
+
+  box.addEventListener("input", () => {
+    clearTimeout(timer);
+    const text = box.value;
+    if (!text.trim()) {
+      if (pending) pending.abort();
+      live.textContent = "";
+      return;
+    }
+    timer = setTimeout(() => ask(text), 250);
+  });
+})();
