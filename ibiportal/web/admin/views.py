@@ -1,6 +1,176 @@
-"""Routes of this page (issue 5)."""
+"""Administrator pages (issue 5): the registered Archives (file 003 §7) and the conformance check (§6.2, §9).
+
+Every route needs a logged-in administrator (:func:`admin_required`) and every POST a CSRF
+token. Registering shows a generated key once, in the answer to the POST itself (never in a
+URL, the session or a log line), with ``Cache-Control: no-store``. The confirmation request
+and the conformance check go through a fresh :func:`check_transport`, with the resolver's
+address policy, and are bounded in time (:mod:`ibiportal.resolver.conformance`).
+"""
 from __future__ import annotations
 
-from flask import Blueprint
+import logging
+
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from werkzeug.wrappers import Response
+
+from ...errors import ParseError
+from ...resolver.conformance import (
+    CHECK_BUDGET_SECONDS,
+    CHECK_TIMEOUTS,
+    ServiceAddress,
+    check_archive,
+    format_ms,
+    send_confirmation_request,
+)
+from ...resolver.registration import Confirmation, RegisteredArchive, normalize_service_ibi, utc_now
+from ...storage import ArchiveStore
+from ..auth.session import admin_required, current_admin
+from ..context import get_storage
+from ..form_errors import add_error, show_error
+from .forms import ActionForm, ConformanceForm, RegisterForm
+from .registering import AlreadyRegistered, register_archive
+from .transport import check_transport
+
+logger = logging.getLogger(__name__)
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
+
+PRIVATE_HINT = ("Loopback and private addresses are refused, as the resolver refuses them, unless the "
+                "portal runs with IBIPORTAL_ALLOW_PRIVATE_ARCHIVES=1.")
+
+
+@bp.app_template_filter("admin_time")
+def admin_time(stamp: str | None) -> str:
+    """``2024-05-01T12:00:03.123456Z`` → ``2024-05-01 12:00:03 UTC`` (storage keeps microseconds)."""
+    if not stamp:
+        return "–"
+    return f"{stamp[:10]} {stamp[11:19]} UTC"
+
+
+bp.add_app_template_filter(format_ms, "admin_ms")
+
+
+def _store() -> ArchiveStore:
+    return ArchiveStore(get_storage())
+
+
+def _registered(service_ibi: str) -> RegisteredArchive:
+    """The Archive named in the URL (either spelling of its IBI), or 404."""
+    try:
+        archive = _store().find_archive(normalize_service_ibi(service_ibi))
+    except ParseError:
+        archive = None
+    if archive is None:
+        abort(404, f"No Archive is registered with the service IBI {service_ibi}.")
+    return archive
+
+
+def _service_address(archive: RegisteredArchive) -> ServiceAddress | None:
+    """Where the Archive's service answers (§6.1), once an inclusion told its address."""
+    return None if archive.address is None else ServiceAddress(archive.address, archive.service_ibi)
+
+
+@bp.get("/archives")
+@admin_required
+def archives_page():
+    """The registered Archives and the registration form."""
+    return _archives_page(RegisterForm())
+
+
+def _archives_page(form: RegisterForm, status: int = 200):
+    return render_template("admin/archives.html", archives=_store().archives(), form=form), status
+
+
+@bp.post("/archives")
+@admin_required
+def register():
+    """Register an Archive (§7.1); a generated key is shown in this answer only."""
+    form = RegisterForm()
+    if not form.validate_on_submit():
+        return _archives_page(form, 400)
+    try:
+        registration = register_archive(_store(), form.service_ibi.data, form.registration_key.data or None)
+    except ParseError as exc:
+        show_error(form, exc, default_field="service_ibi")
+        return _archives_page(form, 400)
+    except AlreadyRegistered as exc:
+        add_error(form.service_ibi, f"{exc}.")
+        return _archives_page(form, 400)
+    logger.info("archive %s registered by %s (key %s)", registration.service_ibi, current_admin(),
+                "generated" if registration.generated else "entered")
+    page = render_template("admin/registered.html", registration=registration)
+    return Response(page, 200, headers={"Cache-Control": "no-store"}, content_type="text/html; charset=utf-8")
+
+
+@bp.get("/archives/<path:service_ibi>")
+@admin_required
+def archive_page(service_ibi: str):
+    """One Archive: its state, its history, and what can be done with it."""
+    return _archive_page(_registered(service_ibi))
+
+
+def _archive_page(archive: RegisteredArchive, **outcome):
+    events = list(reversed(_store().archive_events(archive.service_ibi)))
+    check = ConformanceForm(formdata=None)
+    target = _service_address(archive)
+    if target is not None:
+        check.address.data = target.base_url
+    return render_template(
+        "admin/archive.html", archive=archive, events=events, target=target, action=ActionForm(), check=check,
+        private_hint=PRIVATE_HINT,
+        **outcome,
+    )
+
+
+@bp.post("/archives/<path:service_ibi>/confirm")
+@admin_required
+def confirm(service_ibi: str):
+    """Send "Solicitar confirmação" (§7.2 message 3) now; show what went and what came back."""
+    archive = _registered(service_ibi)
+    if not ActionForm().validate_on_submit():
+        abort(400, "The form expired; reload the page and try again.")
+    target = _service_address(archive)
+    if target is None:
+        abort(409, "This Archive has not been included yet: the portal does not know its address.")
+    with check_transport() as transport:
+        probe, result = send_confirmation_request(target, transport)
+    _store().record_confirmation(archive.service_ibi, Confirmation(result.passed, result.detail), utc_now())
+    logger.info("confirmation request to %s by %s: %s", archive.service_ibi, current_admin(), result.outcome)
+    return _archive_page(_registered(archive.service_ibi), confirmation=(probe, result))
+
+
+@bp.route("/archives/<path:service_ibi>/remove", methods=["GET", "POST"])
+@admin_required
+def remove(service_ibi: str):
+    """Remove an Archive and its history, after a confirmation step."""
+    archive = _registered(service_ibi)
+    form = ActionForm()
+    if request.method == "POST":
+        if not form.validate_on_submit():
+            abort(400, "The form expired; reload the page and try again.")
+        _store().remove_archive(archive.service_ibi)
+        logger.info("archive %s removed by %s", archive.service_ibi, current_admin())
+        flash(f"Removed {archive.service_ibi} and its history: it can no longer be included.", "success")
+        return redirect(url_for("admin.archives_page"))
+    return render_template("admin/remove.html", archive=archive, form=form)
+
+
+@bp.route("/conformance", methods=["GET", "POST"])
+@admin_required
+def conformance_page():
+    """Check an Archive service against file 003 (§6.2, §7.2, §9): each rule passed or failed."""
+    form = ConformanceForm()
+    report = None
+    if form.validate_on_submit():
+        try:
+            with check_transport() as transport:
+                report = check_archive(form.address.data, transport, known_ibi=form.known_ibi.data or None)
+        except ParseError as exc:
+            show_error(form, exc, default_field="address")
+        else:
+            logger.info("conformance check of %s by %s: %d failed, %d passed", report.target, current_admin(),
+                        report.count("failed"), report.count("passed"))
+    status = 400 if form.errors else 200
+    page = render_template("admin/conformance.html", form=form, report=report, private_hint=PRIVATE_HINT,
+                           timeouts=CHECK_TIMEOUTS, budget=CHECK_BUDGET_SECONDS)
+    return page, status

@@ -1,0 +1,53 @@
+"""Forms of the administrator's Archives pages: every one POST with a CSRF token, since each
+changes the registry or sends requests from the portal to an address an administrator gave."""
+from __future__ import annotations
+
+from flask_wtf import FlaskForm
+from wtforms import PasswordField, StringField
+from wtforms.validators import DataRequired, Length, Optional
+
+
+def _strip(value: str | None) -> str | None:
+    return value.strip() if isinstance(value, str) else value
+
+
+class RegisterForm(FlaskForm):
+    """§7.1: the Archive's service IBI, and its key when the Archive's administrator chose one."""
+
+    service_ibi = StringField(
+        "Archive service IBI",
+        filters=[_strip],
+        validators=[DataRequired(message="Give the IBI of the Archive's service (Example 7.1: archiveserviceibi)."),
+                    Length(max=300)],
+        description="The IBI of the Archive's service, either form (file 003 §7.1, Example 7.1).",
+    )
+    registration_key = PasswordField(
+        "Registration key (optional)",
+        filters=[_strip],
+        validators=[Optional(), Length(max=200)],
+        description="The key the Archive's administrator chose (Table 7.1: 10 or more digits, optionally "
+        "'-' and 10 or more digits). Leave empty to generate one, shown once.",
+    )
+
+
+class ActionForm(FlaskForm):
+    """A button that changes something (confirmation request, removal): only the CSRF token."""
+
+
+class ConformanceForm(FlaskForm):
+    """The Archive service to check, and optionally an IBI it holds."""
+
+    address = StringField(
+        "Archive service address",
+        filters=[_strip],
+        validators=[DataRequired(message="Give the Archive service address, http://<archive address>/<service IBI>."),
+                    Length(max=500)],
+        description="Its base URL, http://<archive address>/<archive service IBI> (file 003 §6.1), "
+        "as in http://mtc-m21.sid.inpe.br/sid.inpe.br/mtc-m21/2012/06.05.15.34.39",
+    )
+    known_ibi = StringField(
+        "Known IBI (optional)",
+        filters=[_strip],
+        validators=[Optional(), Length(max=300)],
+        description="An IBI of an item this Archive holds: checks its URL list, urlkey and acknowledgment too.",
+    )

@@ -1,0 +1,75 @@
+"""Registering an Archive (file 003 §7.1), shared by the Archives page and ``flask archives register``.
+
+§7.1: the Archive's administrator asks by e-mail (Example 7.1) to register the Archive's
+service IBI with a registration key "de sua escolha" (Table 7.1); the resolver's
+administrator enters both. When the Archive's administrator has not chosen one, a key is
+generated here, to be sent back to them: it is shown once, when it is made, and never
+again – only its hash (:class:`~ibiportal.resolver.registration.KeyHash`) is stored, and
+no log line contains it.
+"""
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ...errors import IbiError, ParseError
+from ...protocol.messages import RegistrationKey
+from ...resolver.registration import KeyHash, normalize_service_ibi, utc_now
+from ...storage import ArchiveStore
+
+#: Digits in each of the two numbers of a generated key (Table 7.1 asks for 10 or more):
+#: 2 × 15 random decimal digits, about 100 bits.
+GENERATED_KEY_DIGITS = 15
+
+
+class AlreadyRegistered(IbiError):
+    """The service IBI is registered already; remove it first to change its key."""
+
+    def __init__(self, service_ibi: str):
+        super().__init__(f"{service_ibi} is already registered; remove it first to register it with another key")
+        self.service_ibi = service_ibi
+
+
+@dataclass(frozen=True)
+class Registration:
+    """A registration just made. ``key`` is the key itself: show it once if ``generated``."""
+
+    service_ibi: str
+    key: RegistrationKey = field(repr=False)
+    generated: bool
+
+
+def generate_key() -> RegistrationKey:
+    """A fresh key ``número "-" número`` (Table 7.1), each number 15 digits from :mod:`secrets`."""
+    numbers = (f"{secrets.randbelow(10**GENERATED_KEY_DIGITS):0{GENERATED_KEY_DIGITS}d}" for _ in range(2))
+    return RegistrationKey("-".join(numbers))
+
+
+def register_archive(
+    store: ArchiveStore,
+    service_ibi: str,
+    key: str | None,
+    *,
+    clock: Callable[[], datetime] = utc_now,
+) -> Registration:
+    """Register ``service_ibi`` (either IBI form) with ``key``, or with a generated key when ``key`` is ``None``.
+
+    Raises :class:`ParseError` (field ``service_ibi`` or ``registration_key``, with the
+    position; a key is never quoted) or :class:`AlreadyRegistered`.
+    """
+    try:
+        ibi = normalize_service_ibi(service_ibi)
+    except ParseError as error:
+        raise ParseError(error.message, error.position, "service_ibi") from error
+    if key is None:
+        registration_key, generated = generate_key(), True
+    else:
+        try:
+            registration_key, generated = RegistrationKey(key), False
+        except ParseError as error:
+            raise ParseError(error.message, error.position, "registration_key") from error
+    if not store.register_archive(ibi, KeyHash.of(registration_key), clock()):
+        raise AlreadyRegistered(ibi)
+    return Registration(ibi, registration_key, generated)

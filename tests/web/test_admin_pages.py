@@ -1,0 +1,286 @@
+"""The administrator's Archives pages and the conformance check page (issue 5).
+
+Archives are mocked with ``responses`` at public IP literals (no DNS involved), answering
+with the project's own correct Archive service (demo ``mtc-m16c``) or with hostile bodies.
+"""
+from __future__ import annotations
+
+import html
+import logging
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+import responses
+
+from ibiportal import create_app
+from ibiportal.archive.demo import load_demo_archives
+from ibiportal.protocol.messages import RegistrationKey
+from ibiportal.resolver.registration import ArchiveDetails, Confirmation
+from ibiportal.storage import ArchiveStore, Storage
+
+SERVICE_IBI = "sid.inpe.br/mtc-m21/2012/06.05.15.34.39"  # Examples 7.2-7.4
+ADDRESS = "150.163.34.239"  # Example 7.2's archiveip, as the address: no DNS in tests
+CONFIRM_URL = f"http://{ADDRESS}/{SERVICE_IBI}?servicesubject=inclusionConfirmationRequest"
+M16C = load_demo_archives()["mtc-m16c"].service
+M16C_BASE = "http://150.163.34.243/sid.inpe.br/mtc-m18@80/2008/03.17.15.17"
+KEY = "1234567890-0987654321"
+
+
+def log_in(client) -> None:
+    with client.session_transaction() as session:
+        session["admin"] = "ada"
+
+
+@pytest.fixture
+def admin(client):
+    log_in(client)
+    return client
+
+
+def store(app) -> ArchiveStore:
+    return ArchiveStore(Storage(app.config["DATABASE"]))
+
+
+def register(app, included: bool = True) -> None:
+    """Example 7.1's Archive, registered and (optionally) included at ADDRESS as by Example 7.2."""
+    from ibiportal.resolver.registration import KeyHash
+
+    archives = store(app)
+    archives.register_archive(SERVICE_IBI, KeyHash.of(RegistrationKey(KEY)), datetime(2024, 5, 1, 12, tzinfo=timezone.utc))
+    if included:
+        details = ArchiveDetails(ADDRESS, ADDRESS, "2014:11.09.02.16.15", "banon@dpi.inpe.br")
+        archives.record_inclusion(SERVICE_IBI, details, Confirmation(True, "confirmation yes"),
+                                  datetime(2024, 5, 1, 12, 5, tzinfo=timezone.utc))
+
+
+def error_next_to(page: str, field: str) -> str:
+    found = re.search(rf'<div class="error" id="{field}-error">(.*?)</div>', page, re.S)
+    assert found, f"no error next to {field}"
+    return html.unescape(re.sub(r"<[^>]+>", "", found.group(1))).strip()
+
+
+def mock_m16c(body=None) -> None:
+    def callback(request):
+        answer = M16C.respond(urlsplit(request.url).query)
+        return answer.status, {"Content-Type": "text/plain"}, body or answer.text
+
+    responses.add_callback(responses.GET, M16C_BASE, callback=callback)
+
+
+# -- access ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "method, path",
+    [("get", "/admin/archives"), ("post", "/admin/archives"), ("get", f"/admin/archives/{SERVICE_IBI}"),
+     ("post", f"/admin/archives/{SERVICE_IBI}/confirm"), ("get", f"/admin/archives/{SERVICE_IBI}/remove"),
+     ("post", f"/admin/archives/{SERVICE_IBI}/remove"), ("get", "/admin/conformance"), ("post", "/admin/conformance")],
+)
+def test_anonymous_users_are_sent_to_the_login_page(app, client, method, path):
+    register(app)
+    response = getattr(client, method)(path)
+    assert response.status_code == 302
+    assert response.headers["Location"].startswith("/admin/login?next=")
+    assert store(app).find_archive(SERVICE_IBI) is not None  # nothing was removed
+
+
+def test_posts_without_the_csrf_token_are_refused(tmp_path):
+    app = create_app({"DATABASE": str(tmp_path / "csrf.sqlite"), "SECRET_KEY": "k", "SESSION_COOKIE_SECURE": False})
+    register(app)
+    client = app.test_client()
+    log_in(client)
+    for path, data in [("/admin/archives", {"service_ibi": "8JMKD3MGP8W/35MMLL8"}),
+                       (f"/admin/archives/{SERVICE_IBI}/remove", {}),
+                       (f"/admin/archives/{SERVICE_IBI}/confirm", {}),
+                       ("/admin/conformance", {"address": M16C_BASE})]:
+        response = client.post(path, data=data)
+        assert response.status_code == 400 and "CSRF" in response.get_data(as_text=True), path
+    assert [archive.service_ibi for archive in store(app).archives()] == [SERVICE_IBI]
+    page = client.get("/admin/archives").get_data(as_text=True)
+    assert 'name="csrf_token"' in page
+
+
+def test_navigation_links_to_the_archives_page_for_administrators_only(client):
+    assert 'href="/admin/archives"' not in client.get("/").get_data(as_text=True)
+    log_in(client)
+    assert 'href="/admin/archives"' in client.get("/").get_data(as_text=True)
+
+
+# -- the list and registration ------------------------------------------------------------------------
+
+
+def test_archives_table_shows_state_and_badges(app, admin):
+    register(app)
+    page = admin.get("/admin/archives").get_data(as_text=True)
+    row = re.search(r"<tbody>(.*?)</tbody>", page, re.S).group(1)
+    assert f'href="/admin/archives/{SERVICE_IBI}"' in row
+    for shown in ('<span class="badge good">included</span>', ADDRESS, "2014:11.09.02.16.15", "banon@dpi.inpe.br",
+                  '<span class="badge good">successful</span>', "2024-05-01 12:00:00 UTC", "2024-05-01 12:05:00 UTC"):
+        assert shown in row
+
+
+def test_empty_registry_says_so(admin):
+    assert "No Archive is registered yet" in admin.get("/admin/archives").get_data(as_text=True)
+
+
+def test_register_shows_a_generated_key_once_and_stores_only_its_hash(app, admin, caplog):
+    caplog.set_level(logging.DEBUG)
+    response = admin.post("/admin/archives", data={"service_ibi": " sid.inpe.br/mtc-m21/2012/06.05.15.34.39 "})
+    assert response.status_code == 200
+    assert response.headers["Cache-Control"] == "no-store"
+    page = response.get_data(as_text=True)
+    key = re.search(r'<code id="registration-key">(\d{15}-\d{15})</code>', page).group(1)
+    assert f'data-copy="{key}"' in page and "will not be shown again" in page
+    archive = store(app).find_archive(SERVICE_IBI)
+    assert archive.key_hash.matches(RegistrationKey(key))
+    with Storage(app.config["DATABASE"]).connection as connection:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        row = dict(connection.execute("SELECT * FROM archive").fetchone())
+    assert row["key_hash"].startswith("scrypt$") and all(key not in str(value) for value in row.values())
+    files = b"".join(path.read_bytes() for path in Path(app.config["DATABASE"]).parent.glob("test.sqlite*"))
+    assert key.encode() not in files and key[:15].encode() not in files
+    assert key not in caplog.text and "registered by ada (key generated)" in caplog.text
+    for path in ("/admin/archives", f"/admin/archives/{SERVICE_IBI}"):
+        assert key not in admin.get(path).get_data(as_text=True)
+
+
+def test_register_with_the_key_the_archive_chose_never_echoes_it(app, admin):
+    page = admin.post("/admin/archives", data={"service_ibi": "8jmkd3mgp8w/35mmll8", "registration_key": KEY})
+    text = page.get_data(as_text=True)
+    assert page.status_code == 200 and KEY not in text and "registered with the key you entered" in text
+    assert store(app).find_archive("8JMKD3MGP8W/35MMLL8").key_hash.matches(RegistrationKey(KEY))
+
+
+@pytest.mark.parametrize(
+    "data, field, message",
+    [
+        ({"service_ibi": ""}, "service_ibi", "Give the IBI of the Archive's service"),
+        ({"service_ibi": "sid.inpe.br/mtc-m21/2012/13.05.15.34.39"}, "service_ibi", "month 13 out of range 01-12 (at character 26)"),
+        ({"service_ibi": SERVICE_IBI, "registration_key": "12345abcde9"}, "registration_key",
+         "registrationkey has a character that is not a digit (Table 7.1: 10 or more digits, optionally '-' and 10 or more digits) (at character 6)"),
+    ],
+)
+def test_register_errors_are_next_to_their_field(app, admin, data, field, message):
+    response = admin.post("/admin/archives", data=data)
+    page = response.get_data(as_text=True)
+    assert response.status_code == 400
+    assert message in error_next_to(page, field)
+    assert "12345abcde9" not in page
+    assert store(app).archives() == []
+
+
+def test_registering_twice_is_an_error_next_to_the_ibi(app, admin):
+    register(app)
+    page = admin.post("/admin/archives", data={"service_ibi": SERVICE_IBI}).get_data(as_text=True)
+    assert "is already registered; remove it first" in error_next_to(page, "service_ibi")
+
+
+# -- one Archive ----------------------------------------------------------------------------------------
+
+
+def test_archive_page_shows_state_history_and_actions(app, admin):
+    register(app)
+    page = admin.get(f"/admin/archives/{SERVICE_IBI}").get_data(as_text=True)
+    assert f"<code class=\"url\">http://{ADDRESS}/{SERVICE_IBI}</code>" in page
+    history = re.search(r'<table class="data history">(.*?)</table>', page, re.S).group(1)
+    assert re.findall(r'class="badge event-(\w+)"', history) == ["included", "registered"]  # newest first
+    assert "Send a confirmation request" in page and "Run the conformance check" in page
+    assert f'name="address" value="http://{ADDRESS}/{SERVICE_IBI}"' in page
+
+
+def test_archive_not_yet_included_has_no_address_to_send_to(app, admin):
+    register(app, included=False)
+    page = admin.get(f"/admin/archives/{SERVICE_IBI}").get_data(as_text=True)
+    assert "not yet included" in page and "Send a confirmation request" not in page
+
+
+def test_unknown_archive_is_404(admin):
+    assert admin.get("/admin/archives/8JMKD3MGP8W/35MMLL8").status_code == 404
+    assert admin.get("/admin/archives/not-an-ibi").status_code == 404
+
+
+@responses.activate
+def test_confirmation_request_shows_what_was_sent_and_what_came_back(app, admin):
+    register(app)
+    confirm = responses.get(CONFIRM_URL.partition("?")[0], body="confirmation yes\r\n", content_type="text/plain")
+    page = admin.post(f"/admin/archives/{SERVICE_IBI}/confirm").get_data(as_text=True)
+    assert [call.request.url for call in confirm.calls] == [CONFIRM_URL]  # Example 7.4
+    outcome = re.search(r'<section class="outcome success".*?</section>', page, re.S).group(0)
+    assert f"GET {CONFIRM_URL}" in outcome and "HTTP 200" in outcome
+    assert '<pre class="answer">confirmation yes\n</pre>' in outcome
+    events = store(app).archive_events(SERVICE_IBI)
+    assert (events[-1].kind, events[-1].detail) == (
+        "confirmation", "confirmation request by an administrator: successful ('confirmation yes'.)")
+
+
+@responses.activate
+def test_failed_confirmation_request_is_recorded_unsuccessful(app, admin):
+    register(app)
+    responses.get(CONFIRM_URL.partition("?")[0], status=503, body="<b>busy</b>", content_type="text/html")
+    page = admin.post(f"/admin/archives/{SERVICE_IBI}/confirm").get_data(as_text=True)
+    assert '<section class="outcome failure"' in page and "HTTP status 503" in page
+    assert "&lt;b&gt;busy&lt;/b&gt;" in page and "<b>busy</b>" not in page
+    assert store(app).find_archive(SERVICE_IBI).last_confirmation == "unsuccessful"
+
+
+def test_remove_asks_first_then_removes(app, admin):
+    register(app)
+    confirm_step = admin.get(f"/admin/archives/{SERVICE_IBI}/remove").get_data(as_text=True)
+    assert "Remove this Archive?" in confirm_step and store(app).find_archive(SERVICE_IBI) is not None
+    response = admin.post(f"/admin/archives/{SERVICE_IBI}/remove")
+    assert response.status_code == 302 and response.headers["Location"] == "/admin/archives"
+    assert store(app).find_archive(SERVICE_IBI) is None and store(app).archive_events(SERVICE_IBI) == []
+    assert f"Removed {SERVICE_IBI} and its history" in admin.get("/admin/archives").get_data(as_text=True)
+
+
+# -- the conformance check page ----------------------------------------------------------------------------
+
+
+@responses.activate
+def test_conformance_report_of_a_good_archive(admin):
+    mock_m16c()
+    response = admin.post("/admin/conformance", data={"address": M16C_BASE, "known_ibi": "8JMKD3MGP8W/35MMLL8"})
+    page = response.get_data(as_text=True)
+    assert response.status_code == 200
+    assert "No rule failed" in page and "10 passed, 0 failed, 0 skipped" in page
+    assert len(re.findall(r'<li class="rule rule-passed"', page)) == 10
+    assert "file 003 §6.2, Table 6.2 (lista-de-pares)" in page
+    assert page.count('<pre class="answer">') >= 5
+
+
+@responses.activate
+def test_hostile_archive_content_is_shown_as_text(admin):
+    mock_m16c(body='<script>alert("owned")</script> <img src=x onerror=alert(1)>\r\n')
+    page = admin.post("/admin/conformance", data={"address": M16C_BASE}).get_data(as_text=True)
+    assert "<script>alert" not in page and "<img src=x" not in page
+    assert "&lt;script&gt;alert(&#34;owned&#34;)&lt;/script&gt;" in page
+    # Two pairs by Table 6.2's grammar (names and values are any printable ASCII), and nothing more:
+    assert '<li class="rule rule-failed" id="rule-confirmation">' in page
+
+
+def test_loopback_address_is_refused_with_a_clear_message(admin):
+    page = admin.post("/admin/conformance", data={"address": "http://127.0.0.1:8000/8JMKD3MGP8W/35MMLL8"}).get_data(as_text=True)
+    assert "No answer at all: refused to contact 127.0.0.1: 127.0.0.1 is a loopback address" in page
+    assert "IBIPORTAL_ALLOW_PRIVATE_ARCHIVES=1" in page
+
+
+@pytest.mark.parametrize(
+    "data, field, message",
+    [
+        ({"address": ""}, "address", "Give the Archive service address"),
+        ({"address": "http://mtc-m16c.sid.inpe.br"}, "address", "no service IBI after the address"),
+        ({"address": M16C_BASE, "known_ibi": "8JMKD3MGP8W/35MML01"}, "known_ibi", "known IBI: "),
+    ],
+)
+def test_conformance_form_errors_are_next_to_their_field(admin, data, field, message):
+    response = admin.post("/admin/conformance", data=data)
+    assert response.status_code == 400
+    assert message in error_next_to(response.get_data(as_text=True), field)
+
+
+def test_conformance_form_is_shown_to_administrators(admin):
+    page = admin.get("/admin/conformance").get_data(as_text=True)
+    assert 'name="address"' in page and 'name="known_ibi"' in page and "Report for" not in page
