@@ -20,9 +20,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ibiportal.archive.demo import load_demo_archives  # noqa: E402
 from ibiportal.archive.http_server import ArchiveHTTPServer  # noqa: E402
+from ibiportal.config import DEFAULTS  # noqa: E402
 from ibiportal.resolver.engine import ClientInfo, Resolver  # noqa: E402
 from ibiportal.resolver.transport import ArchiveEndpoint, HttpTransport, Timeouts  # noqa: E402
-from ibiportal.web.services import RESOLVER_THREADS  # noqa: E402
+from ibiportal.web.services import resolver_threads  # noqa: E402
 
 DELAY = 0.1
 UNKNOWN = "http://urlib.net/8JMKD3MGP8W/34PGRBS"
@@ -73,7 +74,7 @@ def one_by_one_seconds(transport: HttpTransport, archives: list[ArchiveEndpoint]
 
 def main() -> None:
     transport = HttpTransport(allow_private=True, pool_maxsize=64)
-    executor = ThreadPoolExecutor(max_workers=RESOLVER_THREADS)  # the pool the portal uses
+    executor = ThreadPoolExecutor(max_workers=resolver_threads(DEFAULTS["THREADS"]))  # the pool the portal uses
     print(f"each Archive answers after {DELAY * 1000:.0f} ms; median of {ROUNDS} resolutions")
     print(f"{'archives':>8} {'parallel':>10} {'/delay':>8} {'one by one':>11} {'speed-up':>9}")
     for count in (1, 10, 50):

@@ -14,12 +14,14 @@ from flask import current_app, request
 
 from ..errors import ParseError
 from ..resolver.addresses import client_ip_list
+from ..resolver.cache import CachedRedirect, CacheKey
 from ..resolver.engine import ClientInfo, Resolver, ResolverSettings
 from ..resolver.trace import Resolution
 from ..storage import ArchiveStore
 from ..resolver.transport import ArchiveEndpoint
 from .context import get_storage
 from .services import OWN_ARCHIVE_NAME, get_executor, get_http_transport, get_in_process_transport
+from .services import get_acknowledger, get_resolution_cache, resolution_generation
 
 #: Which Archives a resolution asks: the demo ones, the live ones (registered Archives and
 #: the portal's own), or both.
@@ -120,3 +122,39 @@ def resolve_and_store(persistent_url: str, selection: str, client: ClientInfo) -
         current_app.config["TRACE_RETENTION"],
     )
     return StoredResolution(trace_id, resolution)
+
+
+# -- GET /<persistent URL> only: the cache of redirects (issue 6) ---------------------------------
+# resolve_and_store above never reads or fills it: the trace API and the Trace page call it, and a
+# trace must show the messages of that very resolution.
+
+
+def cached_redirect(persistent_url: str, client: ClientInfo) -> CachedRedirect | None:
+    """The redirect cached for this request, its acknowledgment (5) sent again to the Archive
+    whose URL it is; ``None`` on a miss or with the cache off (ibiportal.resolver.cache)."""
+    cache = get_resolution_cache()
+    if cache is None:
+        return None
+    redirect = cache.get(_cache_key(persistent_url, client), resolution_generation())
+    if redirect is not None and redirect.acknowledgment is not None:
+        get_acknowledger().send(redirect.acknowledgment)
+    return redirect
+
+
+def resolve_and_cache(persistent_url: str, client: ClientInfo) -> StoredResolution:
+    """After a miss: :func:`resolve_and_store` with the default Archives, and a found URL kept
+    for the next identical requests."""
+    cache = get_resolution_cache()
+    selection = default_selection()
+    if cache is None:
+        return resolve_and_store(persistent_url, selection, client)
+    generation = resolution_generation()  # read first: an Archive included meanwhile wins
+    stored = resolve_and_store(persistent_url, selection, client)
+    redirect = CachedRedirect.of(stored.resolution, stored.trace_id, archive_endpoints(selection))
+    if redirect is not None:
+        cache.put(_cache_key(persistent_url, client), generation, redirect)
+    return stored
+
+
+def _cache_key(persistent_url: str, client: ClientInfo) -> CacheKey:
+    return CacheKey(persistent_url, client.ip_addresses, client.language_preference, default_selection())

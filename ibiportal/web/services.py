@@ -1,10 +1,13 @@
 """Long-lived services shared by every request of one app: built once, on first use.
 
 The resolver asks Archives in parallel over one pooled HTTP transport and one thread pool
-(issue 4); the demo Archives are loaded from their data file once.
+(issue 4); the demo Archives are loaded from their data file once. Each gunicorn worker
+process builds its own, after the fork (no ``preload_app``: a thread pool or a SQLite
+connection must not cross a fork). The resolution cache and its acknowledgments are issue 6.
 """
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlsplit
 
@@ -13,20 +16,37 @@ from flask import current_app
 from ..archive.demo import Behaviour, DemoArchive, load_demo_archives
 from ..archive.own import own_archive_service
 from ..archive.service import ArchiveService
+from ..resolver.cache import Acknowledger, ResolutionCache
 from ..resolver.transport import HttpTransport, InProcessTransport
 from ..storage import Storage
 
 #: The own Archive's name among the in-process Archives (traces show it).
 OWN_ARCHIVE_NAME = "portal"
 
-#: Threads asking Archives at once, for all requests of one worker process.
-RESOLVER_THREADS = 64
+#: Threads asking Archives, per request thread of the worker (IBIPORTAL_THREADS): every
+#: resolution asks all Archives at once, and an exchange no longer waited for still holds its
+#: thread until it ends, so each request thread may need one per Archive; with more than this
+#: many Archives, a resolution's later messages queue for a moment.
+RESOLVER_THREADS_PER_REQUEST_THREAD = 16
+
+#: Redirects kept per worker process (least recently used dropped first): about 1 kB each.
+RESOLUTION_CACHE_ENTRIES = 10_000
+
+#: Acknowledgments of cached redirects waiting or being sent, per request thread of the worker;
+#: beyond that a hit sends its own and waits (cache.Acknowledger).
+PENDING_ACKNOWLEDGMENTS_PER_REQUEST_THREAD = 16
+
+
+#: Request threads of a worker may ask for a service at once on its first use: it is built once.
+_BUILDING = threading.RLock()
 
 
 def _service(name: str, build):
     services = current_app.extensions.setdefault("ibiportal.services", {})
     if name not in services:
-        services[name] = build()
+        with _BUILDING:  # re-entrant: building one service may build those it uses
+            if name not in services:
+                services[name] = build()
     return services[name]
 
 
@@ -91,8 +111,41 @@ class FreshConnections:
         return self._read("item_links", ibi)
 
 
+def resolver_threads(request_threads: int) -> int:
+    """Size of the pool resolutions fan out on, for a worker with ``request_threads`` threads."""
+    return max(1, request_threads) * RESOLVER_THREADS_PER_REQUEST_THREAD
+
+
 def get_executor() -> ThreadPoolExecutor:
     """The thread pool resolutions fan out on."""
-    return _service(
-        "executor", lambda: ThreadPoolExecutor(max_workers=RESOLVER_THREADS, thread_name_prefix="resolver")
-    )
+    size = resolver_threads(current_app.config["THREADS"])
+    return _service("executor", lambda: ThreadPoolExecutor(max_workers=size, thread_name_prefix="resolver"))
+
+
+def get_resolution_cache() -> ResolutionCache | None:
+    """This worker's cache of redirects, or ``None`` when IBIPORTAL_RESOLUTION_CACHE_SECONDS is 0."""
+    seconds = current_app.config["RESOLUTION_CACHE_SECONDS"]
+    return _service("resolution_cache", lambda: ResolutionCache(seconds, RESOLUTION_CACHE_ENTRIES) if seconds else None)
+
+
+def get_acknowledger() -> Acknowledger:
+    """Sends the acknowledgments of cached redirects, on a pool of its own: a slow Archive's
+    acknowledgments never hold the threads resolutions fan out on."""
+    threads = max(1, current_app.config["THREADS"])
+
+    def build() -> Acknowledger:
+        executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="acknowledgment")
+        transports = {"demo": get_in_process_transport(), "live": get_http_transport()}
+        return Acknowledger(transports, executor, threads * PENDING_ACKNOWLEDGMENTS_PER_REQUEST_THREAD)
+
+    return _service("acknowledger", build)
+
+
+def resolution_generation() -> int:
+    """The database's resolution generation (schema.sql), read on a connection each request
+    thread keeps open: a cache hit costs one indexed read of a few microseconds, not the
+    ~0.2 ms of opening the database."""
+    local = _service("generation_connections", threading.local)
+    if not hasattr(local, "storage"):
+        local.storage = Storage(current_app.config["DATABASE"])
+    return local.storage.resolution_generation()

@@ -1,4 +1,10 @@
-"""``GET /<ibi><modifiers><path>?<query>``: the portal as a resolver, like urlib.net (Figure 8.1)."""
+"""``GET /<ibi><modifiers><path>?<query>``: the portal as a resolver, like urlib.net (Figure 8.1).
+
+A redirect found is served again from the worker's cache for a short while (issue 6,
+``ibiportal.resolver.cache``): ``X-IBI-Cache: hit`` then says so, and the trace headers point to
+the trace of the resolution that found it. ``miss`` is a fresh resolution; ``off`` when the
+cache is turned off (IBIPORTAL_RESOLUTION_CACHE_SECONDS=0).
+"""
 from __future__ import annotations
 
 from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, url_for
@@ -8,7 +14,8 @@ from ...ibi.identifier import split_ibi
 from ...ibi.url import parse_persistent_url
 from ...resolver.trace import AlertReason
 from ..errors import wants_json
-from ..resolution import default_selection, request_client, resolve_and_store
+from ..resolution import cached_redirect, request_client, resolve_and_cache
+from ..services import get_resolution_cache
 
 bp = Blueprint("resolve", __name__)
 
@@ -33,6 +40,10 @@ ALERT_STATUS = {
 def resolve(ibi_path: str):
     """Resolve a persistent URL: 302 to the URL an Archive answered, or the alert."""
     received = received_url()
+    client = request_client()
+    hit = cached_redirect(received, client)  # only found URLs are cached: this one parsed before
+    if hit is not None:
+        return with_trace_headers(redirect(hit.url, code=302), hit.trace_id, "hit")
     try:
         parse_persistent_url(received)
     except ParseError as exc:
@@ -41,15 +52,26 @@ def resolve(ibi_path: str):
         except ParseError:
             abort(404)  # not an IBI at all: an unknown page of the portal
         raise exc
-    stored = resolve_and_store(received, default_selection(), request_client())
+    stored = resolve_and_cache(received, client)
     resolution = stored.resolution
-    trace_url = url_for("api.get_trace", trace_id=stored.trace_id, _external=True)
     if resolution.found:
         response = redirect(resolution.url, code=302)
     else:
-        response = alert_response(resolution, trace_url)
+        response = alert_response(resolution, trace_link(stored.trace_id))
+    return with_trace_headers(response, stored.trace_id, "off" if get_resolution_cache() is None else "miss")
+
+
+def trace_link(trace_id: str) -> str:
+    return url_for("api.get_trace", trace_id=trace_id, _external=True)
+
+
+def with_trace_headers(response: Response, trace_id: str, cache: str) -> Response:
+    """The trace permalink in ``Link`` and ``X-IBI-Trace``, ``X-IBI-Cache``, and no HTTP caching:
+    each request must reach the resolver, so that its Archive is acknowledged (Table 8.11)."""
+    trace_url = trace_link(trace_id)
     response.headers["Link"] = f'<{trace_url}>; rel="describedby"; type="application/json"'
     response.headers["X-IBI-Trace"] = trace_url
+    response.headers["X-IBI-Cache"] = cache
     response.headers["Cache-Control"] = "no-store"
     return response
 

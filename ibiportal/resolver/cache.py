@@ -1,0 +1,182 @@
+"""A short-lived cache of the redirects of ``GET /<persistent URL>`` (issue 6), and the
+acknowledgment that every redirect served from it still sends (Table 8.11).
+
+Pure: no Flask, no SQL; the clock, the transports and the thread pool are given.
+
+Decisions:
+
+* **Only redirects are kept** (outcome (7) with a URL). Alerts are not: "not found" becomes a
+  redirect as soon as an Archive, or this portal's own Archive by minting, holds the item;
+  "no Archive answered" is passing trouble; "deleted", conflicting originals and the rest are
+  rare and are judged afresh each time.
+* **The key is everything the outcome depends on** (:class:`CacheKey`): the persistent URL as
+  received, modifiers and query included and not normalised (so a cached acknowledgment's
+  ``url.persistent`` is the one this request sent, Table 8.11); the user's IP list, because an
+  Archive may choose the URL by the user's IP (file 003 §9, CRIARPARURL: "dependendo do IP do
+  usuário", e.g. the item for a licensed institution, its metadata for others) and the resolver
+  must not hand one user the answer meant for another; the Accept-Language header, which
+  chooses the translation of ``+`` (§8.2); and which Archives are asked.
+* **Generation**: the caller passes a number that grows whenever the Archive set changes (an
+  Archive included, excluded or removed) or an own item gains a link; a new number empties
+  the cache. Each gunicorn worker has its own cache and reads the number from the shared
+  database on every lookup, so all of them drop stale redirects at their next request.
+* **Lifetime and size**: an entry lives ``ttl`` seconds (an Archive's own changes, an item
+  moved or deleted, show within that time) and at most ``max_entries`` are kept, the least
+  recently used dropped first, so memory stays bounded whatever clients ask.
+* **Acknowledgment on a hit**: every redirect is acknowledged to the Archive whose URL is used
+  (Figure 8.1 (5)), so that its access statistics count each one. A hit sends again the very
+  acknowledgment of the resolution that filled the entry, ``urlkey`` included: the key the
+  Archive gave with the answer being used (§9, Algorithm 2 line 19). An Archive that accepts a
+  key only once counts at most one hit per entry lifetime; asking it for a fresh answer on
+  every hit would put back the load the cache removes. When that resolution could send no
+  acknowledgment, a hit sends none either. The message goes from a thread pool
+  (:class:`Acknowledger`) so the redirect does not wait for the notice (6).
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Executor
+from dataclasses import dataclass
+
+from ibiportal.protocol.pairlist import PairList, read_answer
+from ibiportal.resolver.engine import NOTICE
+from ibiportal.resolver.trace import Resolution
+from ibiportal.resolver.transport import ArchiveEndpoint, Timeouts, Transport
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class CacheKey:
+    """What a redirect depends on: see the module's decisions."""
+
+    persistent_url: str
+    client_ips: tuple[str, ...]
+    language_preference: str | None
+    archives: str
+
+
+@dataclass(frozen=True)
+class AcknowledgmentMessage:
+    """The acknowledgment (5) a resolution sent: the request URL and the Archive it went to."""
+
+    endpoint: ArchiveEndpoint
+    url: str
+
+
+@dataclass(frozen=True)
+class CachedRedirect:
+    """A redirect to serve again: the URL, the trace of the resolution that found it, and the
+    acknowledgment to send each time it is served (``None`` when that resolution could send
+    none, e.g. the Archive's answer lacked a pair Table 8.11 needs: its trace says why)."""
+
+    url: str
+    archive: str | None
+    trace_id: str
+    acknowledgment: AcknowledgmentMessage | None
+
+    @classmethod
+    def of(cls, resolution: Resolution, trace_id: str, endpoints: Iterable[ArchiveEndpoint]) -> CachedRedirect | None:
+        """The entry for a finished resolution, or ``None`` when it must not be cached: an
+        alert, or an acknowledgment whose Archive is no longer among ``endpoints``."""
+        if not resolution.found:
+            return None
+        ack = resolution.acknowledgment_url
+        if ack is None:
+            return cls(resolution.url, resolution.archive, trace_id, None)
+        for endpoint in endpoints:  # the acknowledgment URL is http://<address>/<service IBI>?… (§6.1)
+            if ack.startswith(f"http://{endpoint.address}/{endpoint.service_ibi}?"):
+                return cls(resolution.url, resolution.archive, trace_id, AcknowledgmentMessage(endpoint, ack))
+        return None
+
+
+@dataclass
+class _Entry:
+    redirect: CachedRedirect
+    expires: float
+
+
+class ResolutionCache:
+    """Redirects by :class:`CacheKey`, for ``ttl`` seconds, at most ``max_entries``, for one generation.
+
+    Safe to share between the request threads of one process.
+    """
+
+    def __init__(self, ttl: float, max_entries: int, clock: Callable[[], float] = time.monotonic) -> None:
+        if ttl <= 0 or max_entries <= 0:
+            raise ValueError("a resolution cache needs a positive lifetime and size; use no cache to turn it off")
+        self.ttl = ttl
+        self.max_entries = max_entries
+        self.clock = clock
+        self._entries: OrderedDict[CacheKey, _Entry] = OrderedDict()
+        self._generation: int | None = None
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, key: CacheKey, generation: int) -> CachedRedirect | None:
+        """The live redirect for ``key`` under ``generation`` (the current one), else ``None``."""
+        with self._lock:
+            self._adopt(generation)
+            entry = self._entries.get(key)
+            if entry is None:
+                return None
+            if self.clock() >= entry.expires:
+                del self._entries[key]
+                return None
+            self._entries.move_to_end(key)
+            return entry.redirect
+
+    def put(self, key: CacheKey, generation: int, redirect: CachedRedirect) -> None:
+        """Keep ``redirect``, found under ``generation`` (read BEFORE resolving): if the Archive
+        set changed while it was being resolved, the cache is already newer and it is not kept."""
+        with self._lock:
+            self._adopt(generation)
+            if generation != self._generation:
+                return
+            self._entries[key] = _Entry(redirect, self.clock() + self.ttl)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.max_entries:
+                self._entries.popitem(last=False)
+
+    def _adopt(self, generation: int) -> None:
+        """Empty the cache when a newer generation is seen (generations only grow)."""
+        if self._generation is None or generation > self._generation:
+            self._entries.clear()
+            self._generation = generation
+
+
+class Acknowledger:
+    """Sends the acknowledgment (5) of a redirect served from the cache, off the request's thread.
+
+    At most ``max_pending`` wait or run at once in ``executor``; beyond that the request's own
+    thread sends its acknowledgment and waits for the notice: a slow Archive slows the hits that
+    use it instead of piling messages up in memory, and no acknowledgment is dropped.
+    """
+
+    def __init__(self, transports: Mapping[str, Transport], executor: Executor, max_pending: int) -> None:
+        self.transports = dict(transports)
+        self.executor = executor
+        self._slots = threading.BoundedSemaphore(max_pending)
+
+    def send(self, message: AcknowledgmentMessage) -> None:
+        if not self._slots.acquire(blocking=False):
+            self._exchange(message)
+            return
+        future = self.executor.submit(self._exchange, message)
+        future.add_done_callback(lambda _: self._slots.release())
+
+    def _exchange(self, message: AcknowledgmentMessage) -> None:
+        endpoint = message.endpoint
+        transport = self.transports[endpoint.transport]  # the one the filling resolution used
+        limits = Timeouts(endpoint.connect_timeout, endpoint.read_timeout, endpoint.connect_timeout + endpoint.read_timeout)
+        exchange = transport.fetch(message.url, limits)
+        answer = None if exchange.failure or exchange.body is None else read_answer(exchange.body)
+        if not (isinstance(answer, PairList) and NOTICE in tuple(answer)):
+            log.info("acknowledgment of a cached redirect to %s: no notice (%s)", endpoint.name,
+                     exchange.error or f"HTTP {exchange.status}")

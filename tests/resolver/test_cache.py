@@ -1,0 +1,213 @@
+"""The resolution cache (issue 6): lifetime on a fake clock, the LRU bound, every part of the key,
+generations, what may be cached, and the acknowledgment a hit still sends (Table 8.11)."""
+from __future__ import annotations
+
+import logging
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+
+import pytest
+
+from ibiportal.resolver.cache import Acknowledger, AcknowledgmentMessage, CachedRedirect, CacheKey, ResolutionCache
+from ibiportal.resolver.engine import ClientInfo
+from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Failure, Timeouts
+
+ENDPOINT = ArchiveEndpoint("mtc-m16c.sid.inpe.br", "sid.inpe.br/mtc-m18@80/2008/03.17.15.17", "mtc-m16c", "demo", 1.0, 2.0)
+ACK = f"http://{ENDPOINT.address}/{ENDPOINT.service_ibi}?clientinformation.ipaddress=192.0.2.5&servicesubject=acknowledgment"
+KEY = CacheKey("http://urlib.net/8JMKD3MGP8W/35MMLL8", ("192.0.2.5",), "pt-BR", "all")
+MESSAGE = AcknowledgmentMessage(ENDPOINT, ACK)
+REDIRECT = CachedRedirect("http://mtc-m16c.sid.inpe.br/col/x/doc/a.pdf", "mtc-m16c", "t1", MESSAGE)
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+def test_an_entry_lives_for_its_ttl_only(clock):
+    cache = ResolutionCache(30, 10, clock)
+    cache.put(KEY, 0, REDIRECT)
+    clock.now += 29.9
+    assert cache.get(KEY, 0) == REDIRECT
+    clock.now += 0.1
+    assert cache.get(KEY, 0) is None
+    assert len(cache) == 0  # the expired entry is gone, not just hidden
+
+
+def test_a_hit_does_not_extend_the_lifetime(clock):
+    cache = ResolutionCache(30, 10, clock)
+    cache.put(KEY, 0, REDIRECT)
+    for _ in range(3):
+        clock.now += 10
+        hit = cache.get(KEY, 0)
+    assert hit is None  # 30 s after the resolution, however often it was used
+
+
+def test_least_recently_used_entry_is_dropped_beyond_the_bound(clock):
+    cache = ResolutionCache(30, 2, clock)
+    keys = [replace(KEY, persistent_url=f"http://urlib.net/8JMKD3MGP8W/35MMLL{n}") for n in range(3)]
+    cache.put(keys[0], 0, REDIRECT)
+    cache.put(keys[1], 0, REDIRECT)
+    assert cache.get(keys[0], 0) is not None  # keys[1] is now the least recently used
+    cache.put(keys[2], 0, REDIRECT)
+    assert len(cache) == 2
+    assert cache.get(keys[1], 0) is None
+    assert cache.get(keys[0], 0) is not None and cache.get(keys[2], 0) is not None
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"persistent_url": "http://urlib.net/8JMKD3MGP8W/35MMLL8!"},  # a modifier
+        {"persistent_url": "http://urlib.net/8JMKD3MGP8W/35MMLL8?ibiurl.requireditemstatus=Original"},
+        {"persistent_url": "http://urlib.net/8JMKD3MGP8W/35MMLL8?page=2"},  # a query passed on to the item
+        {"persistent_url": "http://example.org/8JMKD3MGP8W/35MMLL8"},  # another resolver host
+        {"client_ips": ("192.0.2.6",)},  # CRIARPARURL may choose by the user's IP (§9)
+        {"client_ips": ("192.0.2.5", "150.163.68.1")},  # the same user behind a proxy
+        {"language_preference": "en"},  # chooses the translation of "+"
+        {"language_preference": None},
+        {"archives": "live"},
+    ],
+)
+def test_every_part_of_the_key_counts(clock, change):
+    cache = ResolutionCache(30, 10, clock)
+    cache.put(KEY, 0, REDIRECT)
+    assert cache.get(replace(KEY, **change), 0) is None
+    assert cache.get(CacheKey(**{**KEY.__dict__}), 0) == REDIRECT  # an equal key still hits
+
+
+def test_a_newer_generation_empties_the_cache(clock):
+    cache = ResolutionCache(30, 10, clock)
+    cache.put(KEY, 4, REDIRECT)
+    assert cache.get(KEY, 5) is None
+    assert len(cache) == 0
+    assert cache.get(KEY, 4) is None  # an older number read late does not bring it back
+
+
+def test_a_redirect_resolved_before_the_archive_set_changed_is_not_kept(clock):
+    cache = ResolutionCache(30, 10, clock)
+    assert cache.get(KEY, 7) is None  # a request meanwhile saw generation 7
+    cache.put(KEY, 6, REDIRECT)  # a resolution that read 6 before it started
+    assert len(cache) == 0 and cache.get(KEY, 7) is None
+    cache.put(KEY, 8, REDIRECT)  # the newest number wins
+    assert cache.get(KEY, 8) == REDIRECT
+
+
+@pytest.mark.parametrize("ttl, size", [(0, 10), (-1, 10), (30, 0)])
+def test_a_cache_needs_a_positive_lifetime_and_size(ttl, size):
+    with pytest.raises(ValueError, match="positive lifetime and size"):
+        ResolutionCache(ttl, size)
+
+
+# -- what is cached -------------------------------------------------------------------------------
+
+
+def resolve_demo(demo_resolver, path: str):
+    return demo_resolver.resolve(f"http://urlib.net/{path}", ClientInfo(("172.16.44.200",), None))
+
+
+def test_a_found_url_is_cached_with_its_acknowledgment(demo_resolver):
+    resolution = resolve_demo(demo_resolver, "8JMKD3MGP8W/35MMLL8")
+    redirect = CachedRedirect.of(resolution, "trace-1", demo_resolver.archives)
+    assert redirect.url == resolution.url and redirect.archive == "mtc-m16c" and redirect.trace_id == "trace-1"
+    assert redirect.acknowledgment.url == resolution.acknowledgment_url
+    assert redirect.acknowledgment.endpoint.name == "mtc-m16c"
+
+
+@pytest.mark.parametrize("path", ["8JMKD3MGP8W/34PGRBS", "D7N2U8HW/3GBBQK2"])  # not found; deleted
+def test_alerts_are_not_cached(demo_resolver, path):
+    resolution = resolve_demo(demo_resolver, path)
+    assert resolution.alert is not None
+    assert CachedRedirect.of(resolution, "trace-1", demo_resolver.archives) is None
+
+
+def test_a_redirect_that_sent_no_acknowledgment_is_cached_without_one(demo_resolver):
+    resolution = replace(resolve_demo(demo_resolver, "8JMKD3MGP8W/35MMLL8"), acknowledgment_url=None)
+    redirect = CachedRedirect.of(resolution, "trace-1", demo_resolver.archives)
+    assert redirect.url == resolution.url and redirect.acknowledgment is None
+
+
+def test_the_acknowledged_archive_is_found_by_address_and_service_not_by_name(demo_resolver):
+    resolution = resolve_demo(demo_resolver, "8JMKD3MGP8W/35MMLL8")
+    chosen = next(endpoint for endpoint in demo_resolver.archives if endpoint.name == "mtc-m16c")
+    namesake = replace(chosen, service_ibi="sid.inpe.br/mtc-m18@80/2008/03.17.15.18")  # same name and host
+    redirect = CachedRedirect.of(resolution, "trace-1", [namesake, chosen])
+    assert redirect.acknowledgment.endpoint == chosen
+    assert CachedRedirect.of(resolution, "trace-1", [namesake]) is None  # no longer among the Archives
+
+
+# -- the acknowledgment of a hit ------------------------------------------------------------------
+
+
+class RecordingTransport:
+    """Answers every acknowledgment with the notice (6), after ``gate`` opens; records who sent it."""
+
+    def __init__(self, body: bytes = b"notice {acknowledgment received}\r\n") -> None:
+        self.body = body
+        self.gate = threading.Event()
+        self.gate.set()
+        self.sent: list[tuple[str, str, Timeouts]] = []
+        self.lock = threading.Lock()
+
+    def fetch(self, url: str, timeouts: Timeouts) -> Exchange:
+        self.gate.wait(10)
+        with self.lock:
+            self.sent.append((url, threading.current_thread().name, timeouts))
+        return Exchange(200, "text/plain", self.body)
+
+
+def test_a_hit_sends_the_acknowledgment_from_the_pool(caplog):
+    caplog.set_level(logging.INFO, "ibiportal.resolver.cache")
+    transport = RecordingTransport()
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ack") as executor:
+        Acknowledger({"demo": transport}, executor, max_pending=4).send(MESSAGE)
+    ((url, thread, timeouts),) = transport.sent
+    assert url == ACK and thread.startswith("ack")
+    assert timeouts == Timeouts(1.0, 2.0, 3.0)  # the Archive's own limits
+    assert caplog.records == []  # the notice came back
+
+
+def test_beyond_the_pending_bound_the_request_thread_sends_its_own():
+    transport = RecordingTransport()
+    transport.gate.clear()  # the Archive is slow: the first acknowledgment waits in the pool
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ack") as executor:
+        acknowledger = Acknowledger({"demo": transport}, executor, max_pending=1)
+        acknowledger.send(MESSAGE)
+        threading.Timer(0.2, transport.gate.set).start()
+        acknowledger.send(MESSAGE)  # no free slot: sent here, returning once the Archive answered
+        assert threading.current_thread().name in [thread for _, thread, _ in transport.sent]
+    senders = sorted(thread.startswith("ack") for _, thread, _ in transport.sent)
+    assert senders == [False, True]  # none dropped: one from the pool, one from the request's thread
+
+
+def test_a_missing_notice_is_logged(caplog):
+    caplog.set_level(logging.INFO, "ibiportal.resolver.cache")
+
+    class Down:
+        def fetch(self, url, timeouts):
+            return Exchange(failure=Failure.TIMEOUT, error="no answer within 2 s")
+
+    with ThreadPoolExecutor(max_workers=1) as executor:
+        Acknowledger({"demo": Down()}, executor, max_pending=4).send(MESSAGE)
+    assert [record.getMessage() for record in caplog.records] == [
+        "acknowledgment of a cached redirect to mtc-m16c: no notice (no answer within 2 s)"
+    ]
+
+
+def test_a_slot_is_freed_when_an_acknowledgment_ends():
+    transport = RecordingTransport()
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ack") as executor:
+        acknowledger = Acknowledger({"demo": transport}, executor, max_pending=1)
+        for _ in range(3):
+            acknowledger.send(MESSAGE)
+            executor.submit(lambda: None).result()  # the pool has finished the acknowledgment
+    assert [thread.startswith("ack") for _, thread, _ in transport.sent] == [True, True, True]
