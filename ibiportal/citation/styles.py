@@ -39,17 +39,19 @@ _NUMBER_LABEL = re.compile(r"\A\s*(?:\[1\]|1\.)\s*")
 
 @dataclass(frozen=True)
 class Style:
-    """One citation style: the key used in URLs and dicts, its label, its CSL file name."""
+    """One citation style: the key used in URLs and dicts, its label, its CSL file name, and
+    the language its text is written in (the style's ``default-locale``)."""
 
     key: str
     label: str
     csl_name: str
     numbered: bool = False
+    language: str = "en-US"
 
 
 STYLES: tuple[Style, ...] = (
     Style("apa", "APA (7th edition)", "apa"),
-    Style("abnt", "ABNT (NBR 6023)", "associacao-brasileira-de-normas-tecnicas-note"),
+    Style("abnt", "ABNT (NBR 6023)", "associacao-brasileira-de-normas-tecnicas-note", language="pt-BR"),
     Style("ieee", "IEEE", "ieee", numbered=True),
     Style("harvard", "Harvard (Cite Them Right)", "harvard-cite-them-right"),
 )

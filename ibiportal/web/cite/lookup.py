@@ -33,6 +33,7 @@ from ...archive.service import ArchiveService
 from ...citation import CitationRecord, Citations, OaiDcRecord, citations, from_oai_dc
 from ...errors import IbiError, ParseError
 from ...ibi.compose import compose
+from ...ibi.identifier import ibi_form
 from ...ibi.conversion import convert
 from ...ibi.modifiers import Verb
 from ...ibi.url import PersistentUrl
@@ -87,7 +88,7 @@ class CiteRequest:
         text = (text or "").strip()
         if not text:
             raise ParseError(
-                "enter an IBI (8JMKD3MGP8W/34PGRBS or sid.inpe.br/mtc-m18@80/2009/02.16.17.46)"
+                "Enter an IBI (8JMKD3MGP8W/34PGRBS or sid.inpe.br/mtc-m18@80/2009/02.16.17.46)"
                 " or a persistent URL (http://urlib.net/8JMKD3MGP8W/34PGRBS)",
                 field="ibi",
             )
@@ -119,7 +120,8 @@ def cite(text: str | None) -> CiteResult:
         raise CiteProblem(f"The record at {resolution.url} cannot be read: {exc}", BAD_GATEWAY, stored.trace_id) from exc
     except CiteProblem as problem:
         raise CiteProblem(problem.message, problem.status, stored.trace_id) from None
-    record = metadata.citation_record(wanted.item_url.canonical_symbols(), *_ibi_forms(str(wanted.item_url.ibi)))
+    forms = _ibi_forms(str(wanted.item_url.ibi), metadata.all("identifier"))
+    record = metadata.citation_record(wanted.item_url.canonical_symbols(), *forms)
     return CiteResult(record, citations(record), metadata, wanted.metadata_url.canonical_symbols(), resolution.url, stored.trace_id)
 
 
@@ -132,13 +134,39 @@ def trace_links(trace_id: str) -> dict[str, str]:
     return links
 
 
-def _ibi_forms(typed: str) -> tuple[str, str | None]:
-    """The IBI to cite (the IBIp form when known) and its repository-name form (when known)."""
+def _ibi_forms(typed: str, identifiers: tuple[str, ...]) -> tuple[str, str | None]:
+    """The IBI to cite (its IBIp form when known) and its repository-name form (when known).
+
+    The record's ``dc:identifier`` values are the persistent URLs of the item's forms (the
+    portal's own records list both); they are used when the typed IBI is one of them — with a
+    modifier such as ``!`` the record may be another item's. Else the conversion table.
+    """
+    listed = _forms_listed(identifiers)
+    if typed.casefold() not in (ibi.casefold() for ibi in listed.values()):
+        listed = _forms_converted(typed)
+    forms = {**listed, ibi_form(typed): typed}
+    return forms.get("ibip") or typed, forms.get("rep")
+
+
+def _forms_listed(identifiers: tuple[str, ...]) -> dict[str, str]:
+    """``{"rep": …, "ibip": …}`` of the persistent URLs among ``identifiers``."""
+    forms = {}
+    for identifier in identifiers:
+        try:
+            ibi = str(PersistentUrl.parse(identifier).ibi)
+        except ParseError:
+            continue
+        forms[ibi_form(ibi)] = ibi
+    return forms
+
+
+def _forms_converted(typed: str) -> dict[str, str]:
+    """``{"rep": …, "ibip": …}`` of ``typed`` from the conversion table, the unknown ones left out."""
     try:
         conversion = convert(typed, known_prefix_pairs())
     except IbiError:
-        return typed, None
-    return conversion.ibip or typed, conversion.rep
+        return {}
+    return {form: ibi for form, ibi in (("rep", conversion.rep), ("ibip", conversion.ibip)) if ibi}
 
 
 def oai_dc_record(url: str) -> bytes | str:

@@ -1,6 +1,79 @@
-"""Routes of this page (issue 5)."""
+"""The Cite page (issue 5): the citations of any IBI, from the oai_dc record its Archive serves.
+
+* ``GET /cite?ibi=…``: the item's metadata, its persistent URL, formatted citations (APA,
+  ABNT, IEEE, Harvard) and BibTeX, RIS and CSL-JSON, each with a copy button;
+* ``GET /cite.bib|.ris|.json?ibi=…``: the same BibTeX, RIS or CSL-JSON as a download.
+
+Everything comes from :func:`.lookup.cite`; this module only shows it.
+"""
 from __future__ import annotations
 
-from flask import Blueprint
+import json
+
+from flask import Blueprint, Response, abort, render_template, request
+
+from ...citation import STYLES
+from ...errors import ParseError
+from ..form_errors import show_error
+from .forms import CiteForm
+from .lookup import CiteProblem, CiteResult, cite, trace_links
 
 bp = Blueprint("cite", __name__)
+
+#: Download formats: media type and what the file holds.
+DOWNLOADS = {
+    "bib": "application/x-bibtex; charset=utf-8",
+    "ris": "application/x-research-info-systems; charset=utf-8",
+    "json": "application/vnd.citationstyles.csl+json; charset=utf-8",
+}
+
+
+@bp.get("/cite")
+def cite_page():
+    """The form, and for ``?ibi=…`` the citations or what prevented them."""
+    form = CiteForm(request.args)
+    result = problem = None
+    status = 200
+    if "ibi" in request.args:
+        try:
+            result = cite(form.ibi.data)
+        except ParseError as exc:
+            show_error(form, exc, default_field="ibi")
+            status = 400
+        except CiteProblem as exc:
+            problem, status = exc, exc.status
+    trace_id = result.trace_id if result else problem.trace_id if problem else None
+    return (
+        render_template(
+            "cite/cite.html",
+            form=form,
+            result=result,
+            problem=problem,
+            trace=trace_links(trace_id) if trace_id else None,
+            styles=STYLES,
+            csl_json=csl_json_file(result) if result else None,
+        ),
+        status,
+    )
+
+
+@bp.get("/cite.<any(bib, ris, json):extension>")
+def download(extension: str):
+    """BibTeX, RIS or CSL-JSON of ``ibi`` as a file named by its citation key."""
+    try:
+        result = cite(request.args.get("ibi"))
+    except CiteProblem as problem:
+        abort(problem.status, description=problem.message)
+    forms = result.citations
+    body = {"bib": forms.bibtex, "ris": forms.ris, "json": csl_json_file(result)}[extension]
+    return Response(
+        body,
+        mimetype=None,
+        content_type=DOWNLOADS[extension],
+        headers={"Content-Disposition": f'attachment; filename="{forms.key}.{extension}"'},
+    )
+
+
+def csl_json_file(result: CiteResult) -> str:
+    """A CSL-JSON file: an array of items (here one), as reference managers import it."""
+    return json.dumps([result.citations.csl_json], ensure_ascii=False, indent=2) + "\n"
