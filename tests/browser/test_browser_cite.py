@@ -1,0 +1,84 @@
+"""The Cite page in Chromium: cite a demo IBI from the keyboard, read the APA, ABNT and IEEE
+texts, copy the BibTeX, download the RIS, see errors next to the field, and fit a phone."""
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import expect
+
+from .conftest import shoot
+
+DEMO_IBIP = "D7N2U8HW/3J5AC3H"  # Archive "origin" of the demo data, with an oai_dc record
+TITLE = "Carbon stocks of mangrove forests on the Bragança peninsula, Pará: 2014 field survey"
+
+
+def cite_from_the_keyboard(page, text: str) -> None:
+    page.goto("/cite")
+    field = page.get_by_label("IBI or persistent URL")
+    field.focus()
+    page.keyboard.type(text)
+    page.keyboard.press("Enter")
+    page.wait_for_load_state()
+
+
+def test_cite_a_demo_item_copy_bibtex_and_download_ris(page, live_server):
+    cite_from_the_keyboard(page, DEMO_IBIP)
+    url = f"{live_server.url}/{DEMO_IBIP}"
+    expect(page.get_by_role("heading", name="The item")).to_be_visible()
+    expect(page.locator(".cite-item")).to_contain_text(TITLE)
+    expect(page.get_by_role("link", name=url, exact=True)).to_have_attribute("href", url)
+    apa = page.get_by_role("region", name="APA (7th edition)")
+    expect(apa).to_contain_text(f"Almeida, R. C., & Okafor, D. N. (2015). {TITLE}. IBI Portal demonstration collection. {url}")
+    abnt = page.get_by_role("region", name="ABNT (NBR 6023)")
+    expect(abnt).to_contain_text(f"ALMEIDA, Rita C.; OKAFOR, Daniel N. {TITLE}.")
+    expect(abnt).to_contain_text(f"Disponível em: <{url}>.")
+    ieee = page.get_by_role("region", name="IEEE")
+    expect(ieee).to_contain_text(f"R. C. Almeida and D. N. Okafor, “{TITLE}”")
+    expect(ieee).to_contain_text(f"Available: {url}")
+    shoot(page, "cite-desktop")
+
+    bibtex = page.get_by_role("region", name="BibTeX")
+    shown = bibtex.locator("pre").inner_text()
+    assert shown.startswith("@misc{almeida2015carbon,") and f"url = {{{url}}}" in shown
+    copy = bibtex.get_by_role("button", name="Copy BibTeX")
+    copy.focus()
+    page.keyboard.press("Enter")
+    expect(copy).to_have_text("Copied")
+    assert page.evaluate("navigator.clipboard.readText()") == shown
+
+    ris = page.get_by_role("region", name="RIS")
+    with page.expect_download() as download_info:
+        ris.get_by_role("link", name="Download almeida2015carbon.ris").click()
+    download = download_info.value
+    assert download.suggested_filename == "almeida2015carbon.ris"
+    with open(download.path(), "rb") as saved:
+        content = saved.read().decode("utf-8")
+    assert content.startswith("TY  - GEN\r\nAU  - Almeida, Rita C.\r\n")
+    assert f"UR  - {url}\r\n" in content and content.endswith("ER  - \r\n")
+
+
+def test_bad_input_is_shown_next_to_the_field(page):
+    cite_from_the_keyboard(page, "8JMKD3MGP8W34PGRBS")
+    field = page.get_by_label("IBI or persistent URL")
+    expect(field).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#ibi-error")).to_contain_text("missing '/' between IBIp prefix and suffix")
+    expect(field).to_have_value("8JMKD3MGP8W34PGRBS")
+    expect(page.get_by_role("heading", name="Formatted citations")).to_have_count(0)
+    shoot(page, "cite-error-desktop")
+
+
+def test_a_deleted_item_says_so_with_its_trace(page):
+    cite_from_the_keyboard(page, "D7N2U8HW/3GBBQK2")
+    alert = page.get_by_role("alert")
+    expect(alert).to_contain_text("No oai_dc metadata for D7N2U8HW/3GBBQK2")
+    expect(alert).to_contain_text("was deleted")
+    expect(alert.get_by_role("link", name="the trace of this resolution")).to_have_attribute("href", re.compile(r"^/trace/[\w-]+$"))
+    expect(alert.get_by_role("link", name="JSON")).to_have_attribute("href", re.compile(r"/api/v1/trace/[\w-]+$"))
+
+
+def test_cite_page_on_a_phone(phone, live_server):
+    phone.goto(f"/cite?ibi={DEMO_IBIP}")
+    expect(phone.get_by_role("region", name="IEEE")).to_contain_text(f"{live_server.url}/{DEMO_IBIP}")
+    width = phone.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the page scrolls sideways on a phone ({width}px)"
+    shoot(phone, "cite-phone")
