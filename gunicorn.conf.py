@@ -1,0 +1,96 @@
+"""gunicorn settings for running IBI Portal in production (issue 6).
+
+Run from the repository root: ``.venv/bin/gunicorn -c gunicorn.conf.py`` (``bin/serve`` does
+that after setting up the virtualenv). Options given on the command line override these.
+The ``IBIPORTAL_*`` variables below set the server; the portal's own settings are read by
+``ibiportal/config.py`` in each worker. Measured effects: ``benchmarks/cache.py`` and
+``benchmarks/load.py``.
+"""
+from __future__ import annotations
+
+import os
+
+from ibiportal.config import DEFAULTS, from_environment
+
+_portal = {**DEFAULTS, **from_environment()}  # a bad IBIPORTAL_* value stops the start, named
+
+
+def _whole_number(name: str, default: int) -> int:
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"{name} must be a whole number of at least 1, not {text!r}")
+    return int(text)
+
+
+#: More workers than this add memory (each has its own resolution cache, Archive connection
+#: pools and thread pools) but little throughput: every request is short CPU work in Python, and
+#: SQLite takes one writer at a time. Raise IBIPORTAL_THREADS for more requests in flight.
+MAX_DEFAULT_WORKERS = 8
+
+# The application: app.py's ``app = create_app()``, imported by each worker.
+wsgi_app = "app:app"
+
+# Where to listen. Loopback by default: in production a reverse proxy terminates TLS in front
+# of the portal (set IBIPORTAL_TRUSTED_PROXIES to its address). Several addresses: comma-separated.
+bind = [part.strip() for part in os.environ.get("IBIPORTAL_BIND", "127.0.0.1:8000").split(",") if part.strip()]
+
+# Worker processes: gunicorn's rule of thumb, 2 x cores + 1 (one computes while another waits
+# on the network or the database), capped (MAX_DEFAULT_WORKERS). Processes, not only threads,
+# because Python runs one thread at a time per process.
+workers = _whole_number("IBIPORTAL_WORKERS", min(2 * (os.cpu_count() or 1) + 1, MAX_DEFAULT_WORKERS))
+
+# Threads per worker (IBIPORTAL_THREADS, default 8): a resolution mostly WAITS for Archives
+# (up to its 10 s deadline, engine.ResolverSettings), and a sync worker would serve nobody
+# meanwhile. The resolver's pool of threads asking Archives is sized from the same number
+# (ibiportal/web/services.py), so set it here, not with --threads.
+worker_class = "gthread"
+threads = _portal["THREADS"]
+
+# A worker whose main loop stays silent this long is killed and replaced. Longer than the
+# longest request: a resolution ends by its 10 s deadline, acknowledgment included.
+timeout = 30
+
+# On a restart or shutdown, requests in flight get this long to finish: a resolution's deadline
+# (10 s) with room to spare, so a deploy does not cut resolutions short.
+graceful_timeout = 15
+
+# Seconds an idle keep-alive connection stays open: a reverse proxy or a client following
+# several persistent URLs reuses it instead of opening one per request (gunicorn's default is 2).
+keepalive = 5
+
+# Each worker is replaced after this many requests (+ a random part, so they do not restart
+# together): memory fragmentation or a slow leak can never grow without bound. At 1000
+# resolutions per second over 5 workers, a worker lives about 2 minutes.
+max_requests = 25_000
+max_requests_jitter = 2_500
+
+# No preloading: each worker imports the app after the fork, so no thread pool, SQLite
+# connection or HTTP connection pool is ever shared between processes.
+preload_app = False
+
+# The worker heartbeat file in memory: on a disk-backed temporary directory its fchmod can
+# block a worker (gunicorn's documentation, "blocking os.fchmod").
+worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
+
+# gunicorn's control socket ($HOME/.gunicorn/gunicorn.ctl by default) is not used by the portal,
+# and two portals on one machine (a demo and a test run) would fight over that one path.
+control_socket_disable = True
+
+# Which proxies may say the request came over HTTPS (X-Forwarded-Proto): the same addresses
+# the resolver believes X-Forwarded-For from (IBIPORTAL_TRUSTED_PROXIES, Table 8.6); by
+# default none. Behind one, url_root, the persistent URLs handed out and the HSTS header
+# follow the scheme the user saw.
+forwarded_allow_ips = ",".join(_portal["TRUSTED_PROXIES"])
+
+# Logs on stdout/stderr, for the service manager (journald, docker) to keep.
+errorlog = "-"
+loglevel = "info"
+accesslog = "-"
+# The access log line: client, time, method, PATH WITHOUT QUERY, status, size, milliseconds,
+# whether a resolution was served from the cache, user agent. No query string: the resolver
+# service's requests carry registration keys in it (§7.2), and they must never reach a log.
+# No Referer: a trace permalink (a capability) would land there.
+ACCESS_LOG_FORMAT_WITHOUT_QUERY = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms cache=%({x-ibi-cache}o)s "%(a)s"'
+access_log_format = ACCESS_LOG_FORMAT_WITHOUT_QUERY
