@@ -69,6 +69,16 @@ class MintedItem:
     language: str | None = None
 
 
+@dataclass(frozen=True)
+class PrefixPairRecord:
+    """A row of ``prefix_pair``: a pair added by an administrator or learnt, with where and when."""
+
+    rep_prefix: str
+    ibip_prefix: str
+    source: str
+    added_at: str
+
+
 class Storage:
     """A connection to the portal's database, with the schema applied."""
 
@@ -170,6 +180,13 @@ class Storage:
             "SELECT rep_prefix, ibip_prefix FROM prefix_pair ORDER BY added_at"
         ).fetchall()
         return [(row["rep_prefix"], row["ibip_prefix"]) for row in rows]
+
+    def prefix_pair_records(self) -> list[PrefixPairRecord]:
+        """Stored pairs with their source and time of adding, oldest first (the prefix table page)."""
+        rows = self.connection.execute(
+            "SELECT rep_prefix, ibip_prefix, source, added_at FROM prefix_pair ORDER BY added_at"
+        ).fetchall()
+        return [PrefixPairRecord(**dict(row)) for row in rows]
 
     def add_prefix_pair(self, rep_prefix: str, ibip_prefix: str, source: str) -> None:
         with self.write_transaction() as conn:
