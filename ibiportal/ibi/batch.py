@@ -91,11 +91,11 @@ class BatchResult:
         return sum(1 for row in self.rows if row.conversion is not None and row.conversion.warnings)
 
 
-def check_size(byte_count: int) -> None:
+def check_size(byte_count: int, what: str = "the input") -> None:
     """Refuse an input over :data:`MAX_BYTES` as a whole."""
     if byte_count > MAX_BYTES:
         raise ParseError(
-            f"the input is {byte_count:,} bytes; at most {MAX_BYTES:,} bytes (1 MB) convert at once: "
+            f"{what} is {byte_count:,} bytes; at most {MAX_BYTES:,} bytes (1 MB) convert at once: "
             f"split it into smaller batches"
         )
 
@@ -110,7 +110,7 @@ def _check_count(rows: Sequence[InputRow]) -> None:
 
 def decode_upload(data: bytes) -> str:
     """An uploaded file as text: UTF-8, with or without a byte-order mark, at most MAX_BYTES."""
-    check_size(len(data))
+    check_size(len(data), "the file")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -1,9 +1,17 @@
-"""Converting through the JSON API, the CLI and the page (issue 2)."""
+"""Converting through the JSON API, the CLI and the Convert page with its anatomy and prefix table (issues 2, 5)."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
+
+from ibiportal import create_app
+from ibiportal.ibi.conversion import convert
+from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS
+from ibiportal.storage import Storage
+from ibiportal.web.auth.session import SESSION_KEY
+from ibiportal.web.convert.anatomy import anatomy
 
 
 def test_api_convert_every_seed_pair_both_ways(client, vectors):
@@ -121,3 +129,157 @@ def test_cli_prefix_pair_extends_the_table(runner, client):
 def test_cli_prefix_pair_rejects_a_bad_prefix(runner):
     result = runner.invoke(args=["ibi", "prefix-pair", "dpi.inpe.br/banon", "J8LNKAN8P0"])
     assert result.exit_code != 0 and "ibip_prefix" in result.output
+
+
+# -- the page: anatomy, warnings, cross-links (issue 5) ---------------------------------------
+
+REP = "sid.inpe.br/mtc-m18@80/2009/02.16.17.46"
+IBIP = "8JMKD3MGP8W/34PGRBS"
+
+
+def pieces(cell) -> list[tuple[str, str]]:
+    return [(piece.text, piece.name) for piece in cell.pieces]
+
+
+def test_anatomy_pairs_each_piece_with_its_counterpart():
+    server, port, date = anatomy(convert(REP)).rows
+    assert pieces(server.rep) == [("sid.inpe.br", "subdomain"), ("mtc-m18", "word")]
+    assert pieces(server.ibip) == [("8JMKD3MGP8", "coded IP"), ("W", "IPv4 marker")]
+    assert (server.rep.meaning, server.ibip.meaning) == ("host mtc-m18.sid.inpe.br", "IP 150.163.34.243")
+    assert pieces(port.rep) == [("@80", "port")] and pieces(port.ibip) == []
+    assert (port.rep.meaning, port.ibip.meaning) == ("port 80", "port 800")
+    assert pieces(date.rep) == [("2009", "year"), ("02.16.17.46", "month.day.hour.minute")]
+    assert pieces(date.ibip) == [("34PGRBS", "coded seconds")]
+    assert date.rep.meaning == date.ibip.meaning == "2009-02-16T17:46:00Z"
+    assert "427,571,160 seconds after 1995-08-01T00:00:00Z (Unix time 1234806360)" in date.ibip.note
+    assert date.link == "the same instant, exactly"
+
+
+def test_anatomy_strips_rebuild_both_identifiers():
+    drawn = anatomy(convert(REP))
+    assert "".join(piece.text for piece in drawn.rep) == REP
+    assert "".join(piece.text for piece in drawn.ibip) == IBIP
+
+
+def test_anatomy_of_a_port_and_a_fraction():
+    # Port 1912 written with the legacy '@'; a fraction of a second becomes W + base 27 (Algorithm 6).
+    server, port, date = anatomy(convert("sid.inpe.br/iris@1912/2005/07.20.00.37.33", ip="150.163.2.174", port=1912)).rows
+    assert pieces(port.rep) == [("@1912", "port")] and "before August 2010" in port.rep.note
+    assert port.ibip.meaning == "port 1912" and [p.name for p in port.ibip.pieces] == ["coded port"]
+    assert server.link == "computed from what you gave, not checked"
+    assert pieces(date.rep)[1] == ("07.20.00.37.33", "month.day.hour.minute.second")
+    _, _, fraction = anatomy(convert("sid.inpe.br/mtc-m18/2010/10.20.15.21.55.3462")).rows
+    assert [p.name for p in fraction.ibip.pieces] == ["coded seconds", "fraction marker", "coded fraction"]
+    assert fraction.rep.meaning == fraction.ibip.meaning == "2010-10-20T15:21:55.3462Z"
+
+
+def test_anatomy_says_when_the_suffix_does_not_survive():
+    _, _, date = anatomy(convert("sid.inpe.br/mtc-m18/2010/10.20.15.21.55.05")).rows
+    assert date.link == "not the same instant: see the warning"
+    assert (date.rep.meaning, date.ibip.meaning) == ("2010-10-20T15:21:55.05Z", "2010-10-20T15:21:55.5Z")
+
+
+def test_anatomy_of_an_unknown_prefix():
+    drawn = anatomy(convert("J8LNKAN8PW/9HFNHE"))
+    server, port, _ = drawn.rows
+    assert server.rep.pieces == () and server.rep.meaning is None and port.rep.meaning is None
+    assert server.ibip.meaning == "IP 150.163.2.174"
+    assert server.link == "no known pair: the other prefix is unknown"
+    assert "".join(piece.text for piece in drawn.rep) == "(unknown prefix)/1999/01.09.22.14"
+
+
+def test_convert_page_draws_the_anatomy_with_copy_buttons_and_links(client):
+    html = client.get("/convert", query_string={"ibi": REP}).get_data(as_text=True)
+    assert '<span class="piece piece-port">@80</span>' in html
+    assert f'data-copy="{IBIP}"' in html and f'data-copy="{REP}"' in html
+    assert f'href="/compose?ibi={IBIP}"' in html and f'href="/cite?ibi={IBIP}"' in html
+    assert f'href="/{IBIP}"' in html
+    assert "style=" not in html and "<script>" not in html  # the CSP allows neither
+
+
+def test_convert_page_explains_an_unknown_prefix(client):
+    html = client.get("/convert?ibi=dpi.inpe.br/banon/1999/01.09.22.14").get_data(as_text=True)
+    assert "prefix unknown: no known IBIp prefix for dpi.inpe.br/banon" in html
+    assert "neither follows from the other" in html and 'href="/convert/prefixes"' in html
+    assert 'href="/compose?ibi=dpi.inpe.br/banon/1999/01.09.22.14"' in html  # no IBIp: the name itself
+
+
+# -- the prefix table ------------------------------------------------------------------------
+
+
+def log_in(client) -> None:
+    with client.session_transaction() as session:
+        session[SESSION_KEY] = "ada"
+
+
+def stored_pairs(app) -> list[tuple[str, str]]:
+    storage = Storage(app.config["DATABASE"])
+    try:
+        return storage.prefix_pairs()
+    finally:
+        storage.close()
+
+
+def test_prefix_table_lists_the_standards_pairs_and_added_ones(app, client, runner):
+    runner.invoke(args=["ibi", "prefix-pair", "dpi.inpe.br/banon", "J8LNKAN8PW"])
+    html = client.get("/convert/prefixes").get_data(as_text=True)
+    assert f"{len(KNOWN_PREFIX_PAIRS) + 1} known prefix pairs" in html
+    assert "<td><code>iconet.com.br/banon</code></td>" in html and "127.0.0.1, <span" in html
+    assert "<td>administrator</td>" in html and "banon.dpi.inpe.br" in html
+    assert 'name="rep_prefix"' not in html  # no form for visitors
+    assert 'href="/admin/login?next=/convert/prefixes"' in html
+
+
+def test_adding_a_pair_needs_an_administrator(app, client):
+    response = client.post("/convert/prefixes", data={"rep_prefix": "dpi.inpe.br/banon", "ibip_prefix": "J8LNKAN8PW"})
+    assert response.status_code == 302 and response.headers["Location"].startswith("/admin/login?next=")
+    assert stored_pairs(app) == []
+
+
+def test_administrator_adds_a_pair_and_conversion_uses_it(app, client):
+    log_in(client)
+    assert 'name="rep_prefix"' in client.get("/convert/prefixes").get_data(as_text=True)
+    response = client.post("/convert/prefixes", data={"rep_prefix": "DPI.inpe.br/banon", "ibip_prefix": "j8lnkan8pw"})
+    assert response.status_code == 302 and response.headers["Location"] == "/convert/prefixes"
+    assert stored_pairs(app) == [("dpi.inpe.br/banon", "J8LNKAN8PW")]  # normalized, as the CLI does
+    html = client.get("/convert/prefixes").get_data(as_text=True)
+    assert "Added dpi.inpe.br/banon = J8LNKAN8PW." in html and "administrator ada" in html
+    converted = client.get("/api/v1/convert?ibi=J8LNKAN8PW/9HFNHE").get_json()
+    assert converted["rep"] == "dpi.inpe.br/banon/1999/01.09.22.14"
+    again = client.post("/convert/prefixes", data={"rep_prefix": "dpi.inpe.br/banon", "ibip_prefix": "J8LNKAN8PW"})
+    assert "already in the table" in client.get(again.headers["Location"]).get_data(as_text=True)
+    assert len(stored_pairs(app)) == 1
+
+
+@pytest.mark.parametrize(
+    ("data", "field", "fragment"),
+    [
+        ({"rep_prefix": "dpi.inpe.br/banon", "ibip_prefix": "J8LNKAN8P0"}, "ibip_prefix", "(at character 10)"),
+        ({"rep_prefix": "dpi.inpe.br/ban_on", "ibip_prefix": "J8LNKAN8PW"}, "rep_prefix", "(at character 16)"),
+        ({"rep_prefix": "dpi.inpe.br/banon.99999", "ibip_prefix": "J8LNKAN8PW"}, "rep_prefix", "99999"),
+        ({"rep_prefix": "", "ibip_prefix": "J8LNKAN8PW"}, "rep_prefix", "Give the repository-name prefix"),
+        ({"rep_prefix": "dpi.inpe.br/banon", "ibip_prefix": ""}, "ibip_prefix", "Give the IBIp prefix"),
+    ],
+)
+def test_a_bad_pair_is_an_error_next_to_its_field_and_nothing_is_added(app, client, data, field, fragment):
+    log_in(client)
+    response = client.post("/convert/prefixes", data=data)
+    assert response.status_code == 400
+    html = response.get_data(as_text=True)
+    assert f'id="{field}-error"' in html and fragment in html.split(f'id="{field}-error"')[1].split("</div>")[0]
+    other = "ibip_prefix" if field == "rep_prefix" else "rep_prefix"
+    assert f'id="{other}-error"' not in html
+    assert stored_pairs(app) == []
+
+
+def test_adding_a_pair_needs_the_csrf_token(tmp_path):
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "csrf.sqlite"), "SECRET_KEY": "test"})
+    client = app.test_client()
+    log_in(client)
+    data = {"rep_prefix": "dpi.inpe.br/banon", "ibip_prefix": "J8LNKAN8PW"}
+    assert client.post("/convert/prefixes", data=data).status_code == 400
+    assert stored_pairs(app) == []
+    html = client.get("/convert/prefixes").get_data(as_text=True)
+    token = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', html).group(1)
+    assert client.post("/convert/prefixes", data={**data, "csrf_token": token}).status_code == 302
+    assert stored_pairs(app) == [("dpi.inpe.br/banon", "J8LNKAN8PW")]

@@ -1,33 +1,203 @@
-"""The Convert page (file 001 §4, Algorithms 5-6 and their inverses)."""
+"""The Convert page (file 004 Algorithms 1-2 and 5-6 and their inverses; STANDARD.md §1.4).
+
+* ``GET /convert?ibi=…``: one identifier, its anatomy in both forms and its warnings;
+* ``POST /convert``: a batch, pasted or a CSV file (ibiportal.ibi.batch), shown as a table;
+* ``POST /convert/batch.csv``: the same batch as a CSV download;
+* ``/convert/prefixes``: the table of known prefix pairs; administrators add pairs there.
+"""
 from __future__ import annotations
 
-from flask import Blueprint, render_template, request
+import io
+from dataclasses import dataclass
+
+from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
 
 from ...errors import ParseError
+from ...ibi.batch import (
+    MAX_BYTES,
+    InputRow,
+    check_size,
+    convert_rows,
+    decode_upload,
+    rows_from_csv,
+    rows_from_lines,
+    to_csv,
+)
 from ...ibi.conversion import convert
-from ..context import known_prefix_pairs
-from ..form_errors import show_error
+from ...ibi.ibip import decode_ibip_prefix
+from ...ibi.prefixes import KNOWN_PREFIX_PAIRS, check_prefix_pair
+from ...ibi.repository import decode_rep_prefix
+from ..auth.session import admin_required, current_admin
+from ..context import get_storage, known_prefix_pairs
+from ..form_errors import add_error, show_error
 from ..inputs import optional_port
-from .forms import ConvertForm
+from .anatomy import anatomy
+from .forms import BatchDownloadForm, BatchForm, ConvertForm, PrefixPairForm
 
 bp = Blueprint("convert", __name__)
 
+CSV_FILENAME = "ibi-conversions.csv"
+#: The download form shares the page with the batch form: its fields get their own names and ids.
+DOWNLOAD_PREFIX = "download"
+#: Room for a batch's text fields (pasted text, or the text posted again for the download): up
+#: to the batch limit, and beyond it up to this size, so that an input a little over the limit
+#: is refused next to its field rather than by Flask's default 500 kB cap (a bare 413 page).
+BATCH_FORM_MEMORY = 4 * MAX_BYTES
+_BATCH_ENDPOINTS = frozenset({"convert.convert_page", "convert.download_csv"})
+#: Where the standard's own pairs come from (STANDARD.md §1.4).
+STANDARD_SOURCE = "standard (file 003)"
 
-@bp.get("/convert")
+
+@bp.url_value_preprocessor
+def _room_for_batch_text(endpoint: str | None, _values: dict | None) -> None:
+    """Raise the form-field size limit for the batch endpoints.
+
+    A URL value preprocessor runs before every ``before_request`` function, in particular
+    before CSRFProtect's, which is the first to read the form.
+    """
+    if endpoint in _BATCH_ENDPOINTS:
+        request.max_form_memory_size = BATCH_FORM_MEMORY
+
+
+@bp.route("/convert", methods=["GET", "POST"])
 def convert_page():
-    """Convert an identifier, showing its anatomy and warnings."""
+    """GET: one identifier with its anatomy (a shareable URL). POST: a batch, as a table."""
     form = ConvertForm(request.args)
-    result = None
+    conversion = None
     if form.ibi.data:
         try:
-            result = convert(
+            conversion = convert(
                 form.ibi.data,
                 known_prefix_pairs(),
                 host=form.host.data or None,
                 ip=form.ip.data or None,
                 port=optional_port(form.port.data),
-            ).to_dict()
+            )
         except ParseError as exc:
             show_error(form, exc, default_field="ibi")
-    status = 400 if form.errors else 200
-    return render_template("convert/convert.html", form=form, result=result), status
+    batch_form = BatchForm()
+    batch = download = None
+    if request.method == "POST" and batch_form.validate():
+        read = _batch_input(batch_form)
+        if read is not None:
+            rows, download = read
+            batch = convert_rows(rows, known_prefix_pairs())
+    status = 400 if form.errors or batch_form.errors else 200
+    return (
+        render_template(
+            "convert/convert.html",
+            form=form,
+            conversion=conversion,
+            anatomy=anatomy(conversion) if conversion else None,
+            batch_form=batch_form,
+            batch=batch,
+            download=download,
+        ),
+        status,
+    )
+
+
+def _batch_input(form: BatchForm) -> tuple[list[InputRow], BatchDownloadForm] | None:
+    """The batch's rows, and the download form carrying the same input; ``None`` after an
+    error, shown next to the field it is about (nothing is converted then)."""
+    upload = form.csv_file.data
+    pasted = form.identifiers.data or ""
+    if upload and upload.filename:
+        if pasted.strip():
+            add_error(form.csv_file, "Paste identifiers or choose a file, not both: clear the text box to use the file.")
+            return None
+        try:
+            text = _read_upload(upload.stream)
+            rows = rows_from_csv(text)
+        except ParseError as exc:
+            add_error(form.csv_file, str(exc))
+            return None
+        return rows, BatchDownloadForm(formdata=None, prefix=DOWNLOAD_PREFIX, kind="csv", text=text)
+    if not pasted.strip():
+        add_error(form.identifiers, "Paste identifiers, one per line, or choose a CSV file.")
+        return None
+    try:
+        rows = rows_from_lines(pasted)
+    except ParseError as exc:
+        add_error(form.identifiers, str(exc))
+        return None
+    return rows, BatchDownloadForm(formdata=None, prefix=DOWNLOAD_PREFIX, kind="lines", text=pasted)
+
+
+def _read_upload(stream: io.IOBase) -> str:
+    """The uploaded file's text; its size is checked before it is read."""
+    stream.seek(0, io.SEEK_END)
+    check_size(stream.tell(), "the file")
+    stream.seek(0)
+    return decode_upload(stream.read())
+
+
+@bp.post("/convert/batch.csv")
+def download_csv():
+    """The batch result as a CSV file: its input posted again by the result's Download button."""
+    form = BatchDownloadForm(prefix=DOWNLOAD_PREFIX)
+    if not form.validate():
+        raise ParseError("post the batch again from the Convert page", field="kind")
+    reader = rows_from_csv if form.kind.data == "csv" else rows_from_lines
+    result = convert_rows(reader(form.text.data or ""), known_prefix_pairs())
+    return Response(
+        to_csv(result),
+        mimetype="text/csv",
+        headers={"Content-Disposition": f'attachment; filename="{CSV_FILENAME}"'},
+    )
+
+
+@dataclass(frozen=True)
+class PairRow:
+    """A row of the prefix table: both prefixes, what each decodes to, where it came from."""
+
+    rep_prefix: str
+    ibip_prefix: str
+    host: str
+    rep_port: int
+    ip: str
+    ibip_port: int
+    source: str
+    added_at: str | None
+
+
+def _pair_row(rep: str, ibip: str, source: str, added_at: str | None) -> PairRow:
+    host, rep_port = decode_rep_prefix(rep)
+    ip, ibip_port = decode_ibip_prefix(ibip)
+    return PairRow(rep, ibip, host, rep_port, ip, ibip_port, source, added_at)
+
+
+def _prefix_table() -> list[PairRow]:
+    standard = [_pair_row(rep, ibip, STANDARD_SOURCE, None) for rep, ibip in KNOWN_PREFIX_PAIRS]
+    added = [_pair_row(r.rep_prefix, r.ibip_prefix, r.source, r.added_at) for r in get_storage().prefix_pair_records()]
+    return standard + added
+
+
+def _render_prefixes(form: PrefixPairForm | None, status: int = 200):
+    return render_template("convert/prefixes.html", pairs=_prefix_table(), form=form), status
+
+
+@bp.get("/convert/prefixes")
+def prefixes_page():
+    """The known prefix pairs; administrators also get the form to add one."""
+    return _render_prefixes(PrefixPairForm() if current_admin() else None)
+
+
+@bp.post("/convert/prefixes")
+@admin_required
+def add_prefix_pair():
+    """Add a pair, checked exactly as ``flask ibi prefix-pair`` checks it."""
+    form = PrefixPairForm()
+    if form.validate():
+        try:
+            rep, ibip = check_prefix_pair(form.rep_prefix.data, form.ibip_prefix.data)
+        except ParseError as exc:
+            show_error(form, exc)
+        else:
+            if (rep, ibip) in known_prefix_pairs():
+                flash(f"{rep} = {ibip} is already in the table.")
+            else:
+                get_storage().add_prefix_pair(rep, ibip, f"administrator {current_admin()}")
+                flash(f"Added {rep} = {ibip}.")
+            return redirect(url_for("convert.prefixes_page"))
+    return _render_prefixes(form, 400)
