@@ -1,0 +1,140 @@
+"""Minting in the browser: one item and several, copy buttons, the QR code, errors, keyboard, a phone."""
+from __future__ import annotations
+
+import base64
+import re
+from pathlib import Path
+
+from playwright.sync_api import Page, expect
+
+from ibiportal.ibi.identifier import parse_ibi
+from ibiportal.web.identifiers.qr import qr_svg
+
+from .conftest import shoot
+
+
+def card_value(page: Page, term: str, index: int = 0) -> str:
+    """The text of ``term``'s value on the ``index``-th result card."""
+    card = page.locator("article.minted").nth(index)
+    return card.locator(f"dt:text-is('{term}') + dd code, dt:text-is('{term}') + dd a").first.inner_text()
+
+
+def test_mint_one_item_with_qr_code_copy_and_citations(page, live_server):
+    page.goto("/mint")
+    page.get_by_label("Title").fill("Interoperability of persistent identifiers")
+    page.get_by_label("Creators (one per line)").fill("Banon, Gerald Jean Francis\nBanon, Lise Christine")
+    page.get_by_label("Date of the item").fill("2009-02-16")
+    page.get_by_label("Language").fill("en")
+    page.get_by_role("button", name="Mint").click()
+    expect(page.get_by_role("heading", name="Minted 1 identifier")).to_be_visible()
+    rep, ibip = card_value(page, "Repository name"), card_value(page, "IBIp")
+    assert parse_ibi(rep).date == parse_ibi(ibip).date
+    url = card_value(page, "Persistent URL")
+    assert url == f"{live_server.url}/{ibip}"
+
+    # The copy button puts the persistent URL on the clipboard.
+    page.get_by_role("button", name=f"Copy: {url}").click()
+    expect(page.get_by_role("button", name=f"Copy: {url}")).to_have_text("Copied")
+    assert page.evaluate("navigator.clipboard.readText()") == url
+
+    # The QR code is segno's SVG of that very URL, shown as an image; the download is the same file.
+    image = page.get_by_role("img", name=f"QR code of {url}")
+    expect(image).to_be_visible()
+    source = image.get_attribute("src")
+    assert source.startswith("data:image/svg+xml;base64,")
+    svg = base64.b64decode(source.split(",", 1)[1])
+    assert svg == qr_svg(url) and b'viewBox="0 0 ' in svg
+    assert image.evaluate("img => img.naturalWidth") > 0  # the browser could draw it
+    with page.expect_download() as download:
+        page.get_by_role("link", name="Download QR (SVG)").click()
+    assert download.value.suggested_filename == f"qr-{ibip.replace('/', '-')}.svg"
+    assert Path(download.value.path()).read_bytes() == svg
+
+    # Citations: shown at once for one item, each with its copy button.
+    citations = page.locator("details.citations")
+    expect(citations).to_have_attribute("open", "")
+    expect(citations).to_contain_text(f"Banon, G. J. F., & Banon, L. C. (2009). Interoperability of persistent identifiers. {url}")
+    page.get_by_role("button", name="Copy BibTeX").click()
+    bibtex = page.evaluate("navigator.clipboard.readText()")
+    assert bibtex.startswith("@") and f"url = {{{url}}}" in bibtex
+    shoot(page, "mint-desktop")
+
+
+def test_mint_several_items_one_card_each(page):
+    page.goto("/mint")
+    page.get_by_label("Title").fill("Series")
+    page.get_by_label("How many identifiers").fill("3")
+    page.get_by_role("button", name="Mint").click()
+    expect(page.get_by_role("heading", name="Minted 3 identifiers")).to_be_visible()
+    cards = page.locator("article.minted")
+    expect(cards).to_have_count(3)
+    ibips = [card_value(page, "IBIp", index) for index in range(3)]
+    dates = [parse_ibi(ibip).date for ibip in ibips]
+    assert dates == sorted(set(dates))
+    # Compact: the citations start closed and open on demand.
+    first = cards.nth(0).locator("details.citations")
+    expect(first).not_to_have_attribute("open", "")
+    first.locator("summary").click()
+    expect(first.get_by_role("button", name="Copy APA")).to_be_visible()
+    shoot(page, "mint-several-desktop")
+
+
+def test_errors_are_shown_next_to_their_fields(page):
+    page.goto("/mint")
+    page.get_by_label("Date of the item").fill("2024-02-30")
+    page.get_by_label("Target URL").fill("example.org/my-item")
+    page.get_by_role("button", name="Mint").click()
+    expect(page.locator("#date-error")).to_contain_text("is not a calendar date")
+    expect(page.locator("#target_url-error")).to_contain_text("absolute http:// or https:// URL")
+    expect(page.get_by_label("Date of the item")).to_have_attribute("aria-invalid", "true")
+    expect(page.get_by_label("Target URL")).to_have_attribute("aria-invalid", "true")
+    expect(page.get_by_label("Title")).not_to_have_attribute("aria-invalid", "true")
+    expect(page.locator("article.minted")).to_have_count(0)
+    shoot(page, "mint-errors-desktop")
+
+
+def test_keyboard_only_minting_with_a_next_edition(page):
+    page.goto("/mint")
+    page.get_by_label("Title").focus()
+    page.keyboard.type("First edition")
+    page.keyboard.press("Enter")  # Enter in a text field submits the form
+    expect(page.get_by_role("heading", name="Minted 1 identifier")).to_be_visible()
+    first = card_value(page, "IBIp")
+    # Tab from the title through the fields to the advanced section, open it and fill it.
+    page.get_by_label("Title").focus()
+    page.keyboard.type("Second edition")
+    for _ in range(5):  # creators, date, language, target URL, the summary
+        page.keyboard.press("Tab")
+    expect(page.locator("details.advanced summary")).to_be_focused()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    expect(page.get_by_label("Next edition of")).to_be_focused()
+    page.keyboard.type(first)
+    for _ in range(3):  # translation of, how many, the button
+        page.keyboard.press("Tab")
+    expect(page.get_by_role("button", name="Mint")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("heading", name="Minted 1 identifier")).to_be_visible()
+    expect(page.locator("article.minted")).to_contain_text(f"Next edition of{first}")
+    assert card_value(page, "IBIp") != first
+
+
+def test_mint_page_on_a_phone(phone):
+    phone.goto("/mint")
+    shoot(phone, "mint-phone-form")
+    phone.get_by_label("Title").fill("A field report with a rather long title to wrap on a phone")
+    phone.get_by_label("Creators (one per line)").fill("Silva, Maria da")
+    phone.get_by_label("Target URL").fill("https://example.org/reports/2024/field-report-with-a-long-name.pdf")
+    phone.get_by_role("button", name="Mint").click()
+    expect(phone.get_by_role("heading", name="Minted 1 identifier")).to_be_visible()
+    expect(phone.locator("article.minted img")).to_be_visible()
+    width = phone.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the page scrolls sideways on a phone ({width}px)"
+    shoot(phone, "mint-phone")
+    phone.get_by_label("How many identifiers").fill("2")
+    phone.get_by_role("button", name="Mint").click()
+    expect(phone.locator("article.minted")).to_have_count(2)
+    width = phone.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"several cards scroll sideways on a phone ({width}px)"
+    assert re.search(r"Minted 2 identifiers", phone.locator("main").inner_text())
+    shoot(phone, "mint-phone-several")
