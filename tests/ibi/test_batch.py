@@ -7,8 +7,9 @@ import io
 import pytest
 
 from ibiportal.errors import ParseError
-from ibiportal.ibi import batch
+from ibiportal.ibi import batch, prefixes
 from ibiportal.ibi.batch import InputRow
+from ibiportal.ibi.ibip import ibip_prefix
 from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS
 
 IBIP = "8JMKD3MGP8W/34PGRBS"
@@ -143,3 +144,14 @@ def test_formula_input_is_neutralised_in_the_download():
     rows = list(csv.reader(io.StringIO(batch.to_csv(result), newline="")))
     assert [row[1] for row in rows[1:]] == ["'=HYPERLINK(\"http://evil.example\",\"x\")", "'@cmd"]
     assert all(row[5] for row in rows[1:])  # both are bad rows, with their error
+
+
+def test_the_prefix_table_is_decoded_once_per_batch_not_once_per_row(monkeypatch):
+    """55 pairs decoded for each of 5,000 rows took 15 s; decoded once, the batch takes about 1 s."""
+    pairs = list(KNOWN_PREFIX_PAIRS) + [(f"batch{i}.example.org/repo", ibip_prefix(f"198.51.100.{i}")) for i in range(50)]
+    decoded = []
+    real = prefixes.decode_ibip_prefix
+    monkeypatch.setattr(prefixes, "decode_ibip_prefix", lambda text: decoded.append(text) or real(text))
+    result = batch.convert_rows(batch.rows_from_lines(f"{IBIP}\n{REP}\n" * 200), pairs)
+    assert result.converted == 400
+    assert len(decoded) == len(pairs)
