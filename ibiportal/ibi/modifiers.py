@@ -163,8 +163,11 @@ def _unknown_verb(name: str) -> str:
     return f"`{name}` is not a verb: verbs are GetMetadata, GetLastEdition, GetTranslation and GetFileList (Table 8.4){hint}"
 
 
-def _order_reason(shape: str, bare: str) -> str | None:
-    """Why the operator ``bare`` may not come after the bare modifier ``shape`` (Table 8.1), or None."""
+def order_reason(shape: str, bare: str) -> str | None:
+    """Why the operator ``bare`` may not come after the bare modifier ``shape`` (Table 8.1), or None.
+
+    Public so that a form can say why a verb is unavailable before anyone picks it.
+    """
     if shape + bare in _PREFIXES:
         return None
     if bare == ":":
@@ -192,7 +195,7 @@ def check_composition(verbs: Sequence[Verb], positions: Sequence[int] | None = N
             if file_lists > 1:
                 raise ParseError("`GetFileList` is asked once", where, field)
             continue
-        reason = _order_reason(shape, verb.bare)
+        reason = order_reason(shape, verb.bare)
         if reason:
             raise ParseError(
                 f"`{verb}` may not follow `{'+'.join(done)}` — {reason}: "
@@ -268,7 +271,7 @@ def scan_modifier(text: str, start: int = 0, positions: Sequence[int] | None = N
     while index < len(text) and text[index] in SYMBOLS:
         bare = text[index]
         shape = "".join(verb.bare for verb in verbs)
-        reason = _order_reason(shape, bare)
+        reason = order_reason(shape, bare)
         if reason:
             written = "".join(verb.symbol for verb in verbs)
             raise ParseError(f"`{bare}` may not follow `{written}` — {reason} (Table 8.1)", where[index])

@@ -29,7 +29,7 @@ def test_parse_every_verblist_union_vector_gives_its_table_8_8_fields(client, ve
 
 def test_parse_answer_shape_and_values(client):
     body = parse(client, "http://urlib.net/LK47B6W/362SFKH+?ibiurl.requireditemstatus=Original&ibiurl.verblist=GetMetadata").get_json()
-    assert set(body) == {*TABLE_8_8, "relation", "meaning", "canonical", "form", "query"}
+    assert set(body) == {*TABLE_8_8, "relation", "meaning", "canonical", "form", "query", "portal_url"}
     assert body["relation"] == ".translation.metadata"
     assert body["meaning"]["en"].startswith("Metadata of the translation of the item LK47B6W/362SFKH.")
     assert body["meaning"]["pt"].startswith("Metadados da tradução do item LK47B6W/362SFKH.")
@@ -38,6 +38,7 @@ def test_parse_answer_shape_and_values(client):
         "verblist": "http://urlib.net/LK47B6W/362SFKH?ibiurl.requireditemstatus=Original&ibiurl.verblist=GetTranslation+GetMetadata",
     }
     assert body["form"] == "ibip" and body["query"] == []
+    assert body["portal_url"] == "http://localhost/LK47B6W/362SFKH+:?ibiurl.requireditemstatus=Original"
 
 
 def test_parse_gives_the_form_and_the_pairs_passed_on(client):
@@ -176,6 +177,17 @@ def test_compose_answer(client):
     assert body["meaning"]["pt"].startswith("Metadados, em oai_dc, da última edição do item 8JMKD3MGP8W/35MMLL8.")
     assert body["relation"] == ".lastedition.metadata(oai_dc)"
     assert body["query"] == [["lang", "pt BR"], ["x", "a=b&c"]]
+    assert body["portal_url"] == "http://localhost/8JMKD3MGP8W/35MMLL8!:(oai_dc)?ibiurl.requireditemstatus=Original&lang=pt%20BR&x=a%3Db%26c"
+
+
+def test_portal_url_is_on_this_portal_whatever_the_resolver_base(app, client):
+    """Trace and Open resolve here: ``portal_url`` follows the request's own address, not ``RESOLVER_BASE``."""
+    app.config["RESOLVER_BASE"] = "https://urlib.net/"
+    composed = client.get("/api/v1/compose?ibi=LK47B6W/362SFKH&verb=GetFileList", base_url="https://portal.example:8443")
+    assert composed.get_json()["canonical"]["symbols"] == "https://urlib.net/LK47B6W/362SFKH?ibiurl.verblist=GetFileList"
+    assert composed.get_json()["portal_url"] == "https://portal.example:8443/LK47B6W/362SFKH?ibiurl.verblist=GetFileList"
+    parsed = client.get("/api/v1/parse?url=http://urlib.net/LK47B6W/362SFKH%2B", base_url="http://127.0.0.1:8000")
+    assert parsed.get_json()["portal_url"] == "http://127.0.0.1:8000/LK47B6W/362SFKH+"
 
 
 def test_compose_defaults_to_the_portals_resolver_base(app, client):

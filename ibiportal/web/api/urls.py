@@ -15,9 +15,10 @@ from .views import bp
 
 @bp.get("/parse")
 def parse_url():
-    """Read ``url``: its Table 8.8 fields, relation, meaning and canonical forms (on ``base`` when it has no host)."""
+    """Read ``url``: its Table 8.8 fields, relation, meaning and canonical forms (on ``base`` when it has no host),
+    and ``portal_url``, the same URL on this portal."""
     url = persistent_url_input(request.args.get("url"))
-    return jsonify(url_to_dict(url, canonical_base(url, request.args.get("base") or None)))
+    return jsonify(url_to_dict(url, canonical_base(url, request.args.get("base") or None), portal=request.url_root))
 
 
 @bp.get("/compose")
@@ -29,7 +30,8 @@ def compose_url():
     ``original`` (``1``/``true``/``yes``/``on`` asks for ``ibiurl.requireditemstatus=Original``);
     ``q``, repeated, one pair passed on to the item each, written ``q=name=value`` and split at
     the first ``=`` (percent-encode ``&`` and ``+`` inside it as in any query string); ``base``
-    (default: the portal's resolver base). Errors name the ``field``: for ``verbs`` and
+    (default: the portal's resolver base). The answer adds ``portal_url``: the same URL on this
+    portal, to resolve or trace it here. Errors name the ``field``: for ``verbs`` and
     ``query`` the ``position`` is the number of the ``verb`` or ``q`` parameter.
     """
     url = compose(
@@ -40,4 +42,4 @@ def compose_url():
         query=query_pairs(request.args.getlist("q")),
         base=request.args.get("base") or resolver_base(),
     )
-    return jsonify(url_to_dict(url))
+    return jsonify(url_to_dict(url, portal=request.url_root))

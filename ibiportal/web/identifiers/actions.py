@@ -11,9 +11,7 @@ from urllib.parse import urlencode
 
 from ...ibi.classify import Classification
 from ...ibi.url import PersistentUrl
-
-#: Verb steps of the Compose page (ibiportal/web/urls/forms.py: step1 … step4).
-COMPOSE_STEPS = 4
+from ..urls.forms import compose_args
 
 
 @dataclass(frozen=True)
@@ -68,27 +66,9 @@ def actions_for(result: Classification, root: str = "") -> list[Action]:
 
 
 def compose_fields(url: PersistentUrl) -> list[tuple[str, str]]:
-    """The Compose form filled in with ``url``'s IBI, verbs, file path, status and query pairs.
-
-    A URL with more verbs than the form has steps (only ``+!:+`` plus ``GetFileList``) opens
-    with its IBI alone rather than with part of its request.
-    """
-    fields = [("ibi", str(url.ibi))]
-    if len(url.verbs) > COMPOSE_STEPS:
-        return fields
-    for number, verb in enumerate(url.verbs, start=1):
-        fields.append((f"step{number}-verb", verb.name))
-        if verb.language:
-            fields.append((f"step{number}-language", "-".join(part for part in (verb.language, verb.country) if part)))
-        if verb.format:
-            fields.append((f"step{number}-format", verb.format))
-    if url.filepath:
-        fields.append(("filepath", url.filepath))
-    if url.required_item_status:
-        fields.append(("original", "y"))
-    if url.query:
-        fields.append(("query", "\n".join(f"{name}={value}" for name, value in url.query)))
-    return fields
+    """The Compose form filled in with ``url``'s IBI, verbs, file path, status and query pairs,
+    on this portal (the Compose page's own mapping, without the URL's resolver base)."""
+    return [(name, value) for name, value in compose_args(url).items() if name != "base"]
 
 
 def _page(root: str, path: str, params: list[tuple[str, str]]) -> str:

@@ -8,8 +8,22 @@ from wtforms.validators import Optional, ValidationError
 
 from ...errors import ParseError
 from ...ibi.languages import country_problem, language_problem
-from ...ibi.modifiers import GET_FILE_LIST, GET_LAST_EDITION, GET_METADATA, GET_TRANSLATION, METADATA_FORMATS, Verb
+from ...ibi.modifiers import (
+    COMPOSITIONS,
+    GET_FILE_LIST,
+    GET_LAST_EDITION,
+    GET_METADATA,
+    GET_TRANSLATION,
+    METADATA_FORMATS,
+    Verb,
+    order_reason,
+)
+from ...ibi.url import PersistentUrl
 from ..form_errors import add_error, show_error
+
+STEP_VERBS = (GET_LAST_EDITION, GET_TRANSLATION, GET_METADATA)
+"""The verbs that compose a modifier (Table 8.5: those with a symbol), in the order the steps offer them."""
+
 
 class ParseForm(FlaskForm):
     """A persistent URL to read."""
@@ -17,7 +31,11 @@ class ParseForm(FlaskForm):
     class Meta:
         csrf = False
 
-    url = StringField("Persistent URL")
+    url = StringField(
+        "Persistent URL",
+        description="A full URL on any resolver, a path such as /LK47B6W/362SFKH+, "
+        "or an IBI with its modifier (Table 8.1).",
+    )
 
 
 class VerbForm(Form):
@@ -30,13 +48,19 @@ class VerbForm(Form):
             SelectChoice(GET_LAST_EDITION, "GetLastEdition (!)"),
             SelectChoice(GET_TRANSLATION, "GetTranslation (+)"),
             SelectChoice(GET_METADATA, "GetMetadata (:)"),
-            SelectChoice(GET_FILE_LIST),
         ],
         default="",
     )
-    language = StringField("Language[-COUNTRY] (translation only)", validators=[Optional()])
+    language = StringField(
+        "Language",
+        validators=[Optional()],
+        description="pt, or pt-BR with a country (Table 8.1, Appendix B). Empty: the reader's own language.",
+    )
     format = SelectField(
-        "Format (metadata only)", choices=[SelectChoice("", "(any)"), *map(SelectChoice, sorted(METADATA_FORMATS))], default=""
+        "Metadata format",
+        choices=[SelectChoice("", "(free format)"), *map(SelectChoice, sorted(METADATA_FORMATS))],
+        default="",
+        description="oai_dc, or the Archive's free format (Table 8.1).",
     )
 
     def validate_language(self, field: Field) -> None:
@@ -67,16 +91,43 @@ class ComposeForm(FlaskForm):
     class Meta:
         csrf = False
 
-    ibi = StringField("IBI (either form)")
-    # Four steps, as a modifier of Table 8.2 has at most four verbs; `+!:+` plus GetFileList (five) is left to the API.
+    ibi = StringField(
+        "IBI",
+        description="An IBIp such as 8JMKD3MGP8W/35MMLL8, or a repository name such as "
+        "sid.inpe.br/mtc-m18@80/2009/02.16.17.46 (file 004).",
+    )
+    # Four steps: the longest modifiers of Table 8.2 (`!+:+`, `+!:+`) have four verbs.
     step1 = FormField(VerbForm, "Step 1")
     step2 = FormField(VerbForm, "Step 2")
     step3 = FormField(VerbForm, "Step 3")
     step4 = FormField(VerbForm, "Step 4")
-    filepath = StringField("File path (optional)", validators=[Optional()])
-    original = BooleanField("Original required (ibiurl.requireditemstatus=Original)")
-    query = TextAreaField("Query pairs for the item (one name=value per line)", validators=[Optional()])
-    base = StringField("Resolver base (optional)", validators=[Optional()])
+    filelist = BooleanField(
+        "GetFileList: the list of files",
+        description="The files of what the steps designate. GetFileList has no symbol, so it is written "
+        "in ibiurl.verblist, and its place among the verbs does not matter (Tables 8.4 and 8.5).",
+    )
+    filepath = StringField(
+        "File path",
+        validators=[Optional()],
+        description="One file inside the item, such as /reference.bib (Table 8.1, path-absolute). "
+        "Not used when verbs are chosen (§9.2).",
+    )
+    original = BooleanField(
+        "Require the original",
+        description="Adds ibiurl.requireditemstatus=Original: the answer must come from the Archive "
+        "holding the original, not from a copy (Table 8.3).",
+    )
+    query = TextAreaField(
+        "Query pairs for the item",
+        validators=[Optional()],
+        description="One name=value per line, passed on to the item; the resolver does not read them "
+        "(Table 8.1). Names beginning ibiurl. are the resolver's own (Table 8.3).",
+    )
+    base = StringField(
+        "Resolver base",
+        validators=[Optional()],
+        description="Where the URL is resolved, such as http://urlib.net/ (Table 8.1). Empty: this portal.",
+    )
 
     @property
     def steps(self) -> tuple[VerbForm, ...]:
@@ -84,20 +135,66 @@ class ComposeForm(FlaskForm):
         return (self.step1.form, self.step2.form, self.step3.form, self.step4.form)
 
     def chosen_verbs(self) -> list[Verb]:
-        """The verbs of the steps that have one, in order."""
-        return [verb for step in self.steps if (verb := step.to_verb()) is not None]
+        """The verbs of the steps that have one, in order, then GetFileList when asked for."""
+        verbs = [verb for step in self.steps if (verb := step.to_verb()) is not None]
+        return verbs + [Verb(GET_FILE_LIST)] if self.filelist.data else verbs
 
     def query_lines(self) -> list[str]:
         """The lines of the query box, spaces around each and blank lines left out."""
         return [line.strip() for line in (self.query.data or "").splitlines() if line.strip()]
 
     def show(self, exc: ParseError) -> None:
-        """Show a :func:`~ibiportal.ibi.compose.compose` error next to its field: a verb's next to its step,
-        a pair's with its number, the others with the character position."""
+        """Show a :func:`~ibiportal.ibi.compose.compose` error next to its field: a verb's next to its step
+        (or the GetFileList box), a pair's with its number, the others with the character position."""
         if exc.field == "verbs":
-            chosen = [step for step in self.steps if step.verb.data]
-            add_error(chosen[exc.position - 1].verb, exc.message)
+            chosen = [step.verb for step in self.steps if step.verb.data]
+            add_error((chosen + [self.filelist])[exc.position - 1], exc.message)
         elif exc.field == "query":
             add_error(self.query, f"pair {exc.position}: {exc.message}")
         else:
             show_error(self, exc, default_field="ibi")
+
+
+def compose_args(url: PersistentUrl) -> dict[str, str]:
+    """The Compose page's query parameters that rebuild ``url`` (the Parse page's "Compose from this")."""
+    args = {"ibi": str(url.ibi)}
+    for number, verb in enumerate((verb for verb in url.verbs if verb.bare), start=1):
+        args[f"step{number}-verb"] = verb.name
+        if verb.language:
+            args[f"step{number}-language"] = "-".join(part for part in (verb.language, verb.country) if part)
+        if verb.format:
+            args[f"step{number}-format"] = verb.format
+    if any(verb.name == GET_FILE_LIST for verb in url.verbs):
+        args["filelist"] = "y"
+    if url.filepath is not None:
+        args["filepath"] = url.filepath
+    if url.required_item_status:
+        args["original"] = "y"
+    if url.query:
+        args["query"] = "\n".join(f"{name}={value}" for name, value in url.query)
+    if url.resolver not in (None, "/"):
+        args["base"] = url.resolver
+    return args
+
+
+def step_rules() -> dict:
+    """What the Compose page's script needs to disable the verbs that cannot come next, and say why.
+
+    ``symbols``: each step verb's symbol. For every bare modifier that can still grow into one of
+    Table 8.2 (``""`` included): ``unavailable``, the verbs that may not follow it, and ``notes``, why,
+    in the core's words (:func:`~ibiportal.ibi.modifiers.order_reason`), so that the page never
+    states a grammar of its own.
+    """
+    symbols = {name: Verb(name).bare for name in STEP_VERBS}
+    begun = sorted({word[:end] for word in COMPOSITIONS for end in range(len(word) + 1)}, key=lambda w: (len(w), w))
+    unavailable: dict[str, list[str]] = {}
+    notes: dict[str, str] = {}
+    for shape in begun:
+        reasons = {name: reason for name, symbol in symbols.items() if (reason := order_reason(shape, symbol))}
+        unavailable[shape] = list(reasons)
+        if len(reasons) == len(symbols):
+            notes[shape] = f"No verb can follow `{shape}`: no modifier of Table 8.2 goes on from it."
+        elif reasons:
+            listed = "; ".join(f"{name}, as {reason}" for name, reason in reasons.items())
+            notes[shape] = f"Unavailable after `{shape}` (Table 8.2): {listed}."
+    return {"symbols": symbols, "unavailable": unavailable, "notes": notes}

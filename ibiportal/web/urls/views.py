@@ -1,15 +1,15 @@
 """Parse and Compose pages for persistent URLs (file 003, §8.1)."""
 from __future__ import annotations
 
-from flask import Blueprint, render_template, request
+from flask import Blueprint, render_template, request, url_for
 
 from ...errors import ParseError
 from ...ibi.compose import compose
-from ..form_errors import show_error
 from ..context import canonical_base, resolver_base
+from ..form_errors import show_error
 from ..inputs import persistent_url_input, query_pairs
 from ..results import url_to_dict
-from .forms import ComposeForm, ParseForm
+from .forms import ComposeForm, ParseForm, compose_args, step_rules
 
 bp = Blueprint("urls", __name__)
 
@@ -18,16 +18,17 @@ bp = Blueprint("urls", __name__)
 def parse_page():
     """Read a persistent URL: its Table 8.8 fields, relation, meaning and canonical forms."""
     form = ParseForm(request.args)
-    result = None
+    result = compose_link = None
     if request.args:
         try:
             url = persistent_url_input(form.url.data or "")
         except ParseError as exc:
             show_error(form, exc, default_field="url")
         else:
-            result = url_to_dict(url, canonical_base(url))
+            result = url_to_dict(url, canonical_base(url), portal=request.url_root)
+            compose_link = url_for("urls.compose_page", **compose_args(url))
     status = 400 if form.errors else 200
-    return render_template("urls/parse.html", form=form, result=result), status
+    return render_template("urls/parse.html", form=form, result=result, compose_link=compose_link), status
 
 
 @bp.get("/compose")
@@ -48,6 +49,7 @@ def compose_page():
         except ParseError as exc:
             form.show(exc)
         else:
-            result = url_to_dict(url)
+            result = url_to_dict(url, portal=request.url_root)
     status = 400 if form.errors else 200
-    return render_template("urls/compose.html", form=form, result=result), status
+    page = render_template("urls/compose.html", form=form, result=result, rules=step_rules(), default_base=resolver_base())
+    return page, status
