@@ -1,6 +1,132 @@
-"""Routes of this page (issue 5)."""
+"""Routes of the Trace page (issue 5): run a resolution and show every message of it.
+
+``GET /trace`` shows the form (prefilled from the query string, never resolving);
+``POST /trace`` resolves and 303-redirects to the permalink ``GET /trace/<id>``;
+``GET /trace/<id>.json`` is the same JSON as ``GET /api/v1/trace/<id>``, as a download.
+"""
 from __future__ import annotations
 
-from flask import Blueprint
+from flask import Blueprint, current_app, jsonify, redirect, render_template, request, url_for
+
+from ...errors import ParseError
+from ...resolver.trace import Resolution
+from ..context import get_storage
+from ..form_errors import show_error
+from ..inputs import persistent_url_input
+from ..resolution import default_selection, request_client, requested_client, resolve_and_store, with_original
+from ..resolve.views import ALERT_STATUS
+from .compare import compare
+from .diagram import diagram_of
+from .display import RAW_LIMIT, VALUE_LIMIT, clip, marked, visible
+from .forms import TRACE_ID, TraceForm
+from .report import build_report
 
 bp = Blueprint("trace", __name__)
+
+#: Worked examples for the form: the standard's (§10.1, §10.2) and the demo Archives' scenarios.
+EXAMPLES = (
+    ("§10.1: an item, no modifier", "http://urlib.net/8JMKD3MGP8W/35MMLL8", {}),
+    ("§10.2: oai_dc metadata of the last edition", "http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)", {}),
+    ("An edition chain over three Archives", "http://urlib.net/D7N2U8HW/39G4TD2!", {}),
+    ("A translation chosen by Accept-Language", "http://urlib.net/D7N2U8HW/3J5AC3H+", {"accept_language": "pt-BR,en;q=0.5"}),
+    ("A deleted item", "http://urlib.net/D7N2U8HW/3GBBQK2", {}),
+    ("Two Archives claim the original", "http://urlib.net/D7N2U8HW/3MP9QLE", {"require_original": "y"}),
+    ("An IBI no Archive holds", "http://urlib.net/8JMKD3MGP8W/34PGRBS", {}),
+)
+
+
+@bp.app_template_filter("visible")
+def _visible(text: str | None):
+    """Archive data as it came: escaped, controls, invisible and non-ASCII characters shown (display.py)."""
+    return visible(text)
+
+
+@bp.app_template_filter("readable")
+def _readable(text: str | None):
+    """The page's sentences quoting Archive data: escaped, controls and invisible characters shown."""
+    return visible(text, mark_non_ascii=False)
+
+
+@bp.get("/trace")
+def trace_page():
+    """The form, prefilled from the query string (``/trace?url=…``); nothing is resolved on GET."""
+    form = TraceForm(request.args or None, archives=default_selection())
+    return _form_page(form, 200)
+
+
+@bp.post("/trace")
+def run_trace():
+    """Resolve the persistent URL with the options given, keep the trace, and go to its permalink."""
+    form = TraceForm(archives=default_selection())
+    valid = form.validate()  # CSRF and the fields' own checks; then the core's, so every error shows at once
+    text = form.url.data or ""
+    if text.strip():
+        try:
+            persistent_url_input(text.strip())
+        except ParseError as exc:
+            lead = len(text) - len(text.lstrip())
+            show_error(form, ParseError(exc.message, None if exc.position is None else exc.position + lead, "url"))
+    try:
+        client = requested_client(form.client_ip.data or None, None if form.accept_language.errors
+                                  else form.accept_language.data or None)
+    except ParseError as exc:
+        show_error(form, exc, default_field="client_ip")
+    if valid and not form.errors:
+        stored = resolve_and_store(with_original(text.strip(), form.require_original.data), form.archives.data, client)
+        target = url_for("trace.trace_view", trace_id=stored.trace_id, compare=form.previous.data or None)
+        return redirect(target, code=303)
+    return _form_page(form, 400)
+
+
+@bp.get("/trace/<trace_id>")
+def trace_view(trace_id: str):
+    """A stored trace: outcome, sequence diagram, every Archive's answer, the decisions in words."""
+    body = _load(trace_id)
+    if body is None:
+        return _missing(trace_id)
+    report = build_report(trace_id, body, ALERT_STATUS)
+    comparison, earlier_missing = None, None
+    earlier = request.args.get("compare", "")
+    if earlier and earlier != trace_id:
+        earlier_body = _load(earlier)
+        if earlier_body is None:
+            earlier_missing = earlier
+        else:
+            comparison = compare(earlier, Resolution.from_dict(earlier_body), report.resolution)
+    return render_template(
+        "trace/view.html", report=report, diagram=diagram_of(report.sequence), comparison=comparison,
+        earlier_missing=earlier_missing, form=TraceForm(formdata=None), clip=clip, marked=marked,
+        raw_limit=RAW_LIMIT, value_limit=VALUE_LIMIT,
+        permalink=url_for("trace.trace_view", trace_id=trace_id, _external=True),
+    )
+
+
+@bp.get("/trace/<trace_id>.json")
+def trace_json(trace_id: str):
+    """The stored trace as JSON (as ``GET /api/v1/trace/<id>``), downloaded as a file."""
+    body = _load(trace_id)
+    if body is None:
+        message = f"no trace {trace_id}: unknown, or older than the last {current_app.config['TRACE_RETENTION']} kept"
+        return jsonify({"error": {"message": message, "position": None}}), 404
+    response = jsonify({"id": trace_id, **body})
+    response.headers["Content-Disposition"] = f'attachment; filename="ibi-trace-{trace_id}.json"'
+    return response
+
+
+def _load(trace_id: str) -> dict | None:
+    if not TRACE_ID.fullmatch(trace_id):
+        return None
+    return get_storage().load_trace(trace_id)
+
+
+def _missing(trace_id: str):
+    page = render_template("trace/missing.html", trace_id=trace_id, kept=current_app.config["TRACE_RETENTION"])
+    return page, 404
+
+
+def _form_page(form: TraceForm, status: int):
+    client = request_client()
+    return render_template(
+        "trace/form.html", form=form, examples=EXAMPLES, show_examples=current_app.config["DEMO_ARCHIVES"],
+        own_ip=" ".join(client.ip_addresses), own_language=client.language_preference,
+    ), status

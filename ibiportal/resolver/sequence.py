@@ -1,0 +1,351 @@
+"""A resolution drawn as Figure 8.1 (file 003, §8.2): lifelines and numbered messages 1-10.
+
+Figure 8.1 has four lifelines (usuário, navegador, resolvedor, arquivo:Arquivo) and ten
+messages:
+
+==  ==========================================  =====================  ==========================
+ #  Figure 8.1 (Portuguese)                     in English             between
+==  ==========================================  =====================  ==========================
+ 1  Resolver IBI                                Resolve IBI            user → browser
+ 2  Resolver IBI                                Resolve IBI            browser → resolver
+ 3  Solicitar URL                               Request URL            resolver → each Archive
+ 4  lista de URL                                URL list               each Archive → resolver
+ 5  Agradecer                                   Acknowledge            resolver → chosen Archive
+ 6  aviso                                       Notice                 chosen Archive → resolver
+ 7  URL/alerta                                  URL/alert              resolver → browser
+ 8  Trazer item de informação                   Fetch information item browser → chosen Archive
+ 9  item de informação                          Information item       chosen Archive → browser
+10  (the browser shows it, §8.2)                Show                   browser → user
+==  ==========================================  =====================  ==========================
+
+3 and 4 sit in the figure's ``loop [p/ cada arq.]`` fragment, repeated while the selected
+answer only names an IBI leading toward the URL (§10.2): one :class:`Hop` per round.
+
+The resolver records 2-7 (:mod:`ibiportal.resolver.trace`); 1 and 8-10 happen between the
+user, the browser and the Archive, so they are drawn as *expected*, never as observed.
+
+To stay readable with many Archives, one round's 3 is a single broadcast message (the
+figure's loop over every Archive), and the empty answers of a round are gathered into one
+4; every non-empty answer, malformed answer or HTTP error is a 4 of its own, in arrival
+order. A timeout, a transport error or an Archive the resolver stopped waiting for sent no
+4: they are events without a number. The resolver's analysis of the answers (the step the
+trace numbers 4) is a note on the resolver's lifeline.
+
+Pure data, no Flask: :func:`sequence_of` takes a :class:`~ibiportal.resolver.trace.Resolution`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from urllib.parse import parse_qsl, urlsplit
+
+from ibiportal.resolver.trace import Resolution, Status, StepKind, TraceStep
+
+USER = "user"
+BROWSER = "browser"
+RESOLVER = "resolver"
+
+#: Figure 8.1's message names, in English, by number.
+MESSAGE_NAMES = {
+    1: "Resolve IBI",
+    2: "Resolve IBI",
+    3: "Request URL",
+    4: "URL list",
+    5: "Acknowledge",
+    6: "Notice",
+    7: "URL/alert",
+    8: "Fetch information item",
+    9: "Information item",
+    10: "Show",
+}
+
+#: The protocol's own name of the messages that have one (Tables 8.9 and 8.11, §9).
+PROTOCOL_NAMES = {3: "urlRequest", 5: "acknowledgment", 6: "notice"}
+
+
+class Tone(StrEnum):
+    """How a message is drawn: what happened to it."""
+
+    SENT = "sent"  # a message as expected
+    ANSWER = "answer"  # a non-empty answer that was not chosen
+    CHOSEN = "chosen"  # the answer the resolver selected, the URL returned, the acknowledgment
+    EMPTY = "empty"  # the Archive does not hold the IBI
+    FAILED = "failed"  # malformed, HTTP error, timeout, transport error, not sent
+    SKIPPED = "skipped"  # not waited for: a usable answer had arrived
+    ALERT = "alert"  # the resolution ends without a URL
+    EXPECTED = "expected"  # not seen by the resolver (1, 8, 9, 10)
+
+
+@dataclass(frozen=True)
+class Lifeline:
+    """A participant: the user, the browser, the resolver, or one Archive (by name, with its address)."""
+
+    key: str
+    title: str
+    address: str | None = None
+
+    @property
+    def is_archive(self) -> bool:
+        return self.key not in (USER, BROWSER, RESOLVER)
+
+
+@dataclass(frozen=True)
+class Message:
+    """One row of the diagram.
+
+    ``number`` is Figure 8.1's message number, ``None`` for an event that is no message (a
+    timeout, an Archive not waited for, the resolver's analysis). ``senders`` and
+    ``receivers`` are lifeline keys: several receivers for a round's broadcast 3, several
+    senders for its gathered empty answers. ``steps`` are the indexes in the trace of the
+    steps the row stands for; ``summary`` says what happened, in words.
+    """
+
+    number: int | None
+    name: str
+    senders: tuple[str, ...]
+    receivers: tuple[str, ...]
+    tone: Tone
+    summary: str
+    hop: int = 0
+    steps: tuple[int, ...] = ()
+
+    @property
+    def observed(self) -> bool:
+        """Whether the resolver saw it (1 and 8-10 are only expected)."""
+        return self.tone is not Tone.EXPECTED
+
+    @property
+    def is_note(self) -> bool:
+        """The resolver's analysis: drawn on its own lifeline, no arrow."""
+        return self.senders == self.receivers == (RESOLVER,)
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One round of the loop fragment: which IBI with which verbs, its rows, the answer chosen."""
+
+    number: int
+    ibi: str | None
+    verbs: str | None
+    first: int
+    last: int
+    chosen: int | None = None  # index in the trace of the chosen answer's step
+
+
+@dataclass(frozen=True)
+class Sequence:
+    lifelines: tuple[Lifeline, ...]
+    messages: tuple[Message, ...]
+    hops: tuple[Hop, ...]
+
+    def numbers(self) -> list[int]:
+        """The message numbers in order (events without a number left out)."""
+        return [message.number for message in self.messages if message.number is not None]
+
+    def lifeline(self, key: str) -> Lifeline:
+        return next(line for line in self.lifelines if line.key == key)
+
+
+_FAILED_ANSWER = {Status.MALFORMED: "malformed answer, not a pair list", Status.HTTP_ERROR: "HTTP error"}
+_NO_ANSWER = {
+    Status.TIMEOUT: "timeout",
+    Status.REFUSED: "refused",
+    Status.TRANSPORT_ERROR: "transport error",
+    Status.NOT_WAITED_FOR: "not waited for",
+    Status.NOT_SENT: "not sent",
+}
+
+
+def request_parameters(url: str | None) -> dict[str, str]:
+    """The pairs of a ``urlRequest`` URL (Table 8.9), decoded; empty for no URL."""
+    if not url:
+        return {}
+    return dict(parse_qsl(urlsplit(url).query, keep_blank_values=True))
+
+
+def chosen_archive(decision: str, names: list[str]) -> str | None:
+    """The Archive a selection step (4) chose, from the engine's words "…, from <name> after <t> ms"."""
+    return next((name for name in names if f"from {name} after " in decision), None)
+
+
+def milliseconds(value: float | None) -> str:
+    """``0.6 ms``, ``2000 ms``; empty for an unknown time."""
+    return "" if value is None else f"{value:g} ms"
+
+
+def sequence_of(resolution: Resolution) -> Sequence:
+    """The diagram of ``resolution``: every recorded step placed as a message of Figure 8.1."""
+    return _Builder(resolution).build()
+
+
+class _Builder:
+    def __init__(self, resolution: Resolution) -> None:
+        self.resolution = resolution
+        self.steps = resolution.trace.steps
+        self.messages: list[Message] = []
+        self.hops: list[Hop] = []
+        self.archives: dict[str, str | None] = {}
+        self.hop_open = False
+        self.gathered: dict[Status, int] = {}
+        for step in self.steps:
+            if step.kind in (StepKind.URL_REQUEST, StepKind.ACKNOWLEDGMENT):
+                self.archives.setdefault(step.receiver, step.archive)
+            elif step.kind is StepKind.NOTICE:
+                self.archives.setdefault(step.sender, step.archive)
+        if resolution.archive is not None:
+            self.archives.setdefault(resolution.archive, None)
+
+    def add(self, message: Message) -> None:
+        self.messages.append(message)
+
+    def build(self) -> Sequence:
+        found = self.resolution.found
+        self.add(Message(1, MESSAGE_NAMES[1], (USER,), (BROWSER,), Tone.EXPECTED,
+                         "the user opens the persistent URL (typed, or a link clicked)"))
+        done_hops: set[int] = set()
+        for index, step in enumerate(self.steps):
+            if step.kind is StepKind.CAPTURE:
+                self.capture(index, step)
+            elif step.kind is StepKind.URL_REQUEST:
+                if step.hop not in done_hops:
+                    done_hops.add(step.hop)
+                    self.start_hop(step.hop)
+                self.answer(index, step)
+            elif step.kind is StepKind.SELECTION:
+                self.note(index, step)
+            elif step.kind is StepKind.ACKNOWLEDGMENT:
+                self.close_hop()
+                sent = step.status is not Status.NOT_SENT
+                self.add(Message(5, MESSAGE_NAMES[5], (RESOLVER,), (step.receiver,), Tone.CHOSEN if sent else Tone.FAILED,
+                                 "acknowledgment (Table 8.11) to the Archive that gave the URL" if sent else step.decision,
+                                 step.hop, (index,)))
+            elif step.kind is StepKind.NOTICE:
+                tone = Tone.CHOSEN if step.decision.startswith("notice ") else Tone.FAILED
+                self.add(Message(6, MESSAGE_NAMES[6], (step.sender,), (RESOLVER,), tone,
+                                 _join(step.decision, milliseconds(step.elapsed_ms)), step.hop, (index,)))
+            elif step.kind is StepKind.OUTCOME:
+                self.outcome(index, step)
+        if found:
+            holder = self.resolution.archive or "Archive"
+            host = urlsplit(self.resolution.url or "").netloc
+            self.add(Message(8, MESSAGE_NAMES[8], (BROWSER,), (holder,), Tone.EXPECTED,
+                             f"the browser follows the redirect to {host}"))
+            self.add(Message(9, MESSAGE_NAMES[9], (holder,), (BROWSER,), Tone.EXPECTED, "the item comes back"))
+            self.add(Message(10, MESSAGE_NAMES[10], (BROWSER,), (USER,), Tone.EXPECTED, "the browser shows the item"))
+        else:
+            self.add(Message(10, MESSAGE_NAMES[10], (BROWSER,), (USER,), Tone.EXPECTED, "the browser shows the alert"))
+        lifelines = [Lifeline(USER, "User"), Lifeline(BROWSER, "Browser"), Lifeline(RESOLVER, "Resolver")]
+        # Archives in name order: the same columns in every trace, whatever the arrival order.
+        lifelines += [Lifeline(name, name, self.archives[name]) for name in sorted(self.archives, key=str.casefold)]
+        return Sequence(tuple(lifelines), tuple(self.messages), tuple(self.hops))
+
+    def capture(self, index: int, step: TraceStep) -> None:
+        if step.parse_error is not None:
+            summary = f"{step.request_url} — does not parse: {step.parse_error.message}"
+            tone = Tone.FAILED
+        else:
+            summary, tone = step.request_url or "", Tone.SENT
+        self.add(Message(2, MESSAGE_NAMES[2], (BROWSER,), (RESOLVER,), tone, summary, 0, (index,)))
+
+    # -- the loop fragment: 3, 4 and the analysis, per hop -------------------------------
+
+    def start_hop(self, hop: int) -> None:
+        self.close_hop()
+        indexes = [i for i, step in enumerate(self.steps) if step.kind is StepKind.URL_REQUEST and step.hop == hop]
+        requests = [self.steps[i] for i in indexes]
+        sent = [step for step in requests if step.status is not Status.NOT_SENT]
+        pairs = next((request_parameters(step.request_url) for step in sent if step.request_url), {})
+        ibi, verbs = pairs.get("parsedibiurl.ibi"), pairs.get("parsedibiurl.verblist")
+        self.hops.append(Hop(hop, ibi, verbs, len(self.messages), len(self.messages)))
+        self.hop_open = True
+        self.gathered = {}
+        if sent:
+            about = f"about {ibi}" + (f" ({verbs})" if verbs else "") if ibi else ""
+            self.add(Message(3, MESSAGE_NAMES[3], (RESOLVER,), tuple(step.receiver for step in sent), Tone.SENT,
+                             _join(f"urlRequest to {len(sent)} Archive{'s' if len(sent) != 1 else ''}", about), hop,
+                             tuple(i for i in indexes if self.steps[i].status is not Status.NOT_SENT)))
+
+    def close_hop(self) -> None:
+        """End the open round: its rows are ``messages[first:last]``."""
+        if self.hop_open:
+            self.hops[-1] = replace(self.hops[-1], last=len(self.messages))
+            self.hop_open = False
+
+    def answer(self, index: int, step: TraceStep) -> None:
+        status = step.status
+        if status in (Status.EMPTY, Status.NOT_WAITED_FOR):
+            self.gather(index, step)
+        elif status is Status.ANSWERED:
+            summary = _join(f"{len(step.pairs or ())} pairs", milliseconds(step.elapsed_ms), _rank(step.arrival))
+            self.add(Message(4, MESSAGE_NAMES[4], (step.receiver,), (RESOLVER,), Tone.ANSWER, summary, step.hop, (index,)))
+        elif status in _FAILED_ANSWER:
+            what = _FAILED_ANSWER[status] + (f" {step.http_status}" if status is Status.HTTP_ERROR else "")
+            summary = _join(what, milliseconds(step.elapsed_ms), _rank(step.arrival))
+            self.add(Message(4, MESSAGE_NAMES[4], (step.receiver,), (RESOLVER,), Tone.FAILED, summary, step.hop, (index,)))
+        elif status is Status.NOT_SENT:
+            self.add(Message(3, MESSAGE_NAMES[3], (RESOLVER,), (step.receiver,), Tone.FAILED,
+                             _join("not sent", step.error or ""), step.hop, (index,)))
+        else:
+            what = _NO_ANSWER.get(status, "no answer") if status is not None else "no answer"
+            self.add(Message(None, "No answer", (step.receiver,), (RESOLVER,), Tone.FAILED,
+                             _join(what, milliseconds(step.elapsed_ms), step.error or ""), step.hop, (index,)))
+
+    def gather(self, index: int, step: TraceStep) -> None:
+        """Empty answers (4) and Archives not waited for: one row each per hop, at the first one's place."""
+        status = step.status
+        assert status is not None
+        if status in self.gathered:
+            position = self.gathered[status]
+            message = self.messages[position]
+            senders = message.senders + (step.receiver,)
+            steps = message.steps + (index,)
+        else:
+            position = len(self.messages)
+            self.gathered[status] = position
+            self.add(Message(None, "", (), (), Tone.EMPTY, ""))
+            senders, steps = (step.receiver,), (index,)
+        count = f"{len(senders)} Archive{'s' if len(senders) != 1 else ''}"
+        if status is Status.EMPTY:
+            message = Message(4, MESSAGE_NAMES[4], senders, (RESOLVER,), Tone.EMPTY,
+                              f"empty from {count}: not held there", step.hop, steps)
+        else:
+            message = Message(None, "Not waited for", senders, (RESOLVER,), Tone.SKIPPED,
+                              f"{count} not waited for: a usable answer had arrived", step.hop, steps)
+        self.messages[position] = message
+
+    def note(self, index: int, step: TraceStep) -> None:
+        hop = self.hops[-1] if self.hops else None
+        alert = self.resolution.alert
+        tone = Tone.ALERT if alert is not None and step.decision == alert.message else Tone.CHOSEN
+        if hop is not None and hop.number == step.hop and hop.chosen is None:
+            names = [s.receiver for s in self.steps if s.kind is StepKind.URL_REQUEST and s.hop == step.hop and s.status is Status.ANSWERED]
+            name = chosen_archive(step.decision, names)
+            if name is not None:
+                chosen = next(i for i, s in enumerate(self.steps)
+                              if s.kind is StepKind.URL_REQUEST and s.hop == step.hop and s.receiver == name)
+                self.hops[-1] = replace(hop, chosen=chosen)
+                self.messages = [replace(m, tone=Tone.CHOSEN) if m.steps == (chosen,) else m for m in self.messages]
+        self.add(Message(None, "Analysis", (RESOLVER,), (RESOLVER,), tone, step.decision, step.hop, (index,)))
+
+    def outcome(self, index: int, step: TraceStep) -> None:
+        self.close_hop()
+        resolution = self.resolution
+        if resolution.found:
+            self.add(Message(7, MESSAGE_NAMES[7], (RESOLVER,), (BROWSER,), Tone.CHOSEN,
+                             f"redirect to {resolution.url}", step.hop, (index,)))
+        else:
+            alert = resolution.alert
+            assert alert is not None
+            self.add(Message(7, MESSAGE_NAMES[7], (RESOLVER,), (BROWSER,), Tone.ALERT,
+                             f"alert ({alert.reason.value}): {alert.message}", step.hop, (index,)))
+
+
+def _rank(arrival: int | None) -> str:
+    if arrival is None:
+        return ""
+    suffix = "th" if 10 <= arrival % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(arrival % 10, "th")
+    return f"arrived {arrival}{suffix}"
+
+
+def _join(*parts: str) -> str:
+    return " · ".join(part for part in parts if part)

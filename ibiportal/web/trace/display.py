@@ -1,0 +1,97 @@
+"""Showing what Archives answered, exactly and harmlessly.
+
+An Archive's answer is data from a stranger: it may hold markup, megabytes, control
+characters, bytes that are not ASCII (Table 6.2 allows only ASCII, other bytes as ``%hh``)
+or invisible Unicode that reorders text. Everything is escaped (never marked safe as it
+came), and what cannot be seen is made visible:
+
+* C0 controls and DEL become escapes (``\\x07``, ``\\r``, ``\\n`` followed by a real line
+  break), so that CRLF versus LF is visible (escapes rather than Unicode control pictures,
+  which many fonts lack);
+* C1 controls, zero-width and bidirectional controls become ``\\u…`` escapes (a right-to-
+  left override must not reorder what support staff read);
+* other characters beyond ASCII stay as they are, marked as not ASCII.
+
+Each made-visible character is wrapped in ``<span class="ctl">`` with a title saying what
+it was; the span is built from constants, the text between spans is escaped.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from markupsafe import Markup, escape
+
+#: Characters shown as ``\\u…``: C1 controls, zero-width and bidirectional formatting characters.
+_INVISIBLE = frozenset(
+    [*range(0x80, 0xA0), 0xAD, *range(0x200B, 0x2010), *range(0x202A, 0x202F), *range(0x2060, 0x2070), 0xFEFF]
+)
+
+#: Longest text shown in full before "show all" (raw answers, pair values, URLs).
+RAW_LIMIT = 4000
+VALUE_LIMIT = 300
+
+
+_ESCAPES = {0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"}
+
+
+def _escape_code(code: int) -> str:
+    return _ESCAPES.get(code, f"\\x{code:02x}")
+
+
+def visible(text: str | None, *, mark_non_ascii: bool = True) -> Markup:
+    """``text`` escaped, with control, invisible and non-ASCII characters made visible (module docstring).
+
+    ``mark_non_ascii=False`` for the page's own sentences that quote Archive data (decisions,
+    summaries): controls and invisible characters are still shown, other characters left alone.
+    """
+    if not text:
+        return Markup("")
+    parts: list[str] = []
+    plain: list[str] = []
+
+    def flush() -> None:
+        if plain:
+            parts.append(str(escape("".join(plain))))
+            plain.clear()
+
+    for char in text:
+        code = ord(char)
+        if 0x20 <= code < 0x7F:
+            plain.append(char)
+            continue
+        flush()
+        if code < 0x20 or code == 0x7F:
+            parts.append(f'<span class="ctl" title="control character 0x{code:02X}">{_escape_code(code)}</span>')
+            if char == "\n":
+                parts.append("\n")
+        elif code in _INVISIBLE:
+            parts.append(f'<span class="ctl" title="invisible character U+{code:04X}">\\u{code:04x}</span>')
+        elif mark_non_ascii:
+            parts.append(f'<span class="nonascii" title="not ASCII: U+{code:04X}">{escape(char)}</span>')
+        else:
+            parts.append(str(escape(char)))
+    flush()
+    return Markup("".join(parts))
+
+
+@dataclass(frozen=True)
+class Clipped:
+    """A text cut for display: ``head`` is shown, the whole is behind "show all" when ``cut``."""
+
+    head: str
+    length: int
+    cut: bool
+
+
+def clip(text: str | None, limit: int = VALUE_LIMIT) -> Clipped:
+    """The first ``limit`` characters of ``text`` and whether there is more."""
+    value = text or ""
+    return Clipped(value[:limit], len(value), len(value) > limit)
+
+
+def marked(text: str, position: int | None) -> tuple[str, str, str]:
+    """``text`` split around the 1-based ``position`` of a parse error: before, the character, after."""
+    if position is None or not 1 <= position <= len(text) + 1:
+        return text, "", ""
+    index = position - 1
+    return text[:index], text[index:index + 1], text[index + 1:]

@@ -1,0 +1,400 @@
+"""What the Trace page shows of a stored trace: the outcome in words, each Archive's exchange,
+and every decision of the resolver in order (file 003, §8.2 and §10).
+
+Built from the stored JSON (``Resolution.to_dict()`` plus ``request``, see
+``web/resolution.py``); no Flask here, so it is tested as plain data.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from urllib.parse import urlsplit
+
+from ...errors import ParseError
+from ...ibi.url import PersistentUrl
+from ...resolver.sequence import Sequence, milliseconds, request_parameters, sequence_of
+from ...resolver.trace import AlertReason, Resolution, Status, StepKind, TraceStep
+
+#: What the resolver answers the browser for each alert (7): kept equal to the resolver's own
+#: table (``web/resolve/views.py``), which a test checks.
+FOUND_STATUS = 302
+
+#: The outcome in a few words, by alert reason.
+HEADLINES = {
+    AlertReason.NOT_FOUND: "Not found",
+    AlertReason.DELETED: "Deleted",
+    AlertReason.TRANSLATION_MISSING: "Translation does not exist",
+    AlertReason.CONFLICTING_ORIGINALS: "Conflict: more than one original",
+    AlertReason.NO_ORIGINAL: "No Archive claims the original",
+    AlertReason.NO_ARCHIVE_ANSWERED: "No Archive answered",
+    AlertReason.NO_ARCHIVES: "No Archives to ask",
+    AlertReason.HOP_LIMIT: "Gave up: too many rounds",
+    AlertReason.CYCLE: "Stopped: the Archives lead in a circle",
+    AlertReason.UNSAFE_URL: "Refused an unsafe URL",
+    AlertReason.BAD_REQUEST: "Not a persistent URL",
+}
+
+#: What support staff can do next, by outcome.
+NEXT_STEPS = {
+    None: "The resolver's part worked. If the user still sees an error, it comes from the Archive's "
+          "own server at that URL (messages 8 and 9).",
+    AlertReason.NOT_FOUND: "No Archive asked holds this IBI. Check the identifier for typos (Parse, Convert); "
+          "if an Archive that should hold it timed out or failed below, its administrator should look at it.",
+    AlertReason.DELETED: "An Archive says the item was removed, and when. Only that Archive's administrator can "
+          "restore it.",
+    AlertReason.TRANSLATION_MISSING: "The item exists, but not in the language asked. Try the same URL with a "
+          "plain + (any translation) or without it.",
+    AlertReason.CONFLICTING_ORIGINALS: "Two or more Archives claim to hold the original (§8.2: \"under suspicion, "
+          "investigation needed\"). Their administrators must find out which one holds a copy.",
+    AlertReason.NO_ORIGINAL: "Archives hold copies, but none claims the original. Without \"require the "
+          "original\" the first copy would be returned.",
+    AlertReason.NO_ARCHIVE_ANSWERED: "Every Archive failed or timed out. Look at each Archive's error below "
+          "and at the portal's network access to the Archives.",
+    AlertReason.NO_ARCHIVES: "No Archive is included in the resolution system: register Archives "
+          "(Archives page) or turn the demo Archives on.",
+    AlertReason.HOP_LIMIT: "The Archives kept naming other IBIs (next editions, translations) beyond the "
+          "resolver's limit. Follow the chain in the rounds below.",
+    AlertReason.CYCLE: "The Archives point back to an IBI already asked, with the same verbs: an edition "
+          "chain loops. The Archives' administrators must fix their ibi.nextedition pairs.",
+    AlertReason.UNSAFE_URL: "An Archive answered a URL that is not http or https; the resolver never redirects "
+          "there. That Archive's administrator must fix the item's URL.",
+    AlertReason.BAD_REQUEST: "The persistent URL does not follow Table 8.1: fix the character named.",
+}
+
+#: Each exchange's status in words (the Archive's side of messages 3 and 4).
+STATUS_WORDS = {
+    Status.ANSWERED: ("answered", "good"),
+    Status.EMPTY: ("no item", "muted"),
+    Status.MALFORMED: ("garbage", "bad"),
+    Status.HTTP_ERROR: ("error", "bad"),
+    Status.TIMEOUT: ("timeout", "bad"),
+    Status.REFUSED: ("error", "bad"),
+    Status.TRANSPORT_ERROR: ("error", "bad"),
+    Status.NOT_WAITED_FOR: ("not waited for", "muted"),
+    Status.NOT_SENT: ("not sent", "bad"),
+}
+
+STATUS_HELP = {
+    Status.ANSWERED: "a non-empty pair list (Table 6.2)",
+    Status.EMPTY: "an empty answer: this Archive does not hold the IBI (Algorithm 2)",
+    Status.MALFORMED: "not a pair list (Table 6.2)",
+    Status.HTTP_ERROR: "an HTTP status other than 200",
+    Status.TIMEOUT: "no answer in time",
+    Status.REFUSED: "the resolver may not contact this address",
+    Status.TRANSPORT_ERROR: "the connection failed",
+    Status.NOT_WAITED_FOR: "a usable answer had already arrived (copies are equivalent)",
+    Status.NOT_SENT: "the request could not be built",
+}
+
+
+def http_status_text(code: int) -> str:
+    """``302 Found``, ``404 Not Found``."""
+    try:
+        return f"{code} {HTTPStatus(code).phrase}"
+    except ValueError:
+        return str(code)
+
+
+def is_web_url(url: str | None) -> bool:
+    """Only http(s) URLs become links on the page (a stored trace is data, not trusted markup)."""
+    if not url:
+        return False
+    parts = urlsplit(url)
+    return parts.scheme.lower() in ("http", "https") and bool(parts.netloc)
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One pair of an answer; ``role`` says why it matters to the resolver's decision, if it does."""
+
+    name: str
+    value: str
+    role: str | None = None
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One Archive asked in one round: message 3 and what came back (4), or the notice (6)."""
+
+    index: int
+    step: TraceStep
+    status: str
+    tone: str
+    status_help: str
+    chosen: bool
+    pairs: tuple[Pair, ...]
+
+    @property
+    def anchor(self) -> str:
+        return f"step-{self.index}"
+
+    @property
+    def open(self) -> bool:
+        """Shown unfolded: the chosen answer and every failure worth reading."""
+        return self.chosen or self.step.status in (Status.MALFORMED, Status.HTTP_ERROR, Status.TRANSPORT_ERROR,
+                                                    Status.REFUSED, Status.NOT_SENT)
+
+
+@dataclass(frozen=True)
+class Round:
+    """One hop: the IBI asked about, with which verbs, and every Archive's exchange."""
+
+    number: int
+    ibi: str | None
+    verbs: str | None
+    exchanges: tuple[Exchange, ...]
+    counts: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One decision of the resolver, in words, with the Figure 8.1 message it is about.
+
+    ``kind``: ``message`` (about message ``number``), ``analysis`` (the resolver's reading of
+    the answers), ``event`` (no message came: timeout, error, not waited for) or ``note``.
+    """
+
+    number: int | None
+    hop: int
+    text: str
+    tone: str = ""
+    anchor: str | None = None
+    kind: str = "message"
+
+
+@dataclass(frozen=True)
+class Fact:
+    label: str
+    value: str
+    code: bool = True
+
+
+@dataclass
+class TraceReport:
+    """Everything the Trace page shows of one stored trace."""
+
+    trace_id: str
+    resolution: Resolution
+    asked: dict
+    sequence: Sequence
+    rounds: list[Round] = field(default_factory=list)
+    acknowledgment: list[Exchange] = field(default_factory=list)
+    decisions: list[Decision] = field(default_factory=list)
+    facts: list[Fact] = field(default_factory=list)
+    status: int = FOUND_STATUS
+
+    @property
+    def status_text(self) -> str:
+        """What ``GET /<persistent URL>`` answers, e.g. ``302 Found``."""
+        return http_status_text(self.status)
+
+    @property
+    def found(self) -> bool:
+        return self.resolution.found
+
+    @property
+    def headline(self) -> str:
+        alert = self.resolution.alert
+        return "Redirected" if alert is None else HEADLINES[alert.reason]
+
+    @property
+    def tone(self) -> str:
+        alert = self.resolution.alert
+        if alert is None:
+            return "good"
+        return "warn" if alert.reason in (AlertReason.CONFLICTING_ORIGINALS, AlertReason.DELETED) else "bad"
+
+    @property
+    def next_step(self) -> str:
+        alert = self.resolution.alert
+        return NEXT_STEPS[None if alert is None else alert.reason]
+
+    @property
+    def url_is_link(self) -> bool:
+        return is_web_url(self.resolution.url)
+
+    @property
+    def require_original(self) -> bool:
+        return "ibiurl.requireditemstatus=" in self.resolution.persistent_url
+
+    def options(self) -> dict[str, str]:
+        """The form fields that run this trace again (the Trace form's contract)."""
+        return {
+            "url": self.resolution.persistent_url,
+            "archives": self.asked.get("archives") or "",
+            "accept_language": self.asked.get("accept_language") or "",
+            "client_ip": self.asked.get("client_ip") or "",
+        }
+
+
+def build_report(trace_id: str, body: dict, alert_status: dict[AlertReason, int]) -> TraceReport:
+    """The page's view of a stored trace ``body``; ``alert_status`` is the resolver's HTTP status per alert."""
+    resolution = Resolution.from_dict(body)
+    sequence = sequence_of(resolution)
+    report = TraceReport(trace_id, resolution, dict(body.get("request") or {}), sequence)
+    chosen = {hop.number: hop.chosen for hop in sequence.hops}
+    steps = resolution.trace.steps
+    for hop in sequence.hops:
+        indexes = [i for i, step in enumerate(steps) if step.kind is StepKind.URL_REQUEST and step.hop == hop.number]
+        exchanges = tuple(_exchange(i, steps[i], i == chosen.get(hop.number)) for i in indexes)
+        counts: dict[str, int] = {}
+        for exchange in exchanges:
+            counts[exchange.status] = counts.get(exchange.status, 0) + 1
+        report.rounds.append(Round(hop.number, hop.ibi, hop.verbs, exchanges, counts))
+    report.acknowledgment = [_exchange(i, step, True) for i, step in enumerate(steps)
+                             if step.kind in (StepKind.ACKNOWLEDGMENT, StepKind.NOTICE)]
+    report.decisions = decisions_of(resolution)
+    report.status = outcome_status(resolution, alert_status)
+    report.facts = _facts(report)
+    return report
+
+
+def outcome_status(resolution: Resolution, alert_status: dict[AlertReason, int]) -> int:
+    """The HTTP status ``GET /<persistent URL>`` answers for this outcome."""
+    return FOUND_STATUS if resolution.alert is None else alert_status[resolution.alert.reason]
+
+
+def _exchange(index: int, step: TraceStep, chosen: bool) -> Exchange:
+    words, tone = STATUS_WORDS.get(step.status, ("sent", "")) if step.status else ("sent", "")
+    if step.status is Status.HTTP_ERROR and step.http_status:
+        words = f"error (HTTP {step.http_status})"
+    if chosen and step.status is Status.ANSWERED and step.kind is StepKind.URL_REQUEST:
+        words = "answered, chosen"
+    return Exchange(index, step, words, tone, STATUS_HELP.get(step.status, "") if step.status else "", chosen,
+                    _pairs(step))
+
+
+def _pairs(step: TraceStep) -> tuple[Pair, ...]:
+    """The answer's pairs; the one holding the URL, the IBI leading on, or ``state Deleted`` marked."""
+    words = set(step.decision.replace(",", " ").split())
+    deleted = "Deleted" in words
+    pairs = []
+    for name, value in step.pairs or ():
+        role = None
+        if name in words and name.startswith("url"):
+            role = "the URL asked for"
+        elif name in words and name.startswith("ibi"):
+            role = "leads on: asked next"
+        elif deleted and name in ("state", "timestamp"):
+            role = "the item was deleted"
+        pairs.append(Pair(name, value, role))
+    return tuple(pairs)
+
+
+def decisions_of(resolution: Resolution) -> list[Decision]:
+    """Every decision of the resolution in order, in words (capture, each round, acknowledgment, outcome)."""
+    steps = resolution.trace.steps
+    decisions: list[Decision] = []
+    seen_hops: set[int] = set()
+    for index, step in enumerate(steps):
+        anchor = f"step-{index}"
+        if step.kind is StepKind.CAPTURE:
+            tone = "bad" if step.parse_error else ""
+            decisions.append(Decision(2, 0, f"Received {step.request_url}: {step.decision}.", tone, "summary"))
+        elif step.kind is StepKind.URL_REQUEST:
+            if step.hop not in seen_hops:
+                seen_hops.add(step.hop)
+                decisions.extend(_round_decisions(steps, step.hop))
+        elif step.kind is StepKind.SELECTION:
+            alert = resolution.alert
+            tone = "bad" if alert is not None and step.decision == alert.message else "good"
+            decisions.append(Decision(None, step.hop, _sentence(step.decision), tone, f"hop-{step.hop}", "analysis"))
+        elif step.kind is StepKind.ACKNOWLEDGMENT:
+            if step.status is Status.NOT_SENT:
+                decisions.append(Decision(5, step.hop, _sentence(step.decision), "bad", anchor))
+            else:
+                decisions.append(Decision(5, step.hop, f"Sent the acknowledgment (Table 8.11) to {step.receiver}, "
+                                          "the Archive that gave the URL.", "", anchor))
+        elif step.kind is StepKind.NOTICE:
+            good = step.decision.startswith("notice ")
+            text = f"{step.sender} answered {step.decision}." if good else _sentence(step.decision)
+            decisions.append(Decision(6, step.hop, text, "" if good else "warn", anchor))
+        elif step.kind is StepKind.OUTCOME:
+            tone = "good" if resolution.found else "bad"
+            text = (f"Redirect the browser to {resolution.url}." if resolution.found
+                    else f"Alert instead of a URL: {_sentence(resolution.alert.message)}")
+            decisions.append(Decision(7, step.hop, text, tone, "summary"))
+    return decisions
+
+
+def _round_decisions(steps: tuple[TraceStep, ...], hop: int) -> list[Decision]:
+    """One round: what was asked, each non-empty answer or failure, the empty ones together, the notes."""
+    requests = [(i, s) for i, s in enumerate(steps) if s.kind is StepKind.URL_REQUEST and s.hop == hop]
+    sent = [s for _, s in requests if s.status is not Status.NOT_SENT]
+    pairs = next((request_parameters(s.request_url) for s in sent if s.request_url), {})
+    ibi, verbs = pairs.get("parsedibiurl.ibi"), pairs.get("parsedibiurl.verblist")
+    about = f" about {ibi}" + (f" with the verbs {verbs}" if verbs else "") if ibi else ""
+    out = [Decision(3, hop, f"Round {hop}: asked {len(sent)} Archive{'s' if len(sent) != 1 else ''}{about} "
+                    "in parallel (urlRequest, Table 8.9).", "", f"hop-{hop}")]
+    empty = [s.receiver for _, s in requests if s.status is Status.EMPTY]
+    skipped = [s.receiver for _, s in requests if s.status is Status.NOT_WAITED_FOR]
+    for index, step in requests:
+        if step.status in (Status.EMPTY, Status.NOT_WAITED_FOR):
+            continue
+        when = f" after {milliseconds(step.elapsed_ms)}" if step.elapsed_ms is not None else ""
+        tone = "" if step.status is Status.ANSWERED else "bad"
+        number = 4 if step.status in (Status.ANSWERED, Status.MALFORMED, Status.HTTP_ERROR) else None
+        verdict = "" if step.status is Status.ANSWERED else "; not used"
+        out.append(Decision(number, hop, f"{step.receiver}{when}: {step.decision}{verdict}.", tone, f"step-{index}",
+                            "message" if number else "event"))
+        for note in step.notes:
+            out.append(Decision(None, hop, f"{step.receiver}: {_sentence(note)}", "", f"step-{index}", "note"))
+    if empty:
+        out.append(Decision(4, hop, f"Empty answers, so the IBI is not held there: {', '.join(empty)}.", "muted",
+                            f"hop-{hop}"))
+    if skipped:
+        out.append(Decision(None, hop, f"Not waited for, a usable answer having arrived: {', '.join(skipped)}.",
+                            "muted", f"hop-{hop}"))
+    return out
+
+
+def _sentence(text: str) -> str:
+    """``text`` as a sentence: a capital (unless it starts with a name such as ``ibi.nextedition``) and a stop."""
+    text = text.strip()
+    if not text:
+        return text
+    if text.split(" ", 1)[0].isalpha():
+        text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _facts(report: TraceReport) -> list[Fact]:
+    resolution, asked = report.resolution, report.asked
+    facts = [Fact("Persistent URL", resolution.persistent_url)]
+    try:
+        parsed = PersistentUrl.parse(resolution.persistent_url)
+    except ParseError:
+        parsed = None
+    if parsed is not None:
+        facts.append(Fact("IBI", str(parsed.ibi)))
+        if parsed.verbs:
+            facts.append(Fact("Verbs", " ".join(str(verb) for verb in parsed.verbs)))
+    if resolution.archive:
+        address = next((line.address for line in report.sequence.lifelines if line.key == resolution.archive), None)
+        facts.append(Fact("URL from Archive", resolution.archive + (f" ({address})" if address else "")))
+    archives = [line for line in report.sequence.lifelines if line.is_archive]
+    facts.append(Fact("Archives asked", f"{len(archives)}" + (f", {_selection_words(asked['archives'])}"
+                                                              if asked.get("archives") else ""), False))
+    facts.append(Fact("Rounds (hops)", str(resolution.hops), False))
+    facts.append(Fact("Time", f"{resolution.elapsed_ms:g} ms", False))
+    client_ip = asked.get("client_ip") or _first_client(resolution)
+    if client_ip:
+        facts.append(Fact("Client IP (Table 8.10)", client_ip))
+    if "accept_language" in asked:
+        facts.append(Fact("Accept-Language", asked["accept_language"] or "(none)"))
+    facts.append(Fact("Original required", "yes" if report.require_original else "no", False))
+    if asked.get("traced_at"):
+        facts.append(Fact("Traced at", asked["traced_at"]))
+    return facts
+
+
+def _selection_words(selection: str) -> str:
+    return {"demo": "the demo Archives", "live": "the live Archives", "all": "demo and live"}.get(selection, selection)
+
+
+def _first_client(resolution: Resolution) -> str | None:
+    for step in resolution.trace.steps:
+        if step.kind is StepKind.URL_REQUEST and step.request_url:
+            return request_parameters(step.request_url).get("clientinformation.ipaddress")
+    return None
+
