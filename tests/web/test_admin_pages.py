@@ -118,7 +118,7 @@ def test_archives_table_shows_state_and_badges(app, admin):
     row = re.search(r"<tbody>(.*?)</tbody>", page, re.S).group(1)
     assert f'href="/admin/archives/{SERVICE_IBI}"' in row
     for shown in ('<span class="badge good">included</span>', ADDRESS, "2014:11.09.02.16.15", "banon@dpi.inpe.br",
-                  '<span class="badge good">successful</span>', "2024-05-01 12:00:00 UTC", "2024-05-01 12:05:00 UTC"):
+                  '<span class="badge good">successful</span>', "2024-05-01 12:00</time>", "2024-05-01 12:05</time>"):
         assert shown in row
 
 
@@ -213,7 +213,7 @@ def test_confirmation_request_shows_what_was_sent_and_what_came_back(app, admin)
     assert '<pre class="answer">confirmation yes\n</pre>' in outcome
     events = store(app).archive_events(SERVICE_IBI)
     assert (events[-1].kind, events[-1].detail) == (
-        "confirmation", "confirmation request by an administrator: successful ('confirmation yes'.)")
+        "confirmation", "confirmation request by an administrator: successful ('confirmation yes')")
 
 
 @responses.activate

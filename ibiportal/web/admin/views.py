@@ -40,11 +40,12 @@ PRIVATE_HINT = ("Loopback and private addresses are refused, as the resolver ref
 
 
 @bp.app_template_filter("admin_time")
-def admin_time(stamp: str | None) -> str:
-    """``2024-05-01T12:00:03.123456Z`` → ``2024-05-01 12:00:03 UTC`` (storage keeps microseconds)."""
+def admin_time(stamp: str | None, short: bool = False) -> str:
+    """``2024-05-01T12:00:03.123456Z`` → ``2024-05-01 12:00:03 UTC``, or ``2024-05-01 12:00`` when
+    ``short`` (a table column that says UTC in its header); storage keeps microseconds."""
     if not stamp:
         return "–"
-    return f"{stamp[:10]} {stamp[11:19]} UTC"
+    return f"{stamp[:10]} {stamp[11:16]}" if short else f"{stamp[:10]} {stamp[11:19]} UTC"
 
 
 bp.add_app_template_filter(format_ms, "admin_ms")
@@ -134,7 +135,8 @@ def confirm(service_ibi: str):
         abort(409, "This Archive has not been included yet: the portal does not know its address.")
     with check_transport() as transport:
         probe, result = send_confirmation_request(target, transport)
-    _store().record_confirmation(archive.service_ibi, Confirmation(result.passed, result.detail), utc_now())
+    confirmation = Confirmation(result.passed, result.detail.rstrip("."))
+    _store().record_confirmation(archive.service_ibi, confirmation, utc_now())
     logger.info("confirmation request to %s by %s: %s", archive.service_ibi, current_admin(), result.outcome)
     return _archive_page(_registered(archive.service_ibi), confirmation=(probe, result))
 
