@@ -6,6 +6,8 @@ Two questions, both about IP addresses:
   Figure 8.1 (Table 8.6): the user's IP, then its successive proxies (Table 8.10, e.g.
   ``172.16.44.200 150.163.68.1`` in §10.1). ``X-Forwarded-For`` is honoured only when it
   was written by a configured trusted proxy.
+* :func:`redirect_problem` – whether the resolver may send the browser to a URL an Archive
+  answered (step (7) of Figure 8.1): no open redirect to another scheme or a malformed URL.
 * :func:`check_host` – whether the HTTP transport may contact an Archive's host: every
   address the host resolves to must be a public one (no loopback, private, link-local,
   multicast, reserved or unspecified address, so that an Archive address cannot be used to
@@ -16,9 +18,11 @@ Two questions, both about IP addresses:
 from __future__ import annotations
 
 import ipaddress
+import re
 import socket
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from ibiportal.errors import IbiError
 
@@ -91,13 +95,51 @@ def client_ip_list(
     return tuple(str(ip) for ip in kept)
 
 
+_NOT_IN_A_URL = re.compile(r"[^\x21-\x7e]|\\")
+
+
+def redirect_problem(url: str) -> str | None:
+    """Why the browser must not be redirected to ``url`` (an Archive's answer), or ``None``.
+
+    Only an absolute ``http`` or ``https`` URL with a host is a place to send a user to: not
+    ``javascript:``, ``data:``, ``file:`` or ``ftp:``, not a scheme-relative ``//host`` or a
+    relative URL (the browser would resolve it against the portal). Whitespace, control and
+    non-ASCII characters and backslashes are refused (browsers and parsers disagree about
+    them; an Archive writes them ``%hh``, §6.2), and so is a user name or password in the
+    URL (``http://www.inpe.br@evil.example/`` is a classic disguise).
+    """
+    if not url:
+        return "the URL is empty"
+    bad = _NOT_IN_A_URL.search(url)
+    if bad:
+        return f"the URL has the character {bad.group()!r} at position {bad.start() + 1}; write it %hh"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number from 0 to 65535
+    except ValueError as error:
+        return f"the URL does not parse: {error}"
+    if parts.scheme.lower() not in ("http", "https"):
+        return f"{parts.scheme + ':' if parts.scheme else 'a relative URL'} is not http or https"
+    if not parts.hostname:
+        return "the URL has no host"
+    if "@" in parts.netloc:
+        return "the URL carries a user name or password"
+    return None
+
+
 def refusal_reason(ip: IpAddress) -> str | None:
     """Why the resolver must not contact ``ip`` when private Archives are not allowed, or ``None``.
 
-    IPv4-mapped IPv6 addresses (``::ffff:127.0.0.1``) are judged by their IPv4 address.
+    IPv6 addresses that carry an IPv4 address – IPv4-mapped (``::ffff:127.0.0.1``) and 6to4
+    (``2002:7f00:1::``, which a host with a 6to4 tunnel sends to that IPv4 address) – are
+    judged by their IPv4 address too.
     """
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         return refusal_reason(ip.ipv4_mapped)
+    if isinstance(ip, ipaddress.IPv6Address) and ip.sixtofour is not None:
+        embedded = refusal_reason(ip.sixtofour)
+        if embedded is not None:
+            return f"{ip} is a 6to4 address of {ip.sixtofour}: {embedded}"
     checks = (
         ("unspecified", ip.is_unspecified),
         ("loopback", ip.is_loopback),
@@ -123,7 +165,7 @@ class CheckedHost:
 
 
 def check_host(
-    host: str, port: int, *, allow_private: bool, getaddrinfo: GetAddrInfo = socket.getaddrinfo
+    host: str, port: int, *, allow_private: bool, getaddrinfo: GetAddrInfo | None = None
 ) -> CheckedHost:
     """Resolve ``host`` and check EVERY address it resolves to (after DNS, not before).
 
@@ -131,12 +173,14 @@ def check_host(
     refused by :func:`refusal_reason` (one bad address is enough: a rebinding DNS could
     otherwise pick it on the next lookup). ``allow_private=True`` (deployment setting
     ``IBIPORTAL_ALLOW_PRIVATE_ARCHIVES=1``) lets every address through, still resolved once.
+    ``getaddrinfo`` defaults to :func:`socket.getaddrinfo` as it is at the call.
     """
     bare = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    lookup = socket.getaddrinfo if getaddrinfo is None else getaddrinfo
     try:
-        infos = getaddrinfo(bare, port, type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError) as error:
-        raise AddressRefused(host, f"the name does not resolve ({error})") from error
+        infos = lookup(bare, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError, ValueError) as error:  # ValueError: e.g. a NUL in the name
+        raise AddressRefused(host[:80], f"the name does not resolve ({error})") from error
     addresses: list[str] = []
     for info in infos:
         text = str(info[4][0]).partition("%")[0]

@@ -38,6 +38,7 @@ from ibiportal.ibi.modifiers import GET_FILE_LIST, GET_LAST_EDITION, GET_TRANSLA
 from ibiportal.ibi.url import PersistentUrl, encode_query_component
 from ibiportal.protocol.messages import Acknowledgment, UrlRequest, request_url
 from ibiportal.protocol.pairlist import PairList, read_answer
+from ibiportal.resolver.addresses import redirect_problem
 from ibiportal.resolver.language import choose_translation
 from ibiportal.resolver.trace import (
     Alert,
@@ -465,10 +466,11 @@ class _Run:
     def conclude(self, parsed: PersistentUrl, reply: _Reply, reading: _Reading) -> Resolution:
         """Check the URL, acknowledge it (5)/(6), and return it (7)."""
         url = reading.url or ""
-        parts = urlsplit(url)
-        if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        problem = redirect_problem(url)
+        if problem is not None:
             return self.finish(alert=Alert(AlertReason.UNSAFE_URL,
-                               f"{reply.endpoint.name} answered url{reading.relation} {url[:120]!r}, which is not an http(s) URL: not redirecting"))
+                               f"{reply.endpoint.name} answered url{reading.relation} {url[:120]!r}, which is not a URL to send you to ({problem}): not redirecting"))
+        parts = urlsplit(url)
         ack_url = self.acknowledge(reply, reading)
         if parsed.query:
             url += ("&" if parts.query else "?") + "&".join(

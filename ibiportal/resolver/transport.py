@@ -13,6 +13,10 @@ problem; the engine records the exchange in the trace either way.
 """
 from __future__ import annotations
 
+import heapq
+import itertools
+import os
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -25,7 +29,7 @@ import requests
 from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
-from urllib3.exceptions import ReadTimeoutError
+from urllib3.exceptions import ConnectTimeoutError, ReadTimeoutError
 
 from ibiportal.resolver.addresses import AddressRefused, GetAddrInfo, check_host
 
@@ -106,11 +110,118 @@ def _content_type_notes(content_type: str | None) -> tuple[str, ...]:
     return (f"content type is {content_type or '(none)'!r}, not text/plain (§6.2); read anyway",)
 
 
-class _PinnedHTTPConnection(HTTPConnection):
-    """An HTTP connection that dials the address the policy checked, whatever DNS says now."""
+class _Watch:
+    """One exchange's deadline, and the socket to shut when it passes (see :class:`_Watchdog`)."""
+
+    __slots__ = ("deadline", "active", "expired", "_sockets", "_lock")
+
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+        self.active = True
+        self.expired = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+
+    def attach(self, sock: socket.socket | None) -> None:
+        """The exchange now talks over ``sock``: shut it at the deadline (at once if past)."""
+        if sock is None:
+            return
+        with self._lock:
+            self._sockets.append(sock)
+            if self.expired:
+                _shut(sock)
+
+    def expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            for sock in self._sockets:
+                _shut(sock)
+
+
+def _shut(sock: socket.socket) -> None:
+    """Shut both directions: a recv blocked in another thread returns at once."""
+    try:
+        socket.socket.shutdown(sock, socket.SHUT_RDWR)  # the fd level, also under a TLS socket
+    except OSError:
+        pass  # already closed, or detached into its TLS socket (attached too)
+
+
+class _Watchdog:
+    """Ends every exchange at its deadline, whatever the Archive does (issue 6).
+
+    Socket timeouts bound each ``recv``, not their sum: an Archive sending one byte a second
+    – in its status line, its headers or its body – would hold a resolver thread for hours,
+    and a few such Archives would take every thread of the pool. One daemon thread per
+    process keeps the deadlines of the exchanges in flight in a heap and, when one passes,
+    shuts that exchange's socket, so the blocked read fails and :meth:`HttpTransport.fetch`
+    returns a timeout. The exchange in flight on a thread is found through a thread-local,
+    because urllib3 opens or reuses its connection deep inside ``send``.
+    """
+
+    def __init__(self) -> None:
+        self._condition = threading.Condition(threading.Lock())
+        self._heap: list[tuple[float, int, _Watch]] = []
+        self._order = itertools.count()
+        self._thread: threading.Thread | None = None
+        self._local = threading.local()
+
+    def watch(self, seconds: float) -> _Watch:
+        """Start watching the calling thread's exchange, ``seconds`` from now."""
+        watch = _Watch(time.monotonic() + seconds)
+        with self._condition:
+            heapq.heappush(self._heap, (watch.deadline, next(self._order), watch))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="ibi-exchange-watchdog", daemon=True)
+                self._thread.start()
+            if self._heap[0][2] is watch:  # an earlier deadline than the thread is waiting for
+                self._condition.notify()
+        self._local.watch = watch
+        return watch
+
+    def done(self, watch: _Watch) -> None:
+        """The exchange is over: its socket must not be shut any more."""
+        with self._condition:
+            watch.active = False
+        self._local.watch = None
+
+    def current(self) -> _Watch | None:
+        """The calling thread's exchange in flight, if any."""
+        return getattr(self._local, "watch", None)
+
+    def _run(self) -> None:
+        with self._condition:
+            while True:
+                while self._heap and not self._heap[0][2].active:
+                    heapq.heappop(self._heap)
+                if not self._heap:
+                    self._condition.wait()
+                    continue
+                wait = self._heap[0][0] - time.monotonic()
+                if wait > 0:
+                    self._condition.wait(wait)
+                    continue
+                heapq.heappop(self._heap)[2].expire()
+
+
+_WATCHDOG = _Watchdog()
+
+
+def _new_watchdog_after_fork() -> None:
+    """A forked child (a gunicorn worker) has none of its parent's threads: a fresh watchdog."""
+    global _WATCHDOG
+    _WATCHDOG = _Watchdog()
+
+
+os.register_at_fork(after_in_child=_new_watchdog_after_fork)
+
+
+class _Pinned:
+    """Mixin of a urllib3 connection that dials the address the policy checked, whatever DNS says now."""
+
+    _dns_host: str
 
     def __init__(self, *args: object, pinned_ip: str, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        super().__init__(*args, **kwargs)  # type: ignore[call-arg]
         self._pinned_ip = pinned_ip
 
     def _new_conn(self):  # type: ignore[no-untyped-def]
@@ -119,26 +230,41 @@ class _PinnedHTTPConnection(HTTPConnection):
         name = self._dns_host
         self._dns_host = self._pinned_ip
         try:
-            return super()._new_conn()
+            sock = super()._new_conn()  # type: ignore[misc]
         finally:
             self._dns_host = name
+        watch = _WATCHDOG.current()
+        if watch is not None:
+            watch.attach(sock)
+            if watch.expired:
+                raise ConnectTimeoutError(self, "the exchange deadline passed while connecting")
+        return sock
 
 
-class _PinnedHTTPSConnection(HTTPSConnection):
+class _PinnedPool:
+    """Mixin of a pool whose connections, new or reused, are watched by the :class:`_Watchdog`."""
+
+    def _get_conn(self, timeout: float | None = None):  # type: ignore[no-untyped-def]
+        conn = super()._get_conn(timeout)  # type: ignore[misc]
+        watch = _WATCHDOG.current()
+        if watch is not None:
+            watch.attach(conn.sock)  # None for a new connection: _Pinned._new_conn attaches it
+        return conn
+
+
+class _PinnedHTTPConnection(_Pinned, HTTPConnection):
+    """An HTTP connection to the pinned address."""
+
+
+class _PinnedHTTPSConnection(_Pinned, HTTPSConnection):
     """The HTTPS twin of :class:`_PinnedHTTPConnection` (SNI and certificate check use the name)."""
 
-    def __init__(self, *args: object, pinned_ip: str, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self._pinned_ip = pinned_ip
 
-    _new_conn = _PinnedHTTPConnection._new_conn
-
-
-class _PinnedHTTPPool(HTTPConnectionPool):
+class _PinnedHTTPPool(_PinnedPool, HTTPConnectionPool):
     ConnectionCls = _PinnedHTTPConnection
 
 
-class _PinnedHTTPSPool(HTTPSConnectionPool):
+class _PinnedHTTPSPool(_PinnedPool, HTTPSConnectionPool):
     ConnectionCls = _PinnedHTTPSConnection
 
 
@@ -203,8 +329,10 @@ class HttpTransport:
     connection is pinned to a checked address, so a DNS rebind between check and connect
     cannot redirect it. Redirects are not followed (a 3xx is a failure). The answer is
     streamed and reading stops past ``max_answer_bytes``. Connect and read timeouts come
-    from :class:`Timeouts`, and the whole exchange is bounded by ``Timeouts.total``.
-    Environment proxy settings are never read (they would bypass the pinning).
+    from :class:`Timeouts`, and the whole exchange – connecting, status line, headers and
+    body – is bounded by ``Timeouts.total``: at that deadline :class:`_Watchdog` shuts its
+    socket, however slowly the Archive trickles bytes. Environment proxy settings are never
+    read (they would bypass the pinning).
     """
 
     def __init__(
@@ -214,13 +342,11 @@ class HttpTransport:
         max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
         pool_maxsize: int = 32,
         getaddrinfo: GetAddrInfo | None = None,
-        clock: Callable[[], float] = time.monotonic,
         user_agent: str = "IBI-Portal-resolver",
     ) -> None:
         self.allow_private = allow_private
         self.max_answer_bytes = max_answer_bytes
         self._getaddrinfo = getaddrinfo
-        self._clock = clock
         self._adapter = _PinnedAdapter(pool_maxsize)
         self._headers = {"User-Agent": user_agent, "Accept": "text/plain"}
 
@@ -238,13 +364,25 @@ class HttpTransport:
 
     def fetch(self, url: str, timeouts: Timeouts) -> Exchange:
         """GET ``url``; see the class docstring. Never raises for a network problem."""
-        start = self._clock()
         try:
             self._check(url)
         except AddressRefused as refused:
             return Exchange(failure=Failure.REFUSED, error=str(refused))
         except ValueError as invalid:  # urlsplit: a port out of range or not a number
             return Exchange(failure=Failure.REFUSED, error=f"invalid URL: {invalid}")
+        watch = _WATCHDOG.watch(timeouts.total)
+        try:
+            exchange = self._exchange(url, timeouts)
+        finally:
+            _WATCHDOG.done(watch)
+        if watch.expired and exchange.failure in (None, Failure.CONNECTION, Failure.TIMEOUT):
+            # A read cut short by the watchdog looks like the Archive closing: say what happened.
+            error = f"the exchange deadline ({timeouts.total:.3g} s) passed; connection closed"
+            return Exchange(exchange.status, exchange.content_type, exchange.body, Failure.TIMEOUT,
+                            error + (f" ({exchange.error})" if exchange.error else ""), exchange.notes)
+        return exchange
+
+    def _exchange(self, url: str, timeouts: Timeouts) -> Exchange:
         connect = min(timeouts.connect, timeouts.total)
         read = min(timeouts.read, timeouts.total)
         try:
@@ -261,12 +399,12 @@ class HttpTransport:
                 target = response.headers.get("Location", "(no Location)")
                 return Exchange(
                     response.status_code, content_type, None, Failure.REDIRECT,
-                    f"redirect to {target} not followed", notes,
+                    f"redirect to {target[:200]} not followed", notes,
                 )
-            return self._read(response, content_type, notes, start + timeouts.total)
+            return self._read(response, content_type, notes)
 
-    def _read(self, response: requests.Response, content_type: str | None, notes: tuple[str, ...], deadline: float) -> Exchange:
-        """Stream the body, stopping past the size cap or the exchange deadline."""
+    def _read(self, response: requests.Response, content_type: str | None, notes: tuple[str, ...]) -> Exchange:
+        """Stream the body, stopping past the size cap (the watchdog stops it at the deadline)."""
         status = response.status_code
         declared = response.headers.get("Content-Length", "")
         if declared.isdigit() and int(declared) > self.max_answer_bytes:
@@ -279,9 +417,6 @@ class HttpTransport:
                 if len(body) > self.max_answer_bytes:
                     return Exchange(status, content_type, bytes(body[: self.max_answer_bytes]), Failure.TOO_LARGE,
                                     f"answer longer than the cap of {self.max_answer_bytes} bytes; stopped reading", notes)
-                if self._clock() > deadline:
-                    return Exchange(status, content_type, bytes(body), Failure.TIMEOUT,
-                                    "the exchange deadline passed while reading the answer", notes)
         except requests.exceptions.RequestException as error:
             # requests wraps a read timeout met while streaming in a ConnectionError.
             cause = error.args[0] if error.args else None

@@ -1,0 +1,207 @@
+"""Archives that misbehave, on real loopback sockets, for the fault and security tests.
+
+A :class:`RawArchive` is a plain TCP server on 127.0.0.1: it reads the request head and then
+runs its ``behaviour`` on the socket – answer late, reset, stream forever, answer garbage,
+never accept. Nothing here is an HTTP library: the bytes on the wire are exactly the ones
+written, so the portal's transport meets what a hostile or broken Archive would send.
+
+:func:`include` registers and includes an Archive in a portal's database at an address, as
+§7.2 would after an ``inclusionRequest`` (the confirmation is not what these tests are about).
+"""
+from __future__ import annotations
+
+import functools
+import socket
+import struct
+import threading
+import time
+from collections.abc import Callable
+from datetime import datetime, timezone
+
+from ibiportal.resolver.registration import ArchiveDetails, Confirmation, KeyHash
+from ibiportal.protocol.messages import RegistrationKey
+from ibiportal.storage import ArchiveStore, Storage
+
+#: The service IBI every faulty Archive answers as (Example 7.1's Archive).
+SERVICE_IBI = "sid.inpe.br/mtc-m21/2012/06.05.15.34.39"
+
+Behaviour = Callable[[socket.socket, bytes], None]
+
+
+class RawArchive:
+    """A TCP server on 127.0.0.1 running ``behaviour(connection, request_head)`` per connection.
+
+    ``accept=False`` makes a blackhole: the port listens (the kernel completes the handshake
+    into a backlog of one) but no connection is ever accepted or answered. ``requests`` counts
+    the request heads received.
+    """
+
+    def __init__(self, behaviour: Behaviour, *, accept: bool = True) -> None:
+        self.behaviour = behaviour
+        self.server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.server.bind(("127.0.0.1", 0))
+        self.server.listen(1 if not accept else 16)
+        self.port = self.server.getsockname()[1]
+        self.requests: list[bytes] = []
+        self._connections: list[socket.socket] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True) if accept else None
+        if self._thread:
+            self._thread.start()
+
+    @property
+    def address(self) -> str:
+        """``archiveaddress`` (Table 7.2): host and port."""
+        return f"127.0.0.1:{self.port}"
+
+    def _serve(self) -> None:
+        self.server.settimeout(0.1)
+        while not self._stop.is_set():
+            try:
+                connection, _ = self.server.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            self._connections.append(connection)
+            threading.Thread(target=self._handle, args=(connection,), daemon=True).start()
+
+    def _handle(self, connection: socket.socket) -> None:
+        try:
+            head = _read_head(connection)
+            if head is None:
+                return
+            self.requests.append(head)
+            self.behaviour(connection, head)
+        except OSError:
+            pass  # the portal gave up on us: that is what the tests want
+        finally:
+            try:
+                connection.close()
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        self._stop.set()
+        for connection in self._connections:
+            try:
+                connection.close()
+            except OSError:
+                pass
+        self.server.close()
+        if self._thread:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> RawArchive:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _read_head(connection: socket.socket) -> bytes | None:
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = connection.recv(4096)
+        if not chunk:
+            return None
+        data += chunk
+    return data
+
+
+def http_answer(body: bytes, *, status: str = "200 OK", content_type: str | None = "text/plain",
+                extra: str = "", length: int | None = None) -> bytes:
+    """An HTTP/1.1 answer; ``length`` overrides Content-Length (a lie about the body)."""
+    headers = f"HTTP/1.1 {status}\r\n"
+    if content_type is not None:
+        headers += f"Content-Type: {content_type}\r\n"
+    headers += f"Content-Length: {len(body) if length is None else length}\r\n{extra}Connection: close\r\n\r\n"
+    return headers.encode("latin-1") + body
+
+
+# -- behaviours ----------------------------------------------------------------------------------
+
+
+def answers(body: bytes, **options) -> Behaviour:
+    """Answers at once with ``body`` (see :func:`http_answer` for the options)."""
+    return lambda connection, head: connection.sendall(http_answer(body, **options))
+
+
+def answers_late(delay: float, body: bytes = b"") -> Behaviour:
+    """Answers correctly, but only after ``delay`` seconds."""
+
+    def behaviour(connection: socket.socket, head: bytes) -> None:
+        time.sleep(delay)
+        connection.sendall(http_answer(body))
+
+    return behaviour
+
+
+def resets(connection: socket.socket, head: bytes) -> None:
+    """Closes with SO_LINGER 0: the portal gets a TCP RST instead of an answer."""
+    connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    connection.close()
+
+
+def endless(connection: socket.socket, head: bytes) -> None:
+    """Gigabytes: a 200 text/plain answer without length whose body never ends."""
+    connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n")
+    block = b"url http://example.org/" + b"a" * (64 * 1024 - 25) + b"\r\n"
+    while True:
+        connection.sendall(block)
+
+
+def trickles(where: str, every: float = 0.2) -> Behaviour:
+    """Sends one byte every ``every`` seconds forever, in the ``"headers"`` or in the ``"body"``:
+    each byte comes well within the read timeout, so only the exchange deadline can end it."""
+
+    def behaviour(connection: socket.socket, head: bytes) -> None:
+        if where == "headers":
+            connection.sendall(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+        else:
+            connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nurl ")
+        while True:
+            connection.sendall(b"a")
+            time.sleep(every)
+
+    return behaviour
+
+
+def garbage(data: bytes) -> Behaviour:
+    """Answers bytes that are not HTTP at all."""
+    return lambda connection, head: connection.sendall(data)
+
+
+def closes_early(body: bytes, announced: int) -> Behaviour:
+    """Announces ``announced`` bytes, sends ``body`` (fewer) and closes."""
+    return lambda connection, head: connection.sendall(http_answer(body, length=announced))
+
+
+def says_nothing(connection: socket.socket, head: bytes) -> None:
+    """Accepts, reads the request, and never answers (until the portal hangs up)."""
+    while connection.recv(4096):
+        pass
+
+
+# -- the portal's side ---------------------------------------------------------------------------
+
+
+@functools.cache
+def _key_hash(key: str) -> KeyHash:
+    """Hashing a key costs an scrypt: once per key per test session."""
+    return KeyHash.of(RegistrationKey(key))
+
+
+def include(database: str, address: str, service_ibi: str = SERVICE_IBI, key: str = "1234567890") -> None:
+    """Register the Archive and record it included at ``address`` (§7.1, §7.2)."""
+    now = datetime.now(timezone.utc)
+    storage = Storage(database)
+    try:
+        archives = ArchiveStore(storage)
+        if archives.find_archive(service_ibi) is None:
+            archives.register_archive(service_ibi, _key_hash(key), now)
+        details = ArchiveDetails(address, address.rsplit(":", 1)[0], "URLib test", "adm@example.org")
+        archives.record_inclusion(service_ibi, details, Confirmation(True, "test"), now)
+    finally:
+        storage.close()
