@@ -1,6 +1,7 @@
-"""Address policy of the resolver: who the user is, and which Archives it may contact.
+"""Address policy of the resolver: who the user is, which Archives it may contact, and where
+it may send the user.
 
-Two questions, both about IP addresses:
+Three questions about addresses:
 
 * :func:`client_ip_list` – the ``clientinformation.ipaddress`` value captured in step (2) of
   Figure 8.1 (Table 8.6): the user's IP, then its successive proxies (Table 8.10, e.g.
