@@ -74,10 +74,13 @@
 
   // ---- Controls that cannot combine --------------------------------------------------------------
 
-  function showField(control, shown) {
+  // A language or format shows only for its verb; hidden, it is not sent either. One the server
+  // found wrong stays, with its message, until the next preview replaces the server's errors.
+  function showField(control, wanted) {
     const wrapper = control.closest(".field");
+    const shown = wanted || wrapper.classList.contains("has-error");
     wrapper.hidden = !shown;
-    control.disabled = !shown;  // a hidden control is not sent: no "only GetTranslation takes a language"
+    control.disabled = !shown;
   }
 
   function describedBy(control, id, on) {
@@ -230,13 +233,17 @@
     timer = setTimeout(update, DELAY);
   }
 
-  async function update() {
-    syncControls();
+  function remember() {
     const query = pageQuery();
     history.replaceState(null, "", query ? `${form.action}?${query}` : form.action);
+  }
+
+  async function update() {
+    remember();
     if (controller) controller.abort();
     if (!form.elements.ibi.value.trim()) {
       clearErrors();
+      syncControls();
       result.hidden = true;
       say("Type an IBI to see its persistent URL.", true);
       return;
@@ -251,13 +258,15 @@
         signal: mine.signal,
       });
       body = await response.json();
-    } catch (problem) {
+    } catch {
       if (mine.signal.aborted) return;
       say("The preview is unavailable right now; the Compose button still works.", true);
       return;
     }
     if (mine !== controller) return;  // a newer request is on its way
     clearErrors();
+    syncControls();
+    remember();  // a control the server had kept for its error may be hidden, and not sent, now
     if (response.ok) {
       draw(body);
       result.hidden = false;
@@ -270,8 +279,12 @@
 
   // ---- Wiring ------------------------------------------------------------------------------------
 
-  form.addEventListener("input", schedule);
-  form.addEventListener("change", schedule);
+  for (const type of ["input", "change"]) {
+    form.addEventListener(type, () => {
+      syncControls();
+      schedule();
+    });
+  }
   for (const step of steps) {
     const buttons = step.fieldset.querySelector(".step-move");
     buttons.hidden = false;
@@ -280,6 +293,4 @@
     }
   }
   syncControls();
-  // A page the server answered with errors: show the live state at once (the API's single error).
-  if (form.querySelector(".has-error")) update();
 })();

@@ -155,6 +155,20 @@ def test_an_invalid_combination_is_explained_next_to_its_step(page):
     api_failures(page)
 
 
+def test_a_server_error_stays_next_to_its_field_until_the_next_preview(page):
+    page.goto(f"/compose?ibi={IBI}&step1-verb=GetMetadata&step1-language=pt")  # a bookmark, or a no-JS submit
+    page.problems.clear()  # the page itself answered 400, on purpose
+    language = step(page, 1).get_by_label("Language")
+    expect(language).to_be_visible()  # kept, though GetMetadata takes none: its error is shown next to it
+    expect(page.locator("#step1-language-error")).to_have_text("only GetTranslation takes a language (Table 8.4)")
+    expect(page.get_by_role("status")).to_have_text("Fix the error next to its field to see the URL.")
+    page.get_by_label("Require the original").check()
+    expect(page.locator("#url-symbols")).to_contain_text(IBI + ":?ibiurl.requireditemstatus=Original")
+    expect(language).to_be_hidden()  # the language is no longer sent
+    expect(page.locator("#step1-language-error")).to_have_count(0)
+    assert "step1-language" not in page.url
+
+
 def test_copy_a_url_to_the_clipboard(page):
     page.goto(f"/compose?ibi={IBI}&step1-verb=GetLastEdition")
     page.get_by_role("button", name="Copy the URL in verb-list syntax").click()
@@ -224,7 +238,9 @@ def test_trace_this_posts_the_url_on_this_portal(page, live_server):
     assert trace.evaluate("f => [f.method, f.action]") == ["post", live_server.url + "/trace"]
     expect(trace.locator("input[name=url]")).to_have_value(f"{live_server.url}/{IBI}!")
     expect(trace.locator("input[name=csrf_token]")).not_to_have_value("")
-    expect(trace.get_by_role("button", name="Trace this")).to_be_visible()
+    trace.get_by_role("button", name="Trace this").click()  # one click: resolved here, kept, shown
+    expect(page).to_have_url(re.compile(re.escape(live_server.url) + r"/trace/[^/?]+$"))
+    expect(page.get_by_role("heading", level=1)).to_have_text(f"Trace of {live_server.url}/{IBI}!")
 
 
 def test_parse_page_shares_the_result_and_composes_from_it(page, live_server):
