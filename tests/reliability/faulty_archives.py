@@ -184,6 +184,22 @@ def says_nothing(connection: socket.socket, head: bytes) -> None:
         pass
 
 
+def by_ibi(answers: dict[str, bytes]) -> Behaviour:
+    """Answers the urlRequest about each IBI with its bytes (a raw body, as given), an empty
+    pair list about any other, and ``notice {acknowledgment received}`` to an acknowledgment."""
+
+    def behaviour(connection: socket.socket, head: bytes) -> None:
+        request_line = head.split(b"\r\n", 1)[0].decode("latin-1")
+        body = b""
+        if "servicesubject=acknowledgment" in request_line:
+            body = b"notice {acknowledgment received}\r\n"
+        else:
+            body = next((answer for ibi, answer in answers.items() if f"parsedibiurl.ibi={ibi}" in request_line), b"")
+        connection.sendall(http_answer(body))
+
+    return behaviour
+
+
 # -- the portal's side ---------------------------------------------------------------------------
 
 
