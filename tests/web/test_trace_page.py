@@ -13,7 +13,7 @@ from ibiportal.resolver.trace import Alert, AlertReason, Resolution, Trace, Trac
 from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Timeouts
 from ibiportal.web.resolve.views import ALERT_STATUS
 from ibiportal.web.trace import views
-from ibiportal.web.trace.display import clip, marked, visible
+from ibiportal.web.trace.display import clip, marked, visible, visible_text
 from ibiportal.web.trace.forms import accept_language_problem
 from ibiportal.web.trace.report import FOUND_STATUS, build_report
 from tests.standard_examples import SECTION_10_1_URL, SECTION_10_2_URL
@@ -126,6 +126,11 @@ def test_errors_are_next_to_their_fields_and_nothing_runs(client, monkeypatch, f
     html = response.get_data(as_text=True)
     assert words in error_of(html, field)
     assert f'aria-describedby="{field}-help {field}-error"' in html or f'aria-describedby="{field}-error"' in html
+
+
+def test_a_bad_url_is_shown_with_its_character_marked(client):
+    html = trace(client, url="http://urlib.net/8JMKD3MGP8W/35MMLL8!!").get_data(as_text=True)
+    assert "<code>http://urlib.net/8JMKD3MGP8W/35MMLL8!<mark>!</mark></code>" in html
 
 
 def test_every_error_shows_at_once(client):
@@ -351,6 +356,7 @@ def test_visible_escapes_and_shows_what_cannot_be_seen():
     assert 'class="nonascii"' in shown
     assert 'class="nonascii"' not in str(visible("a → b", mark_non_ascii=False))
     assert str(visible("a\r\nb")).endswith("</span>\nb")  # the line break is kept after \n
+    assert visible_text("<b>\x07\u202e é") == "<b>\\x07\\u202e é"  # for attributes: escaped by Jinja later
 
 
 def test_clip_and_marked():

@@ -38,40 +38,51 @@ def _escape_code(code: int) -> str:
     return _ESCAPES.get(code, f"\\x{code:02x}")
 
 
+def _segments(text: str):
+    """``text`` as (kind, text) pieces: ``plain`` ASCII, ``control`` and ``invisible`` as escapes, ``other``."""
+    plain: list[str] = []
+    for char in text:
+        code = ord(char)
+        if 0x20 <= code < 0x7F:
+            plain.append(char)
+            continue
+        if plain:
+            yield "plain", "".join(plain), 0
+            plain.clear()
+        if code < 0x20 or code == 0x7F:
+            yield "control", _escape_code(code), code
+        elif code in _INVISIBLE:
+            yield "invisible", f"\\u{code:04x}", code
+        else:
+            yield "other", char, code
+    if plain:
+        yield "plain", "".join(plain), 0
+
+
 def visible(text: str | None, *, mark_non_ascii: bool = True) -> Markup:
     """``text`` escaped, with control, invisible and non-ASCII characters made visible (module docstring).
 
     ``mark_non_ascii=False`` for the page's own sentences that quote Archive data (decisions,
     summaries): controls and invisible characters are still shown, other characters left alone.
     """
-    if not text:
-        return Markup("")
     parts: list[str] = []
-    plain: list[str] = []
-
-    def flush() -> None:
-        if plain:
-            parts.append(str(escape("".join(plain))))
-            plain.clear()
-
-    for char in text:
-        code = ord(char)
-        if 0x20 <= code < 0x7F:
-            plain.append(char)
-            continue
-        flush()
-        if code < 0x20 or code == 0x7F:
-            parts.append(f'<span class="ctl" title="control character 0x{code:02X}">{_escape_code(code)}</span>')
-            if char == "\n":
+    for kind, piece, code in _segments(text or ""):
+        if kind == "control":
+            parts.append(f'<span class="ctl" title="control character 0x{code:02X}">{piece}</span>')
+            if code == 0x0A:
                 parts.append("\n")
-        elif code in _INVISIBLE:
-            parts.append(f'<span class="ctl" title="invisible character U+{code:04X}">\\u{code:04x}</span>')
-        elif mark_non_ascii:
-            parts.append(f'<span class="nonascii" title="not ASCII: U+{code:04X}">{escape(char)}</span>')
+        elif kind == "invisible":
+            parts.append(f'<span class="ctl" title="invisible character U+{code:04X}">{piece}</span>')
+        elif kind == "other" and mark_non_ascii:
+            parts.append(f'<span class="nonascii" title="not ASCII: U+{code:04X}">{escape(piece)}</span>')
         else:
-            parts.append(str(escape(char)))
-    flush()
+            parts.append(str(escape(piece)))
     return Markup("".join(parts))
+
+
+def visible_text(text: str | None) -> str:
+    """Plain text for attributes and tooltips: controls and invisible characters as escapes (escaped later)."""
+    return "".join(piece for _, piece, _ in _segments(text or ""))
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,11 @@ class TraceForm(FlaskForm):
         "Persistent URL",
         description="Such as http://urlib.net/8JMKD3MGP8W/35MMLL8 or 8JMKD3MGP8W/35MMLL8!:(oai_dc).",
     )
-    archives = SelectField("Archives to ask", choices=ARCHIVE_CHOICES, default="all")
+    archives = SelectField(
+        "Archives to ask", choices=ARCHIVE_CHOICES, default="all",
+        description="Demo: the standard's Archives and the scenario ones, answered inside the portal. "
+        "Live: the registered Archives, over HTTP, and this portal's own.",
+    )
     accept_language = StringField(
         "Accept-Language", validators=[Optional()],
         description="The user's language preference, e.g. pt-BR,fr;q=0.8,en;q=0.5. "

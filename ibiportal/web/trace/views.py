@@ -17,7 +17,7 @@ from ..resolution import default_selection, request_client, requested_client, re
 from ..resolve.views import ALERT_STATUS
 from .compare import compare
 from .diagram import diagram_of
-from .display import RAW_LIMIT, VALUE_LIMIT, clip, marked, visible
+from .display import RAW_LIMIT, VALUE_LIMIT, clip, marked, visible, visible_text
 from .forms import TRACE_ID, TraceForm
 from .report import build_report
 
@@ -47,6 +47,12 @@ def _readable(text: str | None):
     return visible(text, mark_non_ascii=False)
 
 
+@bp.app_template_filter("tooltip")
+def _tooltip(text: str | None) -> str:
+    """Archive data in an attribute or an SVG title: controls and invisible characters as escapes."""
+    return visible_text(text)
+
+
 @bp.get("/trace")
 def trace_page():
     """The form, prefilled from the query string (``/trace?url=…``); nothing is resolved on GET."""
@@ -60,12 +66,15 @@ def run_trace():
     form = TraceForm(archives=default_selection())
     valid = form.validate()  # CSRF and the fields' own checks; then the core's, so every error shows at once
     text = form.url.data or ""
+    where = None
     if text.strip():
         try:
             persistent_url_input(text.strip())
         except ParseError as exc:
             lead = len(text) - len(text.lstrip())
-            show_error(form, ParseError(exc.message, None if exc.position is None else exc.position + lead, "url"))
+            position = None if exc.position is None else exc.position + lead
+            show_error(form, ParseError(exc.message, position, "url"))
+            where = marked(text, position) if position else None
     try:
         client = requested_client(form.client_ip.data or None, None if form.accept_language.errors
                                   else form.accept_language.data or None)
@@ -75,7 +84,7 @@ def run_trace():
         stored = resolve_and_store(with_original(text.strip(), form.require_original.data), form.archives.data, client)
         target = url_for("trace.trace_view", trace_id=stored.trace_id, compare=form.previous.data or None)
         return redirect(target, code=303)
-    return _form_page(form, 400)
+    return _form_page(form, 400, where)
 
 
 @bp.get("/trace/<trace_id>")
@@ -95,7 +104,7 @@ def trace_view(trace_id: str):
             comparison = compare(earlier, Resolution.from_dict(earlier_body), report.resolution)
     return render_template(
         "trace/view.html", report=report, diagram=diagram_of(report.sequence), comparison=comparison,
-        earlier_missing=earlier_missing, form=TraceForm(formdata=None), clip=clip, marked=marked,
+        earlier_missing=earlier_missing, clip=clip, marked=marked,
         raw_limit=RAW_LIMIT, value_limit=VALUE_LIMIT,
         permalink=url_for("trace.trace_view", trace_id=trace_id, _external=True),
     )
@@ -124,9 +133,10 @@ def _missing(trace_id: str):
     return page, 404
 
 
-def _form_page(form: TraceForm, status: int):
+def _form_page(form: TraceForm, status: int, where: tuple[str, str, str] | None = None):
+    """The form; ``where`` splits a bad URL around the character its error names."""
     client = request_client()
     return render_template(
         "trace/form.html", form=form, examples=EXAMPLES, show_examples=current_app.config["DEMO_ARCHIVES"],
-        own_ip=" ".join(client.ip_addresses), own_language=client.language_preference,
+        own_ip=" ".join(client.ip_addresses), own_language=client.language_preference, where=where,
     ), status
