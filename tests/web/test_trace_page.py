@@ -104,6 +104,9 @@ def test_require_original_asks_for_the_original(client):
     html = page_of(client, response)
     assert "ibiurl.requireditemstatus=Original" in html
     assert "409 Conflict" in html and "under suspicion" in html
+    offers = re.search(r'<table class="data offers">(.*?)</table>', html, re.S)[1]
+    assert offers.count("<td>Original</td>") == 2 and "rival-a" in offers and "rival-b" in offers
+    assert "chosen" not in offers
 
 
 @pytest.mark.parametrize(
@@ -322,7 +325,7 @@ def test_hostile_archive_content_is_shown_escaped_never_as_markup(app, client):
     # Controls and invisible characters made visible; non-ASCII marked.
     assert '<span class="ctl" title="control character 0x07">\\x07</span>' in html
     assert '<span class="ctl" title="control character 0x1B">\\x1b</span>' in html
-    assert '<span class="ctl" title="control character 0x0D">\\r</span>' in html
+    assert '<span class="ctl" title="line end CR LF">\\r\\n</span>' in html
     assert 'title="not ASCII: U+00E9">é</span>' in html
     assert "text/html; charset=&lt;b&gt;" in html
 
@@ -379,5 +382,8 @@ def test_the_report_of_a_stored_trace(client):
     assert texts[-1] == f"Redirect the browser to {SECTION_10_2_URL}."
     kinds = [d.kind for d in report.decisions]
     assert "analysis" in kinds and kinds[-1] == "message"
+    assert all(d.number is not None for d in report.decisions if d.kind == "message")
+    assert [(o.archive, o.url, o.state, o.chosen) for o in report.offers] == [
+        ("mtc-m16c", SECTION_10_2_URL, "Original", True)]
     assert report.options() == {"url": SECTION_10_2, "archives": "demo", "accept_language": "pt-BR",
                                 "client_ip": "172.16.44.200"}

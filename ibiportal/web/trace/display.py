@@ -5,9 +5,9 @@ characters, bytes that are not ASCII (Table 6.2 allows only ASCII, other bytes a
 or invisible Unicode that reorders text. Everything is escaped (never marked safe as it
 came), and what cannot be seen is made visible:
 
-* C0 controls and DEL become escapes (``\\x07``, ``\\r``, ``\\n`` followed by a real line
-  break), so that CRLF versus LF is visible (escapes rather than Unicode control pictures,
-  which many fonts lack);
+* C0 controls and DEL become escapes (``\\x07``, ``\\t``; a line end ``\\r\\n`` or ``\\n``,
+  followed by a real line break), so that CRLF versus LF is visible (escapes rather than
+  Unicode control pictures, which many fonts lack);
 * C1 controls, zero-width and bidirectional controls become ``\\u…`` escapes (a right-to-
   left override must not reorder what support staff read);
 * other characters beyond ASCII stay as they are, marked as not ASCII.
@@ -17,6 +17,7 @@ it was; the span is built from constants, the text between spans is escaped.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from markupsafe import Markup, escape
@@ -38,25 +39,27 @@ def _escape_code(code: int) -> str:
     return _ESCAPES.get(code, f"\\x{code:02x}")
 
 
+#: Runs of printable ASCII, a CRLF line end (kept in one piece), or any other single character.
+_TOKENS = re.compile(r"[\x20-\x7e]+|\r\n|.", re.S)
+
+
 def _segments(text: str):
-    """``text`` as (kind, text) pieces: ``plain`` ASCII, ``control`` and ``invisible`` as escapes, ``other``."""
-    plain: list[str] = []
-    for char in text:
-        code = ord(char)
-        if 0x20 <= code < 0x7F:
-            plain.append(char)
+    """``text`` as (kind, piece, code): ``plain`` ASCII runs; ``control`` and ``invisible`` characters as
+    escapes (CRLF as one ``\\r\\n``, code 0x0A); ``other`` characters as they are."""
+    for match in _TOKENS.finditer(text):
+        piece = match[0]
+        if piece == "\r\n":
+            yield "control", "\\r\\n", 0x0A
             continue
-        if plain:
-            yield "plain", "".join(plain), 0
-            plain.clear()
-        if code < 0x20 or code == 0x7F:
+        code = ord(piece[0])
+        if 0x20 <= code < 0x7F:
+            yield "plain", piece, 0
+        elif code < 0x20 or code == 0x7F:
             yield "control", _escape_code(code), code
         elif code in _INVISIBLE:
             yield "invisible", f"\\u{code:04x}", code
         else:
-            yield "other", char, code
-    if plain:
-        yield "plain", "".join(plain), 0
+            yield "other", piece, code
 
 
 def visible(text: str | None, *, mark_non_ascii: bool = True) -> Markup:
@@ -68,7 +71,8 @@ def visible(text: str | None, *, mark_non_ascii: bool = True) -> Markup:
     parts: list[str] = []
     for kind, piece, code in _segments(text or ""):
         if kind == "control":
-            parts.append(f'<span class="ctl" title="control character 0x{code:02X}">{piece}</span>')
+            what = "line end CR LF" if piece == "\\r\\n" else f"control character 0x{code:02X}"
+            parts.append(f'<span class="ctl" title="{what}">{piece}</span>')
             if code == 0x0A:
                 parts.append("\n")
         elif kind == "invisible":

@@ -87,6 +87,10 @@ STATUS_HELP = {
 }
 
 
+#: The role of the pair holding the URL asked for (``url`` + the relation, Table 9.5).
+URL_ROLE = "the URL asked for"
+
+
 def http_status_text(code: int) -> str:
     """``302 Found``, ``404 Not Found``."""
     try:
@@ -136,6 +140,22 @@ class Exchange:
 
 
 @dataclass(frozen=True)
+class Offer:
+    """A URL an Archive offered for what was asked (like identifiers.org's list of resolved resources)."""
+
+    archive: str
+    address: str | None
+    url: str
+    state: str | None
+    chosen: bool
+    anchor: str
+
+    @property
+    def is_link(self) -> bool:
+        return is_web_url(self.url)
+
+
+@dataclass(frozen=True)
 class Round:
     """One hop: the IBI asked about, with which verbs, and every Archive's exchange."""
 
@@ -181,6 +201,7 @@ class TraceReport:
     acknowledgment: list[Exchange] = field(default_factory=list)
     decisions: list[Decision] = field(default_factory=list)
     facts: list[Fact] = field(default_factory=list)
+    offers: list[Offer] = field(default_factory=list)
     status: int = FOUND_STATUS
 
     @property
@@ -214,6 +235,11 @@ class TraceReport:
         return is_web_url(self.resolution.url)
 
     @property
+    def skipped(self) -> int:
+        """How many exchanges were not waited for (they may have offered the URL too)."""
+        return sum(1 for r in self.rounds for x in r.exchanges if x.step.status is Status.NOT_WAITED_FOR)
+
+    @property
     def require_original(self) -> bool:
         return "ibiurl.requireditemstatus=" in self.resolution.persistent_url
 
@@ -243,6 +269,7 @@ def build_report(trace_id: str, body: dict, alert_status: dict[AlertReason, int]
         report.rounds.append(Round(hop.number, hop.ibi, hop.verbs, exchanges, counts))
     report.acknowledgment = [_exchange(i, step, True) for i, step in enumerate(steps)
                              if step.kind in (StepKind.ACKNOWLEDGMENT, StepKind.NOTICE)]
+    report.offers = [offer for r in report.rounds for x in r.exchanges if (offer := _offer(x)) is not None]
     report.decisions = decisions_of(resolution)
     report.status = outcome_status(resolution, alert_status)
     report.facts = _facts(report)
@@ -264,6 +291,16 @@ def _exchange(index: int, step: TraceStep, chosen: bool) -> Exchange:
                     _pairs(step))
 
 
+def _offer(exchange: Exchange) -> Offer | None:
+    """The URL an answer offers for what was asked (its pair marked "the URL asked for"), with the item's state."""
+    wanted = next((pair for pair in exchange.pairs if pair.role == URL_ROLE), None)
+    if wanted is None:
+        return None
+    state = dict((pair.name, pair.value) for pair in exchange.pairs).get("state" + wanted.name[len("url"):])
+    step = exchange.step
+    return Offer(step.receiver, step.archive, wanted.value, state, exchange.chosen, exchange.anchor)
+
+
 def _pairs(step: TraceStep) -> tuple[Pair, ...]:
     """The answer's pairs; the one holding the URL, the IBI leading on, or ``state Deleted`` marked."""
     words = set(step.decision.replace(",", " ").split())
@@ -272,7 +309,7 @@ def _pairs(step: TraceStep) -> tuple[Pair, ...]:
     for name, value in step.pairs or ():
         role = None
         if name in words and name.startswith("url"):
-            role = "the URL asked for"
+            role = URL_ROLE
         elif name in words and name.startswith("ibi"):
             role = "leads on: asked next"
         elif deleted and name in ("state", "timestamp"):
@@ -344,7 +381,7 @@ def _round_decisions(steps: tuple[TraceStep, ...], hop: int) -> list[Decision]:
                             f"hop-{hop}"))
     if skipped:
         out.append(Decision(None, hop, f"Not waited for, a usable answer having arrived: {', '.join(skipped)}.",
-                            "muted", f"hop-{hop}"))
+                            "muted", f"hop-{hop}", "event"))
     return out
 
 
