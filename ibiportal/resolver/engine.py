@@ -56,6 +56,9 @@ RESOLVER = "resolver"
 BROWSER = "browser"
 NOTICE = ("notice", "acknowledgment received")
 _TRANSLATION_PARAMETER = r"\.translation\(([a-z]{2})(?:-([A-Z]{2}))?\)"
+#: Seconds before the resolution deadline at which each exchange is ended (the transport's
+#: total), so that the trace records how it ended rather than "no answer before the deadline".
+EXCHANGE_MARGIN = 0.1
 
 
 @dataclass(frozen=True)
@@ -298,7 +301,7 @@ class _Run:
         """Worker thread: one request through the endpoint's transport, timed."""
         started = self.clock()
         transport = self.resolver.transports.get(endpoint.transport)
-        total = self.deadline - started
+        total = self.deadline - started - EXCHANGE_MARGIN
         if transport is None:
             exchange = Exchange(failure=Failure.UNKNOWN_ARCHIVE, error=f"no transport named {endpoint.transport!r}")
         elif total <= 0:

@@ -31,20 +31,28 @@ Behaviour = Callable[[socket.socket, bytes], None]
 class RawArchive:
     """A TCP server on 127.0.0.1 running ``behaviour(connection, request_head)`` per connection.
 
-    ``accept=False`` makes a blackhole: the port listens (the kernel completes the handshake
-    into a backlog of one) but no connection is ever accepted or answered. ``requests`` counts
-    the request heads received.
+    ``accept=False`` makes a blackhole: the port listens with a backlog of 0, which this
+    object fills with connections of its own, so the kernel drops every further SYN – a
+    connection to it is never even established (like a firewall that drops packets).
+    ``requests`` holds the request heads received.
     """
 
-    def __init__(self, behaviour: Behaviour, *, accept: bool = True) -> None:
+    def __init__(self, behaviour: Behaviour | None = None, *, accept: bool = True) -> None:
         self.behaviour = behaviour
         self.server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.server.bind(("127.0.0.1", 0))
-        self.server.listen(1 if not accept else 16)
+        self.server.listen(16 if accept else 0)
         self.port = self.server.getsockname()[1]
         self.requests: list[bytes] = []
         self._connections: list[socket.socket] = []
+        if not accept:
+            for _ in range(4):  # the accept queue (backlog + 1) and the SYN queue, full
+                filler = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                filler.setblocking(False)
+                filler.connect_ex(("127.0.0.1", self.port))
+                self._connections.append(filler)
+            time.sleep(0.05)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._serve, daemon=True) if accept else None
         if self._thread:
@@ -73,7 +81,8 @@ class RawArchive:
             if head is None:
                 return
             self.requests.append(head)
-            self.behaviour(connection, head)
+            if self.behaviour is not None:
+                self.behaviour(connection, head)
         except OSError:
             pass  # the portal gave up on us: that is what the tests want
         finally:

@@ -1,0 +1,189 @@
+"""Archives that fail in every way a network allows, on real loopback sockets (issue 6).
+
+Each fault runs through the resolver engine and the real HTTP transport with a 2 s resolution
+deadline and 1 s connect/read timeouts, asking with ``ibiurl.requireditemstatus=Original`` so
+that the resolver waits for every Archive (the worst case). For each: the resolution completes
+within its deadline (plus a margin for a loaded machine), and the trace step of that Archive
+says what happened. One test puts every fault behind a real gunicorn portal at once.
+"""
+from __future__ import annotations
+
+import time
+import tracemalloc
+from dataclasses import dataclass
+
+import pytest
+import requests
+
+from ibiportal.resolver.engine import ClientInfo, Resolver, ResolverSettings
+from ibiportal.resolver.trace import Status
+from ibiportal.resolver.transport import DEFAULT_MAX_ANSWER_BYTES, ArchiveEndpoint, HttpTransport
+from tests.reliability.faulty_archives import (
+    SERVICE_IBI,
+    RawArchive,
+    answers,
+    answers_late,
+    closes_early,
+    endless,
+    garbage,
+    include,
+    resets,
+    says_nothing,
+    trickles,
+)
+from tests.reliability.processes import start_gunicorn
+from tests.standard_examples import SECTION_10_1_ANSWER, SECTION_10_1_URL
+
+DEADLINE = 2.0
+TIMEOUT = 1.0
+#: Room for thread scheduling on a loaded 2-core machine; the bound itself is the deadline.
+MARGIN = 0.75
+ORIGINAL = "http://urlib.net/8JMKD3MGP8W/35MMLL8?ibiurl.requireditemstatus=Original"
+CLIENT = ClientInfo(("172.16.44.200",))
+GOOD_ANSWER = SECTION_10_1_ANSWER.replace("\n", "\r\n").encode("ascii")
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A misbehaving Archive, the trace status it must get, and words its step must contain."""
+
+    name: str
+    archive: dict
+    status: Status
+    words: str
+    within: float = DEADLINE  # the resolution ends by then (+ MARGIN)
+
+
+FAULTS = [
+    Fault("answers after the deadline", {"behaviour": answers_late(DEADLINE + 2, GOOD_ANSWER)},
+          Status.TIMEOUT, "ReadTimeout", TIMEOUT),
+    Fault("accepts and never answers", {"behaviour": says_nothing}, Status.TIMEOUT, "ReadTimeout", TIMEOUT),
+    Fault("never accepts (blackhole)", {"accept": False}, Status.TIMEOUT, "ConnectTimeout", TIMEOUT),
+    Fault("trickles its headers", {"behaviour": trickles("headers")}, Status.TIMEOUT, "exchange deadline"),
+    Fault("trickles its body", {"behaviour": trickles("body")}, Status.TIMEOUT, "exchange deadline"),
+    Fault("resets the connection", {"behaviour": resets}, Status.TRANSPORT_ERROR, "reset by peer", 0.5),
+    Fault("sends gigabytes", {"behaviour": endless}, Status.TRANSPORT_ERROR,
+          f"longer than the cap of {DEFAULT_MAX_ANSWER_BYTES} bytes", 0.5),
+    Fault("announces gigabytes", {"behaviour": answers(b"x", length=5 * 2**30)}, Status.TRANSPORT_ERROR,
+          "announces 5368709120 bytes", 0.5),
+    Fault("answers non-ASCII", {"behaviour": answers("url http://exämple.org/ação\r\n".encode("utf-8"))},
+          Status.MALFORMED, "non-ASCII byte 0xC3", 0.5),
+    Fault("answers garbage, not HTTP", {"behaviour": garbage(b"\x16\x03\x01\x00\xa5\x01\x00garbage\r\n\r\n")},
+          Status.TRANSPORT_ERROR, "BadStatusLine", 0.5),
+    Fault("answers a pair list that is not one", {"behaviour": answers(b"{url http://example.org/\r\n")},
+          Status.MALFORMED, "Table 6.2", 0.5),
+    Fault("closes early, half the body sent", {"behaviour": closes_early(b"url http://exam", 100)},
+          Status.TRANSPORT_ERROR, "IncompleteRead(15 bytes read, 85 more expected)", 0.5),
+    Fault("answers 500", {"behaviour": answers(b"oops", status="500 Internal Server Error")},
+          Status.HTTP_ERROR, "HTTP status 500", 0.5),
+    Fault("sends 1000 headers", {"behaviour": garbage(b"HTTP/1.1 200 OK\r\n" + b"X-A: b\r\n" * 1000 + b"\r\n")},
+          Status.TRANSPORT_ERROR, "got more than 100 headers", 0.5),
+]
+
+
+def resolve_with(archives: list[RawArchive], url: str = ORIGINAL):
+    endpoints = [ArchiveEndpoint(archive.address, SERVICE_IBI, f"archive-{index}", "live", TIMEOUT, TIMEOUT)
+                 for index, archive in enumerate(archives)]
+    transport = HttpTransport(allow_private=True)
+    resolver = Resolver(endpoints, {"live": transport}, settings=ResolverSettings(deadline=DEADLINE))
+    started = time.monotonic()
+    try:
+        resolution = resolver.resolve(url, CLIENT)
+    finally:
+        took = time.monotonic() - started
+        resolver.close()
+        transport.close()
+    return resolution, took
+
+
+def step_of(resolution, name: str):
+    (step,) = [step for step in resolution.trace.numbered(3) if step.receiver == name]
+    return step
+
+
+@pytest.mark.parametrize("fault", FAULTS, ids=[fault.name for fault in FAULTS])
+def test_each_fault_ends_within_the_deadline_and_the_trace_names_it(fault):
+    with RawArchive(**fault.archive) as archive:
+        resolution, took = resolve_with([archive])
+    step = step_of(resolution, "archive-0")
+    said = f"{step.decision} {step.error or ''} {step.parse_error or ''}"
+    assert step.status is fault.status, said
+    assert fault.words in said
+    assert took < fault.within + MARGIN, f"{fault.name}: {took:.2f} s"
+    assert not resolution.found
+
+
+@pytest.mark.parametrize(("content_type", "note"), [
+    ("text/html; charset=utf-8", "content type is 'text/html; charset=utf-8', not text/plain (§6.2); read anyway"),
+    (None, "content type is '(none)', not text/plain (§6.2); read anyway"),
+])
+def test_a_wrong_content_type_is_read_and_noted(content_type, note):
+    with RawArchive(answers(GOOD_ANSWER, content_type=content_type)) as archive:
+        resolution, took = resolve_with([archive])
+    assert resolution.url == SECTION_10_1_URL  # the answer itself is good: used
+    assert note in step_of(resolution, "archive-0").notes
+    assert took < 0.5 + MARGIN
+
+
+def test_every_fault_at_once_beside_a_good_archive():
+    """14 broken Archives and one good one, the original required: every Archive is waited for,
+    the resolution ends by its deadline, and the good answer still wins."""
+    archives = [RawArchive(**fault.archive) for fault in FAULTS]
+    good = RawArchive(answers(GOOD_ANSWER))  # §10.1's answer claims the original
+    try:
+        resolution, took = resolve_with([*archives, good])
+    finally:
+        for archive in [*archives, good]:
+            archive.close()
+    assert resolution.url == SECTION_10_1_URL and resolution.archive == f"archive-{len(FAULTS)}"
+    assert took < DEADLINE + MARGIN
+    for index, fault in enumerate(FAULTS):
+        assert step_of(resolution, f"archive-{index}").status is fault.status, fault.name
+
+
+def test_the_gigabyte_archive_costs_bounded_time_and_memory():
+    """An endless 200 answer: reading stops at the 256 KiB cap; Python's peak allocation during
+    the whole resolution stays a small multiple of the cap (measured: about 1 MiB)."""
+    with RawArchive(endless) as archive:
+        tracemalloc.start()
+        try:
+            resolution, took = resolve_with([archive])
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+    step = step_of(resolution, "archive-0")
+    assert step.status is Status.TRANSPORT_ERROR and len(step.raw_answer) == DEFAULT_MAX_ANSWER_BYTES
+    assert peak < 8 * DEFAULT_MAX_ANSWER_BYTES, peak
+    assert took < 0.5 + MARGIN
+
+
+@pytest.mark.slow
+def test_a_real_portal_resolves_past_every_fault_by_its_deadline(tmp_path):
+    """Every fault included in a gunicorn portal: GET /<persistent URL> (original required, so
+    every Archive is waited for) answers within the portal's 10 s resolution deadline, and the
+    stored trace names each Archive's failure; the worker then serves the next request at once."""
+    late = {"behaviour": answers_late(15, GOOD_ANSWER)}  # after the portal's 5 s read timeout
+    archives = [RawArchive(**(late if index == 0 else fault.archive)) for index, fault in enumerate(FAULTS)]
+    database = str(tmp_path / "faults.sqlite")
+    for index, archive in enumerate(archives):
+        include(database, archive.address, service_ibi=f"{SERVICE_IBI[:-2]}{index:02d}")
+    portal = start_gunicorn({"IBIPORTAL_DATABASE": database, "IBIPORTAL_ALLOW_PRIVATE_ARCHIVES": "1",
+                             "IBIPORTAL_DEMO_ARCHIVES": "0", "IBIPORTAL_WORKERS": "1"})
+    try:
+        started = time.monotonic()
+        response = requests.get(f"{portal.url}/8JMKD3MGP8W/35MMLL8?ibiurl.requireditemstatus=Original",
+                                headers={"Accept": "application/json"}, allow_redirects=False, timeout=30)
+        took = time.monotonic() - started
+        trace = requests.get(response.headers["X-IBI-Trace"], timeout=10).json()
+        started = time.monotonic()
+        assert requests.get(f"{portal.url}/api/v1/convert?ibi=8JMKD3MGP8W/34PGRBS", timeout=10).status_code == 200
+        next_request = time.monotonic() - started
+    finally:
+        portal.stop()
+        for archive in archives:
+            archive.close()
+    assert response.status_code in (404, 504) and took < 10 + 1.5, took
+    steps = {step["archive"]: step for step in trace["trace"]["steps"] if step["number"] == 3}
+    for archive, fault in zip(archives, FAULTS):
+        assert steps[archive.address]["status"] == fault.status.value, fault.name
+    assert next_request < 1.0
