@@ -94,7 +94,7 @@ def diagram_of(sequence: Sequence) -> Diagram:
 
 def _who(message: Message, titles: dict[str, str]) -> str:
     if message.is_note:
-        return "Resolver: analysis of the answers"
+        return "Resolver: analysis"
 
     def side(keys: tuple[str, ...]) -> str:
         if len(keys) == 1:
@@ -169,7 +169,7 @@ def _message_shapes(message: Message, xs: dict[str, int]) -> tuple[Shape, ...]:
                                "height": "14", "transform": f"rotate(45 {x} {MID})"}),)
     shapes: list[Shape] = []
     target = receivers[0]
-    if len(senders) > 1:  # gathered answers: from every sender to the one receiver
+    if len(senders) > 1 or message.tone in (Tone.EMPTY, Tone.SKIPPED):  # gathered: a dot per sender
         far = max(senders, key=lambda x: abs(x - target))
         shapes.append(_line(far, target, tone))
         shapes += [Shape("circle", {"class": f"dot {tone}", "cx": str(x), "cy": str(MID), "r": "3.5"}) for x in senders]

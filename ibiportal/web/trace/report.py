@@ -285,8 +285,6 @@ def _exchange(index: int, step: TraceStep, chosen: bool) -> Exchange:
     words, tone = STATUS_WORDS.get(step.status, ("sent", "")) if step.status else ("sent", "")
     if step.status is Status.HTTP_ERROR and step.http_status:
         words = f"error (HTTP {step.http_status})"
-    if chosen and step.status is Status.ANSWERED and step.kind is StepKind.URL_REQUEST:
-        words = "answered, chosen"
     return Exchange(index, step, words, tone, STATUS_HELP.get(step.status, "") if step.status else "", chosen,
                     _pairs(step))
 
