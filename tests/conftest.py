@@ -6,8 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from ibiportal import create_app
+
+# Hypothesis' per-example deadline is a timing assertion: on a shared, loaded 2-core machine it
+# fails examples that are merely slow. Properties are about results, so no deadline.
+settings.register_profile("ibiportal", deadline=None)
+settings.load_profile("ibiportal")
 
 VECTORS_PATH = Path(__file__).resolve().parent.parent.parent / "shared" / "vectors" / "seed_vectors.json"
 
