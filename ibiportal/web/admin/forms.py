@@ -49,5 +49,6 @@ class ConformanceForm(FlaskForm):
         "Known IBI (optional)",
         filters=[_strip],
         validators=[Optional(), Length(max=300)],
-        description="An IBI of an item this Archive holds: checks its URL list, urlkey and acknowledgment too.",
+        description="An IBI of an item this Archive holds: checks its URL list, urlkey and acknowledgment too "
+        "(an acknowledgment is sent as the resolver sends one; the Archive may count it as an access).",
     )

@@ -56,7 +56,7 @@ def _store() -> ArchiveStore:
 
 
 def _registered(service_ibi: str) -> RegisteredArchive:
-    """The Archive named in the URL (either spelling of its IBI), or 404."""
+    """The Archive named in the URL (its IBI in any letter case), or 404."""
     try:
         archive = _store().find_archive(normalize_service_ibi(service_ibi))
     except ParseError:
