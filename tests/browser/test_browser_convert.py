@@ -53,12 +53,12 @@ def test_one_identifier_shows_its_anatomy(page):
     expect(date.locator(".cell-ibip .note")).to_contain_text("427,571,160 seconds after 1995-08-01T00:00:00Z")
     expect(date.locator(".link")).to_have_text("the same instant, exactly")
 
+    shoot(page, "convert-desktop")
     ibip_card.get_by_role("button", name=f"Copy: {IBIP}").click()
     assert page.evaluate("navigator.clipboard.readText()") == IBIP
     expect(page.get_by_role("link", name="Compose a persistent URL")).to_have_attribute("href", f"/compose?ibi={IBIP}")
     expect(page.get_by_role("link", name="Cite this item")).to_have_attribute("href", f"/cite?ibi={IBIP}")
     expect(page.get_by_role("link", name="Resolve it")).to_have_attribute("href", f"/{IBIP}")
-    shoot(page, "convert-desktop")
 
 
 def test_unknown_prefix_is_explained_in_words(page):
@@ -138,6 +138,7 @@ def test_administrator_adds_a_prefix_pair(admin_page):
     expect(page.locator("#ibip_prefix-error")).to_contain_text("'O' is not in the IBIp alphabet")
     expect(page.locator("#ibip_prefix-error")).to_contain_text("(at character 8)")
     expect(page.locator("#rep_prefix-error")).to_have_count(0)
+    shoot(page, "convert-prefixes-error-desktop")
     page.get_by_label("IBIp prefix").fill("32G4GL2W")  # 192.0.2.7, port 800 (Algorithm 5)
     page.get_by_role("button", name="Add pair").click()
     expect(page.get_by_role("status")).to_have_text("Added example.org/repo = 32G4GL2W.")
