@@ -5,33 +5,29 @@ from flask import Flask, request
 
 from .auth.session import current_admin
 
-# (label, endpoint, administrators only)
+# (label, endpoint, administrators only, section): the link is marked current on every page
+# whose endpoint starts with its section (e.g. the prefix table belongs to Convert).
 MAIN_NAVIGATION = [
-    ("Mint", "identifiers.mint", False),
-    ("Convert", "convert.convert_page", False),
-    ("Compose", "urls.compose_page", False),
-    ("Parse", "urls.parse_page", False),
-    ("Trace", "trace.trace_page", False),
-    ("Cite", "cite.cite_page", False),
-    ("Archives", "admin.archives_page", True),
+    ("Mint", "identifiers.mint", False, "identifiers.mint"),
+    ("Convert", "convert.convert_page", False, "convert."),
+    ("Compose", "urls.compose_page", False, "urls.compose"),
+    ("Parse", "urls.parse_page", False, "urls.parse"),
+    ("Trace", "trace.trace_page", False, "trace."),
+    ("Cite", "cite.cite_page", False, "cite."),
+    ("Archives", "admin.archives_page", True, "admin."),
 ]
 
 
 def navigation_context() -> dict:
-    """Links to the pages that exist, the current one marked for ``aria-current``."""
+    """Links for the visitor (Archives only for administrators), the current one marked."""
     admin = current_admin()
+    endpoint = request.endpoint or ""
     links = [
-        (label, endpoint, endpoint == request.endpoint)
-        for label, endpoint, admin_only in MAIN_NAVIGATION
-        if (admin or not admin_only) and endpoint in _endpoints()
+        (label, target, endpoint.startswith(section))
+        for label, target, admin_only, section in MAIN_NAVIGATION
+        if admin or not admin_only
     ]
     return {"main_navigation": links, "admin": admin}
-
-
-def _endpoints() -> set[str]:
-    from flask import current_app
-
-    return set(current_app.view_functions)
 
 
 def init_app(app: Flask) -> None:
