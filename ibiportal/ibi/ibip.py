@@ -60,9 +60,13 @@ def ibip_prefix(ip: str, port: int = DEFAULT_PORT) -> str:
 
 
 def _check_alphabet(text: str, offset: int, part: str, separators: str) -> str:
-    """Upper-case ``text``; raise naming the first character an IBIp ``part`` cannot hold."""
-    upper = text.upper()
-    for index, character in enumerate(upper):
+    """Upper-case ``text``; raise naming the first character an IBIp ``part`` cannot hold.
+
+    Each character is judged on its own, and only an ASCII one is upper-cased: ``ß`` would
+    become two characters (``SS``) and ``ſ`` an ASCII ``S``, shifting or hiding the position.
+    """
+    for index, original in enumerate(text):
+        character = original.upper() if original.isascii() else original
         if character in BASE27_DIGITS or character in separators:
             continue
         if character in EXCLUDED_IBIP_CHARACTERS:
@@ -71,8 +75,8 @@ def _check_alphabet(text: str, offset: int, part: str, separators: str) -> str:
             reason = f"cannot appear in an IBIp {part}"
         else:
             reason = "is not allowed in an IBIp (Table 7.1: letters and digits only)"
-        raise ParseError(f"character {text[index]!r} {reason}", offset + index + 1, part)
-    return upper
+        raise ParseError(f"character {original!r} {reason}", offset + index + 1, part)
+    return text.upper()
 
 
 def _decode_numeral(numeral: str, position: int, name: str, part: str) -> int:

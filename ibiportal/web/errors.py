@@ -32,6 +32,20 @@ def handle_http_exception(exc: HTTPException):
     return error_response(exc.description or exc.name, exc.code or 500)
 
 
+def handle_undecodable(exc: UnicodeDecodeError):
+    """A query string with raw bytes that are not UTF-8 (werkzeug cannot read ``request.args``): 400.
+
+    Any other undecodable text is a bug of ours, handled as one.
+    """
+    try:
+        request.query_string.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        byte = bad.object[bad.start]
+        message = f"the query string has the byte 0x{byte:02X}, which is not UTF-8: percent-encode it (%{byte:02X})"
+        return error_response(message, 400, bad.start + 1, "query")
+    return handle_unexpected(exc)
+
+
 def handle_unexpected(exc: Exception):
     if isinstance(exc, HTTPException):
         return handle_http_exception(exc)
@@ -43,5 +57,6 @@ def handle_unexpected(exc: Exception):
 
 def register_errorhandlers(app: Flask) -> None:
     app.register_error_handler(ParseError, handle_parse_error)
+    app.register_error_handler(UnicodeDecodeError, handle_undecodable)
     app.register_error_handler(HTTPException, handle_http_exception)
     app.register_error_handler(Exception, handle_unexpected)
