@@ -257,7 +257,17 @@ class _PinnedHTTPConnection(_Pinned, HTTPConnection):
 
 
 class _PinnedHTTPSConnection(_Pinned, HTTPSConnection):
-    """The HTTPS twin of :class:`_PinnedHTTPConnection` (SNI and certificate check use the name)."""
+    """The HTTPS twin of :class:`_PinnedHTTPConnection` (SNI and certificate check use the name).
+
+    The TLS socket made by the handshake (which the connect timeout bounds) replaces the one
+    dialed; the watchdog must shut that one, which the answer is read from.
+    """
+
+    def connect(self) -> None:
+        super().connect()
+        watch = _WATCHDOG.current()
+        if watch is not None:
+            watch.attach(self.sock)
 
 
 class _PinnedHTTPPool(_PinnedPool, HTTPConnectionPool):

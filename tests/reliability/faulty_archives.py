@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import functools
 import socket
+import ssl
 import struct
+import subprocess
 import threading
 import time
 from collections.abc import Callable
@@ -77,7 +79,14 @@ class RawArchive:
 
     def _handle(self, connection: socket.socket) -> None:
         try:
-            head = _read_head(connection)
+            tls = getattr(self.behaviour, "tls", None)
+            if tls is not None:  # an HTTPS Archive: the handshake, then the request head
+                secured = tls(connection)
+                if secured is None:
+                    return
+                connection, head = secured
+            else:
+                head = _read_head(connection)
             if head is None:
                 return
             self.requests.append(head)
@@ -230,3 +239,31 @@ def include(database: str, address: str, service_ibi: str = SERVICE_IBI, key: st
         archives.record_inclusion(service_ibi, details, Confirmation(True, "test"), now)
     finally:
         storage.close()
+
+
+def tls_files(folder) -> tuple[str, str]:
+    """A self-signed certificate and key for ``archive.test`` (openssl), valid one day."""
+    cert, key = f"{folder}/archive.pem", f"{folder}/archive.key"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1",
+         "-subj", "/CN=archive.test", "-addext", "subjectAltName=DNS:archive.test"],
+        check=True, capture_output=True,
+    )
+    return cert, key
+
+
+def over_tls(behaviour: Behaviour, cert: str, key: str) -> Behaviour:
+    """``behaviour`` behind a TLS handshake with the given certificate (an HTTPS Archive)."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+
+    def wrapped(connection: socket.socket, head: bytes) -> None:
+        behaviour(connection, head)
+
+    def tls(connection: socket.socket) -> tuple[socket.socket, bytes] | None:
+        secure = context.wrap_socket(connection, server_side=True)
+        head = _read_head(secure)
+        return None if head is None else (secure, head)
+
+    wrapped.tls = tls  # type: ignore[attr-defined]  (RawArchive handshakes first)
+    return wrapped

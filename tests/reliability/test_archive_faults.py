@@ -8,16 +8,18 @@ says what happened. One test puts every fault behind a real gunicorn portal at o
 """
 from __future__ import annotations
 
+import socket
 import time
 import tracemalloc
 from dataclasses import dataclass
 
 import pytest
 import requests
+import requests.adapters
 
 from ibiportal.resolver.engine import ClientInfo, Resolver, ResolverSettings
 from ibiportal.resolver.trace import Status
-from ibiportal.resolver.transport import DEFAULT_MAX_ANSWER_BYTES, ArchiveEndpoint, HttpTransport
+from ibiportal.resolver.transport import DEFAULT_MAX_ANSWER_BYTES, ArchiveEndpoint, Failure, HttpTransport, Timeouts
 from tests.reliability.faulty_archives import (
     SERVICE_IBI,
     RawArchive,
@@ -27,8 +29,10 @@ from tests.reliability.faulty_archives import (
     endless,
     garbage,
     include,
+    over_tls,
     resets,
     says_nothing,
+    tls_files,
     trickles,
 )
 from tests.reliability.processes import start_gunicorn
@@ -187,3 +191,25 @@ def test_a_real_portal_resolves_past_every_fault_by_its_deadline(tmp_path):
     for archive, fault in zip(archives, FAULTS):
         assert steps[archive.address]["status"] == fault.status.value, fault.name
     assert next_request < 1.0
+
+
+@pytest.mark.parametrize("where", ["headers", "body"])
+def test_an_https_archive_trickling_after_the_handshake_is_ended_at_the_deadline(tmp_path, monkeypatch, where):
+    """Over TLS the socket read is the TLS socket made after the handshake, not the one dialed:
+    the watchdog must shut that one. The test's certificate is the only CA trusted meanwhile."""
+    cert, key = tls_files(tmp_path)
+    monkeypatch.setattr(requests.adapters, "DEFAULT_CA_BUNDLE_PATH", cert)
+
+    def archive_test(host, port, *args, **kwargs):
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]
+
+    with RawArchive(over_tls(trickles(where), cert, key)) as archive:
+        transport = HttpTransport(allow_private=True, getaddrinfo=archive_test)
+        started = time.monotonic()
+        exchange = transport.fetch(f"https://archive.test:{archive.port}/{SERVICE_IBI}?servicesubject=urlRequest",
+                                   Timeouts(TIMEOUT, TIMEOUT, DEADLINE))
+        took = time.monotonic() - started
+        transport.close()
+    assert archive.requests, "the TLS handshake did not complete"
+    assert exchange.failure is Failure.TIMEOUT and "exchange deadline" in exchange.error
+    assert took < DEADLINE + MARGIN
