@@ -7,6 +7,8 @@ advance a subsystem's last date atomically across worker processes (``BEGIN IMME
 from __future__ import annotations
 
 import json
+import mmap
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -86,6 +88,7 @@ class Storage:
         self.path = path
         self.connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
         self.connection.row_factory = sqlite3.Row
+        self._generation_bumped = False
         if path not in _SCHEMA_APPLIED:  # WAL mode and the tables persist in the file
             self.connection.execute("PRAGMA journal_mode=WAL")
             self.connection.executescript(SCHEMA)
@@ -102,8 +105,18 @@ class Storage:
             yield self.connection
         except BaseException:
             self.connection.execute("ROLLBACK")
+            self._generation_bumped = False
             raise
         self.connection.execute("COMMIT")
+        if self._generation_bumped:
+            self._generation_bumped = False
+            _write_generation_signal(self.path, self.resolution_generation())
+
+    def bump_resolution_generation(self, conn: sqlite3.Connection) -> None:
+        """Inside the caller's write transaction: every worker's resolution cache empties at its
+        next lookup (GenerationSignal, written once the transaction is committed)."""
+        conn.execute("UPDATE resolution_generation SET value = value + 1 WHERE id = 1")
+        self._generation_bumped = True
 
     # -- minting -------------------------------------------------------------------------
 
@@ -151,7 +164,7 @@ class Storage:
             "INSERT INTO item_link (ibi, relation, language, target) VALUES (?, ?, ?, ?)",
             (ibi, link.relation, link.language, link.target),
         )
-        _bump_resolution_generation(conn)  # e.g. "X!" now leads to the new edition
+        self.bump_resolution_generation(conn)  # e.g. "X!" now leads to the new edition
 
     def item_links(self, ibi: str) -> list[ItemLink]:
         """The links of a minted item (its IBIp)."""
@@ -295,7 +308,7 @@ class ArchiveStore:
         with self.storage.write_transaction() as conn:
             cursor = conn.execute("DELETE FROM archive WHERE service_ibi = ?", (service_ibi,))
             conn.execute("DELETE FROM archive_event WHERE service_ibi = ?", (service_ibi,))
-            _bump_resolution_generation(conn)
+            self.storage.bump_resolution_generation(conn)
         return cursor.rowcount > 0
 
     def find_archive(self, service_ibi: str) -> RegisteredArchive | None:
@@ -331,7 +344,7 @@ class ArchiveStore:
                 conn, service_ibi, when, "included",
                 f"at {details.address} ({details.ip}), confirmation {confirmation.word}: {confirmation.detail}",
             )
-            _bump_resolution_generation(conn)
+            self.storage.bump_resolution_generation(conn)
 
     def record_exclusion(self, service_ibi: str, at: datetime) -> None:
         when = _iso(at)
@@ -340,7 +353,7 @@ class ArchiveStore:
                 "UPDATE archive SET included = 0, updated_at = ? WHERE service_ibi = ?", (when, service_ibi)
             )
             _add_archive_event(conn, service_ibi, when, "excluded", "switched off")
-            _bump_resolution_generation(conn)
+            self.storage.bump_resolution_generation(conn)
 
     def record_refusal(self, service_ibi: str, reason: str, at: datetime) -> None:
         with self.storage.write_transaction() as conn:
@@ -386,9 +399,57 @@ def _add_archive_event(conn: sqlite3.Connection, service_ibi: str, when: str, ki
     )
 
 
-def _bump_resolution_generation(conn: sqlite3.Connection) -> None:
-    """Inside the caller's transaction: every worker's resolution cache empties at its next lookup."""
-    conn.execute("UPDATE resolution_generation SET value = value + 1 WHERE id = 1")
+class GenerationSignal:
+    """The resolution generation (schema.sql) for a process's cache lookups, read without a
+    database query on each one.
+
+    A query on every cache hit cost more than the rest of the hit: the sqlite3 module lets other
+    threads run during it, and the request's thread then queues to get the interpreter back
+    (benchmarks/cache.py). So each committed change of the generation is also written to a small
+    file beside the database (``<database>-generation``), which every worker process maps into
+    memory: a lookup compares 8 bytes, and only when they changed reads the database, which
+    stays the authority. The file is written after the commit, so whoever sees it change reads
+    the new generation.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        descriptor = os.open(_generation_signal_path(path), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            if os.fstat(descriptor).st_size < _SIGNAL_BYTES:
+                os.ftruncate(descriptor, _SIGNAL_BYTES)
+            self._map = mmap.mmap(descriptor, _SIGNAL_BYTES, access=mmap.ACCESS_READ)
+        finally:
+            os.close(descriptor)
+        self._state: tuple[bytes, int] | None = None  # (signal seen, generation read after it)
+
+    def current(self) -> int:
+        """The generation; safe from several threads (the state is replaced in one assignment)."""
+        signal = self._map[:_SIGNAL_BYTES]
+        state = self._state
+        if state is None or state[0] != signal:
+            storage = Storage(self.path)
+            try:
+                state = (signal, storage.resolution_generation())
+            finally:
+                storage.close()
+            self._state = state
+        return state[1]
+
+
+_SIGNAL_BYTES = 8
+
+
+def _generation_signal_path(database: str) -> str:
+    return database + "-generation"
+
+
+def _write_generation_signal(database: str, generation: int) -> None:
+    descriptor = os.open(_generation_signal_path(database), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        os.pwrite(descriptor, generation.to_bytes(_SIGNAL_BYTES, "little"), 0)
+    finally:
+        os.close(descriptor)
 
 
 def _registered_archive(row: sqlite3.Row) -> RegisteredArchive:

@@ -36,6 +36,9 @@ from ibiportal.errors import ParseError
 TABLE_6_1 = {" ": "%20", "%": "%25", "&": "%26", "+": "%2B", "=": "%3D", "?": "%3F"}
 _NOT_IN_URL = set('#"<>\\^`{|}')
 _PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
+#: What a request may not contain unencoded: space, control characters, non-ASCII (one regex
+#: search instead of a loop over every character: the resolver parses one query per message).
+_MUST_BE_ENCODED = re.compile(r"[^\x21-\x7e]")
 
 
 def encode_value(text: str) -> str:
@@ -66,6 +69,8 @@ def decode_value(encoded: str, position: int = 1) -> str:
     ``position`` is where ``encoded`` starts in its query, for error positions. A ``%`` not
     followed by two hexadecimal digits is a :class:`ParseError`.
     """
+    if "%" not in encoded and "+" not in encoded:
+        return encoded  # nothing to decode: most names and many values
     bad = _PERCENT.search(encoded)
     if bad:
         shown = encoded[bad.start():bad.start() + 3]
@@ -100,17 +105,16 @@ def parse_query(query: str | bytes) -> tuple[QueryPair, ...]:
     an empty name, or a malformed ``%`` escape. The empty query has no pairs.
     """
     text = query.decode("latin-1") if isinstance(query, bytes) else query
-    for index, char in enumerate(text):
-        code = ord(char)
+    bad = _MUST_BE_ENCODED.search(text)
+    if bad:
+        char, code = bad[0], ord(bad[0])
         if char == " ":
             problem = "space must be written %20"
         elif code < 0x20 or code == 0x7F:
             problem = f"control character 0x{code:02X} must be percent-encoded"
-        elif code > 0x7F:
-            problem = f"non-ASCII {'byte' if isinstance(query, bytes) else 'character'} {char!r} must be percent-encoded"
         else:
-            continue
-        raise ParseError(f"{problem} in a request (Table 6.1)", position=index + 1)
+            problem = f"non-ASCII {'byte' if isinstance(query, bytes) else 'character'} {char!r} must be percent-encoded"
+        raise ParseError(f"{problem} in a request (Table 6.1)", position=bad.start() + 1)
     if not text:
         return ()
     pairs: list[QueryPair] = []

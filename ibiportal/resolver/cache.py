@@ -11,11 +11,12 @@ Decisions:
   rare and are judged afresh each time.
 * **The key is everything the outcome depends on** (:class:`CacheKey`): the persistent URL as
   received, modifiers and query included and not normalised (so a cached acknowledgment's
-  ``url.persistent`` is the one this request sent, Table 8.11); the user's IP list, because an
-  Archive may choose the URL by the user's IP (file 003 §9, CRIARPARURL: "dependendo do IP do
-  usuário", e.g. the item for a licensed institution, its metadata for others) and the resolver
-  must not hand one user the answer meant for another; the Accept-Language header, which
-  chooses the translation of ``+`` (§8.2); and which Archives are asked.
+  ``url.persistent`` is the one this request sent, Table 8.11); what the user's IP list is made
+  of, because an Archive may choose the URL by the user's IP (file 003 §9, CRIARPARURL:
+  "dependendo do IP do usuário", e.g. the item for a licensed institution, its metadata for
+  others) and the resolver must not hand one user the answer meant for another; the
+  Accept-Language header, which chooses the translation of ``+`` (§8.2); and which Archives
+  are asked.
 * **Generation**: the caller passes a number that grows whenever the Archive set changes (an
   Archive included, excluded or removed) or an own item gains a link; a new number empties
   the cache. Each gunicorn worker has its own cache and reads the number from the shared
@@ -29,15 +30,17 @@ Decisions:
   Archive gave with the answer being used (§9, Algorithm 2 line 19). An Archive that accepts a
   key only once counts at most one hit per entry lifetime; asking it for a fresh answer on
   every hit would put back the load the cache removes. When that resolution could send no
-  acknowledgment, a hit sends none either. The message goes from a thread pool
-  (:class:`Acknowledger`) so the redirect does not wait for the notice (6).
+  acknowledgment, a hit sends none either. A message that travels over the network leaves
+  from a thread pool, in small batches, so the redirect does not wait for the notice (6); one
+  to an Archive in this process is a function call, made at once (:class:`Acknowledger`).
 """
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -45,17 +48,24 @@ from dataclasses import dataclass
 from ibiportal.protocol.pairlist import PairList, read_answer
 from ibiportal.resolver.engine import NOTICE
 from ibiportal.resolver.trace import Resolution
-from ibiportal.resolver.transport import ArchiveEndpoint, Timeouts, Transport
+from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Timeouts, Transport
 
 log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class CacheKey:
-    """What a redirect depends on: see the module's decisions."""
+    """What a redirect depends on: see the module's decisions.
+
+    ``peer``, ``forwarded_for`` and ``trusted_proxies`` are what the IP list of Table 8.10 is made
+    of (the socket's peer address and the X-Forwarded-For header as received, the configured
+    proxies), so that a hit needs no address parsing.
+    """
 
     persistent_url: str
-    client_ips: tuple[str, ...]
+    peer: str | None
+    forwarded_for: str | None
+    trusted_proxies: tuple[str, ...]
     language_preference: str | None
     archives: str
 
@@ -70,27 +80,28 @@ class AcknowledgmentMessage:
 
 @dataclass(frozen=True)
 class CachedRedirect:
-    """A redirect to serve again: the URL, the trace of the resolution that found it, and the
-    acknowledgment to send each time it is served (``None`` when that resolution could send
-    none, e.g. the Archive's answer lacked a pair Table 8.11 needs: its trace says why)."""
+    """A redirect to serve again: the URL, the permalink of the trace of the resolution that
+    found it, and the acknowledgment to send each time it is served (``None`` when that
+    resolution could send none, e.g. the Archive's answer lacked a pair Table 8.11 needs: its
+    trace says why)."""
 
     url: str
     archive: str | None
-    trace_id: str
+    trace_url: str
     acknowledgment: AcknowledgmentMessage | None
 
     @classmethod
-    def of(cls, resolution: Resolution, trace_id: str, endpoints: Iterable[ArchiveEndpoint]) -> CachedRedirect | None:
+    def of(cls, resolution: Resolution, trace_url: str, endpoints: Iterable[ArchiveEndpoint]) -> CachedRedirect | None:
         """The entry for a finished resolution, or ``None`` when it must not be cached: an
         alert, or an acknowledgment whose Archive is no longer among ``endpoints``."""
         if not resolution.found:
             return None
         ack = resolution.acknowledgment_url
         if ack is None:
-            return cls(resolution.url, resolution.archive, trace_id, None)
+            return cls(resolution.url, resolution.archive, trace_url, None)
         for endpoint in endpoints:  # the acknowledgment URL is http://<address>/<service IBI>?… (§6.1)
             if ack.startswith(f"http://{endpoint.address}/{endpoint.service_ibi}?"):
-                return cls(resolution.url, resolution.archive, trace_id, AcknowledgmentMessage(endpoint, ack))
+                return cls(resolution.url, resolution.archive, trace_url, AcknowledgmentMessage(endpoint, ack))
         return None
 
 
@@ -152,31 +163,99 @@ class ResolutionCache:
 
 
 class Acknowledger:
-    """Sends the acknowledgment (5) of a redirect served from the cache, off the request's thread.
+    """Sends the acknowledgments (5) of redirects served from the cache.
 
-    At most ``max_pending`` wait or run at once in ``executor``; beyond that the request's own
-    thread sends its acknowledgment and waits for the notice: a slow Archive slows the hits that
-    use it instead of piling messages up in memory, and no acknowledgment is dropped.
+    To an Archive answered in this process (a transport named in ``in_process``: the demo
+    Archives, the portal's own) the message is sent at once, in the request's thread: there is
+    no network to wait for, and a function call costs less than any hand-off to another thread.
+
+    Over the network, ``send`` only queues the message. A sender thread wakes when the first one
+    is queued, waits ``batch_seconds`` for more to gather, and hands the batch to ``executor``,
+    whose threads exchange them in parallel (an Archive far away does not hold up the others).
+    At most ``max_pending`` are queued or being sent; beyond that a message is dropped and
+    counted (logged at most once a minute): so many outstanding means an Archive is not
+    answering, and waiting for it would stall redirects for everyone.
+
+    Handing each message to a pool thread by itself cost more CPU than the rest of a cache hit;
+    batching, and sending in-process ones at once, are what benchmarks/cache.py measured best.
     """
 
-    def __init__(self, transports: Mapping[str, Transport], executor: Executor, max_pending: int) -> None:
+    def __init__(self, transports: Mapping[str, Transport], executor: Executor, max_pending: int, *,
+                 in_process: Iterable[str] = (), batch_seconds: float = 0.02,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.transports = dict(transports)
+        self.in_process = frozenset(in_process)
         self.executor = executor
+        self.max_pending = max_pending
+        self.batch_seconds = batch_seconds
+        self.clock = clock
+        self.dropped = 0
         self._slots = threading.BoundedSemaphore(max_pending)
+        self._queue: deque[AcknowledgmentMessage] = deque()
+        self._wake = threading.Event()
+        self._sender: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._last_warning = -math.inf
 
     def send(self, message: AcknowledgmentMessage) -> None:
-        if not self._slots.acquire(blocking=False):
+        if message.endpoint.transport in self.in_process:
             self._exchange(message)
             return
-        future = self.executor.submit(self._exchange, message)
-        future.add_done_callback(lambda _: self._slots.release())
+        if not self._slots.acquire(blocking=False):
+            self._drop(message)
+            return
+        self._queue.append(message)
+        if not self._wake.is_set():
+            self._wake.set()
+        if self._sender is None:
+            self._start()
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._sender is None:
+                self._sender = threading.Thread(target=self._send_batches, name="acknowledgment-sender", daemon=True)
+                self._sender.start()
+
+    def _send_batches(self) -> None:
+        while True:
+            self._wake.wait()
+            time.sleep(self.batch_seconds)
+            self._wake.clear()  # before taking the batch: a message queued from now on wakes the next round
+            while self._queue:
+                self.executor.submit(self._exchange_and_free, self._queue.popleft())
+
+    def _drop(self, message: AcknowledgmentMessage) -> None:
+        with self._lock:
+            self.dropped += 1
+            now = self.clock()
+            if now - self._last_warning >= 60:
+                self._last_warning = now
+                log.warning("acknowledgment to %s dropped: %d outstanding already (%d dropped so far)",
+                            message.endpoint.name, self.max_pending, self.dropped)
+
+    def _exchange_and_free(self, message: AcknowledgmentMessage) -> None:
+        try:
+            self._exchange(message)
+        finally:
+            self._slots.release()
 
     def _exchange(self, message: AcknowledgmentMessage) -> None:
         endpoint = message.endpoint
         transport = self.transports[endpoint.transport]  # the one the filling resolution used
         limits = Timeouts(endpoint.connect_timeout, endpoint.read_timeout, endpoint.connect_timeout + endpoint.read_timeout)
         exchange = transport.fetch(message.url, limits)
+        if _is_notice(exchange):
+            return
         answer = None if exchange.failure or exchange.body is None else read_answer(exchange.body)
         if not (isinstance(answer, PairList) and NOTICE in tuple(answer)):
             log.info("acknowledgment of a cached redirect to %s: no notice (%s)", endpoint.name,
                      exchange.error or f"HTTP {exchange.status}")
+
+
+def _is_notice(exchange: Exchange) -> bool:
+    """Whether the answer is exactly ``notice {acknowledgment received}`` (Algorithm 1, line 20),
+    told without parsing the pair list: what nearly every answer to (5) is."""
+    return exchange.failure is None and exchange.status == 200 and (exchange.body or b"").split() == _NOTICE_WORDS
+
+
+_NOTICE_WORDS = [b"notice", b"{acknowledgment", b"received}"]

@@ -66,6 +66,7 @@ LIMIT_SETTINGS = (
     "RATELIMIT_TRACE",
 )
 TRACE_ENDPOINT = "api.run_trace"
+RESOLVE_ENDPOINT = "resolve.resolve"
 LOGIN_ENDPOINT = "auth.login"
 
 
@@ -122,6 +123,9 @@ def init_app(app: Flask) -> Limiter:
         enabled=app.config["RATELIMIT_ENABLED"],
     )
     limiter.init_app(app)
+    # Not limited, and not even looked at: the limiter's per-request work was a quarter of a
+    # cached resolution's (benchmarks/cache.py).
+    limiter.request_filter(lambda: request.endpoint == RESOLVE_ENDPOINT)
     app.extensions["ibiportal.limiter"] = limiter
     if not limiter.enabled:
         return limiter

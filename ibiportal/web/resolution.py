@@ -10,7 +10,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from flask import current_app, request
+from flask import current_app, request, url_for
 
 from ..errors import ParseError
 from ..resolver.addresses import client_ip_list
@@ -129,13 +129,13 @@ def resolve_and_store(persistent_url: str, selection: str, client: ClientInfo) -
 # trace must show the messages of that very resolution.
 
 
-def cached_redirect(persistent_url: str, client: ClientInfo) -> CachedRedirect | None:
+def cached_redirect(persistent_url: str) -> CachedRedirect | None:
     """The redirect cached for this request, its acknowledgment (5) sent again to the Archive
     whose URL it is; ``None`` on a miss or with the cache off (ibiportal.resolver.cache)."""
     cache = get_resolution_cache()
     if cache is None:
         return None
-    redirect = cache.get(_cache_key(persistent_url, client), resolution_generation())
+    redirect = cache.get(_cache_key(persistent_url), resolution_generation())
     if redirect is not None and redirect.acknowledgment is not None:
         get_acknowledger().send(redirect.acknowledgment)
     return redirect
@@ -143,18 +143,29 @@ def cached_redirect(persistent_url: str, client: ClientInfo) -> CachedRedirect |
 
 def resolve_and_cache(persistent_url: str, client: ClientInfo) -> StoredResolution:
     """After a miss: :func:`resolve_and_store` with the default Archives, and a found URL kept
-    for the next identical requests."""
+    for the next identical requests with its trace permalink."""
     cache = get_resolution_cache()
     selection = default_selection()
     if cache is None:
         return resolve_and_store(persistent_url, selection, client)
     generation = resolution_generation()  # read first: an Archive included meanwhile wins
     stored = resolve_and_store(persistent_url, selection, client)
-    redirect = CachedRedirect.of(stored.resolution, stored.trace_id, archive_endpoints(selection))
+    redirect = CachedRedirect.of(stored.resolution, trace_permalink(stored.trace_id), archive_endpoints(selection))
     if redirect is not None:
-        cache.put(_cache_key(persistent_url, client), generation, redirect)
+        cache.put(_cache_key(persistent_url), generation, redirect)
     return stored
 
 
-def _cache_key(persistent_url: str, client: ClientInfo) -> CacheKey:
-    return CacheKey(persistent_url, client.ip_addresses, client.language_preference, default_selection())
+def trace_permalink(trace_id: str) -> str:
+    """The permalink of a stored trace; a hit's is that of its entry (the key has scheme and host)."""
+    return url_for("api.get_trace", trace_id=trace_id, _external=True)
+
+
+def _cache_key(persistent_url: str) -> CacheKey:
+    """The request's key: what :func:`request_client` and :func:`default_selection` are made of
+    (read from the WSGI environment: a hit is a few dozen microseconds of work in all)."""
+    environ, config = request.environ, current_app.config
+    return CacheKey(
+        persistent_url, environ.get("REMOTE_ADDR"), environ.get("HTTP_X_FORWARDED_FOR"),
+        tuple(config["TRUSTED_PROXIES"]), environ.get("HTTP_ACCEPT_LANGUAGE"), default_selection(),
+    )

@@ -18,7 +18,7 @@ from ..archive.own import own_archive_service
 from ..archive.service import ArchiveService
 from ..resolver.cache import Acknowledger, ResolutionCache
 from ..resolver.transport import HttpTransport, InProcessTransport
-from ..storage import Storage
+from ..storage import GenerationSignal, Storage
 
 #: The own Archive's name among the in-process Archives (traces show it).
 OWN_ARCHIVE_NAME = "portal"
@@ -32,9 +32,10 @@ RESOLVER_THREADS_PER_REQUEST_THREAD = 16
 #: Redirects kept per worker process (least recently used dropped first): about 1 kB each.
 RESOLUTION_CACHE_ENTRIES = 10_000
 
-#: Acknowledgments of cached redirects waiting or being sent, per request thread of the worker;
-#: beyond that a hit sends its own and waits (cache.Acknowledger).
-PENDING_ACKNOWLEDGMENTS_PER_REQUEST_THREAD = 16
+#: Acknowledgments of cached redirects queued or being sent, per request thread of the worker
+#: (a few hundred bytes each); beyond that they are dropped (cache.Acknowledger): at 200 hits a
+#: second per worker, that is five seconds of an Archive not answering.
+PENDING_ACKNOWLEDGMENTS_PER_REQUEST_THREAD = 128
 
 
 #: Request threads of a worker may ask for a service at once on its first use: it is built once.
@@ -129,23 +130,20 @@ def get_resolution_cache() -> ResolutionCache | None:
 
 
 def get_acknowledger() -> Acknowledger:
-    """Sends the acknowledgments of cached redirects, on a pool of its own: a slow Archive's
-    acknowledgments never hold the threads resolutions fan out on."""
+    """Sends the acknowledgments of cached redirects: to in-process Archives (transport "demo":
+    the demo Archives and the own one) at once, to live ones from a pool of its own, so that a
+    slow Archive's acknowledgments never hold the threads resolutions fan out on."""
     threads = max(1, current_app.config["THREADS"])
 
     def build() -> Acknowledger:
         executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="acknowledgment")
         transports = {"demo": get_in_process_transport(), "live": get_http_transport()}
-        return Acknowledger(transports, executor, threads * PENDING_ACKNOWLEDGMENTS_PER_REQUEST_THREAD)
+        return Acknowledger(transports, executor, threads * PENDING_ACKNOWLEDGMENTS_PER_REQUEST_THREAD,
+                            in_process={"demo"})
 
     return _service("acknowledger", build)
 
 
 def resolution_generation() -> int:
-    """The database's resolution generation (schema.sql), read on a connection each request
-    thread keeps open: a cache hit costs one indexed read of a few microseconds, not the
-    ~0.2 ms of opening the database."""
-    local = _service("generation_connections", threading.local)
-    if not hasattr(local, "storage"):
-        local.storage = Storage(current_app.config["DATABASE"])
-    return local.storage.resolution_generation()
+    """The database's resolution generation, as this worker process sees it (GenerationSignal)."""
+    return _service("generation_signal", lambda: GenerationSignal(current_app.config["DATABASE"])).current()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
@@ -15,9 +16,10 @@ from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Failure, Tim
 
 ENDPOINT = ArchiveEndpoint("mtc-m16c.sid.inpe.br", "sid.inpe.br/mtc-m18@80/2008/03.17.15.17", "mtc-m16c", "demo", 1.0, 2.0)
 ACK = f"http://{ENDPOINT.address}/{ENDPOINT.service_ibi}?clientinformation.ipaddress=192.0.2.5&servicesubject=acknowledgment"
-KEY = CacheKey("http://urlib.net/8JMKD3MGP8W/35MMLL8", ("192.0.2.5",), "pt-BR", "all")
+KEY = CacheKey("http://urlib.net/8JMKD3MGP8W/35MMLL8", "192.0.2.5", None, (), "pt-BR", "all")
 MESSAGE = AcknowledgmentMessage(ENDPOINT, ACK)
-REDIRECT = CachedRedirect("http://mtc-m16c.sid.inpe.br/col/x/doc/a.pdf", "mtc-m16c", "t1", MESSAGE)
+TRACE = "http://localhost/api/v1/trace/t1"
+REDIRECT = CachedRedirect("http://mtc-m16c.sid.inpe.br/col/x/doc/a.pdf", "mtc-m16c", TRACE, MESSAGE)
 
 
 class FakeClock:
@@ -71,8 +73,9 @@ def test_least_recently_used_entry_is_dropped_beyond_the_bound(clock):
         {"persistent_url": "http://urlib.net/8JMKD3MGP8W/35MMLL8?ibiurl.requireditemstatus=Original"},
         {"persistent_url": "http://urlib.net/8JMKD3MGP8W/35MMLL8?page=2"},  # a query passed on to the item
         {"persistent_url": "http://example.org/8JMKD3MGP8W/35MMLL8"},  # another resolver host
-        {"client_ips": ("192.0.2.6",)},  # CRIARPARURL may choose by the user's IP (§9)
-        {"client_ips": ("192.0.2.5", "150.163.68.1")},  # the same user behind a proxy
+        {"peer": "192.0.2.6"},  # CRIARPARURL may choose by the user's IP (§9)
+        {"forwarded_for": "172.16.44.200"},  # a trusted proxy's user (Table 8.10)
+        {"trusted_proxies": ("192.0.2.5",)},  # the same request, the IP list read differently
         {"language_preference": "en"},  # chooses the translation of "+"
         {"language_preference": None},
         {"archives": "live"},
@@ -117,8 +120,8 @@ def resolve_demo(demo_resolver, path: str):
 
 def test_a_found_url_is_cached_with_its_acknowledgment(demo_resolver):
     resolution = resolve_demo(demo_resolver, "8JMKD3MGP8W/35MMLL8")
-    redirect = CachedRedirect.of(resolution, "trace-1", demo_resolver.archives)
-    assert redirect.url == resolution.url and redirect.archive == "mtc-m16c" and redirect.trace_id == "trace-1"
+    redirect = CachedRedirect.of(resolution, TRACE, demo_resolver.archives)
+    assert (redirect.url, redirect.archive, redirect.trace_url) == (resolution.url, "mtc-m16c", TRACE)
     assert redirect.acknowledgment.url == resolution.acknowledgment_url
     assert redirect.acknowledgment.endpoint.name == "mtc-m16c"
 
@@ -127,12 +130,12 @@ def test_a_found_url_is_cached_with_its_acknowledgment(demo_resolver):
 def test_alerts_are_not_cached(demo_resolver, path):
     resolution = resolve_demo(demo_resolver, path)
     assert resolution.alert is not None
-    assert CachedRedirect.of(resolution, "trace-1", demo_resolver.archives) is None
+    assert CachedRedirect.of(resolution, TRACE, demo_resolver.archives) is None
 
 
 def test_a_redirect_that_sent_no_acknowledgment_is_cached_without_one(demo_resolver):
     resolution = replace(resolve_demo(demo_resolver, "8JMKD3MGP8W/35MMLL8"), acknowledgment_url=None)
-    redirect = CachedRedirect.of(resolution, "trace-1", demo_resolver.archives)
+    redirect = CachedRedirect.of(resolution, TRACE, demo_resolver.archives)
     assert redirect.url == resolution.url and redirect.acknowledgment is None
 
 
@@ -140,9 +143,9 @@ def test_the_acknowledged_archive_is_found_by_address_and_service_not_by_name(de
     resolution = resolve_demo(demo_resolver, "8JMKD3MGP8W/35MMLL8")
     chosen = next(endpoint for endpoint in demo_resolver.archives if endpoint.name == "mtc-m16c")
     namesake = replace(chosen, service_ibi="sid.inpe.br/mtc-m18@80/2008/03.17.15.18")  # same name and host
-    redirect = CachedRedirect.of(resolution, "trace-1", [namesake, chosen])
+    redirect = CachedRedirect.of(resolution, TRACE, [namesake, chosen])
     assert redirect.acknowledgment.endpoint == chosen
-    assert CachedRedirect.of(resolution, "trace-1", [namesake]) is None  # no longer among the Archives
+    assert CachedRedirect.of(resolution, TRACE, [namesake]) is None  # no longer among the Archives
 
 
 # -- the acknowledgment of a hit ------------------------------------------------------------------
@@ -165,28 +168,57 @@ class RecordingTransport:
         return Exchange(200, "text/plain", self.body)
 
 
+def wait_until(condition, seconds: float = 5.0) -> bool:
+    """The sender thread works on its own: wait (bounded) for what it should have done."""
+    deadline = time.monotonic() + seconds
+    while not (met := condition()) and time.monotonic() < deadline:
+        time.sleep(0.005)
+    return met
+
+
 def test_a_hit_sends_the_acknowledgment_from_the_pool(caplog):
     caplog.set_level(logging.INFO, "ibiportal.resolver.cache")
     transport = RecordingTransport()
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ack") as executor:
-        Acknowledger({"demo": transport}, executor, max_pending=4).send(MESSAGE)
+        Acknowledger({"demo": transport}, executor, max_pending=4, batch_seconds=0).send(MESSAGE)
+        assert wait_until(lambda: len(transport.sent) == 1)
     ((url, thread, timeouts),) = transport.sent
     assert url == ACK and thread.startswith("ack")
     assert timeouts == Timeouts(1.0, 2.0, 3.0)  # the Archive's own limits
     assert caplog.records == []  # the notice came back
 
 
-def test_beyond_the_pending_bound_the_request_thread_sends_its_own():
+def test_messages_sent_together_leave_in_one_batch():
     transport = RecordingTransport()
-    transport.gate.clear()  # the Archive is slow: the first acknowledgment waits in the pool
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="ack") as executor:
+        acknowledger = Acknowledger({"demo": transport}, executor, max_pending=100, batch_seconds=0.2)
+        for _ in range(20):
+            acknowledger.send(MESSAGE)
+        assert transport.sent == []  # the batch is still gathering: the requests did not wait
+        assert wait_until(lambda: len(transport.sent) == 20)
+    assert {thread.split("_")[0] for _, thread, _ in transport.sent} == {"ack"}
+    assert acknowledger.dropped == 0
+
+
+def test_beyond_the_pending_bound_a_message_is_dropped_and_logged(caplog):
+    caplog.set_level(logging.INFO, "ibiportal.resolver.cache")
+    transport = RecordingTransport()
+    transport.gate.clear()  # the Archive does not answer: the first acknowledgment stays outstanding
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ack") as executor:
-        acknowledger = Acknowledger({"demo": transport}, executor, max_pending=1)
+        acknowledger = Acknowledger({"demo": transport}, executor, max_pending=1, batch_seconds=0)
         acknowledger.send(MESSAGE)
-        threading.Timer(0.2, transport.gate.set).start()
-        acknowledger.send(MESSAGE)  # no free slot: sent here, returning once the Archive answered
-        assert threading.current_thread().name in [thread for _, thread, _ in transport.sent]
-    senders = sorted(thread.startswith("ack") for _, thread, _ in transport.sent)
-    assert senders == [False, True]  # none dropped: one from the pool, one from the request's thread
+        acknowledger.send(MESSAGE)  # returns at once: nothing waits for a silent Archive
+        acknowledger.send(MESSAGE)
+        assert acknowledger.dropped == 2
+        transport.gate.set()
+        assert wait_until(lambda: len(transport.sent) == 1)
+        assert wait_until(lambda: acknowledger._slots.acquire(blocking=False))  # the slot came back
+        acknowledger._slots.release()
+        acknowledger.send(MESSAGE)
+        assert wait_until(lambda: len(transport.sent) == 2)
+    assert [record.getMessage() for record in caplog.records] == [  # once a minute, not per message
+        "acknowledgment to mtc-m16c dropped: 1 outstanding already (1 dropped so far)"
+    ]
 
 
 def test_a_missing_notice_is_logged(caplog):
@@ -197,17 +229,25 @@ def test_a_missing_notice_is_logged(caplog):
             return Exchange(failure=Failure.TIMEOUT, error="no answer within 2 s")
 
     with ThreadPoolExecutor(max_workers=1) as executor:
-        Acknowledger({"demo": Down()}, executor, max_pending=4).send(MESSAGE)
+        Acknowledger({"demo": Down()}, executor, max_pending=4, batch_seconds=0).send(MESSAGE)
+        assert wait_until(lambda: len(caplog.records) == 1)
     assert [record.getMessage() for record in caplog.records] == [
         "acknowledgment of a cached redirect to mtc-m16c: no notice (no answer within 2 s)"
     ]
 
 
-def test_a_slot_is_freed_when_an_acknowledgment_ends():
+@pytest.mark.parametrize("body", [b"notice {acknowledgment received}\r\n", b"notice\r\n{acknowledgment received}"])
+def test_a_notice_in_other_layout_is_still_a_notice(caplog, body):
+    caplog.set_level(logging.INFO, "ibiportal.resolver.cache")
+    with ThreadPoolExecutor(max_workers=1) as executor:
+        transport = RecordingTransport(body)
+        Acknowledger({"demo": transport}, executor, max_pending=4, batch_seconds=0).send(MESSAGE)
+        assert wait_until(lambda: len(transport.sent) == 1)
+    assert caplog.records == []
+
+
+def test_to_an_archive_in_this_process_the_message_goes_at_once_from_the_request_thread():
     transport = RecordingTransport()
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ack") as executor:
-        acknowledger = Acknowledger({"demo": transport}, executor, max_pending=1)
-        for _ in range(3):
-            acknowledger.send(MESSAGE)
-            executor.submit(lambda: None).result()  # the pool has finished the acknowledgment
-    assert [thread.startswith("ack") for _, thread, _ in transport.sent] == [True, True, True]
+        Acknowledger({"demo": transport}, executor, max_pending=4, in_process={"demo"}).send(MESSAGE)
+        assert [(url, thread) for url, thread, _ in transport.sent] == [(ACK, threading.current_thread().name)]

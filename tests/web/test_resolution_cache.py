@@ -16,6 +16,7 @@ import responses
 from ibiportal import create_app
 from ibiportal.resolver import registration, transport
 from ibiportal.resolver.addresses import check_host
+from ibiportal.storage import GenerationSignal, Storage
 from ibiportal.web.services import get_http_transport
 from tests import standard_examples as standard
 from tests.standard_examples import query_of
@@ -272,3 +273,18 @@ def test_a_new_edition_minted_ends_the_cached_redirect_to_the_old_one(client):
     client.post("/api/v1/mint", json={"title": "v2", "target_url": "https://example.org/v2", "previous_edition": first["rep"]})
     assert client.get(latest, environ_base=USER).headers["Location"] == "https://example.org/v2"
 
+
+
+def test_the_generation_signal_follows_commits_of_other_connections_only(tmp_path):
+    database = str(tmp_path / "signal.sqlite")
+    signal, writer = GenerationSignal(database), Storage(database)
+    assert signal.current() == 0
+    with pytest.raises(RuntimeError):
+        with writer.write_transaction() as conn:
+            writer.bump_resolution_generation(conn)
+            raise RuntimeError("rolled back")
+    assert signal.current() == 0 and writer.resolution_generation() == 0
+    with writer.write_transaction() as conn:
+        writer.bump_resolution_generation(conn)
+    assert signal.current() == 1  # seen through the mapped file, then read from the database
+    writer.close()

@@ -7,14 +7,14 @@ cache is turned off (IBIPORTAL_RESOLUTION_CACHE_SECONDS=0).
 """
 from __future__ import annotations
 
-from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request
 
 from ...errors import ParseError
 from ...ibi.identifier import split_ibi
 from ...ibi.url import parse_persistent_url
 from ...resolver.trace import AlertReason
 from ..errors import wants_json
-from ..resolution import cached_redirect, request_client, resolve_and_cache
+from ..resolution import cached_redirect, request_client, resolve_and_cache, trace_permalink
 from ..services import get_resolution_cache
 
 bp = Blueprint("resolve", __name__)
@@ -40,10 +40,9 @@ ALERT_STATUS = {
 def resolve(ibi_path: str):
     """Resolve a persistent URL: 302 to the URL an Archive answered, or the alert."""
     received = received_url()
-    client = request_client()
-    hit = cached_redirect(received, client)  # only found URLs are cached: this one parsed before
+    hit = cached_redirect(received)  # only found URLs are cached: this one parsed before
     if hit is not None:
-        return with_trace_headers(redirect(hit.url, code=302), hit.trace_id, "hit")
+        return with_trace_headers(redirect(hit.url, code=302), hit.trace_url, "hit")
     try:
         parse_persistent_url(received)
     except ParseError as exc:
@@ -52,27 +51,25 @@ def resolve(ibi_path: str):
         except ParseError:
             abort(404)  # not an IBI at all: an unknown page of the portal
         raise exc
-    stored = resolve_and_cache(received, client)
+    stored = resolve_and_cache(received, request_client())
     resolution = stored.resolution
+    trace_url = trace_permalink(stored.trace_id)
     if resolution.found:
         response = redirect(resolution.url, code=302)
     else:
-        response = alert_response(resolution, trace_link(stored.trace_id))
-    return with_trace_headers(response, stored.trace_id, "off" if get_resolution_cache() is None else "miss")
+        response = alert_response(resolution, trace_url)
+    return with_trace_headers(response, trace_url, "off" if get_resolution_cache() is None else "miss")
 
 
-def trace_link(trace_id: str) -> str:
-    return url_for("api.get_trace", trace_id=trace_id, _external=True)
-
-
-def with_trace_headers(response: Response, trace_id: str, cache: str) -> Response:
+def with_trace_headers(response: Response, trace_url: str, cache: str) -> Response:
     """The trace permalink in ``Link`` and ``X-IBI-Trace``, ``X-IBI-Cache``, and no HTTP caching:
     each request must reach the resolver, so that its Archive is acknowledged (Table 8.11)."""
-    trace_url = trace_link(trace_id)
-    response.headers["Link"] = f'<{trace_url}>; rel="describedby"; type="application/json"'
-    response.headers["X-IBI-Trace"] = trace_url
-    response.headers["X-IBI-Cache"] = cache
-    response.headers["Cache-Control"] = "no-store"
+    response.headers.extend({  # none of them is set yet
+        "Link": f'<{trace_url}>; rel="describedby"; type="application/json"',
+        "X-IBI-Trace": trace_url,
+        "X-IBI-Cache": cache,
+        "Cache-Control": "no-store",
+    })
     return response
 
 
@@ -81,7 +78,7 @@ def received_url() -> str:
     raw = request.environ.get("RAW_URI") or request.environ.get("REQUEST_URI")
     if not raw:
         raw = request.full_path if request.query_string else request.path
-    return request.host_url.rstrip("/") + raw
+    return f"{request.scheme}://{request.host}{raw}"  # request.host_url, without its IRI conversion (15 µs)
 
 
 def alert_response(resolution, trace_url: str) -> Response:

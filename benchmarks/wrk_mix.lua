@@ -1,0 +1,42 @@
+-- wrk script for benchmarks/load.py: requests the paths given after "--" in turn, counts the
+-- responses by status, and prints one JSON line with the totals, the counts and the latency
+-- percentiles.
+local paths = {}
+local counter = 0
+statuses = {}
+local threads = {}
+
+function setup(thread)
+  table.insert(threads, thread)
+end
+
+function init(args)
+  for i = 1, #args do paths[i] = args[i] end
+end
+
+function request()
+  counter = counter + 1
+  return wrk.format("GET", paths[(counter % #paths) + 1])
+end
+
+function response(status, headers, body)
+  statuses[status] = (statuses[status] or 0) + 1
+end
+
+function done(summary, latency, requests)
+  local counts = {}
+  for _, thread in ipairs(threads) do
+    for status, count in pairs(thread:get("statuses")) do
+      counts[status] = (counts[status] or 0) + count
+    end
+  end
+  local parts = {}
+  for status, count in pairs(counts) do table.insert(parts, string.format('"%d": %d', status, count)) end
+  local e = summary.errors
+  io.write(string.format(
+    '{"requests": %d, "duration_us": %d, "connect_errors": %d, "read_errors": %d, "write_errors": %d, ' ..
+    '"timeouts": %d, "p50_us": %d, "p90_us": %d, "p99_us": %d, "max_us": %d, "statuses": {%s}}\n',
+    summary.requests, summary.duration, e.connect, e.read, e.write, e.timeout,
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max,
+    table.concat(parts, ", ")))
+end
