@@ -88,9 +88,12 @@ forwarded_allow_ips = ",".join(_portal["TRUSTED_PROXIES"])
 errorlog = "-"
 loglevel = "info"
 accesslog = "-"
+# Every line of both logs passes ibiportal/web/log_redaction.py, which blanks the value of any
+# "...key=" query pair: registration keys (Table 7.1) travel in the resolver service's queries.
+logger_class = "ibiportal.web.log_redaction.RedactingGunicornLogger"
 # The access log line: client, time, method, PATH WITHOUT QUERY, status, size, milliseconds,
-# whether a resolution was served from the cache, user agent. No query string: the resolver
-# service's requests carry registration keys in it (§7.2), and they must never reach a log.
-# No Referer: a trace permalink (a capability) would land there.
+# whether a resolution was served from the cache, user agent. No query string at all (keys
+# again, and the redaction then has nothing to look at); no Referer: a trace permalink (a
+# capability) would land there.
 ACCESS_LOG_FORMAT_WITHOUT_QUERY = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms cache=%({x-ibi-cache}o)s "%(a)s"'
 access_log_format = ACCESS_LOG_FORMAT_WITHOUT_QUERY

@@ -79,6 +79,7 @@ def test_the_access_log_never_shows_a_query_or_referer(environment):
     for atom in ("%(r)s", "%(q)s", "%(f)s", "{raw_uri}"):  # registration keys travel in queries (§7.2)
         assert atom not in line_format
     assert "%(U)s" in line_format and "%({x-ibi-cache}o)s" in line_format
+    assert load(environment)["logger_class"] == "ibiportal.web.log_redaction.RedactingGunicornLogger"
 
 
 def test_gunicorn_reads_the_file(environment):
@@ -90,6 +91,7 @@ def test_gunicorn_reads_the_file(environment):
     values = dict(re.findall(r"^(\w+)\s+= (.*)$", printed.stdout, re.MULTILINE))
     assert values["worker_class"] == "gthread" and values["threads"] == "3"
     assert values["timeout"] == "30" and values["forwarded_allow_ips"] == "[]"
+    assert values["logger_class"] == "ibiportal.web.log_redaction.RedactingGunicornLogger"
 
 
 def test_the_resolver_pool_follows_the_threads(tmp_path):
