@@ -14,7 +14,8 @@ Not found is measured apart (``NOT_FOUND``, a few requests): the demo Archive "s
 after 30 s, so every not-found resolution waits for its 2 s read timeout, and in the mix it
 would measure that Archive, not the portal.
 
-An error is a connection error or timeout, or a status other than the one its URL must get;
+An error is a connection error, no answer within ``CLIENT_TIMEOUT_SECONDS``, or a status
+other than the one its URL must get;
 the statuses are counted and checked against the mix's proportions. Memory: the resident set
 (VmRSS) of every worker, sampled from /proc every ``SAMPLE_SECONDS``, with worker recycling
 (``max_requests``) off for the run so that a leak would show; the first interval is the
@@ -24,6 +25,7 @@ ramp (thread pools growing to their working size), growth is measured after it. 
 from __future__ import annotations
 
 import os
+import re
 import runpy
 import statistics
 import sys
@@ -36,7 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.serving import ROOT, portal, require_wrk, rss_kib, workdir, wrk, write_results  # noqa: E402
+from benchmarks.serving import ROOT, portal, require_wrk, rss_kib, thread_count, workdir, wrk, write_results  # noqa: E402
 
 MIX = {
     "/8JMKD3MGP8W/35MMLL8": 302,  # §10.1
@@ -53,6 +55,18 @@ CONNECTIONS = 32
 WRK_THREADS = 2
 SAMPLE_SECONDS = 10
 WARM_UP_SECONDS = 5
+#: A request unanswered this long is an error: gunicorn.conf.py's worker timeout, three times a
+#: resolution's 10 s deadline (an uncached resolution may legitimately take that deadline).
+CLIENT_TIMEOUT_SECONDS = 30
+
+
+#: status, milliseconds and cache state of a line of gunicorn.conf.py's access log.
+ACCESS_LINE = re.compile(r'" (\d{3}) \S+ (\d+)ms cache=(\S+) ')
+
+
+def percentile(values: list[int], percent: int) -> int:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, len(ordered) * percent // 100)]
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -71,9 +85,13 @@ def status_of(url: str) -> tuple[int, float]:
     return status, time.perf_counter() - start
 
 
+def sample(start: float, workers: list[int]) -> tuple[float, dict[int, int], int]:
+    return time.monotonic() - start, {pid: rss_kib(pid) for pid in workers}, sum(map(thread_count, workers))
+
+
 def main() -> None:
     require_wrk()
-    samples: list[tuple[float, dict[int, int]]] = []
+    samples: list[tuple[float, dict[int, int], int]] = []  # seconds, RSS kB per worker, threads in all
     with workdir() as folder, portal("app:app", Path(folder), extra_args=("--max-requests", "0")) as served:
         workers = served.worker_pids()
         for path, expected in MIX.items():  # each URL answers as it should before the load
@@ -84,14 +102,18 @@ def main() -> None:
         result: dict = {}
         load = threading.Thread(target=lambda: result.update(wrk(
             served.base_url + "/", SECONDS, CONNECTIONS, threads=WRK_THREADS, script="wrk_mix.lua", args=tuple(MIX),
+            timeout_seconds=CLIENT_TIMEOUT_SECONDS,
         )))
+        log_before = len(served.log_text())
         start = time.monotonic()
         load.start()
         while load.is_alive():
-            samples.append((time.monotonic() - start, {pid: rss_kib(pid) for pid in workers}))
+            samples.append(sample(start, workers))
             load.join(SAMPLE_SECONDS)
-        samples.append((time.monotonic() - start, {pid: rss_kib(pid) for pid in workers}))
+        samples.append(sample(start, workers))
         assert served.worker_pids() == workers, "a worker was replaced during the run"
+        time.sleep(1)  # requests still in flight when wrk stopped are logged
+        run_log = served.log_text()[log_before:]
         with ThreadPoolExecutor(max_workers=4) as pool:
             not_found = list(pool.map(status_of, [served.base_url + NOT_FOUND] * 12))
 
@@ -107,6 +129,11 @@ def main() -> None:
     first, settled, last = samples[0][1], samples[1][1], samples[-1][1]  # settled: after the first interval
     growth = max(last[pid] - settled[pid] for pid in workers)
     nf_times = sorted(seconds_ for _, seconds_ in not_found)
+
+    by_kind: dict[str, list[int]] = {}
+    for status, milliseconds, cache in ACCESS_LINE.findall(run_log):  # the server's own time per request
+        kind = {"302": f"302 found ({cache})", "410": "410 deleted (resolved)", "400": "400 bad modifier"}.get(status, status)
+        by_kind.setdefault(kind, []).append(int(milliseconds))
 
     lines = [
         "Issue 6: load test, the portal under gunicorn.conf.py on loopback",
@@ -130,12 +157,17 @@ def main() -> None:
         f"| not found, measured apart (12 requests, 4 at once) | {sorted({s for s, _ in not_found})}, p50 "
         f"{statistics.median(nf_times):.2f} s, max {nf_times[-1]:.2f} s (the demo Archive 'slow' times out at 2 s) |",
         "",
+        "time in the server per request (access log), ms:",
+        f"{'kind':<26} {'count':>7} {'p50':>6} {'p90':>6} {'p99':>6} {'max':>6}",
+        *(f"{kind:<26} {len(times):>7} {percentile(times, 50):>6} {percentile(times, 90):>6} "
+          f"{percentile(times, 99):>6} {max(times):>6}" for kind, times in sorted(by_kind.items())),
+        "",
         "worker RSS samples (MiB), seconds into the run:",
-        f"{'t (s)':>6} " + " ".join(f"{pid:>8}" for pid in workers) + f" {'total':>8}",
+        f"{'t (s)':>6} " + " ".join(f"{pid:>8}" for pid in workers) + f" {'total':>8} {'threads':>8}",
     ]
-    for at, sample in samples:
-        lines.append(f"{at:>6.0f} " + " ".join(f"{sample[pid] / 1024:>8.1f}" for pid in workers)
-                     + f" {sum(sample.values()) / 1024:>8.1f}")
+    for at, rss, threads in samples:
+        lines.append(f"{at:>6.0f} " + " ".join(f"{rss[pid] / 1024:>8.1f}" for pid in workers)
+                     + f" {sum(rss.values()) / 1024:>8.1f} {threads:>8}")
     lines.append(f"RESULT: {'zero errors' if errors == 0 else f'{errors} ERRORS'}; memory after the first "
                  f"{samples[1][0]:.0f} s " + ("flat" if growth < 5 * 1024 else "GROWING")
                  + f" (largest growth of one worker {growth / 1024:.1f} MiB; flat = under 5 MiB)")

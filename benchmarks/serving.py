@@ -121,10 +121,19 @@ def cpu_seconds(pids: list[int]) -> float:
 
 def rss_kib(pid: int) -> int:
     """Resident memory of a process, kB (VmRSS of /proc/<pid>/status)."""
+    return _status_field(pid, "VmRSS")
+
+
+def thread_count(pid: int) -> int:
+    """Threads of a process (Threads of /proc/<pid>/status)."""
+    return _status_field(pid, "Threads")
+
+
+def _status_field(pid: int, name: str) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{name}:"):
             return int(line.split()[1])
-    raise RuntimeError(f"no VmRSS for process {pid}")
+    raise RuntimeError(f"no {name} for process {pid}")
 
 
 def workdir() -> tempfile.TemporaryDirectory:
