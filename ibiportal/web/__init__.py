@@ -4,7 +4,7 @@ from __future__ import annotations
 from flask import Flask
 from flask_wtf import CSRFProtect
 
-from . import context, limits, navigation, security
+from . import context, limits, log_redaction, navigation, security
 from .auth.cli import admin_cli
 from .auth.views import bp as auth_bp
 from .api.views import bp as api_bp
@@ -41,6 +41,7 @@ def register(app: Flask) -> None:
     csrf.exempt(api_bp)  # JSON API: no cookies-based session to ride on
     csrf.exempt(resolver_service_bp)  # Archives call it (§7.2), GET only
     limits.init_app(app)  # rate limits on key checks, logins and the API (issue 6)
+    log_redaction.install(app.logger)  # registration keys never reach a log line (issue 6)
     app.register_blueprint(identifiers_bp)
     app.register_blueprint(urls_bp)
     app.register_blueprint(auth_bp)

@@ -18,8 +18,9 @@ SERVICE``                  (a key check costs an scrypt)
                            redirect of a success), per IP
 ``RATELIMIT_API``          every request to ``/api/v1/*``, all endpoints       120/minute
                            together, per IP
-``RATELIMIT_TRACE``        ``POST /api/v1/trace`` on top: each one sends       20/minute
-                           messages to every Archive
+``RATELIMIT_TRACE``        traces and citations, API and pages together        20/minute
+                           (``ON_DEMAND_RESOLUTIONS``): each one sends
+                           messages to every Archive, bypassing the cache
 =========================  ==================================================  =============
 
 Once a failure limit is reached, every request it covers is refused until the window
@@ -55,7 +56,9 @@ from ..resolver.addresses import client_ip_list
 from ..resolver.registration import normalize_service_ibi
 from .api.views import bp as api_bp
 from .auth.views import bp as auth_bp
+from .cite.views import bp as cite_bp
 from .resolver_service.views import bp as resolver_service_bp
+from .trace.views import bp as trace_bp
 
 #: The settings holding a limit, checked at start-up.
 LIMIT_SETTINGS = (
@@ -65,7 +68,8 @@ LIMIT_SETTINGS = (
     "RATELIMIT_API",
     "RATELIMIT_TRACE",
 )
-TRACE_ENDPOINT = "api.run_trace"
+#: Endpoints that resolve on demand, never from the cache: each sends messages to every Archive.
+ON_DEMAND_RESOLUTIONS = {"api.run_trace", "trace.run_trace", "api.cite_api", "cite.cite_page", "cite.download"}
 RESOLVE_ENDPOINT = "resolve.resolve"
 LOGIN_ENDPOINT = "auth.login"
 
@@ -93,6 +97,13 @@ def _refused_key_check(response: Response) -> bool:
 
 def _failed_login(response: Response) -> bool:
     return response.status_code != 302
+
+
+def _not_on_demand_resolution() -> bool:
+    """Only a request that resolves counts: the Cite page without an IBI is just the form."""
+    if request.endpoint not in ON_DEMAND_RESOLUTIONS:
+        return True
+    return request.method == "GET" and not request.args.get("ibi")
 
 
 def _limit(name: str) -> Callable[[], str]:
@@ -162,9 +173,11 @@ def init_app(app: Flask) -> Limiter:
         _limit("RATELIMIT_API"), scope="api",
         error_message=message("API requests from your address", "RATELIMIT_API"),
     )(api_bp)
-    limiter.limit(
-        _limit("RATELIMIT_TRACE"), scope="trace", methods=["POST"],
-        exempt_when=lambda: request.endpoint != TRACE_ENDPOINT,
-        error_message=message("traces from your address", "RATELIMIT_TRACE"),
-    )(api_bp)
+    on_demand = limiter.shared_limit(
+        _limit("RATELIMIT_TRACE"), scope="trace",
+        exempt_when=_not_on_demand_resolution,
+        error_message=message("traces and citations from your address", "RATELIMIT_TRACE"),
+    )
+    for blueprint in (api_bp, trace_bp, cite_bp):
+        on_demand(blueprint)
     return limiter

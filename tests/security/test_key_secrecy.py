@@ -17,7 +17,6 @@ from ibiportal import create_app
 from ibiportal.protocol.messages import RegistrationKey
 from ibiportal.resolver.registration import KeyHash
 from ibiportal.storage import ArchiveStore, Storage
-from ibiportal.web import log_redaction
 from ibiportal.web.log_redaction import REDACTED, RedactKeys, redact
 from tests import standard_examples as standard
 from tests.reliability.faulty_archives import SERVICE_IBI, RawArchive, answers
@@ -105,7 +104,6 @@ def test_no_key_anywhere_after_every_kind_of_request(tmp_path, caplog):
     with RawArchive(answers(b"confirmation yes\r\n")) as archive:
         app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "keys.sqlite"), "SECRET_KEY": "test",
                           "WTF_CSRF_ENABLED": False, "ALLOW_PRIVATE_ARCHIVES": True})
-        log_redaction.install(app.logger)
         register(app.config["DATABASE"])
         client = app.test_client()
         replies = [client.get(f"{RESOLVER_SERVICE}?{query}") for query in requests_with_key(archive.address)]
@@ -130,7 +128,6 @@ def test_werkzeug_request_lines_are_redacted(tmp_path, caplog):
     """The development server logs every request line (with its query) through ``werkzeug``."""
     caplog.set_level(logging.INFO)
     app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "w.sqlite"), "SECRET_KEY": "test"})
-    log_redaction.install(app.logger)
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

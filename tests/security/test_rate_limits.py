@@ -74,10 +74,24 @@ def test_trace_has_a_lower_limit_of_its_own(tmp_path):
     body = {"url": "http://urlib.net/8JMKD3MGP8W/35MMLL8", "archives": "demo"}
     assert [client.post("/api/v1/trace", json=body).status_code for _ in range(2)] == [201, 201]
     refused = client.post("/api/v1/trace", json=body)
-    assert_refused(refused, "too many traces from your address: at most 2/minute")
+    assert_refused(refused, "too many traces and citations from your address: at most 2/minute")
     assert refused.get_json()["error"]["position"] is None
     # The rest of the API still answers, stored traces included.
     assert client.get("/api/v1/convert?ibi=8JMKD3MGP8W/34PGRBS").status_code == 200
+
+
+def test_trace_and_cite_pages_share_the_trace_limit_with_the_api(tmp_path):
+    """Each of these resolves on demand, bypassing the cache: one budget for all of them."""
+    client = make_app(tmp_path, RATELIMIT_TRACE="3/minute").test_client()
+    url = "http://urlib.net/8JMKD3MGP8W/35MMLL8"
+    assert client.post("/trace", data={"url": url, "archives": "demo"}).status_code == 303
+    assert client.get("/cite", query_string={"ibi": "D7N2U8HW/3J5AC3H"}).status_code == 200
+    assert client.get("/cite").status_code == 200  # the empty form resolves nothing
+    assert client.get("/api/v1/cite", query_string={"ibi": "D7N2U8HW/3J5AC3H"}).status_code == 200
+    refused = client.post("/trace", data={"url": url, "archives": "demo"})
+    assert_refused(refused, "too many traces and citations from your address: at most 3/minute")
+    assert "<h1>" in refused.get_data(as_text=True)  # the HTML error page
+    assert client.get("/trace").status_code == 200  # the form itself is not limited
 
 
 def test_resolution_redirects_and_static_files_are_never_limited(tmp_path):

@@ -56,8 +56,9 @@ NEXT_STEPS = {
           "resolver's limit. Follow the chain in the rounds below.",
     AlertReason.CYCLE: "The Archives point back to an IBI already asked, with the same verbs: an edition "
           "chain loops. The Archives' administrators must fix their ibi.nextedition pairs.",
-    AlertReason.UNSAFE_URL: "An Archive answered a URL that is not http or https; the resolver never redirects "
-          "there. That Archive's administrator must fix the item's URL.",
+    AlertReason.UNSAFE_URL: "An Archive answered a URL the resolver never redirects to (not an absolute http or "
+          "https URL with a host, or with credentials, spaces or control characters). That Archive's "
+          "administrator must fix the item's URL.",
     AlertReason.BAD_REQUEST: "The persistent URL does not follow Table 8.1: fix the character named.",
 }
 
