@@ -68,6 +68,7 @@ def errors(run: dict) -> int:
 
 def main() -> None:
     require_wrk()
+    load_at_start = Path("/proc/loadavg").read_text().split()[0]  # other programs on the machine
     runs: dict[str, list[dict]] = {CACHED: [], TRIVIAL: []}
     # Worker recycling off: the CPU of the same worker processes is read before and after each run.
     with workdir() as folder, portal("benchmarks.bench_app:app", Path(folder), extra_args=("--max-requests", "0")) as served:
@@ -101,8 +102,8 @@ def main() -> None:
     lines = [
         "Issue 6: cached resolution vs trivial redirect, same gunicorn, same run",
         f"gunicorn.conf.py defaults: {len(workers)} gthread workers; wrk -t1 -c{CONNECTIONS}, "
-        f"{ROUNDS} x {SECONDS} s per route, alternating (ABBA); {Path('/proc/loadavg').read_text().split()[0]} "
-        "load average at the end",
+        f"{ROUNDS} x {SECONDS} s per route, alternating (ABBA); load average {load_at_start} at the start, "
+        f"{Path('/proc/loadavg').read_text().split()[0]} at the end",
         f"{'route':<24} {'req/s (median)':>15} {'req/CPU-s':>10} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7}",
     ]
     for path in (TRIVIAL, CACHED):

@@ -91,6 +91,7 @@ def sample(start: float, workers: list[int]) -> tuple[float, dict[int, int], int
 
 def main() -> None:
     require_wrk()
+    load_at_start = Path("/proc/loadavg").read_text().split()[0]  # other programs on the machine
     samples: list[tuple[float, dict[int, int], int]] = []  # seconds, RSS kB per worker, threads in all
     with workdir() as folder, portal("app:app", Path(folder), extra_args=("--max-requests", "0")) as served:
         workers = served.worker_pids()
@@ -140,7 +141,7 @@ def main() -> None:
         f"{len(workers)} gthread workers x {runpy.run_path(str(ROOT / 'gunicorn.conf.py'))['threads']} threads on "
         f"{os.cpu_count()} cores "
         f"(recycling off for the run); wrk -t{WRK_THREADS} -c{CONNECTIONS} for {SECONDS} s; "
-        f"{Path('/proc/loadavg').read_text().split()[0]} load average at the end",
+        f"load average {load_at_start} at the start, {Path('/proc/loadavg').read_text().split()[0]} at the end",
         f"mix, in turn on every connection: {', '.join(f'{path} ({status})' for path, status in MIX.items())}",
         "",
         "| measure | value |",

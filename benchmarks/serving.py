@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -141,8 +141,10 @@ def workdir() -> tempfile.TemporaryDirectory:
 
 
 def write_results(name: str, text: str) -> Path:
-    """``benchmarks/results/<name>-<date>.txt``."""
+    """Append a run to ``benchmarks/results/<name>-<date>.txt``: the runs of a day side by side
+    show how much the shared machine moved them."""
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / f"{name}-{date.today().isoformat()}.txt"
-    path.write_text(text, encoding="utf-8")
+    with path.open("a", encoding="utf-8") as results:
+        results.write(f"=== run of {datetime.now().isoformat(timespec='seconds')}\n{text}\n")
     return path
