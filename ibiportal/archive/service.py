@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -51,6 +52,11 @@ from ibiportal.protocol.status import ACKNOWLEDGMENT_NOTICE, CONFIRMATION
 _IDENTIFYING_NAMES = frozenset({"archiveaddress", "ibi", "ibi.archiveservice", "ibi.platformsoftware"})
 _RELATION_PREFIXES = ("contenttype", "ibi", "state", "timestamp", "url")
 _URLKEY_RANDOM_DIGITS = 20
+
+#: DECODQS of a query string, remembered: parsing is pure and its messages are frozen, and an
+#: Archive gets the same messages again and again (the resolver's cache acknowledges every
+#: redirect it serves with the same message, Table 8.11). Failures are not remembered.
+_parse_request = lru_cache(maxsize=1024)(parse_request)
 
 
 def new_urlkey(now: datetime) -> str:
@@ -178,7 +184,7 @@ class ArchiveService:
         """
         if isinstance(request, (str, bytes)):
             try:
-                request = parse_request(request)  # DECODQS (Example 9.1), lines 1, 6-15
+                request = _parse_request(request)  # DECODQS (Example 9.1), lines 1, 6-15
             except ParseError as error:
                 return refusal(f"malformed request: {error}")
         if isinstance(request, InclusionConfirmationRequest):  # lines 2-4
