@@ -3,12 +3,15 @@ and the standards' own figures from ``../shared/vectors/seed_vectors.json``."""
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
 from ibiportal import create_app
+from ibiportal.archive.demo import load_demo_archives
+from ibiportal.archive.http_server import ArchiveHTTPServer
 
 # Hypothesis' per-example deadline is a timing assertion: on a shared, loaded 2-core machine it
 # fails examples that are merely slow. Properties are about results, so no deadline.
@@ -45,3 +48,24 @@ def client(app):
 @pytest.fixture
 def runner(app):
     return app.test_cli_runner()
+
+
+@pytest.fixture
+def serve_demo_archive():
+    """``serve_demo_archive(NAME)`` runs demo Archive NAME (its misbehaviour included) as an
+    ArchiveHTTPServer on a loopback port, over real sockets; every one is stopped after the test."""
+    archives = load_demo_archives(portal_url="http://127.0.0.1:8000")
+    servers = []
+
+    def start(name: str) -> ArchiveHTTPServer:
+        archive = archives[name]
+        server = ArchiveHTTPServer(archive.service, malformed=archive.behaviour.malformed)
+        server.handle_error = lambda request, client_address: None  # a client that gave up is expected
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()

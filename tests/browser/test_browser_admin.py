@@ -8,14 +8,12 @@ registered: the portal is shared with the other browser tests.
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Iterator
 from datetime import datetime, timezone
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from ibiportal.archive.demo import load_demo_archives
 from ibiportal.archive.http_server import ArchiveHTTPServer
 from ibiportal.protocol.messages import RegistrationKey
 from ibiportal.resolver.registration import ArchiveDetails, Confirmation, KeyHash
@@ -23,28 +21,9 @@ from ibiportal.storage import ArchiveStore
 
 from .conftest import log_in, shoot
 
-ARCHIVES = load_demo_archives()
 M16C_IBI = "sid.inpe.br/mtc-m18@80/2008/03.17.15.17"  # the Archive of §10.1
 KNOWN_IBI = "8JMKD3MGP8W/35MMLL8"  # held by it
 NEW_IBI = "sid.inpe.br/mtc-m21/2012/06.05.15.34.39"  # Example 7.1's Archive
-
-
-@pytest.fixture
-def serve() -> Iterator:
-    """Start demo Archive NAME on a loopback port (its misbehaviour included); stop it after."""
-    servers = []
-
-    def start(name: str) -> ArchiveHTTPServer:
-        archive = ARCHIVES[name]
-        server = ArchiveHTTPServer(archive.service, malformed=archive.behaviour.malformed)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
-        return server
-
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
 
 
 @pytest.fixture
@@ -125,9 +104,9 @@ def test_register_error_is_next_to_the_field(admin_page, registry):
     expect(page.get_by_label("Archive service IBI")).to_have_attribute("aria-invalid", "true")
 
 
-def test_archive_page_confirmation_request_and_conformance_check(admin_page, serve, allow_private, registry):
+def test_archive_page_confirmation_request_and_conformance_check(admin_page, serve_demo_archive, allow_private, registry):
     page = admin_page
-    server = serve("mtc-m16c")
+    server = serve_demo_archive("mtc-m16c")
     include(registry, server)
     page.goto("/admin/archives")
     row = page.locator("tbody tr", has_text=M16C_IBI)
@@ -151,9 +130,9 @@ def test_archive_page_confirmation_request_and_conformance_check(admin_page, ser
     expect(page.locator("li.rule-passed")).to_have_count(10)
 
 
-def test_conformance_check_of_a_garbled_archive_by_keyboard(admin_page, serve, allow_private):
+def test_conformance_check_of_a_garbled_archive_by_keyboard(admin_page, serve_demo_archive, allow_private):
     page = admin_page
-    server = serve("garbled")
+    server = serve_demo_archive("garbled")
     page.goto("/admin/conformance")
     page.get_by_label("Archive service address").focus()
     page.keyboard.type(server.base_url)
@@ -175,9 +154,9 @@ def test_conformance_check_of_a_garbled_archive_by_keyboard(admin_page, serve, a
     shoot(page, "admin-conformance-desktop")
 
 
-def test_loopback_archive_is_refused_unless_private_archives_are_allowed(admin_page, serve):
+def test_loopback_archive_is_refused_unless_private_archives_are_allowed(admin_page, serve_demo_archive):
     page = admin_page
-    server = serve("mtc-m16c")
+    server = serve_demo_archive("mtc-m16c")
     page.goto("/admin/conformance")
     page.get_by_label("Archive service address").fill(server.base_url)
     page.get_by_role("button", name="Run the check").click()
@@ -194,8 +173,8 @@ def test_conformance_address_error_is_next_to_the_field(admin_page):
     expect(page.get_by_label("Archive service address")).to_have_attribute("aria-invalid", "true")
 
 
-def test_admin_pages_on_a_phone(phone, serve, allow_private, registry):
-    server = serve("mtc-m16c")
+def test_admin_pages_on_a_phone(phone, serve_demo_archive, allow_private, registry):
+    server = serve_demo_archive("mtc-m16c")
     include(registry, server)
     log_in(phone)
     phone.goto("/admin/archives")

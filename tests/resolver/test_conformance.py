@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import socket
-import threading
 from collections.abc import Callable
 from urllib.parse import parse_qs, urlsplit
 
@@ -17,7 +16,6 @@ import responses
 from requests.exceptions import ReadTimeout
 
 from ibiportal.archive.demo import load_demo_archives
-from ibiportal.archive.http_server import ArchiveHTTPServer
 from ibiportal.archive.service import ArchiveService
 from ibiportal.errors import ParseError
 from ibiportal.ibi.identifier import parse_ibi
@@ -332,27 +330,8 @@ def test_confirmation_request_alone(http):
 # -- over real sockets: demo Archives served by ArchiveHTTPServer on loopback --------------------
 
 
-@pytest.fixture
-def served():
-    """Start ArchiveHTTPServers for demo Archives (their misbehaviour included); stop them after."""
-    servers = []
-
-    def serve(name: str) -> ArchiveHTTPServer:
-        archive = ARCHIVES[name]
-        server = ArchiveHTTPServer(archive.service, malformed=archive.behaviour.malformed)
-        server.handle_error = lambda request, client_address: None  # a client that timed out is expected
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
-        return server
-
-    yield serve
-    for server in servers:
-        server.shutdown()
-        server.server_close()
-
-
-def test_real_sockets_good_archive_passes_and_garbled_fails_the_grammar(served):
-    good, garbled = served("mtc-m16c"), served("garbled")
+def test_real_sockets_good_archive_passes_and_garbled_fails_the_grammar(serve_demo_archive):
+    good, garbled = serve_demo_archive("mtc-m16c"), serve_demo_archive("garbled")
     transport = HttpTransport(allow_private=True)
     try:
         good_report = check_archive(good.base_url, transport, known_ibi=KNOWN)
@@ -372,8 +351,8 @@ def test_real_sockets_good_archive_passes_and_garbled_fails_the_grammar(served):
     assert grammar.evidence[0].excerpt == ARCHIVES["garbled"].behaviour.malformed
 
 
-def test_real_sockets_slow_archive_fails_timing_within_the_limit(served):
-    server = served("mtc-m16c")
+def test_real_sockets_slow_archive_fails_timing_within_the_limit(serve_demo_archive):
+    server = serve_demo_archive("mtc-m16c")
     server.delay = 1.0
     transport = HttpTransport(allow_private=True)
     try:

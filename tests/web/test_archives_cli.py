@@ -7,19 +7,15 @@ by ``ArchiveHTTPServer`` on loopback, in an app that allows private Archives.
 from __future__ import annotations
 
 import re
-import threading
 from pathlib import Path
 
 import pytest
 
 from ibiportal import create_app
-from ibiportal.archive.demo import load_demo_archives
-from ibiportal.archive.http_server import ArchiveHTTPServer
 from ibiportal.protocol.messages import RegistrationKey
 from ibiportal.storage import ArchiveStore, Storage
 
 SERVICE_IBI = "sid.inpe.br/mtc-m21/2012/06.05.15.34.39"  # Example 7.2
-ARCHIVES = load_demo_archives()
 
 
 @pytest.fixture
@@ -28,23 +24,6 @@ def private_runner(tmp_path):
     app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "cli.sqlite"), "SECRET_KEY": "test",
                       "ALLOW_PRIVATE_ARCHIVES": True})
     return app.test_cli_runner()
-
-
-@pytest.fixture
-def serve():
-    servers = []
-
-    def start(name: str) -> str:
-        archive = ARCHIVES[name]
-        server = ArchiveHTTPServer(archive.service, malformed=archive.behaviour.malformed)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
-        return server.base_url
-
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
 
 
 def test_register_generate_prints_the_key_once_and_stores_its_hash(app, runner):
@@ -65,8 +44,8 @@ def test_register_with_key_and_generate_is_refused(runner):
     assert result.exit_code == 2 and "give either --key or --generate, not both" in result.output
 
 
-def test_check_good_archive_over_real_sockets_exits_0(private_runner, serve):
-    base = serve("mtc-m16c")
+def test_check_good_archive_over_real_sockets_exits_0(private_runner, serve_demo_archive):
+    base = serve_demo_archive("mtc-m16c").base_url
     result = private_runner.invoke(args=["archives", "check", base, "--ibi", "8JMKD3MGP8W/35MMLL8"])
     assert result.exit_code == 0, result.output
     marks = re.findall(r"^([✓✗–]) (\S+)", result.output, re.M)
@@ -74,8 +53,8 @@ def test_check_good_archive_over_real_sockets_exits_0(private_runner, serve):
     assert "10 passed, 0 failed, 0 skipped" in result.output
 
 
-def test_check_garbled_archive_names_the_failures_and_exits_1(private_runner, serve):
-    base = serve("garbled")
+def test_check_garbled_archive_names_the_failures_and_exits_1(private_runner, serve_demo_archive):
+    base = serve_demo_archive("garbled").base_url
     result = private_runner.invoke(args=["archives", "check", base])
     assert result.exit_code == 1
     marks = dict((rule, mark) for mark, rule in re.findall(r"^([✓✗–]) (\S+)", result.output, re.M))
@@ -85,8 +64,8 @@ def test_check_garbled_archive_names_the_failures_and_exits_1(private_runner, se
     assert "| ibi {rep ibiportal.test/lab/2019/02.14.20.10 ibip D7N2U8HW/3SNU8PS" in result.output  # the evidence
 
 
-def test_check_loopback_is_refused_without_allow_private(runner, serve):
-    base = serve("mtc-m16c")
+def test_check_loopback_is_refused_without_allow_private(runner, serve_demo_archive):
+    base = serve_demo_archive("mtc-m16c").base_url
     result = runner.invoke(args=["archives", "check", base])
     assert result.exit_code == 1
     assert "No answer at all: refused to contact 127.0.0.1" in result.output
