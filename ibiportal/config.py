@@ -83,6 +83,9 @@ DEFAULTS: dict = {
     "SESSION_COOKIE_SAMESITE": "Lax",
     "SESSION_COOKIE_SECURE": True,
     "PERMANENT_SESSION_LIFETIME": 8 * 3600,
+    # No request body is read beyond 8 MB (413): the largest legitimate one is a 1 MB CSV batch
+    # posted again for its download; JSON bodies of the API are far smaller.
+    "MAX_CONTENT_LENGTH": 8 * 1024 * 1024,
     "MINT_HOST": DEMO_MINT_HOST,
     "MINT_PORT": 80,
     "MINT_IP": DEMO_MINT_IP,

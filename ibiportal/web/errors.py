@@ -1,8 +1,8 @@
 """Error handlers: a clear message and a 4xx for bad input, never a stack trace to a user."""
 from __future__ import annotations
 
-from flask import Flask, jsonify, render_template, request
-from werkzeug.exceptions import HTTPException, InternalServerError
+from flask import Flask, current_app, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException, InternalServerError, RequestEntityTooLarge
 
 from ..errors import ParseError
 
@@ -29,6 +29,9 @@ def handle_parse_error(exc: ParseError):
 
 
 def handle_http_exception(exc: HTTPException):
+    if isinstance(exc, RequestEntityTooLarge):  # werkzeug's words name no limit
+        limit = current_app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
+        return error_response(f"The request is too large: the portal reads at most {limit} MB.", 413)
     return error_response(exc.description or exc.name, exc.code or 500)
 
 
@@ -49,8 +52,6 @@ def handle_undecodable(exc: UnicodeDecodeError):
 def handle_unexpected(exc: Exception):
     if isinstance(exc, HTTPException):
         return handle_http_exception(exc)
-    from flask import current_app
-
     current_app.logger.exception("unhandled error on %s", request.path)
     return error_response(InternalServerError.description, 500)
 

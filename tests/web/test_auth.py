@@ -82,3 +82,9 @@ def test_security_headers_on_every_response(client, path):
     assert "script-src 'self'" in csp and "'unsafe-inline'" not in csp and "frame-ancestors 'none'" in csp
     assert headers["X-Frame-Options"] == "DENY" and headers["X-Content-Type-Options"] == "nosniff"
     assert headers["Referrer-Policy"] == "same-origin"
+
+
+def test_a_request_body_over_8_mb_is_refused_unread(client):
+    answer = client.post("/api/v1/mint", data=b"{" + b" " * (8 * 1024 * 1024) + b"}",
+                         content_type="application/json")
+    assert answer.status_code == 413 and "too large" in answer.get_json()["error"]["message"].lower()
