@@ -58,6 +58,7 @@ def include(registry: ArchiveStore, server: ArchiveHTTPServer, service_ibi: str 
 
 
 def no_sideways_scroll(page: Page) -> None:
+    page.wait_for_load_state()  # stylesheets included: layout is measured
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, f"the page scrolls sideways on a phone ({width}px)"
 

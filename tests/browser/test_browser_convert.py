@@ -20,6 +20,7 @@ def anatomy_row(page: Page, title: str):
 
 
 def assert_no_sideways_scroll(page: Page) -> None:
+    page.wait_for_load_state()  # stylesheets included: layout is measured
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= PHONE["width"], f"the page scrolls sideways on a phone ({width}px)"
 

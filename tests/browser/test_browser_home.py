@@ -89,6 +89,7 @@ def test_examples_are_one_click_and_the_page_fits_a_phone(phone):
     shoot(phone, "home-phone-landing")
     phone.get_by_role("link", name="http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)").click()
     expect(phone.get_by_role("heading", name="This is a persistent URL")).to_be_visible()
+    phone.wait_for_load_state()  # stylesheets included: layout is measured
     width = phone.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, f"the page scrolls sideways on a phone ({width}px)"
     shoot(phone, "home-phone")

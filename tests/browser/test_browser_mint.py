@@ -128,12 +128,14 @@ def test_mint_page_on_a_phone(phone):
     phone.get_by_role("button", name="Mint").click()
     expect(phone.get_by_role("heading", name="Minted 1 identifier")).to_be_visible()
     expect(phone.locator("article.minted img")).to_be_visible()
+    phone.wait_for_load_state()  # stylesheets included: layout is measured
     width = phone.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, f"the page scrolls sideways on a phone ({width}px)"
     shoot(phone, "mint-phone")
     phone.get_by_label("How many identifiers").fill("2")
     phone.get_by_role("button", name="Mint").click()
     expect(phone.locator("article.minted")).to_have_count(2)
+    phone.wait_for_load_state()
     width = phone.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, f"several cards scroll sideways on a phone ({width}px)"
     assert re.search(r"Minted 2 identifiers", phone.locator("main").inner_text())

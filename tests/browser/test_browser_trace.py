@@ -26,6 +26,7 @@ def run_trace(page: Page, url: str, *, original: bool = False) -> None:
         page.get_by_label("Require the original").check()
     page.get_by_role("button", name="Trace", exact=True).click()
     expect(page).to_have_url(PERMALINK)
+    page.wait_for_load_state()  # its stylesheets too: layout is measured (a loaded CI laid it out unstyled)
 
 
 def diagram_numbers(page: Page) -> list[int]:
