@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -64,6 +65,25 @@ def serve_demo_archive():
         threading.Thread(target=server.serve_forever, daemon=True).start()
         servers.append(server)
         return server
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def serve_http():
+    """``serve_http(HANDLER)`` serves an ``http.server`` handler class on a loopback port and
+    returns its ``127.0.0.1:PORT``; every server is stopped after the test."""
+    servers = []
+
+    def start(handler) -> str:
+        server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"127.0.0.1:{server.server_address[1]}"
 
     yield start
     for server in servers:

@@ -2,9 +2,8 @@
 from __future__ import annotations
 
 import socket
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 import responses
@@ -135,21 +134,13 @@ class _Archive(BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def loopback_archives():
-    servers = []
+def loopback_archives(serve_http):
+    """``loopback_archives(delay, body)``: an Archive answering ``body`` to urlRequest after ``delay``."""
 
     def start(delay, body=b""):
-        handler = type("Handler", (_Archive,), {"delay": delay, "body": body})
-        server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        server.daemon_threads = True
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
-        return f"127.0.0.1:{server.server_address[1]}"
+        return serve_http(type("Handler", (_Archive,), {"delay": delay, "body": body}))
 
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+    return start
 
 
 @pytest.mark.slow

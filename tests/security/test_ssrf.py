@@ -12,8 +12,7 @@ each connection attempt (and refuses it); ``dns`` answers names from a table.
 from __future__ import annotations
 
 import ipaddress
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 import responses
@@ -222,29 +221,12 @@ def _redirector(status: int, target: str):
     return Redirect
 
 
-@pytest.fixture
-def servers():
-    started = []
-
-    def start(handler):
-        server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        server.daemon_threads = True
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        started.append(server)
-        return f"127.0.0.1:{server.server_address[1]}"
-
-    yield start
-    for server in started:
-        server.shutdown()
-        server.server_close()
-
-
 @pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
-def test_redirects_are_never_followed_even_to_allowed_addresses(servers, status):
+def test_redirects_are_never_followed_even_to_allowed_addresses(serve_http, status):
     """Private Archives allowed (so only the no-redirect rule stands between them): 0 hits."""
     _Secret.hits = []
-    secret = servers(_Secret)
-    archive = servers(_redirector(status, f"http://{secret}/latest/meta-data/"))
+    secret = serve_http(_Secret)
+    archive = serve_http(_redirector(status, f"http://{secret}/latest/meta-data/"))
     transport = HttpTransport(allow_private=True)
     exchange = transport.fetch(f"http://{archive}{REQUEST}", TIMEOUTS)
     resolver = Resolver([ArchiveEndpoint(archive, SERVICE_IBI, "redirecting")], {"live": transport},
