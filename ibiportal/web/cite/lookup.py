@@ -40,7 +40,7 @@ from ...ibi.url import PersistentUrl
 from ...resolver.transport import Timeouts
 from ..context import canonical_base, known_prefix_pairs, resolver_base
 from ..resolve.views import ALERT_STATUS
-from ..resolution import default_selection, request_client, resolve_and_store
+from ..resolution import default_selection, request_client, resolve_and_store, trace_permalink
 from ..services import get_demo_archives, get_http_transport, get_own_archive
 
 #: The verb added to the item's URL (Table 8.4): its metadata in the oai_dc format.
@@ -126,12 +126,8 @@ def cite(text: str | None) -> CiteResult:
 
 
 def trace_links(trace_id: str) -> dict[str, str]:
-    """The trace's permalinks: ``api`` (JSON), and ``page`` when the portal has a trace page for it."""
-    links = {"api": url_for("api.get_trace", trace_id=trace_id, _external=True)}
-    endpoint = _route(f"/trace/{trace_id}")
-    if endpoint and endpoint[0].startswith("trace."):
-        links["page"] = url_for(endpoint[0], **endpoint[1])
-    return links
+    """The trace's permalinks: ``api`` (JSON) and ``page`` (the Trace page)."""
+    return {"api": trace_permalink(trace_id), "page": url_for("trace.trace_view", trace_id=trace_id)}
 
 
 def _ibi_forms(typed: str, identifiers: tuple[str, ...]) -> tuple[str, str | None]:
