@@ -23,6 +23,14 @@ CONFIRMATION = PairList.from_pairs([("confirmation", "yes")])
 ACKNOWLEDGMENT_NOTICE = PairList.from_pairs([("notice", "acknowledgment received")])
 """An Archive's answer to ``acknowledgment`` (§9.2; Algorithm 1, line 20)."""
 
+
+def carries_notice(answer: PairList) -> bool:
+    """Whether an answer to ``acknowledgment`` carries :data:`ACKNOWLEDGMENT_NOTICE`'s pair (6),
+    whatever else it says: the one test of the notice for the resolver and its cache."""
+    pairs = tuple(answer)
+    return all(pair in pairs for pair in ACKNOWLEDGMENT_NOTICE)
+
+
 REASON_WRONG_KEY = "wrong registration key"
 REASON_UNKNOWN_ARCHIVE = "unknown archive"
 REASON_UNREACHABLE_ADDRESS = "archive address not reachable by the resolver"

@@ -46,9 +46,9 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 
 from ibiportal.protocol.pairlist import PairList, read_answer
-from ibiportal.resolver.engine import NOTICE
-from ibiportal.resolver.trace import Resolution
-from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Timeouts, Transport
+from ibiportal.protocol.status import ACKNOWLEDGMENT_NOTICE, carries_notice
+from ibiportal.resolver.trace import AcknowledgmentMessage, Resolution
+from ibiportal.resolver.transport import Exchange, Timeouts, Transport
 
 log = logging.getLogger(__name__)
 
@@ -71,14 +71,6 @@ class CacheKey:
 
 
 @dataclass(frozen=True)
-class AcknowledgmentMessage:
-    """The acknowledgment (5) a resolution sent: the request URL and the Archive it went to."""
-
-    endpoint: ArchiveEndpoint
-    url: str
-
-
-@dataclass(frozen=True)
 class CachedRedirect:
     """A redirect to serve again: the URL, the permalink of the trace of the resolution that
     found it, and the acknowledgment to send each time it is served (``None`` when that
@@ -91,18 +83,13 @@ class CachedRedirect:
     acknowledgment: AcknowledgmentMessage | None
 
     @classmethod
-    def of(cls, resolution: Resolution, trace_url: str, endpoints: Iterable[ArchiveEndpoint]) -> CachedRedirect | None:
-        """The entry for a finished resolution, or ``None`` when it must not be cached: an
-        alert, or an acknowledgment whose Archive is no longer among ``endpoints``."""
+    def of(cls, resolution: Resolution, trace_url: str) -> CachedRedirect | None:
+        """The entry for a finished resolution, or ``None`` for an alert. The acknowledgment is
+        the message the resolution sent, to the endpoint it went to; an Archive excluded
+        meanwhile changed the generation, so the entry is not kept (:meth:`ResolutionCache.put`)."""
         if not resolution.found:
             return None
-        ack = resolution.acknowledgment_url
-        if ack is None:
-            return cls(resolution.url, resolution.archive, trace_url, None)
-        for endpoint in endpoints:  # the acknowledgment URL is http://<address>/<service IBI>?… (§6.1)
-            if ack.startswith(f"http://{endpoint.address}/{endpoint.service_ibi}?"):
-                return cls(resolution.url, resolution.archive, trace_url, AcknowledgmentMessage(endpoint, ack))
-        return None
+        return cls(resolution.url, resolution.archive, trace_url, resolution.acknowledgment)
 
 
 @dataclass
@@ -247,7 +234,7 @@ class Acknowledger:
         if _is_notice(exchange):
             return
         answer = None if exchange.failure or exchange.body is None else read_answer(exchange.body)
-        if not (isinstance(answer, PairList) and NOTICE in tuple(answer)):
+        if not (isinstance(answer, PairList) and carries_notice(answer)):
             log.info("acknowledgment of a cached redirect to %s: no notice (%s)", endpoint.name,
                      exchange.error or f"HTTP {exchange.status}")
 
@@ -258,4 +245,4 @@ def _is_notice(exchange: Exchange) -> bool:
     return exchange.failure is None and exchange.status == 200 and (exchange.body or b"").split() == _NOTICE_WORDS
 
 
-_NOTICE_WORDS = [b"notice", b"{acknowledgment", b"received}"]
+_NOTICE_WORDS = ACKNOWLEDGMENT_NOTICE.serialize(" ").encode("ascii").split()

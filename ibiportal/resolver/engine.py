@@ -38,9 +38,11 @@ from ibiportal.ibi.modifiers import GET_FILE_LIST, GET_LAST_EDITION, GET_TRANSLA
 from ibiportal.ibi.url import PersistentUrl, encode_query_component
 from ibiportal.protocol.messages import Acknowledgment, UrlRequest, request_url
 from ibiportal.protocol.pairlist import PairList, read_answer
+from ibiportal.protocol.status import ACKNOWLEDGMENT_NOTICE, carries_notice
 from ibiportal.resolver.addresses import redirect_problem
 from ibiportal.resolver.language import choose_translation
 from ibiportal.resolver.trace import (
+    AcknowledgmentMessage,
     Alert,
     AlertReason,
     ParseProblem,
@@ -54,7 +56,6 @@ from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Failure, Tim
 
 RESOLVER = "resolver"
 BROWSER = "browser"
-NOTICE = ("notice", "acknowledgment received")
 _TRANSLATION_PARAMETER = r"\.translation\(([a-z]{2})(?:-([A-Z]{2}))?\)"
 #: Seconds before the resolution deadline at which each exchange is ended (the transport's
 #: total), so that the trace records how it ended rather than "no answer before the deadline".
@@ -175,10 +176,14 @@ class Resolver:
 
     # -- Figure 8.1 -------------------------------------------------------------------
 
-    def resolve(self, persistent_url: str, client: ClientInfo) -> Resolution:
-        """Resolve ``persistent_url`` (message (2)) for ``client``; never raises for Archive trouble."""
+    def resolve(self, persistent_url: str, client: ClientInfo, *, parsed: PersistentUrl | None = None) -> Resolution:
+        """Resolve ``persistent_url`` (message (2)) for ``client``; never raises for Archive trouble.
+
+        ``parsed`` is ``persistent_url`` already parsed by the caller (the resolve route parses
+        it to tell a bad persistent URL from an unknown page), so that it is not parsed twice.
+        """
         run = _Run(self, persistent_url, client)
-        return run.execute()
+        return run.execute(parsed)
 
 
 class _Run:
@@ -199,18 +204,19 @@ class _Run:
         return round(seconds * 1000, 1)
 
     def finish(self, *, alert: Alert | None = None, url: str | None = None, archive: str | None = None,
-               acknowledgment_url: str | None = None) -> Resolution:
+               acknowledgment: AcknowledgmentMessage | None = None) -> Resolution:
         decision = f"redirect to {url}" if url is not None else f"alert ({alert.reason}): {alert.message}"
         self.steps.append(TraceStep(7, StepKind.OUTCOME, RESOLVER, BROWSER, decision, hop=self.hops))
         return Resolution(
             persistent_url=self.received, trace=Trace(tuple(self.steps)), url=url, alert=alert,
-            archive=archive, acknowledgment_url=acknowledgment_url, hops=self.hops,
-            elapsed_ms=self.ms(self.clock() - self.start),
+            archive=archive, hops=self.hops, elapsed_ms=self.ms(self.clock() - self.start),
+            acknowledgment_url=None if acknowledgment is None else acknowledgment.url,
+            acknowledged=None if acknowledgment is None else acknowledgment.endpoint,
         )
 
-    def execute(self) -> Resolution:
+    def execute(self, parsed: PersistentUrl | None) -> Resolution:
         try:
-            parsed = PersistentUrl.parse(self.received)
+            parsed = parsed or PersistentUrl.parse(self.received)
         except ParseError as error:
             self.steps.append(TraceStep(2, StepKind.CAPTURE, BROWSER, RESOLVER, "the persistent URL does not parse",
                                         request_url=self.received,
@@ -474,13 +480,14 @@ class _Run:
             return self.finish(alert=Alert(AlertReason.UNSAFE_URL,
                                f"{reply.endpoint.name} answered url{reading.relation} {url[:120]!r}, which is not a URL to send you to ({problem}): not redirecting"))
         parts = urlsplit(url)
-        ack_url = self.acknowledge(reply, reading)
+        acknowledgment = self.acknowledge(reply, reading)
         if parsed.query:
             url += ("&" if parts.query else "?") + "&".join(
                 f"{encode_query_component(name)}={encode_query_component(value)}" for name, value in parsed.query)
-        return self.finish(url=url, archive=reply.endpoint.name, acknowledgment_url=ack_url)
+        return self.finish(url=url, archive=reply.endpoint.name, acknowledgment=acknowledgment)
 
-    def acknowledge(self, reply: _Reply, reading: _Reading) -> str | None:
+    def acknowledge(self, reply: _Reply, reading: _Reading) -> AcknowledgmentMessage | None:
+        """Send (5) to the Archive that gave the URL and record its notice (6); the message sent."""
         endpoint = reply.endpoint
         persistent = explicit_port(self.received, self.settings.resolver_base)
         try:
@@ -502,8 +509,8 @@ class _Run:
         pairs = tuple(parsed) if isinstance(parsed, PairList) else None
         if exchange.failure is not None:
             decision = f"no notice ({exchange.failure}): {exchange.error}; the URL is returned anyway"
-        elif pairs is not None and NOTICE in pairs:
-            decision = "notice {acknowledgment received}"
+        elif isinstance(parsed, PairList) and carries_notice(parsed):
+            decision = ACKNOWLEDGMENT_NOTICE.serialize(" ")
         else:
             decision = "unexpected answer to the acknowledgment; the URL is returned anyway"
         self.steps.append(TraceStep(
@@ -514,4 +521,4 @@ class _Run:
             parse_error=ParseProblem(parsed.message, parsed.position) if parsed is not None and pairs is None else None,
             error=exchange.error, notes=exchange.notes,
         ))
-        return url
+        return AcknowledgmentMessage(endpoint, url)

@@ -16,9 +16,11 @@ Everything is plain data: :meth:`Resolution.to_dict` gives JSON-ready dictionari
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
+
+from ibiportal.resolver.transport import ArchiveEndpoint
 
 
 class AlertReason(StrEnum):
@@ -159,12 +161,22 @@ class Alert:
 
 
 @dataclass(frozen=True)
+class AcknowledgmentMessage:
+    """The acknowledgment (5) a resolution sent: the request URL and the Archive it went to."""
+
+    endpoint: ArchiveEndpoint
+    url: str
+
+
+@dataclass(frozen=True)
 class Resolution:
     """The result of resolving one persistent URL: exactly one of ``url`` and ``alert``.
 
     ``url`` is an http or https URL an Archive answered, to redirect the browser to (8);
     ``archive`` the name of the Archive that gave it; ``acknowledgment_url`` the message (5)
-    sent to that Archive.
+    sent to that Archive, and ``acknowledged`` that Archive's endpoint. The endpoint is what a
+    cache needs to send the same message again; it is this process's configuration, not part of
+    the record, so :meth:`to_dict` leaves it out and a rebuilt resolution has none.
     """
 
     persistent_url: str
@@ -175,6 +187,7 @@ class Resolution:
     acknowledgment_url: str | None = None
     hops: int = 0
     elapsed_ms: float = 0.0
+    acknowledged: ArchiveEndpoint | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if (self.url is None) == (self.alert is None):
@@ -183,6 +196,14 @@ class Resolution:
     @property
     def found(self) -> bool:
         return self.url is not None
+
+    @property
+    def acknowledgment(self) -> AcknowledgmentMessage | None:
+        """The acknowledgment (5) this resolution sent, with its Archive; ``None`` when it sent
+        none, or when the resolution was rebuilt from its record."""
+        if self.acknowledgment_url is None or self.acknowledged is None:
+            return None
+        return AcknowledgmentMessage(self.acknowledged, self.acknowledgment_url)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from flask import current_app, request, url_for
 
 from ..errors import ParseError
+from ..ibi.url import PersistentUrl
 from ..resolver.addresses import client_ip_list
 from ..resolver.cache import CachedRedirect, CacheKey
 from ..resolver.engine import ClientInfo, Resolver, ResolverSettings
@@ -95,8 +96,10 @@ def with_original(url: str, require_original: object) -> str:
     return url + ("&" if "?" in url else "?") + "ibiurl.requireditemstatus=Original"
 
 
-def resolve_and_store(persistent_url: str, selection: str, client: ClientInfo) -> StoredResolution:
-    """Resolve (never from a cache) and keep the trace for its permalink.
+def resolve_and_store(persistent_url: str, selection: str, client: ClientInfo,
+                      parsed: PersistentUrl | None = None) -> StoredResolution:
+    """Resolve (never from a cache) and keep the trace for its permalink; ``parsed`` is
+    ``persistent_url`` when the caller has parsed it already.
 
     The stored trace is the resolution's JSON plus ``request``: how it was asked for (the
     Archives chosen, the client's IP list and Accept-Language, the time), so that the Trace
@@ -108,7 +111,7 @@ def resolve_and_store(persistent_url: str, selection: str, client: ClientInfo) -
         settings=ResolverSettings(resolver_base=request.url_root),
         executor=get_executor(),
     )
-    resolution = resolver.resolve(persistent_url, client)
+    resolution = resolver.resolve(persistent_url, client, parsed=parsed)
     trace_id = secrets.token_urlsafe(12)
     outcome = "found" if resolution.found else resolution.alert.reason.value
     asked = {
@@ -141,16 +144,16 @@ def cached_redirect(persistent_url: str) -> CachedRedirect | None:
     return redirect
 
 
-def resolve_and_cache(persistent_url: str, client: ClientInfo) -> StoredResolution:
+def resolve_and_cache(persistent_url: str, parsed: PersistentUrl, client: ClientInfo) -> StoredResolution:
     """After a miss: :func:`resolve_and_store` with the default Archives, and a found URL kept
     for the next identical requests with its trace permalink."""
     cache = get_resolution_cache()
     selection = default_selection()
     if cache is None:
-        return resolve_and_store(persistent_url, selection, client)
+        return resolve_and_store(persistent_url, selection, client, parsed)
     generation = resolution_generation()  # read first: an Archive included meanwhile wins
-    stored = resolve_and_store(persistent_url, selection, client)
-    redirect = CachedRedirect.of(stored.resolution, trace_permalink(stored.trace_id), archive_endpoints(selection))
+    stored = resolve_and_store(persistent_url, selection, client, parsed)
+    redirect = CachedRedirect.of(stored.resolution, trace_permalink(stored.trace_id))
     if redirect is not None:
         cache.put(_cache_key(persistent_url), generation, redirect)
     return stored

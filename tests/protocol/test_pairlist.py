@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from ibiportal.errors import ParseError
+from ibiportal.protocol.status import carries_notice
 from ibiportal.protocol import (
     ACKNOWLEDGMENT_NOTICE,
     CONFIRMATION,
@@ -229,3 +230,13 @@ def test_read_answer_never_raises():
     assert str(error) == "unbalanced '{': no '}' closes it (at character 3)"
     assert error.to_dict() == {"message": "unbalanced '{': no '}' closes it", "position": 3}
     assert read_answer(b"confirmation yes") == CONFIRMATION
+
+
+@pytest.mark.parametrize("body, notice", [
+    ("notice {acknowledgment received}", True),
+    ("archiveaddress a.b notice {acknowledgment received}", True),
+    ("notice {acknowledgment refused}", False),
+    ("notice acknowledgment", False),
+])
+def test_the_notice_is_recognised_by_its_one_spelling(body, notice):
+    assert carries_notice(parse_pair_list(body)) is notice

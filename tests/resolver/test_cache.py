@@ -12,6 +12,7 @@ import pytest
 
 from ibiportal.resolver.cache import Acknowledger, AcknowledgmentMessage, CachedRedirect, CacheKey, ResolutionCache
 from ibiportal.resolver.engine import ClientInfo
+from ibiportal.resolver.trace import Resolution
 from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Failure, Timeouts
 
 ENDPOINT = ArchiveEndpoint("mtc-m16c.sid.inpe.br", "sid.inpe.br/mtc-m18@80/2008/03.17.15.17", "mtc-m16c", "demo", 1.0, 2.0)
@@ -118,34 +119,34 @@ def resolve_demo(demo_resolver, path: str):
     return demo_resolver.resolve(f"http://urlib.net/{path}", ClientInfo(("172.16.44.200",), None))
 
 
-def test_a_found_url_is_cached_with_its_acknowledgment(demo_resolver):
+def test_a_found_url_is_cached_with_the_acknowledgment_the_engine_sent(demo_resolver):
     resolution = resolve_demo(demo_resolver, "8JMKD3MGP8W/35MMLL8")
-    redirect = CachedRedirect.of(resolution, TRACE, demo_resolver.archives)
+    redirect = CachedRedirect.of(resolution, TRACE)
     assert (redirect.url, redirect.archive, redirect.trace_url) == (resolution.url, "mtc-m16c", TRACE)
-    assert redirect.acknowledgment.url == resolution.acknowledgment_url
-    assert redirect.acknowledgment.endpoint.name == "mtc-m16c"
+    sent = resolution.trace.numbered(5)[0]
+    assert redirect.acknowledgment.url == sent.request_url == resolution.acknowledgment_url
+    chosen = next(endpoint for endpoint in demo_resolver.archives if endpoint.name == "mtc-m16c")
+    assert redirect.acknowledgment.endpoint is chosen  # the engine's own endpoint, not looked up again
 
 
 @pytest.mark.parametrize("path", ["8JMKD3MGP8W/34PGRBS", "D7N2U8HW/3GBBQK2"])  # not found; deleted
-def test_alerts_are_not_cached(demo_resolver, path):
+def test_alerts_are_not_cached_as_redirects(demo_resolver, path):
     resolution = resolve_demo(demo_resolver, path)
     assert resolution.alert is not None
-    assert CachedRedirect.of(resolution, TRACE, demo_resolver.archives) is None
+    assert CachedRedirect.of(resolution, TRACE) is None
 
 
 def test_a_redirect_that_sent_no_acknowledgment_is_cached_without_one(demo_resolver):
     resolution = replace(resolve_demo(demo_resolver, "8JMKD3MGP8W/35MMLL8"), acknowledgment_url=None)
-    redirect = CachedRedirect.of(resolution, TRACE, demo_resolver.archives)
+    redirect = CachedRedirect.of(resolution, TRACE)
     assert redirect.url == resolution.url and redirect.acknowledgment is None
 
 
-def test_the_acknowledged_archive_is_found_by_address_and_service_not_by_name(demo_resolver):
+def test_a_resolution_rebuilt_from_its_record_has_no_endpoint_to_acknowledge(demo_resolver):
     resolution = resolve_demo(demo_resolver, "8JMKD3MGP8W/35MMLL8")
-    chosen = next(endpoint for endpoint in demo_resolver.archives if endpoint.name == "mtc-m16c")
-    namesake = replace(chosen, service_ibi="sid.inpe.br/mtc-m18@80/2008/03.17.15.18")  # same name and host
-    redirect = CachedRedirect.of(resolution, TRACE, [namesake, chosen])
-    assert redirect.acknowledgment.endpoint == chosen
-    assert CachedRedirect.of(resolution, TRACE, [namesake]) is None  # no longer among the Archives
+    rebuilt = Resolution.from_dict(resolution.to_dict())
+    assert rebuilt == resolution and rebuilt.acknowledgment_url == resolution.acknowledgment_url
+    assert rebuilt.acknowledgment is None and resolution.acknowledgment is not None
 
 
 # -- the acknowledgment of a hit ------------------------------------------------------------------

@@ -44,14 +44,14 @@ def resolve(ibi_path: str):
     if hit is not None:
         return with_trace_headers(redirect(hit.url, code=302), hit.trace_url, "hit")
     try:
-        parse_persistent_url(received)
+        parsed = parse_persistent_url(received)
     except ParseError as exc:
         try:
             split_ibi(ibi_path)
         except ParseError:
             abort(404)  # not an IBI at all: an unknown page of the portal
         raise exc
-    stored = resolve_and_cache(received, request_client())
+    stored = resolve_and_cache(received, parsed, request_client())
     resolution = stored.resolution
     trace_url = trace_permalink(stored.trace_id)
     if resolution.found:
