@@ -101,20 +101,20 @@ DEFAULTS: dict = {
     "RESOLVER_SERVICE_IBI": "J8LNKB5R7W/3FUQHC5",
     # Reverse proxies whose X-Forwarded-For is believed (IPs or CIDR networks, Table 8.6).
     "TRUSTED_PROXIES": [],
-    # Whether the demo Archives take part in resolving GET /<persistent URL> (issue 4).
+    # Whether the demo Archives take part in resolving GET /<persistent URL>.
     "DEMO_ARCHIVES": True,
     # Whether live Archives may be on loopback/private/link-local addresses (tests, intranets).
     "ALLOW_PRIVATE_ARCHIVES": False,
     # How many resolution traces are kept.
     "TRACE_RETENTION": 1000,
-    # Seconds a redirect of GET /<persistent URL> is served from each worker's cache (issue 6,
-    # ibiportal/resolver/cache.py); 0 = every request resolves. Including or excluding an
+    # Seconds a redirect of GET /<persistent URL> is served from each worker's cache
+    # (ibiportal/resolver/cache.py); 0 = every request resolves. Including or excluding an
     # Archive empties the caches at once.
     "RESOLUTION_CACHE_SECONDS": 30,
     # Request threads per gunicorn worker (gunicorn.conf.py); the resolver's pool of threads
     # asking Archives is sized from it (ibiportal/web/services.py).
     "THREADS": 8,
-    # Rate limits (issue 6, ibiportal.web.limits), in Flask-Limiter's notation ("10/minute",
+    # Rate limits (ibiportal.web.limits), in Flask-Limiter's notation ("10/minute",
     # "100 per hour", "5/minute;50/day"), counted per client IP (X-Forwarded-For only from
     # TRUSTED_PROXIES). GET /<persistent URL> and static files are not limited.
     "RATELIMIT_ENABLED": True,

@@ -29,7 +29,7 @@ from .ibi.dates import split_date, utc_iso
 from .ibi.repository import rep_prefix, rep_suffix
 from .storage import ItemLink, MintedItem, Storage, SubsystemClock
 
-#: Identifiers per API or page request (issue 2); the CLI, run by an operator, allows more.
+#: Identifiers per API or page request; the CLI, run by an operator, allows more.
 MAX_COUNT = 100
 MAX_CLI_COUNT = 10_000
 MAX_TITLE_LENGTH = 500

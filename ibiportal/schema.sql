@@ -28,7 +28,7 @@ CREATE TABLE IF NOT EXISTS minted_item (
     created_at TEXT NOT NULL
 );
 
--- Links from a minted item to other IBIs (issue 3): its next edition, its translations.
+-- Links from a minted item to other IBIs: its next edition, its translations.
 CREATE TABLE IF NOT EXISTS item_link (
     ibi TEXT NOT NULL,               -- the minted item's IBIp
     relation TEXT NOT NULL,          -- "nextedition" or "translation"
@@ -47,7 +47,7 @@ CREATE TABLE IF NOT EXISTS prefix_pair (
     PRIMARY KEY (rep_prefix, ibip_prefix)
 );
 
--- Resolution traces (issue 4): what the resolver sent and got, kept for a bounded number of
+-- Resolution traces: what the resolver sent and got, kept for a bounded number of
 -- resolutions so that support staff can open the trace a redirect points to.
 CREATE TABLE IF NOT EXISTS trace (
     id TEXT PRIMARY KEY,             -- unguessable token, the permalink
@@ -58,7 +58,7 @@ CREATE TABLE IF NOT EXISTS trace (
 );
 CREATE INDEX IF NOT EXISTS trace_created_at ON trace (created_at);
 
--- Registered Archives (issue 4, file 003 §7.1-§7.2). An Archive is registered by an
+-- Registered Archives (file 003 §7.1-§7.2). An Archive is registered by an
 -- administrator with its archive-service IBI and a registration key (Table 7.1); it is
 -- included or excluded by its own inclusionRequest / exclusionRequest (Table 7.2).
 CREATE TABLE IF NOT EXISTS archive (
@@ -85,7 +85,7 @@ CREATE TABLE IF NOT EXISTS archive_event (
 );
 CREATE INDEX IF NOT EXISTS archive_event_service_ibi ON archive_event (service_ibi, id);
 
--- Administrators of the portal (issue 5/6): the Archives pages and adding prefix pairs sit
+-- Administrators of the portal: the Archives pages and adding prefix pairs sit
 -- behind a login. The password hash is set with `flask admin set-password`; never the password.
 CREATE TABLE IF NOT EXISTS admin_account (
     username TEXT PRIMARY KEY,
@@ -93,7 +93,7 @@ CREATE TABLE IF NOT EXISTS admin_account (
     updated_at TEXT NOT NULL
 );
 
--- Generation of what resolutions can answer (issue 6): bumped in the same transaction as every
+-- Generation of what resolutions can answer: bumped in the same transaction as every
 -- change to the Archive set (an Archive included, excluded or removed) and to the own Archive's
 -- links (a next edition or a translation added). Every worker process keeps its own cache of
 -- redirects (ibiportal/resolver/cache.py) and compares this number on each lookup.

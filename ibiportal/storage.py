@@ -272,7 +272,7 @@ def _now_iso() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-# -- registered Archives (issue 4, file 003 §7): the ArchiveRegistry of the resolver service --
+# -- registered Archives (file 003 §7): the ArchiveRegistry of the resolver service --
 
 #: Events kept per Archive; older ones are dropped, so repeated refused attempts (anyone may
 #: send a wrong key) cannot grow the database without bound.
@@ -361,7 +361,7 @@ class ArchiveStore:
 
     def record_confirmation(self, service_ibi: str, confirmation: Confirmation, at: datetime) -> None:
         """An administrator's confirmation request (§7.2 message 3) and its outcome: the
-        Archive's ``last_confirmation`` and a ``confirmation`` event (issue 5, Archives page)."""
+        Archive's ``last_confirmation`` and a ``confirmation`` event (Archives page)."""
         when = _iso(at)
         with self.storage.write_transaction() as conn:
             conn.execute(

@@ -1,4 +1,4 @@
-"""The portal's own Archive: every identifier the portal mints is one of its items (issue 3).
+"""The portal's own Archive: every identifier the portal mints is one of its items.
 
 Items are read from the portal's storage (``minted_item`` and ``item_link``) and presented
 to :class:`~ibiportal.archive.service.ArchiveService` as :class:`~ibiportal.archive.model.Item`

@@ -1,6 +1,6 @@
 """What a pasted text is: an IBI of either form, a persistent URL, or nothing recognisable.
 
-The portal's home page has one box that accepts anything a person may have at hand (issue 5):
+The portal's home page has one box that accepts anything a person may have at hand:
 a repository name (file 004, Table 6.1), an IBIp (Table 7.1), or a persistent URL (file 003,
 Table 8.1) on any resolver host, a host-less path, or a bare IBI with a modifier, file path or
 query. :func:`classify` reads it with the existing parsers, in this order:

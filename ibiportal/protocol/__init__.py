@@ -15,7 +15,7 @@ No Flask, no network: values in, text out, and back. Three layers:
 Typical use::
 
     url = request_url(address, service_ibi, UrlRequest(client_ips=(ip,), ibi=ibi))
-    answer = read_answer(body)              # PairList | PairListError
+    answer = read_answer(body)              # PairList | UnreadableAnswer
     if isinstance(answer, PairList) and answer:
         redirect_to = answer.get("url")     # raw: the real URL, %hh kept
         shown = answer.text("url")          # decoded for people (ISO-8859-1)
@@ -42,7 +42,7 @@ from ibiportal.protocol.messages import (
     parse_request_url,
     request_url,
 )
-from ibiportal.protocol.pairlist import Pair, PairList, PairListError, parse_pair_list, read_answer
+from ibiportal.protocol.pairlist import Pair, PairList, UnreadableAnswer, parse_pair_list, read_answer
 from ibiportal.protocol.status import (
     ACKNOWLEDGMENT_NOTICE,
     CONFIRMATION,
@@ -69,7 +69,7 @@ __all__ = [
     "InclusionRequest",
     "Pair",
     "PairList",
-    "PairListError",
+    "UnreadableAnswer",
     "RegistrationKey",
     "Request",
     "UrlRequest",

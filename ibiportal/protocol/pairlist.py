@@ -380,7 +380,7 @@ class _Scanner:
 
 
 @dataclass(frozen=True)
-class PairListError:
+class UnreadableAnswer:
     """Why an Archive's answer could not be read: a value, never raised (see :func:`read_answer`)."""
 
     message: str
@@ -395,12 +395,12 @@ class PairListError:
         return {"message": self.message, "position": self.position}
 
 
-def read_answer(body: bytes | str) -> PairList | PairListError:
-    """Read an Archive's answer without raising: a :class:`PairList` or a :class:`PairListError`.
+def read_answer(body: bytes | str) -> PairList | UnreadableAnswer:
+    """Read an Archive's answer without raising: a :class:`PairList` or a :class:`UnreadableAnswer`.
 
     For the resolver, which must turn a malformed answer into a trace entry, not a crash.
     """
     try:
         return parse_pair_list(body)
     except ParseError as error:
-        return PairListError(error.message, error.position)
+        return UnreadableAnswer(error.message, error.position)

@@ -33,7 +33,6 @@ def carries_notice(answer: PairList) -> bool:
 
 REASON_WRONG_KEY = "wrong registration key"
 REASON_UNKNOWN_ARCHIVE = "unknown archive"
-REASON_UNREACHABLE_ADDRESS = "archive address not reachable by the resolver"
 
 
 def included(confirmed: bool) -> PairList:

@@ -1,4 +1,4 @@
-"""A short-lived cache of the redirects of ``GET /<persistent URL>`` (issue 6), and the
+"""A short-lived cache of the redirects of ``GET /<persistent URL>``, and the
 acknowledgment that every redirect served from it still sends (Table 8.11).
 
 Pure: no Flask, no SQL; the clock, the transports and the thread pool are given.

@@ -62,7 +62,7 @@ from ibiportal.protocol.messages import (
     check_key,
     request_url,
 )
-from ibiportal.protocol.pairlist import PairList, PairListError, read_answer
+from ibiportal.protocol.pairlist import PairList, UnreadableAnswer, read_answer
 from ibiportal.protocol.status import ACKNOWLEDGMENT_NOTICE, CONFIRMATION
 from ibiportal.resolver.transport import Exchange, Failure, Timeouts, Transport
 
@@ -83,7 +83,7 @@ _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\
 _IBI_FORMS = re.compile(r"rep [^ ]+( ibip [^ ]+)?|ibip [^ ]+")
 
 
-class Outcome(StrEnum):
+class Verdict(StrEnum):
     PASSED = "passed"
     FAILED = "failed"
     SKIPPED = "skipped"
@@ -251,7 +251,7 @@ class Probe:
         if self.exchange.status != 200:
             return f"HTTP status {self.exchange.status}"
         answer = read_answer(self.body)
-        if isinstance(answer, PairListError):
+        if isinstance(answer, UnreadableAnswer):
             return f"the answer is not a pair list: {answer}"
         return answer
 
@@ -263,17 +263,17 @@ class RuleResult:
     rule_id: str
     title: str
     source: str
-    outcome: Outcome
+    outcome: Verdict
     detail: str
     evidence: tuple[Probe, ...] = ()
 
     @property
     def passed(self) -> bool:
-        return self.outcome is Outcome.PASSED
+        return self.outcome is Verdict.PASSED
 
     @property
     def failed(self) -> bool:
-        return self.outcome is Outcome.FAILED
+        return self.outcome is Verdict.FAILED
 
     @property
     def duration_ms(self) -> float:
@@ -296,7 +296,7 @@ class ConformanceReport:
         """No rule failed (skipped rules do not count against the Archive)."""
         return not any(result.failed for result in self.results)
 
-    def count(self, outcome: Outcome | str) -> int:
+    def count(self, outcome: Verdict | str) -> int:
         return sum(result.outcome == outcome for result in self.results)
 
     @property
@@ -428,7 +428,7 @@ def _acknowledge(sender: _Sender, known: Probe, url_persistent: str) -> Probe | 
     return sender.send("acknowledgment", message)
 
 
-def _result(rule_id: str, outcome: Outcome, detail: str, evidence: Iterable[Probe] = ()) -> RuleResult:
+def _result(rule_id: str, outcome: Verdict, detail: str, evidence: Iterable[Probe] = ()) -> RuleResult:
     rule = _RULES[rule_id]
     return RuleResult(rule.rule_id, rule.title, rule.source, outcome, detail, tuple(evidence))
 
@@ -436,50 +436,50 @@ def _result(rule_id: str, outcome: Outcome, detail: str, evidence: Iterable[Prob
 def _constant_answer(rule_id: str, probe: Probe, expected: PairList) -> RuleResult:
     """Algorithm 1 answers these subjects with a constant pair list, and nothing else."""
     if probe.exchange is None:
-        return _result(rule_id, Outcome.SKIPPED, f"Not sent: {probe.not_sent}.", [probe])
+        return _result(rule_id, Verdict.SKIPPED, f"Not sent: {probe.not_sent}.", [probe])
     answer = probe.answer()
     wanted = expected.serialize(" ")
     if isinstance(answer, str):
-        return _result(rule_id, Outcome.FAILED, f"Expected '{wanted}'; {answer}.", [probe])
+        return _result(rule_id, Verdict.FAILED, f"Expected '{wanted}'; {answer}.", [probe])
     if answer != expected:
         got = answer.serialize(" ") or "the empty answer"
-        return _result(rule_id, Outcome.FAILED, f"Expected '{wanted}', got '{got[:200]}'.", [probe])
-    return _result(rule_id, Outcome.PASSED, f"'{wanted}'.", [probe])
+        return _result(rule_id, Verdict.FAILED, f"Expected '{wanted}', got '{got[:200]}'.", [probe])
+    return _result(rule_id, Verdict.PASSED, f"'{wanted}'.", [probe])
 
 
 def _unknown_ibi(probe: Probe, ibi: str) -> RuleResult:
     if probe.exchange is None:
-        return _result("unknown-ibi", Outcome.SKIPPED, f"Not sent: {probe.not_sent}.", [probe])
+        return _result("unknown-ibi", Verdict.SKIPPED, f"Not sent: {probe.not_sent}.", [probe])
     answer = probe.answer()
     if isinstance(answer, str):
-        return _result("unknown-ibi", Outcome.FAILED, f"Asked about {ibi} (invented); {answer}.", [probe])
+        return _result("unknown-ibi", Verdict.FAILED, f"Asked about {ibi} (invented); {answer}.", [probe])
     if answer:
         names = ", ".join(answer.names()[:8])
-        return _result("unknown-ibi", Outcome.FAILED,
+        return _result("unknown-ibi", Verdict.FAILED,
                        f"Asked about {ibi}, an IBI invented for this check, the Archive answered "
                        f"{len(answer)} pair(s) ({names}) instead of the empty answer.", [probe])
-    return _result("unknown-ibi", Outcome.PASSED, f"Empty answer about {ibi}, an IBI invented for this check.", [probe])
+    return _result("unknown-ibi", Verdict.PASSED, f"Empty answer about {ibi}, an IBI invented for this check.", [probe])
 
 
 def _known_ibi(probes: Sequence[Probe], ibi: str | None) -> RuleResult:
     if not probes:
-        return _result("known-ibi", Outcome.SKIPPED, "No known IBI given: give the IBI of an item this Archive holds.")
+        return _result("known-ibi", Verdict.SKIPPED, "No known IBI given: give the IBI of an item this Archive holds.")
     probe = probes[0]
     if probe.exchange is None:
-        return _result("known-ibi", Outcome.SKIPPED, f"Not sent: {probe.not_sent}.", [probe])
+        return _result("known-ibi", Verdict.SKIPPED, f"Not sent: {probe.not_sent}.", [probe])
     answer = probe.answer()
     if isinstance(answer, str):
-        return _result("known-ibi", Outcome.FAILED, f"Asked about {ibi}; {answer}.", [probe])
+        return _result("known-ibi", Verdict.FAILED, f"Asked about {ibi}; {answer}.", [probe])
     if not answer:
-        return _result("known-ibi", Outcome.FAILED,
+        return _result("known-ibi", Verdict.FAILED,
                        f"The answer about {ibi} is empty: the Archive says it does not hold it.", [probe])
     problems = url_list_problems(answer)
     if problems:
-        return _result("known-ibi", Outcome.FAILED, "; ".join(problems) + ".", [probe])
+        return _result("known-ibi", Verdict.FAILED, "; ".join(problems) + ".", [probe])
     if answer.get("state") == "Deleted":
-        return _result("known-ibi", Outcome.PASSED,
+        return _result("known-ibi", Verdict.PASSED,
                        f"A URL list saying {ibi} was Deleted (Algorithm 2 lines 11-15): no URL to follow.", [probe])
-    return _result("known-ibi", Outcome.PASSED,
+    return _result("known-ibi", Verdict.PASSED,
                    f"url {answer.text('url')} ({answer.get('contenttype')}, {answer.get('state')}, "
                    f"{answer.get('timestamp')}).", [probe])
 
@@ -529,7 +529,7 @@ def _acknowledgment(probe: Probe | None, known_ibi: str | None) -> RuleResult:
         why = ("No known IBI given: an acknowledgment repeats the url and urlkey of an answer "
                "(Table 8.11)." if not known_ibi else
                "Not sent: the answer about the known IBI has no URL to acknowledge (see known-ibi).")
-        return _result("acknowledgment", Outcome.SKIPPED, why)
+        return _result("acknowledgment", Verdict.SKIPPED, why)
     return _constant_answer("acknowledgment", probe, ACKNOWLEDGMENT_NOTICE)
 
 
@@ -541,13 +541,13 @@ def _per_answer(rule_id: str, probes: Sequence[Probe], problem: Callable[[Probe]
     """A rule every HTTP answer must meet: failed with each offender named, else passed."""
     answered = _answered(probes)
     if not answered:
-        return _result(rule_id, Outcome.SKIPPED, "No request got an HTTP answer.", probes)
+        return _result(rule_id, Verdict.SKIPPED, "No request got an HTTP answer.", probes)
     failures = [(probe, problem(probe)) for probe in answered]
     failures = [(probe, text) for probe, text in failures if text]
     if failures:
         detail = "; ".join(f"{probe.name}: {text}" for probe, text in failures)
-        return _result(rule_id, Outcome.FAILED, detail + ".", [probe for probe, _ in failures])
-    return _result(rule_id, Outcome.PASSED, f"{len(answered)} answer(s) {ok}.", answered)
+        return _result(rule_id, Verdict.FAILED, detail + ".", [probe for probe, _ in failures])
+    return _result(rule_id, Verdict.PASSED, f"{len(answered)} answer(s) {ok}.", answered)
 
 
 def _http_status(probes: Sequence[Probe]) -> RuleResult:
@@ -577,52 +577,52 @@ def _ascii(probes: Sequence[Probe]) -> RuleResult:
 def _grammar(probes: Sequence[Probe]) -> RuleResult:
     def problem(probe: Probe) -> str | None:
         answer = read_answer(probe.body)
-        return str(answer) if isinstance(answer, PairListError) else None
+        return str(answer) if isinstance(answer, UnreadableAnswer) else None
 
     return _per_answer("grammar", probes, problem, "read as pair lists")
 
 
 def _urlkey(probes: Sequence[Probe]) -> RuleResult:
     if not probes:
-        return _result("urlkey", Outcome.SKIPPED, "No known IBI given: only a URL list carries a urlkey.")
+        return _result("urlkey", Verdict.SKIPPED, "No known IBI given: only a URL list carries a urlkey.")
     unsent = next((probe for probe in probes if probe.exchange is None), None)
     if unsent is not None:
-        return _result("urlkey", Outcome.SKIPPED, f"Not sent: {unsent.not_sent}.", probes)
+        return _result("urlkey", Verdict.SKIPPED, f"Not sent: {unsent.not_sent}.", probes)
     answers = [probe.answer() for probe in probes]
     unreadable = [f"{probe.name}: {answer}" for probe, answer in zip(probes, answers) if isinstance(answer, str)]
     if unreadable:
-        return _result("urlkey", Outcome.FAILED, "; ".join(unreadable) + ".", probes)
+        return _result("urlkey", Verdict.FAILED, "; ".join(unreadable) + ".", probes)
     if any(answer.get("state") == "Deleted" or not answer for answer in answers):
-        return _result("urlkey", Outcome.SKIPPED, "No URL list to look at (the known IBI is Deleted or not held).", probes)
+        return _result("urlkey", Verdict.SKIPPED, "No URL list to look at (the known IBI is Deleted or not held).", probes)
     keys = [answer.get("urlkey") for answer in answers]
     if None in keys:
         missing = ", ".join(probe.name for probe, key in zip(probes, keys) if key is None)
-        return _result("urlkey", Outcome.FAILED, f"No urlkey in the answer: {missing}.", probes)
+        return _result("urlkey", Verdict.FAILED, f"No urlkey in the answer: {missing}.", probes)
     for probe, key in zip(probes, keys):
         try:
             check_key(key, "urlkey")
         except ParseError as error:
-            return _result("urlkey", Outcome.FAILED, f"{probe.name}: urlkey {key[:60]!r}: {error}.", probes)
+            return _result("urlkey", Verdict.FAILED, f"{probe.name}: urlkey {key[:60]!r}: {error}.", probes)
     if keys[0] == keys[1]:
-        return _result("urlkey", Outcome.FAILED,
+        return _result("urlkey", Verdict.FAILED,
                        f"The same urlkey {keys[0]} in two answers: it should change with each answer.", probes)
-    return _result("urlkey", Outcome.PASSED, f"Two answers, two keys: {keys[0]} then {keys[1]}.", probes)
+    return _result("urlkey", Verdict.PASSED, f"Two answers, two keys: {keys[0]} then {keys[1]}.", probes)
 
 
 def _timing(probes: Sequence[Probe], timeouts: Timeouts) -> RuleResult:
     reached = [probe for probe in probes
                if probe.answered or (probe.exchange is not None and probe.exchange.failure is Failure.TIMEOUT)]
     if not reached:
-        return _result("timing", Outcome.SKIPPED, "No request reached the Archive.", probes)
+        return _result("timing", Verdict.SKIPPED, "No request reached the Archive.", probes)
     times = ", ".join(f"{probe.name} {format_ms(probe.duration_ms)}" for probe in reached)
     late = [probe for probe in reached if probe.exchange is not None and probe.exchange.failure is Failure.TIMEOUT]
     if late:
         names = ", ".join(probe.name for probe in late)
-        return _result("timing", Outcome.FAILED,
+        return _result("timing", Verdict.FAILED,
                        f"No answer in time to: {names} (limits: {timeouts.connect:g} s to connect, "
                        f"{timeouts.read:g} s to answer). Times: {times}.", reached)
     slowest = max(probe.duration_ms for probe in reached)
-    return _result("timing", Outcome.PASSED, f"Slowest answer {format_ms(slowest)}. Times: {times}.", reached)
+    return _result("timing", Verdict.PASSED, f"Slowest answer {format_ms(slowest)}. Times: {times}.", reached)
 
 
 def format_ms(milliseconds: float) -> str:

@@ -62,7 +62,7 @@ from ibiportal.protocol.messages import (
     parse_request,
     request_url,
 )
-from ibiportal.protocol.pairlist import PairList, PairListError, read_answer
+from ibiportal.protocol.pairlist import PairList, UnreadableAnswer, read_answer
 from ibiportal.protocol.query import parse_query
 from ibiportal.protocol.status import EXCLUDED, REASON_UNKNOWN_ARCHIVE, REASON_WRONG_KEY, included, refused
 from ibiportal.resolver.addresses import AddressRefused, GetAddrInfo, check_host
@@ -231,7 +231,7 @@ class ArchiveRegistry(Protocol):
 
 
 @dataclass(frozen=True)
-class Outcome:
+class ServiceAnswer:
     """The resolver service's answer: a pair list (§6.2) and its HTTP status."""
 
     answer: PairList
@@ -268,7 +268,7 @@ class RegistrationService:
         self._getaddrinfo = getaddrinfo
         self.timeouts = timeouts
 
-    def answer(self, query: str | bytes) -> Outcome:
+    def answer(self, query: str | bytes) -> ServiceAnswer:
         """The answer to a request's query string (without ``?``), whatever it holds."""
         try:
             subjects = [pair.value for pair in parse_query(query) if pair.name == "servicesubject"]
@@ -286,10 +286,10 @@ class RegistrationService:
         assert isinstance(message, ExclusionRequest)  # SUBJECTS has only these two
         return self.exclude(message)
 
-    def include(self, request: InclusionRequest) -> Outcome:
+    def include(self, request: InclusionRequest) -> ServiceAnswer:
         """"Incluir arquivo" (2) → "Solicitar confirmação" (3) → "status" (5) (Figure 7.1)."""
         service_ibi = self._authenticate(request)
-        if isinstance(service_ibi, Outcome):
+        if isinstance(service_ibi, ServiceAnswer):
             return service_ibi
         problem = self._address_problem(request.archive_address)
         if problem is not None:
@@ -300,23 +300,23 @@ class RegistrationService:
             "archive %s included at %s, confirmation %s (%s)",
             service_ibi, request.archive_address, confirmation.word, confirmation.detail,
         )
-        return Outcome(included(confirmation.successful), OK)
+        return ServiceAnswer(included(confirmation.successful), OK)
 
-    def exclude(self, request: ExclusionRequest) -> Outcome:
+    def exclude(self, request: ExclusionRequest) -> ServiceAnswer:
         """"Excluir arquivo" (7) → "status" (8) (Figure 7.1); the registration is kept (§7.2)."""
         service_ibi = self._authenticate(request)
-        if isinstance(service_ibi, Outcome):
+        if isinstance(service_ibi, ServiceAnswer):
             return service_ibi
         self.registry.record_exclusion(service_ibi, self.clock())
         logger.info("archive %s excluded", service_ibi)
-        return Outcome(EXCLUDED, OK)
+        return ServiceAnswer(EXCLUDED, OK)
 
     def confirm(self, address: str, service_ibi: str) -> Confirmation:
         """Send ``inclusionConfirmationRequest`` (Example 7.4) and read the answer (4)."""
         url = request_url(address, service_ibi, InclusionConfirmationRequest())
         return _read_confirmation(self.transport.fetch(url, self.timeouts))
 
-    def _authenticate(self, request: InclusionRequest | ExclusionRequest) -> str | Outcome:
+    def _authenticate(self, request: InclusionRequest | ExclusionRequest) -> str | ServiceAnswer:
         """The registered Archive's normalized service IBI, or the refusal (400, 404, 403)."""
         try:
             service_ibi = normalize_service_ibi(request.archive_service_ibi)
@@ -339,12 +339,12 @@ class RegistrationService:
             return f"address not allowed: {refusal.reason}"
         return None
 
-    def _refuse(self, reason: str, status: int, service_ibi: str | None = None, *, record: bool = False) -> Outcome:
+    def _refuse(self, reason: str, status: int, service_ibi: str | None = None, *, record: bool = False) -> ServiceAnswer:
         """A refusal, logged; ``record`` adds it to the registered Archive's history."""
         if record and service_ibi is not None:
             self.registry.record_refusal(service_ibi, reason, self.clock())
         logger.warning("archive registration request refused (%d) for %s: %s", status, service_ibi or "?", reason)
-        return Outcome(refused(reason), status)
+        return ServiceAnswer(refused(reason), status)
 
 
 def _read_confirmation(exchange: Exchange) -> Confirmation:
@@ -354,7 +354,7 @@ def _read_confirmation(exchange: Exchange) -> Confirmation:
     if exchange.status != 200:
         return Confirmation(False, f"HTTP status {exchange.status}")
     answer = read_answer(exchange.body or b"")
-    if isinstance(answer, PairListError):
+    if isinstance(answer, UnreadableAnswer):
         return Confirmation(False, f"the answer is not a pair list: {answer}")
     if answer.get("confirmation") != "yes":
         return Confirmation(False, "the answer is not 'confirmation yes'")

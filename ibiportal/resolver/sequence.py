@@ -59,10 +59,6 @@ MESSAGE_NAMES = {
     10: "Show",
 }
 
-#: The protocol's own name of the messages that have one (Tables 8.9 and 8.11, §9).
-PROTOCOL_NAMES = {3: "urlRequest", 5: "acknowledgment", 6: "notice"}
-
-
 class Tone(StrEnum):
     """How a message is drawn: what happened to it."""
 
@@ -133,7 +129,7 @@ class Hop:
 
 
 @dataclass(frozen=True)
-class Sequence:
+class SequenceDiagram:
     lifelines: tuple[Lifeline, ...]
     messages: tuple[Message, ...]
     hops: tuple[Hop, ...]
@@ -173,7 +169,7 @@ def milliseconds(value: float | None) -> str:
     return "" if value is None else f"{value:g} ms"
 
 
-def sequence_of(resolution: Resolution) -> Sequence:
+def sequence_of(resolution: Resolution) -> SequenceDiagram:
     """The diagram of ``resolution``: every recorded step placed as a message of Figure 8.1."""
     return _Builder(resolution).build()
 
@@ -198,7 +194,7 @@ class _Builder:
     def add(self, message: Message) -> None:
         self.messages.append(message)
 
-    def build(self) -> Sequence:
+    def build(self) -> SequenceDiagram:
         found = self.resolution.found
         self.add(Message(1, MESSAGE_NAMES[1], (USER,), (BROWSER,), Tone.EXPECTED,
                          "the user opens the persistent URL (typed, or a link clicked)"))
@@ -237,7 +233,7 @@ class _Builder:
         lifelines = [Lifeline(USER, "User"), Lifeline(BROWSER, "Browser"), Lifeline(RESOLVER, "Resolver")]
         # Archives in name order: the same columns in every trace, whatever the arrival order.
         lifelines += [Lifeline(name, name, self.archives[name]) for name in sorted(self.archives, key=str.casefold)]
-        return Sequence(tuple(lifelines), tuple(self.messages), tuple(self.hops))
+        return SequenceDiagram(tuple(lifelines), tuple(self.messages), tuple(self.hops))
 
     def capture(self, index: int, step: TraceStep) -> None:
         if step.parse_error is not None:

@@ -147,7 +147,7 @@ def _shut(sock: socket.socket) -> None:
 
 
 class _Watchdog:
-    """Ends every exchange at its deadline, whatever the Archive does (issue 6).
+    """Ends every exchange at its deadline, whatever the Archive does.
 
     Socket timeouts bound each ``recv``, not their sum: an Archive sending one byte a second
     – in its status line, its headers or its body – would hold a resolver thread for hours,

@@ -24,7 +24,7 @@ from .demo_cli import demo_cli
 from .errors import register_errorhandlers
 from .identifiers.views import bp as identifiers_bp
 from .resolve.views import bp as resolve_bp
-from .resolver_service.views import bp as resolver_service_bp
+from .registration.views import bp as registration_bp
 from .trace.views import bp as trace_bp
 from .urls.views import bp as urls_bp
 
@@ -39,9 +39,9 @@ def register(app: Flask) -> None:
     app.jinja_env.add_extension("jinja2.ext.do")
     csrf.init_app(app)
     csrf.exempt(api_bp)  # JSON API: no cookies-based session to ride on
-    csrf.exempt(resolver_service_bp)  # Archives call it (§7.2), GET only
-    limits.init_app(app)  # rate limits on key checks, logins and the API (issue 6)
-    log_redaction.install(app.logger)  # registration keys never reach a log line (issue 6)
+    csrf.exempt(registration_bp)  # Archives call it (§7.2), GET only
+    limits.init_app(app)  # rate limits on key checks, logins and the API
+    log_redaction.install(app.logger)  # registration keys never reach a log line
     app.register_blueprint(identifiers_bp)
     app.register_blueprint(urls_bp)
     app.register_blueprint(auth_bp)
@@ -50,7 +50,7 @@ def register(app: Flask) -> None:
     app.register_blueprint(cite_bp)
     app.register_blueprint(admin_bp)
     app.register_blueprint(api_bp)
-    app.register_blueprint(resolver_service_bp)  # fixed rule /<resolver service IBI> (§6.1)
+    app.register_blueprint(registration_bp)  # fixed rule /<resolver service IBI> (§6.1)
     app.register_blueprint(archive_bp)
     register_archive_service(app)
     app.register_blueprint(resolve_bp)  # its /<path> rule yields to every fixed rule above

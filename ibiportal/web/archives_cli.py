@@ -25,7 +25,7 @@ import click
 from flask.cli import AppGroup
 
 from ..errors import ParseError
-from ..resolver.conformance import ConformanceReport, Outcome, check_archive, format_ms
+from ..resolver.conformance import ConformanceReport, Verdict, check_archive, format_ms
 from ..resolver.registration import normalize_service_ibi
 from ..storage import ArchiveStore
 from .admin.registering import AlreadyRegistered, register_archive
@@ -38,7 +38,7 @@ _COLUMNS = ("IBI", "included", "address", "last confirmation", "updated")
 
 
 PRIVATE_HINT = "loopback and private addresses are allowed only with IBIPORTAL_ALLOW_PRIVATE_ARCHIVES=1"
-_MARKS = {Outcome.PASSED: "✓", Outcome.FAILED: "✗", Outcome.SKIPPED: "–"}
+_MARKS = {Verdict.PASSED: "✓", Verdict.FAILED: "✗", Verdict.SKIPPED: "–"}
 
 
 @archives_cli.command("register")
@@ -156,7 +156,7 @@ def _print_report(report: ConformanceReport) -> None:
                 click.echo(f"      -> {answer}, {format_ms(probe.duration_ms)}")
                 for line in probe.excerpt.splitlines()[:6]:
                     click.echo(f"      | {line[:160]}")
-    counts = ", ".join(f"{report.count(outcome)} {outcome}" for outcome in Outcome)
+    counts = ", ".join(f"{report.count(outcome)} {outcome}" for outcome in Verdict)
     click.echo(f"{counts} in {format_ms(report.duration_ms)}")
 
 

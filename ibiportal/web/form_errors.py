@@ -1,4 +1,4 @@
-"""Showing core errors on Flask-WTF forms: every form error next to its field (issue 5)."""
+"""Showing core errors on Flask-WTF forms: every form error next to its field."""
 from __future__ import annotations
 
 from flask_wtf import FlaskForm

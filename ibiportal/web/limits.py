@@ -1,4 +1,4 @@
-"""Rate limits (issue 6): brute force on registration keys and logins, floods of the public API.
+"""Rate limits: brute force on registration keys and logins, floods of the public API.
 
 One :class:`flask_limiter.Limiter` per app (so every app instance, e.g. each test's, counts
 from zero), with blueprint limits configured from ``RATELIMIT_*`` settings
@@ -57,7 +57,7 @@ from ..resolver.registration import normalize_service_ibi
 from .api.views import bp as api_bp
 from .auth.views import bp as auth_bp
 from .cite.views import bp as cite_bp
-from .resolver_service.views import bp as resolver_service_bp
+from .registration.views import bp as registration_bp
 from .trace.views import bp as trace_bp
 
 #: The settings holding a limit, checked at start-up.
@@ -154,16 +154,16 @@ def init_app(app: Flask) -> Limiter:
     limiter.limit(
         _limit("RATELIMIT_RESOLVER_SERVICE"), scope="resolver-service",
         error_message=message("requests from your address", "RATELIMIT_RESOLVER_SERVICE"),
-    )(resolver_service_bp)
+    )(registration_bp)
     limiter.limit(
         _limit("RATELIMIT_KEY_CHECKS"), scope="key-checks-by-client", deduct_when=_refused_key_check,
         error_message=message("wrong registration keys from your address", "RATELIMIT_KEY_CHECKS"),
-    )(resolver_service_bp)
+    )(registration_bp)
     limiter.limit(
         _limit("RATELIMIT_KEY_CHECKS"), scope="key-checks-by-archive", key_func=archive_of_request,
         deduct_when=_refused_key_check,
         error_message=message("wrong registration keys for this archiveserviceibi", "RATELIMIT_KEY_CHECKS"),
-    )(resolver_service_bp)
+    )(registration_bp)
     limiter.limit(
         _limit("RATELIMIT_LOGIN"), scope="login", methods=["POST"], deduct_when=_failed_login,
         exempt_when=lambda: request.endpoint != LOGIN_ENDPOINT,

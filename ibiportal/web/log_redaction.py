@@ -1,4 +1,4 @@
-"""Registration keys never reach a log (issue 6, STANDARD.md §3: keys are secrets).
+"""Registration keys never reach a log (STANDARD.md §3: keys are secrets).
 
 An Archive sends its registration key (Table 7.1) in the query string of every
 ``inclusionRequest`` and ``exclusionRequest`` (Table 7.2, Examples 7.2 and 7.3), so any log

@@ -127,7 +127,7 @@ def resolve_and_store(persistent_url: str, selection: str, client: ClientInfo,
     return StoredResolution(trace_id, resolution)
 
 
-# -- GET /<persistent URL> only: the cache of redirects (issue 6) ---------------------------------
+# -- GET /<persistent URL> only: the cache of redirects ---------------------------------
 # resolve_and_store above never reads or fills it: the trace API and the Trace page call it, and a
 # trace must show the messages of that very resolution.
 

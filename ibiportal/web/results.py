@@ -7,7 +7,7 @@ from ..storage import MintedItem
 
 
 def minted_to_dict(item: MintedItem, base: str) -> dict:
-    """``{"rep", "ibip", "utc", "persistent_url"}`` (issue 2), plus what was given with it, under
+    """``{"rep", "ibip", "utc", "persistent_url"}``, plus what was given with it, under
     the request's own keys (``date`` is the item's date; ``utc`` the identifier's)."""
     return {
         "rep": item.rep,

@@ -1,4 +1,4 @@
-"""Security headers on every response (issue 6) and the session cookie's flags.
+"""Security headers on every response and the session cookie's flags.
 
 The Content-Security-Policy allows scripts, styles and images from the portal itself only:
 no inline script or style anywhere, so hostile text that slipped into a page could not run.

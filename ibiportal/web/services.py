@@ -1,9 +1,9 @@
 """Long-lived services shared by every request of one app: built once, on first use.
 
-The resolver asks Archives in parallel over one pooled HTTP transport and one thread pool
-(issue 4); the demo Archives are loaded from their data file once. Each gunicorn worker
+The resolver asks Archives in parallel over one pooled HTTP transport and one thread pool;
+the demo Archives are loaded from their data file once. Each gunicorn worker
 process builds its own, after the fork (no ``preload_app``: a thread pool or a SQLite
-connection must not cross a fork). The resolution cache and its acknowledgments are issue 6.
+connection must not cross a fork). The resolution cache lives here too, one per worker.
 """
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def get_demo_archives() -> dict[str, DemoArchive]:
 
 
 def get_own_archive() -> ArchiveService:
-    """The portal's own Archive, whose items are the identifiers it minted (issue 3)."""
+    """The portal's own Archive, whose items are the identifiers it minted."""
     config = current_app.config
     return _service(
         "own_archive",

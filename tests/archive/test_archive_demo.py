@@ -11,7 +11,7 @@ from ibiportal.archive.demo import DEFAULT_DATA_PATH, DemoDataError, load_demo_a
 from ibiportal.archive.model import ItemState
 from ibiportal.archive.oai_dc import oai_dc_xml
 from ibiportal.ibi.identifier import parse_ibi
-from ibiportal.protocol.pairlist import PairList, PairListError, parse_pair_list, read_answer
+from ibiportal.protocol.pairlist import PairList, UnreadableAnswer, parse_pair_list, read_answer
 
 from .conftest import PORTAL
 
@@ -158,7 +158,7 @@ def test_slow_archive_is_flagged_but_answers_correctly(archives):
 
 def test_garbled_archive_sends_a_body_the_resolver_cannot_read(archives):
     garbled = archives["garbled"]
-    assert isinstance(read_answer(garbled.behaviour.malformed), PairListError)
+    assert isinstance(read_answer(garbled.behaviour.malformed), UnreadableAnswer)
     assert "braced value" in str(read_answer(garbled.behaviour.malformed))
     assert ask(garbled, "D7N2U8HW/3SNU8PS").get("state") == "Original"  # the service itself is sound
     assert all(archive.behaviour.malformed is None for name, archive in archives.items() if name != "garbled")

@@ -1,4 +1,4 @@
-"""Browser tests (issue 5): Playwright (Python) driving Debian's Chromium against a live portal.
+"""Browser tests: Playwright (Python) driving Debian's Chromium against a live portal.
 
 One portal per test session, served by werkzeug on a loopback port in a thread, with CSRF on and
 the demo Archives. Each test gets a fresh browser context (no cookies carried over). Any console

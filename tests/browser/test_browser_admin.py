@@ -1,4 +1,4 @@
-"""The Archives pages and the conformance check in Chromium (issue 5).
+"""The Archives pages and the conformance check in Chromium.
 
 Demo Archives run as real HTTP servers on loopback (``ArchiveHTTPServer``). The live portal
 refuses loopback Archives (``ALLOW_PRIVATE_ARCHIVES`` off, as in production), so the tests

@@ -1,4 +1,4 @@
-"""The Compose page in the browser (issue 5): live preview in both syntaxes with the meaning in en/pt,
+"""The Compose page in the browser: live preview in both syntaxes with the meaning in en/pt,
 verbs that cannot combine disabled or explained next to their field, copy, keyboard, phone, no-JS,
 bookmarkable address, "Trace this"; and the Parse page that shares its result."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A hostile Archive in Chromium (issue 6): its markup and scripts, sent over a real socket and
+"""A hostile Archive in Chromium: its markup and scripts, sent over a real socket and
 resolved by a real portal, are shown as text on the alert page and the trace page – no dialog
 ever opens, no element of the Archive's making appears, the Content-Security-Policy is never
 even tested (a violation would fail the test through the page fixture).

@@ -1,4 +1,4 @@
-"""Batch conversion core (issue 5): reading lines and CSV, limits, per-row errors, the CSV written."""
+"""Batch conversion core: reading lines and CSV, limits, per-row errors, the CSV written."""
 from __future__ import annotations
 
 import csv

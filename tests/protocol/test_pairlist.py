@@ -13,7 +13,7 @@ from ibiportal.protocol import (
     INCLUDED_UNCONFIRMED,
     Pair,
     PairList,
-    PairListError,
+    UnreadableAnswer,
     included,
     parse_pair_list,
     read_answer,
@@ -226,7 +226,7 @@ def test_utf8_body_is_refused_at_its_first_byte():
 
 def test_read_answer_never_raises():
     error = read_answer(b"a {b")
-    assert error == PairListError("unbalanced '{': no '}' closes it", 3)
+    assert error == UnreadableAnswer("unbalanced '{': no '}' closes it", 3)
     assert str(error) == "unbalanced '{': no '}' closes it (at character 3)"
     assert error.to_dict() == {"message": "unbalanced '{': no '}' closes it", "position": 3}
     assert read_answer(b"confirmation yes") == CONFIRMATION

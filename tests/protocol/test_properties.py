@@ -10,7 +10,7 @@ from ibiportal.errors import ParseError
 from ibiportal.protocol import (
     Pair,
     PairList,
-    PairListError,
+    UnreadableAnswer,
     UrlRequest,
     parse_pair_list,
     parse_request,
@@ -44,7 +44,7 @@ def test_parse_pair_list_raises_only_parse_error_on_bytes(body):
         parse_pair_list(body)
     except ParseError as error:
         assert error.position is None or 1 <= error.position <= len(body) + 1
-    assert isinstance(read_answer(body), PairList | PairListError)
+    assert isinstance(read_answer(body), PairList | UnreadableAnswer)
 
 
 @given(grammar_soup)

@@ -1,4 +1,4 @@
-"""Archives that fail in every way a network allows, on real loopback sockets (issue 6).
+"""Archives that fail in every way a network allows, on real loopback sockets.
 
 Each fault runs through the resolver engine and the real HTTP transport with a 2 s resolution
 deadline and 1 s connect/read timeouts, asking with ``ibiurl.requireditemstatus=Original`` so

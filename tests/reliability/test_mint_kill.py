@@ -1,4 +1,4 @@
-"""Minting survives workers killed mid-request (issue 6): no duplicate, no lost identifier.
+"""Minting survives workers killed mid-request: no duplicate, no lost identifier.
 
 A gunicorn portal (2 workers) mints under a steady stream of concurrent ``POST /api/v1/mint``
 requests while its workers are killed with SIGKILL, one after the other, every 0.6 s. With a

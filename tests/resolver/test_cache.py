@@ -1,4 +1,4 @@
-"""The resolution cache (issue 6): lifetime on a fake clock, the LRU bound, every part of the key,
+"""The resolution cache: lifetime on a fake clock, the LRU bound, every part of the key,
 generations, what may be cached, and the acknowledgment a hit still sends (Table 8.11)."""
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ from ibiportal.ibi.identifier import parse_ibi
 from ibiportal.resolver.conformance import (
     RULES,
     ConformanceReport,
-    Outcome,
+    Verdict,
     ServiceAddress,
     check_archive,
     invent_unknown_ibi,
@@ -73,7 +73,7 @@ def mock_archive(
     responses.add_callback(responses.GET, BASE, callback=callback)
 
 
-def outcomes(report: ConformanceReport) -> dict[str, Outcome]:
+def outcomes(report: ConformanceReport) -> dict[str, Verdict]:
     return {result.rule_id: result.outcome for result in report.results}
 
 
@@ -96,8 +96,8 @@ def check(http, **options) -> ConformanceReport:
 def test_a_good_archive_passes_every_rule_each_citing_its_source(http):
     mock_archive()
     report = check(http)
-    assert outcomes(report) == {rule.rule_id: Outcome.PASSED for rule in RULES}
-    assert report.conforms and report.count(Outcome.PASSED) == len(RULES)
+    assert outcomes(report) == {rule.rule_id: Verdict.PASSED for rule in RULES}
+    assert report.conforms and report.count(Verdict.PASSED) == len(RULES)
     assert [probe.name for probe in report.probes] == [
         "confirmation", "unknown IBI", "known IBI", "known IBI again", "acknowledgment"]
     assert [subject_of(call.request) for call in responses.calls] == [
@@ -117,7 +117,7 @@ def test_a_good_archive_passes_every_rule_each_citing_its_source(http):
 def test_without_a_known_ibi_the_rules_that_need_one_are_skipped_with_the_reason(http):
     mock_archive()
     report = check_archive(BASE, http)
-    assert {rule for rule, outcome in outcomes(report).items() if outcome is Outcome.SKIPPED} == {
+    assert {rule for rule, outcome in outcomes(report).items() if outcome is Verdict.SKIPPED} == {
         "known-ibi", "acknowledgment", "urlkey"}
     assert "No known IBI given" in result(report, "known-ibi").detail
     assert report.conforms and len(responses.calls) == 2
@@ -133,8 +133,8 @@ def test_a_deleted_item_is_a_valid_url_list_without_anything_to_acknowledge(http
     report = check_archive(BASE, http, known_ibi="D7N2U8HW/3GBBQK2", unknown_ibi=UNKNOWN)
     assert failed(report) == set()
     assert "Deleted" in result(report, "known-ibi").detail
-    assert outcomes(report)["acknowledgment"] is Outcome.SKIPPED
-    assert outcomes(report)["urlkey"] is Outcome.SKIPPED
+    assert outcomes(report)["acknowledgment"] is Verdict.SKIPPED
+    assert outcomes(report)["urlkey"] is Verdict.SKIPPED
 
 
 # -- bad Archives: each fails the rules it breaks, and only those -----------------------------
@@ -162,7 +162,7 @@ def test_non_ascii_byte_is_found_with_its_position(http):
     ascii_detail = result(report, "ascii").detail
     assert re.search(r"known IBI: byte 0xF3 at character \d+ \(write it %f3\)", ascii_detail)
     assert "non-ASCII byte 0xF3" in result(report, "grammar").detail
-    assert outcomes(report)["acknowledgment"] is Outcome.SKIPPED
+    assert outcomes(report)["acknowledgment"] is Verdict.SKIPPED
     # The evidence shows the byte, not the character: nothing hidden, nothing interpreted.
     assert "state Orig\\xf3nal" in result(report, "ascii").evidence[0].excerpt
 
@@ -199,7 +199,7 @@ def test_a_urlkey_that_is_not_a_key_of_table_7_1(http):
     report = check(http)
     assert failed(report) == {"known-ibi", "urlkey"}
     assert "urlkey 'abc' is not a key of Table 7.1" in result(report, "known-ibi").detail
-    assert outcomes(report)["acknowledgment"] is Outcome.SKIPPED  # Table 8.11 needs a valid urlkey
+    assert outcomes(report)["acknowledgment"] is Verdict.SKIPPED  # Table 8.11 needs a valid urlkey
 
 
 @responses.activate
@@ -239,7 +239,7 @@ def test_an_answer_too_late_fails_timing_and_nothing_more_is_sent(http):
     assert "No answer in time to: unknown IBI" in result(report, "timing").detail
     assert "no answer (timeout: ReadTimeout" in result(report, "unknown-ibi").detail
     for rule_id in ("known-ibi", "urlkey"):
-        assert result(report, rule_id).outcome is Outcome.SKIPPED
+        assert result(report, rule_id).outcome is Verdict.SKIPPED
         assert "Not sent: the unknown IBI request got no answer (timeout" in result(report, rule_id).detail
 
 
@@ -338,13 +338,13 @@ def test_real_sockets_good_archive_passes_and_garbled_fails_the_grammar(serve_de
         garbled_report = check_archive(garbled.base_url, transport, known_ibi="D7N2U8HW/3SNU8PS")
     finally:
         transport.close()
-    assert outcomes(good_report) == {rule.rule_id: Outcome.PASSED for rule in RULES}
+    assert outcomes(good_report) == {rule.rule_id: Verdict.PASSED for rule in RULES}
     assert all(probe.status == 200 for probe in good_report.probes)
 
     assert failed(garbled_report) == {"confirmation", "unknown-ibi", "known-ibi", "grammar", "urlkey"}
-    assert {rule for rule, outcome in outcomes(garbled_report).items() if outcome is Outcome.PASSED} == {
+    assert {rule for rule, outcome in outcomes(garbled_report).items() if outcome is Verdict.PASSED} == {
         "http-status", "content-type", "ascii", "timing"}
-    assert outcomes(garbled_report)["acknowledgment"] is Outcome.SKIPPED
+    assert outcomes(garbled_report)["acknowledgment"] is Verdict.SKIPPED
     grammar = result(garbled_report, "grammar")
     assert "line break inside the braced value opened at character 43" in grammar.detail
     assert "(at character 105)" in grammar.detail

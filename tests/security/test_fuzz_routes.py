@@ -1,4 +1,4 @@
-"""Route fuzzing (issue 6): whatever path, query string or JSON body a client sends, every page
+"""Route fuzzing: whatever path, query string or JSON body a client sends, every page
 and API answers with a status below 500 – bad input is a 4xx with a message (JSON under
 /api/), never a stack trace. The parsers behind them are fuzzed in test_fuzz_parsers.py; this
 proves the views put every core ParseError where it belongs."""

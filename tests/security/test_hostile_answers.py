@@ -1,4 +1,4 @@
-"""Hostile Archive answers are shown, never run (issue 6): markup, quotes, control characters,
+"""Hostile Archive answers are shown, never run: markup, quotes, control characters,
 non-ASCII bytes and huge answers from a real Archive on a loopback socket reach the alert page,
 the trace page and the JSON trace as text, escaped; a huge answer is cut at the size cap, so
 memory stays bounded."""

@@ -1,4 +1,4 @@
-"""Registration keys never leak (issue 6): not in access logs (gunicorn, werkzeug), app logs,
+"""Registration keys never leak: not in access logs (gunicorn, werkzeug), app logs,
 answers, error pages, the database (rows, history events, traces) or the administrator's pages –
 whatever the Archive sends: the right key, a wrong one, a malformed one, a duplicated one."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""No open redirect (issue 6): ``GET /<persistent URL>`` redirects only to an absolute http or
+"""No open redirect: ``GET /<persistent URL>`` redirects only to an absolute http or
 https URL with a host and no credentials, exactly as the Archive answered it. Anything else an
 Archive answers is a bad answer: an ``unsafe-url`` alert (502) whose trace says why.
 

@@ -1,4 +1,4 @@
-"""Rate limits (issue 6): each limit refuses with 429, a message and Retry-After, in the answer
+"""Rate limits: each limit refuses with 429, a message and Retry-After, in the answer
 format of its route; resolution redirects and static files are never limited."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""No server-side request forgery (issue 6): the portal never opens a connection to a loopback,
+"""No server-side request forgery: the portal never opens a connection to a loopback,
 private, link-local (cloud metadata), unspecified or otherwise non-public address on behalf of
 an Archive – whether the address is written as a literal in any spelling, reached through a
 DNS name, a DNS answer that changes between check and connect, or a redirect.

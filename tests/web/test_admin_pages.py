@@ -1,4 +1,4 @@
-"""The administrator's Archives pages and the conformance check page (issue 5).
+"""The administrator's Archives pages and the conformance check page.
 
 Archives are mocked with ``responses`` at public IP literals (no DNS involved), answering
 with the project's own correct Archive service (demo ``mtc-m16c``) or with hostile bodies.

@@ -1,7 +1,7 @@
-"""``flask archives register --generate`` and ``flask archives check`` (issue 5).
+"""``flask archives register --generate`` and ``flask archives check``.
 
 The other ``archives`` subcommands are tested with the resolver service in
-``test_resolver_service.py``. The check runs over real sockets against demo Archives served
+``test_registration_service.py``. The check runs over real sockets against demo Archives served
 by ``ArchiveHTTPServer`` on loopback, in an app that allows private Archives.
 """
 from __future__ import annotations

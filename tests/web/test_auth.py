@@ -1,4 +1,4 @@
-"""Administrator accounts and login (issues 5, 6): CLI-set hashes, sessions, safe ``next``."""
+"""Administrator accounts and login: CLI-set hashes, sessions, safe ``next``."""
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,4 @@
-"""Converting through the JSON API, the CLI and the Convert page with its anatomy and prefix table (issues 2, 5)."""
+"""Converting through the JSON API, the CLI and the Convert page with its anatomy and prefix table."""
 from __future__ import annotations
 
 import json
@@ -131,7 +131,7 @@ def test_cli_prefix_pair_rejects_a_bad_prefix(runner):
     assert result.exit_code != 0 and "ibip_prefix" in result.output
 
 
-# -- the page: anatomy, warnings, cross-links (issue 5) ---------------------------------------
+# -- the page: anatomy, warnings, cross-links ---------------------------------------
 
 REP = "sid.inpe.br/mtc-m18@80/2009/02.16.17.46"
 IBIP = "8JMKD3MGP8W/34PGRBS"

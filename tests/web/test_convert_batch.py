@@ -1,4 +1,4 @@
-"""Batch conversion on the Convert page, its CSV download, and POST /api/v1/convert/batch (issue 5)."""
+"""Batch conversion on the Convert page, its CSV download, and POST /api/v1/convert/batch."""
 from __future__ import annotations
 
 import csv

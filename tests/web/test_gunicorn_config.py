@@ -1,4 +1,4 @@
-"""The production run command (issue 6): ``gunicorn -c gunicorn.conf.py``. Its values and their
+"""The production run command: ``gunicorn -c gunicorn.conf.py``. Its values and their
 IBIPORTAL_* overrides, gunicorn's own reading of the file, and one real start on loopback."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The home page's box (issue 5): what a text is, the actions that fit it, errors next to the box."""
+"""The home page's box: what a text is, the actions that fit it, errors next to the box."""
 from __future__ import annotations
 
 import html as html_lib

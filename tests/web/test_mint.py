@@ -1,4 +1,4 @@
-"""Minting through the service, the JSON API, the CLI and the page (issue 2)."""
+"""Minting through the service, the JSON API, the CLI and the page."""
 from __future__ import annotations
 
 import base64
@@ -204,7 +204,7 @@ def test_no_two_dates_share_an_ibip_at_fine_granularity(tmp_path):
     assert not any(split_date(item.date)[1].startswith("0") for item in items)
 
 
-# --- The Mint page's form and result cards (issue 5) -------------------------------------------
+# --- The Mint page's form and result cards -------------------------------------------
 
 FIELD_ERROR = re.compile(r'<div class="error" id="([^"]+)-error"><p>([^<]*)</p>')
 QR_IMG = re.compile(r'<img src="data:image/svg\+xml;base64,([^"]+)" alt="QR code of ([^"]+)"')

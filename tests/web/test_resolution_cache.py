@@ -1,4 +1,4 @@
-"""The cache of redirects behind ``GET /<persistent URL>`` (issue 6), through the real routes:
+"""The cache of redirects behind ``GET /<persistent URL>``, through the real routes:
 hits and misses, invalidation when an Archive is included, excluded or removed through the
 resolver service route (also in another "worker": a second app on the same database), the
 acknowledgment a hit still sends, and the trace API, which never uses the cache."""

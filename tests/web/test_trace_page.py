@@ -1,4 +1,4 @@
-"""The Trace page (issue 5): the form and its errors, the permalink, the JSON download, running
+"""The Trace page: the form and its errors, the permalink, the JSON download, running
 again and comparing, and hostile Archive content shown escaped."""
 from __future__ import annotations
 
@@ -11,11 +11,10 @@ from ibiportal import create_app
 from ibiportal.resolver.engine import ClientInfo, Resolver
 from ibiportal.resolver.trace import Alert, AlertReason, Resolution, Trace, TraceStep, StepKind
 from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Timeouts
-from ibiportal.web.resolve.views import ALERT_STATUS
 from ibiportal.web.trace import views
 from ibiportal.web.trace.display import clip, marked, visible, visible_text
 from ibiportal.web.trace.forms import accept_language_problem
-from ibiportal.web.trace.report import FOUND_STATUS, build_report
+from ibiportal.web.trace.report import build_report
 from tests.standard_examples import SECTION_10_1_URL, SECTION_10_2_URL
 
 CLIENT = {"REMOTE_ADDR": "172.16.44.200"}
@@ -210,17 +209,16 @@ def test_the_permalink_shows_outcome_diagram_archives_and_decisions_in_that_orde
 
 
 @pytest.mark.parametrize(
-    ("url", "original", "reason"),
+    ("url", "original", "status"),
     [
-        ("http://urlib.net/8JMKD3MGP8W/35MMLL8", "", None),
-        ("http://urlib.net/8JMKD3MGP8W/34PGRBS", "", AlertReason.NOT_FOUND),
-        ("http://urlib.net/D7N2U8HW/3GBBQK2", "", AlertReason.DELETED),
-        ("http://urlib.net/D7N2U8HW/3MP9QLE", "y", AlertReason.CONFLICTING_ORIGINALS),
+        ("http://urlib.net/8JMKD3MGP8W/35MMLL8", "", 302),
+        ("http://urlib.net/8JMKD3MGP8W/34PGRBS", "", 404),
+        ("http://urlib.net/D7N2U8HW/3GBBQK2", "", 410),
+        ("http://urlib.net/D7N2U8HW/3MP9QLE", "y", 409),
     ],
 )
-def test_the_status_shown_is_what_the_resolver_answers(client, url, original, reason):
+def test_the_status_shown_is_what_the_resolver_answers(client, url, original, status):
     html = page_of(client, trace(client, url=url, require_original=original))
-    status = FOUND_STATUS if reason is None else ALERT_STATUS[reason]
     assert f'<span class="status-code">{status}</span>' in html
     path = urlsplit(url).path + ("?ibiurl.requireditemstatus=Original" if original else "")
     assert client.get(path, environ_base=CLIENT, headers={"Accept": "application/json"}).status_code == status
@@ -373,7 +371,7 @@ def test_clip_and_marked():
 def test_the_report_of_a_stored_trace(client):
     trace_id = permalink_id(trace(client, url=SECTION_10_2, accept_language="pt-BR"))
     body = client.get(f"/api/v1/trace/{trace_id}").get_json()
-    report = build_report(trace_id, body, ALERT_STATUS)
+    report = build_report(trace_id, body)
     assert report.status_text == "302 Found" and report.headline == "Redirected"
     assert [r.number for r in report.rounds] == [1, 2]
     assert all(sum(1 for x in r.exchanges if x.chosen) == 1 for r in report.rounds)

@@ -1,4 +1,4 @@
-"""Persistent URLs through the JSON API (issue 3): /api/v1/parse and /api/v1/compose."""
+"""Persistent URLs through the JSON API: /api/v1/parse and /api/v1/compose."""
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,4 @@
-"""The Parse and Compose pages (issue 3): results shown, errors next to their fields with a 400."""
+"""The Parse and Compose pages: results shown, errors next to their fields with a 400."""
 from __future__ import annotations
 
 import json

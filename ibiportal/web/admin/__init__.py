@@ -1,1 +1,1 @@
-"""Administrator pages: registered Archives and the conformance check (issue 5)."""
+"""Administrator pages: registered Archives and the conformance check."""

@@ -1,4 +1,4 @@
-"""Administrator pages (issue 5): the registered Archives (file 003 §7) and the conformance check (§6.2, §9).
+"""Administrator pages: the registered Archives (file 003 §7) and the conformance check (§6.2, §9).
 
 Every route needs a logged-in administrator (:func:`admin_required`) and every POST a CSRF
 token. Registering shows a generated key once, in the answer to the POST itself (never in a

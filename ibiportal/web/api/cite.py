@@ -1,4 +1,4 @@
-"""``GET /api/v1/cite?ibi=…``: the citations of an item, from its oai_dc metadata (issue 5).
+"""``GET /api/v1/cite?ibi=…``: the citations of an item, from its oai_dc metadata.
 
 The routes join the ``api`` blueprint of :mod:`.views`. A bad ``ibi`` is a 400 naming the
 character; an item without usable metadata is ``{"error": {"message", "position": null},

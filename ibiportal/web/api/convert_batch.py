@@ -1,4 +1,4 @@
-"""JSON API: convert many identifiers at once (issue 5), the batch of the Convert page.
+"""JSON API: convert many identifiers at once, the batch of the Convert page.
 
 ``POST /api/v1/convert/batch`` with ``{"identifiers": ["8JMKD3MGP8W/34PGRBS", ...]}`` (at most
 :data:`~ibiportal.ibi.batch.MAX_ROWS`, 1 MB in all) answers ``{"rows": [...], "converted",

@@ -1,4 +1,4 @@
-"""``/api/v1/trace``: run a resolution and return every message of it (issue 4); never cached."""
+"""``/api/v1/trace``: run a resolution and return every message of it; never cached."""
 from __future__ import annotations
 
 from flask import abort, jsonify, url_for

@@ -1,4 +1,4 @@
-"""The Archives the portal hosts (issue 3): its own Archive's service and item pages, and the
+"""The Archives the portal hosts: its own Archive's service and item pages, and the
 pages behind the demo Archives' URLs, so that every resolution ends on a real page."""
 from __future__ import annotations
 

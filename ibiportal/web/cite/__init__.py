@@ -1,1 +1,1 @@
-"""The Cite page: citations of any IBI from its oai_dc metadata (issue 5)."""
+"""The Cite page: citations of any IBI from its oai_dc metadata."""

@@ -39,7 +39,7 @@ from ...ibi.modifiers import Verb
 from ...ibi.url import PersistentUrl
 from ...resolver.transport import Timeouts
 from ..context import canonical_base, known_prefix_pairs, resolver_base
-from ..resolve.views import ALERT_STATUS
+from ..statuses import ALERT_STATUS
 from ..resolution import default_selection, request_client, resolve_and_store, trace_permalink
 from ..services import get_demo_archives, get_http_transport, get_own_archive
 

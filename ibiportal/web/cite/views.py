@@ -1,4 +1,4 @@
-"""The Cite page (issue 5): the citations of any IBI, from the oai_dc record its Archive serves.
+"""The Cite page: the citations of any IBI, from the oai_dc record its Archive serves.
 
 * ``GET /cite?ibi=…``: the item's metadata, its persistent URL, formatted citations (APA,
   ABNT, IEEE, Harvard) and BibTeX, RIS and CSL-JSON, each with a copy button;

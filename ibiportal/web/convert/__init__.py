@@ -1,1 +1,1 @@
-"""The Convert page: one identifier with its anatomy, many at once, the prefix table (issue 5)."""
+"""The Convert page: one identifier with its anatomy, many at once, the prefix table."""

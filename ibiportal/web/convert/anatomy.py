@@ -1,4 +1,4 @@
-"""The anatomy of one identifier in both forms: what the Convert page draws (issue 5).
+"""The anatomy of one identifier in both forms: what the Convert page draws.
 
 Each form is cut into its pieces (Table 6.1 for the repository name, Table 7.1 for the IBIp),
 and the pieces are grouped by the three things both forms say, one :class:`Row` each, pairing a

@@ -1,4 +1,4 @@
-"""What a person can do next with a recognised text: the home page's action buttons (issue 5).
+"""What a person can do next with a recognised text: the home page's action buttons.
 
 Each action is a page of the portal opened on the text: links (GET) for the pages that only
 read, and the one-click trace as a POST form, since a trace runs a resolution and stores it

@@ -1,5 +1,5 @@
 """The Mint page's result card of one minted identifier: both forms, the persistent URL, its
-QR code and its citations (issue 5)."""
+QR code and its citations."""
 from __future__ import annotations
 
 from ...citation import CitationRecord, citations

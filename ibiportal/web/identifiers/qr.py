@@ -1,4 +1,4 @@
-"""QR codes of persistent URLs, as SVG made by ``segno`` (issue 5: the Mint page's result card).
+"""QR codes of persistent URLs, as SVG made by ``segno`` (the Mint page's result card).
 
 A regular QR code (never a Micro QR, which phone cameras do not read), error correction M or
 better (segno raises the level when the same symbol size allows), the quiet zone included.

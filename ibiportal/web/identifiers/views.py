@@ -1,4 +1,4 @@
-"""The home page (one box for anything) and minting identifiers (issues 2 and 5)."""
+"""The home page (one box for anything) and minting identifiers."""
 from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, render_template, request

@@ -1,7 +1,7 @@
 """``GET /<ibi><modifiers><path>?<query>``: the portal as a resolver, like urlib.net (Figure 8.1).
 
-A redirect found is served again from the worker's cache for a short while (issue 6,
-``ibiportal.resolver.cache``): ``X-IBI-Cache: hit`` then says so, and the trace headers point to
+A redirect found is served again from the worker's cache for a short while
+(``ibiportal.resolver.cache``): ``X-IBI-Cache: hit`` then says so, and the trace headers point to
 the trace of the resolution that found it. ``miss`` is a fresh resolution; ``off`` when the
 cache is turned off (IBIPORTAL_RESOLUTION_CACHE_SECONDS=0).
 """
@@ -12,29 +12,12 @@ from flask import Blueprint, Response, abort, jsonify, redirect, render_template
 from ...errors import ParseError
 from ...ibi.identifier import split_ibi
 from ...ibi.url import parse_persistent_url
-from ...resolver.trace import AlertReason
 from ..errors import wants_json
 from ..resolution import cached_redirect, request_client, resolve_and_cache, trace_permalink
 from ..services import get_resolution_cache
+from ..statuses import ALERT_STATUS, FOUND_STATUS
 
 bp = Blueprint("resolve", __name__)
-
-#: HTTP status of each alert (7): the item is not there (404), was there (410), the
-#: Archives disagree (409), or nobody gave a usable answer (502 / 504).
-ALERT_STATUS = {
-    AlertReason.NOT_FOUND: 404,
-    AlertReason.TRANSLATION_MISSING: 404,
-    AlertReason.NO_ORIGINAL: 404,
-    AlertReason.DELETED: 410,
-    AlertReason.CONFLICTING_ORIGINALS: 409,
-    AlertReason.NO_ARCHIVE_ANSWERED: 504,
-    AlertReason.NO_ARCHIVES: 503,
-    AlertReason.HOP_LIMIT: 502,
-    AlertReason.CYCLE: 502,
-    AlertReason.UNSAFE_URL: 502,
-    AlertReason.BAD_REQUEST: 400,
-}
-
 
 @bp.get("/<path:ibi_path>")
 def resolve(ibi_path: str):
@@ -42,7 +25,7 @@ def resolve(ibi_path: str):
     received = received_url()
     hit = cached_redirect(received)  # only found URLs are cached: this one parsed before
     if hit is not None:
-        return with_trace_headers(redirect(hit.url, code=302), hit.trace_url, "hit")
+        return with_trace_headers(redirect(hit.url, code=FOUND_STATUS), hit.trace_url, "hit")
     try:
         parsed = parse_persistent_url(received)
     except ParseError as exc:
@@ -55,7 +38,7 @@ def resolve(ibi_path: str):
     resolution = stored.resolution
     trace_url = trace_permalink(stored.trace_id)
     if resolution.found:
-        response = redirect(resolution.url, code=302)
+        response = redirect(resolution.url, code=FOUND_STATUS)
     else:
         response = alert_response(resolution, trace_url)
     return with_trace_headers(response, trace_url, "off" if get_resolution_cache() is None else "miss")

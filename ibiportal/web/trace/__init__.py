@@ -1,1 +1,1 @@
-"""The Trace page: every message of a resolution, for support staff (issue 5)."""
+"""The Trace page: every message of a resolution, for support staff."""

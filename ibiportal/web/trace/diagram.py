@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ...resolver.sequence import BROWSER, RESOLVER, USER, Message, Sequence, Tone
+from ...resolver.sequence import BROWSER, RESOLVER, USER, Message, SequenceDiagram, Tone
 
 ROW = 44  # px: the height of a row, also in static/css/trace.css (.seq-row)
 HEAD = 112  # px: the header with the lifeline names
@@ -63,7 +63,7 @@ class Diagram:
     head_height: int = HEAD
 
 
-def diagram_of(sequence: Sequence) -> Diagram:
+def diagram_of(sequence: SequenceDiagram) -> Diagram:
     """Lay out ``sequence``: lifelines left to right, one row per message, a heading per round."""
     xs: dict[str, int] = {}
     columns: list[Column] = []

@@ -12,12 +12,10 @@ from urllib.parse import urlsplit
 
 from ...errors import ParseError
 from ...ibi.url import PersistentUrl
-from ...resolver.sequence import Sequence, milliseconds, request_parameters, sequence_of
+from ...resolver.sequence import SequenceDiagram, milliseconds, request_parameters, sequence_of
 from ...resolver.trace import AlertReason, Resolution, Status, StepKind, TraceStep
+from ..statuses import ALERT_STATUS, FOUND_STATUS
 
-#: What the resolver answers the browser for each alert (7): kept equal to the resolver's own
-#: table (``web/resolve/views.py``), which a test checks.
-FOUND_STATUS = 302
 
 #: The outcome in a few words, by alert reason.
 HEADLINES = {
@@ -109,7 +107,7 @@ def is_web_url(url: str | None) -> bool:
 
 
 @dataclass(frozen=True)
-class Pair:
+class AnswerPair:
     """One pair of an answer; ``role`` says why it matters to the resolver's decision, if it does."""
 
     name: str
@@ -118,7 +116,7 @@ class Pair:
 
 
 @dataclass(frozen=True)
-class Exchange:
+class ExchangeRow:
     """One Archive asked in one round: message 3 and what came back (4), or the notice (6)."""
 
     index: int
@@ -127,7 +125,7 @@ class Exchange:
     tone: str
     status_help: str
     chosen: bool
-    pairs: tuple[Pair, ...]
+    pairs: tuple[AnswerPair, ...]
 
     @property
     def anchor(self) -> str:
@@ -151,10 +149,6 @@ class Offer:
     chosen: bool
     anchor: str
 
-    @property
-    def is_link(self) -> bool:
-        return is_web_url(self.url)
-
 
 @dataclass(frozen=True)
 class Round:
@@ -163,7 +157,7 @@ class Round:
     number: int
     ibi: str | None
     verbs: str | None
-    exchanges: tuple[Exchange, ...]
+    exchanges: tuple[ExchangeRow, ...]
     counts: dict[str, int]
 
 
@@ -197,9 +191,9 @@ class TraceReport:
     trace_id: str
     resolution: Resolution
     asked: dict
-    sequence: Sequence
+    sequence: SequenceDiagram
     rounds: list[Round] = field(default_factory=list)
-    acknowledgment: list[Exchange] = field(default_factory=list)
+    acknowledgment: list[ExchangeRow] = field(default_factory=list)
     decisions: list[Decision] = field(default_factory=list)
     facts: list[Fact] = field(default_factory=list)
     offers: list[Offer] = field(default_factory=list)
@@ -254,8 +248,8 @@ class TraceReport:
         }
 
 
-def build_report(trace_id: str, body: dict, alert_status: dict[AlertReason, int]) -> TraceReport:
-    """The page's view of a stored trace ``body``; ``alert_status`` is the resolver's HTTP status per alert."""
+def build_report(trace_id: str, body: dict) -> TraceReport:
+    """The page's view of a stored trace ``body``."""
     resolution = Resolution.from_dict(body)
     sequence = sequence_of(resolution)
     report = TraceReport(trace_id, resolution, dict(body.get("request") or {}), sequence)
@@ -272,25 +266,25 @@ def build_report(trace_id: str, body: dict, alert_status: dict[AlertReason, int]
                              if step.kind in (StepKind.ACKNOWLEDGMENT, StepKind.NOTICE)]
     report.offers = [offer for r in report.rounds for x in r.exchanges if (offer := _offer(x)) is not None]
     report.decisions = decisions_of(resolution)
-    report.status = outcome_status(resolution, alert_status)
+    report.status = outcome_status(resolution)
     report.facts = _facts(report)
     return report
 
 
-def outcome_status(resolution: Resolution, alert_status: dict[AlertReason, int]) -> int:
+def outcome_status(resolution: Resolution) -> int:
     """The HTTP status ``GET /<persistent URL>`` answers for this outcome."""
-    return FOUND_STATUS if resolution.alert is None else alert_status[resolution.alert.reason]
+    return FOUND_STATUS if resolution.alert is None else ALERT_STATUS[resolution.alert.reason]
 
 
-def _exchange(index: int, step: TraceStep, chosen: bool) -> Exchange:
+def _exchange(index: int, step: TraceStep, chosen: bool) -> ExchangeRow:
     words, tone = STATUS_WORDS.get(step.status, ("sent", "")) if step.status else ("sent", "")
     if step.status is Status.HTTP_ERROR and step.http_status:
         words = f"error (HTTP {step.http_status})"
-    return Exchange(index, step, words, tone, STATUS_HELP.get(step.status, "") if step.status else "", chosen,
+    return ExchangeRow(index, step, words, tone, STATUS_HELP.get(step.status, "") if step.status else "", chosen,
                     _pairs(step))
 
 
-def _offer(exchange: Exchange) -> Offer | None:
+def _offer(exchange: ExchangeRow) -> Offer | None:
     """The URL an answer offers for what was asked (its pair marked "the URL asked for"), with the item's state."""
     wanted = next((pair for pair in exchange.pairs if pair.role == URL_ROLE), None)
     if wanted is None:
@@ -300,7 +294,7 @@ def _offer(exchange: Exchange) -> Offer | None:
     return Offer(step.receiver, step.archive, wanted.value, state, exchange.chosen, exchange.anchor)
 
 
-def _pairs(step: TraceStep) -> tuple[Pair, ...]:
+def _pairs(step: TraceStep) -> tuple[AnswerPair, ...]:
     """The answer's pairs; the one holding the URL, the IBI leading on, or ``state Deleted`` marked."""
     words = set(step.decision.replace(",", " ").split())
     deleted = "Deleted" in words
@@ -313,7 +307,7 @@ def _pairs(step: TraceStep) -> tuple[Pair, ...]:
             role = "leads on: asked next"
         elif deleted and name in ("state", "timestamp"):
             role = "the item was deleted"
-        pairs.append(Pair(name, value, role))
+        pairs.append(AnswerPair(name, value, role))
     return tuple(pairs)
 
 

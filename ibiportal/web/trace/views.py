@@ -1,4 +1,4 @@
-"""Routes of the Trace page (issue 5): run a resolution and show every message of it.
+"""Routes of the Trace page: run a resolution and show every message of it.
 
 ``GET /trace`` shows the form (prefilled from the query string, never resolving);
 ``POST /trace`` resolves and 303-redirects to the permalink ``GET /trace/<id>``;
@@ -14,7 +14,6 @@ from ..context import get_storage
 from ..form_errors import show_error
 from ..inputs import persistent_url_input
 from ..resolution import default_selection, request_client, requested_client, resolve_and_store, with_original
-from ..resolve.views import ALERT_STATUS
 from .compare import compare
 from .diagram import diagram_of
 from .display import RAW_LIMIT, VALUE_LIMIT, clip, marked, visible, visible_text
@@ -93,7 +92,7 @@ def trace_view(trace_id: str):
     body = _load(trace_id)
     if body is None:
         return _missing(trace_id)
-    report = build_report(trace_id, body, ALERT_STATUS)
+    report = build_report(trace_id, body)
     comparison, earlier_missing = None, None
     earlier = request.args.get("compare", "")
     if earlier and earlier != trace_id:

@@ -1,1 +1,1 @@
-"""Pages for persistent URLs (issue 3): reading one and composing one; the full design comes later."""
+"""Pages for persistent URLs: reading one and composing one."""

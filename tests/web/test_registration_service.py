@@ -174,8 +174,8 @@ def test_route_is_a_fixed_rule_that_wins_over_a_catch_all(tmp_path):
     app = make_app(tmp_path, RESOLVER_SERVICE_IBI="8JMKD3MGP8W/35MMLL8")
     app.add_url_rule("/<path:anything>", "catch_all", lambda anything: "caught")
     urls = app.url_map.bind("urlib.net")
-    assert urls.match("/8JMKD3MGP8W/35MMLL8") == ("resolver_service.answer", {})
-    assert urls.match("/J8LNKB5R7W/3FUQHC5")[0] != "resolver_service.answer"
+    assert urls.match("/8JMKD3MGP8W/35MMLL8") == ("registration.answer", {})
+    assert urls.match("/J8LNKB5R7W/3FUQHC5")[0] != "registration.answer"
     response = app.test_client().get("/8JMKD3MGP8W/35MMLL8?servicesubject=acknowledgment")
     assert response.status_code == 400 and response.headers["Content-Type"] == PAIR_LIST
     assert app.test_client().post("/8JMKD3MGP8W/35MMLL8").status_code == 405
@@ -183,7 +183,7 @@ def test_route_is_a_fixed_rule_that_wins_over_a_catch_all(tmp_path):
 
 def test_default_resolver_service_ibi_is_the_standards(app):
     assert app.config["RESOLVER_SERVICE_IBI"] == "J8LNKB5R7W/3FUQHC5"
-    assert app.url_map.bind("urlib.net").match("/J8LNKB5R7W/3FUQHC5") == ("resolver_service.answer", {})
+    assert app.url_map.bind("urlib.net").match("/J8LNKB5R7W/3FUQHC5") == ("registration.answer", {})
 
 
 def test_a_bad_resolver_service_ibi_stops_the_start_up(tmp_path):

@@ -23,7 +23,7 @@ from ...storage import ArchiveStore
 from ..context import get_storage
 from ..services import get_http_transport
 
-bp = Blueprint("resolver_service", __name__)
+bp = Blueprint("registration", __name__)
 
 PAIR_LIST_CONTENT_TYPE = "text/plain; charset=us-ascii"
 
