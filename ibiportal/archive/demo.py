@@ -76,6 +76,13 @@ class Behaviour:
     delay_seconds: float = 0.0
     malformed: str | None = None
 
+    @property
+    def faulty(self) -> bool:
+        """Whether the Archive misbehaves at all: such an Archive is there to teach the Trace
+        page what a timeout or garbage looks like, and would only slow every reader down (a
+        not-found waits for its deadline), so ``GET /<persistent URL>`` does not ask it."""
+        return self != Behaviour()
+
 
 @dataclass(frozen=True)
 class DemoArchive:
@@ -85,6 +92,11 @@ class DemoArchive:
     description: str
     service: ArchiveService
     behaviour: Behaviour = Behaviour()
+
+    @property
+    def faulty(self) -> bool:
+        """See :attr:`Behaviour.faulty`."""
+        return self.behaviour.faulty
 
 
 class _Where:

@@ -21,11 +21,12 @@ from ..resolver.trace import Resolution
 from ..storage import ArchiveStore
 from ..resolver.transport import ArchiveEndpoint
 from .context import get_storage
-from .services import OWN_ARCHIVE_NAME, get_executor, get_http_transport, get_in_process_transport
+from .services import OWN_ARCHIVE_NAME, get_demo_archives, get_executor, get_http_transport, get_in_process_transport
 from .services import get_acknowledger, get_resolution_cache, resolution_generation
 
 #: Which Archives a resolution asks: the demo ones, the live ones (registered Archives and
-#: the portal's own), or both.
+#: the portal's own), or both. The faulty demo Archives (``DemoArchive.faulty``) join a
+#: selection only when a trace asks for them (``include_faulty``).
 SELECTIONS = ("demo", "live", "all")
 
 
@@ -37,12 +38,14 @@ class StoredResolution:
     resolution: Resolution
 
 
-def archive_endpoints(selection: str) -> list[ArchiveEndpoint]:
-    """The endpoints of the chosen Archives (``SELECTIONS``)."""
+def archive_endpoints(selection: str, include_faulty: bool = False) -> list[ArchiveEndpoint]:
+    """The endpoints of the chosen Archives (``SELECTIONS``); the faulty demo Archives only
+    with ``include_faulty`` (they exist to show a timeout or garbage on the Trace page)."""
     if selection not in SELECTIONS:
         raise ParseError(f"archives must be one of {', '.join(SELECTIONS)}, not {selection!r}", field="archives")
     in_process = get_in_process_transport().endpoints()
-    demo = [endpoint for endpoint in in_process if endpoint.name != OWN_ARCHIVE_NAME]
+    faulty = set() if include_faulty else {name for name, archive in get_demo_archives().items() if archive.faulty}
+    demo = [endpoint for endpoint in in_process if endpoint.name not in faulty | {OWN_ARCHIVE_NAME}]
     if selection == "demo":
         return demo
     live = [endpoint for endpoint in in_process if endpoint.name == OWN_ARCHIVE_NAME]
@@ -97,16 +100,17 @@ def with_original(url: str, require_original: object) -> str:
 
 
 def resolve_and_store(persistent_url: str, selection: str, client: ClientInfo,
-                      parsed: PersistentUrl | None = None) -> StoredResolution:
+                      parsed: PersistentUrl | None = None, include_faulty: bool = False) -> StoredResolution:
     """Resolve (never from a cache) and keep the trace for its permalink; ``parsed`` is
     ``persistent_url`` when the caller has parsed it already.
 
     The stored trace is the resolution's JSON plus ``request``: how it was asked for (the
-    Archives chosen, the client's IP list and Accept-Language, the time), so that the Trace
-    page can show it and run it again with the same options.
+    Archives chosen, whether the faulty demo ones were included, the client's IP list and
+    Accept-Language, the time), so that the Trace page can show it and run it again with the
+    same options.
     """
     resolver = Resolver(
-        archive_endpoints(selection),
+        archive_endpoints(selection, include_faulty),
         {"demo": get_in_process_transport(), "live": get_http_transport()},
         settings=ResolverSettings(resolver_base=request.url_root),
         executor=get_executor(),
@@ -116,6 +120,7 @@ def resolve_and_store(persistent_url: str, selection: str, client: ClientInfo,
     outcome = "found" if resolution.found else resolution.alert.reason.value
     asked = {
         "archives": selection,
+        "include_faulty": include_faulty,
         "client_ip": " ".join(client.ip_addresses),
         "accept_language": client.language_preference,
         "traced_at": datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"),

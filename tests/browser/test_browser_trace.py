@@ -15,8 +15,9 @@ SECTION_10_2_FINAL = "http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m18/2012/0
 PERMALINK = re.compile(r"/trace/[A-Za-z0-9_-]+$")
 
 
-def run_trace(page: Page, url: str, *, original: bool = False) -> None:
-    """Fill the form as support staff would (the user of §10.1 behind their proxy) and press Trace."""
+def run_trace(page: Page, url: str, *, original: bool = False, faulty: bool = False) -> None:
+    """Fill the form as support staff would (the user of §10.1 behind their proxy) and press Trace;
+    ``faulty`` ticks "Include the faulty demo Archives"."""
     page.goto("/trace")
     page.get_by_label("Persistent URL").fill(url)
     page.get_by_label("Archives to ask").select_option("demo")
@@ -24,6 +25,8 @@ def run_trace(page: Page, url: str, *, original: bool = False) -> None:
     page.get_by_label("Accept-Language").fill("pt-BR,fr;q=0.8,en;q=0.5,pt;q=0.3")
     if original:
         page.get_by_label("Require the original").check()
+    if faulty:
+        page.get_by_label("Include the faulty demo Archives").check()
     page.get_by_role("button", name="Trace", exact=True).click()
     expect(page).to_have_url(PERMALINK)
     page.wait_for_load_state()  # its stylesheets too: layout is measured (a loaded CI laid it out unstyled)
@@ -96,17 +99,32 @@ def test_trace_again_compares_the_two_runs(page: Page):
     comparison = page.locator("#compare")
     expect(comparison.get_by_role("heading")).to_contain_text(f"Compared with the earlier run {first}")
     expect(comparison).to_contain_text("Same outcome: redirect to")
-    expect(comparison.get_by_role("row")).to_have_count(1 + 12)  # header, then each demo Archive of the round
+    expect(comparison.get_by_role("row")).to_have_count(1 + 10)  # header, then each well-behaved demo Archive
 
 
 def test_conflicting_originals(page: Page):
-    run_trace(page, "http://urlib.net/D7N2U8HW/3MP9QLE", original=True)
+    run_trace(page, "http://urlib.net/D7N2U8HW/3MP9QLE", original=True, faulty=True)
     expect(page.get_by_role("heading", name="Conflict: more than one original")).to_be_visible()
     expect(page.locator(".status-code")).to_have_text("409")
     expect(page.locator(".alert-message")).to_contain_text("two or more Archives under suspicion, investigation needed")
     expect(page.locator("#hop-1 details.exchange", has_text="slow")).to_contain_text("timeout")
     expect(page.locator("#hop-1 details.exchange", has_text="garbled")).to_contain_text("garbage")
     shoot(page, "trace-conflict-desktop")
+
+
+def test_the_faulty_demo_archives_join_only_when_ticked(phone: Page):
+    run_trace(phone, "http://urlib.net/8JMKD3MGP8W/34PGRBS")
+    expect(phone.locator("#hop-1 details.exchange", has_text="slow")).to_have_count(0)
+    expect(phone.locator("dl.facts")).to_contain_text(re.compile(r"Faulty demo Archives\s*left out"))
+    phone.get_by_role("link", name="Change the options…").click()
+    expect(phone.get_by_label("Include the faulty demo Archives")).not_to_be_checked()
+    phone.goto("/trace")
+    phone.get_by_role("link", name="An Archive that never answers in time").click()
+    expect(phone.get_by_label("Include the faulty demo Archives")).to_be_checked()
+    phone.get_by_role("button", name="Trace", exact=True).click()
+    expect(phone).to_have_url(PERMALINK)
+    expect(phone.locator("#hop-1 details.exchange", has_text="slow")).to_contain_text("timeout")
+    shoot(phone, "trace-faulty-phone")
 
 
 def test_errors_are_shown_next_to_their_fields(page: Page):
@@ -178,6 +196,8 @@ def test_keyboard_only(page: Page):
     page.keyboard.type("150.163.2.175")
     page.keyboard.press("Tab")
     expect(page.get_by_label("Accept-Language")).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(page.get_by_label("Include the faulty demo Archives")).to_be_focused()
     page.keyboard.press("Tab")
     expect(page.get_by_label("Require the original")).to_be_focused()
     page.keyboard.press("Tab")

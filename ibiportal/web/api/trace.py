@@ -21,8 +21,13 @@ def run_trace():
     selection = body.get("archives", "all")
     if selection not in SELECTIONS:
         raise ParseError(f"archives must be one of {', '.join(SELECTIONS)}", field="archives")
+    include_faulty = body.get("include_faulty", False)
+    if not isinstance(include_faulty, bool):
+        raise ParseError("include_faulty must be true or false (whether to ask the faulty demo Archives too)",
+                         field="include_faulty")
     client = requested_client(body.get("client_ip"), body.get("accept_language"))
-    stored = resolve_and_store(with_original(url.strip(), body.get("require_original")), selection, client)
+    stored = resolve_and_store(with_original(url.strip(), body.get("require_original")), selection, client,
+                               include_faulty=include_faulty)
     result = {"id": stored.trace_id, "permalink": url_for("api.get_trace", trace_id=stored.trace_id, _external=True)}
     return jsonify({**result, **stored.resolution.to_dict()}), 201
 

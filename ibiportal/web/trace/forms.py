@@ -62,6 +62,11 @@ class TraceForm(FlaskForm):
         description="The user's IP, then its proxies' (Table 8.10), e.g. 172.16.44.200 150.163.68.1. "
         "Empty: your own address. Archives receive it as clientinformation.ipaddress.",
     )
+    include_faulty = BooleanField(
+        "Include the faulty demo Archives",
+        description="slow (never answers in time) and garbled (answers a malformed pair list): "
+        "they show what a timeout or garbage looks like, and are never asked when a reader follows a link.",
+    )
     require_original = BooleanField("Require the original (ibiurl.requireditemstatus=Original)")
     previous = HiddenField()
 

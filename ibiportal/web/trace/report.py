@@ -240,12 +240,15 @@ class TraceReport:
 
     def options(self) -> dict[str, str]:
         """The form fields that run this trace again (the Trace form's contract)."""
-        return {
+        options = {
             "url": self.resolution.persistent_url,
             "archives": self.asked.get("archives") or "",
             "accept_language": self.asked.get("accept_language") or "",
             "client_ip": self.asked.get("client_ip") or "",
         }
+        if self.asked.get("include_faulty"):
+            options["include_faulty"] = "y"
+        return options
 
 
 def build_report(trace_id: str, body: dict) -> TraceReport:
@@ -405,6 +408,8 @@ def _facts(report: TraceReport) -> list[Fact]:
     archives = [line for line in report.sequence.lifelines if line.is_archive]
     facts.append(Fact("Archives asked", f"{len(archives)}" + (f", {_selection_words(asked['archives'])}"
                                                               if asked.get("archives") else ""), False))
+    if asked.get("archives") in ("demo", "all"):
+        facts.append(Fact("Faulty demo Archives", "included" if asked.get("include_faulty") else "left out", False))
     facts.append(Fact("Rounds (hops)", str(resolution.hops), False))
     facts.append(Fact("Time", f"{resolution.elapsed_ms:g} ms", False))
     client_ip = asked.get("client_ip") or _first_client(resolution)

@@ -31,6 +31,8 @@ EXAMPLES = (
     ("A deleted item", "http://urlib.net/D7N2U8HW/3GBBQK2", {}),
     ("Two Archives claim the original", "http://urlib.net/D7N2U8HW/3MP9QLE", {"require_original": "y"}),
     ("An IBI no Archive holds", "http://urlib.net/8JMKD3MGP8W/34PGRBS", {}),
+    ("An Archive that never answers in time", "http://urlib.net/D7N2U8HW/3P82998", {"include_faulty": "y"}),
+    ("An Archive whose answer is garbage", "http://urlib.net/D7N2U8HW/3SNU8PS", {"include_faulty": "y"}),
 )
 
 
@@ -80,7 +82,8 @@ def run_trace():
     except ParseError as exc:
         show_error(form, exc, default_field="client_ip")
     if valid and not form.errors:
-        stored = resolve_and_store(with_original(text.strip(), form.require_original.data), form.archives.data, client)
+        stored = resolve_and_store(with_original(text.strip(), form.require_original.data), form.archives.data,
+                                   client, include_faulty=form.include_faulty.data)
         target = url_for("trace.trace_view", trace_id=stored.trace_id, compare=form.previous.data or None)
         return redirect(target, code=303)
     return _form_page(form, 400, where)
