@@ -35,6 +35,7 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
         "IBIPORTAL_TRACE_RETENTION": "TRACE_RETENTION",
         "IBIPORTAL_SECURE_COOKIES": "SESSION_COOKIE_SECURE",
         "IBIPORTAL_RESOLUTION_CACHE_SECONDS": "RESOLUTION_CACHE_SECONDS",
+        "IBIPORTAL_NEGATIVE_CACHE_SECONDS": "NEGATIVE_CACHE_SECONDS",
         "IBIPORTAL_THREADS": "THREADS",
         "IBIPORTAL_RATELIMIT_ENABLED": "RATELIMIT_ENABLED",
         "IBIPORTAL_RATELIMIT_STORAGE": "RATELIMIT_STORAGE_URI",
@@ -47,7 +48,8 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
     for env_name, key in names.items():
         if env.get(env_name):
             settings[key] = env[env_name]
-    for key in ("MINT_PORT", "MINT_IBIP_PORT", "TRACE_RETENTION", "RESOLUTION_CACHE_SECONDS", "THREADS"):
+    for key in ("MINT_PORT", "MINT_IBIP_PORT", "TRACE_RETENTION", "RESOLUTION_CACHE_SECONDS",
+                "NEGATIVE_CACHE_SECONDS", "THREADS"):
         if key in settings:
             settings[key] = _integer(settings[key], key)
     if "TRUSTED_PROXIES" in settings:
@@ -111,6 +113,10 @@ DEFAULTS: dict = {
     # (ibiportal/resolver/cache.py); 0 = every request resolves. Including or excluding an
     # Archive empties the caches at once.
     "RESOLUTION_CACHE_SECONDS": 30,
+    # Seconds a stable alert (410 deleted, 404 not found with every Archive answering) is served
+    # again from the same cache; 0 = never. Short: a "not found" may be about to be minted or
+    # included, and such changes empty the caches at once anyway.
+    "NEGATIVE_CACHE_SECONDS": 10,
     # Request threads per gunicorn worker (gunicorn.conf.py); the resolver's pool of threads
     # asking Archives is sized from it (ibiportal/web/services.py).
     "THREADS": 8,

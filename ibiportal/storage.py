@@ -157,6 +157,7 @@ class Storage:
                 _now_iso(),
             ),
         )
+        self.bump_resolution_generation(conn)  # a "not found" kept for this IBI is now wrong
 
     def add_item_link(self, conn: sqlite3.Connection, ibi: str, link: ItemLink) -> None:
         """Link a minted item (its IBIp) to another IBI, inside the caller's transaction."""

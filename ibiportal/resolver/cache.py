@@ -1,14 +1,21 @@
-"""A short-lived cache of the redirects of ``GET /<persistent URL>``, and the
-acknowledgment that every redirect served from it still sends (Table 8.11).
+"""A short-lived cache of the outcomes of ``GET /<persistent URL>``, and the acknowledgment
+that every redirect served from it still sends (Table 8.11).
 
 Pure: no Flask, no SQL; the clock, the transports and the thread pool are given.
 
 Decisions:
 
-* **Only redirects are kept** (outcome (7) with a URL). Alerts are not: "not found" becomes a
-  redirect as soon as an Archive, or this portal's own Archive by minting, holds the item;
-  "no Archive answered" is passing trouble; "deleted", conflicting originals and the rest are
-  rare and are judged afresh each time.
+* **Redirects** (outcome (7) with a URL) are kept ``ttl`` seconds.
+* **Stable alerts** are kept ``alert_ttl`` seconds, far shorter, like DNS negative caching
+  (RFC 2308): ``deleted`` (410) and ``not found`` (404), and only when no Archive failed in
+  the resolution (no timeout, refusal, transport error, HTTP error or malformed answer: every
+  Archive asked either answered or was not waited for because a usable answer had come). Such
+  an alert is what the Archives will say again a moment later, and asking all of them again
+  for every request for a deleted item is what made its requests queue behind each other under
+  load. A "not found" with an Archive failing may be that Archive's item; conflicting originals
+  (409) need investigation and are judged afresh; "no Archive answered" is passing trouble.
+  Everything that empties redirects (a new generation) empties alerts too: an item minted or
+  linked here, or an Archive included, can turn a 404 into a redirect at once.
 * **The key is everything the outcome depends on** (:class:`CacheKey`): the persistent URL as
   received, modifiers and query included and not normalised (so a cached acknowledgment's
   ``url.persistent`` is the one this request sent, Table 8.11); what the user's IP list is made
@@ -18,11 +25,11 @@ Decisions:
   Accept-Language header, which chooses the translation of ``+`` (§8.2); and which Archives
   are asked.
 * **Generation**: the caller passes a number that grows whenever the Archive set changes (an
-  Archive included, excluded or removed) or an own item gains a link; a new number empties
-  the cache. Each gunicorn worker has its own cache and reads the number from the shared
-  database on every lookup, so all of them drop stale redirects at their next request.
-* **Lifetime and size**: an entry lives ``ttl`` seconds (an Archive's own changes, an item
-  moved or deleted, show within that time) and at most ``max_entries`` are kept, the least
+  Archive included, excluded or removed), an item is minted here or an own item gains a link;
+  a new number empties the cache. Each gunicorn worker has its own cache and reads the number
+  on every lookup, so all of them drop stale outcomes at their next request.
+* **Lifetime and size**: an entry lives ``ttl`` (or ``alert_ttl``) seconds (an Archive's own
+  changes, an item moved or deleted, show within that time) and at most ``max_entries`` are kept, the least
   recently used dropped first, so memory stays bounded whatever clients ask.
 * **Acknowledgment on a hit**: every redirect is acknowledged to the Archive whose URL is used
   (Figure 8.1 (5)), so that its access statistics count each one. A hit sends again the very
@@ -47,7 +54,7 @@ from dataclasses import dataclass
 
 from ibiportal.protocol.pairlist import PairList, read_answer
 from ibiportal.protocol.status import ACKNOWLEDGMENT_NOTICE, carries_notice
-from ibiportal.resolver.trace import AcknowledgmentMessage, Resolution
+from ibiportal.resolver.trace import AcknowledgmentMessage, AlertReason, Resolution, Status, StepKind
 from ibiportal.resolver.transport import Exchange, Timeouts, Transport
 
 log = logging.getLogger(__name__)
@@ -92,22 +99,60 @@ class CachedRedirect:
         return cls(resolution.url, resolution.archive, trace_url, resolution.acknowledgment)
 
 
+#: Alerts that are kept when nothing failed (module decisions): the item is gone, or nobody has it.
+STABLE_ALERTS = frozenset({AlertReason.DELETED, AlertReason.NOT_FOUND})
+
+#: How an exchange may have ended for its resolution's alert to be stable: an answer, or not
+#: waited for once another Archive's usable answer had come.
+_STABLE_STATUSES = frozenset({Status.ANSWERED, Status.EMPTY, Status.NOT_WAITED_FOR})
+
+
+@dataclass(frozen=True)
+class CachedAlert:
+    """A stable alert to serve again: the resolution that ended with it (its page shows the
+    alert and the persistent URL) and the permalink of that resolution's trace."""
+
+    resolution: Resolution
+    trace_url: str
+
+    @classmethod
+    def of(cls, resolution: Resolution, trace_url: str) -> CachedAlert | None:
+        """The entry for a finished resolution, or ``None`` unless it ended with a stable alert."""
+        if resolution.alert is None or resolution.alert.reason not in STABLE_ALERTS:
+            return None
+        asked = [step for step in resolution.trace.steps if step.kind is StepKind.URL_REQUEST]
+        if not asked or any(step.status not in _STABLE_STATUSES for step in asked):
+            return None
+        return cls(resolution, trace_url)
+
+
+CachedOutcome = CachedRedirect | CachedAlert
+
+
+def cached_outcome(resolution: Resolution, trace_url: str) -> CachedOutcome | None:
+    """What of a finished resolution may be served again: its redirect, its stable alert, or nothing."""
+    return CachedRedirect.of(resolution, trace_url) or CachedAlert.of(resolution, trace_url)
+
+
 @dataclass
 class _Entry:
-    redirect: CachedRedirect
+    outcome: CachedOutcome
     expires: float
 
 
 class ResolutionCache:
-    """Redirects by :class:`CacheKey`, for ``ttl`` seconds, at most ``max_entries``, for one generation.
+    """Outcomes by :class:`CacheKey` for one generation: redirects for ``ttl`` seconds, stable
+    alerts for ``alert_ttl`` (``0`` keeps none of that kind), at most ``max_entries`` in all.
 
     Safe to share between the request threads of one process.
     """
 
-    def __init__(self, ttl: float, max_entries: int, clock: Callable[[], float] = time.monotonic) -> None:
-        if ttl <= 0 or max_entries <= 0:
+    def __init__(self, ttl: float, max_entries: int, clock: Callable[[], float] = time.monotonic, *,
+                 alert_ttl: float = 0.0) -> None:
+        if ttl < 0 or alert_ttl < 0 or ttl + alert_ttl <= 0 or max_entries <= 0:
             raise ValueError("a resolution cache needs a positive lifetime and size; use no cache to turn it off")
         self.ttl = ttl
+        self.alert_ttl = alert_ttl
         self.max_entries = max_entries
         self.clock = clock
         self._entries: OrderedDict[CacheKey, _Entry] = OrderedDict()
@@ -117,8 +162,12 @@ class ResolutionCache:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def get(self, key: CacheKey, generation: int) -> CachedRedirect | None:
-        """The live redirect for ``key`` under ``generation`` (the current one), else ``None``."""
+    def lifetime(self, found: bool) -> float:
+        """Seconds an outcome is kept: a redirect's (``found``) or a stable alert's; 0 = not kept."""
+        return self.ttl if found else self.alert_ttl
+
+    def get(self, key: CacheKey, generation: int) -> CachedOutcome | None:
+        """The live outcome for ``key`` under ``generation`` (the current one), else ``None``."""
         with self._lock:
             self._adopt(generation)
             entry = self._entries.get(key)
@@ -128,16 +177,19 @@ class ResolutionCache:
                 del self._entries[key]
                 return None
             self._entries.move_to_end(key)
-            return entry.redirect
+            return entry.outcome
 
-    def put(self, key: CacheKey, generation: int, redirect: CachedRedirect) -> None:
-        """Keep ``redirect``, found under ``generation`` (read BEFORE resolving): if the Archive
+    def put(self, key: CacheKey, generation: int, outcome: CachedOutcome) -> None:
+        """Keep ``outcome``, found under ``generation`` (read BEFORE resolving): if the Archive
         set changed while it was being resolved, the cache is already newer and it is not kept."""
+        ttl = self.lifetime(isinstance(outcome, CachedRedirect))
+        if ttl <= 0:
+            return
         with self._lock:
             self._adopt(generation)
             if generation != self._generation:
                 return
-            self._entries[key] = _Entry(redirect, self.clock() + self.ttl)
+            self._entries[key] = _Entry(outcome, self.clock() + ttl)
             self._entries.move_to_end(key)
             while len(self._entries) > self.max_entries:
                 self._entries.popitem(last=False)

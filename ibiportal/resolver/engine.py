@@ -144,6 +144,19 @@ def _first_named(verbs: Sequence[Verb]) -> Verb | None:
     return next((verb for verb in verbs if verb.name != GET_FILE_LIST), None)
 
 
+def joined(resolution: Resolution, trace_url: str, waited_ms: float) -> Resolution:
+    """The outcome of a request that joined ``resolution``, the one under way for the same
+    request (ibiportal.resolver.single_flight), whose trace is at ``trace_url``: no message of
+    its own was sent, so its trace says whose resolution it shares and links it. A redirect
+    keeps that resolution's acknowledgment, to be sent again for this request as a cache hit's is.
+    """
+    share = TraceStep(4, StepKind.SELECTION, RESOLVER, RESOLVER,
+                      f"joined the resolution of the same request already under way ({trace_url}): "
+                      "its outcome is shared, no Archive asked again", notes=(trace_url,))
+    outcome = resolution.trace.numbered(7)
+    return replace(resolution, trace=Trace((share, *outcome)), hops=0, elapsed_ms=waited_ms)
+
+
 class Resolver:
     """Resolves persistent URLs against the given Archives (Figure 8.1).
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -15,14 +16,14 @@ from flask import current_app, request, url_for
 from ..errors import ParseError
 from ..ibi.url import PersistentUrl
 from ..resolver.addresses import client_ip_list
-from ..resolver.cache import CachedRedirect, CacheKey
-from ..resolver.engine import ClientInfo, Resolver, ResolverSettings
+from ..resolver.cache import CachedOutcome, CachedRedirect, CacheKey, cached_outcome
+from ..resolver.engine import ClientInfo, Resolver, ResolverSettings, joined
 from ..resolver.trace import Resolution
 from ..storage import ArchiveStore
 from ..resolver.transport import ArchiveEndpoint
 from .context import get_storage
 from .services import OWN_ARCHIVE_NAME, get_demo_archives, get_executor, get_http_transport, get_in_process_transport
-from .services import get_acknowledger, get_resolution_cache, resolution_generation
+from .services import get_acknowledger, get_resolution_cache, get_single_flight, resolution_generation
 
 #: Which Archives a resolution asks: the demo ones, the live ones (registered Archives and
 #: the portal's own), or both. The faulty demo Archives (``DemoArchive.faulty``) join a
@@ -32,10 +33,12 @@ SELECTIONS = ("demo", "live", "all")
 
 @dataclass(frozen=True)
 class StoredResolution:
-    """A resolution and the id of its stored trace (the permalink)."""
+    """A resolution and the id of its stored trace (the permalink); ``joined`` when it shares
+    the outcome of an identical request's resolution instead of asking the Archives itself."""
 
     trace_id: str
     resolution: Resolution
+    joined: bool = False
 
 
 def archive_endpoints(selection: str, include_faulty: bool = False) -> list[ArchiveEndpoint]:
@@ -115,7 +118,10 @@ def resolve_and_store(persistent_url: str, selection: str, client: ClientInfo,
         settings=ResolverSettings(resolver_base=request.url_root),
         executor=get_executor(),
     )
-    resolution = resolver.resolve(persistent_url, client, parsed=parsed)
+    return _store(persistent_url, selection, client, resolver.resolve(persistent_url, client, parsed=parsed))
+
+
+def _store(persistent_url: str, selection: str, client: ClientInfo, resolution: Resolution) -> StoredResolution:
     trace_id = secrets.token_urlsafe(12)
     outcome = "found" if resolution.found else resolution.alert.reason.value
     asked = {
@@ -132,35 +138,51 @@ def resolve_and_store(persistent_url: str, selection: str, client: ClientInfo,
     return StoredResolution(trace_id, resolution)
 
 
-# -- GET /<persistent URL> only: the cache of redirects ---------------------------------
-# resolve_and_store above never reads or fills it: the trace API and the Trace page call it, and a
-# trace must show the messages of that very resolution.
+# -- GET /<persistent URL> only: the cache of outcomes and single flight -------------------------
+# resolve_and_store above never reads or fills them: the trace API and the Trace page call it, and
+# a trace must show the messages of that very resolution.
 
 
-def cached_redirect(persistent_url: str) -> CachedRedirect | None:
-    """The redirect cached for this request, its acknowledgment (5) sent again to the Archive
-    whose URL it is; ``None`` on a miss or with the cache off (ibiportal.resolver.cache)."""
+def cached(persistent_url: str) -> CachedOutcome | None:
+    """The outcome cached for this request, a redirect's acknowledgment (5) sent again to the
+    Archive whose URL it is; ``None`` on a miss or with the cache off (ibiportal.resolver.cache)."""
     cache = get_resolution_cache()
     if cache is None:
         return None
-    redirect = cache.get(_cache_key(persistent_url), resolution_generation())
-    if redirect is not None and redirect.acknowledgment is not None:
-        get_acknowledger().send(redirect.acknowledgment)
-    return redirect
+    outcome = cache.get(_cache_key(persistent_url), resolution_generation())
+    if isinstance(outcome, CachedRedirect) and outcome.acknowledgment is not None:
+        get_acknowledger().send(outcome.acknowledgment)
+    return outcome
 
 
 def resolve_and_cache(persistent_url: str, parsed: PersistentUrl, client: ClientInfo) -> StoredResolution:
-    """After a miss: :func:`resolve_and_store` with the default Archives, and a found URL kept
-    for the next identical requests with its trace permalink."""
+    """After a miss: :func:`resolve_and_store` with the default Archives, its redirect or stable
+    alert kept for the next identical requests with its trace permalink. Identical requests that
+    arrive while it runs wait for it and share its outcome (ibiportal.resolver.single_flight);
+    each of them stores a trace that says so and links the one it joined."""
+    key = _cache_key(persistent_url)
+    started = time.monotonic()
+    shared = get_single_flight().run(key, lambda: _resolve_and_keep(key, persistent_url, parsed, client))
+    if not shared.joined:
+        return shared.result
+    leader = shared.result
+    resolution = joined(leader.resolution, trace_permalink(leader.trace_id), round((time.monotonic() - started) * 1000, 1))
+    if resolution.acknowledgment is not None:
+        get_acknowledger().send(resolution.acknowledgment)
+    stored = _store(persistent_url, default_selection(), client, resolution)
+    return StoredResolution(stored.trace_id, resolution, joined=True)
+
+
+def _resolve_and_keep(key: CacheKey, persistent_url: str, parsed: PersistentUrl, client: ClientInfo) -> StoredResolution:
     cache = get_resolution_cache()
     selection = default_selection()
     if cache is None:
         return resolve_and_store(persistent_url, selection, client, parsed)
     generation = resolution_generation()  # read first: an Archive included meanwhile wins
     stored = resolve_and_store(persistent_url, selection, client, parsed)
-    redirect = CachedRedirect.of(stored.resolution, trace_permalink(stored.trace_id))
-    if redirect is not None:
-        cache.put(_cache_key(persistent_url), generation, redirect)
+    outcome = cached_outcome(stored.resolution, trace_permalink(stored.trace_id))
+    if outcome is not None:
+        cache.put(key, generation, outcome)
     return stored
 
 

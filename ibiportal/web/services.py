@@ -17,6 +17,7 @@ from ..archive.demo import Behaviour, DemoArchive, load_demo_archives
 from ..archive.own import own_archive_service
 from ..archive.service import ArchiveService
 from ..resolver.cache import Acknowledger, ResolutionCache
+from ..resolver.single_flight import SingleFlight
 from ..resolver.transport import HttpTransport, InProcessTransport
 from ..storage import GenerationSignal, Storage
 
@@ -124,9 +125,20 @@ def get_executor() -> ThreadPoolExecutor:
 
 
 def get_resolution_cache() -> ResolutionCache | None:
-    """This worker's cache of redirects, or ``None`` when IBIPORTAL_RESOLUTION_CACHE_SECONDS is 0."""
+    """This worker's cache of redirects and stable alerts, or ``None`` when both
+    IBIPORTAL_RESOLUTION_CACHE_SECONDS and IBIPORTAL_NEGATIVE_CACHE_SECONDS are 0."""
     seconds = current_app.config["RESOLUTION_CACHE_SECONDS"]
-    return _service("resolution_cache", lambda: ResolutionCache(seconds, RESOLUTION_CACHE_ENTRIES) if seconds else None)
+    alert_seconds = current_app.config["NEGATIVE_CACHE_SECONDS"]
+    return _service(
+        "resolution_cache",
+        lambda: ResolutionCache(seconds, RESOLUTION_CACHE_ENTRIES, alert_ttl=alert_seconds)
+        if seconds or alert_seconds else None,
+    )
+
+
+def get_single_flight() -> SingleFlight:
+    """This worker's resolutions under way, shared by identical requests (resolver.single_flight)."""
+    return _service("single_flight", SingleFlight)
 
 
 def get_acknowledger() -> Acknowledger:

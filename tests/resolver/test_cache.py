@@ -10,8 +10,16 @@ from dataclasses import replace
 
 import pytest
 
-from ibiportal.resolver.cache import Acknowledger, AcknowledgmentMessage, CachedRedirect, CacheKey, ResolutionCache
-from ibiportal.resolver.engine import ClientInfo
+from ibiportal.resolver.cache import (
+    Acknowledger,
+    AcknowledgmentMessage,
+    CachedAlert,
+    CachedRedirect,
+    CacheKey,
+    ResolutionCache,
+    cached_outcome,
+)
+from ibiportal.resolver.engine import ClientInfo, Resolver
 from ibiportal.resolver.trace import Resolution
 from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Failure, Timeouts
 
@@ -106,10 +114,10 @@ def test_a_redirect_resolved_before_the_archive_set_changed_is_not_kept(clock):
     assert cache.get(KEY, 8) == REDIRECT
 
 
-@pytest.mark.parametrize("ttl, size", [(0, 10), (-1, 10), (30, 0)])
-def test_a_cache_needs_a_positive_lifetime_and_size(ttl, size):
+@pytest.mark.parametrize("ttl, size, alert_ttl", [(0, 10, 0), (-1, 10, 10), (30, 0, 10), (30, 10, -1)])
+def test_a_cache_needs_a_positive_lifetime_and_size(ttl, size, alert_ttl):
     with pytest.raises(ValueError, match="positive lifetime and size"):
-        ResolutionCache(ttl, size)
+        ResolutionCache(ttl, size, alert_ttl=alert_ttl)
 
 
 # -- what is cached -------------------------------------------------------------------------------
@@ -134,6 +142,55 @@ def test_alerts_are_not_cached_as_redirects(demo_resolver, path):
     resolution = resolve_demo(demo_resolver, path)
     assert resolution.alert is not None
     assert CachedRedirect.of(resolution, TRACE) is None
+
+
+def well_behaved(demo_resolver, *names: str) -> Resolver:
+    """The demo Archives named (all but the faulty ones), every one answering in time."""
+    kept = [endpoint for endpoint in demo_resolver.archives if endpoint.name in names]
+    return Resolver(kept, demo_resolver.transports, settings=demo_resolver.settings, executor=demo_resolver.executor)
+
+
+@pytest.mark.parametrize("path, reason", [("D7N2U8HW/3GBBQK2", "deleted"), ("8JMKD3MGP8W/34PGRBS", "not-found")])
+def test_a_stable_alert_is_cached_when_no_archive_failed(demo_resolver, path, reason):
+    resolution = resolve_demo(well_behaved(demo_resolver, "mtc-m16c", "mtc-m16d", "tombstone", "origin"), path)
+    kept = cached_outcome(resolution, TRACE)
+    assert isinstance(kept, CachedAlert) and kept.resolution is resolution and kept.trace_url == TRACE
+    assert resolution.alert.reason == reason
+
+
+@pytest.mark.parametrize("faulty", ["slow", "garbled"])
+def test_a_not_found_is_not_cached_when_an_archive_failed(demo_resolver, faulty):
+    resolution = resolve_demo(well_behaved(demo_resolver, "mtc-m16c", faulty), "8JMKD3MGP8W/34PGRBS")
+    assert resolution.alert.reason == "not-found"
+    assert cached_outcome(resolution, TRACE) is None
+
+
+@pytest.mark.parametrize("path", ["D7N2U8HW/3MP9QLE?ibiurl.requireditemstatus=Original",  # conflicting originals
+                                  "D7N2U8HW/3J5AC3H+(de)"])  # translation does not exist
+def test_other_alerts_are_never_cached(demo_resolver, path):
+    resolution = resolve_demo(well_behaved(demo_resolver, "rival-a", "rival-b", "origin"), path)
+    assert resolution.alert is not None and resolution.alert.reason not in ("deleted", "not-found")
+    assert cached_outcome(resolution, TRACE) is None
+
+
+def test_alerts_live_their_own_lifetime_and_a_new_generation_empties_them(demo_resolver):
+    clock = FakeClock()
+    cache = ResolutionCache(30, 10, clock, alert_ttl=10)
+    alert = cached_outcome(resolve_demo(well_behaved(demo_resolver, "tombstone"), "D7N2U8HW/3GBBQK2"), TRACE)
+    cache.put(KEY, 1, alert)
+    cache.put(replace(KEY, persistent_url="http://urlib.net/x"), 1, REDIRECT)
+    clock.now += 9.9
+    assert cache.get(KEY, 1) == alert
+    clock.now += 0.1
+    assert cache.get(KEY, 1) is None and cache.get(replace(KEY, persistent_url="http://urlib.net/x"), 1) == REDIRECT
+    cache.put(KEY, 1, alert)
+    assert cache.get(KEY, 2) is None  # an inclusion, exclusion, mint or link
+
+
+def test_a_cache_of_alerts_only_keeps_no_redirect(demo_resolver):
+    cache = ResolutionCache(0, 10, FakeClock(), alert_ttl=10)
+    cache.put(KEY, 1, REDIRECT)
+    assert cache.get(KEY, 1) is None and (cache.lifetime(True), cache.lifetime(False)) == (0, 10)
 
 
 def test_a_redirect_that_sent_no_acknowledgment_is_cached_without_one(demo_resolver):

@@ -50,6 +50,7 @@ class MockArchive:
     def __init__(self, mock: responses.RequestsMock) -> None:
         self.received: list[tuple[str, str, str]] = []  # (host, servicesubject, request URL)
         self.lock = threading.Lock()
+        self.failing = False  # answer every urlRequest with HTTP 500
         for host in HOSTS:
             mock.add_callback(responses.GET, f"http://{host}/{SERVICE_IBI}", callback=self.answer)
 
@@ -63,6 +64,8 @@ class MockArchive:
             return 200, {"Content-Type": "text/plain"}, "confirmation yes\r\n"
         if subject == "acknowledgment":
             return 200, {"Content-Type": "text/plain"}, "notice {acknowledgment received}\r\n"
+        if self.failing:
+            return 500, {"Content-Type": "text/plain"}, ""
         if query["parsedibiurl.ibi"][0] != ITEM:
             return 200, {"Content-Type": "text/plain"}, ""
         return 200, {"Content-Type": "text/plain"}, (
@@ -207,13 +210,46 @@ def test_every_worker_drops_its_cached_redirect_when_another_one_records_the_exc
     assert worker_1.get(f"/{ITEM}", environ_base=USER).status_code == 404
 
 
-def test_alerts_are_resolved_every_time(live):
+def test_a_not_found_every_archive_answered_is_served_again_until_an_inclusion(live):
+    app, archive, _ = live
+    client = app.test_client()
+    before = [client.get(f"/{ITEM}", environ_base=USER) for _ in range(2)]  # only the own Archive: empty
+    assert [(r.status_code, r.headers["X-IBI-Cache"]) for r in before] == [(404, "miss"), (404, "hit")]
+    assert before[1].headers["X-IBI-Trace"] == before[0].headers["X-IBI-Trace"]
+    include(client)  # the Archive that holds ITEM switches on: the kept 404 must not hide it
+    after = client.get(f"/{ITEM}", environ_base=USER)
+    assert (after.status_code, after.headers["X-IBI-Cache"]) == (302, "miss")
+    assert archive.count("urlRequest") == 1
+
+
+def test_minting_empties_a_kept_not_found(live):
+    app, archive, _ = live
+    client = app.test_client()
+    unknown = "/8JMKD3MGP8W/34PGRBS"
+    assert [client.get(unknown, environ_base=USER).headers["X-IBI-Cache"] for _ in range(2)] == ["miss", "hit"]
+    assert client.post("/api/v1/mint", json={"title": "new"}).status_code in (200, 201)
+    assert client.get(unknown, environ_base=USER).headers["X-IBI-Cache"] == "miss"
+
+
+def test_a_not_found_while_an_archive_failed_is_resolved_every_time(live):
     app, archive, _ = live
     client = app.test_client()
     include(client)
-    statuses = [client.get("/8JMKD3MGP8W/34PGRBS", environ_base=USER) for _ in range(2)]
+    archive.failing = True
+    statuses = [client.get("/8JMKD3MGP8W/34PGRBS", environ_base=USER, headers={"Accept": "application/json"})
+                for _ in range(2)]
     assert [(r.status_code, r.headers["X-IBI-Cache"]) for r in statuses] == [(404, "miss"), (404, "miss")]
+    assert "HTTP 500" in statuses[0].get_json()["alert"]["message"]
+
+
+def test_alerts_are_resolved_every_time_with_the_negative_cache_off(live):
+    _, archive, start = live
+    client = start(NEGATIVE_CACHE_SECONDS=0).test_client()
+    include(client)
+    statuses = [client.get("/8JMKD3MGP8W/34PGRBS", environ_base=USER) for _ in range(2)]
+    assert [(r.status_code, r.headers["X-IBI-Cache"]) for r in statuses] == [(404, "off"), (404, "off")]
     assert archive.count("urlRequest") == 2
+    assert client.get(f"/{ITEM}", environ_base=USER).headers["X-IBI-Cache"] == "miss"  # redirects still kept
 
 
 def test_the_trace_api_never_uses_the_cache(live):
@@ -251,6 +287,9 @@ def test_setting_is_read_from_the_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("IBIPORTAL_RESOLUTION_CACHE_SECONDS", "0")
     monkeypatch.setenv("IBIPORTAL_DATABASE", str(tmp_path / "env.sqlite"))
     assert create_app().config["RESOLUTION_CACHE_SECONDS"] == 0
+    assert create_app().config["NEGATIVE_CACHE_SECONDS"] == 10
+    monkeypatch.setenv("IBIPORTAL_NEGATIVE_CACHE_SECONDS", "3")
+    assert create_app().config["NEGATIVE_CACHE_SECONDS"] == 3
 
 
 # -- with the demo Archives and the own Archive -----------------------------------------------------

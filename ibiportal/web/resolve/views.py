@@ -1,9 +1,11 @@
 """``GET /<ibi><modifiers><path>?<query>``: the portal as a resolver, like urlib.net (Figure 8.1).
 
-A redirect found is served again from the worker's cache for a short while
+A redirect found, or a stable alert, is served again from the worker's cache for a short while
 (``ibiportal.resolver.cache``): ``X-IBI-Cache: hit`` then says so, and the trace headers point to
-the trace of the resolution that found it. ``miss`` is a fresh resolution; ``off`` when the
-cache is turned off (IBIPORTAL_RESOLUTION_CACHE_SECONDS=0).
+the trace of the resolution that found it. ``miss`` is a fresh resolution; ``joined`` one that
+shared the resolution of an identical request under way (its own trace links that one); ``off``
+when the cache keeps no outcome of this kind (IBIPORTAL_RESOLUTION_CACHE_SECONDS=0 for
+redirects, IBIPORTAL_NEGATIVE_CACHE_SECONDS=0 for alerts).
 """
 from __future__ import annotations
 
@@ -12,20 +14,24 @@ from flask import Blueprint, Response, abort, jsonify, redirect, render_template
 from ...errors import ParseError
 from ...ibi.identifier import split_ibi
 from ...ibi.url import parse_persistent_url
+from ...resolver.cache import CachedRedirect
 from ..errors import wants_json
-from ..resolution import cached_redirect, request_client, resolve_and_cache, trace_permalink
+from ..resolution import StoredResolution, cached, request_client, resolve_and_cache, trace_permalink
 from ..services import get_resolution_cache
 from ..statuses import ALERT_STATUS, FOUND_STATUS
 
 bp = Blueprint("resolve", __name__)
 
+
 @bp.get("/<path:ibi_path>")
 def resolve(ibi_path: str):
     """Resolve a persistent URL: 302 to the URL an Archive answered, or the alert."""
     received = received_url()
-    hit = cached_redirect(received)  # only found URLs are cached: this one parsed before
-    if hit is not None:
+    hit = cached(received)  # only resolutions of URLs that parsed are cached
+    if isinstance(hit, CachedRedirect):
         return with_trace_headers(redirect(hit.url, code=FOUND_STATUS), hit.trace_url, "hit")
+    if hit is not None:
+        return with_trace_headers(alert_response(hit.resolution, hit.trace_url), hit.trace_url, "hit")
     try:
         parsed = parse_persistent_url(received)
     except ParseError as exc:
@@ -41,7 +47,15 @@ def resolve(ibi_path: str):
         response = redirect(resolution.url, code=FOUND_STATUS)
     else:
         response = alert_response(resolution, trace_url)
-    return with_trace_headers(response, trace_url, "off" if get_resolution_cache() is None else "miss")
+    return with_trace_headers(response, trace_url, cache_state(stored))
+
+
+def cache_state(stored: StoredResolution) -> str:
+    """``X-IBI-Cache`` of a request that was not a hit (module docstring)."""
+    if stored.joined:
+        return "joined"
+    cache = get_resolution_cache()
+    return "miss" if cache is not None and cache.lifetime(stored.resolution.found) > 0 else "off"
 
 
 def with_trace_headers(response: Response, trace_url: str, cache: str) -> Response:

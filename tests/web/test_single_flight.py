@@ -1,0 +1,63 @@
+"""Single flight over real sockets: 40 concurrent requests for one uncached persistent URL, served
+by one process (one gunicorn worker's worth of threads), send one ``urlRequest`` per Archive; the
+others join that resolution, and their traces say so and link it."""
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import parse_qs, urlsplit
+
+import requests
+from werkzeug.serving import make_server
+
+from ibiportal.resolver.transport import InProcessTransport
+from tests.standard_examples import SECTION_10_1_URL
+
+CONCURRENT = 40
+
+
+def test_forty_concurrent_requests_send_one_url_request_per_archive(app, monkeypatch):
+    asked: Counter[str] = Counter()
+    lock = threading.Lock()
+    fetch = InProcessTransport.fetch
+
+    def counting_fetch(self, url, timeouts):
+        subject = parse_qs(urlsplit(url).query)["servicesubject"][0]
+        with lock:
+            asked[subject, urlsplit(url).netloc] += 1
+        if subject == "urlRequest":
+            time.sleep(0.3)  # an Archive far away: every request arrives while the first resolves
+        return fetch(self, url, timeouts)
+
+    monkeypatch.setattr(InProcessTransport, "fetch", counting_fetch)
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_port}"
+    start = threading.Barrier(CONCURRENT)
+
+    def get(_):
+        start.wait(10)
+        return requests.get(f"{base}/8JMKD3MGP8W/35MMLL8", allow_redirects=False, timeout=30)
+
+    try:
+        with ThreadPoolExecutor(CONCURRENT) as pool:
+            answers = list(pool.map(get, range(CONCURRENT)))
+        assert {(answer.status_code, answer.headers["Location"]) for answer in answers} == {(302, SECTION_10_1_URL)}
+        url_requests = {archive: count for (subject, archive), count in asked.items() if subject == "urlRequest"}
+        assert len(url_requests) > 1 and set(url_requests.values()) == {1}, asked  # one per Archive
+        assert asked["acknowledgment", "mtc-m16c.sid.inpe.br"] == CONCURRENT  # yet every redirect acknowledged
+        states = Counter(answer.headers["X-IBI-Cache"] for answer in answers)
+        assert states["miss"] == 1 and states["joined"] >= CONCURRENT // 2 and set(states) <= {"miss", "joined", "hit"}
+        (leader,) = [answer for answer in answers if answer.headers["X-IBI-Cache"] == "miss"]
+        follower = next(answer for answer in answers if answer.headers["X-IBI-Cache"] == "joined")
+        assert follower.headers["X-IBI-Trace"] != leader.headers["X-IBI-Trace"]
+        trace = requests.get(follower.headers["X-IBI-Trace"], timeout=10).json()
+        assert trace["url"] == SECTION_10_1_URL and trace["hops"] == 0
+        (share,) = [step for step in trace["trace"]["steps"] if step["number"] == 4]
+        assert "joined the resolution" in share["decision"] and share["notes"] == [leader.headers["X-IBI-Trace"]]
+        page = requests.get(follower.headers["X-IBI-Trace"].replace("/api/v1/trace/", "/trace/"), timeout=10)
+        assert page.status_code == 200 and leader.headers["X-IBI-Trace"] in page.text
+    finally:
+        server.shutdown()
