@@ -118,10 +118,12 @@ def resolve_and_store(persistent_url: str, selection: str, client: ClientInfo,
         settings=ResolverSettings(resolver_base=request.url_root),
         executor=get_executor(),
     )
-    return _store(persistent_url, selection, client, resolver.resolve(persistent_url, client, parsed=parsed))
+    resolution = resolver.resolve(persistent_url, client, parsed=parsed)
+    return _store(persistent_url, selection, client, resolution, include_faulty)
 
 
-def _store(persistent_url: str, selection: str, client: ClientInfo, resolution: Resolution) -> StoredResolution:
+def _store(persistent_url: str, selection: str, client: ClientInfo, resolution: Resolution,
+           include_faulty: bool = False) -> StoredResolution:
     trace_id = secrets.token_urlsafe(12)
     outcome = "found" if resolution.found else resolution.alert.reason.value
     asked = {
