@@ -12,6 +12,11 @@ query. :func:`classify` reads it with the existing parsers, in this order:
    the text (the position of a ParseError is where that grammar stopped; the one that got
    further knows better what the text was meant to be). On a tie the IBI's error is kept.
 
+The text is first read by :func:`~ibiportal.ibi.recognise.recognise`, which undoes what
+references and links add to an IBI (``IBI: <…>.``, ``/ibi/``, ``-TDI``, no scheme, …) and notes
+each thing it removed or interpreted; the parsers then read its reading, and their errors are
+moved back onto the text as given.
+
 Recognised texts also get both forms of their IBI where conversion can give them
 (:func:`~ibiportal.ibi.conversion.convert` with the known prefix pairs) and a persistent URL:
 the URL's own canonical form on its own resolver, or, for a bare IBI or a host-less path, on
@@ -21,12 +26,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ibiportal.errors import ParseError
 from ibiportal.ibi.conversion import Conversion, convert
 from ibiportal.ibi.identifier import parse_ibi
 from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS
+from ibiportal.ibi.recognise import Note, Recognition, recognise
 from ibiportal.ibi.url import DEFAULT_RESOLVER, PersistentUrl, parse_persistent_url
 
 KIND_REP = "rep"
@@ -54,8 +60,11 @@ class Classification:
 
     ``url`` is the text read as a persistent URL (a bare IBI is one too, with no resolver), so
     every recognised text has an IBI, a verb list and a canonical form; ``conversion`` gives the
-    IBI's two forms; ``persistent_url`` is the absolute URL to open or trace; ``error`` says why
-    an unknown text is not recognised (its position counts in ``text`` as given).
+    IBI's two forms; ``persistent_url`` is the absolute URL to open or trace (on the resolver the
+    text names, else on this portal); ``portal_url`` the same request on this portal and
+    ``original_url`` on the resolver the text came from (urlib.net for a bare IBI or a direct
+    Archive link); ``notes`` what the recogniser removed or interpreted; ``error`` says why an
+    unknown text is not recognised (its position counts in ``text`` as given).
     """
 
     text: str
@@ -64,6 +73,9 @@ class Classification:
     conversion: Conversion | None = None
     persistent_url: str | None = None
     error: ParseError | None = None
+    notes: tuple[Note, ...] = ()
+    portal_url: str | None = None
+    original_url: str | None = None
 
     @property
     def recognised(self) -> bool:
@@ -122,6 +134,9 @@ class Classification:
             "resolver": self.resolver,
             "persistent_url": self.persistent_url,
             "resolver_path": self.resolver_path,
+            "portal_url": self.portal_url,
+            "original_url": self.original_url,
+            "notes": [note.to_dict() for note in self.notes],
             "error": self.error.to_dict() if self.error else None,
         }
 
@@ -136,36 +151,45 @@ def classify(
     ``known_pairs`` are the prefix pairs conversion may use; ``base`` the resolver base on which
     a bare IBI or a host-less path becomes a persistent URL.
     """
-    stripped = text.strip()
-    if not stripped:
+    if not text.strip():
         return Classification(text, KIND_UNKNOWN, error=ParseError(EMPTY_MESSAGE, field="q"))
-    leading = len(text) - len(text.lstrip())
+    recognition = recognise(text)
+    reading = recognition.reading
     try:
-        identifier = parse_ibi(stripped)
+        identifier = parse_ibi(reading)
     except ParseError as exc:
-        ibi_error = ParseError(exc.message, leading + exc.position if exc.position else None, "q")
+        ibi_error = recognition.error_in_text(exc, "q")
     else:
-        return _recognised(text, identifier.form, PersistentUrl(identifier), known_pairs, base)
+        return _recognised(recognition, identifier.form, PersistentUrl(identifier), known_pairs, base)
     try:
-        url = parse_persistent_url(text)
+        url = parse_persistent_url(reading)
     except ParseError as exc:
-        url_error = ParseError(exc.message, exc.position, "q")
+        url_error = recognition.error_in_text(exc, "q")
     else:
-        return _recognised(text, KIND_URL, url, known_pairs, base)
-    if _URL_START.match(text) or (url_error.position or 0) > (ibi_error.position or 0):
-        return Classification(text, KIND_UNKNOWN, error=url_error)
-    return Classification(text, KIND_UNKNOWN, error=ibi_error)
+        return _recognised(recognition, KIND_URL, url, known_pairs, base)
+    notes = recognition.notes
+    if _URL_START.match(reading) or (url_error.position or 0) > (ibi_error.position or 0):
+        return Classification(text, KIND_UNKNOWN, error=url_error, notes=notes)
+    return Classification(text, KIND_UNKNOWN, error=ibi_error, notes=notes)
 
 
 def _recognised(
-    text: str, kind: str, url: PersistentUrl, known_pairs: Iterable[Sequence[str]], base: str
+    recognition: Recognition, kind: str, url: PersistentUrl, known_pairs: Iterable[Sequence[str]], base: str
 ) -> Classification:
-    """A recognised text with both forms of its IBI and its absolute persistent URL."""
+    """A recognised text with both forms of its IBI and its absolute persistent URLs.
+
+    A direct Archive link names a host that is no resolver: its URL keeps no resolver.
+    """
+    if url.resolver not in (None, "/") and url.resolver != recognition.original_resolver:
+        url = replace(url, resolver=None)
     on = base if url.resolver in (None, "/") else url.resolver
     return Classification(
-        text,
+        recognition.text,
         kind,
         url=url,
         conversion=convert(str(url.ibi), known_pairs),
         persistent_url=url.canonical_symbols(on),
+        notes=recognition.notes,
+        portal_url=url.canonical_symbols(base),
+        original_url=url.canonical_symbols(recognition.original_resolver or DEFAULT_RESOLVER),
     )

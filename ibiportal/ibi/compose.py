@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from ibiportal.errors import ParseError
 from ibiportal.ibi.identifier import Identifier, parse_ibi
 from ibiportal.ibi.modifiers import Modifier, Verb, check_composition
-from ibiportal.ibi.url import DEFAULT_RESOLVER, IBIURL_PREFIX, ORIGINAL, PersistentUrl, check_filepath, normalize_base
+from ibiportal.ibi.url import DEFAULT_RESOLVER, ORIGINAL, RESOLVER_PAIRS, PersistentUrl, check_filepath, normalize_base
 
 
 def _verb(choice: Verb | str, number: int) -> Verb:
@@ -63,7 +63,7 @@ def compose(
     for number, (name, _) in enumerate(query, start=1):
         if not name:
             raise ParseError("a pair needs a name (Table 8.1)", number, "query")
-        if name.startswith(IBIURL_PREFIX):
+        if name in RESOLVER_PAIRS:
             raise ParseError(f"`{name}` is a resolver pair (Table 8.3): choose verbs and `original` instead", number, "query")
     return PersistentUrl(
         ibi=ibi,

@@ -18,10 +18,15 @@ host, from a host-less path (``/LK47B6W/362SFKH+``) or from a bare IBI with its 
 * The query is ``name=value`` pairs joined by ``&`` (Table 8.1); names and values are
   form-decoded (``+`` is a space, Table 6.1, then ``%hh`` as UTF-8). A raw character outside
   ``%x21-7E`` and a second raw ``=`` in a pair must be percent-encoded, and are refused.
-* Pairs named ``ibiurl.…`` are the resolver's (Table 8.3): ``ibiurl.requireditemstatus`` takes
-  exactly ``Original`` (case-sensitive), ``ibiurl.verblist`` a ``lista-de-verbos`` (Table 8.4;
-  verbs joined by ``+`` or, form-decoded, by spaces; empty means none). Either given twice,
-  or any other ``ibiurl.`` name, is an error. All other pairs are kept in order for the item.
+* Two pairs are the resolver's (Table 8.3): ``ibiurl.requireditemstatus`` takes exactly
+  ``Original`` (case-sensitive), ``ibiurl.verblist`` a ``lista-de-verbos`` (Table 8.4; verbs
+  joined by ``+`` or, form-decoded, by spaces; empty means none); either given twice is an
+  error. Every other pair is kept in order for the item, other ``ibiurl.`` names included:
+  URLib's own links carry ``ibiurl.backgroundlanguage``, ``ibiurl.requiredsite`` and more
+  (STANDARD.md §6), and refusing them would refuse the links people hold. Those pairs are kept
+  *verbatim* as well as decoded: the item gets them as they were written (``+`` for a space,
+  the escapes' case), and a value whose escapes are not UTF-8 (URLib's older pages wrote
+  Latin-1: ``num%E9rica``) is decoded as Latin-1 for display instead of being refused.
 * ``parsedibiurl.verblist`` is the modifier's verbs, then the ``ibiurl.verblist`` verbs not
   already among them (§8.2); together they must still form a modifier of Table 8.2 plus at
   most one ``GetFileList``, else the URL asks for something that does not exist.
@@ -31,8 +36,8 @@ from __future__ import annotations
 import codecs
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from urllib.parse import quote
+from dataclasses import dataclass, field
+from urllib.parse import quote, unquote_plus
 
 from ibiportal.errors import ParseError
 from ibiportal.ibi.identifier import Identifier, split_ibi
@@ -46,6 +51,9 @@ REQUIRED_ITEM_STATUS = "ibiurl.requireditemstatus"
 VERB_LIST = "ibiurl.verblist"
 ORIGINAL = "Original"
 """Table 8.3: the prefix of the resolver's query pairs, their two names, and the one status value."""
+
+RESOLVER_PAIRS = frozenset({REQUIRED_ITEM_STATUS, VERB_LIST})
+"""The query pairs the resolver interprets (Table 8.3); all others are passed on to the item."""
 
 SCHEMES = frozenset({"http", "https"})
 """The schemes of a persistent URL (Table 8.1 writes ``http``; ``https`` is accepted too)."""
@@ -190,7 +198,8 @@ class PersistentUrl:
     """A parsed persistent URL: the IBI, the modifier, the file path and the query (Tables 8.1, 8.3, 8.6).
 
     ``query_verbs`` are the verbs of ``ibiurl.verblist``; ``query`` the other pairs, decoded, in
-    order; ``resolver`` the ``scheme://host/`` the URL was given with (``/`` for a host-less
+    order, and ``query_text`` the same pairs as written in the URL parsed (empty when the URL was
+    composed: its pairs are then encoded from ``query``); ``resolver`` the ``scheme://host/`` the URL was given with (``/`` for a host-less
     path, None for a bare IBI); ``fragment`` what followed ``#``, verbatim.
     """
 
@@ -202,6 +211,7 @@ class PersistentUrl:
     query: tuple[tuple[str, str], ...] = ()
     resolver: str | None = None
     fragment: str | None = None
+    query_text: tuple[str, ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         if self.required_item_status not in (None, ORIGINAL):
@@ -209,7 +219,7 @@ class PersistentUrl:
         if self.filepath is not None and check_filepath(self.filepath) is None:
             raise ParseError("a file path names a file: write no path rather than `/`")
         for name, _ in self.query:
-            if name.startswith(IBIURL_PREFIX):
+            if name in RESOLVER_PAIRS:
                 raise ParseError(f"`{name}` is a resolver pair (Table 8.3), not one passed on to the item")
         check_composition(self.verbs)
 
@@ -259,13 +269,20 @@ class PersistentUrl:
         pairs = [f"{REQUIRED_ITEM_STATUS}={self.required_item_status}"] if self.required_item_status else []
         if verbs:
             pairs.append(f"{VERB_LIST}={'+'.join(str(verb) for verb in verbs)}")
-        pairs.extend(f"{encode_query_component(name)}={encode_query_component(value)}" for name, value in self.query)
+        if self.query:
+            pairs.append(self.passed_on_query())
         url = normalize_base(base if base is not None else self.resolver or DEFAULT_RESOLVER) + str(self.ibi) + mdf
         if self.filepath:
             url += quote(self.filepath, safe=_PATH_SAFE)
         if pairs:
             url += "?" + "&".join(pairs)
         return url if self.fragment is None else f"{url}#{self.fragment}"
+
+    def passed_on_query(self) -> str:
+        """The pairs passed on to the item, ``&``-joined: as written when parsed, else encoded."""
+        if len(self.query_text) == len(self.query):
+            return "&".join(self.query_text)
+        return "&".join(f"{encode_query_component(name)}={encode_query_component(value)}" for name, value in self.query)
 
     def __str__(self) -> str:
         return self.canonical_symbols()
@@ -284,11 +301,25 @@ def _modifier_and_path(text: str, ibi_end: int, query_at: int, body_end: int) ->
     return chars + ":" + more, positions[:-1] + [query_at + 1] + more_positions, next_query
 
 
-def _read_query(text: str, start: int, end: int) -> tuple[str | None, tuple[tuple[Verb, int], ...], tuple[tuple[str, str], ...]]:
-    """Read the query ``text[start:end]`` (Tables 8.1 and 8.3): the status, the located verbs, the other pairs."""
+def _passed_on(text: str, start: int, equals: int, end: int) -> tuple[str, str]:
+    """A pair passed on to the item, decoded; escapes that are not UTF-8 read as Latin-1."""
+    try:
+        return _decode(text, start, equals, plus_is_space=True)[0], _decode(text, equals + 1, end, plus_is_space=True)[0]
+    except ParseError as exc:
+        if "not UTF-8" not in exc.message:
+            raise
+        return unquote_plus(text[start:equals], encoding="latin-1"), unquote_plus(text[equals + 1 : end], encoding="latin-1")
+
+
+def _read_query(
+    text: str, start: int, end: int
+) -> tuple[str | None, tuple[tuple[Verb, int], ...], tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """Read the query ``text[start:end]`` (Tables 8.1 and 8.3): the status, the located verbs, the
+    other pairs decoded and as written."""
     status: str | None = None
     verbs: tuple[tuple[Verb, int], ...] = ()
     pairs: list[tuple[str, str]] = []
+    written: list[str] = []
     seen: dict[str, int] = {}
     index = start
     while index < end:
@@ -304,9 +335,9 @@ def _read_query(text: str, start: int, end: int) -> tuple[str | None, tuple[tupl
         second = text.find("=", equals + 1, pair_end)
         if second >= 0:
             raise ParseError("`=` in a value must be percent-encoded as `%3D` (Table 6.1)", second + 1)
-        name, _ = _decode(text, index, equals, plus_is_space=True)
-        value, value_positions = _decode(text, equals + 1, pair_end, plus_is_space=True)
-        if name.startswith(IBIURL_PREFIX):
+        name, value = _passed_on(text, index, equals, pair_end)
+        if name in RESOLVER_PAIRS:
+            value, value_positions = _decode(text, equals + 1, pair_end, plus_is_space=True)
             if name in seen:
                 raise ParseError(f"`{name}` is given twice (first at character {seen[name]}) (Table 8.3)", index + 1)
             seen[name] = index + 1
@@ -316,19 +347,15 @@ def _read_query(text: str, start: int, end: int) -> tuple[str | None, tuple[tupl
                         f"`{REQUIRED_ITEM_STATUS}` takes only the value `{ORIGINAL}` (Table 8.3), not `{value}`", equals + 2
                     )
                 status = value
-            elif name == VERB_LIST:
-                verbs = scan_verb_list(value, value_positions)
             else:
-                raise ParseError(
-                    f"`{name}` is not a resolver pair: those are `{REQUIRED_ITEM_STATUS}` and `{VERB_LIST}` (Table 8.3)",
-                    index + 1,
-                )
+                verbs = scan_verb_list(value, value_positions)
         else:
             pairs.append((name, value))
+            written.append(text[index:pair_end])
         if pair_end == end - 1:
             raise ParseError("a pair is expected after `&` (Table 8.1)", pair_end + 1)
         index = pair_end + 1
-    return status, verbs, tuple(pairs)
+    return status, verbs, tuple(pairs), tuple(written)
 
 
 def parse_persistent_url(text: str) -> PersistentUrl:
@@ -365,7 +392,7 @@ def parse_persistent_url(text: str) -> PersistentUrl:
                 positions[after],
             )
         filepath = check_filepath(chars[after:], positions[after:])
-    status, located, query = _read_query(text, query_at + 1, body_end) if query_at >= 0 else (None, (), ())
+    status, located, query, written = _read_query(text, query_at + 1, body_end) if query_at >= 0 else (None, (), (), ())
     added = [(verb, where) for verb, where in located if verb not in modifier.verbs]
     # The modifier is valid on its own and Table 8.2 is prefix-closed, so only an added verb can break the composition.
     check_composition(
@@ -381,4 +408,5 @@ def parse_persistent_url(text: str) -> PersistentUrl:
         query=query,
         resolver=resolver,
         fragment=text[fragment_at + 1 : end] if fragment_at >= 0 else None,
+        query_text=written,
     )

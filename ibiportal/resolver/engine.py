@@ -35,7 +35,7 @@ from urllib.parse import urlsplit
 
 from ibiportal.errors import ParseError
 from ibiportal.ibi.modifiers import GET_FILE_LIST, GET_LAST_EDITION, GET_TRANSLATION, Verb
-from ibiportal.ibi.url import PersistentUrl, encode_query_component
+from ibiportal.ibi.url import PersistentUrl
 from ibiportal.protocol.messages import Acknowledgment, UrlRequest, request_url
 from ibiportal.protocol.pairlist import PairList, read_answer
 from ibiportal.protocol.status import ACKNOWLEDGMENT_NOTICE, carries_notice
@@ -495,8 +495,7 @@ class _Run:
         parts = urlsplit(url)
         acknowledgment = self.acknowledge(reply, reading)
         if parsed.query:
-            url += ("&" if parts.query else "?") + "&".join(
-                f"{encode_query_component(name)}={encode_query_component(value)}" for name, value in parsed.query)
+            url += ("&" if parts.query else "?") + parsed.passed_on_query()
         return self.finish(url=url, archive=reply.endpoint.name, acknowledgment=acknowledgment)
 
     def acknowledge(self, reply: _Reply, reading: _Reading) -> AcknowledgmentMessage | None:

@@ -161,5 +161,8 @@ def test_to_dict_is_json_shaped():
         "resolver": "http://urlib.net/",
         "persistent_url": "http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)",
         "resolver_path": "/8JMKD3MGP8W/35MMLL8!:(oai_dc)",
+        "portal_url": PORTAL + "8JMKD3MGP8W/35MMLL8!:(oai_dc)",
+        "original_url": "http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)",
+        "notes": [],
         "error": None,
     }

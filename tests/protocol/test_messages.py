@@ -288,7 +288,7 @@ MALFORMED_QUERIES = [
     ("servicesubject=acknowledgment&clientinformation.ipaddress=1.2.3.4&contenttype=data&url=http://a/b"
      "&url.persistent=http://urlib.net/a/b&urlkey=1234567890", 79, "contenttype", "'data' is not one of Data, Metadata"),
     ("servicesubject=acknowledgment&clientinformation.ipaddress=1.2.3.4&contenttype=Data&url=ftp://a/b"
-     "&url.persistent=http://urlib.net/a/b&urlkey=1234567890", 88, "url", "'ftp://a/b' is not an http:// URL"),
+     "&url.persistent=http://urlib.net/a/b&urlkey=1234567890", 88, "url", "'ftp://a/b' is not an http:// or https:// URL"),
     ("servicesubject=acknowledgment&clientinformation.ipaddress=1.2.3.4&contenttype=Data&url=http://a/b"
      "&url.persistent=http://urlib.net/a/b&urlkey=1234567890&state=Deleted", 159, "state",
      "'Deleted' is not one of Original, Copy"),

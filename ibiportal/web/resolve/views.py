@@ -13,6 +13,7 @@ from flask import Blueprint, Response, abort, jsonify, redirect, render_template
 
 from ...errors import ParseError
 from ...ibi.identifier import split_ibi
+from ...ibi.recognise import without_resolver_segment
 from ...ibi.url import parse_persistent_url
 from ...resolver.cache import CachedRedirect
 from ..errors import wants_json
@@ -25,7 +26,11 @@ bp = Blueprint("resolve", __name__)
 
 @bp.get("/<path:ibi_path>")
 def resolve(ibi_path: str):
-    """Resolve a persistent URL: 302 to the URL an Archive answered, or the alert."""
+    """Resolve a persistent URL: 302 to the URL an Archive answered, or the alert.
+
+    ``/ibi/<…>`` and ``/rep/<…>``, as urlib.net's links are printed, are read as ``/<…>``: the
+    received URL loses the segment, so redirect, alert, trace and cache are those of ``/<…>``.
+    """
     received = received_url()
     hit = cached(received)  # only resolutions of URLs that parsed are cached
     if isinstance(hit, CachedRedirect):
@@ -36,7 +41,7 @@ def resolve(ibi_path: str):
         parsed = parse_persistent_url(received)
     except ParseError as exc:
         try:
-            split_ibi(ibi_path)
+            split_ibi(without_resolver_segment("/" + ibi_path)[1:])
         except ParseError:
             abort(404)  # not an IBI at all: an unknown page of the portal
         raise exc
@@ -71,11 +76,12 @@ def with_trace_headers(response: Response, trace_url: str, cache: str) -> Respon
 
 
 def received_url() -> str:
-    """The persistent URL as the browser sent it (message (2)), path and query undecoded."""
+    """The persistent URL as the browser sent it (message (2)), path and query undecoded, without
+    a leading ``/ibi`` or ``/rep`` segment (``without_resolver_segment``)."""
     raw = request.environ.get("RAW_URI") or request.environ.get("REQUEST_URI")
     if not raw:
         raw = request.full_path if request.query_string else request.path
-    return f"{request.scheme}://{request.host}{raw}"  # request.host_url, without its IRI conversion (15 µs)
+    return f"{request.scheme}://{request.host}{without_resolver_segment(raw)}"  # request.host_url, without its IRI conversion (15 µs)
 
 
 def alert_response(resolution, trace_url: str) -> Response:
