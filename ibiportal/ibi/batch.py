@@ -20,9 +20,10 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ibiportal.errors import ParseError
+from ibiportal.ibi.classify import ibi_of, notes_as_warnings
 from ibiportal.ibi.conversion import Conversion, convert
 
 #: At most this many identifiers in one batch (blank lines and a header row not counted).
@@ -180,8 +181,23 @@ def convert_rows(rows: Iterable[InputRow], known_pairs: Iterable[Sequence[str]])
         try:
             converted.append(BatchRow(row.line, row.text, convert(row.text, pairs), None))
         except ParseError as exc:
-            converted.append(BatchRow(row.line, row.text, None, exc))
+            converted.append(_recognised_row(row, pairs, exc))
     return BatchResult(tuple(converted))
+
+
+def _recognised_row(row: InputRow, pairs: Sequence[Sequence[str]], error: ParseError) -> BatchRow:
+    """A row that is no bare IBI, read as the home page reads it (``IBI: <…>.``, a URL with
+    ``/ibi/``, ``-TDI``, …): converted with the recogniser's notes among its warnings, or the
+    row's error. Plain IBIs never come here, so a large batch pays nothing for it."""
+    try:
+        ibi, notes = ibi_of(row.text)
+        if not notes:
+            return BatchRow(row.line, row.text, None, error)
+        conversion = convert(ibi, pairs)
+    except ParseError as exc:
+        return BatchRow(row.line, row.text, None, exc)
+    warnings = notes_as_warnings(ibi, notes) + conversion.warnings
+    return BatchRow(row.line, row.text, replace(conversion, input=row.text, warnings=warnings), None)
 
 
 def to_csv(result: BatchResult) -> str:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ibiportal.errors import ParseError
 from ibiportal.ibi.conversion import Conversion, convert
@@ -173,15 +173,43 @@ def classify(
     return Classification(text, KIND_UNKNOWN, error=ibi_error, notes=notes)
 
 
+def read_url(text: str, field: str | None = None) -> tuple[PersistentUrl, Recognition]:
+    """The persistent URL (or bare IBI, or host-less path) a text names, as every entry point
+    reads it: :func:`~ibiportal.ibi.recognise.recognise`'s reading, parsed; an error's position
+    is moved onto the text as given, in ``field``."""
+    recognition = recognise(text)
+    try:
+        return parse_persistent_url(recognition.reading), recognition
+    except ParseError as exc:
+        raise recognition.error_in_text(exc, field) from exc
+
+
+def ibi_of(text: str, field: str | None = None) -> tuple[str, tuple[Note, ...]]:
+    """The IBI a text names, for the entry points that take an IBI (Convert, Compose, Cite, the
+    CLI): a bare IBI, or the IBI of a persistent URL in any form the recogniser reads, with the
+    recogniser's notes. A text the recogniser left as it was and the parsers refuse comes back
+    unchanged, so that the caller's own parser reports it exactly as it always has; one it
+    changed gets the error of its reading, placed in the text as given (in ``field``).
+    """
+    try:
+        url, recognition = read_url(text, field)
+    except ParseError:
+        recognition = recognise(text)
+        if recognition.notes:
+            raise
+        return text, ()
+    return str(url.ibi), recognition.notes
+
+
+def notes_as_warnings(ibi: str, notes: Sequence[Note]) -> tuple[str, ...]:
+    """The recogniser's notes as lines of a conversion's warnings (batch rows, the CLI)."""
+    return tuple(f"read as {ibi}: {note.message}" for note in notes)
+
+
 def _recognised(
     recognition: Recognition, kind: str, url: PersistentUrl, known_pairs: Iterable[Sequence[str]], base: str
 ) -> Classification:
-    """A recognised text with both forms of its IBI and its absolute persistent URLs.
-
-    A direct Archive link names a host that is no resolver: its URL keeps no resolver.
-    """
-    if url.resolver not in (None, "/") and url.resolver != recognition.original_resolver:
-        url = replace(url, resolver=None)
+    """A recognised text with both forms of its IBI and its absolute persistent URLs."""
     on = base if url.resolver in (None, "/") else url.resolver
     return Classification(
         recognition.text,

@@ -68,10 +68,9 @@ _IBI_SCHEME = re.compile(r"ibi:(?=[A-Za-z0-9])", re.IGNORECASE)
 _REPOSITORY_NAME_START = re.compile(r"[^/]+/[^/]+/[0-9]{4}/")
 """Three ``/``-parts, the third a year: a repository name, even a malformed one, never a host first."""
 _MARKDOWN = re.compile(r"\[[^\]\n]*\]\((.+)\)")
-_PAIRS = {"<": ">", "(": ")", "[": "]", "{": "}", '"': '"', "'": "'", "`": "`", "«": "»", "“": "”", "*": "*"}
-_TRAILING = ".,;*"
-"""Sentence punctuation (and Markdown's bold ``**``) after a reference's IBI; not ``:``, the
-metadata modifier."""
+_PAIRS = {"<": ">", "(": ")", "[": "]", "{": "}", '"': '"', "'": "'", "`": "`", "«": "»", "“": "”"}
+_TRAILING = ".,;"
+"""Sentence punctuation after a reference's IBI; not ``:``, the metadata modifier."""
 _REPORT_SUFFIX = re.compile(r"(/[0-9]{4}/[0-9]{2}\.[0-9]{2}\.[0-9]{2}\.[0-9]{2}(?:\.[0-9]{2})?)(-[A-Z]{2,5})(?![A-Za-z0-9])")
 _SEGMENT = re.compile(r"(ibi|rep)/", re.IGNORECASE)
 _COLLECTION = re.compile(r"col/([^/?#]+/[^/?#]+/[0-9]{4}/[0-9.]+)/doc(?=[/?#]|$)", re.IGNORECASE)
@@ -98,7 +97,8 @@ class Recognition:
 
     ``origin[i]`` is the 0-based index in ``text`` of the reading's character ``i`` (one more
     entry for the end). ``original_resolver`` is the resolver base the text names, such as
-    ``http://urlib.net/`` (None when it names none: a bare IBI, or a direct Archive link).
+    ``http://urlib.net/``: urlib.net (Table 8.1) for a bare IBI and for a direct Archive link,
+    whose reading is put there; None for a host-less path.
     """
 
     text: str
@@ -153,6 +153,8 @@ def recognise(text: str) -> Recognition:
     """
     work = _Text(text)
     notes: list[Note] = []
+    if not text.strip():
+        return Recognition(text, text, (), tuple(work.origin), None)
     _strip_spaces(work)
     if len(work.chars) > MAX_RECOGNISED:
         return Recognition(text, work.chars, (), tuple(work.origin), None)
@@ -248,10 +250,11 @@ def _path_segments(work: _Text, notes: list[Note]) -> str | None:
     if collection:
         doc = collection.end() - len("/doc")
         work.cut(doc, collection.end())
-        start, end = work.cut(at, at + len("col/"))
+        start, end = work.cut(0, at + len("col/"))
+        work.insert(0, DEFAULT_RESOLVER)
         notes.append(Note(
             f"`{chars[:at]}col/…/doc/…` is a direct link to a file in an Archive, not a persistent URL: "
-            f"read as the item {collection.group(1)} and the file after it", start, end))
+            f"read as the item {collection.group(1)} and the file after it, on {DEFAULT_RESOLVER}", start, end))
         return DEFAULT_RESOLVER
     if segment:
         start, end = work.cut(at, segment.end())

@@ -13,6 +13,7 @@ from flask import current_app
 from flask.cli import AppGroup
 
 from ..errors import ParseError
+from ..ibi.classify import ibi_of, notes_as_warnings
 from ..ibi.conversion import convert
 from ..ibi.prefixes import check_prefix_pair
 from ..minting import MAX_CLI_COUNT, MintRequest, parse_count
@@ -62,7 +63,9 @@ def convert_command(
     failed = False
     for text in inputs:
         try:
-            conversion = convert(text, pairs, host=host, ip=ip, port=port).to_dict()
+            ibi, notes = ibi_of(text)
+            conversion = convert(ibi, pairs, host=host, ip=ip, port=port).to_dict()
+            conversion.update(input=text, warnings=[*notes_as_warnings(ibi, notes), *conversion["warnings"]])
         except ParseError as exc:
             click.echo(f"error: {text}: {exc}", err=True)
             failed = True

@@ -4,6 +4,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..errors import ParseError
+from ..ibi.classify import read_url
+from ..ibi.recognise import Recognition
 from ..ibi.url import PersistentUrl
 
 _NO = frozenset({"", "0", "false", "no", "off"})
@@ -32,12 +34,16 @@ def optional_flag(value: str | None, field: str) -> bool:
 
 def persistent_url_input(text: str | None) -> PersistentUrl:
     """The persistent URL given as ``url``; errors name that field, the position being the character in it."""
+    return recognised_url_input(text)[0]
+
+
+def recognised_url_input(text: str | None) -> tuple[PersistentUrl, Recognition]:
+    """The persistent URL given as ``url``, in any form the recogniser reads (``/ibi/``, no scheme,
+    ``IBI: <…>.``, …), and the recognition whose notes say what was set aside; errors name the
+    ``url`` field, the position being the character in the text as given."""
     if text is None:
         raise ParseError("the `url` parameter is required, such as url=http://urlib.net/LK47B6W/362SFKH", field="url")
-    try:
-        return PersistentUrl.parse(text)
-    except ParseError as exc:
-        raise ParseError(exc.message, exc.position, "url") from exc
+    return read_url(text, "url")
 
 
 def query_pairs(texts: Iterable[str]) -> list[tuple[str, str]]:
@@ -50,3 +56,10 @@ def query_pairs(texts: Iterable[str]) -> list[tuple[str, str]]:
             raise ParseError(f"`{text}` is not a pair: write `name=value`", position=number, field="query")
         pairs.append((name, value))
     return pairs
+
+
+def resolution_target(text: str, recognition: Recognition) -> str:
+    """What a trace resolves for ``text``: the text as given (stripped) when the recogniser set
+    nothing aside, so the trace shows exactly what was typed; else the recogniser's reading
+    (``http://urlib.net/ibi/X`` is resolved as ``http://urlib.net/X``, as ``GET /ibi/X`` is)."""
+    return recognition.reading if recognition.notes else text.strip()

@@ -1,7 +1,10 @@
 """Domain results → JSON-ready dicts, shared by the API, the pages and the CLI."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..ibi.explain import EXPLANATION_LANGUAGES, explain
+from ..ibi.recognise import Note
 from ..ibi.url import PersistentUrl
 from ..storage import MintedItem
 
@@ -27,11 +30,12 @@ def persistent_url(base: str, ibi: str) -> str:
     return base.rstrip("/") + "/" + ibi
 
 
-def url_to_dict(url: PersistentUrl, base: str | None = None, portal: str | None = None) -> dict:
+def url_to_dict(url: PersistentUrl, base: str | None = None, portal: str | None = None, notes: Sequence[Note] = ()) -> dict:
     """A persistent URL's Table 8.8 fields under their own names, plus ``relation``, ``meaning`` (en, pt),
     ``canonical`` (``symbols``, ``verblist``, on ``base``, else the URL's own resolver), the IBI's ``form``
     and the ``query`` pairs passed on to the item; with ``portal`` (this portal's address), also
-    ``portal_url``: the same request on this portal, where it can be resolved and traced."""
+    ``portal_url``: the same request on this portal, where it can be resolved and traced; ``notes``
+    are what the recogniser set aside to read the URL (``/ibi/``, ``IBI: <…>.``, …)."""
     result = {
         **url.to_table_8_8(),
         "relation": url.relation,
@@ -39,6 +43,7 @@ def url_to_dict(url: PersistentUrl, base: str | None = None, portal: str | None 
         "canonical": {"symbols": url.canonical_symbols(base), "verblist": url.canonical_verblist(base)},
         "form": url.ibi.form,
         "query": [[name, value] for name, value in url.query],
+        "notes": [note.to_dict() for note in notes],
     }
     if portal is not None:
         result["portal_url"] = url.canonical_symbols(portal)

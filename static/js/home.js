@@ -19,7 +19,8 @@
     }
     const other = answer.form === "rep" ? answer.ibip : answer.rep;
     const otherName = answer.form === "rep" ? "IBIp" : "repository name";
-    live.textContent = `Looks like ${answer.description}` +
+    const read = answer.notes && answer.notes.length ? ` (read as ${answer.ibi}: ${answer.notes.length} thing(s) around it set aside)` : "";
+    live.textContent = `Looks like ${answer.description}${read}` +
       (other ? ` — ${otherName} ${other}` : "") + ". Press Look up for what to do with it.";
     live.classList.add("good");
   }

@@ -133,8 +133,9 @@ def test_archive_link_offers_the_persistent_url():
     result = classify(text, base=PORTAL)
     assert result.kind == KIND_URL and result.ibi == "sid.inpe.br/mtc-m18@80/2009/07.21.14.43"
     assert result.url.filepath == "/CCSDS 650.0-B-1.pdf"
-    assert result.resolver is None  # the Archive's host is no resolver
-    assert result.persistent_url == PORTAL + "sid.inpe.br/mtc-m18@80/2009/07.21.14.43/CCSDS%20650.0-B-1.pdf"
+    assert result.resolver == "http://urlib.net/"  # the Archive's host is no resolver: the item's is
+    assert result.persistent_url == "http://urlib.net/sid.inpe.br/mtc-m18@80/2009/07.21.14.43/CCSDS%20650.0-B-1.pdf"
+    assert result.portal_url == PORTAL + "sid.inpe.br/mtc-m18@80/2009/07.21.14.43/CCSDS%20650.0-B-1.pdf"
     assert result.original_url == "http://urlib.net/sid.inpe.br/mtc-m18@80/2009/07.21.14.43/CCSDS%20650.0-B-1.pdf"
     assert "not a persistent URL" in result.notes[0].message
 

@@ -31,7 +31,7 @@ def test_api_convert_every_seed_pair_both_ways(client, vectors):
 
 def test_api_convert_shape(client):
     body = client.get("/api/v1/convert?ibi=8JMKD3MGP8W/34PGRBS").get_json()
-    assert set(body) == {"input", "form", "rep", "ibip", "prefix", "suffix", "utc", "warnings"}
+    assert set(body) == {"input", "form", "rep", "ibip", "prefix", "suffix", "utc", "warnings", "notes"}
     assert set(body["prefix"]) == {"rep", "ibip", "host", "ip", "port", "source"}
     assert body["prefix"]["ip"] == "150.163.34.243" and body["prefix"]["port"] == 800
 

@@ -29,7 +29,7 @@ def test_parse_every_verblist_union_vector_gives_its_table_8_8_fields(client, ve
 
 def test_parse_answer_shape_and_values(client):
     body = parse(client, "http://urlib.net/LK47B6W/362SFKH+?ibiurl.requireditemstatus=Original&ibiurl.verblist=GetMetadata").get_json()
-    assert set(body) == {*TABLE_8_8, "relation", "meaning", "canonical", "form", "query", "portal_url"}
+    assert set(body) == {*TABLE_8_8, "relation", "meaning", "canonical", "form", "query", "portal_url", "notes"}
     assert body["relation"] == ".translation.metadata"
     assert body["meaning"]["en"].startswith("Metadata of the translation of the item LK47B6W/362SFKH.")
     assert body["meaning"]["pt"].startswith("Metadados da tradução do item LK47B6W/362SFKH.")

@@ -4,8 +4,8 @@ from __future__ import annotations
 from flask import abort, jsonify, url_for
 
 from ...errors import ParseError
-from ...ibi.url import parse_persistent_url
 from ..context import get_storage
+from ..inputs import recognised_url_input, resolution_target
 from ..resolution import SELECTIONS, requested_client, resolve_and_store, with_original
 from .views import bp, json_body
 
@@ -17,7 +17,7 @@ def run_trace():
     url = body.get("url")
     if not isinstance(url, str) or not url.strip():
         raise ParseError("url is required: the persistent URL to trace", field="url")
-    parse_persistent_url(url.strip())  # a bad URL is a 400 naming the character, before any message
+    _, recognition = recognised_url_input(url)  # a bad URL is a 400 naming the character, before any message
     selection = body.get("archives", "all")
     if selection not in SELECTIONS:
         raise ParseError(f"archives must be one of {', '.join(SELECTIONS)}", field="archives")
@@ -26,7 +26,8 @@ def run_trace():
         raise ParseError("include_faulty must be true or false (whether to ask the faulty demo Archives too)",
                          field="include_faulty")
     client = requested_client(body.get("client_ip"), body.get("accept_language"))
-    stored = resolve_and_store(with_original(url.strip(), body.get("require_original")), selection, client,
+    target = resolution_target(url, recognition)
+    stored = resolve_and_store(with_original(target, body.get("require_original")), selection, client,
                                include_faulty=include_faulty)
     result = {"id": stored.trace_id, "permalink": url_for("api.get_trace", trace_id=stored.trace_id, _external=True)}
     return jsonify({**result, **stored.resolution.to_dict()}), 201

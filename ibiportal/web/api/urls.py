@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from flask import jsonify, request
 
+from ...ibi.classify import ibi_of
 from ...ibi.compose import compose
 from ..context import canonical_base, resolver_base
-from ..inputs import optional_flag, persistent_url_input, query_pairs
+from ..inputs import optional_flag, query_pairs, recognised_url_input
 from ..results import url_to_dict
 from .views import bp
 
@@ -17,8 +18,9 @@ from .views import bp
 def parse_url():
     """Read ``url``: its Table 8.8 fields, relation, meaning and canonical forms (on ``base`` when it has no host),
     and ``portal_url``, the same URL on this portal."""
-    url = persistent_url_input(request.args.get("url"))
-    return jsonify(url_to_dict(url, canonical_base(url, request.args.get("base") or None), portal=request.url_root))
+    url, recognition = recognised_url_input(request.args.get("url"))
+    base = canonical_base(url, request.args.get("base") or None)
+    return jsonify(url_to_dict(url, base, portal=request.url_root, notes=recognition.notes))
 
 
 @bp.get("/compose")
@@ -34,12 +36,13 @@ def compose_url():
     portal, to resolve or trace it here. Errors name the ``field``: for ``verbs`` and
     ``query`` the ``position`` is the number of the ``verb`` or ``q`` parameter.
     """
+    ibi, notes = ibi_of(request.args.get("ibi", ""), "ibi")
     url = compose(
-        request.args.get("ibi", ""),
+        ibi,
         request.args.getlist("verb"),
         filepath=request.args.get("filepath") or None,
         original=optional_flag(request.args.get("original"), "original"),
         query=query_pairs(request.args.getlist("q")),
         base=request.args.get("base") or resolver_base(),
     )
-    return jsonify(url_to_dict(url, portal=request.url_root))
+    return jsonify(url_to_dict(url, portal=request.url_root, notes=notes))

@@ -6,6 +6,7 @@ import json
 from flask import Blueprint, jsonify, request
 
 from ...errors import ParseError
+from ...ibi.classify import ibi_of
 from ...ibi.conversion import convert
 from ...minting import MintRequest, parse_count
 from ..inputs import optional_port
@@ -29,16 +30,18 @@ def mint():
 
 @bp.get("/convert")
 def convert_view():
-    """Convert an IBI to the other form, with its anatomy and any warnings."""
+    """Convert an IBI to the other form, with its anatomy and any warnings; ``ibi`` may be any form
+    the recogniser reads (``IBI: <…>.``, a persistent URL, ``…-TDI``): ``notes`` say what it set aside."""
     text = request.args.get("ibi", "")
+    ibi, notes = ibi_of(text, "ibi")
     conversion = convert(
-        text,
+        ibi,
         known_prefix_pairs(),
         host=request.args.get("host") or None,
         ip=request.args.get("ip") or None,
         port=optional_port(request.args.get("port")),
     )
-    return jsonify(conversion.to_dict())
+    return jsonify({**conversion.to_dict(), "input": text, "notes": [note.to_dict() for note in notes]})
 
 
 def json_body() -> dict:

@@ -32,6 +32,7 @@ from ...archive.oai_dc import oai_dc_xml
 from ...archive.service import ArchiveService
 from ...citation import CitationRecord, Citations, OaiDcRecord, citations, from_oai_dc
 from ...errors import IbiError, ParseError
+from ...ibi.classify import read_url
 from ...ibi.compose import compose
 from ...ibi.identifier import ibi_form
 from ...ibi.conversion import convert
@@ -84,7 +85,8 @@ class CiteRequest:
 
     @classmethod
     def parse(cls, text: str | None) -> CiteRequest:
-        """Read an IBI or a persistent URL; errors name the ``ibi`` field and the character."""
+        """Read an IBI or a persistent URL, in any form the recogniser reads (``IBI: <…>.``,
+        ``/ibi/``, ``-TDI``, …); errors name the ``ibi`` field and the character."""
         text = (text or "").strip()
         if not text:
             raise ParseError(
@@ -93,7 +95,7 @@ class CiteRequest:
                 field="ibi",
             )
         try:
-            given = PersistentUrl.parse(text)
+            given, _ = read_url(text, "ibi")
             verbs = [verb for verb in given.verbs if verb.name not in _NOT_THE_ITEM]
             original = given.required_item_status is not None
             base = canonical_base(given)

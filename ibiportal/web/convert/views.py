@@ -23,6 +23,7 @@ from ...ibi.batch import (
     rows_from_lines,
     to_csv,
 )
+from ...ibi.classify import ibi_of
 from ...ibi.conversion import convert
 from ...ibi.ibip import decode_ibip_prefix
 from ...ibi.prefixes import KNOWN_PREFIX_PAIRS, check_prefix_pair
@@ -64,10 +65,12 @@ def convert_page():
     """GET: one identifier with its anatomy (a shareable URL). POST: a batch, as a table."""
     form = ConvertForm(request.args)
     conversion = None
+    notes: tuple = ()
     if form.ibi.data:
         try:
+            ibi, notes = ibi_of(form.ibi.data, "ibi")
             conversion = convert(
-                form.ibi.data,
+                ibi,
                 known_prefix_pairs(),
                 host=form.host.data or None,
                 ip=form.ip.data or None,
@@ -89,6 +92,7 @@ def convert_page():
             form=form,
             conversion=conversion,
             anatomy=anatomy(conversion) if conversion else None,
+            notes=notes,
             batch_form=batch_form,
             batch=batch,
             download=download,

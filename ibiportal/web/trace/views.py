@@ -12,7 +12,7 @@ from ...errors import ParseError
 from ...resolver.trace import Resolution
 from ..context import get_storage
 from ..form_errors import show_error
-from ..inputs import persistent_url_input
+from ..inputs import recognised_url_input, resolution_target
 from ..resolution import default_selection, request_client, requested_client, resolve_and_store, with_original
 from .compare import compare
 from .diagram import diagram_of
@@ -68,21 +68,22 @@ def run_trace():
     valid = form.validate()  # CSRF and the fields' own checks; then the core's, so every error shows at once
     text = form.url.data or ""
     where = None
-    if text.strip():
+    asked = text.strip()
+    if asked:
         try:
-            persistent_url_input(text.strip())
+            _, recognition = recognised_url_input(text)
         except ParseError as exc:
-            lead = len(text) - len(text.lstrip())
-            position = None if exc.position is None else exc.position + lead
-            show_error(form, ParseError(exc.message, position, "url"))
-            where = marked(text, position) if position else None
+            show_error(form, exc)
+            where = marked(text, exc.position) if exc.position else None
+        else:
+            asked = resolution_target(text, recognition)
     try:
         client = requested_client(form.client_ip.data or None, None if form.accept_language.errors
                                   else form.accept_language.data or None)
     except ParseError as exc:
         show_error(form, exc, default_field="client_ip")
     if valid and not form.errors:
-        stored = resolve_and_store(with_original(text.strip(), form.require_original.data), form.archives.data,
+        stored = resolve_and_store(with_original(asked, form.require_original.data), form.archives.data,
                                    client, include_faulty=form.include_faulty.data)
         target = url_for("trace.trace_view", trace_id=stored.trace_id, compare=form.previous.data or None)
         return redirect(target, code=303)

@@ -4,10 +4,11 @@ from __future__ import annotations
 from flask import Blueprint, render_template, request, url_for
 
 from ...errors import ParseError
+from ...ibi.classify import ibi_of
 from ...ibi.compose import compose
 from ..context import canonical_base, resolver_base
 from ..form_errors import show_error
-from ..inputs import persistent_url_input, query_pairs
+from ..inputs import query_pairs, recognised_url_input
 from ..results import url_to_dict
 from .forms import ComposeForm, ParseForm, compose_args, step_rules
 
@@ -21,11 +22,11 @@ def parse_page():
     result = compose_link = None
     if request.args:
         try:
-            url = persistent_url_input(form.url.data or "")
+            url, recognition = recognised_url_input(form.url.data or "")
         except ParseError as exc:
             show_error(form, exc, default_field="url")
         else:
-            result = url_to_dict(url, canonical_base(url), portal=request.url_root)
+            result = url_to_dict(url, canonical_base(url), portal=request.url_root, notes=recognition.notes)
             compose_link = url_for("urls.compose_page", **compose_args(url))
     status = 400 if form.errors else 200
     return render_template("urls/parse.html", form=form, result=result, compose_link=compose_link), status
@@ -38,8 +39,9 @@ def compose_page():
     result = None
     if request.args and form.validate():
         try:
+            ibi, notes = ibi_of(form.ibi.data or "", "ibi")
             url = compose(
-                form.ibi.data or "",
+                ibi,
                 form.chosen_verbs(),
                 filepath=form.filepath.data or None,
                 original=form.original.data,
@@ -49,7 +51,7 @@ def compose_page():
         except ParseError as exc:
             form.show(exc)
         else:
-            result = url_to_dict(url, portal=request.url_root)
+            result = url_to_dict(url, portal=request.url_root, notes=notes)
     status = 400 if form.errors else 200
     page = render_template("urls/compose.html", form=form, result=result, rules=step_rules(), default_base=resolver_base())
     return page, status
