@@ -27,7 +27,8 @@ from .ibi.identifier import parse_ibi
 from .ibi.languages import country_problem, language_problem
 from .ibi.dates import split_date, utc_iso
 from .ibi.repository import rep_prefix, rep_suffix
-from .storage import ItemLink, MintedItem, Storage, SubsystemClock
+from .citation.types import ItemType
+from .storage import Bibliographic, ItemLink, MintedItem, Storage, SubsystemClock
 
 #: Identifiers per API or page request; the CLI, run by an operator, allows more.
 MAX_COUNT = 100
@@ -36,6 +37,8 @@ MAX_TITLE_LENGTH = 500
 MAX_URL_LENGTH = 2000
 MAX_CREATORS = 50
 MAX_NAME_LENGTH = 200
+#: Longest publisher, place, extent, degree and report number a mint request may give.
+BIBLIOGRAPHIC_LIMITS = {"publisher": 300, "place": 200, "extent": 50, "degree": 200, "report_number": 100}
 
 
 def system_clock() -> Decimal:
@@ -94,6 +97,7 @@ class MintRequest:
     language: str | None = None
     previous_edition: str | None = None
     translation_of: str | None = None
+    bibliographic: Bibliographic = Bibliographic()
 
     @classmethod
     def parse(cls, fields: Mapping) -> MintRequest:
@@ -122,7 +126,26 @@ class MintRequest:
         translation_of = _optional_ibi(fields, "translation_of")
         if translation_of is not None and language is None:
             raise ParseError("a translation needs its language (e.g. pt or pt-BR)", field="language")
-        return cls(title, target_url, creators, item_date, language, previous_edition, translation_of)
+        bibliographic = _parse_bibliographic(fields)
+        return cls(title, target_url, creators, item_date, language, previous_edition, translation_of, bibliographic)
+
+
+def _parse_bibliographic(fields: Mapping) -> Bibliographic:
+    """``item_type`` (one of :class:`ItemType`'s slugs) and the optional publisher, place,
+    extent, degree and report number; a degree only for a thesis, whose note it is."""
+    item_type = _optional_text(fields, "item_type", 40)
+    if item_type is not None:
+        try:
+            item_type = ItemType.from_slug(item_type).slug
+        except ValueError as exc:
+            raise ParseError(str(exc), field="item_type") from None
+    values = {name: _optional_text(fields, name, limit) for name, limit in BIBLIOGRAPHIC_LIMITS.items()}
+    if values["degree"] and item_type not in (ItemType.MASTERS_THESIS.slug, ItemType.DOCTORAL_THESIS.slug):
+        raise ParseError(
+            "a degree belongs to a master's or doctoral thesis: choose that item type, or leave the degree empty",
+            field="degree",
+        )
+    return Bibliographic(item_type=item_type, **values)
 
 
 def parse_count(value: object, maximum: int = MAX_COUNT) -> int:
@@ -171,6 +194,7 @@ class Minter:
                 creators=request.creators,
                 item_date=request.item_date,
                 language=request.language,
+                bibliographic=request.bibliographic,
             )
             self.storage.record_minted(conn, item, SubsystemClock(suffix_date, now, offset))
             self._link(conn, item, request)

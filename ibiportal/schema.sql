@@ -25,7 +25,15 @@ CREATE TABLE IF NOT EXISTS minted_item (
     creators TEXT,                   -- JSON list of names
     item_date TEXT,
     language TEXT,
-    created_at TEXT NOT NULL
+    created_at TEXT NOT NULL,
+    -- what a reference needs (ibiportal.storage.Bibliographic); a database made before these
+    -- columns existed gets them from Storage._add_missing_columns
+    item_type TEXT,                  -- ibiportal.citation.ItemType slug, e.g. "doctoral thesis"
+    publisher TEXT,
+    place TEXT,
+    extent TEXT,                     -- pages: "39", or as written
+    degree TEXT,                     -- a thesis's degree, e.g. "Doutorado em Computação Aplicada"
+    report_number TEXT               -- a report's number or INPE's document-type code ("NTC")
 );
 
 -- Links from a minted item to other IBIs: its next edition, its translations.

@@ -56,6 +56,24 @@ class ItemLink:
 
 
 @dataclass(frozen=True)
+class Bibliographic:
+    """What a reference needs beyond title, creators and date: the kind of item (an
+    ``ibiportal.citation.ItemType`` slug such as ``doctoral thesis``), who published it where,
+    its extent in pages, a thesis's degree and a report's number. All optional."""
+
+    item_type: str | None = None
+    publisher: str | None = None
+    place: str | None = None
+    extent: str | None = None
+    degree: str | None = None
+    report_number: str | None = None
+
+
+#: Columns of ``minted_item`` added after its first release, applied to older databases.
+BIBLIOGRAPHIC_COLUMNS = ("item_type", "publisher", "place", "extent", "degree", "report_number")
+
+
+@dataclass(frozen=True)
 class MintedItem:
     """A row of ``minted_item``: an identifier the portal issued and what was given with it."""
 
@@ -69,6 +87,7 @@ class MintedItem:
     creators: tuple[str, ...] = ()
     item_date: str | None = None
     language: str | None = None
+    bibliographic: Bibliographic = Bibliographic()
 
 
 @dataclass(frozen=True)
@@ -92,7 +111,16 @@ class Storage:
         if path not in _SCHEMA_APPLIED:  # WAL mode and the tables persist in the file
             self.connection.execute("PRAGMA journal_mode=WAL")
             self.connection.executescript(SCHEMA)
+            self._add_missing_columns()
             _SCHEMA_APPLIED.add(path)
+
+    def _add_missing_columns(self) -> None:
+        """Upgrade a database made before ``minted_item`` had its bibliographic columns: SQLite's
+        ``CREATE TABLE IF NOT EXISTS`` leaves an existing table as it was."""
+        present = {row["name"] for row in self.connection.execute("PRAGMA table_info(minted_item)")}
+        for column in BIBLIOGRAPHIC_COLUMNS:
+            if column not in present:
+                self.connection.execute(f"ALTER TABLE minted_item ADD COLUMN {column} TEXT")
 
     def close(self) -> None:
         self.connection.close()
@@ -142,7 +170,8 @@ class Storage:
         )
         conn.execute(
             "INSERT INTO minted_item (rep, ibip, date, utc, subsystem, title, target_url,"
-            " creators, item_date, language, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " creators, item_date, language, created_at, item_type, publisher, place, extent, degree,"
+            " report_number) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 item.rep,
                 item.ibip,
@@ -155,6 +184,7 @@ class Storage:
                 item.item_date,
                 item.language,
                 _now_iso(),
+                *(getattr(item.bibliographic, column) for column in BIBLIOGRAPHIC_COLUMNS),
             ),
         )
         self.bump_resolution_generation(conn)  # a "not found" kept for this IBI is now wrong
@@ -266,6 +296,7 @@ def _minted_item(row: sqlite3.Row) -> MintedItem:
         creators=tuple(json.loads(row["creators"] or "[]")),
         item_date=row["item_date"],
         language=row["language"],
+        bibliographic=Bibliographic(**{column: row[column] for column in BIBLIOGRAPHIC_COLUMNS}),
     )
 
 

@@ -355,19 +355,22 @@ class _Reader:
 
     def dublin_core(self, data: Any, where: _Where) -> DublinCore:
         fields = _fields(
-            data, where, "dc", {"title"}, {"creators", "subjects", "description", "publisher", "date", "type"}
+            data,
+            where,
+            "dc",
+            {"title"},
+            {"creators", "subjects", "description", "publisher", "date", "type", "format", "notes", "identifiers"},
         )
         single = {
             name: _text(fields[name], where, f"dc.{name}")
-            for name in ("description", "publisher", "date", "type")
+            for name in ("description", "publisher", "date", "type", "format")
             if name in fields
         }
-        return DublinCore(
-            title=_text(fields["title"], where, "dc.title"),
-            creators=_texts(fields.get("creators", []), where, "dc.creators"),
-            subjects=_texts(fields.get("subjects", []), where, "dc.subjects"),
-            **single,
-        )
+        several = {
+            name: _texts(fields.get(name, []), where, f"dc.{name}")
+            for name in ("creators", "subjects", "notes", "identifiers")
+        }
+        return DublinCore(title=_text(fields["title"], where, "dc.title"), **several, **single)
 
 
 def load_demo_archives(

@@ -114,6 +114,11 @@ class DublinCore:
     publisher: str | None = None
     date: str | None = None
     type: str | None = None
+    format: str | None = None
+    #: further ``dc:description`` values after the abstract (a thesis's degree note)
+    notes: tuple[str, ...] = ()
+    #: further ``dc:identifier`` values besides the persistent URLs (a report's number)
+    identifiers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

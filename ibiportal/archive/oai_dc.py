@@ -32,8 +32,9 @@ def oai_dc_xml(item: Item, resolver_url: str = RESOLVER_URL) -> str:
     """The oai_dc record of ``item``, as a UTF-8 XML document (text).
 
     Elements, in the schema's order: ``dc:title``, ``dc:creator``…, ``dc:subject``…,
-    ``dc:description``, ``dc:publisher``, ``dc:date``, ``dc:type``, ``dc:identifier`` (the
-    persistent URL of each form of the IBI, ``resolver_url/<ibi>``) and ``dc:language``.
+    ``dc:description``… (the abstract, then notes), ``dc:publisher``, ``dc:date``, ``dc:type``,
+    ``dc:format``, ``dc:identifier`` (the persistent URL of each form of the IBI,
+    ``resolver_url/<ibi>``, then others such as a report number) and ``dc:language``.
     Raises ``ValueError`` when the item has no descriptive metadata (``item.dc``).
     """
     dc = item.dc
@@ -42,9 +43,13 @@ def oai_dc_xml(item: Item, resolver_url: str = RESOLVER_URL) -> str:
     elements = [("title", dc.title)]
     elements += [("creator", creator) for creator in dc.creators]
     elements += [("subject", subject) for subject in dc.subjects]
-    single = (("description", dc.description), ("publisher", dc.publisher), ("date", dc.date), ("type", dc.type))
+    if dc.description:
+        elements.append(("description", dc.description))
+    elements += [("description", note) for note in dc.notes]
+    single = (("publisher", dc.publisher), ("date", dc.date), ("type", dc.type), ("format", dc.format))
     elements += [(name, value) for name, value in single if value]
     elements += [("identifier", f"{resolver_url}/{form}") for form in item.ibi.forms()]
+    elements += [("identifier", identifier) for identifier in dc.identifiers]
     if item.language:
         elements.append(("language", item.language))
     lines = [

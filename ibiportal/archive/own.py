@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from typing import Protocol
 
+from ..citation.oai_dc import written_fields
+from ..citation.types import ItemType
 from ..ibi.identifier import parse_ibi
 from ..storage import ItemLink, MintedItem
 from .model import ArchiveIdentity, DublinCore, IbiForms, Item, ItemState, Metadata
@@ -77,12 +79,33 @@ class OwnItemStore:
                 (link.language, _forms(link.target)) for link in links if link.relation == "translation"
             ),
             metadata=Metadata(url=metadata_url, state=ItemState.ORIGINAL, timestamp=created, oai_dc_url=metadata_url),
-            dc=DublinCore(
-                title=minted.title or f"Item {minted.ibip}",
-                creators=minted.creators,
-                date=minted.item_date,
-            ),
+            dc=_dublin_core(minted),
         )
+
+
+def _dublin_core(minted: MintedItem) -> DublinCore:
+    """The oai_dc fields of a minted item: what was given, the bibliographic details written
+    where :meth:`~ibiportal.citation.OaiDcRecord.citation_record` reads them back."""
+    details = minted.bibliographic
+    written = written_fields(
+        ItemType.from_slug(details.item_type) if details.item_type else None,
+        publisher=details.publisher,
+        place=details.place,
+        extent=details.extent,
+        degree=details.degree,
+        report_number=details.report_number,
+        repository=minted.rep,
+    )
+    return DublinCore(
+        title=minted.title or f"Item {minted.ibip}",
+        creators=minted.creators,
+        date=minted.item_date,
+        publisher=written.publisher,
+        type=written.type,
+        format=written.format,
+        notes=written.notes,
+        identifiers=written.identifiers,
+    )
 
 
 def item_page_url(portal_url: str, ibip: str) -> str:

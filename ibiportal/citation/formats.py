@@ -2,14 +2,17 @@
 
 All three are written from the same parsed :class:`~ibiportal.citation.record.CitationRecord`
 and share one citation key, so a reference manager that imports any of them gets the same
-entry. Each carries the persistent URL (file 003, §8.1) as its URL and the IBI in its note.
+entry. Each carries the kind of item (:mod:`.types`), the persistent URL (file 003, §8.1) as its
+URL and the IBI in its note.
 
-* BibTeX: ``@misc`` for biblatex/BibTeX in UTF-8 — non-ASCII letters are written as they are
+* BibTeX: the entry type of the kind (``@phdthesis``, ``@techreport``…, ``@misc``), with the
+  ``ibi``, ``repository`` and ``url`` fields INPE's own BibTeX exports carry, for
+  biblatex/BibTeX in UTF-8 — non-ASCII letters are written as they are
   (biblatex, or BibTeX with ``inputenc``/a UTF-8 engine); the characters TeX gives a meaning
   (``\\ { } & % $ # _ ~ ^``) are escaped in every field except ``url``, which biblatex reads
   verbatim (there only ``{``, ``}`` and ``\\``, which a URL never needs, are percent-encoded).
 * RIS: ``TAG  - value`` lines ended by CRLF, as the RIS format specification writes them,
-  from ``TY  - GEN`` to ``ER  - ``.
+  from ``TY  - <type>`` (``THES``, ``RPRT``, ``CONF``…) to ``ER  - ``.
 * CSL-JSON: the item dict of the CSL data schema.
 """
 from __future__ import annotations
@@ -18,6 +21,7 @@ import re
 import unicodedata
 
 from ibiportal.citation.record import CitationRecord
+from ibiportal.citation.types import ItemType
 
 _TEX_SPECIALS = {
     "\\": r"\textbackslash{}",
@@ -69,7 +73,8 @@ def tex_escape(text: str) -> str:
 
 
 def bibtex(record: CitationRecord) -> str:
-    """The ``@misc`` entry of ``record``."""
+    """The BibTeX entry of ``record``, typed by its kind."""
+    kind = record.item_type
     fields: list[tuple[str, str]] = []
     if record.names:
         fields.append(("author", " and ".join(_bibtex_name(name) for name in record.names)))
@@ -81,14 +86,27 @@ def bibtex(record: CitationRecord) -> str:
     elif record.date and record.date.strip():
         fields.append(("year", tex_escape(record.date)))
     if record.publisher:
-        fields.append(("publisher", tex_escape(record.publisher)))
+        # BibTeX names who issued a thesis "school", a report "institution".
+        holder = "school" if kind.is_thesis else "institution" if kind is ItemType.REPORT else "publisher"
+        fields.append((holder, tex_escape(record.publisher)))
+    if record.place:
+        fields.append(("address", tex_escape(record.place)))
+    if record.degree and kind.is_thesis:
+        fields.append(("type", tex_escape(record.degree)))
+    if record.report_number:
+        fields.append(("number", tex_escape(record.report_number)))
+    if record.extent:
+        fields.append(("pages", tex_escape(record.extent)))
     if record.language:
         fields.append(("language", tex_escape(record.language)))
+    fields.append(("ibi", tex_escape(record.ibi)))
+    if record.repository and record.repository != record.ibi:
+        fields.append(("repository", tex_escape(record.repository)))
     url = "".join(_URL_SPECIALS.get(char, char) for char in _one_line(record.persistent_url))
     fields.append(("url", url))
     fields.append(("note", tex_escape(record.identifiers)))
     body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
-    return f"@misc{{{citation_key(record)},\n{body}\n}}\n"
+    return f"@{kind.names.bibtex}{{{citation_key(record)},\n{body}\n}}\n"
 
 
 def _bibtex_name(name) -> str:
@@ -100,7 +118,7 @@ def _bibtex_name(name) -> str:
 
 def ris(record: CitationRecord) -> str:
     """The RIS record of ``record``, CRLF line ends."""
-    lines = [("TY", "GEN")]
+    lines = [("TY", record.item_type.names.ris)]
     lines += [("AU", name.inverted()) for name in record.names]
     if record.title:
         lines.append(("TI", record.title))
@@ -111,6 +129,12 @@ def ris(record: CitationRecord) -> str:
         lines += [("PY", f"{issued.year:04d}"), ("DA", f"{issued.year:04d}/{month}/{day}/")]
     if record.publisher:
         lines.append(("PB", record.publisher))
+    if record.place:
+        lines.append(("CY", record.place))
+    if record.extent:
+        lines.append(("SP", record.extent))
+    if record.degree and record.item_type.is_thesis:
+        lines.append(("M3", record.degree))
     if record.description:
         lines.append(("AB", record.description))
     if record.language:
@@ -122,7 +146,7 @@ def ris(record: CitationRecord) -> str:
 
 def csl_json(record: CitationRecord) -> dict:
     """The CSL-JSON item of ``record``."""
-    item: dict = {"id": citation_key(record), "type": record.item_type}
+    item: dict = {"id": citation_key(record), "type": record.item_type.names.csl}
     if record.title:
         item["title"] = _one_line(record.title)
     if record.names:
@@ -132,8 +156,14 @@ def csl_json(record: CitationRecord) -> dict:
         item["issued"] = {"date-parts": [issued.parts()]}
     elif record.date and record.date.strip():
         item["issued"] = {"literal": _one_line(record.date)}
-    if record.publisher:
-        item["publisher"] = _one_line(record.publisher)
+    optional = (
+        ("publisher", record.publisher),
+        ("publisher-place", record.place),
+        ("number-of-pages", record.extent),
+        ("genre", record.degree if record.item_type.is_thesis else None),
+        ("number", record.report_number),
+    )
+    item.update({name: _one_line(value) for name, value in optional if value})
     if record.description:
         item["abstract"] = _one_line(record.description)
     if record.language:

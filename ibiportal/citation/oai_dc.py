@@ -14,9 +14,11 @@ Every failure is a :class:`~ibiportal.errors.ParseError` that says what is wrong
 from __future__ import annotations
 
 import pyexpat
+import re
 from dataclasses import dataclass
 
 from ibiportal.citation.record import CitationRecord
+from ibiportal.citation.types import ItemType, read_dc_type
 from ibiportal.errors import ParseError
 
 MAX_OAI_DC_BYTES = 1_000_000
@@ -59,7 +61,21 @@ class OaiDcRecord:
         return self.first("language")
 
     def citation_record(self, persistent_url: str, ibi: str, repository: str | None = None) -> CitationRecord:
-        """The record to cite, with the persistent URL and IBI the caller resolved."""
+        """The record to cite, with the persistent URL and IBI the caller resolved.
+
+        Dublin Core has no element for a thesis's degree, a report's number, the place of
+        publication or the number of pages; the own Archive writes them where NBR 6023 readers
+        and other repositories look (see :mod:`ibiportal.archive.oai_dc`), and they are read
+        back from there: ``dc:publisher`` ``Place: Publisher``, ``dc:format`` ``39 p.``, a
+        ``dc:description`` ``Tese (Doutorado em …)``, a ``dc:identifier`` ``<repository>-NTC``.
+        """
+        degree_note = next(filter(None, (_THESIS_NOTE.fullmatch(text) for text in self.all("description"))), None)
+        degree = degree_note.group(2).strip() if degree_note else None
+        item_type = read_dc_type(self.all("type"), degree)
+        if item_type is None and degree_note:
+            doctoral = degree_note.group(1).lower() in ("tese", "thesis")
+            item_type = ItemType.DOCTORAL_THESIS if doctoral else ItemType.MASTERS_THESIS
+        place, publisher = split_imprint(self.first("publisher"))
         return CitationRecord(
             persistent_url=persistent_url,
             ibi=ibi,
@@ -68,9 +84,48 @@ class OaiDcRecord:
             creators=self.creators,
             date=self.date,
             language=self.language,
-            publisher=self.first("publisher"),
-            description=self.first("description"),
+            publisher=publisher,
+            place=place,
+            description=next((text for text in self.all("description") if not _THESIS_NOTE.fullmatch(text)), None),
+            item_type=item_type or ItemType.OTHER,
+            extent=next(filter(None, (_pages(text) for text in self.all("format"))), None),
+            degree=degree,
+            report_number=next(filter(None, (_report_number(text) for text in self.all("identifier"))), None),
         )
+
+
+#: ``Tese (Doutorado em Computação Aplicada)``: the degree note NBR 6023 prints for a thesis.
+_THESIS_NOTE = re.compile(r"(Tese|Dissertação|Thesis|Dissertation)\s*\((.+)\)\.?", re.IGNORECASE)
+#: ``39 p.``, ``150 f.``, ``xx + 263 p.``, ``120 pages``: an extent in pages or leaves.
+_PAGES = re.compile(r"(?:[ivxlc]+\s*\+\s*)?(\d+)\s*(?:p|f|pp|pages|páginas|folhas)\.?", re.IGNORECASE)
+#: INPE's report numbers: the repository name with a document-type code (``…/02.16.17.46-NTC``),
+#: or the older series numbers (``INPE-14466-TDI/1147``).
+_REPOSITORY_CODE = re.compile(r"[^\s/]+/[^\s]+/\d{4}/[\d.]+-([A-Z]{2,6})")
+_INPE_SERIES = re.compile(r"INPE-\d+-[A-Z]+/\d+")
+
+
+def split_imprint(publisher: str | None) -> tuple[str | None, str | None]:
+    """``("São José dos Campos", "INPE")`` from NBR 6023's imprint ``São José dos Campos: INPE``;
+    a publisher without a place is ``(None, publisher)``."""
+    if not publisher:
+        return None, None
+    place, colon, name = publisher.partition(":")
+    if colon and place.strip() and not any(char.isdigit() for char in place) and len(place.split()) <= 6:
+        return place.strip(), name.strip() or None
+    return None, publisher
+
+
+def _pages(text: str) -> str | None:
+    match = _PAGES.fullmatch(text.strip())
+    return match.group(1) if match else None
+
+
+def _report_number(text: str) -> str | None:
+    text = text.strip()
+    match = _REPOSITORY_CODE.fullmatch(text)
+    if match:
+        return match.group(1)
+    return text if _INPE_SERIES.fullmatch(text) else None
 
 
 class _RefusedDeclaration(Exception):
@@ -144,3 +199,44 @@ def from_oai_dc(xml: bytes | str) -> OaiDcRecord:
         for name, values in elements.items()
     }
     return OaiDcRecord({name: values for name, values in cleaned.items() if values})
+
+
+@dataclass(frozen=True)
+class WrittenFields:
+    """How an item's kind, imprint, extent, degree and report number are written in Dublin
+    Core — the inverse of :meth:`OaiDcRecord.citation_record`'s reading."""
+
+    type: str | None
+    publisher: str | None
+    format: str | None
+    notes: tuple[str, ...]
+    identifiers: tuple[str, ...]
+
+
+def written_fields(
+    item_type: ItemType | None,
+    *,
+    publisher: str | None = None,
+    place: str | None = None,
+    extent: str | None = None,
+    degree: str | None = None,
+    report_number: str | None = None,
+    repository: str | None = None,
+) -> WrittenFields:
+    """``dc:type`` (:mod:`.types`), ``dc:publisher`` as NBR 6023's imprint ``Place: Publisher``,
+    ``dc:format`` ``39 p.``, a ``dc:description`` ``Tese (Doutorado em …)`` for a thesis, and a
+    ``dc:identifier`` with the report number as INPE prints it (``<repository>-NTC``)."""
+    if place and publisher:
+        imprint = f"{place}: {publisher}"
+    else:
+        imprint = publisher or (f"{place}:" if place else None)
+    pages = f"{extent} p." if extent and extent.isdigit() else extent
+    notes: tuple[str, ...] = ()
+    if degree and item_type is not None and item_type.is_thesis:
+        kind = "Tese" if item_type is ItemType.DOCTORAL_THESIS else "Dissertação"
+        notes = (f"{kind} ({degree})",)
+    identifiers: tuple[str, ...] = ()
+    if report_number:
+        coded = re.fullmatch(r"[A-Z]{2,6}", report_number) and repository
+        identifiers = (f"{repository}-{report_number}" if coded else report_number,)
+    return WrittenFields(item_type.names.dc_type if item_type else None, imprint, pages, notes, identifiers)

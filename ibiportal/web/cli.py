@@ -16,6 +16,7 @@ from ..errors import ParseError
 from ..ibi.classify import ibi_of, notes_as_warnings
 from ..ibi.conversion import convert
 from ..ibi.prefixes import check_prefix_pair
+from ..citation.types import SLUGS
 from ..minting import MAX_CLI_COUNT, MintRequest, parse_count
 from .context import get_minter, get_storage, known_prefix_pairs
 from .results import minted_to_dict
@@ -31,12 +32,20 @@ ibi_cli = AppGroup("ibi", help="Mint and convert IBIs.")
 @click.option("--count", default="1", show_default=True, help=f"How many identifiers (1 to {MAX_CLI_COUNT}).")
 @click.option("--title", default=None, help="Title of the item.")
 @click.option("--target-url", default=None, help="Where the item lives (http or https).")
+@click.option("--creator", "creators", multiple=True, help="A creator, 'Family, Given' (repeat for each).")
+@click.option("--date", default=None, help="Date of the item: YYYY, YYYY-MM or YYYY-MM-DD.")
+@click.option("--item-type", default=None, help=f"Kind of item: {', '.join(SLUGS)}.")
+@click.option("--publisher", default=None, help="Publisher, or the institution of a thesis.")
+@click.option("--place", default=None, help="Place of publication.")
+@click.option("--extent", default=None, help="Number of pages.")
+@click.option("--degree", default=None, help="A thesis's degree, e.g. 'Doutorado em Computação Aplicada'.")
+@click.option("--report-number", default=None, help="A report's number, or INPE's document-type code (NTC).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
-def mint_command(count: str, title: str | None, target_url: str | None, as_json: bool) -> None:
+def mint_command(count: str, title: str | None, target_url: str | None, as_json: bool, **described) -> None:
     """Mint identifiers of the portal's identification subsystem."""
     try:
         how_many = parse_count(count, MAX_CLI_COUNT)
-        mint_request = MintRequest.parse({"title": title, "target_url": target_url})
+        mint_request = MintRequest.parse({"title": title, "target_url": target_url, **described})
     except ParseError as exc:
         _fail(exc.field or "input", exc)
     base = current_app.config.get("RESOLVER_BASE") or CLI_DEFAULT_BASE

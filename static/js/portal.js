@@ -2,24 +2,48 @@
 // allows only files served by the portal itself.
 "use strict";
 
-// Copy buttons: <button class="copy" data-copy="text">. Announces the result to screen readers.
+// Copy buttons: <button class="copy" data-copy="text" [data-copy-html="html"]>. With HTML, the
+// clipboard gets both flavours, so a word processor pastes a citation with its italic and bold
+// and a plain-text field gets the text. Announces the result to screen readers.
+async function writeClipboard(text, html) {
+  if (html === undefined) return navigator.clipboard.writeText(text);
+  return navigator.clipboard.write([new ClipboardItem({
+    "text/plain": new Blob([text], { type: "text/plain" }),
+    "text/html": new Blob([html], { type: "text/html" }),
+  })]);
+}
+
+// Without the asynchronous clipboard (no permission, older browsers): a copy event that sets both.
+function copyWithEvent(text, html) {
+  const fill = (event) => {
+    event.clipboardData.setData("text/plain", text);
+    if (html !== undefined) event.clipboardData.setData("text/html", html);
+    event.preventDefault();
+  };
+  document.addEventListener("copy", fill, { once: true });
+  const area = document.createElement("textarea");
+  area.value = text;
+  area.setAttribute("readonly", "");
+  area.className = "visually-hidden";
+  document.body.append(area);
+  area.select();
+  const copied = document.execCommand("copy");
+  area.remove();
+  document.removeEventListener("copy", fill);
+  return copied;
+}
+
 document.addEventListener("click", async (event) => {
   const button = event.target.closest("button[data-copy]");
   if (!button) return;
   const text = button.dataset.copy;
+  const html = button.dataset.copyHtml;
   let copied = false;
   try {
-    await navigator.clipboard.writeText(text);
+    await writeClipboard(text, html);
     copied = true;
   } catch (_) {
-    const area = document.createElement("textarea");
-    area.value = text;
-    area.setAttribute("readonly", "");
-    area.className = "visually-hidden";
-    document.body.append(area);
-    area.select();
-    copied = document.execCommand("copy");
-    area.remove();
+    copied = copyWithEvent(text, html);
   }
   const original = button.dataset.label || button.textContent;
   button.dataset.label = original;

@@ -1,5 +1,6 @@
-"""The Cite page in Chromium: cite a demo IBI from the keyboard, read the APA, ABNT and IEEE
-texts, copy the BibTeX, download the RIS, see errors next to the field, and fit a phone."""
+"""The Cite page in Chromium: cite a demo IBI from the keyboard, read every style with its
+emphasis, copy a citation as HTML and plain text, copy the BibTeX, download the RIS, see errors
+next to the field, and fit a phone."""
 from __future__ import annotations
 
 import re
@@ -29,11 +30,15 @@ def test_cite_a_demo_item_copy_bibtex_and_download_ris(page, live_server):
     expect(page.get_by_role("link", name=url, exact=True)).to_have_attribute("href", url)
     apa = page.get_by_role("region", name="APA (7th edition)")
     expect(apa).to_contain_text(f"Almeida, R. C., & Okafor, D. N. (2015). {TITLE}. IBI Portal demonstration collection. {url}")
-    abnt = page.get_by_role("region", name="ABNT (NBR 6023)")
-    expect(abnt).to_contain_text(f"ALMEIDA, Rita C.; OKAFOR, Daniel N. {TITLE}.")
-    expect(abnt).to_contain_text(f"Disponível em: <{url}>.")
+    expect(apa.locator("i")).to_have_text(TITLE)  # the title in italics, as APA sets it
+    abnt = page.get_by_role("region", name="ABNT (NBR 6023:2018)")
+    expect(abnt).to_contain_text(f"ALMEIDA, R. C.; OKAFOR, D. N. {TITLE}. [S. l.]: IBI Portal demonstration collection, 2015.")
+    expect(abnt).to_contain_text(f"Disponível em: {url}. Acesso em:")
+    expect(abnt.locator("b")).to_have_text(TITLE.split(": ")[0])  # bold, without the subtitle
+    inpe = page.get_by_role("region", name="INPE (NBR 6023 as the INPE library prints it)")
+    expect(inpe).to_contain_text(f"IBI: <{DEMO_IBIP}>. (ibiportal.test/lab/2015/03.10.14.22). Disponível em: <{url}>.")
     ieee = page.get_by_role("region", name="IEEE")
-    expect(ieee).to_contain_text(f"R. C. Almeida and D. N. Okafor, “{TITLE}”")
+    expect(ieee).to_contain_text(f"R. C. Almeida and D. N. Okafor, “{TITLE},”")
     expect(ieee).to_contain_text(f"Available: {url}")
     shoot(page, "cite-desktop")
 
@@ -55,6 +60,34 @@ def test_cite_a_demo_item_copy_bibtex_and_download_ris(page, live_server):
         content = saved.read().decode("utf-8")
     assert content.startswith("TY  - GEN\r\nAU  - Almeida, Rita C.\r\n")
     assert f"UR  - {url}\r\n" in content and content.endswith("ER  - \r\n")
+
+
+#: Reads both flavours the clipboard holds: what a word processor and a text field would paste.
+READ_CLIPBOARD = """async () => {
+  const [item] = await navigator.clipboard.read();
+  const read = async (type) => item.types.includes(type) ? await (await item.getType(type)).text() : null;
+  return {html: await read("text/html"), text: await read("text/plain")};
+}"""
+
+
+def test_copy_puts_html_and_plain_text_on_the_clipboard(page, live_server):
+    cite_from_the_keyboard(page, DEMO_IBIP)
+    url = f"{live_server.url}/{DEMO_IBIP}"
+    for style, label in (("apa", "Copy APA"), ("abnt", "Copy ABNT"), ("inpe", "Copy INPE")):
+        section = page.locator(f'section[data-style="{style}"]')
+        shown_html = section.locator(".citation-text").inner_html()
+        shown_text = section.locator(".citation-text").inner_text()
+        expect(section.get_by_role("button", name=label, exact=True)).to_have_count(1)
+        button = section.locator("button[data-copy-html]")  # its name becomes "Copied"
+        button.click()
+        expect(button).to_have_text("Copied")
+        clipboard = page.evaluate(READ_CLIPBOARD)
+        assert clipboard["text"] == shown_text
+        # Chromium wraps pasted HTML in a <meta charset> prologue; the fragment itself is ours.
+        assert shown_html in clipboard["html"]
+        assert ("<i>" if style == "apa" else "<b>") in clipboard["html"]
+        assert "<i>" not in clipboard["text"] and "<b>" not in clipboard["text"]
+        assert url in clipboard["text"]
 
 
 def test_bad_input_is_shown_next_to_the_field(page):

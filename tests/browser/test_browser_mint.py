@@ -103,7 +103,7 @@ def test_keyboard_only_minting_with_a_next_edition(page):
     # Tab from the title through the fields to the advanced section, open it and fill it.
     page.get_by_label("Title").focus()
     page.keyboard.type("Second edition")
-    for _ in range(5):  # creators, date, language, target URL, the summary
+    for _ in range(6):  # creators, date, language, target URL, the citation details' summary, this summary
         page.keyboard.press("Tab")
     expect(page.locator("details.advanced summary")).to_be_focused()
     page.keyboard.press("Enter")

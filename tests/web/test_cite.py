@@ -81,9 +81,10 @@ def test_cites_a_demo_item_without_any_http_request(app, client):
     assert "<dt>Date</dt><dd>2015-03-10</dd>" in html
     url = f"http://localhost/{DEMO_IBIP}"
     assert f'href="{url}"' in html
-    assert f"Almeida, R. C., &amp; Okafor, D. N. (2015). {dc.title}. {dc.publisher}. {url}" in html
-    assert f"ALMEIDA, Rita C.; OKAFOR, Daniel N. {dc.title}. [s.l.]: {dc.publisher}, 2015. Disponível em: &lt;{url}&gt;." in html
-    assert f"R. C. Almeida and D. N. Okafor, “{dc.title}”, {dc.publisher}, Mar. 2015. [Online]. Available: {url}" in html
+    assert f"Almeida, R. C., &amp; Okafor, D. N. (2015). <i>{dc.title}</i>. {dc.publisher}. {url}" in html
+    assert f"ALMEIDA, R. C.; OKAFOR, D. N. <b>Carbon stocks of mangrove forests on the Bragança peninsula, Pará</b>:" in html
+    assert f"2014 field survey. [S. l.]: {dc.publisher}, 2015. Disponível em: {url}. Acesso em: " in html
+    assert f"R. C. Almeida and D. N. Okafor, “{dc.title},” {dc.publisher}, 2015. [Online]. Available: {url}" in html
     assert '<p class="citation-text" lang="pt-BR">' in html
     for style in STYLES:
         assert f'<h3 id="style-{style.key}">{style.label}</h3>' in html
@@ -121,6 +122,7 @@ def test_api_answer(app, client):
     assert body["ibi"] == DEMO_IBIP
     assert body["metadata"] == {
         "title": dc.title, "creators": list(dc.creators), "date": dc.date, "language": "en", "publisher": dc.publisher,
+        "item_type": "other", "place": None, "extent": None, "degree": None, "report_number": None,
     }
     # origin and mirror both hold the item (as a copy elsewhere): whichever answers first is used.
     assert any(body["oai_dc_url"].endswith(f"/demo/archives/{name}/col/{DEMO_REP}/metadata.xml")
@@ -162,7 +164,9 @@ def test_cites_an_item_minted_by_the_portal(client):
     assert body["metadata"]["title"] == "Cartas de Bragança"
     assert body["metadata"]["creators"] == ["Gonçalves, João"]
     assert body["oai_dc_url"].endswith(f"/archive/items/{ibip}/oai_dc.xml")
-    assert body["citations"]["formatted"]["abnt"].startswith("GONÇALVES, João. Cartas de Bragança. [s.l.: s.n., s.d.].")
+    # No date given: the year of the repository name, in brackets (NBR 6023:2018 8.6.1.3).
+    year = minted.get_json()["rep"].split("/")[2]
+    assert body["citations"]["formatted"]["abnt"].startswith(f"GONÇALVES, J. Cartas de Bragança. [S. l.: s. n.], [{year}].")
     assert f"http://localhost/{ibip}" in body["citations"]["formatted"]["apa"]
     assert body["repository"] == minted.get_json()["rep"]
 
@@ -290,6 +294,7 @@ def test_cites_an_item_of_a_remote_archive(remote):
     assert body["metadata"] == {
         "title": "Relatório de campo & dados", "creators": ["Gonçalves, João", "van der Berg, Jan"],
         "date": "2020-05-04", "language": "pt", "publisher": None,
+        "item_type": "other", "place": None, "extent": None, "degree": None, "report_number": None,
     }
     url = f"http://localhost/{REMOTE_ITEM}"
     assert body["citations"]["formatted"]["apa"] == (

@@ -257,8 +257,8 @@ def test_mint_card_has_both_forms_copy_buttons_qr_code_and_citations(client):
     assert alt == url and base64.b64decode(encoded) == qr_svg(url)
     assert f'href="/mint/qr.svg?url={url}" download' in html
     # Citations: formatted text and exports, each carrying the persistent URL and a copy button.
-    assert "Banon, G. J. F., &amp; Doe, J. (2009). Interoperability report" in html
-    assert "BANON, Gerald Jean Francis" in html
+    assert "Banon, G. J. F., &amp; Doe, J. (2009). <i>Interoperability report" in html
+    assert "BANON, G. J. F.; DOE, J. <b>Interoperability report" in html
     assert html.count(url) >= 6
     for label in ("Copy APA", "Copy ABNT", "Copy IEEE", "Copy BibTeX", "Copy RIS"):
         assert f">{label}</button>" in html

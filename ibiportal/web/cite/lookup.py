@@ -23,6 +23,7 @@ that goes wrong after it (not found, deleted, an Archive's bad answer) is a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date, datetime, timezone
 from urllib.parse import unquote, urlsplit
 
 from flask import current_app, request, url_for
@@ -124,7 +125,12 @@ def cite(text: str | None) -> CiteResult:
         raise CiteProblem(problem.message, problem.status, stored.trace_id) from None
     forms = _ibi_forms(str(wanted.item_url.ibi), metadata.all("identifier"))
     record = metadata.citation_record(wanted.item_url.canonical_symbols(), *forms)
-    return CiteResult(record, citations(record), metadata, wanted.metadata_url.canonical_symbols(), resolution.url, stored.trace_id)
+    return CiteResult(record, citations(record, today()), metadata, wanted.metadata_url.canonical_symbols(), resolution.url, stored.trace_id)
+
+
+def today() -> date:
+    """The access date the styles print (NBR 6023's "Acesso em"): today, in UTC."""
+    return datetime.now(timezone.utc).date()
 
 
 def trace_links(trace_id: str) -> dict[str, str]:

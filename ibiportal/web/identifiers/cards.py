@@ -2,9 +2,10 @@
 QR code and its citations."""
 from __future__ import annotations
 
-from ...citation import CitationRecord, citations
+from ...citation import CitationRecord, ItemType, citations
 from ...minting import MintRequest
 from ...storage import MintedItem
+from ..cite.lookup import today
 from ..results import minted_to_dict
 from .qr import qr_data_uri
 
@@ -13,6 +14,7 @@ def minted_card(item: MintedItem, base: str, request: MintRequest) -> dict:
     """:func:`~..results.minted_to_dict`, plus ``qr`` (an SVG ``data:`` URI of the persistent URL),
     ``citations`` (:class:`~ibiportal.citation.Citations`) and the ``links`` the item was minted with."""
     card = minted_to_dict(item, base)
+    details = item.bibliographic
     record = CitationRecord(
         persistent_url=card["persistent_url"],
         ibi=item.ibip,
@@ -21,11 +23,17 @@ def minted_card(item: MintedItem, base: str, request: MintRequest) -> dict:
         date=item.item_date,
         language=item.language,
         repository=item.rep,
+        item_type=ItemType.from_slug(details.item_type) if details.item_type else ItemType.OTHER,
+        publisher=details.publisher,
+        place=details.place,
+        extent=details.extent,
+        degree=details.degree,
+        report_number=details.report_number,
     )
     links = [("Next edition of", request.previous_edition), ("Translation of", request.translation_of)]
     return {
         **card,
         "qr": qr_data_uri(card["persistent_url"]),
-        "citations": citations(record),
+        "citations": citations(record, today()),
         "links": [(label, ibi) for label, ibi in links if ibi],
     }

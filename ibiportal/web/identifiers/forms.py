@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 from flask_wtf import FlaskForm
-from wtforms import IntegerField, StringField, TextAreaField
+from wtforms import IntegerField, SelectField, StringField, TextAreaField
+from wtforms.fields.choices import SelectChoice
 from wtforms.fields import Field
 from wtforms.validators import Length, NumberRange, Optional, ValidationError
 
 from ...errors import ParseError
+from ...citation.types import ItemType
 from ...minting import MAX_COUNT, MintRequest
 
 #: Longest text the home page's box reads (a persistent URL with a long query still fits).
@@ -29,8 +31,11 @@ class LookupForm(FlaskForm):
 def _core_rule(form: FlaskForm, field: Field) -> None:
     """Check one field by the core's own rule (:meth:`MintRequest.parse` on that field alone), so
     every field's error is shown at once, each next to its field."""
+    fields = {field.name: field.data}
+    if field.name == "degree":  # whether a degree fits depends on the kind of item
+        fields["item_type"] = form.item_type.data
     try:
-        MintRequest.parse({field.name: field.data})
+        MintRequest.parse(fields)
     except ParseError as exc:
         if exc.field == field.name:
             raise ValidationError(str(exc)) from exc
@@ -53,6 +58,25 @@ class MintForm(FlaskForm):
         "Target URL",
         validators=[Optional(), _core_rule],
         description="Where the item is now (http:// or https://); the persistent URL leads there.",
+    )
+    item_type = SelectField(
+        "Kind of item",
+        choices=[SelectChoice("", "(not said)")] + [SelectChoice(kind.slug, kind.names.label) for kind in ItemType],
+        validators=[Optional(), _core_rule],
+        description="Chooses the BibTeX, RIS and CSL type and each style's wording (a thesis's degree note, a report's number).",
+    )
+    publisher = StringField(
+        "Publisher or institution", validators=[Optional(), _core_rule], description="e.g. INPE, or the university of a thesis."
+    )
+    place = StringField("Place of publication", validators=[Optional(), _core_rule], description="e.g. São José dos Campos.")
+    extent = StringField("Pages", validators=[Optional(), _core_rule], description="The number of pages: 39.")
+    degree = StringField(
+        "Degree (theses)", validators=[Optional(), _core_rule], description="e.g. Doutorado em Computação Aplicada."
+    )
+    report_number = StringField(
+        "Report number",
+        validators=[Optional(), _core_rule],
+        description="As printed, or INPE's document-type code (NTC, RPQ, TDI) after the repository name.",
     )
     count = IntegerField(
         "How many identifiers",
