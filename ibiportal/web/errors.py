@@ -1,8 +1,8 @@
 """Error handlers: a clear message and a 4xx for bad input, never a stack trace to a user."""
 from __future__ import annotations
 
-from flask import Flask, current_app, jsonify, render_template, request
-from werkzeug.exceptions import HTTPException, InternalServerError, RequestEntityTooLarge
+from flask import Flask, current_app, jsonify, make_response, render_template, request
+from werkzeug.exceptions import HTTPException, InternalServerError, MethodNotAllowed, NotFound, RequestEntityTooLarge
 
 from ..errors import ParseError
 
@@ -32,6 +32,16 @@ def handle_http_exception(exc: HTTPException):
     if isinstance(exc, RequestEntityTooLarge):  # werkzeug's words name no limit
         limit = current_app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
         return error_response(f"The request is too large: the portal reads at most {limit} MB.", 413)
+    if isinstance(exc, MethodNotAllowed):  # werkzeug's words name neither the method nor the way
+        allowed = sorted(set(exc.valid_methods or ()) - {"HEAD", "OPTIONS"})
+        message = f"{request.method} is not possible at {request.path}"
+        response = make_response(error_response(message + (f": it answers {' and '.join(allowed)} only."
+                                                            if allowed else "."), 405))
+        response.headers["Allow"] = ", ".join(exc.valid_methods or ())
+        return response
+    if isinstance(exc, NotFound) and exc.description == NotFound.description:  # werkzeug's own words
+        where = "API endpoint" if request.path.startswith("/api/") else "page"
+        return error_response(f"There is no {where} {request.path} on this portal.", 404)
     return error_response(exc.description or exc.name, exc.code or 500)
 
 

@@ -9,14 +9,14 @@ redirects, IBIPORTAL_NEGATIVE_CACHE_SECONDS=0 for alerts).
 """
 from __future__ import annotations
 
-from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request
+from flask import Blueprint, Response, jsonify, redirect, render_template, request
 
 from ...errors import ParseError
 from ...ibi.identifier import split_ibi
 from ...ibi.recognise import without_resolver_segment
 from ...ibi.url import parse_persistent_url
 from ...resolver.cache import CachedRedirect
-from ..errors import wants_json
+from ..errors import error_response, wants_json
 from ..resolution import StoredResolution, cached, request_client, resolve_and_cache, trace_permalink
 from ..services import get_resolution_cache
 from ..statuses import ALERT_STATUS, FOUND_STATUS
@@ -41,9 +41,10 @@ def resolve(ibi_path: str):
         parsed = parse_persistent_url(received)
     except ParseError as exc:
         try:
-            split_ibi(without_resolver_segment("/" + ibi_path)[1:])
-        except ParseError:
-            abort(404)  # not an IBI at all: an unknown page of the portal
+            ibi_part = without_resolver_segment("/" + ibi_path)[1:]
+            split_ibi(ibi_part)
+        except ParseError as not_ibi:
+            return unknown_page(ibi_path, not_ibi, len(ibi_path) - len(ibi_part))
         raise exc
     stored = resolve_and_cache(received, parsed, request_client())
     resolution = stored.resolution
@@ -61,6 +62,18 @@ def cache_state(stored: StoredResolution) -> str:
         return "joined"
     cache = get_resolution_cache()
     return "miss" if cache is not None and cache.lifetime(stored.resolution.found) > 0 else "off"
+
+
+def unknown_page(ibi_path: str, problem: ParseError, skipped: int = 0):
+    """A 404 for a path that is neither a page of the portal nor an IBI: it says both, with the
+    parser's reason and the character of the path where reading it as an IBI stopped, since
+    a reader who typed it most likely meant a persistent URL. ``skipped``: characters before
+    the part read as an IBI (a resolver segment such as ``ibi/``)."""
+    if ibi_path.startswith("api/"):
+        return error_response(f"There is no API endpoint /{ibi_path} on this portal.", 404)
+    position = None if problem.position is None else problem.position + 1 + skipped  # + the path's "/"
+    message = f"There is no page /{ibi_path} on this portal, and it is not a persistent URL: {problem.message}"
+    return error_response(message, 404, position, "path")
 
 
 def with_trace_headers(response: Response, trace_url: str, cache: str) -> Response:
