@@ -17,11 +17,12 @@ from ..errors import ParseError
 from ..ibi.url import PersistentUrl
 from ..resolver.addresses import client_ip_list
 from ..resolver.cache import CachedOutcome, CachedRedirect, CacheKey, cached_outcome
+from ..resolver.diagnosis import NotFoundDiagnosis, diagnose
 from ..resolver.engine import ClientInfo, Resolver, ResolverSettings, joined
 from ..resolver.trace import Resolution
 from ..storage import ArchiveStore
 from ..resolver.transport import ArchiveEndpoint
-from .context import get_storage
+from .context import get_storage, known_prefix_pairs
 from .services import OWN_ARCHIVE_NAME, get_demo_archives, get_executor, get_http_transport, get_in_process_transport
 from .services import get_acknowledger, get_resolution_cache, get_single_flight, resolution_generation
 
@@ -33,12 +34,14 @@ SELECTIONS = ("demo", "live", "all")
 
 @dataclass(frozen=True)
 class StoredResolution:
-    """A resolution and the id of its stored trace (the permalink); ``joined`` when it shares
-    the outcome of an identical request's resolution instead of asking the Archives itself."""
+    """A resolution, the id of its stored trace (the permalink), and why it found nothing
+    (``diagnosis``); ``joined`` when it shares the outcome of an identical request's resolution
+    instead of asking the Archives itself."""
 
     trace_id: str
     resolution: Resolution
     joined: bool = False
+    diagnosis: NotFoundDiagnosis | None = None
 
 
 def archive_endpoints(selection: str, include_faulty: bool = False) -> list[ArchiveEndpoint]:
@@ -110,7 +113,8 @@ def resolve_and_store(persistent_url: str, selection: str, client: ClientInfo,
     The stored trace is the resolution's JSON plus ``request``: how it was asked for (the
     Archives chosen, whether the faulty demo ones were included, the client's IP list and
     Accept-Language, the time), so that the Trace page can show it and run it again with the
-    same options.
+    same options; and for a not-found, ``diagnosis``: why, with the registry as it was then
+    (a permalink read later must still explain that resolution, not today's registry).
     """
     resolver = Resolver(
         archive_endpoints(selection, include_faulty),
@@ -123,7 +127,9 @@ def resolve_and_store(persistent_url: str, selection: str, client: ClientInfo,
 
 
 def _store(persistent_url: str, selection: str, client: ClientInfo, resolution: Resolution,
-           include_faulty: bool = False) -> StoredResolution:
+           include_faulty: bool = False, known_diagnosis: NotFoundDiagnosis | None = None) -> StoredResolution:
+    """Keep the trace; a joined resolution asked no Archive itself, so it keeps the diagnosis of
+    the resolution it joined (``known_diagnosis``)."""
     trace_id = secrets.token_urlsafe(12)
     outcome = "found" if resolution.found else resolution.alert.reason.value
     asked = {
@@ -133,11 +139,19 @@ def _store(persistent_url: str, selection: str, client: ClientInfo, resolution: 
         "accept_language": client.language_preference,
         "traced_at": datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"),
     }
-    get_storage().save_trace(
-        trace_id, persistent_url, outcome, {**resolution.to_dict(), "request": asked},
-        current_app.config["TRACE_RETENTION"],
-    )
-    return StoredResolution(trace_id, resolution)
+    diagnosis = known_diagnosis or diagnosis_of(resolution)
+    body = {**resolution.to_dict(), "request": asked}
+    if diagnosis is not None:
+        body["diagnosis"] = diagnosis.to_dict()
+    get_storage().save_trace(trace_id, persistent_url, outcome, body, current_app.config["TRACE_RETENTION"])
+    return StoredResolution(trace_id, resolution, diagnosis=diagnosis)
+
+
+def diagnosis_of(resolution: Resolution) -> NotFoundDiagnosis | None:
+    """Why a resolution found nothing, against the registry as it is now (``None`` if it found)."""
+    if resolution.found:
+        return None
+    return diagnose(resolution, ArchiveStore(get_storage()).archives(), known_prefix_pairs())
 
 
 # -- GET /<persistent URL> only: the cache of outcomes and single flight -------------------------
@@ -171,8 +185,8 @@ def resolve_and_cache(persistent_url: str, parsed: PersistentUrl, client: Client
     resolution = joined(leader.resolution, trace_permalink(leader.trace_id), round((time.monotonic() - started) * 1000, 1))
     if resolution.acknowledgment is not None:
         get_acknowledger().send(resolution.acknowledgment)
-    stored = _store(persistent_url, default_selection(), client, resolution)
-    return StoredResolution(stored.trace_id, resolution, joined=True)
+    stored = _store(persistent_url, default_selection(), client, resolution, known_diagnosis=leader.diagnosis)
+    return StoredResolution(stored.trace_id, resolution, joined=True, diagnosis=leader.diagnosis)
 
 
 def _resolve_and_keep(key: CacheKey, persistent_url: str, parsed: PersistentUrl, client: ClientInfo) -> StoredResolution:

@@ -30,6 +30,8 @@ def run_trace():
     stored = resolve_and_store(with_original(target, body.get("require_original")), selection, client,
                                include_faulty=include_faulty)
     result = {"id": stored.trace_id, "permalink": url_for("api.get_trace", trace_id=stored.trace_id, _external=True)}
+    if stored.diagnosis is not None:
+        result["diagnosis"] = stored.diagnosis.to_dict()
     return jsonify({**result, **stored.resolution.to_dict()}), 201
 
 

@@ -16,8 +16,9 @@ from ...ibi.identifier import split_ibi
 from ...ibi.recognise import without_resolver_segment
 from ...ibi.url import parse_persistent_url
 from ...resolver.cache import CachedRedirect
+from ...resolver.diagnosis import NotFoundDiagnosis
 from ..errors import error_response, wants_json
-from ..resolution import StoredResolution, cached, request_client, resolve_and_cache, trace_permalink
+from ..resolution import StoredResolution, cached, diagnosis_of, request_client, resolve_and_cache, trace_permalink
 from ..services import get_resolution_cache
 from ..statuses import ALERT_STATUS, FOUND_STATUS
 
@@ -36,7 +37,8 @@ def resolve(ibi_path: str):
     if isinstance(hit, CachedRedirect):
         return with_trace_headers(redirect(hit.url, code=FOUND_STATUS), hit.trace_url, "hit")
     if hit is not None:
-        return with_trace_headers(alert_response(hit.resolution, hit.trace_url), hit.trace_url, "hit")
+        response = alert_response(hit.resolution, hit.trace_url, diagnosis_of(hit.resolution))
+        return with_trace_headers(response, hit.trace_url, "hit")
     try:
         parsed = parse_persistent_url(received)
     except ParseError as exc:
@@ -52,7 +54,7 @@ def resolve(ibi_path: str):
     if resolution.found:
         response = redirect(resolution.url, code=FOUND_STATUS)
     else:
-        response = alert_response(resolution, trace_url)
+        response = alert_response(resolution, trace_url, stored.diagnosis)
     return with_trace_headers(response, trace_url, cache_state(stored))
 
 
@@ -97,19 +99,26 @@ def received_url() -> str:
     return f"{request.scheme}://{request.host}{without_resolver_segment(raw)}"  # request.host_url, without its IRI conversion (15 µs)
 
 
-def alert_response(resolution, trace_url: str) -> Response:
-    """The alert (7) as JSON, plain text or an HTML page, with its status."""
+def alert_response(resolution, trace_url: str, diagnosis: NotFoundDiagnosis | None = None) -> Response:
+    """The alert (7) as JSON, plain text or an HTML page, with its status; a not-found says why
+    and what to do next (``diagnosis``)."""
     alert = resolution.alert
     status = ALERT_STATUS[alert.reason]
     if wants_json():
         body = {"alert": alert.to_dict(), "persistent_url": resolution.persistent_url, "trace": trace_url}
+        if diagnosis is not None:
+            body["diagnosis"] = diagnosis.to_dict()
         response = jsonify(body)
         response.status_code = status
         return response
     best = request.accept_mimetypes.best_match(["text/html", "text/plain"])
     if best == "text/plain" and request.accept_mimetypes[best] > request.accept_mimetypes["text/html"]:
         when = f" ({alert.timestamp})" if alert.timestamp else ""
-        text = f"{alert.reason.value}: {alert.message}{when}\ntrace: {trace_url}\n"
+        text = f"{alert.reason.value}: {alert.message}{when}\n"
+        if diagnosis is not None:
+            text += f"{diagnosis.subsystem.decoded}\n" + "".join(f"next: {step}\n" for step in diagnosis.next_steps)
+        text += f"trace: {trace_url}\n"
         return Response(text, status, mimetype="text/plain")
-    page = render_template("resolve/alert.html", resolution=resolution, alert=alert, trace_url=trace_url)
+    page = render_template("resolve/alert.html", resolution=resolution, alert=alert, trace_url=trace_url,
+                           diagnosis=diagnosis)
     return Response(page, status)

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 from ...errors import ParseError
 from ...ibi.url import PersistentUrl
 from ...resolver.sequence import SequenceDiagram, milliseconds, request_parameters, sequence_of
+from ...resolver.diagnosis import NotFoundDiagnosis
 from ...resolver.trace import AlertReason, Resolution, Status, StepKind, TraceStep
 from ..statuses import ALERT_STATUS, FOUND_STATUS
 
@@ -198,6 +199,7 @@ class TraceReport:
     facts: list[Fact] = field(default_factory=list)
     offers: list[Offer] = field(default_factory=list)
     status: int = FOUND_STATUS
+    diagnosis: NotFoundDiagnosis | None = None
 
     @property
     def status_text(self) -> str:
@@ -255,7 +257,9 @@ def build_report(trace_id: str, body: dict) -> TraceReport:
     """The page's view of a stored trace ``body``."""
     resolution = Resolution.from_dict(body)
     sequence = sequence_of(resolution)
-    report = TraceReport(trace_id, resolution, dict(body.get("request") or {}), sequence)
+    diagnosis = body.get("diagnosis")
+    report = TraceReport(trace_id, resolution, dict(body.get("request") or {}), sequence,
+                         diagnosis=None if diagnosis is None else NotFoundDiagnosis.from_dict(diagnosis))
     chosen = {hop.number: hop.chosen for hop in sequence.hops}
     steps = resolution.trace.steps
     for hop in sequence.hops:

@@ -1,0 +1,265 @@
+"""Why an IBI was not found, for support staff: what its prefix encodes, which registered
+Archives are at that address, which Archives failed and how, and who should do what next.
+
+An IBI's prefix names the identification subsystem that minted it (file 004: an IBIp prefix
+is the server's IP and port, Algorithm 5; a repository-name prefix its host and port,
+Algorithm 1), and URLib items are normally held by the Archive on that server. So a not-found
+is explained by looking at that address in the resolver's registry (file 003 §7: registered,
+included or excluded) and at what the Archives asked answered (the per-Archive outcomes of
+message 4 in the trace, never its sentences).
+
+Pure data in, pure data out: the registry's entries and the known prefix pairs are handed in
+by the caller, so this module knows no database and no Flask.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from ..errors import ParseError
+from ..ibi.ibip import Ibip, decode_ibip_prefix
+from ..ibi.prefixes import ibip_prefixes_for, rep_prefixes_for
+from ..ibi.repository import decode_rep_prefix
+from ..ibi.url import PersistentUrl
+from .registration import RegisteredArchive
+from .trace import AlertReason, Resolution, Status, TraceStep
+
+#: The alerts that mean "nobody gave a URL for this IBI" and get a diagnosis.
+NOT_FOUND_ALERTS = frozenset({AlertReason.NOT_FOUND, AlertReason.NO_ARCHIVE_ANSWERED, AlertReason.NO_ARCHIVES})
+
+#: Exchange statuses that are a failure of the Archive or of the way to it (not an answer).
+FAILURES = {
+    Status.TIMEOUT: "did not answer in time",
+    Status.MALFORMED: "answered something that is not a pair list (Table 6.2)",
+    Status.HTTP_ERROR: "answered with an HTTP error",
+    Status.REFUSED: "is at an address the resolver may not contact",
+    Status.TRANSPORT_ERROR: "could not be reached (the connection failed)",
+    Status.NOT_SENT: "could not be asked (the request could not be built)",
+}
+
+
+class Case(StrEnum):
+    """What the registry and the answers say about the Archive at the IBI's address."""
+
+    NONE_REGISTERED = "none-registered"
+    EXCLUDED = "excluded"
+    INCLUDED_FAILED = "included-but-failed"
+    INCLUDED_EMPTY = "included-but-empty"
+
+
+@dataclass(frozen=True)
+class Subsystem:
+    """The server an IBI's prefix names: from the prefix itself and from known prefix pairs."""
+
+    prefix: str
+    form: str
+    hosts: tuple[str, ...]
+    ips: tuple[str, ...]
+    port: int
+
+    @property
+    def where(self) -> str:
+        """``150.163.34.243`` or ``mtc-m18.sid.inpe.br (150.163.34.243)``: the address in words."""
+        names = self.hosts + self.ips if self.form == "rep" else self.ips + self.hosts
+        first, others = names[0], names[1:]
+        return first + (f" ({', '.join(others)})" if others else "")
+
+    @property
+    def decoded(self) -> str:
+        """The prefix read back, in words."""
+        if self.form == "ibip":
+            text = f"the IBIp prefix {self.prefix} encodes IP {self.ips[0]}, port {self.port} (Algorithm 5)"
+        else:
+            text = f"the repository-name prefix {self.prefix} encodes host {self.hosts[0]}, port {self.port} (Algorithm 1)"
+        known = self.hosts[1:] if self.form == "rep" else self.hosts
+        known_ips = self.ips[1:] if self.form == "ibip" else self.ips
+        if known or known_ips:
+            text += f"; known prefix pairs name the same server {', '.join(known or known_ips)}"
+        return text
+
+    def holds(self, address: str | None, ip: str | None = None) -> bool:
+        """Whether an Archive at ``address`` (``host[:port]``), with IP ``ip``, is on this server.
+
+        Ports are not compared: URLib wrote port 80 in names and 800 in IBIp for the same server,
+        and an Archive's service port need not be its identification subsystem's.
+        """
+        host = _host_of(address) if address else None
+        names = {name.lower() for name in self.hosts + self.ips}
+        return bool((host and host.lower() in names) or (ip and ip.lower() in names))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"prefix": self.prefix, "form": self.form, "hosts": list(self.hosts), "ips": list(self.ips),
+                "port": self.port, "decoded": self.decoded}
+
+
+@dataclass(frozen=True)
+class ArchiveOutcome:
+    """One Archive and what became of it: registered but excluded, or asked and how it ended."""
+
+    name: str
+    address: str | None
+    state: str  # "excluded", "answered-empty", "failed", "answered"
+    detail: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "address": self.address, "state": self.state, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class NotFoundDiagnosis:
+    """The explanation of a not-found, shown on the Trace page, in the JSON trace and on the alert page."""
+
+    ibi: str
+    case: Case
+    subsystem: Subsystem
+    at_address: tuple[ArchiveOutcome, ...]
+    failed: tuple[ArchiveOutcome, ...]
+    next_steps: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ibi": self.ibi,
+            "case": self.case.value,
+            "subsystem": self.subsystem.to_dict(),
+            "at_address": [outcome.to_dict() for outcome in self.at_address],
+            "failed": [outcome.to_dict() for outcome in self.failed],
+            "next_steps": list(self.next_steps),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> NotFoundDiagnosis:
+        subsystem = data["subsystem"]
+        return cls(
+            ibi=data["ibi"],
+            case=Case(data["case"]),
+            subsystem=Subsystem(subsystem["prefix"], subsystem["form"], tuple(subsystem["hosts"]),
+                                tuple(subsystem["ips"]), subsystem["port"]),
+            at_address=tuple(ArchiveOutcome(**outcome) for outcome in data["at_address"]),
+            failed=tuple(ArchiveOutcome(**outcome) for outcome in data["failed"]),
+            next_steps=tuple(data["next_steps"]),
+        )
+
+
+def subsystem_of(ibi: Ibip | Any, prefix_pairs: Iterable[Sequence[str]] = ()) -> Subsystem:
+    """The server ``ibi``'s prefix names, completed by the known (rep prefix, IBIp prefix) pairs."""
+    pairs = list(prefix_pairs)
+    if ibi.form == "ibip":
+        hosts = tuple(_unique(decode_rep_prefix(rep)[0] for rep in rep_prefixes_for(ibi.prefix, pairs)))
+        return Subsystem(ibi.prefix, "ibip", hosts, (ibi.ip,), ibi.port)
+    ips = tuple(_unique(decode_ibip_prefix(ibip)[0] for ibip in ibip_prefixes_for(ibi.prefix, pairs)))
+    return Subsystem(ibi.prefix, "rep", (ibi.host,), ips, ibi.port)
+
+
+def diagnose(
+    resolution: Resolution, registry: Iterable[RegisteredArchive], prefix_pairs: Iterable[Sequence[str]] = ()
+) -> NotFoundDiagnosis | None:
+    """The diagnosis of a not-found resolution; ``None`` when it found a URL or ended otherwise."""
+    if resolution.alert is None or resolution.alert.reason not in NOT_FOUND_ALERTS:
+        return None
+    try:
+        ibi = PersistentUrl.parse(resolution.persistent_url).ibi
+    except ParseError:  # the engine's own bad-request alert is not a not-found
+        return None
+    subsystem = subsystem_of(ibi, prefix_pairs)
+    registry = list(registry)
+    by_address = {archive.address.lower(): archive for archive in registry if archive.address}
+    asked = [_outcome(step, by_address) for step in _first_round(resolution)]
+    asked_addresses = {(outcome.address or "").lower() for outcome in asked}
+    here = [
+        outcome for outcome in asked
+        if subsystem.holds(outcome.address, getattr(by_address.get((outcome.address or "").lower()), "ip", None))
+    ]
+    here += [
+        ArchiveOutcome(archive.service_ibi, archive.address, "excluded",
+                       f"registered, but excluded itself (last change {archive.updated_at})")
+        for archive in registry
+        if not archive.included and archive.address and archive.address.lower() not in asked_addresses
+        and subsystem.holds(archive.address, archive.ip)
+    ]
+    failed = tuple(outcome for outcome in asked if outcome.state == "failed")
+    case = _case(here)
+    return NotFoundDiagnosis(str(ibi), case, subsystem, tuple(here), failed,
+                             _next_steps(str(ibi), case, subsystem, here, failed))
+
+
+def _first_round(resolution: Resolution) -> list[TraceStep]:
+    """Messages (3)/(4) of the round about the URL's own IBI (later rounds ask other IBIs)."""
+    return [step for step in resolution.trace.numbered(3) if step.hop == 1]
+
+
+def _outcome(step: TraceStep, registered: dict[str, RegisteredArchive]) -> ArchiveOutcome:
+    """A registered Archive is named by its archive-service IBI, an in-process one by its name."""
+    address = step.archive
+    entry = registered.get((address or "").lower())
+    name = entry.service_ibi if entry is not None else step.receiver
+    if step.status is Status.EMPTY:
+        return ArchiveOutcome(name, address, "answered-empty", "answered that it holds no item with this IBI")
+    if step.status in FAILURES:
+        how = FAILURES[step.status]
+        if step.status is Status.HTTP_ERROR and step.http_status:
+            how += f" {step.http_status}"
+        detail = how + (f" ({step.error})" if step.error else "")
+        if step.elapsed_ms is not None:
+            detail += f", after {step.elapsed_ms:g} ms"
+        return ArchiveOutcome(name, address, "failed", detail)
+    return ArchiveOutcome(name, address, "answered", "answered, but with no URL for what was asked")
+
+
+def _case(here: Sequence[ArchiveOutcome]) -> Case:
+    states = {outcome.state for outcome in here}
+    if "failed" in states:
+        return Case.INCLUDED_FAILED
+    if states & {"answered-empty", "answered"}:
+        return Case.INCLUDED_EMPTY
+    if "excluded" in states:
+        return Case.EXCLUDED
+    return Case.NONE_REGISTERED
+
+
+def _next_steps(ibi: str, case: Case, subsystem: Subsystem, here: Sequence[ArchiveOutcome],
+                failed: Sequence[ArchiveOutcome]) -> tuple[str, ...]:
+    where = subsystem.where
+    steps: list[str] = []
+    if case is Case.NONE_REGISTERED:
+        steps.append(f"No Archive at {where} is registered with this resolver: the item's Archive administrator "
+                     "should register it (its archive-service IBI and a registration key, §7.1) and include it "
+                     "(inclusionRequest, §7.2) — see the Archives page.")
+        steps.append("Check the identifier for typos first (Parse, Convert): a mistyped prefix names another server.")
+    elif case is Case.EXCLUDED:
+        for outcome in here:
+            if outcome.state == "excluded":
+                steps.append(f"The Archive {outcome.name} at {outcome.address} is registered but excluded itself: "
+                             "its administrator should switch it on again, which sends an inclusionRequest (§7.2) "
+                             "— see the Archives page.")
+    elif case is Case.INCLUDED_FAILED:
+        for outcome in here:
+            if outcome.state == "failed":
+                steps.append(f"The Archive {outcome.name} at {outcome.address} is included but {outcome.detail}: "
+                             "its administrator should check that its server is up and answers urlRequest within "
+                             "the resolver's deadline; then trace again.")
+    else:
+        names = ", ".join(f"{outcome.name} ({outcome.address})" for outcome in here if outcome.state != "excluded")
+        steps.append(f"The Archive at {where}, {names}, is included and answered that it holds no item {ibi}: "
+                     "check the identifier for typos (Parse, Convert); if it is right, that Archive's "
+                     "administrator should check whether the item was moved or removed without a Deleted state.")
+    others = [outcome for outcome in failed if outcome not in here]
+    if others:
+        listed = ", ".join(f"{outcome.name} ({outcome.detail})" for outcome in others)
+        steps.append(f"Other Archives failed to answer: {listed}. If one of them holds the item, "
+                     "its administrator should look at it.")
+    return tuple(steps)
+
+
+def _host_of(address: str) -> str:
+    """``host`` of ``host:port`` (``[v6]:port`` and a bare IPv6 too)."""
+    if address.startswith("["):
+        return address[1:].split("]", 1)[0]
+    if address.count(":") == 1:
+        return address.split(":", 1)[0]
+    return address
+
+
+def _unique(values: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(values))

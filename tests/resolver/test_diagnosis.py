@@ -1,0 +1,121 @@
+"""Why not found: the IBI's prefix decoded, the registered Archives at that address, the failures,
+and the next step for each case — from a real engine's resolution, never from its sentences."""
+from __future__ import annotations
+
+import pytest
+
+from ibiportal.ibi.identifier import parse_ibi
+from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS
+from ibiportal.resolver.diagnosis import Case, NotFoundDiagnosis, Subsystem, diagnose, subsystem_of
+from ibiportal.resolver.engine import ClientInfo, Resolver
+from ibiportal.resolver.registration import KeyHash, RegisteredArchive
+from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Failure, Timeouts
+
+CLIENT = ClientInfo(("172.16.44.200",), None)
+UNKNOWN = "http://urlib.net/8JMKD3MGP8W/34PGRBS"  # minted at 150.163.34.243, port 800
+KEY = KeyHash(b"salt", b"digest")
+
+
+class Answers:
+    """A transport whose Archives answer by address: ``"empty"`` or ``"timeout"``."""
+
+    def __init__(self, behaviour: dict[str, str]):
+        self.behaviour = behaviour
+
+    def fetch(self, url: str, timeouts: Timeouts) -> Exchange:
+        address = url.split("/")[2]
+        if self.behaviour[address] == "timeout":
+            return Exchange(failure=Failure.TIMEOUT, error=f"no answer within {timeouts.read:g} s")
+        return Exchange(200, "text/plain", b"")
+
+
+def resolve(behaviour: dict[str, str], url: str = UNKNOWN):
+    endpoints = [ArchiveEndpoint(address, "J8LNKB5R7W/3FUQHC5", address, "live", 0.1, 0.1) for address in behaviour]
+    return Resolver(endpoints, {"live": Answers(behaviour)}).resolve(url, CLIENT)
+
+
+def archive(address: str, ip: str, included: bool) -> RegisteredArchive:
+    return RegisteredArchive(f"SERVICE/{address.split('.')[0].upper()}", KEY, "2026-11-01T10:00:00Z",
+                             "2026-11-20T09:30:00Z", included, address, ip, "1.0", "admin@example.org", None)
+
+
+def test_the_ibip_prefix_is_decoded_and_completed_by_known_pairs():
+    subsystem = subsystem_of(parse_ibi("8JMKD3MGP8W/34PGRBS"), KNOWN_PREFIX_PAIRS)
+    assert subsystem.ips == ("150.163.34.243",) and subsystem.port == 800
+    assert "mtc-m18.sid.inpe.br" in subsystem.hosts
+    assert subsystem.decoded.startswith("the IBIp prefix 8JMKD3MGP8W encodes IP 150.163.34.243, port 800")
+
+
+def test_a_repository_name_prefix_is_decoded_to_host_and_port():
+    subsystem = subsystem_of(parse_ibi("sid.inpe.br/mtc-m18@80/2009/02.16.17.46"), KNOWN_PREFIX_PAIRS)
+    assert subsystem.hosts == ("mtc-m18.sid.inpe.br",) and subsystem.port == 80
+    assert subsystem.ips == ("150.163.34.243",)
+    assert subsystem.holds("150.163.34.243:8080") and subsystem.holds("MTC-M18.sid.inpe.br")
+    assert not subsystem.holds("mtc-m16c.sid.inpe.br")
+
+
+def test_a_found_resolution_has_no_diagnosis():
+    class Holds:
+        def fetch(self, url, timeouts):
+            return Exchange(200, "text/plain", b"url http://example.org/item state Original")
+
+    endpoint = ArchiveEndpoint("a.example.org", "J8LNKB5R7W/3FUQHC5", "a", "live")
+    resolution = Resolver([endpoint], {"live": Holds()}).resolve(UNKNOWN, CLIENT)
+    assert resolution.found and diagnose(resolution, []) is None
+
+
+def test_no_archive_registered_at_the_address():
+    resolution = resolve({"other.example.org": "empty"})
+    diagnosis = diagnose(resolution, [archive("other.example.org", "203.0.113.9", True)], KNOWN_PREFIX_PAIRS)
+    assert diagnosis.case is Case.NONE_REGISTERED
+    assert diagnosis.at_address == ()
+    assert diagnosis.next_steps[0].startswith(
+        "No Archive at 150.163.34.243 (mtc-m18.sid.inpe.br) is registered with this resolver: "
+        "the item's Archive administrator should register it")
+    assert "see the Archives page" in diagnosis.next_steps[0]
+
+
+def test_the_archive_at_the_address_is_excluded():
+    registry = [archive("other.example.org", "203.0.113.9", True), archive("mtc-m18.sid.inpe.br", "150.163.34.243", False)]
+    diagnosis = diagnose(resolve({"other.example.org": "empty"}), registry, KNOWN_PREFIX_PAIRS)
+    assert diagnosis.case is Case.EXCLUDED
+    (here,) = diagnosis.at_address
+    assert (here.name, here.state) == ("SERVICE/MTC-M18", "excluded")
+    assert diagnosis.next_steps[0].startswith(
+        "The Archive SERVICE/MTC-M18 at mtc-m18.sid.inpe.br is registered but excluded itself")
+    assert "inclusionRequest" in diagnosis.next_steps[0]
+
+
+def test_the_archive_at_the_address_timed_out_matched_by_its_registered_ip():
+    # Registered under a name that is not the prefix's host: its archiveip (Table 7.2) matches.
+    registry = [archive("urlib.example.org:8080", "150.163.34.243", True), archive("b.example.org", "203.0.113.9", True)]
+    diagnosis = diagnose(resolve({"urlib.example.org:8080": "timeout", "b.example.org": "empty"}), registry)
+    assert diagnosis.case is Case.INCLUDED_FAILED
+    (here,) = diagnosis.at_address
+    assert here.state == "failed" and here.detail.startswith("did not answer in time (no answer within 0.1 s)")
+    assert diagnosis.failed == (here,)
+    assert diagnosis.next_steps[0].startswith("The Archive SERVICE/URLIB at urlib.example.org:8080 is included but "
+                                              "did not answer in time")
+    assert "check that its server is up" in diagnosis.next_steps[0]
+
+
+def test_the_archive_at_the_address_answered_empty_and_another_failed():
+    registry = [archive("150.163.34.243", "150.163.34.243", True), archive("b.example.org", "203.0.113.9", True)]
+    diagnosis = diagnose(resolve({"150.163.34.243": "empty", "b.example.org": "timeout"}), registry)
+    assert diagnosis.case is Case.INCLUDED_EMPTY
+    assert "answered that it holds no item 8JMKD3MGP8W/34PGRBS" in diagnosis.next_steps[0]
+    assert diagnosis.next_steps[1].startswith("Other Archives failed to answer: SERVICE/B (did not answer in time")
+
+
+def test_to_dict_and_back():
+    diagnosis = diagnose(resolve({"b.example.org": "timeout"}), [archive("mtc-m18.sid.inpe.br", "150.163.34.243", False)],
+                         KNOWN_PREFIX_PAIRS)
+    data = diagnosis.to_dict()
+    assert data["case"] == "excluded" and data["subsystem"]["ips"] == ["150.163.34.243"]
+    assert NotFoundDiagnosis.from_dict(data) == diagnosis
+
+
+@pytest.mark.parametrize("address, expected", [("[2001:db8::1]:80", True), ("2001:db8::1", True), ("x.org", False)])
+def test_ipv6_addresses_are_matched_by_host(address, expected):
+    subsystem = Subsystem("P", "ibip", (), ("2001:db8::1",), 800)
+    assert subsystem.holds(address) is expected
