@@ -40,3 +40,54 @@ def test_a_malformed_persistent_url_gets_the_parsers_message(any_page: Page):
     assert response.status == 400
     expect(any_page.get_by_role("alert")).to_contain_text("at character")
     expect(any_page.locator("nav[aria-label=Main]")).to_be_visible()
+
+
+# -- why not found -------------------------------------------------------------------------------
+
+EXCLUDED_IP = "203.0.113.77"  # TEST-NET-3: an address only this test registers an Archive at
+
+
+@pytest.fixture
+def excluded_archive(live_server):
+    """An Archive registered at EXCLUDED_IP that excluded itself (not asked: other tests unaffected)."""
+    from datetime import datetime, timezone
+
+    from ibiportal.protocol.messages import RegistrationKey
+    from ibiportal.resolver.registration import ArchiveDetails, Confirmation, KeyHash
+    from ibiportal.storage import ArchiveStore
+
+    storage = live_server.storage()
+    store, now, service_ibi = ArchiveStore(storage), datetime.now(timezone.utc), "LK47B6W/3GUU2NL"
+    store.register_archive(service_ibi, KeyHash.of(RegistrationKey("1234567890")), now)
+    details = ArchiveDetails(EXCLUDED_IP, EXCLUDED_IP, "URLib 2.1", "admin@example.org")
+    store.record_inclusion(service_ibi, details, Confirmation(True, "confirmation yes"), now)
+    store.record_exclusion(service_ibi, now)
+    yield service_ibi
+    store.remove_archive(service_ibi)
+    storage.close()
+
+
+def test_the_alert_page_says_why_not_found_and_what_next(any_page: Page):
+    response = any_page.goto("/8JMKD3MGP8W/34PGRBS")
+    assert response.status == 404
+    why = any_page.get_by_role("region", name="Why it was not found")
+    expect(why).to_contain_text("the IBIp prefix 8JMKD3MGP8W encodes IP 150.163.34.243, port 800")
+    expect(why).to_contain_text("none: no Archive at 150.163.34.243")
+    expect(why.locator("ol.next-steps li").first).to_contain_text(
+        "No Archive at 150.163.34.243 (mtc-m18.sid.inpe.br) is registered with this resolver")
+    no_sideways_scroll(any_page)
+    shoot(any_page, f"why-not-found-alert-{any_page.width_name}")
+
+
+def test_the_trace_page_names_the_excluded_archive(any_page: Page, excluded_archive):
+    from ibiportal.ibi.ibip import ibip_prefix
+
+    any_page.goto(f"/trace?url=http://urlib.net/{ibip_prefix(EXCLUDED_IP)}/34PGRBS")
+    any_page.get_by_role("button", name="Trace", exact=True).click()
+    any_page.wait_for_load_state()
+    why = any_page.get_by_role("region", name="Why it was not found")
+    expect(why).to_contain_text(f"{excluded_archive} at {EXCLUDED_IP}")
+    expect(why.locator("ol.next-steps li").first).to_contain_text(
+        f"The Archive {excluded_archive} at {EXCLUDED_IP} is registered but excluded itself")
+    no_sideways_scroll(any_page)
+    shoot(any_page, f"why-not-found-trace-{any_page.width_name}")

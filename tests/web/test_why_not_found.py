@@ -1,0 +1,116 @@
+"""Why not found, through the portal: an IBI minted at an address with no registered Archive, one
+whose Archive is excluded, and one whose Archive timed out each end with the right next step —
+on the alert page, in its JSON, in the stored trace, the trace API and the Trace page."""
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+
+import pytest
+import responses
+from requests.exceptions import ReadTimeout
+
+from ibiportal.ibi.ibip import ibip_prefix
+from ibiportal.protocol.messages import RegistrationKey
+from ibiportal.resolver.registration import ArchiveDetails, Confirmation, KeyHash
+from ibiportal.storage import ArchiveStore, Storage
+
+ADDRESS = "150.163.34.243"  # what 8JMKD3MGP8W encodes (Algorithm 5), a public IP literal: no DNS
+UNKNOWN = "/8JMKD3MGP8W/34PGRBS"
+SERVICE_IBI = "8JMKD3MGP8W/3B8S6GL"
+JSON = {"Accept": "application/json"}
+
+
+def register(app, *, included: bool) -> None:
+    """Register the Archive at ADDRESS and include it (then exclude it unless ``included``)."""
+    storage = Storage(app.config["DATABASE"])
+    store, now = ArchiveStore(storage), datetime.now(timezone.utc)
+    store.register_archive(SERVICE_IBI, KeyHash.of(RegistrationKey("1234567890")), now)
+    details = ArchiveDetails(ADDRESS, ADDRESS, "URLib 2.1", "admin@example.org")
+    store.record_inclusion(SERVICE_IBI, details, Confirmation(True, "confirmation yes"), now)
+    if not included:
+        store.record_exclusion(SERVICE_IBI, now)
+    storage.close()
+
+
+def not_found(client) -> dict:
+    """GET the unknown IBI as JSON; the alert's body, with the diagnosis."""
+    response = client.get(UNKNOWN, headers=JSON)
+    assert response.status_code == 404
+    return response.get_json()
+
+
+def test_no_archive_registered_at_the_address(client):
+    diagnosis = not_found(client)["diagnosis"]
+    assert diagnosis["case"] == "none-registered"
+    assert diagnosis["subsystem"]["ips"] == [ADDRESS] and diagnosis["subsystem"]["port"] == 800
+    assert diagnosis["at_address"] == []
+    assert diagnosis["next_steps"][0].startswith(
+        f"No Archive at {ADDRESS} (mtc-m18.sid.inpe.br) is registered with this resolver: the item's Archive "
+        "administrator should register it")
+
+
+def test_the_archive_at_the_address_is_excluded(app, client):
+    register(app, included=False)
+    diagnosis = not_found(client)["diagnosis"]
+    assert diagnosis["case"] == "excluded"
+    assert [(a["name"], a["state"]) for a in diagnosis["at_address"]] == [(SERVICE_IBI, "excluded")]
+    assert diagnosis["next_steps"][0].startswith(
+        f"The Archive {SERVICE_IBI} at {ADDRESS} is registered but excluded itself: its administrator should "
+        "switch it on again, which sends an inclusionRequest")
+
+
+@responses.activate
+def test_the_archive_at_the_address_timed_out(app, client):
+    register(app, included=True)
+    responses.add(responses.GET, re.compile(rf"http://{re.escape(ADDRESS)}/.*"), body=ReadTimeout("read timed out"))
+    body = not_found(client)
+    diagnosis = body["diagnosis"]
+    assert diagnosis["case"] == "included-but-failed"
+    (here,) = diagnosis["at_address"]
+    assert here["name"] == SERVICE_IBI and here["state"] == "failed"
+    assert here["detail"].startswith("did not answer in time")
+    assert diagnosis["next_steps"][0].startswith(
+        f"The Archive {SERVICE_IBI} at {ADDRESS} is included but did not answer in time")
+    assert "check that its server is up" in diagnosis["next_steps"][0]
+    # The stored trace keeps it: the JSON permalink and the Trace page say the same.
+    trace_id = body["trace"].rsplit("/", 1)[1]
+    assert client.get(body["trace"]).get_json()["diagnosis"] == diagnosis
+    page = client.get(f"/trace/{trace_id}").get_data(as_text=True)
+    assert "Why it was not found" in page and "is included but did not answer in time" in page
+
+
+def test_the_alert_page_says_why_and_what_next(client):
+    page = client.get(UNKNOWN).get_data(as_text=True)
+    assert "Why it was not found" in page
+    assert f"the IBIp prefix 8JMKD3MGP8W encodes IP {ADDRESS}, port 800 (Algorithm 5)" in page
+    assert "none: no Archive at" in page
+    assert re.search(r'<ol class="next-steps">\s*<li>No Archive at ', page)
+
+
+def test_the_plain_text_alert_has_the_next_steps(client):
+    text = client.get(UNKNOWN, headers={"Accept": "text/plain"}).get_data(as_text=True)
+    assert f"next: No Archive at {ADDRESS}" in text
+
+
+def test_the_trace_api_returns_the_diagnosis(client):
+    body = client.post("/api/v1/trace", json={"url": f"http://urlib.net{UNKNOWN}"}).get_json()
+    assert body["diagnosis"]["case"] == "none-registered"
+
+
+def test_a_found_trace_has_no_diagnosis(client):
+    body = client.post("/api/v1/trace", json={"url": "http://urlib.net/8JMKD3MGP8W/35MMLL8"}).get_json()
+    assert "diagnosis" not in body
+    page = client.get(f"/trace/{body['id']}").get_data(as_text=True)
+    assert "Why it was not found" not in page
+
+
+@pytest.mark.parametrize("port", [800, 1912])
+def test_a_repeated_not_found_served_from_the_cache_still_says_why(client, port):
+    prefix = ibip_prefix(ADDRESS, port)
+    first = client.get(f"/{prefix}/34PGRBS", headers=JSON)
+    second = client.get(f"/{prefix}/34PGRBS", headers=JSON)
+    assert first.status_code == second.status_code == 404
+    assert second.headers["X-IBI-Cache"] == "hit"
+    assert second.get_json()["diagnosis"] == first.get_json()["diagnosis"]
+    assert second.get_json()["diagnosis"]["subsystem"]["port"] == port
