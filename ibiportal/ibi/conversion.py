@@ -23,15 +23,24 @@ Warnings, in plain words, cover every case where the result is less than a fact:
 prefix, user-supplied values, several candidates in the table, arguments that were ignored,
 and suffixes that do not survive the round trip (a fraction of a second with leading zeros,
 ``.05``, becomes the integer 5 in the IBIp form and reads back as ``.5``).
+
+Speed: :func:`convert` reads well-formed input on the fast path (fast.py: compiled patterns,
+arithmetic) and takes the other form's prefix, its decoding and its warnings from a cache per
+prefix and table (prefixes repeat in every real batch). Only input the fast path does not accept,
+or a host, IP or port given by the caller, goes through :func:`convert_precisely`, the diagnostic
+path that names the faulty character; both give equal results wherever both apply.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
+from ibiportal.errors import ParseError
+from ibiportal.ibi.fast import read_fast
 from ibiportal.ibi.identifier import parse_ibi
 from ibiportal.ibi.ibip import DEFAULT_PORT as IBIP_DEFAULT_PORT
-from ibiportal.ibi.ibip import Ibip, decode_ibip_prefix, decode_ibip_suffix, ibip_prefix, ibip_suffix
+from ibiportal.ibi.ibip import decode_ibip_prefix, decode_ibip_suffix, ibip_prefix, ibip_suffix
 from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS, ibip_prefixes_for, rep_prefixes_for
 from ibiportal.ibi.repository import DEFAULT_PORT as REP_DEFAULT_PORT
 from ibiportal.ibi.repository import RepositoryName, decode_rep_prefix, rep_prefix, rep_suffix
@@ -107,17 +116,118 @@ def convert(
     ``known_pairs`` are ``(rep_prefix, ibip_prefix)`` pairs; ``host`` (for an IBIp input)
     or ``ip`` (for a repository-name input), with ``port``, let the caller supply what the
     table does not know. Raises :class:`ParseError` for a bad IBI, host, IP, port or pair.
+    A batch passes the same ``known_pairs`` tuple for every row, so the prefix cache is hit.
     """
+    if host is None and ip is None and port is None:
+        reading = read_fast(text) if isinstance(text, str) else None
+        prefix = None if reading is None else _prefix_sides(known_pairs).get(reading.form, reading.prefix)
+        if prefix is not None:
+            info, warnings = prefix
+            return Conversion(
+                input=text,
+                form=reading.form,
+                rep=f"{info.rep}{SEPARATOR}{reading.rep_suffix}" if info.rep else None,
+                ibip=f"{info.ibip}{SEPARATOR}{reading.ibip_suffix}" if info.ibip else None,
+                prefix=info,
+                suffix=SuffixPair(reading.rep_suffix, reading.ibip_suffix),
+                utc=reading.utc,
+                warnings=warnings,
+            )
+    return convert_precisely(text, known_pairs, host, ip, port)
+
+
+#: Prefixes remembered per table of pairs (a batch's distinct prefixes are few; a hostile one's
+#: are at most this many, then the rest are computed each time).
+PREFIXES_REMEMBERED = 4096
+
+
+class _PrefixSides:
+    """The prefix side of a conversion for one table of pairs, remembered per prefix.
+
+    Computed by the diagnostic path's own functions, so both paths agree: both prefixes, their
+    decoding and the warnings for a well-formed input's (normalized) prefix, or ``None`` when
+    that path would refuse the prefix or the table, so that it runs and names the error.
+    """
+
+    def __init__(self, pairs: tuple[tuple[str, ...], ...]) -> None:
+        self.pairs = pairs
+        self._known: dict[tuple[str, str], tuple[PrefixInfo, tuple[str, ...]] | None] = {}
+
+    def get(self, form: str, prefix: str) -> tuple[PrefixInfo, tuple[str, ...]] | None:
+        key = (form, prefix)
+        try:
+            return self._known[key]
+        except KeyError:
+            pass
+        side = self._compute(form, prefix)
+        if len(self._known) < PREFIXES_REMEMBERED:
+            self._known[key] = side
+        return side
+
+    def _compute(self, form: str, prefix: str) -> tuple[PrefixInfo, tuple[str, ...]] | None:
+        warnings: list[str] = []
+        pairs = list(self.pairs)
+        try:
+            if form == RepositoryName.form:
+                host, _ = decode_rep_prefix(prefix)
+                rep_text = prefix
+                ibip_text, source = _ibip_prefix_for(prefix, host, pairs, None, None, None, warnings)
+            else:
+                ibip_ip, ibip_port = decode_ibip_prefix(prefix)
+                ibip_text = prefix
+                rep_text, source = _rep_prefix_for(prefix, ibip_ip, ibip_port, pairs, None, None, None, warnings)
+                host = decode_rep_prefix(rep_text)[0] if rep_text else None
+            decoded_ip, decoded_port = decode_ibip_prefix(ibip_text) if ibip_text else (None, None)
+        except ParseError:
+            return None
+        return PrefixInfo(rep_text, ibip_text, host, decoded_ip, decoded_port, source), tuple(warnings)
+
+
+@lru_cache(maxsize=8)
+def _sides_of_table(pairs: tuple[tuple[str, ...], ...]) -> _PrefixSides:
+    return _PrefixSides(pairs)
+
+
+_last_table: tuple[object, _PrefixSides] | None = None
+"""The table the last conversion used and its sides: a batch passes one tuple for every row, which
+is then recognised by identity instead of hashing the whole table per row."""
+
+
+def _prefix_sides(pairs: Iterable[Sequence[str]]) -> _PrefixSides:
+    global _last_table
+    last = _last_table  # one read: other threads replace it whole
+    if last is not None and last[0] is pairs:
+        return last[1]
+    if isinstance(pairs, tuple) and all(isinstance(pair, tuple) for pair in pairs):
+        table = pairs  # tuples of strings all the way down: cannot change under the cache
+    else:
+        table = tuple(tuple(pair) for pair in pairs)
+    sides = _sides_of_table(table)
+    if table is pairs:
+        _last_table = (pairs, sides)
+    return sides
+
+
+def convert_precisely(
+    text: str,
+    known_pairs: Iterable[Sequence[str]] = KNOWN_PREFIX_PAIRS,
+    host: str | None = None,
+    ip: str | None = None,
+    port: int | None = None,
+) -> Conversion:
+    """:func:`convert` on the diagnostic path: every character judged by the precise parsers,
+    so that a malformed input's error names what is wrong and where."""
     identifier = parse_ibi(text)
     pairs = list(known_pairs)
     warnings: list[str] = []
     if isinstance(identifier, RepositoryName):
         rep_text = identifier.prefix
-        ibip_text, source = _ibip_prefix_of(identifier, pairs, ip, port, host, warnings)
+        ibip_text, source = _ibip_prefix_for(identifier.prefix, identifier.host, pairs, ip, port, host, warnings)
         suffixes = SuffixPair(identifier.suffix, ibip_suffix(identifier.date))
         _check_round_trip(identifier, suffixes.ibip, warnings)
     else:
-        rep_text, source = _rep_prefix_of(identifier, pairs, host, port, ip, warnings)
+        rep_text, source = _rep_prefix_for(identifier.prefix, identifier.ip, identifier.port, pairs, host, port, ip,
+                                           warnings)
         ibip_text = identifier.prefix
         suffixes = SuffixPair(rep_suffix(identifier.date), identifier.suffix)
     decoded_ip, decoded_port = decode_ibip_prefix(ibip_text) if ibip_text else (None, None)
@@ -140,20 +250,21 @@ def convert(
     )
 
 
-def _ibip_prefix_of(
-    rep: RepositoryName, pairs: list, ip: str | None, port: int | None, host: str | None, warnings: list[str]
+def _ibip_prefix_for(
+    rep_prefix: str, rep_host: str, pairs: list, ip: str | None, port: int | None, host: str | None,
+    warnings: list[str],
 ) -> tuple[str | None, str | None]:
-    """``(IBIp prefix, source)`` for a repository name: known pair, else the caller's IP."""
+    """``(IBIp prefix, source)`` for a repository name's prefix: known pair, else the caller's IP."""
     if host is not None:
-        warnings.append(f"host {host!r} ignored: the repository name already names its host ({rep.host})")
+        warnings.append(f"host {host!r} ignored: the repository name already names its host ({rep_host})")
     computed = ibip_prefix(ip, IBIP_DEFAULT_PORT if port is None else port) if ip is not None else None
     if ip is None and port is not None:
         warnings.append(f"port {port} ignored: it is used with an IP, and none was given")
-    known = ibip_prefixes_for(rep.prefix, pairs)
+    known = ibip_prefixes_for(rep_prefix, pairs)
     if known:
         if len(known) > 1:
             warnings.append(
-                f"the table pairs {rep.prefix} with {len(known)} IBIp prefixes ({', '.join(known)}); "
+                f"the table pairs {rep_prefix} with {len(known)} IBIp prefixes ({', '.join(known)}); "
                 f"the first is shown"
             )
         if computed is not None and computed != known[0]:
@@ -169,32 +280,33 @@ def _ibip_prefix_of(
         )
         return computed, SOURCE_USER
     warnings.append(
-        f"prefix unknown: no known IBIp prefix for {rep.prefix}; supply the server's IP (and port, "
+        f"prefix unknown: no known IBIp prefix for {rep_prefix}; supply the server's IP (and port, "
         f"default {IBIP_DEFAULT_PORT}) to compute one"
     )
     return None, None
 
 
-def _rep_prefix_of(
-    ibip: Ibip, pairs: list, host: str | None, port: int | None, ip: str | None, warnings: list[str]
+def _rep_prefix_for(
+    ibip_prefix: str, ibip_ip: str, ibip_port: int, pairs: list, host: str | None, port: int | None,
+    ip: str | None, warnings: list[str],
 ) -> tuple[str | None, str | None]:
-    """``(repository-name prefix, source)`` for an IBIp: known pair, else the caller's host."""
+    """``(repository-name prefix, source)`` for an IBIp's prefix: known pair, else the caller's host."""
     if ip is not None:
-        warnings.append(f"IP {ip!r} ignored: the IBIp prefix already encodes its IP ({ibip.ip})")
+        warnings.append(f"IP {ip!r} ignored: the IBIp prefix already encodes its IP ({ibip_ip})")
     computed = rep_prefix(host, REP_DEFAULT_PORT if port is None else port) if host is not None else None
     if host is None and port is not None:
         warnings.append(f"port {port} ignored: it is used with a host, and none was given")
-    known = rep_prefixes_for(ibip.prefix, pairs)
+    known = rep_prefixes_for(ibip_prefix, pairs)
     if known:
         hosts = {decode_rep_prefix(candidate) for candidate in known}
         if len(hosts) > 1:
             warnings.append(
-                f"the table pairs {ibip.prefix} with different hosts or ports ({', '.join(known)}); "
+                f"the table pairs {ibip_prefix} with different hosts or ports ({', '.join(known)}); "
                 f"the first is shown, which may not be the one that issued this item"
             )
         elif len(known) > 1:
             warnings.append(
-                f"{ibip.prefix} has {len(known)} known repository-name spellings ({', '.join(known)}) "
+                f"{ibip_prefix} has {len(known)} known repository-name spellings ({', '.join(known)}) "
                 f"for the same host and port; the first is shown"
             )
         if computed is not None and decode_rep_prefix(computed) != decode_rep_prefix(known[0]):
@@ -210,8 +322,8 @@ def _rep_prefix_of(
         )
         return computed, SOURCE_USER
     warnings.append(
-        f"prefix unknown: no known repository-name prefix for {ibip.prefix} "
-        f"(IP {ibip.ip}, port {ibip.port}); supply the server's host name (and port, default "
+        f"prefix unknown: no known repository-name prefix for {ibip_prefix} "
+        f"(IP {ibip_ip}, port {ibip_port}); supply the server's host name (and port, default "
         f"{REP_DEFAULT_PORT}) to compute one"
     )
     return None, None
