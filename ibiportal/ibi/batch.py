@@ -14,12 +14,19 @@ STANDARD.md §1.4): a bad row gets its error and position, and the good rows sti
 
 :func:`to_csv` writes the result for spreadsheets, with cells that a spreadsheet would run as a
 formula (OWASP "CSV injection") neutralised by a leading ``'``.
+
+The same steps also stream, one row at a time, for inputs with no limit (a library's whole
+catalogue through ``flask ibi convert --csv``): :func:`iter_csv_rows` reads records as they come,
+:func:`iter_conversions` converts each, :func:`write_csv` writes each at once. Memory stays flat
+whatever the number of rows; the web page and API keep their limits and collect their rows.
 """
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Sequence
+import itertools
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TextIO
 from dataclasses import dataclass, replace
 
 from ibiportal.errors import ParseError
@@ -143,26 +150,41 @@ def rows_from_csv(text: str) -> list[InputRow]:
     """
     text = _normalise_newlines(text.removeprefix(_BOM))
     check_size(len(text.encode("utf-8")))
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=_delimiter(text), strict=True)
-    records: list[tuple[int, list[str]]] = []
+    rows = list(iter_csv_rows(io.StringIO(text, newline="")))
+    _check_count(rows)
+    return rows
+
+
+def iter_csv_rows(lines: Iterable[str]) -> Iterator[InputRow]:
+    """The rows of :func:`rows_from_csv`, read from ``lines`` (a file opened with universal
+    newlines, or a text's lines) one record at a time, without limits: each is yielded as soon
+    as its record has been read. Only the lines up to the first non-blank one are held, to find
+    the delimiter."""
+    lines = iter(lines)
+    head: list[str] = []
+    for line in lines:
+        head.append(line.removeprefix(_BOM) if not head else line)
+        if head[-1].strip():
+            break
+    first_line = head[-1] if head else ""
+    delimiter = next((character for character in first_line if character in DELIMITERS), ",")
+    reader = csv.reader(itertools.chain(head, lines), delimiter=delimiter, strict=True)
+    column: int | None = None
     start = 1
     try:
         for record in reader:
             if any(cell.strip() for cell in record):
-                records.append((start, record))
+                if column is None:  # the first record: a header, or the first row of data
+                    names = [cell.strip().lower() for cell in record]
+                    header = next((index for index, name in enumerate(names) if name in HEADER_NAMES), None)
+                    column = 0 if header is None else header
+                    if header is not None:
+                        start = reader.line_num + 1
+                        continue
+                yield InputRow(start, record[column].strip() if column < len(record) else "")
             start = reader.line_num + 1
     except csv.Error as exc:
         raise ParseError(f"the file is not valid CSV: {exc} (in the record starting on line {start:,})") from exc
-    column = 0
-    if records:
-        names = [cell.strip().lower() for cell in records[0][1]]
-        header = next((index for index, name in enumerate(names) if name in HEADER_NAMES), None)
-        if header is not None:
-            column = header
-            records = records[1:]
-    rows = [InputRow(line, record[column].strip() if column < len(record) else "") for line, record in records]
-    _check_count(rows)
-    return rows
 
 
 def rows_from_list(texts: Sequence[str]) -> list[InputRow]:
@@ -175,14 +197,18 @@ def rows_from_list(texts: Sequence[str]) -> list[InputRow]:
 
 def convert_rows(rows: Iterable[InputRow], known_pairs: Iterable[Sequence[str]]) -> BatchResult:
     """Convert each row on its own: a bad row keeps its error, the others still convert."""
-    pairs = list(known_pairs)
-    converted = []
+    return BatchResult(tuple(iter_conversions(rows, known_pairs)))
+
+
+def iter_conversions(rows: Iterable[InputRow], known_pairs: Iterable[Sequence[str]]) -> Iterator[BatchRow]:
+    """:func:`convert_rows` one row at a time, as the rows come. The pairs become one tuple for
+    the whole batch, which the conversion's prefix cache recognises on every row."""
+    pairs = tuple(tuple(pair) for pair in known_pairs)
     for row in rows:
         try:
-            converted.append(BatchRow(row.line, row.text, convert(row.text, pairs), None))
+            yield BatchRow(row.line, row.text, convert(row.text, pairs), None)
         except ParseError as exc:
-            converted.append(_recognised_row(row, pairs, exc))
-    return BatchResult(tuple(converted))
+            yield _recognised_row(row, pairs, exc)
 
 
 def _recognised_row(row: InputRow, pairs: Sequence[Sequence[str]], error: ParseError) -> BatchRow:
@@ -203,10 +229,18 @@ def _recognised_row(row: InputRow, pairs: Sequence[Sequence[str]], error: ParseE
 def to_csv(result: BatchResult) -> str:
     """The result as CSV text (RFC 4180: CRLF line ends, a header row of :data:`CSV_COLUMNS`)."""
     out = io.StringIO()
+    write_csv(result.rows, out)
+    return out.getvalue()
+
+
+def write_csv(rows: Iterable[BatchRow], out: TextIO) -> int:
+    """Write :func:`to_csv`'s text to ``out`` row by row as ``rows`` come; the rows that failed."""
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(CSV_COLUMNS)
-    for row in result.rows:
+    failed = 0
+    for row in rows:
         done, error = row.conversion, row.error
+        failed += error is not None
         cells = [
             str(row.line),
             row.input,
@@ -218,7 +252,7 @@ def to_csv(result: BatchResult) -> str:
             " | ".join(done.warnings) if done else "",
         ]
         writer.writerow([neutralise(cell) for cell in cells])
-    return out.getvalue()
+    return failed
 
 
 def neutralise(cell: str) -> str:
@@ -229,9 +263,3 @@ def neutralise(cell: str) -> str:
 def _normalise_newlines(text: str) -> str:
     """CRLF (what browsers send from a text area) and lone CR become LF."""
     return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-def _delimiter(text: str) -> str:
-    """The first of DELIMITERS to occur in the first non-blank line, else ``,``."""
-    first_line = next((line for line in text.split("\n") if line.strip()), "")
-    return next((character for character in first_line if character in DELIMITERS), ",")

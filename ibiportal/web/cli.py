@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TextIO
 
 import click
 from flask import current_app
@@ -14,6 +15,7 @@ from flask.cli import AppGroup
 
 from ..errors import ParseError
 from ..ibi.classify import ibi_of, notes_as_warnings
+from ..ibi.batch import iter_conversions, iter_csv_rows, write_csv
 from ..ibi.conversion import convert
 from ..ibi.prefixes import check_prefix_pair
 from ..citation.types import SLUGS
@@ -63,12 +65,27 @@ def mint_command(count: str, title: str | None, target_url: str | None, as_json:
 @click.option("--ip", default=None, help="IP of the subsystem, for the IBIp prefix.")
 @click.option("--port", type=int, default=None, help="Port that goes with --host or --ip.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per identifier.")
+@click.option("--csv", "csv_file", type=click.File("r", encoding="utf-8-sig", lazy=False), default=None,
+              help="Convert a CSV file ('-': standard input) as the Convert page does, without its size limit; "
+                   "the result is CSV on standard output.")
 def convert_command(
-    identifiers: tuple[str, ...], host: str | None, ip: str | None, port: int | None, as_json: bool
+    identifiers: tuple[str, ...], host: str | None, ip: str | None, port: int | None, as_json: bool,
+    csv_file: TextIO | None,
 ) -> None:
-    """Convert IBIs to the other form (arguments, or one per line from standard input)."""
-    inputs = list(identifiers) or [line.strip() for line in sys.stdin if line.strip()]
-    pairs = known_prefix_pairs()
+    """Convert IBIs to the other form (arguments, one per line from standard input, or --csv).
+
+    Input is read and output written one identifier at a time, so a catalogue of millions of
+    identifiers converts in constant memory."""
+    pairs = tuple(tuple(pair) for pair in known_prefix_pairs())
+    if csv_file is not None:
+        if identifiers or host or ip or port or as_json:
+            _fail("input", ParseError("--csv takes no identifiers, --host, --ip, --port or --json"))
+        try:
+            failed_rows = write_csv(iter_conversions(iter_csv_rows(csv_file), pairs), sys.stdout)
+        except ParseError as exc:
+            _fail("csv", exc)
+        sys.exit(1 if failed_rows else 0)
+    inputs = identifiers or (line.strip() for line in sys.stdin if line.strip())
     failed = False
     for text in inputs:
         try:
