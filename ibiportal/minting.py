@@ -106,12 +106,17 @@ class MintRequest:
         target_url = _optional_text(fields, "target_url", MAX_URL_LENGTH)
         if target_url is not None:
             _check_http_url(target_url)
-        creators_value = fields.get("creators") or ()
+        creators_value = fields.get("creators")
+        if creators_value is None:
+            creators_value = ()
         if isinstance(creators_value, str):
             creators_value = [line for line in creators_value.splitlines()]
         if not isinstance(creators_value, (list, tuple)):
             raise ParseError("creators must be a list of names", field="creators")
-        creators = tuple(str(name).strip() for name in creators_value if str(name).strip())
+        for number, name in enumerate(creators_value, start=1):
+            if not isinstance(name, str):
+                raise ParseError(f"creator {number} is not a name (text)", position=number, field="creators")
+        creators = tuple(name.strip() for name in creators_value if name.strip())
         if len(creators) > MAX_CREATORS:
             raise ParseError(f"at most {MAX_CREATORS} creators", field="creators")
         for name in creators:
@@ -152,9 +157,11 @@ def parse_count(value: object, maximum: int = MAX_COUNT) -> int:
     """``count`` of a mint request: a whole number from 1 to ``maximum``."""
     if value is None or value == "":
         return 1
-    if isinstance(value, bool) or not str(value).strip().isdigit():
+    text = str(value).strip()
+    # ASCII digits only: str.isdigit also takes '²' and other digits int() cannot read.
+    if isinstance(value, bool) or not (text.isascii() and text.isdigit()):
         raise ParseError(f"count must be a whole number from 1 to {maximum}", field="count")
-    count = int(str(value))
+    count = int(text)
     if not 1 <= count <= maximum:
         raise ParseError(f"count must be from 1 to {maximum}, not {count}", field="count")
     return count

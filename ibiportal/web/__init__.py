@@ -13,6 +13,7 @@ from .api import urls as api_urls  # noqa: F401  (its routes join api_bp: /api/v
 from .api import cite as api_cite  # noqa: F401  (its routes join api_bp: /api/v1/cite)
 from .api import classify as api_classify  # noqa: F401  (its routes join api_bp: /api/v1/classify)
 from .api import convert_batch as api_convert_batch  # noqa: F401  (its routes join api_bp: /api/v1/convert/batch)
+from .api.docs import docs_bp as api_docs_bp  # its openapi.json joins api_bp
 from .archive.views import bp as archive_bp
 from .archive.views import register_service_route as register_archive_service
 from .admin.views import bp as admin_bp
@@ -50,6 +51,7 @@ def register(app: Flask) -> None:
     app.register_blueprint(cite_bp)
     app.register_blueprint(admin_bp)
     app.register_blueprint(api_bp)
+    app.register_blueprint(api_docs_bp)
     app.register_blueprint(registration_bp)  # fixed rule /<resolver service IBI> (§6.1)
     app.register_blueprint(archive_bp)
     register_archive_service(app)

@@ -147,6 +147,9 @@ def test_api_mint_count_gives_a_list_of_distinct_increasing_identifiers(app, cli
         ('{"count": 101}', "count", None),
         ('{"count": 0}', "count", None),
         ('{"count": "many"}', "count", None),
+        ('{"count": "\u00b2"}', "count", None),  # a digit to str.isdigit, not to int()
+        ('{"creators": {}}', "creators", None),
+        ('{"creators": ["Banon, G.", 7]}', "creators", 2),
         ('{"title": ', "body", 11),
         ("[1, 2]", "body", 1),
         ('{"target_url": "javascript:alert(1)"}', "target_url", 1),

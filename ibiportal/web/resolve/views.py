@@ -10,6 +10,7 @@ redirects, IBIPORTAL_NEGATIVE_CACHE_SECONDS=0 for alerts).
 from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, redirect, render_template, request
+from werkzeug.routing import PathConverter
 
 from ...errors import ParseError
 from ...ibi.identifier import split_ibi
@@ -25,7 +26,18 @@ from ..statuses import ALERT_STATUS, FOUND_STATUS
 bp = Blueprint("resolve", __name__)
 
 
-@bp.get("/<path:ibi_path>")
+class PersistentPathConverter(PathConverter):
+    """Any path but the JSON API's: no IBI begins with ``api/`` (a repository name begins with a
+    domain, an IBIp with a base-27 numeral), so a GET of an API path that only takes POST is
+    the API's 405 with its ``Allow``, not a resolution."""
+
+    regex = r"(?!api/)[^/].*?"
+
+
+bp.record_once(lambda state: state.app.url_map.converters.setdefault("persistent", PersistentPathConverter))
+
+
+@bp.get("/<persistent:ibi_path>")
 def resolve(ibi_path: str):
     """Resolve a persistent URL: 302 to the URL an Archive answered, or the alert.
 

@@ -1,0 +1,365 @@
+"""The JSON API's contract: an OpenAPI 3.1 document of every ``/api/v1/`` route.
+
+Written by hand next to the routes it describes, as plain data, so a client can rely on it and
+the test suite can hold the routes to it: ``tests/web/test_openapi.py`` compares its paths with
+the app's URL map and runs schemathesis against it (every operation called with generated
+input; no 5xx, every answer matching its schema). A new ``/api/v1/`` route is added here too.
+
+Every error is the portal's one shape, ``{"error": {"message", "position"[, "field"]}}`` (see
+``web/errors.py``), with a 4xx status; the ``4XX`` response of each operation says so.
+"""
+from __future__ import annotations
+
+from ...minting import MAX_COUNT
+from ...ibi.batch import MAX_ROWS
+from ...resolver.trace import AlertReason, Status, StepKind
+
+_NULLABLE_STRING = {"type": ["string", "null"]}
+_STRINGS = {"type": "array", "items": {"type": "string"}}
+
+
+def _ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _json(schema: dict, description: str) -> dict:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _query(name: str, description: str, *, required: bool = False, repeated: bool = False) -> dict:
+    schema: dict = {"type": "array", "items": {"type": "string"}} if repeated else {"type": "string"}
+    parameter = {"name": name, "in": "query", "required": required, "description": description, "schema": schema}
+    if repeated:
+        parameter.update(style="form", explode=True)
+    return parameter
+
+
+#: Every operation may refuse: bad input (400), nothing there (404), too large (413), too many
+#: requests (429, with ``Retry-After``); all in the one error shape.
+_ERRORS = {"4XX": _json(_ref("Error"), "Refused: the message names what is wrong and where")}
+
+_SCHEMAS: dict[str, dict] = {
+    "Error": {
+        "type": "object",
+        "description": "Every refusal of the API, with a 4xx status.",
+        "required": ["error"],
+        "properties": {
+            "error": {
+                "type": "object",
+                "required": ["message", "position"],
+                "properties": {
+                    "message": {"type": "string", "description": "what is wrong, in words"},
+                    "position": {
+                        "type": ["integer", "null"],
+                        "description": "the 1-based character (or list item) at fault in `field`, when known",
+                    },
+                    "field": {"type": "string", "description": "the parameter or body field at fault"},
+                },
+            },
+            "trace": {"type": "string", "format": "uri", "description": "the trace of the resolution that failed"},
+        },
+    },
+    "RowError": {
+        "type": "object",
+        "required": ["message", "position"],
+        "properties": {"message": {"type": "string"}, "position": {"type": ["integer", "null"]}},
+    },
+    "Minted": {
+        "type": "object",
+        "required": ["rep", "ibip", "utc", "persistent_url"],
+        "properties": {
+            "rep": {"type": "string", "description": "repository-name form (Algorithms 1-3)"},
+            "ibip": {"type": "string", "description": "IBIp form (Algorithms 5-7)"},
+            "utc": {"type": "string", "description": "the identification date, ISO 8601 UTC"},
+            "persistent_url": {"type": "string"},
+            "title": _NULLABLE_STRING,
+            "target_url": _NULLABLE_STRING,
+            "creators": _STRINGS,
+            "date": _NULLABLE_STRING,
+            "language": _NULLABLE_STRING,
+        },
+    },
+    "MintRequest": {
+        "type": "object",
+        "description": "Every field is optional; null or an empty text is the same as leaving it out.",
+        "properties": {
+            "title": _NULLABLE_STRING,
+            "target_url": {"type": ["string", "null"],
+                           "description": "absolute http(s) URL the item's persistent URL leads to"},
+            "count": {"oneOf": [{"type": "integer", "minimum": 1, "maximum": MAX_COUNT},
+                                {"type": "string", "pattern": "^\\s*[0-9]*\\s*$"}, {"type": "null"}],
+                      "description": f"1 to {MAX_COUNT}; when given, the answer is a list"},
+            "creators": {"type": ["array", "string", "null"], "items": {"type": "string"},
+                         "description": "names, or one name per line"},
+            "date": {"type": ["string", "null"], "description": "YYYY, YYYY-MM or YYYY-MM-DD"},
+            "language": {"type": ["string", "null"], "description": "a language tag, e.g. pt-BR"},
+            "previous_edition": {"type": ["string", "null"],
+                                 "description": "an item of this portal this one is the next edition of"},
+            "translation_of": {"type": ["string", "null"], "description": "an item of this portal this one translates"},
+        },
+    },
+    "Conversion": {
+        "type": "object",
+        "required": ["input", "form", "rep", "ibip", "prefix", "suffix", "utc", "warnings"],
+        "properties": {
+            "input": {"type": "string"},
+            "form": {"enum": ["rep", "ibip"]},
+            "rep": _NULLABLE_STRING,
+            "ibip": _NULLABLE_STRING,
+            "prefix": {
+                "type": "object",
+                "description": "both prefixes, what they decode to, and where the other form's came from",
+                "properties": {
+                    "rep": _NULLABLE_STRING,
+                    "ibip": _NULLABLE_STRING,
+                    "host": _NULLABLE_STRING,
+                    "ip": _NULLABLE_STRING,
+                    "port": {"type": ["integer", "null"]},
+                    "source": _NULLABLE_STRING,
+                },
+            },
+            "suffix": {"type": "object", "properties": {"rep": {"type": "string"}, "ibip": {"type": "string"}}},
+            "utc": {"type": "string"},
+            "warnings": _STRINGS,
+        },
+    },
+    "BatchRow": {
+        "type": "object",
+        "required": ["line", "input", "rep", "ibip", "utc", "warnings", "error"],
+        "properties": {
+            "line": {"type": "integer"},
+            "input": {"type": "string"},
+            "rep": _NULLABLE_STRING,
+            "ibip": _NULLABLE_STRING,
+            "utc": _NULLABLE_STRING,
+            "warnings": _STRINGS,
+            "error": {"oneOf": [{"type": "null"}, _ref("RowError")]},
+        },
+    },
+    "PersistentUrl": {
+        "type": "object",
+        "description": "A persistent URL's Table 8.8 fields under their own names, and what it means.",
+        "required": ["parsedibiurl.ibi", "parsedibiurl.verblist", "parsedibiurl.filepath",
+                     "parsedibiurl.requireditemstatus", "relation", "meaning", "canonical", "form", "query"],
+        "properties": {
+            "parsedibiurl.ibi": {"type": "string"},
+            "parsedibiurl.verblist": _STRINGS,
+            "parsedibiurl.filepath": _NULLABLE_STRING,
+            "parsedibiurl.requireditemstatus": _NULLABLE_STRING,
+            "relation": {"type": "string"},
+            "meaning": {"type": "object", "properties": {"en": {"type": "string"}, "pt": {"type": "string"}}},
+            "canonical": {"type": "object", "properties": {"symbols": {"type": "string"}, "verblist": {"type": "string"}}},
+            "form": {"enum": ["rep", "ibip"]},
+            "query": {"type": "array", "items": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2}},
+            "portal_url": {"type": "string", "description": "the same URL on this portal"},
+        },
+    },
+    "Classification": {
+        "type": "object",
+        "required": ["input", "kind", "description"],
+        "properties": {
+            "input": {"type": "string"},
+            "kind": {"enum": ["rep", "ibip", "url", "unknown"]},
+            "description": {"type": "string"},
+            "ibi": _NULLABLE_STRING,
+            "form": {"type": ["string", "null"]},
+            "rep": _NULLABLE_STRING,
+            "ibip": _NULLABLE_STRING,
+            "utc": _NULLABLE_STRING,
+            "persistent_url": _NULLABLE_STRING,
+            "warnings": _STRINGS,
+            "error": {"oneOf": [{"type": "null"}, {"type": "object", "required": ["message"],
+                                                   "properties": {"message": {"type": "string"}}}]},
+        },
+    },
+    "TraceStep": {
+        "type": "object",
+        "description": "One message of Figure 8.1: (2) capture, (3) urlRequest and its answer (4), "
+                       "(4) selection, (5) acknowledgment, (6) notice, (7) outcome.",
+        "required": ["number", "kind", "sender", "receiver", "decision"],
+        "properties": {
+            "number": {"type": "integer", "minimum": 2, "maximum": 7},
+            "kind": {"enum": [kind.value for kind in StepKind]},
+            "sender": {"type": "string"},
+            "receiver": {"type": "string"},
+            "decision": {"type": "string", "description": "what the resolver made of it, in words"},
+            "hop": {"type": "integer"},
+            "archive": _NULLABLE_STRING,
+            "request_url": _NULLABLE_STRING,
+            "status": {"enum": [None, *(status.value for status in Status)]},
+            "http_status": {"type": ["integer", "null"]},
+            "content_type": _NULLABLE_STRING,
+            "elapsed_ms": {"type": ["number", "null"]},
+            "arrival": {"type": ["integer", "null"]},
+            "raw_answer": _NULLABLE_STRING,
+            "pairs": {"type": ["array", "null"], "items": {"type": "array", "items": {"type": "string"}}},
+            "parse_error": {"type": ["object", "null"]},
+            "error": _NULLABLE_STRING,
+            "notes": _STRINGS,
+        },
+    },
+    "Resolution": {
+        "type": "object",
+        "description": "The outcome (7) — a URL or an alert — and every message that led to it.",
+        "required": ["persistent_url", "url", "alert", "trace"],
+        "properties": {
+            "persistent_url": {"type": "string"},
+            "url": _NULLABLE_STRING,
+            "alert": {"oneOf": [{"type": "null"}, {
+                "type": "object",
+                "required": ["reason", "message"],
+                "properties": {
+                    "reason": {"enum": [reason.value for reason in AlertReason]},
+                    "message": {"type": "string"},
+                    "timestamp": _NULLABLE_STRING,
+                },
+            }]},
+            "archive": _NULLABLE_STRING,
+            "acknowledgment_url": _NULLABLE_STRING,
+            "hops": {"type": "integer"},
+            "elapsed_ms": {"type": "number"},
+            "trace": {"type": "object", "required": ["steps"],
+                      "properties": {"steps": {"type": "array", "items": _ref("TraceStep")}}},
+        },
+    },
+    "StoredTrace": {
+        "allOf": [_ref("Resolution"), {"type": "object", "required": ["id"], "properties": {"id": {"type": "string"}}}],
+    },
+    "TraceRequest": {
+        "type": "object",
+        "required": ["url"],
+        "properties": {
+            "url": {"type": "string", "description": "the persistent URL to resolve"},
+            "archives": {"enum": ["demo", "live", "all"], "default": "all"},
+            "accept_language": {"type": ["string", "null"], "description": "the user's Accept-Language (Table 8.6)"},
+            "client_ip": {"type": ["string", "null"], "description": "the user's IP list (Table 8.10)"},
+            "require_original": {"description": "a true value adds ibiurl.requireditemstatus=Original"},
+        },
+    },
+    "Citation": {
+        "type": "object",
+        "required": ["ibi", "persistent_url", "metadata", "citations", "trace"],
+        "properties": {
+            "ibi": {"type": "string"},
+            "repository": _NULLABLE_STRING,
+            "persistent_url": {"type": "string"},
+            "metadata_url": _NULLABLE_STRING,
+            "oai_dc_url": _NULLABLE_STRING,
+            "metadata": {"type": "object", "properties": {
+                "title": _NULLABLE_STRING, "creators": _STRINGS, "date": _NULLABLE_STRING,
+                "language": _NULLABLE_STRING, "publisher": _NULLABLE_STRING,
+            }},
+            "trace": {"type": "string"},
+            "citations": {"type": "object", "required": ["formatted", "bibtex", "ris", "csl_json"], "properties": {
+                "key": {"type": "string"},
+                "formatted": {"type": "object", "additionalProperties": {"type": "string"}},
+                "bibtex": {"type": "string"},
+                "ris": {"type": "string"},
+                "csl_json": {},
+            }},
+        },
+    },
+}
+
+_URL_ANSWER = _json(_ref("PersistentUrl"), "The URL's fields, meaning and canonical forms")
+
+_PATHS: dict[str, dict] = {
+    "/api/v1/openapi.json": {"get": {
+        "operationId": "openapi", "summary": "This document",
+        "responses": {"200": {"description": "The OpenAPI 3.1 document",
+                              "content": {"application/json": {"schema": {"type": "object"}}}}, **_ERRORS},
+    }},
+    "/api/v1/mint": {"post": {
+        "operationId": "mint", "summary": "Mint identifiers in both forms (Algorithm 4)",
+        "description": "An empty body mints one. `previous_edition` / `translation_of` make the new item the "
+                       "`ibi.nextedition` / `ibi.translation(<language>)` of an earlier item of this portal.",
+        "requestBody": {"required": False, "content": {"application/json": {"schema": _ref("MintRequest")}}},
+        "responses": {"201": _json({"oneOf": [_ref("Minted"), {"type": "array", "items": _ref("Minted")}]},
+                                   "The item minted, or a list of them when `count` was given"), **_ERRORS},
+    }},
+    "/api/v1/convert": {"get": {
+        "operationId": "convert", "summary": "One IBI in the other form, with its anatomy",
+        "parameters": [
+            _query("ibi", "an IBI in either form", required=True),
+            _query("host", "the host of a repository-name prefix, when its IBIp prefix is not known"),
+            _query("ip", "the IP of an IBIp prefix, when its repository-name prefix is not known"),
+            _query("port", "the port with `host` or `ip`"),
+        ],
+        "responses": {"200": _json(_ref("Conversion"), "Both forms and their parts"), **_ERRORS},
+    }},
+    "/api/v1/convert/batch": {"post": {
+        "operationId": "convertBatch", "summary": f"Convert up to {MAX_ROWS:,} identifiers; per-row errors",
+        "requestBody": {"required": True, "content": {"application/json": {"schema": {
+            "type": "object", "required": ["identifiers"],
+            "properties": {"identifiers": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_ROWS}},
+        }}}},
+        "responses": {"200": _json({
+            "type": "object", "required": ["rows", "converted", "failed"],
+            "properties": {"rows": {"type": "array", "items": _ref("BatchRow")},
+                           "converted": {"type": "integer"}, "failed": {"type": "integer"}},
+        }, "One row per identifier, in order"), **_ERRORS},
+    }},
+    "/api/v1/parse": {"get": {
+        "operationId": "parse", "summary": "Read a persistent URL (Table 8.8)",
+        "parameters": [_query("url", "the persistent URL", required=True),
+                       _query("base", "the resolver for a URL without a host")],
+        "responses": {"200": _URL_ANSWER, **_ERRORS},
+    }},
+    "/api/v1/compose": {"get": {
+        "operationId": "compose", "summary": "Build a persistent URL from an IBI and verbs in order",
+        "parameters": [
+            _query("ibi", "an IBI in either form", required=True),
+            _query("verb", "GetLastEdition, GetTranslation(lang), GetMetadata(format), GetFileList; in order",
+                   repeated=True),
+            _query("filepath", "a file of the item, /reference.bib"),
+            _query("original", "1, true, yes or on asks for ibiurl.requireditemstatus=Original"),
+            _query("q", "one pair passed on to the item, name=value", repeated=True),
+            _query("base", "the resolver base (default: this portal's)"),
+        ],
+        "responses": {"200": _URL_ANSWER, **_ERRORS},
+    }},
+    "/api/v1/classify": {"get": {
+        "operationId": "classify", "summary": "What a pasted text is: an IBI, a persistent URL, or unknown",
+        "description": "Always 200 for any text: `unknown` carries the parser's `error`.",
+        "parameters": [_query("q", "any text")],
+        "responses": {"200": _json(_ref("Classification"), "What the text is"), **_ERRORS},
+    }},
+    "/api/v1/cite": {"get": {
+        "operationId": "cite", "summary": "Citations of an item from its oai_dc record",
+        "parameters": [_query("ibi", "an IBI or a persistent URL", required=True)],
+        "responses": {"200": _json(_ref("Citation"), "The record and every citation form"), **_ERRORS},
+    }},
+    "/api/v1/trace": {"post": {
+        "operationId": "runTrace", "summary": "Resolve a persistent URL and return every message (never cached)",
+        "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("TraceRequest")}}},
+        "responses": {"201": _json({"allOf": [_ref("StoredTrace"), {
+            "type": "object", "required": ["permalink"], "properties": {"permalink": {"type": "string"}},
+        }]}, "The resolution, its trace, and where it is kept"), **_ERRORS},
+    }},
+    "/api/v1/trace/{trace_id}": {"get": {
+        "operationId": "getTrace", "summary": "A stored trace, while it is kept",
+        "parameters": [{"name": "trace_id", "in": "path", "required": True, "schema": {"type": "string"}}],
+        "responses": {"200": _json(_ref("StoredTrace"), "The trace"), **_ERRORS},
+    }},
+}
+
+
+#: The version of the API the document describes: the ``v1`` of its paths.
+API_VERSION = "1"
+
+
+def openapi_document() -> dict:
+    """The whole document."""
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "IBI Portal API",
+            "version": API_VERSION,
+            "description": "Mint, convert, parse, compose, classify, cite and trace IBIs, the persistent "
+                           "identifiers of INPE's URLib. Errors are `{\"error\": {\"message\", \"position\"}}` "
+                           "with a 4xx status.",
+        },
+        "servers": [{"url": "/"}],
+        "paths": _PATHS,
+        "components": {"schemas": _SCHEMAS},
+    }

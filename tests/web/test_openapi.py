@@ -1,0 +1,100 @@
+"""The JSON API's contract: ``GET /api/v1/openapi.json`` describes every ``/api/v1/`` route of the
+app, ``/api/docs`` shows it without script, and schemathesis calls every operation with
+generated input: never a 5xx, every answer (refusals included) matching the document."""
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, settings
+from schemathesis.checks import positive_data_acceptance
+
+from ibiportal import create_app
+
+_RULE_VARIABLE = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>")
+_IGNORED_METHODS = {"HEAD", "OPTIONS"}
+
+
+def api_routes(app) -> set[tuple[str, str]]:
+    """``(path, method)`` of every ``/api/v1/`` rule, variables written as OpenAPI writes them."""
+    return {
+        (_RULE_VARIABLE.sub(r"{\1}", rule.rule), method.lower())
+        for rule in app.url_map.iter_rules()
+        if rule.rule.startswith("/api/v1/")
+        for method in rule.methods - _IGNORED_METHODS
+    }
+
+
+def test_the_document_lists_every_api_route_of_the_app_and_no_other(client, app):
+    response = client.get("/api/v1/openapi.json")
+    assert response.status_code == 200 and response.mimetype == "application/json"
+    document = response.get_json()
+    assert document["openapi"].startswith("3.1")
+    documented = {(path, method) for path, item in document["paths"].items() for method in item}
+    assert documented == api_routes(app)
+    assert ("/api/v1/trace/{trace_id}", "get") in documented  # path variables are compared too
+
+
+def test_every_operation_documents_the_error_shape(client):
+    document = client.get("/api/v1/openapi.json").get_json()
+    error = document["components"]["schemas"]["Error"]
+    assert error["required"] == ["error"]
+    assert set(error["properties"]["error"]["required"]) == {"message", "position"}
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            refusal = operation["responses"]["4XX"]["content"]["application/json"]["schema"]
+            assert refusal == {"$ref": "#/components/schemas/Error"}, (method, path)
+
+
+def test_the_docs_page_shows_every_operation_without_script(client):
+    response = client.get("/api/docs")
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    document = client.get("/api/v1/openapi.json").get_json()
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            assert f'id="{operation["operationId"]}"' in html
+            assert f'<code class="path">{path}</code>' in html
+    assert "<script>" not in html and "<script " not in html.replace('<script src="/static/js/portal.js" defer>', "")
+    assert "script-src 'self'" in response.headers["Content-Security-Policy"]
+    assert 'href="/api/v1/openapi.json"' in html
+
+
+def test_the_footer_of_every_page_links_the_docs(client):
+    assert 'href="/api/docs"' in client.get("/").get_data(as_text=True)
+
+
+# -- schemathesis: every operation, generated calls ---------------------------------------------
+# One app for every generated call, made when the module is collected (schemathesis builds one test
+# per operation from the document before any fixture runs). Rate limits off: the generated calls
+# are many more than a client's budget; the 429 itself is tested in tests/security/test_rate_limits.py.
+
+_API_APP = create_app({
+    "TESTING": True,
+    "DATABASE": str(Path(tempfile.mkdtemp(prefix="ibiportal-openapi-")) / "test.sqlite"),
+    "SECRET_KEY": "test",
+    "RATELIMIT_ENABLED": False,
+    "GRANULARITY": "0.000001",  # a mint of 100 waits 100 µs for its dates, not 100 s
+})
+schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", _API_APP)
+
+
+@schema.parametrize()
+@settings(max_examples=12, suppress_health_check=list(HealthCheck), deadline=None)
+def test_every_operation_answers_as_documented(case):
+    """No 5xx for any input, and every status, content type and body as the document says.
+
+    Not checked: that every schema-valid call succeeds. The document says an ``ibi`` is a string;
+    the identifier's grammar (Tables 6.1 and 7.1) decides which strings, and refuses the others
+    with the error shape, which is checked."""
+    case.call_and_validate(excluded_checks=[positive_data_acceptance])
+
+
+def test_a_get_of_a_post_only_api_path_is_a_405_naming_the_method(client):
+    response = client.get("/api/v1/mint")
+    assert response.status_code == 405
+    assert "POST" in response.headers["Allow"] and "GET" not in response.headers["Allow"]
+    assert response.get_json()["error"]["message"].startswith("The method is not allowed")
