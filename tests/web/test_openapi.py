@@ -97,4 +97,6 @@ def test_a_get_of_a_post_only_api_path_is_a_405_naming_the_method(client):
     response = client.get("/api/v1/mint")
     assert response.status_code == 405
     assert "POST" in response.headers["Allow"] and "GET" not in response.headers["Allow"]
-    assert response.get_json()["error"]["message"].startswith("The method is not allowed")
+    assert response.get_json()["error"]["message"] == "GET is not possible at /api/v1/mint: it answers POST only."
+    unknown = client.get("/api/v1/nothing")
+    assert unknown.status_code == 404 and "no API endpoint /api/v1/nothing" in unknown.get_json()["error"]["message"]

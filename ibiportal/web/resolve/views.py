@@ -83,8 +83,6 @@ def unknown_page(ibi_path: str, problem: ParseError, skipped: int = 0):
     parser's reason and the character of the path where reading it as an IBI stopped, since
     a reader who typed it most likely meant a persistent URL. ``skipped``: characters before
     the part read as an IBI (a resolver segment such as ``ibi/``)."""
-    if ibi_path.startswith("api/"):
-        return error_response(f"There is no API endpoint /{ibi_path} on this portal.", 404)
     position = None if problem.position is None else problem.position + 1 + skipped  # + the path's "/"
     message = f"There is no page /{ibi_path} on this portal, and it is not a persistent URL: {problem.message}"
     return error_response(message, 404, position, "path")
