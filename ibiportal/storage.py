@@ -260,6 +260,14 @@ class Storage:
         """The number bumped by every change to what resolutions can answer (see schema.sql)."""
         return self.connection.execute("SELECT value FROM resolution_generation WHERE id = 1").fetchone()[0]
 
+    def recent_traces(self, limit: int) -> list[tuple[str, str, dict]]:
+        """The ``limit`` newest traces as (id, created_at, JSON body), newest first: what the
+        Archive health page summarises."""
+        rows = self.connection.execute(
+            "SELECT id, created_at, body FROM trace ORDER BY created_at DESC, rowid DESC LIMIT ?", (limit,)
+        ).fetchall()
+        return [(row["id"], row["created_at"], json.loads(row["body"])) for row in rows]
+
     def load_trace(self, trace_id: str) -> dict | None:
         """A stored trace's JSON body, or None when unknown or already dropped."""
         row = self.connection.execute("SELECT body FROM trace WHERE id = ?", (trace_id,)).fetchone()

@@ -12,6 +12,7 @@ from .api import trace as api_trace  # noqa: F401  (its routes join api_bp: /api
 from .api import urls as api_urls  # noqa: F401  (its routes join api_bp: /api/v1/parse, /api/v1/compose)
 from .api import cite as api_cite  # noqa: F401  (its routes join api_bp: /api/v1/cite)
 from .api import classify as api_classify  # noqa: F401  (its routes join api_bp: /api/v1/classify)
+from .api import health as api_health  # noqa: F401  (its routes join api_bp: /api/v1/archives/health)
 from .api import convert_batch as api_convert_batch  # noqa: F401  (its routes join api_bp: /api/v1/convert/batch)
 from .api.docs import docs_bp as api_docs_bp  # its openapi.json joins api_bp
 from .archive.views import bp as archive_bp
@@ -23,6 +24,7 @@ from .convert.views import bp as convert_bp
 from .cli import ibi_cli, init_db_command
 from .demo_cli import demo_cli
 from .errors import register_errorhandlers
+from .health.views import bp as health_bp
 from .identifiers.views import bp as identifiers_bp
 from .resolve.views import bp as resolve_bp
 from .registration.views import bp as registration_bp
@@ -50,6 +52,7 @@ def register(app: Flask) -> None:
     app.register_blueprint(trace_bp)
     app.register_blueprint(cite_bp)
     app.register_blueprint(admin_bp)
+    app.register_blueprint(health_bp)
     app.register_blueprint(api_bp)
     app.register_blueprint(api_docs_bp)
     app.register_blueprint(registration_bp)  # fixed rule /<resolver service IBI> (§6.1)

@@ -91,3 +91,16 @@ def test_the_trace_page_names_the_excluded_archive(any_page: Page, excluded_arch
         f"The Archive {excluded_archive} at {EXCLUDED_IP} is registered but excluded itself")
     no_sideways_scroll(any_page)
     shoot(any_page, f"why-not-found-trace-{any_page.width_name}")
+
+
+# -- Archive health ------------------------------------------------------------------------------
+
+def test_the_archive_health_page(any_page: Page):
+    any_page.goto("/8JMKD3MGP8W/34PGRBS")  # at least one trace kept
+    any_page.goto("/archives/health")
+    expect(any_page.get_by_role("heading", name="Archive health", level=1)).to_be_visible()
+    table = any_page.get_by_role("table")
+    expect(table.get_by_role("row", name="mtc-m16c")).to_contain_text("demo, in-process")
+    expect(table.get_by_role("columnheader", name="p50 / p95 ms")).to_be_attached()
+    no_sideways_scroll(any_page)  # the table scrolls inside its own region on a phone
+    shoot(any_page, f"archive-health-{any_page.width_name}")

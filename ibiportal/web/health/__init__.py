@@ -1,0 +1,1 @@
+"""The Archive health page: how each Archive has been answering, for support staff."""

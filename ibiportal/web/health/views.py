@@ -1,0 +1,34 @@
+"""The Archive health page (public, read-only): how each Archive has been answering the
+resolver lately, from the traces the portal keeps and the registry's state
+(``ibiportal.resolver.health``). ``GET /api/v1/archives/health`` is the same as JSON."""
+from __future__ import annotations
+
+from flask import Blueprint, render_template
+
+from ...resolver.health import ArchiveHealth, archive_health
+from ...storage import ArchiveStore
+from ..context import get_storage
+from ..services import OWN_ARCHIVE_NAME, get_in_process_transport
+
+bp = Blueprint("health", __name__)
+
+#: How many of the newest traces are summarised: enough to see a pattern, few enough to read
+#: and parse on every view of the page (each trace is a few kilobytes of JSON).
+HEALTH_WINDOW = 200
+
+
+def current_health() -> tuple[list[ArchiveHealth], int]:
+    """Each Archive's row, and how many traces they were counted from."""
+    storage = get_storage()
+    traces = storage.recent_traces(HEALTH_WINDOW)
+    local = {
+        endpoint.address: "this portal's own" if endpoint.name == OWN_ARCHIVE_NAME else "demo, in-process"
+        for endpoint in get_in_process_transport().endpoints()
+    }
+    return archive_health(traces, ArchiveStore(storage).archives(), local), len(traces)
+
+
+@bp.get("/archives/health")
+def archives_health():
+    rows, traces = current_health()
+    return render_template("health/archives.html", rows=rows, traces=traces, window=HEALTH_WINDOW)
