@@ -14,6 +14,10 @@ What converts, and how:
 * ``"user"``: computed from the host or IP the caller supplied (not checked against anything);
 * ``None``: unknown (``prefix.rep`` or ``prefix.ibip`` is then ``None``).
 
+When the pair is one of the real servers of ``data/known_servers.json``, ``prefix.reference``
+is the published reference that prints both forms of one of its items (servers.py): the
+conversion says which pair it used and why that pair is a fact.
+
 ``prefix.host`` is the host of the repository-name prefix (Algorithm 1 inverse); ``prefix.ip``
 and ``prefix.port`` are the IP and port the IBIp prefix decodes to (the port of the IBIp
 form: URLib used 80 in names and 800 in IBIps for one server, and a repository-name port is
@@ -44,6 +48,7 @@ from ibiportal.ibi.ibip import decode_ibip_prefix, decode_ibip_suffix, ibip_pref
 from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS, ibip_prefixes_for, rep_prefixes_for
 from ibiportal.ibi.repository import DEFAULT_PORT as REP_DEFAULT_PORT
 from ibiportal.ibi.repository import RepositoryName, decode_rep_prefix, rep_prefix, rep_suffix
+from ibiportal.ibi.servers import known_server
 from ibiportal.ibi.syntax import SEPARATOR
 
 SOURCE_TABLE = "table"
@@ -60,6 +65,7 @@ class PrefixInfo:
     ip: str | None
     port: int | None
     source: str | None
+    reference: str | None = None
 
 
 @dataclass(frozen=True)
@@ -97,6 +103,7 @@ class Conversion:
                 "ip": self.prefix.ip,
                 "port": self.prefix.port,
                 "source": self.prefix.source,
+                "reference": self.prefix.reference,
             },
             "suffix": {"rep": self.suffix.rep, "ibip": self.suffix.ibip},
             "utc": self.utc,
@@ -231,6 +238,7 @@ def convert_precisely(
         ibip_text = identifier.prefix
         suffixes = SuffixPair(rep_suffix(identifier.date), identifier.suffix)
     decoded_ip, decoded_port = decode_ibip_prefix(ibip_text) if ibip_text else (None, None)
+    server = known_server(rep_text, ibip_text) if source == SOURCE_TABLE and rep_text and ibip_text else None
     return Conversion(
         input=text,
         form=identifier.form,
@@ -243,6 +251,7 @@ def convert_precisely(
             ip=decoded_ip,
             port=decoded_port,
             source=source,
+            reference=server.reference if server else None,
         ),
         suffix=suffixes,
         utc=identifier.utc,

@@ -21,15 +21,12 @@ from functools import lru_cache
 from ibiportal.errors import ParseError
 from ibiportal.ibi.ibip import decode_ibip_prefix
 from ibiportal.ibi.repository import decode_rep_prefix
+from ibiportal.ibi.servers import KNOWN_SERVERS
 
-#: The pairs of file 003 (STANDARD.md §1.4). ``LK47B6W`` decodes to 127.0.0.1, port 800.
-KNOWN_PREFIX_PAIRS: tuple[tuple[str, str], ...] = (
-    ("sid.inpe.br/mtc-m18", "8JMKD3MGP8W"),
-    ("sid.inpe.br/mtc-m18@80", "8JMKD3MGP8W"),
-    ("sid.inpe.br/mtc-m19", "8JMKD3MGP7W"),
-    ("sid.inpe.br/mtc-m19@80", "8JMKD3MGP7W"),
-    ("iconet.com.br/banon", "LK47B6W"),
-)
+#: The pairs of real servers (data/known_servers.json, each with its public source): file 003's
+#: first (STANDARD.md §1.4; ``LK47B6W`` decodes to 127.0.0.1, port 800), then those found in
+#: published references.
+KNOWN_PREFIX_PAIRS: tuple[tuple[str, str], ...] = tuple(server.pair for server in KNOWN_SERVERS)
 
 
 def _normalized_pairs(pairs: Iterable[Sequence[str]]) -> tuple[tuple[str, str, tuple[str, int]], ...]:

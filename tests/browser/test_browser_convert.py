@@ -153,7 +153,7 @@ def test_administrator_adds_a_prefix_pair(admin_page):
 
 def test_prefix_table_without_login_offers_no_form(page):
     page.goto("/convert/prefixes")
-    expect(page.get_by_role("row").filter(has_text="8JMKD3MGP8W").first).to_contain_text("standard (file 003)")
+    expect(page.get_by_role("row").filter(has_text="8JMKD3MGP8W").first).to_contain_text("file 003 of the standards")
     expect(page.get_by_role("button", name="Add pair")).to_have_count(0)
     expect(page.get_by_role("link", name="log in")).to_be_visible()
 

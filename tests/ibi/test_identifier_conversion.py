@@ -4,11 +4,12 @@ from __future__ import annotations
 import pytest
 
 from ibiportal.errors import ParseError
+from ibiportal.ibi.servers import known_server
 from ibiportal.ibi.conversion import convert
 from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS, equivalent_rep_prefixes, ibip_prefixes_for, rep_prefixes_for
 
 SHAPE = {"input", "form", "rep", "ibip", "prefix", "suffix", "utc", "warnings"}
-PREFIX_SHAPE = {"rep", "ibip", "host", "ip", "port", "source"}
+PREFIX_SHAPE = {"rep", "ibip", "host", "ip", "port", "source", "reference"}
 
 
 def rep_prefix_of(identifier: str) -> str:
@@ -45,6 +46,7 @@ def test_to_dict_shape_and_values_for_the_standards_example():
             "ip": "150.163.34.243",
             "port": 800,
             "source": "table",
+            "reference": known_server("sid.inpe.br/mtc-m18@80", "8JMKD3MGP8W").reference,
         },
         "suffix": {"rep": "2009/02.16.17.46", "ibip": "34PGRBS"},
         "utc": "2009-02-16T17:46:00Z",
@@ -64,7 +66,7 @@ def test_ibip_to_rep_uses_the_first_listed_pair_and_says_there_are_others():
 def test_unknown_prefix_is_said_plainly():
     result = convert("dpi.inpe.br/banon/1999/01.09.22.14", KNOWN_PREFIX_PAIRS).to_dict()
     assert result["ibip"] is None and result["rep"] == "dpi.inpe.br/banon/1999/01.09.22.14"
-    assert result["prefix"] == {"rep": "dpi.inpe.br/banon", "ibip": None, "host": "banon.dpi.inpe.br", "ip": None, "port": None, "source": None}
+    assert result["prefix"] == {"rep": "dpi.inpe.br/banon", "ibip": None, "host": "banon.dpi.inpe.br", "ip": None, "port": None, "source": None, "reference": None}
     assert result["suffix"] == {"rep": "1999/01.09.22.14", "ibip": "9HFNHE"}
     assert [w for w in result["warnings"] if w.startswith("prefix unknown")]
     unknown_ibip = convert("J8LNKAN8PW/9HFNHE", KNOWN_PREFIX_PAIRS).to_dict()

@@ -32,7 +32,7 @@ def test_api_convert_every_seed_pair_both_ways(client, vectors):
 def test_api_convert_shape(client):
     body = client.get("/api/v1/convert?ibi=8JMKD3MGP8W/34PGRBS").get_json()
     assert set(body) == {"input", "form", "rep", "ibip", "prefix", "suffix", "utc", "warnings", "notes"}
-    assert set(body["prefix"]) == {"rep", "ibip", "host", "ip", "port", "source"}
+    assert set(body["prefix"]) == {"rep", "ibip", "host", "ip", "port", "source", "reference"}
     assert body["prefix"]["ip"] == "150.163.34.243" and body["prefix"]["port"] == 800
 
 
@@ -225,7 +225,10 @@ def test_prefix_table_lists_the_standards_pairs_and_added_ones(app, client, runn
     html = client.get("/convert/prefixes").get_data(as_text=True)
     assert f"{len(KNOWN_PREFIX_PAIRS) + 1} known prefix pairs" in html
     assert "<td><code>iconet.com.br/banon</code></td>" in html and "127.0.0.1, <span" in html
-    assert "<td>administrator</td>" in html and "banon.dpi.inpe.br" in html
+    assert '<td class="source">administrator' in html and "banon.dpi.inpe.br" in html
+    # Each real server's pair shows its published reference and the item printed in both forms.
+    assert "TATHU - Software para rastreio" in html
+    assert "<code>sid.inpe.br/mtc-m21d/2022/07.20.15.45</code> = <code>8JMKD3MGP3W34T/47AF772</code>" in html
     assert 'name="rep_prefix"' not in html  # no form for visitors
     assert 'href="/admin/login?next=/convert/prefixes"' in html
 

@@ -43,6 +43,7 @@ def test_home_page_shows_the_notes_and_the_original_resolver(client):
 def test_convert_page_api_and_cli(client, runner):
     html = client.get("/convert", query_string={"ibi": REPORT}).get_data(as_text=True)
     assert "8JMKD3MGP7W/3EPGUE5" in html and "report-number suffix" in html
+    assert "Prefix pair used: <code>sid.inpe.br/mtc-m19</code> = <code>8JMKD3MGP7W</code>" in html and "Example 6.2" in html
     body = client.get("/api/v1/convert", query_string={"ibi": REPORT}).get_json()
     assert (body["input"], body["rep"], body["ibip"]) == (REPORT, "sid.inpe.br/mtc-m19/2013/09.04.12.27.57", "8JMKD3MGP7W/3EPGUE5")
     assert any("`-TDI`" in note["message"] for note in body["notes"])

@@ -26,8 +26,9 @@ from ...ibi.batch import (
 from ...ibi.classify import ibi_of
 from ...ibi.conversion import convert
 from ...ibi.ibip import decode_ibip_prefix
-from ...ibi.prefixes import KNOWN_PREFIX_PAIRS, check_prefix_pair
+from ...ibi.prefixes import check_prefix_pair
 from ...ibi.repository import decode_rep_prefix
+from ...ibi.servers import KNOWN_SERVERS, KnownServer
 from ..auth.session import admin_required, current_admin
 from ..context import get_storage, known_prefix_pairs
 from ..form_errors import add_error, show_error
@@ -45,8 +46,6 @@ DOWNLOAD_PREFIX = "download"
 #: is refused next to its field rather than by Flask's default 500 kB cap (a bare 413 page).
 BATCH_FORM_MEMORY = 4 * MAX_BYTES
 _BATCH_ENDPOINTS = frozenset({"convert.convert_page", "convert.download_csv"})
-#: Where the standard's own pairs come from (STANDARD.md §1.4).
-STANDARD_SOURCE = "standard (file 003)"
 
 
 @bp.url_value_preprocessor
@@ -163,16 +162,21 @@ class PairRow:
     ibip_port: int
     source: str
     added_at: str | None
+    item: tuple[str, str] | None = None
+    found_in: str | None = None
 
 
-def _pair_row(rep: str, ibip: str, source: str, added_at: str | None) -> PairRow:
+def _pair_row(rep: str, ibip: str, source: str, added_at: str | None, server: KnownServer | None = None) -> PairRow:
     host, rep_port = decode_rep_prefix(rep)
     ip, ibip_port = decode_ibip_prefix(ibip)
-    return PairRow(rep, ibip, host, rep_port, ip, ibip_port, source, added_at)
+    item = (server.item_rep, server.item_ibip) if server else None
+    return PairRow(rep, ibip, host, rep_port, ip, ibip_port, source, added_at, item, server.found_in if server else None)
 
 
 def _prefix_table() -> list[PairRow]:
-    standard = [_pair_row(rep, ibip, STANDARD_SOURCE, None) for rep, ibip in KNOWN_PREFIX_PAIRS]
+    """The real servers of the data file, each with the reference printing one item in both forms,
+    then the pairs administrators added."""
+    standard = [_pair_row(server.rep_prefix, server.ibip_prefix, server.reference, None, server) for server in KNOWN_SERVERS]
     added = [_pair_row(r.rep_prefix, r.ibip_prefix, r.source, r.added_at) for r in get_storage().prefix_pair_records()]
     return standard + added
 
