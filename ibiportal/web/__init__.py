@@ -14,6 +14,7 @@ from .api import cite as api_cite  # noqa: F401  (its routes join api_bp: /api/v
 from .api import classify as api_classify  # noqa: F401  (its routes join api_bp: /api/v1/classify)
 from .api import health as api_health  # noqa: F401  (its routes join api_bp: /api/v1/archives/health)
 from .api import convert_batch as api_convert_batch  # noqa: F401  (its routes join api_bp: /api/v1/convert/batch)
+from .api import extract as api_extract  # noqa: F401  (its routes join api_bp: /api/v1/extract)
 from .api.docs import docs_bp as api_docs_bp  # its openapi.json joins api_bp
 from .archive.views import bp as archive_bp
 from .archive.views import register_service_route as register_archive_service
@@ -26,6 +27,7 @@ from .demo_cli import demo_cli
 from .errors import register_errorhandlers
 from .health.views import bp as health_bp
 from .identifiers.views import bp as identifiers_bp
+from .references.views import bp as references_bp
 from .resolve.views import bp as resolve_bp
 from .registration.views import bp as registration_bp
 from .trace.views import bp as trace_bp
@@ -51,6 +53,7 @@ def register(app: Flask) -> None:
     app.register_blueprint(convert_bp)
     app.register_blueprint(trace_bp)
     app.register_blueprint(cite_bp)
+    app.register_blueprint(references_bp)
     app.register_blueprint(admin_bp)
     app.register_blueprint(health_bp)
     app.register_blueprint(api_bp)

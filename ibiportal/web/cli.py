@@ -1,4 +1,4 @@
-"""CLI: ``flask --app app ibi mint|convert`` and ``flask --app app init-db``.
+"""CLI: ``flask --app app ibi mint|convert|extract|prefix-pair`` and ``flask --app app init-db``.
 
 Errors go to standard error as ``error: <input>: <message> (at character N)`` and the
 command exits non-zero, so scripts can rely on the status.
@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import TextIO
 
 import click
 from flask import current_app
 from flask.cli import AppGroup
 
+from ..documents import check_found_count, check_text_size, text_of
 from ..errors import ParseError
+from ..ibi.extract import extract
 from ..ibi.classify import ibi_of, notes_as_warnings
 from ..ibi.batch import iter_conversions, iter_csv_rows, write_csv
 from ..ibi.conversion import convert
@@ -27,7 +30,7 @@ from .results import minted_to_dict
 #: the address ``bin/serve`` listens on.
 CLI_DEFAULT_BASE = "http://127.0.0.1:8000/"
 
-ibi_cli = AppGroup("ibi", help="Mint and convert IBIs.")
+ibi_cli = AppGroup("ibi", help="Mint and convert IBIs, and find them in files.")
 
 
 @ibi_cli.command("mint")
@@ -106,6 +109,30 @@ def convert_command(
             )
     if failed:
         sys.exit(1)
+
+
+@ibi_cli.command("extract")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.option("--json", "as_json", is_flag=True, help="Print the API's JSON answer instead of one line per IBI.")
+def extract_command(file: str, as_json: bool) -> None:
+    """Find every IBI in FILE (.txt, .bib, .ris or .pdf; - reads text from standard input)."""
+    try:
+        if file == "-":
+            text = sys.stdin.read()
+            check_text_size(text)
+        else:
+            text = text_of(file, Path(file).read_bytes())
+        result = extract(text, known_prefix_pairs(), current_app.config.get("RESOLVER_BASE") or CLI_DEFAULT_BASE)
+        check_found_count(len(result.found))
+    except ParseError as exc:
+        _fail(file, exc)
+    if as_json:
+        click.echo(json.dumps(result.to_dict(), ensure_ascii=False))
+        return
+    for found in result.found:
+        row = found.to_dict()
+        click.echo(f"{row['line']}\t{' '.join(row['text'].split())}\t{row['rep'] or 'unknown'}\t{row['ibip'] or 'unknown'}\t{row['persistent_url']}")
+    click.echo(f"{len(result.found)} IBIs found, {result.distinct} distinct items", err=True)
 
 
 @ibi_cli.command("prefix-pair")

@@ -14,6 +14,7 @@ MAIN_NAVIGATION = [
     ("Parse", "urls.parse_page", False, "urls.parse"),
     ("Trace", "trace.trace_page", False, "trace."),
     ("Cite", "cite.cite_page", False, "cite."),
+    ("References", "references.references_page", False, "references."),
     ("Archives", "admin.archives_page", True, "admin."),
 ]
 

@@ -1,0 +1,206 @@
+"""Finding the IBIs in a text: a reference list, a BibTeX or RIS file, the text of a PDF.
+
+Two kinds of candidate are looked for, in one pass over the text:
+
+* **links**: ``http(s)://…`` up to a space or a character no URL has (``<>"'`` …), and the
+  scheme-less ``urlib.net/…`` and ``<host>.inpe.br/…``; a link broken at the end of a line
+  (as a PDF prints a long URL) is joined to the start of the next line when the line ends
+  inside it and the joined text reads as an IBI;
+* **bare IBIs**: an IBIp in upper case (``8JMKD3MGP3W34T/47AF772``, also after ``ibi:``) and a
+  repository name with its date (``sid.inpe.br/mtc-m21d/2022/07.20.15.45``, with an optional
+  report-number suffix such as ``-NTC``), standing on their own (not inside a word or a link).
+
+Each candidate is read by :func:`~ibiportal.ibi.classify.classify`, the recogniser of every
+entry point, after the punctuation around it in a sentence is set aside. A link counts only
+when it is one of URLib's: its host is ``urlib.net`` or an INPE server (``*.inpe.br``), its
+path starts with URLib's ``/ibi/``, ``/rep/`` or ``/col/`` segments, or the IBI it names has a
+known prefix (either form) or a repository name whose prefix has a dot, as Algorithm 1 makes
+them. So DOIs (``10.1109/ACCESS.2020.2997019`` has no date part), ordinary URLs and dates
+that merely look like ``2020/01.02.03.04`` inside another site's URL are not IBIs.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ibiportal.ibi.classify import Classification, classify, notes_as_warnings
+from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS
+from ibiportal.ibi.url import DEFAULT_RESOLVER
+
+_LINK = re.compile(
+    r"(?:https?://|(?<![\w.@/-])(?:urlib\.net|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.inpe\.br)/)[^\s<>\"'`{}|\\^]+",
+    re.IGNORECASE,
+)
+_DIGIT = "[2-9A-HJ-NP-U]"
+_IBIP = re.compile(rf"(?<![\w/.@:-])(?:ibi:)?{_DIGIT}+[WX]{_DIGIT}*/{_DIGIT}{{4,}}(?:W{_DIGIT}+)?(?![\w/])", re.IGNORECASE)
+_IBIP_UPPER = re.compile(rf"(?:[iI][bB][iI]:)?{_DIGIT}+[WX]{_DIGIT}*/{_DIGIT}{{4,}}(?:W{_DIGIT}+)?")
+"""Printed IBIps are upper case: ``and/or`` or ``ok/done`` in lower case are words, not IBIps."""
+_REP = re.compile(
+    r"(?<![\w/.@-])(?:ibi:)?[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+"
+    r"/[a-z0-9][a-z0-9-]*(?:[@.][0-9]{1,5})?/[0-9]{4}/[0-9]{2}\.[0-9]{2}\.[0-9]{2}\.[0-9]{2}(?:\.[0-9]{2}(?:\.[0-9]+)?)?"
+    r"(?-i:-[A-Z]{2,5})?(?![\w/])",
+    re.IGNORECASE,
+)
+_URLIB_HOST = re.compile(r"(?:^|\.)(?:urlib\.net|inpe\.br)$", re.IGNORECASE)
+_SEGMENT_NOTE = ("path segment URLib", "direct link to a file in an Archive")
+_CLOSING = {")": "(", "]": "[", "}": "{"}
+_SENTENCE_END = ".,;:!?*"
+
+
+@dataclass(frozen=True)
+class Found:
+    """One IBI found: the text as found, where (``line`` 1-based; ``start`` and ``end`` 0-based
+    offsets in the whole text, ``text[start:end]``), and what it was read as."""
+
+    text: str
+    line: int
+    start: int
+    end: int
+    reading: Classification
+
+    @property
+    def key(self) -> str:
+        """The item, whichever form was found: its IBIp when known, else its IBI (case-folded)."""
+        return (self.reading.ibip or self.reading.ibi or "").casefold()
+
+    def to_dict(self) -> dict:
+        """``{"text", "line", "start", "end", "ibi", "form", "rep", "ibip", "persistent_url", "warnings"}``:
+        the persistent URL on the resolver the text names (urlib.net for a bare IBI); the warnings
+        are the recogniser's notes, then the conversion's."""
+        reading = self.reading
+        conversion = reading.conversion
+        return {
+            "text": self.text,
+            "line": self.line,
+            "start": self.start,
+            "end": self.end,
+            "ibi": reading.ibi,
+            "form": reading.form,
+            "rep": reading.rep,
+            "ibip": reading.ibip,
+            "persistent_url": reading.original_url,
+            "warnings": [
+                *notes_as_warnings(reading.ibi or "", reading.notes),
+                *(conversion.warnings if conversion else ()),
+            ],
+        }
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """Every IBI found in a text, in order; ``distinct`` counts items (both forms of one count once)."""
+
+    found: tuple[Found, ...]
+    lines: tuple[str, ...]
+
+    def in_line(self, found: Found, context: int = 80) -> tuple[str, str, str]:
+        """The found text in its line, for a reader: ``(before, found, after)``, at most ``context``
+        characters on each side (a PDF's paragraph may be one long line); a text that goes on to
+        the next line is shown up to the line's end."""
+        offset = sum(len(line) + 1 for line in self.lines[: found.line - 1])
+        line = self.lines[found.line - 1]
+        column = found.start - offset
+        stop = min(len(line), column + (found.end - found.start))
+        before = line[max(0, column - context) : column]
+        after = line[stop : stop + context]
+        return ("…" if column > context else "") + before, line[column:stop], after + ("…" if stop + context < len(line) else "")
+
+    @property
+    def distinct(self) -> int:
+        return len({found.key for found in self.found})
+
+    def to_dict(self) -> dict:
+        return {"found": [found.to_dict() for found in self.found], "count": len(self.found), "distinct": self.distinct}
+
+
+def extract(
+    text: str, known_pairs: Iterable[Sequence[str]] = KNOWN_PREFIX_PAIRS, base: str = DEFAULT_RESOLVER
+) -> Extraction:
+    """The IBIs in ``text``, in the order they appear (see the module docstring for what counts)."""
+    pairs = [tuple(pair) for pair in known_pairs]
+    prefixes = {prefix.casefold() for pair in pairs for prefix in pair[:2]}
+    line_starts = [0] + [match.end() for match in re.finditer(r"\n", text)]
+    taken: list[tuple[int, int]] = []
+    found: list[Found] = []
+    for match in _LINK.finditer(text):
+        candidate = _link_candidate(text, match.start(), match.end())
+        if candidate is None:
+            continue
+        end, reading = _read_link(text, match.start(), candidate, pairs, prefixes, base)
+        if reading is not None:
+            found.append(Found(text[match.start():end], _line_of(line_starts, match.start()), match.start(), end, reading))
+        taken.append((match.start(), max(end, match.end())))
+    for pattern in (_IBIP, _REP):
+        for match in pattern.finditer(text):
+            if any(start <= match.start() < end for start, end in taken):
+                continue
+            if pattern is _IBIP and not _IBIP_UPPER.fullmatch(match.group()):
+                continue
+            reading = classify(match.group(), pairs, base)
+            if reading.recognised:
+                found.append(Found(match.group(), _line_of(line_starts, match.start()), match.start(), match.end(), reading))
+                taken.append((match.start(), match.end()))
+    found.sort(key=lambda item: item.start)
+    return Extraction(tuple(found), tuple(text.split("\n")))
+
+
+def _link_candidate(text: str, start: int, end: int) -> int | None:
+    """Where a link found at ``start`` really ends: before the sentence's punctuation and an
+    unbalanced closing bracket (``(http://…)``, ``[x](http://…)``)."""
+    while end > start:
+        last = text[end - 1]
+        body = text[start : end - 1]
+        if last in _SENTENCE_END and last != ":" or last == ":" and end - start > 1 and text[end - 2] in ")>":
+            end -= 1
+        elif last in _CLOSING and body.count(_CLOSING[last]) < body.count(last) + 1:
+            end -= 1
+        else:
+            return end
+    return None
+
+
+def _read_link(
+    text: str, start: int, end: int, pairs: list, prefixes: set[str], base: str
+) -> tuple[int, Classification | None]:
+    """Read the link ``text[start:end]``; when it ends a line and does not read as an IBI by
+    itself (or stops at a ``/``, ``-``, ``.``, ``?``, ``&`` or ``=``, where a PDF breaks URLs),
+    try it joined with the first word of the next line. Returns its end and reading (None when
+    it is no URLib link)."""
+    reading = classify(text[start:end], pairs, base)
+    after = re.match(r"[ \t]*\r?\n[ \t]*([^\s<>\"'`{}|\\^]+)", text[end:])
+    if after and (not reading.recognised or text[end - 1] in "/-.?&="):
+        joined_end = _link_candidate(text, start, end + after.end())
+        if joined_end is not None and joined_end > end + after.start(1):
+            joined = classify(text[start:joined_end], pairs, base)
+            if joined.recognised and _is_urlib(joined, prefixes):
+                return joined_end, joined
+    if reading.recognised and _is_urlib(reading, prefixes):
+        return end, reading
+    return end, None
+
+
+def _is_urlib(reading: Classification, prefixes: set[str]) -> bool:
+    """A link is URLib's: its host, its ``/ibi/`` ``/rep/`` ``/col/`` segments, or an IBI that is one
+    for sure (a known prefix, or a repository name whose prefix has a dot, as Algorithm 1's do)."""
+    url = reading.url
+    if url is None:
+        return False
+    host = (url.resolver or "").split("://", 1)[-1].split("/", 1)[0].split(":", 1)[0]
+    if _URLIB_HOST.search(host):
+        return True
+    if any(marker in note.message for note in reading.notes for marker in _SEGMENT_NOTE):
+        return True
+    prefix = url.ibi.prefix
+    return prefix.casefold() in prefixes or (url.ibi.form == "rep" and "." in prefix.split("/", 1)[0])
+
+
+def _line_of(line_starts: list[int], offset: int) -> int:
+    low, high = 0, len(line_starts) - 1
+    while low < high:
+        middle = (low + high + 1) // 2
+        if line_starts[middle] <= offset:
+            low = middle
+        else:
+            high = middle - 1
+    return low + 1
