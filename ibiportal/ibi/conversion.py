@@ -187,7 +187,8 @@ class _PrefixSides:
             decoded_ip, decoded_port = decode_ibip_prefix(ibip_text) if ibip_text else (None, None)
         except ParseError:
             return None
-        return PrefixInfo(rep_text, ibip_text, host, decoded_ip, decoded_port, source), tuple(warnings)
+        reference = _reference(rep_text, ibip_text, source)
+        return PrefixInfo(rep_text, ibip_text, host, decoded_ip, decoded_port, source, reference), tuple(warnings)
 
 
 @lru_cache(maxsize=8)
@@ -238,7 +239,6 @@ def convert_precisely(
         ibip_text = identifier.prefix
         suffixes = SuffixPair(rep_suffix(identifier.date), identifier.suffix)
     decoded_ip, decoded_port = decode_ibip_prefix(ibip_text) if ibip_text else (None, None)
-    server = known_server(rep_text, ibip_text) if source == SOURCE_TABLE and rep_text and ibip_text else None
     return Conversion(
         input=text,
         form=identifier.form,
@@ -251,12 +251,20 @@ def convert_precisely(
             ip=decoded_ip,
             port=decoded_port,
             source=source,
-            reference=server.reference if server else None,
+            reference=_reference(rep_text, ibip_text, source),
         ),
         suffix=suffixes,
         utc=identifier.utc,
         warnings=tuple(warnings),
     )
+
+
+def _reference(rep_text: str | None, ibip_text: str | None, source: str | None) -> str | None:
+    """The published reference of the pair a table conversion used, when it is a known server's."""
+    if source != SOURCE_TABLE or not rep_text or not ibip_text:
+        return None
+    server = known_server(rep_text, ibip_text)
+    return server.reference if server else None
 
 
 def _ibip_prefix_for(
