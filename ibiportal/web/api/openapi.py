@@ -38,6 +38,11 @@ def _query(name: str, description: str, *, required: bool = False, repeated: boo
 #: requests (429, with ``Retry-After``); all in the one error shape.
 _ERRORS = {"4XX": _json(_ref("Error"), "Refused: the message names what is wrong and where")}
 
+_NOTES = {"type": "array", "description": "what the recogniser set aside or interpreted to read the IBI "
+                    "(`IBI: <…>.`, `/ibi/`, `-TDI`, …), with its 1-based span in the text as given",
+          "items": {"type": "object", "required": ["message", "start", "end"], "properties": {
+              "message": {"type": "string"}, "start": {"type": "integer"}, "end": {"type": "integer"}}}}
+
 _SCHEMAS: dict[str, dict] = {
     "Error": {
         "type": "object",
@@ -116,11 +121,15 @@ _SCHEMAS: dict[str, dict] = {
                     "ip": _NULLABLE_STRING,
                     "port": {"type": ["integer", "null"]},
                     "source": _NULLABLE_STRING,
+                    "reference": {"type": ["string", "null"],
+                                  "description": "the published reference printing both forms of one item of the "
+                                                 "known server whose pair was used (data/known_servers.json)"},
                 },
             },
             "suffix": {"type": "object", "properties": {"rep": {"type": "string"}, "ibip": {"type": "string"}}},
             "utc": {"type": "string"},
             "warnings": _STRINGS,
+            "notes": _NOTES,
         },
     },
     "BatchRow": {
@@ -151,6 +160,7 @@ _SCHEMAS: dict[str, dict] = {
             "canonical": {"type": "object", "properties": {"symbols": {"type": "string"}, "verblist": {"type": "string"}}},
             "form": {"enum": ["rep", "ibip"]},
             "query": {"type": "array", "items": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2}},
+            "notes": _NOTES,
             "portal_url": {"type": "string", "description": "the same URL on this portal"},
         },
     },
@@ -167,6 +177,10 @@ _SCHEMAS: dict[str, dict] = {
             "ibip": _NULLABLE_STRING,
             "utc": _NULLABLE_STRING,
             "persistent_url": _NULLABLE_STRING,
+            "portal_url": {"type": ["string", "null"], "description": "the same request on this portal"},
+            "original_url": {"type": ["string", "null"],
+                             "description": "the same request on the resolver the text came from (urlib.net for a bare IBI)"},
+            "notes": _NOTES,
             "warnings": _STRINGS,
             "error": {"oneOf": [{"type": "null"}, {"type": "object", "required": ["message"],
                                                    "properties": {"message": {"type": "string"}}}]},
@@ -261,6 +275,31 @@ _SCHEMAS: dict[str, dict] = {
     },
 }
 
+_SCHEMAS["Extraction"] = {
+    "type": "object",
+    "required": ["found", "count", "distinct"],
+    "properties": {
+        "found": {"type": "array", "items": {
+            "type": "object",
+            "required": ["text", "line", "start", "end", "ibi", "form", "rep", "ibip", "persistent_url", "warnings"],
+            "properties": {
+                "text": {"type": "string", "description": "the text as found"},
+                "line": {"type": "integer", "description": "1-based line where it starts"},
+                "start": {"type": "integer", "description": "0-based offset in the text: text[start:end]"},
+                "end": {"type": "integer"},
+                "ibi": {"type": "string"},
+                "form": {"enum": ["rep", "ibip"]},
+                "rep": _NULLABLE_STRING,
+                "ibip": _NULLABLE_STRING,
+                "persistent_url": {"type": "string"},
+                "warnings": _STRINGS,
+            },
+        }},
+        "count": {"type": "integer"},
+        "distinct": {"type": "integer", "description": "items, both forms of one counted once"},
+    },
+}
+
 _URL_ANSWER = _json(_ref("PersistentUrl"), "The URL's fields, meaning and canonical forms")
 
 _PATHS: dict[str, dict] = {
@@ -329,6 +368,19 @@ _PATHS: dict[str, dict] = {
         "parameters": [_query("ibi", "an IBI or a persistent URL", required=True)],
         "responses": {"200": _json(_ref("Citation"), "The record and every citation form"), **_ERRORS},
     }},
+    "/api/v1/extract": {"post": {
+        "operationId": "extract", "summary": "Every IBI in a text or a .txt, .bib, .ris or .pdf file, in order",
+        "description": f"At most 1 MB of text (413 beyond) and {MAX_ROWS:,} IBIs (400 beyond); DOIs, ordinary "
+                       "links and date-like paths of other sites are not IBIs.",
+        "requestBody": {"required": True, "content": {
+            "application/json": {"schema": {"type": "object", "required": ["text"],
+                                            "properties": {"text": {"type": "string"}}}},
+            "multipart/form-data": {"schema": {"type": "object", "properties": {
+                "file": {"type": "string", "format": "binary", "description": ".txt, .bib, .ris or .pdf"},
+                "text": {"type": "string"}}}},
+        }},
+        "responses": {"200": _json(_ref("Extraction"), "The IBIs found"), **_ERRORS},
+    }},
     "/api/v1/trace": {"post": {
         "operationId": "runTrace", "summary": "Resolve a persistent URL and return every message (never cached)",
         "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("TraceRequest")}}},
@@ -355,7 +407,7 @@ def openapi_document() -> dict:
         "info": {
             "title": "IBI Portal API",
             "version": API_VERSION,
-            "description": "Mint, convert, parse, compose, classify, cite and trace IBIs, the persistent "
+            "description": "Mint, convert, parse, compose, classify, find, cite and trace IBIs, the persistent "
                            "identifiers of INPE's URLib. Errors are `{\"error\": {\"message\", \"position\"}}` "
                            "with a 4xx status.",
         },
