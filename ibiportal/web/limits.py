@@ -19,8 +19,10 @@ SERVICE``                  (a key check costs an scrypt)
 ``RATELIMIT_API``          every request to ``/api/v1/*``, all endpoints       120/minute
                            together, per IP
 ``RATELIMIT_TRACE``        traces and citations, API and pages together        20/minute
-                           (``ON_DEMAND_RESOLUTIONS``): each one sends
-                           messages to every Archive, bypassing the cache
+                           (``ON_DEMAND_RESOLUTIONS``, and ``GET /<IBI>``
+                           with a citation type in ``Accept``): each one
+                           sends messages to every Archive, bypassing the
+                           cache
 =========================  ==================================================  =============
 
 Once a failure limit is reached, every request it covers is refused until the window
@@ -58,6 +60,8 @@ from .api.views import bp as api_bp
 from .auth.views import bp as auth_bp
 from .cite.views import bp as cite_bp
 from .registration.views import bp as registration_bp
+from .resolve.negotiation import mentions_citation
+from .resolve.views import bp as resolve_bp
 from .trace.views import bp as trace_bp
 
 #: The settings holding a limit, checked at start-up.
@@ -99,8 +103,15 @@ def _failed_login(response: Response) -> bool:
     return response.status_code != 302
 
 
+def _asks_for_citation() -> bool:
+    """``GET /<IBI>`` with a citation type in ``Accept``: a citation, made like the Cite page's."""
+    return request.endpoint == RESOLVE_ENDPOINT and mentions_citation(request.headers.get("Accept", ""))
+
+
 def _not_on_demand_resolution() -> bool:
     """Only a request that resolves counts: the Cite page without an IBI is just the form."""
+    if _asks_for_citation():
+        return False
     if request.endpoint not in ON_DEMAND_RESOLUTIONS:
         return True
     return request.method == "GET" and not request.args.get("ibi")
@@ -136,7 +147,7 @@ def init_app(app: Flask) -> Limiter:
     limiter.init_app(app)
     # Not limited, and not even looked at: the limiter's per-request work was a quarter of a
     # cached resolution's (benchmarks/cache.py).
-    limiter.request_filter(lambda: request.endpoint == RESOLVE_ENDPOINT)
+    limiter.request_filter(lambda: request.endpoint == RESOLVE_ENDPOINT and not _asks_for_citation())
     app.extensions["ibiportal.limiter"] = limiter
     if not limiter.enabled:
         return limiter
@@ -178,6 +189,6 @@ def init_app(app: Flask) -> Limiter:
         exempt_when=_not_on_demand_resolution,
         error_message=message("traces and citations from your address", "RATELIMIT_TRACE"),
     )
-    for blueprint in (api_bp, trace_bp, cite_bp):
+    for blueprint in (api_bp, trace_bp, cite_bp, resolve_bp):
         on_demand(blueprint)
     return limiter

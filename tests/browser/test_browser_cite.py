@@ -115,3 +115,43 @@ def test_cite_page_on_a_phone(phone, live_server):
     width = phone.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, f"the page scrolls sideways on a phone ({width}px)"
     shoot(phone, "cite-phone")
+
+
+#: The demo Archive "library": one item per case the styles must handle, with the emphasis
+#: each style gives it (APA italic, NBR bold) — none for a part of a larger work in APA, and
+#: none in NBR for an item cited by its title.
+LIBRARY = [
+    ("D7N2U8HW/3UGHFGH", "doctoral thesis", "SILVA, M. da.", True, True),
+    ("D7N2U8HW/47AF772", "report", "SILVA, M. da; LEITE FILHO, W. de C.; SANTIAGO JÚNIOR, V. A. de.", True, True),
+    ("D7N2U8HW/4A6FS32", "conference paper", "COSTA, A. P. dos S.; VAN DER BERG, J.; OLIVEIRA NETO, P.", False, False),
+    ("D7N2U8HW/4497CA2", "dataset", "INSTITUTO NACIONAL DE PESQUISAS ESPACIAIS.", True, True),
+    ("D7N2U8HW/4B3H4DL", "other", "BOLETIM de monitoramento do Pantanal: março de 2024.", True, False),
+    ("D7N2U8HW/3QKMHES", "master's thesis", "SANTOS SOBRINHO, J. dos.", True, True),
+]
+
+
+def test_the_cite_page_shows_every_style_for_the_demo_records_with_emphasis(page, phone, live_server):
+    for ibip, kind, inpe_start, apa_italic, nbr_bold in LIBRARY:
+        page.goto(f"/cite?ibi={ibip}")
+        url = f"{live_server.url}/{ibip}"
+        sections = page.locator("section.citation")
+        expect(sections).to_have_count(6)
+        for index in range(6):
+            expect(sections.nth(index).locator(".citation-text")).to_contain_text(url)
+        inpe = page.locator('section[data-style="inpe"] .citation-text')
+        expect(inpe).to_contain_text(inpe_start)
+        expect(inpe).to_contain_text(f"IBI: <{ibip}>.")
+        expect(page.locator('section[data-style="apa"] .citation-text i')).to_have_count(1 if apa_italic else 0)
+        expect(page.locator('section[data-style="harvard"] .citation-text i')).to_have_count(1 if apa_italic else 0)
+        expect(page.locator('section[data-style="abnt"] .citation-text b')).to_have_count(1 if nbr_bold else 0)
+        expect(page.locator(".cite-item")).to_contain_text(kind.capitalize())
+        if ibip == "D7N2U8HW/3UGHFGH":
+            style = page.locator('section[data-style="apa"] .citation-text i').evaluate("e => getComputedStyle(e).fontStyle")
+            assert style == "italic"
+            weight = inpe.locator("b").evaluate("e => getComputedStyle(e).fontWeight")
+            assert int(weight) >= 600
+            shoot(page, "cite-thesis-desktop")
+            phone.goto(f"/cite?ibi={ibip}")
+            width = phone.evaluate("document.documentElement.scrollWidth")
+            assert width <= 390, f"the page scrolls sideways on a phone ({width}px)"
+            shoot(phone, "cite-thesis-phone")

@@ -22,6 +22,7 @@ from ..errors import error_response, wants_json
 from ..resolution import StoredResolution, cached, diagnosis_of, request_client, resolve_and_cache, trace_permalink
 from ..services import get_resolution_cache
 from ..statuses import ALERT_STATUS, FOUND_STATUS
+from .negotiation import citation_response, negotiate
 
 bp = Blueprint("resolve", __name__)
 
@@ -39,12 +40,16 @@ bp.record_once(lambda state: state.app.url_map.converters.setdefault("persistent
 
 @bp.get("/<persistent:ibi_path>")
 def resolve(ibi_path: str):
-    """Resolve a persistent URL: 302 to the URL an Archive answered, or the alert.
+    """Resolve a persistent URL: 302 to the URL an Archive answered, or the alert; or, for an
+    ``Accept`` that asks for a citation type above all else, the item's citation.
 
     ``/ibi/<…>`` and ``/rep/<…>``, as urlib.net's links are printed, are read as ``/<…>``: the
     received URL loses the segment, so redirect, alert, trace and cache are those of ``/<…>``.
     """
     received = received_url()
+    wanted = negotiate(request.headers.get("Accept"))
+    if wanted is not None:  # a citation type asked for above all else (negotiation.py)
+        return citation_response(wanted, received)
     hit = cached(received)  # only resolutions of URLs that parsed are cached
     if isinstance(hit, CachedRedirect):
         return with_trace_headers(redirect(hit.url, code=FOUND_STATUS), hit.trace_url, "hit")
@@ -96,6 +101,7 @@ def with_trace_headers(response: Response, trace_url: str, cache: str) -> Respon
         "X-IBI-Trace": trace_url,
         "X-IBI-Cache": cache,
         "Cache-Control": "no-store",
+        "Vary": "Accept",  # a citation type in Accept gets the citation instead (negotiation.py)
     })
     return response
 
