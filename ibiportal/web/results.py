@@ -1,6 +1,8 @@
 """Domain results → JSON-ready dicts, shared by the API, the pages and the CLI."""
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from collections.abc import Sequence
 
 from ..ibi.explain import EXPLANATION_LANGUAGES, explain
@@ -22,6 +24,7 @@ def minted_to_dict(item: MintedItem, base: str) -> dict:
         "creators": list(item.creators),
         "date": item.item_date,
         "language": item.language,
+        **asdict(item.bibliographic),
     }
 
 

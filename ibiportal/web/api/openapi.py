@@ -10,12 +10,18 @@ Every error is the portal's one shape, ``{"error": {"message", "position"[, "fie
 """
 from __future__ import annotations
 
+from ...citation import SLUGS, STYLE_KEYS
 from ...minting import MAX_COUNT
 from ...ibi.batch import MAX_ROWS
 from ...resolver.trace import AlertReason, Status, StepKind
 
 _NULLABLE_STRING = {"type": ["string", "null"]}
 _STRINGS = {"type": "array", "items": {"type": "string"}}
+#: What a reference needs beyond title, creators and date (ibiportal.storage.Bibliographic).
+_BIBLIOGRAPHIC = ("publisher", "place", "extent", "degree", "report_number")
+#: One text per citation style, under the style's key.
+_STYLE_TEXTS = {"type": "object", "required": list(STYLE_KEYS), "properties": {key: {"type": "string"} for key in STYLE_KEYS},
+                "additionalProperties": False}
 
 
 def _ref(name: str) -> dict:
@@ -82,6 +88,7 @@ _SCHEMAS: dict[str, dict] = {
             "creators": _STRINGS,
             "date": _NULLABLE_STRING,
             "language": _NULLABLE_STRING,
+            **{name: _NULLABLE_STRING for name in _BIBLIOGRAPHIC},
         },
     },
     "MintRequest": {
@@ -101,6 +108,15 @@ _SCHEMAS: dict[str, dict] = {
             "previous_edition": {"type": ["string", "null"],
                                  "description": "an item of this portal this one is the next edition of"},
             "translation_of": {"type": ["string", "null"], "description": "an item of this portal this one translates"},
+            "item_type": {"enum": [*SLUGS, None], "description": "the kind of item: BibTeX, RIS and CSL types and "
+                          "each style's wording follow it"},
+            "publisher": {"type": ["string", "null"], "description": "publisher, or the institution of a thesis"},
+            "place": {"type": ["string", "null"], "description": "place of publication"},
+            "extent": {"type": ["string", "null"], "description": "number of pages, e.g. 39"},
+            "degree": {"type": ["string", "null"], "description": "a thesis's degree, e.g. Doutorado em Computação "
+                       "Aplicada (only with item_type master's thesis or doctoral thesis)"},
+            "report_number": {"type": ["string", "null"], "description": "a report's number, or INPE's document-type "
+                              "code (NTC, TDI) appended to the repository name"},
         },
     },
     "Conversion": {
@@ -261,12 +277,14 @@ _SCHEMAS: dict[str, dict] = {
             "oai_dc_url": _NULLABLE_STRING,
             "metadata": {"type": "object", "properties": {
                 "title": _NULLABLE_STRING, "creators": _STRINGS, "date": _NULLABLE_STRING,
-                "language": _NULLABLE_STRING, "publisher": _NULLABLE_STRING,
+                "language": _NULLABLE_STRING, "item_type": {"enum": list(SLUGS)},
+                **{name: _NULLABLE_STRING for name in _BIBLIOGRAPHIC},
             }},
             "trace": {"type": "string"},
             "citations": {"type": "object", "required": ["formatted", "bibtex", "ris", "csl_json"], "properties": {
                 "key": {"type": "string"},
-                "formatted": {"type": "object", "additionalProperties": {"type": "string"}},
+                "formatted": _STYLE_TEXTS | {"description": "each style as plain text"},
+                "formatted_html": _STYLE_TEXTS | {"description": "each style as HTML with <i> and <b>"},
                 "bibtex": {"type": "string"},
                 "ris": {"type": "string"},
                 "csl_json": {},
