@@ -155,3 +155,14 @@ def test_the_cite_page_shows_every_style_for_the_demo_records_with_emphasis(page
             width = phone.evaluate("document.documentElement.scrollWidth")
             assert width <= 390, f"the page scrolls sideways on a phone ({width}px)"
             shoot(phone, "cite-thesis-phone")
+
+
+def test_reference_manager_metadata_is_data_the_csp_allows(page, live_server):
+    """The JSON-LD is read as data (no CSP report, no console error: the page fixture fails on
+    any) and names the item; the citation_* tags are in the head, as Zotero's connector reads them."""
+    for path in (f"/cite?ibi={LIBRARY[0][0]}", f"/?q={LIBRARY[0][0]}", f"/demo/archives/library/col/ibiportal.test/lab/2019/12.04.15.16/doc/publicacao.pdf"):
+        page.goto(path)
+        data = page.evaluate("JSON.parse(document.querySelector('script[type=\"application/ld+json\"]').textContent)")
+        assert data["@type"] == "Thesis" and data["url"] == f"{live_server.url}/{LIBRARY[0][0]}"
+        authors = page.evaluate("[...document.querySelectorAll('meta[name=citation_author]')].map(m => m.content)")
+        assert authors == ["Silva, Maria da"]

@@ -8,6 +8,7 @@ from ...archive.model import Item
 from ...archive.oai_dc import oai_dc_xml
 from ...archive.service import ArchiveService
 from ...errors import ParseError
+from ..cite.embedded import embedded_metadata, item_record
 from ..context import resolver_base
 from ..services import get_demo_archives, get_own_archive
 
@@ -40,7 +41,9 @@ def own_item_metadata(ibi: str):
 @bp.get("/archive/items/<path:ibi>")
 def own_item(ibi: str):
     """The landing page of an item minted without a target URL."""
-    return render_template("archive/item.html", item=_find(get_own_archive(), ibi), archive="this portal")
+    item = _find(get_own_archive(), ibi)
+    embedded = embedded_metadata(item_record(item))
+    return render_template("archive/item.html", item=item, archive="this portal", embedded=embedded)
 
 
 @bp.get("/demo/archives/<name>/col/<path:rest>")
@@ -55,7 +58,8 @@ def demo_item_resource(name: str, rest: str):
             return render_template("archive/metadata.html", item=item, archive=name)
     ibi, _, path = rest.partition("/doc/")
     item = _find(service, ibi)
-    return render_template("archive/item.html", item=item, archive=name, file=path or None)
+    embedded = embedded_metadata(item_record(item))
+    return render_template("archive/item.html", item=item, archive=name, file=path or None, embedded=embedded)
 
 
 @bp.get("/demo/archives/<name>/filelist/<path:ibi>")

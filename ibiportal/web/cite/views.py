@@ -15,6 +15,7 @@ from flask import Blueprint, Response, abort, render_template, request
 from ...citation import STYLES
 from ...errors import ParseError
 from ..form_errors import show_error
+from .embedded import embedded_metadata
 from .forms import CiteForm
 from .lookup import CiteProblem, CiteResult, cite, trace_links
 
@@ -52,6 +53,7 @@ def cite_page():
             trace=trace_links(trace_id) if trace_id else None,
             styles=STYLES,
             csl_json=csl_json_file(result) if result else None,
+            embedded=embedded_metadata(result.record if result else None),
         ),
         status,
     )

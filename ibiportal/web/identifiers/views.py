@@ -10,6 +10,7 @@ from ...ibi.classify import classify
 from ...ibi.explain import explain
 from ...ibi.url import normalize_base
 from ...minting import MintRequest
+from ..cite.embedded import embedded_metadata, record_held_here
 from ..context import get_minter, known_prefix_pairs, resolver_base
 from ..form_errors import show_error
 from ..inputs import persistent_url_input
@@ -25,18 +26,20 @@ bp = Blueprint("identifiers", __name__)
 def home():
     """What IBIs are, the box that says what a text is and offers what to do with it, and the tools."""
     form = LookupForm(request.args)
-    result = actions = meaning = None
+    result = actions = meaning = embedded = None
     if "q" in request.args and form.validate():
         result = classify(form.q.data or "", known_prefix_pairs(), resolver_base())
         if result.recognised:
             actions = actions_for(result, request.script_root)
             meaning = explain(result.url, "en")
+            embedded = embedded_metadata(record_held_here(str(result.url.ibi)))
         else:
             show_error(form, result.error, default_field="q")
     status = 400 if form.errors else 200
     return (
         render_template(
-            "identifiers/home.html", form=form, result=result, actions=actions, meaning=meaning, where=_where(result)
+            "identifiers/home.html", form=form, result=result, actions=actions, meaning=meaning,
+            where=_where(result), embedded=embedded,
         ),
         status,
     )
