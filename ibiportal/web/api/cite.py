@@ -2,7 +2,8 @@
 
 The routes join the ``api`` blueprint of :mod:`.views`. A bad ``ibi`` is a 400 naming the
 character; an item without usable metadata is ``{"error": {"message", "position": null},
-"trace": …}`` with the resolution's status (404 not found, 410 deleted, 502 a bad record…).
+"trace": …}`` with the resolution's status (404 not found, 410 deleted, 502 a bad record…), plus
+``"suggestion": {"ibi", "persistent_url", "reason"}`` when its last edition has metadata (§10.2).
 """
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ def cite_api():
         body = {"error": {"message": problem.message, "position": None}}
         if problem.trace_id:
             body["trace"] = trace_links(problem.trace_id)["api"]
+        if problem.suggestion:
+            body["suggestion"] = problem.suggestion.to_dict()
         return jsonify(body), problem.status
     return jsonify(result_to_dict(result))
 

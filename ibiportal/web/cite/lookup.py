@@ -37,8 +37,10 @@ from ...ibi.classify import read_url
 from ...ibi.compose import compose
 from ...ibi.identifier import ibi_form
 from ...ibi.conversion import convert
-from ...ibi.modifiers import Verb
+from ...ibi.modifiers import GET_LAST_EDITION, Verb
+from ...protocol.messages import parse_request_url
 from ...ibi.url import PersistentUrl
+from ...resolver.trace import AlertReason, Resolution
 from ...resolver.transport import Timeouts
 from ..context import canonical_base, known_prefix_pairs, resolver_base
 from ..statuses import ALERT_STATUS
@@ -56,13 +58,28 @@ BAD_GATEWAY = 502
 
 
 class CiteProblem(Exception):
-    """Why no citation could be made, for the user; ``trace_id`` names the stored trace."""
+    """Why no citation could be made, for the user; ``trace_id`` names the stored trace;
+    ``suggestion`` an edition that can be cited instead (:class:`Suggestion`)."""
 
-    def __init__(self, message: str, status: int, trace_id: str | None = None) -> None:
+    def __init__(self, message: str, status: int, trace_id: str | None = None,
+                 suggestion: Suggestion | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.status = status
         self.trace_id = trace_id
+        self.suggestion = suggestion
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """The last edition of an item whose own answer has no metadata, and that has some (§10.2)."""
+
+    ibi: str
+    persistent_url: str
+    reason: str
+
+    def to_dict(self) -> dict:
+        return {"ibi": self.ibi, "persistent_url": self.persistent_url, "reason": self.reason}
 
 
 @dataclass(frozen=True)
@@ -115,7 +132,8 @@ def cite(text: str | None) -> CiteResult:
     if not resolution.found:
         alert = resolution.alert
         raise CiteProblem(
-            f"No oai_dc metadata for {wanted.item_url.ibi}: {alert.message}", ALERT_STATUS[alert.reason], stored.trace_id
+            f"No oai_dc metadata for {wanted.item_url.ibi}: {alert.message}", ALERT_STATUS[alert.reason], stored.trace_id,
+            _fall_forward(wanted, resolution),
         )
     try:
         metadata = from_oai_dc(oai_dc_record(resolution.url))
@@ -131,6 +149,36 @@ def cite(text: str | None) -> CiteResult:
 def today() -> date:
     """The access date the styles print (NBR 6023's "Acesso em"): today, in UTC."""
     return datetime.now(timezone.utc).date()
+
+
+def _fall_forward(wanted: CiteRequest, resolution: Resolution) -> Suggestion | None:
+    """When an Archive holds the item but its answer has no metadata, the last edition's metadata,
+    as ``<ibi>!:(oai_dc)`` asks for it (file 003, §10.2; an answer about ``…:(oai_dc)`` is filtered
+    to that relation, so it does not show ``ibi.nextedition``): if that resolves through a later
+    edition, the last edition — the IBI its final hop asked about — is offered instead. Only then
+    is a second resolution made (it is part of the same citation request)."""
+    if resolution.alert.reason is not AlertReason.NOT_FOUND or GET_LAST_EDITION in (v.name for v in wanted.item_url.verbs):
+        return None
+    if not any(name == "ibi" for step in resolution.trace.numbered(3) for name, _ in step.pairs or ()):
+        return None  # no Archive holds the item: it has no edition either
+    verbs = [*wanted.item_url.verbs, Verb(GET_LAST_EDITION), OAI_DC]
+    forward = compose(wanted.item_url.ibi, verbs, original=wanted.item_url.required_item_status is not None)
+    stored = resolve_and_store(forward.canonical_symbols(request.url_root), default_selection(), request_client())
+    asked = [step.request_url for step in stored.resolution.trace.numbered(3) if step.request_url]
+    if not stored.resolution.found or not asked:
+        return None
+    try:
+        last = parse_request_url(asked[-1]).message.ibi
+    except ParseError:
+        return None
+    if last.casefold() == str(wanted.item_url.ibi).casefold():
+        return None
+    forms = _forms_converted(last)
+    ibi = forms.get("ibip") or last
+    url = compose(ibi, base=resolver_base()).canonical_symbols()
+    reason = (f"{wanted.item_url.ibi} has no oai_dc metadata of its own, but it has a later edition: "
+              f"its last edition, {ibi}, has. Cite that edition instead?")
+    return Suggestion(ibi, url, reason)
 
 
 def trace_links(trace_id: str) -> dict[str, str]:

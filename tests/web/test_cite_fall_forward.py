@@ -1,0 +1,35 @@
+"""Cite falls forward: an item whose own answer has no metadata but whose last edition has (file 003,
+§10.2: ``8JMKD3MGP8W/35MMLL8`` → ``8JMKD3MGP8W/3C9EP6P``) gets the last edition offered."""
+from __future__ import annotations
+
+from ibiportal.ibi.conversion import convert
+
+ITEM = "8JMKD3MGP8W/35MMLL8"
+LAST_EDITION = convert("sid.inpe.br/mtc-m18/2012/07.12.18.08").ibip  # §10.2's last edition, in IBIp form
+
+
+def test_api_error_body_suggests_the_last_edition(client):
+    response = client.get("/api/v1/cite", query_string={"ibi": ITEM})
+    assert response.status_code == 404
+    body = response.get_json()
+    assert "No oai_dc metadata for 8JMKD3MGP8W/35MMLL8" in body["error"]["message"]
+    assert body["suggestion"] == {
+        "ibi": LAST_EDITION,
+        "persistent_url": f"http://localhost/{LAST_EDITION}",
+        "reason": body["suggestion"]["reason"],
+    }
+    assert ITEM in body["suggestion"]["reason"] and "last edition" in body["suggestion"]["reason"]
+    # The second resolution (!:(oai_dc)) found the last edition's record: its trace asked about it.
+    assert LAST_EDITION == "8JMKD3MGP8W/3C9EP6P"
+
+
+def test_no_suggestion_without_a_later_edition(client):
+    for ibi in ("D7N2U8HW/3GBBQK2", "D7N2U8HW/3AAAAAA", f"{ITEM}!"):  # deleted; held by no one; already the last edition
+        body = client.get("/api/v1/cite", query_string={"ibi": ibi}).get_json()
+        assert "suggestion" not in body, ibi
+
+
+def test_page_offers_the_last_edition_in_one_click(client):
+    html = client.get("/cite", query_string={"ibi": ITEM}).get_data(as_text=True)
+    assert f'href="/cite?ibi={LAST_EDITION}"' in html
+    assert f"Cite the last edition, {LAST_EDITION}" in html
