@@ -427,11 +427,17 @@ class AddressedRequest(NamedTuple):
 
 def request_url(address: str, service_ibi: str, message: Request, *, sort: bool = False) -> str:
     """``http://<address>/<service_ibi>?<pairs>`` (§6.1); ``sort=True`` orders pairs by name (§10)."""
+    return f"{service_url(address, service_ibi)}?{message.to_query(sort=sort)}"
+
+
+def service_url(address: str, service_ibi: str) -> str:
+    """``http://<address>/<service_ibi>``, checked: the part of a request URL that names the
+    Archive. A message sent to many Archives encodes its query once and joins it to each."""
     _check_hostport(address, "address")
     _check_ibi(service_ibi, "service IBI")
     if any(char in service_ibi for char in "?#%"):
         raise _fail("service IBI", f"{service_ibi!r} cannot contain '?', '#' or '%'")
-    return f"http://{address}/{service_ibi}?{message.to_query(sort=sort)}"
+    return f"http://{address}/{service_ibi}"
 
 
 def parse_request(query: str | bytes) -> Request:

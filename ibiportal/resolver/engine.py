@@ -36,7 +36,7 @@ from urllib.parse import urlsplit
 from ibiportal.errors import ParseError
 from ibiportal.ibi.modifiers import GET_FILE_LIST, GET_LAST_EDITION, GET_TRANSLATION, Verb
 from ibiportal.ibi.url import PersistentUrl
-from ibiportal.protocol.messages import Acknowledgment, UrlRequest, request_url
+from ibiportal.protocol.messages import Acknowledgment, UrlRequest, request_url, service_url
 from ibiportal.protocol.pairlist import PairList, read_answer
 from ibiportal.protocol.status import ACKNOWLEDGMENT_NOTICE, carries_notice
 from ibiportal.resolver.addresses import redirect_problem
@@ -286,10 +286,11 @@ class _Run:
     def ask_all(self, ibi: str, verbs: tuple[Verb, ...], filepath: str | None, original: bool) -> tuple[_Reply, _Reading] | Alert:
         """Send (3) to every Archive in parallel and select an answer (4) by arrival order."""
         message = UrlRequest(self.client.ip_addresses, ibi, filepath, tuple(str(verb) for verb in verbs))
+        query = message.to_query(sort=True)  # the same for every Archive: encoded once, not once per Archive
         futures: dict[Future[_Reply], ArchiveEndpoint] = {}
         for endpoint in self.resolver.archives:
             try:
-                url = request_url(endpoint.address, endpoint.service_ibi, message, sort=True)
+                url = f"{service_url(endpoint.address, endpoint.service_ibi)}?{query}"
             except ParseError as error:
                 self.steps.append(TraceStep(3, StepKind.URL_REQUEST, RESOLVER, endpoint.name, "not sent: invalid endpoint",
                                             hop=self.hops, archive=endpoint.address, status=Status.NOT_SENT, error=str(error)))

@@ -27,6 +27,8 @@ from urllib.parse import urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
+from requests.models import PreparedRequest, Response
+from requests.structures import CaseInsensitiveDict
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.exceptions import ConnectTimeoutError, ReadTimeoutError
@@ -317,6 +319,19 @@ class _PinnedAdapter(HTTPAdapter):
                 self._pools[key] = pool
         return pool
 
+    def build_response(self, req: PreparedRequest, resp) -> Response:  # type: ignore[no-untyped-def]
+        """requests' own, less the cookie jar: the protocol has no cookies, and reading every
+        answer's headers into one cost a tenth of an exchange (benchmarks/resolution.py)."""
+        response = Response()
+        response.status_code = resp.status
+        response.headers = CaseInsensitiveDict(resp.headers)
+        response.raw = resp
+        response.reason = resp.reason
+        response.url = req.url
+        response.request = req
+        response.connection = self
+        return response
+
     def close(self) -> None:
         with self._lock:
             for pool in self._pools.values():
@@ -331,7 +346,8 @@ class HttpTransport:
     The adapter is used without a :class:`requests.Session` on top: the session layer adds
     cookies, environment proxies and redirect handling, none of which the protocol wants,
     and costs about 0.3 ms of interpreter time per request, which a fan-out to 50 Archives
-    pays 50 times (benchmarks/resolution.py).
+    pays 50 times (benchmarks/resolution.py). For the same reason the request is prepared
+    directly (:meth:`_prepared`) and the adapter builds responses without a cookie jar.
 
     For each request: the host is resolved and EVERY address checked by
     :func:`~ibiportal.resolver.addresses.check_host` (refusing loopback, private, link-local,
@@ -396,8 +412,7 @@ class HttpTransport:
         connect = min(timeouts.connect, timeouts.total)
         read = min(timeouts.read, timeouts.total)
         try:
-            prepared = requests.Request("GET", url, headers=self._headers).prepare()
-            response = self._adapter.send(prepared, stream=True, timeout=(connect, read))
+            response = self._adapter.send(self._prepared(url), stream=True, timeout=(connect, read))
         except requests.exceptions.Timeout as error:
             return Exchange(failure=Failure.TIMEOUT, error=f"{type(error).__name__}: {error}")
         except requests.exceptions.RequestException as error:
@@ -412,6 +427,18 @@ class HttpTransport:
                     f"redirect to {target[:200]} not followed", notes,
                 )
             return self._read(response, content_type, notes)
+
+    def _prepared(self, url: str) -> PreparedRequest:
+        """A GET of ``url`` with this transport's headers, as ``requests.Request(...).prepare()``
+        makes it for a URL the engine built (ASCII, §6.1) but without its cookie, auth and body
+        steps; a URL that requests would refuse is refused the same way."""
+        prepared = PreparedRequest()
+        prepared.method = "GET"
+        prepared.prepare_url(url, None)
+        prepared.headers = CaseInsensitiveDict(self._headers)
+        prepared.body = None
+        prepared.hooks = {"response": []}
+        return prepared
 
     def _read(self, response: requests.Response, content_type: str | None, notes: tuple[str, ...]) -> Exchange:
         """Stream the body, stopping past the size cap (the watchdog stops it at the deadline)."""
