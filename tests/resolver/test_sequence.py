@@ -19,7 +19,7 @@ from ibiportal.resolver.trace import Resolution, Status, StepKind
 from tests.standard_examples import SECTION_10_1_URL, SECTION_10_2_URL
 
 DEMO_ARCHIVES = {"mtc-m16c", "mtc-m16d", "origin", "mirror", "rival-a", "rival-b", "tombstone", "edition-a",
-                 "edition-b", "edition-c", "slow", "garbled"}
+                 "edition-b", "edition-c", "slow", "garbled", "library"}
 
 
 def numbered(sequence, number):
