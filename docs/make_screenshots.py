@@ -1,8 +1,8 @@
 """Remake the README's screenshots: ``.venv/bin/python docs/make_screenshots.py``.
 
 Runs the portal with its demo Archives on a loopback port (a throwaway database) and photographs
-three pages in Debian's Chromium: the home page's answer for a persistent URL, a trace of
-§10.2's URL with its sequence diagram, and a minted item on a phone.
+pages in Debian's Chromium: the home page's answer for a persistent URL, a trace of §10.2's URL
+with its sequence diagram, a minted item on a phone, and Check references on a reference list.
 """
 from __future__ import annotations
 
@@ -21,6 +21,15 @@ from ibiportal import create_app  # noqa: E402  (after the path is set)
 
 OUT = ROOT / "docs" / "screenshots"
 EXAMPLE = "http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)"
+#: A reference list as INPE prints them (TATHU, 2022, from a public README) and §10.1's item, which
+#: the demo Archives hold, so that "Check resolution" shows both outcomes.
+REFERENCES = """UBA, D. M.; NEGRI, R. G.; ENORÉ, D. P.; COSTA, I. C.; JORGE, A. A. S. TATHU - Software para rastreio e \
+análise do ciclo de vida de sistemas convectivos. São José dos Campos: INPE, 2022. 39 p. IBI: <8JMKD3MGP3W34T/47AF772>. \
+(sid.inpe.br/mtc-m21d/2022/07.20.15.45-NTC). Disponível em: <http://urlib.net/ibi/8JMKD3MGP3W34T/47AF772>.
+
+BANON, G. J. F. Reference model for an open archival information system. Available from:
+<http://urlib.net/rep/8JMKD3MGP8W/35MMLL8>. doi: 10.1109/ACCESS.2020.2997019.
+"""
 
 
 def main() -> None:
@@ -45,8 +54,21 @@ def main() -> None:
         phone.get_by_role("button", name="Mint", exact=True).click()
         phone.wait_for_load_state()
         phone.screenshot(path=str(OUT / "mint-phone.png"))
+        references(browser, url)
         browser.close()
     server.shutdown()
+
+
+def references(browser, url: str) -> None:
+    """Check references: the table of IBIs found, resolution checked."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, base_url=url)
+    page.goto("/references")
+    page.get_by_label("References").fill(REFERENCES)
+    page.get_by_role("button", name="Find IBIs").click()
+    page.wait_for_load_state()
+    page.get_by_role("button", name="Check resolution").click()
+    page.locator("td.check .outcome").last.filter(has_text="resolves").wait_for(timeout=20_000)
+    page.locator("#found").screenshot(path=str(OUT / "references.png"))
 
 
 if __name__ == "__main__":
