@@ -124,10 +124,10 @@ def parse_name(text: str) -> Name:
     if "," in text:
         family_part, given = (part.strip(" ,") for part in text.split(",", 1))
         if _is_organisation(family_part.split()) and not given:
-            return Name(literal=text)
+            return Name(literal=family_part)
         particle, family_words, connectives = _split_family(family_part.split())
         if not family_words:
-            return Name(literal=text)
+            return Name(literal=text.strip(" ,"))
         given_words = given.split() + connectives
         return Name(family=" ".join(family_words), given=" ".join(given_words) or None, particle=particle)
     words = text.split()

@@ -140,3 +140,40 @@ def test_mint_page_on_a_phone(phone):
     assert width <= 390, f"several cards scroll sideways on a phone ({width}px)"
     assert re.search(r"Minted 2 identifiers", phone.locator("main").inner_text())
     shoot(phone, "mint-phone-several")
+
+
+def test_mint_a_doctoral_thesis_and_copy_its_inpe_citation_with_emphasis(page, live_server):
+    page.goto("/mint")
+    page.get_by_label("Title").fill("Segmentação hierárquica de imagens de radar")
+    page.get_by_label("Creators (one per line)").fill("Silva, Maria da")
+    page.get_by_label("Date of the item").fill("2019")
+    page.locator("details.advanced-bibliographic summary").click()
+    page.get_by_label("Kind of item").select_option("doctoral thesis")
+    page.get_by_label("Publisher or institution").fill("Instituto Nacional de Pesquisas Espaciais (INPE)")
+    page.get_by_label("Place of publication").fill("São José dos Campos")
+    page.get_by_label("Pages").fill("189")
+    page.get_by_label("Report number").fill("TDI")
+    page.get_by_label("Degree (theses)").fill("Doutorado em Computação Aplicada")
+    shoot(page, "mint-thesis-form-desktop")
+    page.get_by_role("button", name="Mint").click()
+    expect(page.get_by_role("heading", name="Minted 1 identifier")).to_be_visible()
+    rep, ibip, url = card_value(page, "Repository name"), card_value(page, "IBIp"), card_value(page, "Persistent URL")
+    inpe = page.locator('dd[data-style="inpe"]')
+    expected = (
+        f"SILVA, M. da. Segmentação hierárquica de imagens de radar. 2019. 189 p. IBI: <{ibip}>. ({rep}-TDI)."
+        " Tese (Doutorado em Computação Aplicada) - Instituto Nacional de Pesquisas Espaciais (INPE),"
+        f" São José dos Campos, 2019. Disponível em: <{url}>."
+    )
+    expect(inpe.locator("span")).to_have_text(expected)
+    expect(inpe.locator("b")).to_have_text("Segmentação hierárquica de imagens de radar")
+    expect(page.locator('dd[data-style="apa"] i')).to_have_text("Segmentação hierárquica de imagens de radar")
+    inpe.locator("button").click()
+    expect(inpe.locator("button")).to_have_text("Copied")
+    clipboard = page.evaluate("""async () => {
+      const [item] = await navigator.clipboard.read();
+      return {html: await (await item.getType("text/html")).text(), text: await (await item.getType("text/plain")).text()};
+    }""")
+    assert clipboard["text"] == expected
+    assert "<b>Segmentação hierárquica de imagens de radar</b>" in clipboard["html"]
+    assert page.locator("details.citations pre").first.inner_text().startswith("@phdthesis{")
+    shoot(page, "mint-thesis-desktop")

@@ -299,3 +299,30 @@ def test_defect_scan_of_every_style_for_every_test_record():
                 if shown != 1:
                     found.append((style, "title shown", shown, text))
     assert found[:5] == [] and not found
+
+
+# --- any name, generated ---------------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_WORDS = st.sampled_from([
+    "Maria", "Ana", "Paula", "José", "João", "D'Ávila", "Jean-Paul", "R.", "R.C.", "W", "da", "de", "do", "das",
+    "dos", "e", "van", "der", "von", "di", "Silva", "Leite", "Filho", "Júnior", "Junior", "Neto", "Sobrinho",
+    "Santos", "Instituto", "Nacional", "INPE", "Ó",
+])
+_NAMES = st.builds(
+    lambda family, given, comma: f"{' '.join(family)}, {' '.join(given)}" if comma else " ".join(given + family),
+    st.lists(_WORDS, min_size=1, max_size=3), st.lists(_WORDS, max_size=4), st.booleans(),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_NAMES, max_size=8), st.sampled_from(list(ItemType)), st.booleans())
+def test_no_style_shows_stray_punctuation_for_any_name(creators, kind, titled):
+    record = CitationRecord(
+        persistent_url="http://x.test/A/B", ibi="A/B", creators=tuple(creators), item_type=kind,
+        title="Título" if titled else None,
+    )
+    for style, text in citations(record, ACCESSED).formatted.items():
+        assert not DEFECTS.search(text.replace(record.persistent_url, "URL")), (style, creators, text)
