@@ -38,15 +38,19 @@ from ibiportal.ibi.modifiers import GET_FILE_LIST, GET_LAST_EDITION, GET_TRANSLA
 from ibiportal.ibi.url import PersistentUrl
 from ibiportal.protocol.messages import Acknowledgment, UrlRequest, request_url, service_url
 from ibiportal.protocol.pairlist import PairList, read_answer
-from ibiportal.protocol.status import ACKNOWLEDGMENT_NOTICE, carries_notice
+from ibiportal.protocol.status import carries_notice
+from ibiportal.resolver import wording
 from ibiportal.resolver.addresses import redirect_problem
 from ibiportal.resolver.language import choose_translation
 from ibiportal.resolver.trace import (
     AcknowledgmentMessage,
+    AcknowledgmentOutcome,
     Alert,
     AlertReason,
+    AnswerMeaning,
     ParseProblem,
     Resolution,
+    Selection,
     Status,
     StepKind,
     Trace,
@@ -99,12 +103,29 @@ class _Reading:
     relation: str
     url: str | None
     deleted: bool
-    onward: tuple[str, tuple[Verb, ...], str] | None
+    onward: tuple[str, tuple[Verb, ...], str] | None  # the IBI, the verbs to ask it with, the pair naming it
     notes: tuple[str, ...]
 
     @property
     def useful(self) -> bool:
         return self.url is not None or self.deleted or self.onward is not None
+
+    @property
+    def meaning(self) -> AnswerMeaning:
+        if self.deleted:
+            return AnswerMeaning.DELETED
+        if self.url is not None:
+            return AnswerMeaning.URL
+        return AnswerMeaning.NOTHING if self.onward is None else AnswerMeaning.ONWARD
+
+    @property
+    def deciding_pair(self) -> str | None:
+        """The pair that gives the answer its meaning."""
+        if self.deleted:
+            return "state"
+        if self.url is not None:
+            return f"url{self.relation}"
+        return None if self.onward is None else self.onward[2]
 
     @property
     def original(self) -> bool:
@@ -140,6 +161,13 @@ def _forms(value: str) -> tuple[str, ...]:
     return tuple(words[:1])
 
 
+def _captured_text(value: object) -> str:
+    """A Table 8.8 value as the capture step's pairs hold it: lists as words, none as empty."""
+    if value is None:
+        return ""
+    return " ".join(value) if isinstance(value, list) else str(value)
+
+
 def _first_named(verbs: Sequence[Verb]) -> Verb | None:
     return next((verb for verb in verbs if verb.name != GET_FILE_LIST), None)
 
@@ -150,11 +178,15 @@ def joined(resolution: Resolution, trace_url: str, waited_ms: float) -> Resoluti
     its own was sent, so its trace says whose resolution it shares and links it. A redirect
     keeps that resolution's acknowledgment, to be sent again for this request as a cache hit's is.
     """
-    share = TraceStep(4, StepKind.SELECTION, RESOLVER, RESOLVER,
-                      f"joined the resolution of the same request already under way ({trace_url}): "
-                      "its outcome is shared, no Archive asked again", notes=(trace_url,))
+    share = _said(TraceStep(4, StepKind.SELECTION, RESOLVER, RESOLVER, "", notes=(trace_url,),
+                            selection=Selection.JOINED))
     outcome = resolution.trace.numbered(7)
     return replace(resolution, trace=Trace((share, *outcome)), hops=0, elapsed_ms=waited_ms)
+
+
+def _said(step: TraceStep, *, alert: Alert | None = None, url: str | None = None) -> TraceStep:
+    """``step`` with its sentence for people, rendered from its facts (:mod:`.wording`)."""
+    return replace(step, decision=wording.decision(step, alert=alert, url=url))
 
 
 class Resolver:
@@ -218,8 +250,8 @@ class _Run:
 
     def finish(self, *, alert: Alert | None = None, url: str | None = None, archive: str | None = None,
                acknowledgment: AcknowledgmentMessage | None = None) -> Resolution:
-        decision = f"redirect to {url}" if url is not None else f"alert ({alert.reason}): {alert.message}"
-        self.steps.append(TraceStep(7, StepKind.OUTCOME, RESOLVER, BROWSER, decision, hop=self.hops))
+        self.steps.append(_said(TraceStep(7, StepKind.OUTCOME, RESOLVER, BROWSER, "", hop=self.hops,
+                                          alert=None if alert is None else alert.reason), alert=alert, url=url))
         return Resolution(
             persistent_url=self.received, trace=Trace(tuple(self.steps)), url=url, alert=alert,
             archive=archive, hops=self.hops, elapsed_ms=self.ms(self.clock() - self.start),
@@ -231,18 +263,16 @@ class _Run:
         try:
             parsed = parsed or PersistentUrl.parse(self.received)
         except ParseError as error:
-            self.steps.append(TraceStep(2, StepKind.CAPTURE, BROWSER, RESOLVER, "the persistent URL does not parse",
-                                        request_url=self.received,
-                                        parse_error=ParseProblem(error.message, error.position)))
+            self.steps.append(_said(TraceStep(2, StepKind.CAPTURE, BROWSER, RESOLVER, "", request_url=self.received,
+                                              parse_error=ParseProblem(error.message, error.position))))
             return self.finish(alert=Alert(AlertReason.BAD_REQUEST, f"not a persistent URL: {error}"))
-        captured = parsed.to_table_8_8()
-        self.steps.append(TraceStep(
-            2, StepKind.CAPTURE, BROWSER, RESOLVER,
-            "captured (Table 8.6): clientinformation.ipaddress {" + " ".join(self.client.ip_addresses) + "}, "
-            f"languagepreference {self.client.language_preference!r} (kept by the resolver), "
-            + ", ".join(f"{name} {value!r}" for name, value in captured.items()),
-            request_url=self.received,
-        ))
+        captured = (
+            ("clientinformation.ipaddress", " ".join(self.client.ip_addresses)),
+            ("languagepreference", self.client.language_preference or ""),
+            *((name, _captured_text(value)) for name, value in parsed.to_table_8_8().items()),
+        )
+        self.steps.append(_said(TraceStep(2, StepKind.CAPTURE, BROWSER, RESOLVER, "", request_url=self.received,
+                                          pairs=captured)))
         if not self.client.ip_addresses:
             return self.finish(alert=Alert(AlertReason.BAD_REQUEST, "the user's IP address is unknown (Table 8.9 needs it)"))
         if not self.resolver.archives:
@@ -278,8 +308,10 @@ class _Run:
                 return self.conclude(parsed, reply, reading)
             if reading.onward is None:
                 return self.finish(alert=self.not_found(ibi, reply, reading))
-            ibi, verbs, why = reading.onward
-            self.note_selection(f"{why}: asking all Archives again (hop {self.hops + 1})")
+            ibi, verbs, pair = reading.onward
+            self.steps.append(_said(TraceStep(4, StepKind.SELECTION, RESOLVER, RESOLVER, "", hop=self.hops,
+                                              selection=Selection.FOLLOW, chosen=reply.endpoint.name,
+                                              deciding_pair=pair, onward_ibi=ibi, relation=reading.relation)))
 
     # -- (3) and (4) -----------------------------------------------------------------
 
@@ -292,8 +324,9 @@ class _Run:
             try:
                 url = f"{service_url(endpoint.address, endpoint.service_ibi)}?{query}"
             except ParseError as error:
-                self.steps.append(TraceStep(3, StepKind.URL_REQUEST, RESOLVER, endpoint.name, "not sent: invalid endpoint",
-                                            hop=self.hops, archive=endpoint.address, status=Status.NOT_SENT, error=str(error)))
+                self.steps.append(_said(TraceStep(3, StepKind.URL_REQUEST, RESOLVER, endpoint.name, "", hop=self.hops,
+                                                  archive=endpoint.address, status=Status.NOT_SENT, error=str(error),
+                                                  relation=relation_of(verbs))))
                 continue
             futures[self.resolver.executor.submit(self.exchange, endpoint, url)] = endpoint
         pending = set(futures)
@@ -311,10 +344,9 @@ class _Run:
                     selected = (reply, reading)
         for future in pending:
             endpoint = futures[future]
-            waited = "not waited for: a usable answer had arrived" if selected else "no answer before the resolution deadline"
-            self.steps.append(TraceStep(3, StepKind.URL_REQUEST, RESOLVER, endpoint.name, waited, hop=self.hops,
-                                        archive=endpoint.address,
-                                        status=Status.NOT_WAITED_FOR if selected else Status.TIMEOUT))
+            self.steps.append(_said(TraceStep(3, StepKind.URL_REQUEST, RESOLVER, endpoint.name, "", hop=self.hops,
+                                              archive=endpoint.address, relation=relation_of(verbs),
+                                              status=Status.NOT_WAITED_FOR if selected else Status.TIMEOUT)))
         return self.select(arrivals, selected, original, [futures[f] for f in pending])
 
     def exchange(self, endpoint: ArchiveEndpoint, url: str) -> _Reply:
@@ -338,35 +370,27 @@ class _Run:
         base = dict(hop=self.hops, archive=reply.endpoint.address, request_url=reply.url, http_status=exchange.status,
                     content_type=exchange.content_type, elapsed_ms=reply.elapsed_ms, arrival=arrival,
                     raw_answer=raw, notes=exchange.notes)
-        step = TraceStep(3, StepKind.URL_REQUEST, RESOLVER, reply.endpoint.name, "", **base)
+        step = TraceStep(3, StepKind.URL_REQUEST, RESOLVER, reply.endpoint.name, "", relation=relation_of(verbs), **base)
         reading = None
         if exchange.failure is not None:
             status = {Failure.TIMEOUT: Status.TIMEOUT, Failure.REFUSED: Status.REFUSED}.get(exchange.failure, Status.TRANSPORT_ERROR)
-            step = replace(step, status=status, error=exchange.error, decision=f"no answer ({exchange.failure}): {exchange.error}")
+            step = replace(step, status=status, error=exchange.error)
         elif exchange.status != 200:
-            step = replace(step, status=Status.HTTP_ERROR, decision=f"HTTP status {exchange.status}: answer not used")
+            step = replace(step, status=Status.HTTP_ERROR)
         else:
             parsed = read_answer(exchange.body or b"")
             if not isinstance(parsed, PairList):
-                step = replace(step, status=Status.MALFORMED, parse_error=ParseProblem(parsed.message, parsed.position),
-                               decision=f"malformed answer, not a pair list (Table 6.2): {parsed}")
+                step = replace(step, status=Status.MALFORMED, parse_error=ParseProblem(parsed.message, parsed.position))
             elif not parsed:
-                step = replace(step, status=Status.EMPTY, pairs=(), decision="empty answer: this Archive does not hold the IBI")
+                step = replace(step, status=Status.EMPTY, pairs=())
             else:
                 reading = self.read(parsed, verbs)
                 step = replace(step, status=Status.ANSWERED, pairs=tuple(parsed), notes=exchange.notes + reading.notes,
-                               decision=self.describe(reading))
-        self.steps.append(step)
+                               relation=reading.relation, meaning=reading.meaning,
+                               deciding_pair=reading.deciding_pair,
+                               onward_ibi=None if reading.onward is None else reading.onward[0])
+        self.steps.append(_said(step))
         return reading
-
-    def describe(self, reading: _Reading) -> str:
-        if reading.deleted:
-            return "answer says the item is Deleted"
-        if reading.url is not None:
-            return f"answer has url{reading.relation}"
-        if reading.onward is not None:
-            return f"answer has no url{reading.relation} but leads on: {reading.onward[2]}"
-        return f"answer has no url{reading.relation} and nothing leading toward it"
 
     def read(self, pairs: PairList, verbs: tuple[Verb, ...]) -> _Reading:
         """Interpret one non-empty answer for ``verbs``: the URL, Deleted, or an IBI leading on."""
@@ -400,7 +424,7 @@ class _Run:
         nextedition = pairs.get("ibi.nextedition")
         if first is not None and first.name == GET_LAST_EDITION and nextedition:
             target = _forms(nextedition)[0]
-            return target, verbs, f"ibi.nextedition {target}"
+            return target, verbs, "ibi.nextedition"
         named = [index for index, verb in enumerate(concrete) if verb.name != GET_FILE_LIST]
         file_list = tuple(verb for verb in concrete if verb.name == GET_FILE_LIST)
         for count in range(len(named), 0, -1):
@@ -409,15 +433,13 @@ class _Run:
             if value:
                 target = _forms(value)[0]
                 rest = tuple(verb for verb in concrete[named[count - 1] + 1:] if verb.name != GET_FILE_LIST) + file_list
-                return target, rest, f"ibi{prefix} {target}"
+                return target, rest, f"ibi{prefix}"
         return None
 
     def select(self, arrivals: list[tuple[_Reply, _Reading | None]], selected: tuple[_Reply, _Reading] | None,
                original: bool, unanswered: list[ArchiveEndpoint]) -> tuple[_Reply, _Reading] | Alert:
         """Step (4): choose one answer, say why in the trace, or give the alert."""
         answered = [(reply, reading) for reply, reading in arrivals if reading is not None]
-        others = "; ".join(f"{reply.endpoint.name} {self.summary(reply)}" for reply, _ in arrivals if selected is None or reply is not selected[0])
-        others += "".join(f"; {endpoint.name} not waited for" for endpoint in unanswered) if selected else ""
         if original:
             with_url = [(reply, reading) for reply, reading in answered if reading.url is not None]
             claims = [(reply, reading) for reply, reading in with_url if reading.original]
@@ -425,30 +447,25 @@ class _Run:
                 names = ", ".join(reply.endpoint.name for reply, _ in claims)
                 alert = Alert(AlertReason.CONFLICTING_ORIGINALS,
                               f"two or more Archives under suspicion, investigation needed: {names} all claim the original")
-                self.note_selection(alert.message)
-                return alert
+                return self.note_alert(alert)
             if len(claims) == 1:
-                reply, reading = claims[0]
-                self.note_selection(f"the only answer claiming the original, from {reply.endpoint.name} after {reply.elapsed_ms:g} ms; {others}")
-                return reply, reading
+                self.note_choice(Selection.ONLY_ORIGINAL, claims[0][0])
+                return claims[0]
             onward = [(reply, reading) for reply, reading in answered if reading.onward is not None]
             if onward:
                 selected = onward[0]
             elif with_url:
                 names = ", ".join(reply.endpoint.name for reply, _ in with_url)
-                alert = Alert(AlertReason.NO_ORIGINAL, f"the original was required but no Archive claims it ({names} hold copies)")
-                self.note_selection(alert.message)
-                return alert
+                return self.note_alert(Alert(AlertReason.NO_ORIGINAL,
+                                             f"the original was required but no Archive claims it ({names} hold copies)"))
         if selected is None:
             useful = [item for item in answered if item[1].useful]
             selected = useful[0] if useful else (answered[0] if answered else None)
         if selected is None:
-            alert = Alert(AlertReason.NO_ARCHIVE_ANSWERED if not any(self.empty(reply) for reply, _ in arrivals) else AlertReason.NOT_FOUND,
-                          self.nobody(arrivals, unanswered))
-            self.note_selection(alert.message)
-            return alert
-        reply, _ = selected
-        self.note_selection(f"first non-empty answer, from {reply.endpoint.name} after {reply.elapsed_ms:g} ms" + (f"; {others}" if others else ""))
+            return self.note_alert(Alert(
+                AlertReason.NO_ARCHIVE_ANSWERED if not any(self.empty(reply) for reply, _ in arrivals) else AlertReason.NOT_FOUND,
+                self.nobody(arrivals, unanswered)))
+        self.note_choice(Selection.FIRST_USABLE, selected[0])
         return selected
 
     def empty(self, reply: _Reply) -> bool:
@@ -474,8 +491,23 @@ class _Run:
             return f"not found: the {empty} Archive(s) that answered do not hold this IBI{trouble}"
         return f"no Archive answered usably{trouble}"
 
-    def note_selection(self, decision: str) -> None:
-        self.steps.append(TraceStep(4, StepKind.SELECTION, RESOLVER, RESOLVER, decision, hop=self.hops))
+    def round_outcomes(self) -> tuple[tuple[str, Status], ...]:
+        """Every Archive of this round with how its exchange ended, in the order recorded."""
+        return tuple((step.receiver, step.status) for step in self.steps
+                     if step.kind is StepKind.URL_REQUEST and step.hop == self.hops and step.status is not None)
+
+    def note_choice(self, selection: Selection, reply: _Reply) -> None:
+        """Step (4) chose ``reply``'s answer; its time is the step's."""
+        self.steps.append(_said(TraceStep(4, StepKind.SELECTION, RESOLVER, RESOLVER, "", hop=self.hops,
+                                          selection=selection, chosen=reply.endpoint.name,
+                                          elapsed_ms=reply.elapsed_ms, outcomes=self.round_outcomes())))
+
+    def note_alert(self, alert: Alert) -> Alert:
+        """Step (4) chose nothing: the round ends the resolution with ``alert``."""
+        self.steps.append(_said(TraceStep(4, StepKind.SELECTION, RESOLVER, RESOLVER, "", hop=self.hops,
+                                          selection=Selection.ALERT, alert=alert.reason,
+                                          outcomes=self.round_outcomes()), alert=alert))
+        return alert
 
     def not_found(self, ibi: str, reply: _Reply, reading: _Reading) -> Alert:
         translations = [verb for verb in reading.verbs if verb.name == GET_TRANSLATION]
@@ -508,30 +540,30 @@ class _Run:
                                                  url_persistent=persistent, relation=reading.relation)
             url = request_url(endpoint.address, endpoint.service_ibi, message, sort=True)
         except ParseError as error:
-            self.steps.append(TraceStep(5, StepKind.ACKNOWLEDGMENT, RESOLVER, endpoint.name,
-                                        f"acknowledgment not sent: {error}", hop=self.hops, archive=endpoint.address,
-                                        status=Status.NOT_SENT, error=str(error)))
+            self.steps.append(_said(TraceStep(5, StepKind.ACKNOWLEDGMENT, RESOLVER, endpoint.name, "", hop=self.hops,
+                                              archive=endpoint.address, status=Status.NOT_SENT, error=str(error),
+                                              relation=reading.relation, acknowledgment=AcknowledgmentOutcome.NOT_SENT)))
             return None
-        self.steps.append(TraceStep(5, StepKind.ACKNOWLEDGMENT, RESOLVER, endpoint.name,
-                                    "acknowledgment (Table 8.11) to the Archive that gave the URL", hop=self.hops,
-                                    archive=endpoint.address, request_url=url))
+        self.steps.append(_said(TraceStep(5, StepKind.ACKNOWLEDGMENT, RESOLVER, endpoint.name, "", hop=self.hops,
+                                          archive=endpoint.address, request_url=url, relation=reading.relation)))
         answer = self.resolver.executor.submit(self.exchange, endpoint, url).result()
         exchange = answer.exchange
         raw = None if exchange.body is None else exchange.body.decode("latin-1")
         parsed = None if exchange.body is None or exchange.failure else read_answer(exchange.body)
         pairs = tuple(parsed) if isinstance(parsed, PairList) else None
         if exchange.failure is not None:
-            decision = f"no notice ({exchange.failure}): {exchange.error}; the URL is returned anyway"
+            outcome = AcknowledgmentOutcome.NO_ANSWER
         elif isinstance(parsed, PairList) and carries_notice(parsed):
-            decision = ACKNOWLEDGMENT_NOTICE.serialize(" ")
+            outcome = AcknowledgmentOutcome.NOTICE
         else:
-            decision = "unexpected answer to the acknowledgment; the URL is returned anyway"
-        self.steps.append(TraceStep(
-            6, StepKind.NOTICE, endpoint.name, RESOLVER, decision, hop=self.hops, archive=endpoint.address,
+            outcome = AcknowledgmentOutcome.UNEXPECTED
+        self.steps.append(_said(TraceStep(
+            6, StepKind.NOTICE, endpoint.name, RESOLVER, "", hop=self.hops, archive=endpoint.address,
+            acknowledgment=outcome,
             status=Status.ANSWERED if exchange.failure is None else Status.TIMEOUT if exchange.failure is Failure.TIMEOUT else Status.TRANSPORT_ERROR,
             http_status=exchange.status, content_type=exchange.content_type, elapsed_ms=answer.elapsed_ms,
             raw_answer=raw, pairs=pairs,
             parse_error=ParseProblem(parsed.message, parsed.position) if parsed is not None and pairs is None else None,
             error=exchange.error, notes=exchange.notes,
-        ))
+        )))
         return AcknowledgmentMessage(endpoint, url)

@@ -64,6 +64,34 @@ class Status(StrEnum):
     NOT_SENT = "not-sent"
 
 
+class AnswerMeaning(StrEnum):
+    """What a non-empty answer (4) offers for the relation sought (§8.2)."""
+
+    URL = "url"  # the wanted URL: url<relation>
+    DELETED = "deleted"  # state Deleted
+    ONWARD = "onward"  # no URL, but an IBI leading toward it (ibi.nextedition, ibi<part of the relation>)
+    NOTHING = "nothing"  # none of these
+
+
+class Selection(StrEnum):
+    """How step (4) of a round chose, or why it chose nothing."""
+
+    FIRST_USABLE = "first-usable"  # the first answer to arrive that is usable (or the first non-empty one)
+    ONLY_ORIGINAL = "only-original"  # with requireditemstatus=Original: the one answer claiming it
+    FOLLOW = "follow"  # the chosen answer leads on: every Archive is asked again about onward_ibi
+    ALERT = "alert"  # no answer could be chosen: the step's ``alert`` says why
+    JOINED = "joined"  # an identical request's resolution under way was shared, nothing asked
+
+
+class AcknowledgmentOutcome(StrEnum):
+    """What came of the acknowledgment (5): the notice (6) or why there is none."""
+
+    NOT_SENT = "not-sent"
+    NOTICE = "notice"  # notice {acknowledgment received}
+    UNEXPECTED = "unexpected"  # an answer that is not the notice
+    NO_ANSWER = "no-answer"  # the exchange failed
+
+
 @dataclass(frozen=True)
 class ParseProblem:
     """Why an answer is not a pair list (Table 6.2), with its 1-based character position."""
@@ -82,6 +110,17 @@ class TraceStep:
     (1 for the first, 2 after following ``ibi.nextedition``, ...). ``elapsed_ms`` is the
     time from sending to the answer (or to giving up); ``arrival`` the rank of the answer
     among those of its hop (``None`` when none came).
+
+    ``decision`` is a sentence for people, rendered by :mod:`ibiportal.resolver.wording` from
+    the structured facts below; nothing but people reads it. The facts:
+
+    * ``relation``: the relation sought (Table 9.5), on (3) and (5);
+    * ``meaning``, ``deciding_pair``, ``onward_ibi``: on an answered (3), what the answer offers
+      and the pair that says so (``url<relation>``, ``state``, ``ibi.nextedition``…);
+    * ``selection``, ``chosen``, ``alert``, ``outcomes``: on (4), how it chose, the Archive whose
+      answer it chose, the alert it ended with, and every Archive's status in the round;
+    * ``acknowledgment``: on (5) and (6), what came of the acknowledgment;
+    * ``alert`` on (7) too: the alert sent instead of a URL.
     """
 
     number: int
@@ -102,28 +141,45 @@ class TraceStep:
     parse_error: ParseProblem | None = None
     error: str | None = None
     notes: tuple[str, ...] = ()
+    relation: str | None = None
+    meaning: AnswerMeaning | None = None
+    deciding_pair: str | None = None
+    onward_ibi: str | None = None
+    selection: Selection | None = None
+    chosen: str | None = None
+    alert: AlertReason | None = None
+    outcomes: tuple[tuple[str, Status], ...] = ()
+    acknowledgment: AcknowledgmentOutcome | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: enums as their values, pairs as ``[name, raw value]`` lists."""
         data = asdict(self)
-        data["kind"] = self.kind.value
-        data["status"] = None if self.status is None else self.status.value
+        for name in _ENUM_FIELDS:
+            value = getattr(self, name)
+            data[name] = None if value is None else value.value
         data["pairs"] = None if self.pairs is None else [list(pair) for pair in self.pairs]
         data["notes"] = list(self.notes)
+        data["outcomes"] = [[name, status.value] for name, status in self.outcomes]
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TraceStep:
         """The inverse of :meth:`to_dict`."""
         values = dict(data)
-        values["kind"] = StepKind(values["kind"])
-        values["status"] = None if values.get("status") is None else Status(values["status"])
+        for name, kind in _ENUM_FIELDS.items():
+            values[name] = None if values.get(name) is None else kind(values[name])
+        values["outcomes"] = tuple((name, Status(status)) for name, status in values.get("outcomes", ()))
         pairs = values.get("pairs")
         values["pairs"] = None if pairs is None else tuple((name, value) for name, value in pairs)
         problem = values.get("parse_error")
         values["parse_error"] = None if problem is None else ParseProblem(**problem)
         values["notes"] = tuple(values.get("notes", ()))
         return cls(**values)
+
+
+#: The fields of :class:`TraceStep` that hold an enum, stored as its value.
+_ENUM_FIELDS = {"kind": StepKind, "status": Status, "meaning": AnswerMeaning, "selection": Selection,
+                "alert": AlertReason, "acknowledgment": AcknowledgmentOutcome}
 
 
 @dataclass(frozen=True)

@@ -61,7 +61,8 @@ def test_section_10_2_from_the_form_to_its_permalink(page: Page):
     decisions = page.locator("ol.decisions > li")
     expect(decisions.first).to_contain_text(f"Received {SECTION_10_2}")
     expect(decisions.last).to_contain_text(f"Redirect the browser to {SECTION_10_2_FINAL}")
-    expect(page.locator("ol.decisions")).to_contain_text("ibi.nextedition sid.inpe.br/mtc-m18/2012/07.12.18.08: asking all Archives again (hop 2).")
+    expect(page.locator("ol.decisions")).to_contain_text(
+        "leads on through ibi.nextedition sid.inpe.br/mtc-m18/2012/07.12.18.08: every Archive is asked about it in round 2.")
     shoot(page, "trace-desktop")
 
 

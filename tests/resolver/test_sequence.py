@@ -6,15 +6,7 @@ from collections import Counter
 
 import pytest
 
-from ibiportal.resolver.sequence import (
-    BROWSER,
-    MESSAGE_NAMES,
-    RESOLVER,
-    USER,
-    Tone,
-    chosen_archive,
-    sequence_of,
-)
+from ibiportal.web.trace.sequence import BROWSER, MESSAGE_NAMES, RESOLVER, USER, Tone, sequence_of
 from ibiportal.resolver.trace import Resolution, Status, StepKind
 from tests.standard_examples import SECTION_10_1_URL, SECTION_10_2_URL
 
@@ -120,7 +112,7 @@ def test_conflicting_originals_are_two_answers_and_an_alerting_analysis(demo_res
     answers = {m.senders[0]: m for m in numbered(sequence, 4) if m.tone is Tone.ANSWER}
     assert set(answers) == {"rival-a", "rival-b"}
     note = next(m for m in sequence.messages if m.is_note)
-    assert note.tone is Tone.ALERT and "under suspicion" in note.summary
+    assert note.tone is Tone.ALERT and "conflicting-originals" in note.summary
     assert not {5, 6, 8, 9} & set(sequence.numbers())
 
 
@@ -160,15 +152,3 @@ def test_every_recorded_step_is_drawn(demo_resolver, standard_client):
     for index, step in enumerate(resolution.trace.steps):
         # A urlRequest step is drawn twice: in its round's broadcast (3), and as what came back.
         assert drawn[index] == (2 if step.kind is StepKind.URL_REQUEST else 1), step
-
-
-@pytest.mark.parametrize(
-    ("decision", "expected"),
-    [
-        ("first non-empty answer, from mtc-m16c after 0.5 ms; mtc-m16d answered empty", "mtc-m16c"),
-        ("the only answer claiming the original, from origin after 2 ms; mirror answered after 1 ms", "origin"),
-        ("two or more Archives under suspicion, investigation needed: rival-a, rival-b all claim the original", None),
-    ],
-)
-def test_the_chosen_archive_is_read_from_the_selection(decision, expected):
-    assert chosen_archive(decision, ["mtc-m16", "mtc-m16c", "mtc-m16d", "origin", "mirror", "rival-a", "rival-b"]) == expected

@@ -205,7 +205,8 @@ def test_the_permalink_shows_outcome_diagram_archives_and_decisions_in_that_orde
     assert re.search(r"<code>ibi\.nextedition</code> <span class=\"badge good\">leads on: asked next", html)
     assert re.search(r"<code>url\.lastedition\.metadata\(oai_dc\)</code> <span class=\"badge good\">the URL asked for", html)
     assert html.count('<span class="badge good chosen">chosen</span>') == 2  # one answer chosen per round
-    assert "ibi.nextedition sid.inpe.br/mtc-m18/2012/07.12.18.08: asking all Archives again (hop 2)." in html
+    assert ("leads on through ibi.nextedition sid.inpe.br/mtc-m18/2012/07.12.18.08: every Archive is asked about it "
+            "in round 2.") in html
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
 """The geometry of the sequence diagram: where each lifeline and arrow goes, in pixels.
 
-The diagram is an ordered list of rows (one per message of :mod:`ibiportal.resolver.sequence`
+The diagram is an ordered list of rows (one per message of :mod:`.sequence`
 and one heading per round of the loop fragment). Each row is an HTML label (number, who to
 whom, what) next to a strip of inline SVG; the strips stack into one picture. A label may
 wrap to several lines, so a row is at least ``ROW`` pixels high but may be taller: the strip
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ...resolver.sequence import BROWSER, RESOLVER, USER, Message, SequenceDiagram, Tone
+from .sequence import BROWSER, RESOLVER, USER, Message, SequenceDiagram, Tone
 
 ROW = 44  # px: the height of a row, also in static/css/trace.css (.seq-row)
 HEAD = 112  # px: the header with the lifeline names

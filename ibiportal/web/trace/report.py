@@ -12,9 +12,10 @@ from urllib.parse import urlsplit
 
 from ...errors import ParseError
 from ...ibi.url import PersistentUrl
-from ...resolver.sequence import SequenceDiagram, milliseconds, request_parameters, sequence_of
+from .sequence import SequenceDiagram, milliseconds, request_parameters, sequence_of
 from ...resolver.diagnosis import NotFoundDiagnosis
-from ...resolver.trace import AlertReason, Resolution, Status, StepKind, TraceStep
+from ...resolver.trace import AcknowledgmentOutcome, AlertReason, AnswerMeaning, Resolution, Selection, Status, StepKind, TraceStep
+from .sentences import acknowledgment_sentence, answer_words, capture_sentence, notice_sentence, selection_sentence
 from ..statuses import ALERT_STATUS, FOUND_STATUS
 
 
@@ -127,6 +128,7 @@ class ExchangeRow:
     status_help: str
     chosen: bool
     pairs: tuple[AnswerPair, ...]
+    verdict: str  # what the resolver made of it, in the page's words
 
     @property
     def anchor(self) -> str:
@@ -288,7 +290,16 @@ def _exchange(index: int, step: TraceStep, chosen: bool) -> ExchangeRow:
     if step.status is Status.HTTP_ERROR and step.http_status:
         words = f"error (HTTP {step.http_status})"
     return ExchangeRow(index, step, words, tone, STATUS_HELP.get(step.status, "") if step.status else "", chosen,
-                    _pairs(step))
+                       _pairs(step), _verdict(step))
+
+
+def _verdict(step: TraceStep) -> str:
+    if step.kind is StepKind.ACKNOWLEDGMENT:
+        return acknowledgment_sentence(step)
+    if step.kind is StepKind.NOTICE:
+        return notice_sentence(step)
+    words = answer_words(step)
+    return words[0].upper() + words[1:] + "."
 
 
 def _offer(exchange: ExchangeRow) -> Offer | None:
@@ -303,19 +314,14 @@ def _offer(exchange: ExchangeRow) -> Offer | None:
 
 def _pairs(step: TraceStep) -> tuple[AnswerPair, ...]:
     """The answer's pairs; the one holding the URL, the IBI leading on, or ``state Deleted`` marked."""
-    words = set(step.decision.replace(",", " ").split())
-    deleted = "Deleted" in words
-    pairs = []
-    for name, value in step.pairs or ():
-        role = None
-        if name in words and name.startswith("url"):
-            role = URL_ROLE
-        elif name in words and name.startswith("ibi"):
-            role = "leads on: asked next"
-        elif deleted and name in ("state", "timestamp"):
-            role = "the item was deleted"
-        pairs.append(AnswerPair(name, value, role))
-    return tuple(pairs)
+    roles: dict[str, str] = {}
+    if step.meaning is AnswerMeaning.URL and step.deciding_pair:
+        roles[step.deciding_pair] = URL_ROLE
+    elif step.meaning is AnswerMeaning.ONWARD and step.deciding_pair:
+        roles[step.deciding_pair] = "leads on: asked next"
+    elif step.meaning is AnswerMeaning.DELETED:
+        roles = {"state": "the item was deleted", "timestamp": "the item was deleted"}
+    return tuple(AnswerPair(name, value, roles.get(name)) for name, value in step.pairs or ())
 
 
 def decisions_of(resolution: Resolution) -> list[Decision]:
@@ -327,25 +333,20 @@ def decisions_of(resolution: Resolution) -> list[Decision]:
         anchor = f"step-{index}"
         if step.kind is StepKind.CAPTURE:
             tone = "bad" if step.parse_error else ""
-            decisions.append(Decision(2, 0, f"Received {step.request_url}: {step.decision}.", tone, "summary"))
+            decisions.append(Decision(2, 0, capture_sentence(step), tone, "summary"))
         elif step.kind is StepKind.URL_REQUEST:
             if step.hop not in seen_hops:
                 seen_hops.add(step.hop)
                 decisions.extend(_round_decisions(steps, step.hop))
         elif step.kind is StepKind.SELECTION:
-            alert = resolution.alert
-            tone = "bad" if alert is not None and step.decision == alert.message else "good"
-            decisions.append(Decision(None, step.hop, _sentence(step.decision), tone, f"hop-{step.hop}", "analysis"))
+            tone = "bad" if step.selection is Selection.ALERT else "good"
+            decisions.append(Decision(None, step.hop, selection_sentence(step), tone, f"hop-{step.hop}", "analysis"))
         elif step.kind is StepKind.ACKNOWLEDGMENT:
-            if step.status is Status.NOT_SENT:
-                decisions.append(Decision(5, step.hop, _sentence(step.decision), "bad", anchor))
-            else:
-                decisions.append(Decision(5, step.hop, f"Sent the acknowledgment (Table 8.11) to {step.receiver}, "
-                                          "the Archive that gave the URL.", "", anchor))
+            sent = step.acknowledgment is not AcknowledgmentOutcome.NOT_SENT
+            decisions.append(Decision(5, step.hop, acknowledgment_sentence(step), "" if sent else "bad", anchor))
         elif step.kind is StepKind.NOTICE:
-            good = step.decision.startswith("notice ")
-            text = f"{step.sender} answered {step.decision}." if good else _sentence(step.decision)
-            decisions.append(Decision(6, step.hop, text, "" if good else "warn", anchor))
+            good = step.acknowledgment is AcknowledgmentOutcome.NOTICE
+            decisions.append(Decision(6, step.hop, notice_sentence(step), "" if good else "warn", anchor))
         elif step.kind is StepKind.OUTCOME:
             tone = "good" if resolution.found else "bad"
             text = (f"Redirect the browser to {resolution.url}." if resolution.found
@@ -372,7 +373,7 @@ def _round_decisions(steps: tuple[TraceStep, ...], hop: int) -> list[Decision]:
         tone = "" if step.status is Status.ANSWERED else "bad"
         number = 4 if step.status in (Status.ANSWERED, Status.MALFORMED, Status.HTTP_ERROR) else None
         verdict = "" if step.status is Status.ANSWERED else "; not used"
-        out.append(Decision(number, hop, f"{step.receiver}{when}: {step.decision}{verdict}.", tone, f"step-{index}",
+        out.append(Decision(number, hop, f"{step.receiver}{when}: {answer_words(step)}{verdict}.", tone, f"step-{index}",
                             "message" if number else "event"))
         for note in step.notes:
             out.append(Decision(None, hop, f"{step.receiver}: {_sentence(note)}", "", f"step-{index}", "note"))

@@ -31,7 +31,9 @@ order. A timeout, a transport error or an Archive the resolver stopped waiting f
 4: they are events without a number. The resolver's analysis of the answers (the step the
 trace numbers 4) is a note on the resolver's lifeline.
 
-Pure data, no Flask: :func:`sequence_of` takes a :class:`~ibiportal.resolver.trace.Resolution`.
+Pure data, no Flask: :func:`sequence_of` takes a :class:`~ibiportal.resolver.trace.Resolution`
+and reads only the facts of its steps (never the engine's sentences), so it lives here, next to
+the page that draws it.
 """
 from __future__ import annotations
 
@@ -39,7 +41,8 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from urllib.parse import parse_qsl, urlsplit
 
-from ibiportal.resolver.trace import Resolution, Status, StepKind, TraceStep
+from ...protocol.status import ACKNOWLEDGMENT_NOTICE
+from ...resolver.trace import AcknowledgmentOutcome, Resolution, Selection, Status, StepKind, TraceStep
 
 USER = "user"
 BROWSER = "browser"
@@ -159,11 +162,6 @@ def request_parameters(url: str | None) -> dict[str, str]:
     return dict(parse_qsl(urlsplit(url).query, keep_blank_values=True))
 
 
-def chosen_archive(decision: str, names: list[str]) -> str | None:
-    """The Archive a selection step (4) chose, from the engine's words "…, from <name> after <t> ms"."""
-    return next((name for name in names if f"from {name} after " in decision), None)
-
-
 def milliseconds(value: float | None) -> str:
     """``0.6 ms``, ``2000 ms``; empty for an unknown time."""
     return "" if value is None else f"{value:g} ms"
@@ -213,12 +211,12 @@ class _Builder:
                 self.close_hop()
                 sent = step.status is not Status.NOT_SENT
                 self.add(Message(5, MESSAGE_NAMES[5], (RESOLVER,), (step.receiver,), Tone.CHOSEN if sent else Tone.FAILED,
-                                 "acknowledgment (Table 8.11) to the Archive that gave the URL" if sent else step.decision,
-                                 step.hop, (index,)))
+                                 "acknowledgment (Table 8.11) to the Archive that gave the URL" if sent
+                                 else _join("not sent", step.error or ""), step.hop, (index,)))
             elif step.kind is StepKind.NOTICE:
-                tone = Tone.CHOSEN if step.decision.startswith("notice ") else Tone.FAILED
-                self.add(Message(6, MESSAGE_NAMES[6], (step.sender,), (RESOLVER,), tone,
-                                 _join(step.decision, milliseconds(step.elapsed_ms)), step.hop, (index,)))
+                noticed = step.acknowledgment is AcknowledgmentOutcome.NOTICE
+                self.add(Message(6, MESSAGE_NAMES[6], (step.sender,), (RESOLVER,), Tone.CHOSEN if noticed else Tone.FAILED,
+                                 _join(notice_words(step), milliseconds(step.elapsed_ms)), step.hop, (index,)))
             elif step.kind is StepKind.OUTCOME:
                 self.outcome(index, step)
         if found:
@@ -311,17 +309,13 @@ class _Builder:
 
     def note(self, index: int, step: TraceStep) -> None:
         hop = self.hops[-1] if self.hops else None
-        alert = self.resolution.alert
-        tone = Tone.ALERT if alert is not None and step.decision == alert.message else Tone.CHOSEN
-        if hop is not None and hop.number == step.hop and hop.chosen is None:
-            names = [s.receiver for s in self.steps if s.kind is StepKind.URL_REQUEST and s.hop == step.hop and s.status is Status.ANSWERED]
-            name = chosen_archive(step.decision, names)
-            if name is not None:
-                chosen = next(i for i, s in enumerate(self.steps)
-                              if s.kind is StepKind.URL_REQUEST and s.hop == step.hop and s.receiver == name)
-                self.hops[-1] = replace(hop, chosen=chosen)
-                self.messages = [replace(m, tone=Tone.CHOSEN) if m.steps == (chosen,) else m for m in self.messages]
-        self.add(Message(None, "Analysis", (RESOLVER,), (RESOLVER,), tone, step.decision, step.hop, (index,)))
+        tone = Tone.ALERT if step.selection is Selection.ALERT else Tone.CHOSEN
+        if hop is not None and hop.number == step.hop and hop.chosen is None and step.chosen is not None:
+            chosen = next(i for i, s in enumerate(self.steps)
+                          if s.kind is StepKind.URL_REQUEST and s.hop == step.hop and s.receiver == step.chosen)
+            self.hops[-1] = replace(hop, chosen=chosen)
+            self.messages = [replace(m, tone=Tone.CHOSEN) if m.steps == (chosen,) else m for m in self.messages]
+        self.add(Message(None, "Analysis", (RESOLVER,), (RESOLVER,), tone, selection_words(step), step.hop, (index,)))
 
     def outcome(self, index: int, step: TraceStep) -> None:
         self.close_hop()
@@ -334,6 +328,28 @@ class _Builder:
             assert alert is not None
             self.add(Message(7, MESSAGE_NAMES[7], (RESOLVER,), (BROWSER,), Tone.ALERT,
                              f"alert ({alert.reason.value}): {alert.message}", step.hop, (index,)))
+
+
+def selection_words(step: TraceStep) -> str:
+    """What step (4) decided, in the diagram's words, from its facts."""
+    if step.selection is Selection.FOLLOW:
+        return f"{step.deciding_pair} {step.onward_ibi}: ask every Archive again"
+    if step.selection is Selection.ONLY_ORIGINAL:
+        return f"chose {step.chosen}: the only answer claiming the original"
+    if step.selection is Selection.FIRST_USABLE:
+        return f"chose {step.chosen}: the first usable answer"
+    if step.selection is Selection.JOINED:
+        return "shared the resolution of the same request under way"
+    return f"no answer to choose: alert {step.alert}"
+
+
+def notice_words(step: TraceStep) -> str:
+    """What came back for the acknowledgment (6), from its facts."""
+    if step.acknowledgment is AcknowledgmentOutcome.NOTICE:
+        return ACKNOWLEDGMENT_NOTICE.serialize(" ")
+    if step.acknowledgment is AcknowledgmentOutcome.NO_ANSWER:
+        return _join(f"no notice ({step.status})", step.error or "")
+    return "an answer that is not the notice"
 
 
 def _rank(arrival: int | None) -> str:
