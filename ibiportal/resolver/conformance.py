@@ -43,7 +43,7 @@ import re
 import secrets
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from enum import StrEnum
 
@@ -87,6 +87,9 @@ class Verdict(StrEnum):
     PASSED = "passed"
     FAILED = "failed"
     SKIPPED = "skipped"
+    # The resolver's address policy refused to contact the Archive: nothing was sent, so a rule
+    # judged on its answers neither passed nor failed; "failed" would blame the Archive.
+    NOT_CHECKED = "not-checked"
 
 
 @dataclass(frozen=True)
@@ -293,8 +296,9 @@ class ConformanceReport:
 
     @property
     def conforms(self) -> bool:
-        """No rule failed (skipped rules do not count against the Archive)."""
-        return not any(result.failed for result in self.results)
+        """No rule failed and every rule could be checked (skipped rules do not count against
+        the Archive; rules not checked because its address was refused leave it unproven)."""
+        return not any(result.failed or result.outcome is Verdict.NOT_CHECKED for result in self.results)
 
     def count(self, outcome: Verdict | str) -> int:
         return sum(result.outcome == outcome for result in self.results)
@@ -412,6 +416,10 @@ def check_archive(
         _urlkey(known),
         _timing(probes, timeouts),
     )
+    if probes[0].refused:
+        reason = f"Not checked: refused to contact {target.address} ({probes[0].problem})."
+        results = tuple(replace(result, outcome=Verdict.NOT_CHECKED, detail=reason) if result.failed else result
+                        for result in results)
     return ConformanceReport(target, known_ibi or None, unknown_ibi, results, probes, (clock() - started) * 1000)
 
 

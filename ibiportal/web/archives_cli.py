@@ -10,7 +10,8 @@ the same function: :func:`.admin.registering.register_archive`).
 
 ``check ADDRESS [--ibi KNOWN]`` runs the conformance check
 (:mod:`ibiportal.resolver.conformance`) against an Archive service address and prints each
-rule ✓ passed, ✗ failed or – skipped; it exits with 1 when a rule failed.
+rule ✓ passed, ✗ failed, – skipped or ? not checked (the address was refused); it exits with 1
+when a rule failed or nothing could be checked.
 
 Bad input goes to standard error as ``error: <what>: <message>`` with exit status 2; an
 Archive already registered (``register``) or not registered (``history``, ``remove``) exits
@@ -38,7 +39,7 @@ _COLUMNS = ("IBI", "included", "address", "last confirmation", "updated")
 
 
 PRIVATE_HINT = "loopback and private addresses are allowed only with IBIPORTAL_ALLOW_PRIVATE_ARCHIVES=1"
-_MARKS = {Verdict.PASSED: "✓", Verdict.FAILED: "✗", Verdict.SKIPPED: "–"}
+_MARKS = {Verdict.PASSED: "✓", Verdict.FAILED: "✗", Verdict.SKIPPED: "–", Verdict.NOT_CHECKED: "?"}
 
 
 @archives_cli.command("register")

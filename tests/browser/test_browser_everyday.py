@@ -104,3 +104,67 @@ def test_the_archive_health_page(any_page: Page):
     expect(table.get_by_role("columnheader", name="p50 / p95 ms")).to_be_attached()
     no_sideways_scroll(any_page)  # the table scrolls inside its own region on a phone
     shoot(any_page, f"archive-health-{any_page.width_name}")
+
+
+# -- Post/Redirect/Get for minting ---------------------------------------------------------------
+
+def test_reloading_a_mint_result_never_mints_again_and_mint_more_is_empty(any_page: Page, live_server):
+    import re
+
+    def minted() -> int:
+        storage = live_server.storage()
+        try:
+            return len(storage.minted_items())
+        finally:
+            storage.close()
+
+    any_page.goto("/mint")
+    any_page.get_by_label("Title").fill("Reloaded report")
+    any_page.get_by_role("button", name="Mint", exact=True).click()
+    expect(any_page).to_have_url(re.compile(r"/mint/result/[A-Za-z0-9_-]+$"))
+    expect(any_page.get_by_role("heading", name="Minted 1 identifier")).to_be_visible()
+    before = minted()
+    any_page.reload()
+    expect(any_page.get_by_role("heading", name="Minted 1 identifier")).to_be_visible()
+    assert minted() == before
+    expect(any_page.get_by_role("heading", name="Mint more")).to_be_visible()
+    expect(any_page.get_by_label("Title")).to_have_value("")
+    no_sideways_scroll(any_page)
+
+
+# -- administrators ------------------------------------------------------------------------------
+
+def test_after_registering_the_admin_gets_the_inclusion_request_and_refused_is_not_failed(any_page: Page, live_server):
+    from ibiportal.storage import ArchiveStore
+
+    from .conftest import log_in
+
+    service_ibi = "LK47B6W/3GUU2NP" if any_page.width_name == "desktop" else "LK47B6W/3GUU2NQ"
+    log_in(any_page)
+    any_page.goto("/admin/archives")
+    any_page.get_by_label("Archive service IBI").fill(service_ibi)
+    any_page.get_by_label("Registration key").fill("1234567890-1234567890")
+    any_page.get_by_role("button", name="Register").click()
+    try:
+        expect(any_page.get_by_role("heading", name="Archive registered")).to_be_visible()
+        assert any_page.url.endswith(f"/admin/archives/{service_ibi}/registered")
+        expect(any_page.locator("#resolver-service-url")).to_have_text(f"{live_server.url}/J8LNKB5R7W/3FUQHC5")
+        expect(any_page.get_by_role("table").get_by_role("row")).to_have_count(1 + 8)  # all eight pairs of Table 7.2
+        curl = any_page.locator("#inclusion-curl")
+        expect(curl).to_contain_text("servicesubject=inclusionRequest")
+        expect(curl).to_contain_text("registrationkey=REGISTRATION_KEY")
+        any_page.get_by_role("button", name="Copy the curl line").click()
+        assert any_page.evaluate("navigator.clipboard.readText()").startswith(f"curl '{live_server.url}/J8LNKB5R7W/3FUQHC5?")
+        no_sideways_scroll(any_page)
+        shoot(any_page, f"admin-registered-instructions-{any_page.width_name}")
+    finally:
+        storage = live_server.storage()
+        ArchiveStore(storage).remove_archive(service_ibi)
+        storage.close()
+    any_page.goto("/admin/conformance")
+    any_page.get_by_label("Archive service address").fill("http://127.0.0.1:9/8JMKD3MGP8W/35MMLL8")
+    any_page.get_by_role("button", name="Run the check").click()
+    expect(any_page.locator("p.summary")).to_contain_text("Not checked (refused to contact 127.0.0.1:9)")
+    expect(any_page.locator("p.summary")).to_contain_text("0 failed")
+    expect(any_page.locator("#rule-confirmation")).to_contain_text("not checked")
+    no_sideways_scroll(any_page)

@@ -277,8 +277,12 @@ def test_loopback_and_private_addresses_are_refused_and_nothing_is_sent(address)
     report = check_archive(f"http://{address}/{SERVICE_IBI}", transport, known_ibi=KNOWN)
     transport.close()
     assert report.refused and not report.conforms
+    assert report.count("failed") == 0 and report.count("not-checked") >= 1  # refused is not failed
+    not_checked = [result for result in report.results if result.outcome == "not-checked"]
+    assert [result.rule_id for result in not_checked] == ["confirmation"]  # the rest were not sent: skipped
+    assert not_checked[0].detail.startswith(f"Not checked: refused to contact {address}")
     assert "private Archives are not allowed" in report.unreachable
-    assert failed(report) == {"confirmation"}
+    assert failed(report) == set()
     assert [probe.exchange is not None for probe in report.probes] == [True, False, False, False]
 
 

@@ -148,7 +148,9 @@ def test_register_shows_a_generated_key_once_and_stores_only_its_hash(app, admin
 
 
 def test_register_with_the_key_the_archive_chose_never_echoes_it(app, admin):
-    page = admin.post("/admin/archives", data={"service_ibi": "8jmkd3mgp8w/35mmll8", "registration_key": KEY})
+    posted = admin.post("/admin/archives", data={"service_ibi": "8jmkd3mgp8w/35mmll8", "registration_key": KEY})
+    assert posted.status_code == 303 and posted.headers["Location"] == "/admin/archives/8JMKD3MGP8W/35MMLL8/registered"
+    page = admin.get(posted.headers["Location"])
     text = page.get_data(as_text=True)
     assert page.status_code == 200 and KEY not in text and "registered with the key you entered" in text
     assert store(app).find_archive("8JMKD3MGP8W/35MMLL8").key_hash.matches(RegistrationKey(KEY))
@@ -284,3 +286,26 @@ def test_conformance_form_errors_are_next_to_their_field(admin, data, field, mes
 def test_conformance_form_is_shown_to_administrators(admin):
     page = admin.get("/admin/conformance").get_data(as_text=True)
     assert 'name="address"' in page and 'name="known_ibi"' in page and "Report for" not in page
+
+
+def test_after_registering_the_page_gives_the_resolver_service_url_and_the_inclusion_request(app, admin):
+    admin.post("/admin/archives", data={"service_ibi": "8JMKD3MGP8W/35MMLL8", "registration_key": KEY})
+    text = html.unescape(admin.get("/admin/archives/8JMKD3MGP8W/35MMLL8/registered").get_data(as_text=True))
+    service_url = f"http://localhost/{app.config['RESOLVER_SERVICE_IBI']}"
+    assert f'<code id="resolver-service-url">{service_url}</code>' in text
+    curl = re.search(r'<pre class="curl" id="inclusion-curl">([^<]+)</pre>', text)[1]
+    assert curl.startswith(f"curl '{service_url}?servicesubject=inclusionRequest&")
+    query = curl.split("?", 1)[1].rstrip("'")
+    names = [pair.split("=", 1)[0] for pair in query.split("&")]
+    assert names == ["servicesubject", "archiveaddress", "archiveserviceibi", "archiveip", "archiveprotocol",
+                     "archiveplatformversion", "archiveadmemailaddress", "registrationkey"]  # Table 7.2, all eight
+    assert "archiveserviceibi=8JMKD3MGP8W/35MMLL8" in query and "registrationkey=REGISTRATION_KEY" in query
+    assert KEY not in text
+
+
+def test_a_refused_address_is_not_checked_rather_than_failed(admin):
+    response = admin.post("/admin/conformance", data={"address": "http://127.0.0.1:8080/8JMKD3MGP8W/35MMLL8"})
+    text = response.get_data(as_text=True)
+    assert "Not checked (refused to contact 127.0.0.1:8080)" in text
+    assert "0 failed" in text and "1 not checked" in text
+    assert "rule(s) failed" not in text

@@ -127,7 +127,7 @@ def test_the_mint_page_takes_the_details_and_shows_the_citations_with_emphasis(c
     page = client.get("/mint").get_data(as_text=True)
     assert '<option value="doctoral thesis">Doctoral thesis</option>' in page
     response = client.post("/mint", data={**{k: v for k, v in THESIS.items() if k != "creators"},
-                                          "creators": THESIS["creators"][0], "count": "1"})
+                                          "creators": THESIS["creators"][0], "count": "1"}, follow_redirects=True)
     html = response.get_data(as_text=True)
     assert response.status_code == 200
     assert "ROBLEDO ASENCIO, J. C. <b>Estudo numérico" in html

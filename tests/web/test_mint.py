@@ -184,7 +184,7 @@ def test_cli_mint_bad_count_exits_non_zero(runner):
 def test_mint_page_shows_result_and_demo_notice(client):
     page = client.get("/mint")
     assert b"demo identification subsystem" in page.data
-    response = client.post("/mint", data={"title": "Page item", "count": "1"})
+    response = client.post("/mint", data={"title": "Page item", "count": "1"}, follow_redirects=True)
     assert response.status_code == 200
     assert b"Persistent URL" in response.data
 
@@ -226,7 +226,7 @@ def test_mint_page_needs_the_csrf_token(tmp_path):
     assert "The CSRF token is missing." in refused.get_data(as_text=True)
     form = client.get("/mint").get_data(as_text=True)
     token = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', form).group(1)
-    minted = client.post("/mint", data={"csrf_token": token, "title": "With token", "count": "1"})
+    minted = client.post("/mint", data={"csrf_token": token, "title": "With token", "count": "1"}, follow_redirects=True)
     assert minted.status_code == 200 and "Minted 1 identifier" in minted.get_data(as_text=True)
     with app.app_context():
         from ibiportal.web.context import get_storage
@@ -245,6 +245,7 @@ def test_mint_card_has_both_forms_copy_buttons_qr_code_and_citations(client):
             "target_url": "https://example.org/report.pdf",
             "count": "1",
         },
+        follow_redirects=True,
     )
     assert response.status_code == 200
     html = response.get_data(as_text=True)
@@ -298,7 +299,7 @@ def test_qr_download_refuses_other_text(client, url, fragment):
 def test_minting_several_gives_one_compact_card_each(app, client):
     app.config["GRANULARITY"] = "0.01"
     app.extensions["ibiportal.subsystem"] = Subsystem.from_config(app.config)
-    html = client.post("/mint", data={"title": "Batch", "count": "3"}).get_data(as_text=True)
+    html = client.post("/mint", data={"title": "Batch", "count": "3"}, follow_redirects=True).get_data(as_text=True)
     assert "Minted 3 identifiers" in html
     assert html.count('<article class="minted card compact"') == 3
     assert len(set(QR_IMG.findall(html))) == 3
@@ -318,15 +319,15 @@ def test_every_field_error_is_shown_next_to_its_field_at_once(client):
 
 
 def test_next_edition_and_translation_links(client):
-    first = re.search(r"<dt>IBIp</dt>\s*<dd><code>([^<]+)</code>", client.post("/mint", data={"title": "v1"}).get_data(as_text=True)).group(1)
-    edition = client.post("/mint", data={"title": "v2", "previous_edition": first})
+    first = re.search(r"<dt>IBIp</dt>\s*<dd><code>([^<]+)</code>", client.post("/mint", data={"title": "v1"}, follow_redirects=True).get_data(as_text=True)).group(1)
+    edition = client.post("/mint", data={"title": "v2", "previous_edition": first}, follow_redirects=True)
     assert edition.status_code == 200
     assert f"<dt>Next edition of</dt><dd><code>{first}</code></dd>" in edition.get_data(as_text=True)
     again = client.post("/mint", data={"title": "v2 again", "previous_edition": first})
     assert again.status_code == 400 and "already has a next edition" in field_errors(again.get_data(as_text=True))["previous_edition"]
     no_language = client.post("/mint", data={"translation_of": first})
     assert no_language.status_code == 400 and "needs its language" in field_errors(no_language.get_data(as_text=True))["language"]
-    translated = client.post("/mint", data={"translation_of": first, "language": "pt-BR"})
+    translated = client.post("/mint", data={"translation_of": first, "language": "pt-BR"}, follow_redirects=True)
     assert f"<dt>Translation of</dt><dd><code>{first}</code></dd>" in translated.get_data(as_text=True)
     several = client.post("/mint", data={"previous_edition": first, "count": "2"})
     assert several.status_code == 400 and "one identifier at a time" in field_errors(several.get_data(as_text=True))["count"]
@@ -341,3 +342,36 @@ def test_api_mint_echoes_what_was_given(client):
         "/api/v1/mint", json={"title": "T", "creators": ["Doe, Jane"], "date": "2024-05", "language": "pt-BR"}
     ).get_json()
     assert (body["title"], body["creators"], body["date"], body["language"]) == ("T", ["Doe, Jane"], "2024-05", "pt-BR")
+
+
+# --- Post/Redirect/Get ------------------------------------------------------------------------
+
+def test_minting_redirects_to_its_result_and_reloading_never_mints_again(app, client):
+    response = client.post("/mint", data={"title": "Once", "count": "1"})
+    assert response.status_code == 303
+    location = response.headers["Location"]
+    assert re.fullmatch(r"/mint/result/[A-Za-z0-9_-]+", location)
+    first, reload = client.get(location), client.get(location)
+    assert first.status_code == reload.status_code == 200
+    assert "Minted 1 identifier" in reload.get_data(as_text=True)
+    with app.app_context():
+        from ibiportal.web.context import get_storage
+
+        assert [item.title for item in get_storage().minted_items()] == ["Once"]
+
+
+def test_mint_more_starts_empty(client):
+    html = client.post("/mint", data={"title": "Filled in", "creators": "Banon, Gerald", "count": "1"},
+                       follow_redirects=True).get_data(as_text=True)
+    form = html[html.index('<form method="post" action="/mint"'):]
+    assert "Mint more" in html
+    assert 'value="Filled in"' not in form and "Banon, Gerald</textarea>" not in form
+
+
+def test_only_the_minting_session_sees_the_result(app, client):
+    location = client.post("/mint", data={"title": "Mine", "count": "1"}).headers["Location"]
+    stranger = app.test_client()
+    response = stranger.get(location)
+    assert response.status_code == 404
+    assert "only in the browser session that minted it" in response.get_data(as_text=True)
+    assert "Mine" not in response.get_data(as_text=True)

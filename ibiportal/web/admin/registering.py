@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ...errors import IbiError, ParseError
-from ...protocol.messages import RegistrationKey
+from ...protocol.messages import InclusionRequest, RegistrationKey
 from ...resolver.registration import KeyHash, normalize_service_ibi, utc_now
 from ...storage import ArchiveStore
 
@@ -73,3 +73,22 @@ def register_archive(
     if not store.register_archive(ibi, KeyHash.of(registration_key), clock()):
         raise AlreadyRegistered(ibi)
     return Registration(ibi, registration_key, generated)
+
+
+#: What an Archive's administrator fills in before sending the inclusion request.
+PLACEHOLDERS = {
+    "archiveaddress": "ARCHIVE_ADDRESS",  # host[:port] the resolver will ask (§6.1)
+    "archiveip": "ARCHIVE_IP",
+    "archiveplatformversion": "PLATFORM_VERSION",
+    "archiveadmemailaddress": "ADMIN_EMAIL",
+    "registrationkey": "REGISTRATION_KEY",
+}
+
+
+def inclusion_request_pairs(service_ibi: str) -> list[tuple[str, str]]:
+    """The eight pairs of Table 7.2 for ``service_ibi``'s ``inclusionRequest``, in the table's
+    order, with placeholders for what only the Archive knows (and for its key, never shown)."""
+    known = {"archiveserviceibi": service_ibi, "archiveprotocol": "HTTP"}
+    return [("servicesubject", InclusionRequest.SUBJECT)] + [
+        (wire, known.get(wire) or PLACEHOLDERS[wire]) for wire, _, _ in InclusionRequest.PAIRS
+    ]

@@ -2,7 +2,9 @@
 
 Every route needs a logged-in administrator (:func:`admin_required`) and every POST a CSRF
 token. Registering shows a generated key once, in the answer to the POST itself (never in a
-URL, the session or a log line), with ``Cache-Control: no-store``. The confirmation request
+URL, the session or a log line), with ``Cache-Control: no-store``: that one answer is not
+redirected, and posting it again is refused as already registered, so nothing happens twice.
+Registering with one's own key redirects to the instructions (Post/Redirect/Get). The confirmation request
 and the conformance check go through a fresh :func:`check_transport`, with the resolver's
 address policy, and are bounded in time (:mod:`ibiportal.resolver.conformance`).
 """
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 import logging
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
 from ...errors import ParseError
@@ -28,7 +30,8 @@ from ..auth.session import admin_required, current_admin
 from ..context import get_storage
 from ..form_errors import add_error, show_error
 from .forms import ActionForm, ConformanceForm, RegisterForm
-from .registering import AlreadyRegistered, register_archive
+from .registering import AlreadyRegistered, inclusion_request_pairs, register_archive
+from ...protocol.query import build_query
 from .transport import check_transport
 
 logger = logging.getLogger(__name__)
@@ -99,7 +102,25 @@ def register():
         return _archives_page(form, 400)
     logger.info("archive %s registered by %s (key %s)", registration.service_ibi, current_admin(),
                 "generated" if registration.generated else "entered")
-    page = render_template("admin/registered.html", registration=registration)
+    if registration.generated:  # the key is shown in this answer only (module docstring)
+        return _registered_page(_registered(registration.service_ibi), registration.key.reveal())
+    return redirect(url_for("admin.registered", service_ibi=registration.service_ibi), code=303)
+
+
+@bp.get("/archives/<path:service_ibi>/registered")
+@admin_required
+def registered(service_ibi: str):
+    """What to do after registering with a key of one's own (Post/Redirect/Get)."""
+    return _registered_page(_registered(service_ibi), None)
+
+
+def _registered_page(archive: RegisteredArchive, generated_key: str | None):
+    """The resolver-service URL and the inclusion request (§7.2) the Archive must send, ready to
+    copy as a ``curl`` line with the key as a placeholder; a generated key above them, once."""
+    service_url = request.url_root + current_app.config["RESOLVER_SERVICE_IBI"]
+    pairs = inclusion_request_pairs(archive.service_ibi)
+    page = render_template("admin/registered.html", archive=archive, key=generated_key, service_url=service_url,
+                           pairs=pairs, request_url=f"{service_url}?{build_query(pairs)}")
     return Response(page, 200, headers={"Cache-Control": "no-store"}, content_type="text/html; charset=utf-8")
 
 

@@ -3,16 +3,16 @@ QR code and its citations."""
 from __future__ import annotations
 
 from ...citation import CitationRecord, ItemType, citations
-from ...minting import MintRequest
 from ...storage import MintedItem
 from ..cite.lookup import today
 from ..results import minted_to_dict
 from .qr import qr_data_uri
 
 
-def minted_card(item: MintedItem, base: str, request: MintRequest) -> dict:
+def minted_card(item: MintedItem, base: str, links: list[tuple[str, str]]) -> dict:
     """:func:`~..results.minted_to_dict`, plus ``qr`` (an SVG ``data:`` URI of the persistent URL),
-    ``citations`` (:class:`~ibiportal.citation.Citations`) and the ``links`` the item was minted with."""
+    ``citations`` (:class:`~ibiportal.citation.Citations`) and the ``links`` the item was minted with
+    (label, IBI as given)."""
     card = minted_to_dict(item, base)
     details = item.bibliographic
     record = CitationRecord(
@@ -30,10 +30,9 @@ def minted_card(item: MintedItem, base: str, request: MintRequest) -> dict:
         degree=details.degree,
         report_number=details.report_number,
     )
-    links = [("Next edition of", request.previous_edition), ("Translation of", request.translation_of)]
     return {
         **card,
         "qr": qr_data_uri(card["persistent_url"]),
         "citations": citations(record, today()),
-        "links": [(label, ibi) for label, ibi in links if ibi],
+        "links": links,
     }

@@ -1,7 +1,9 @@
 """The home page (one box for anything) and minting identifiers."""
 from __future__ import annotations
 
-from flask import Blueprint, Response, current_app, render_template, request
+import secrets
+
+from flask import Blueprint, Response, current_app, redirect, render_template, request, session, url_for
 
 from ...citation import STYLES
 from ...config import DEMO_MINT_HOST
@@ -11,7 +13,8 @@ from ...ibi.explain import explain
 from ...ibi.url import normalize_base
 from ...minting import MintRequest
 from ..cite.embedded import embedded_metadata, record_held_here
-from ..context import get_minter, known_prefix_pairs, resolver_base
+from ..context import get_minter, get_storage, known_prefix_pairs, resolver_base
+from ..errors import error_response
 from ..form_errors import show_error
 from ..inputs import persistent_url_input
 from .actions import actions_for
@@ -54,11 +57,17 @@ def _where(result) -> tuple[str, str, str] | None:
     return text[:index], text[index : index + 1] or " ", text[index + 1 :]
 
 
+#: Mint results a browser session keeps (the newest), so that its cookie stays small: each
+#: is a list of up to MAX_COUNT IBIps.
+KEPT_MINT_RESULTS = 5
+MINT_RESULTS = "mint_results"
+
+
 @bp.route("/mint", methods=["GET", "POST"])
 def mint():
-    """Mint identifiers of the portal's subsystem: one result card each."""
+    """Mint identifiers of the portal's subsystem, then 303 to their result page
+    (Post/Redirect/Get: reloading the result never mints again)."""
     form = MintForm()
-    cards: list[dict] = []
     if form.validate_on_submit():
         try:
             mint_request = MintRequest.parse(form.data)
@@ -66,13 +75,39 @@ def mint():
         except ParseError as exc:
             show_error(form, exc)
         else:
-            base = resolver_base()
-            cards = [minted_card(item, base, mint_request) for item in items]
+            links = [("Next edition of", mint_request.previous_edition), ("Translation of", mint_request.translation_of)]
+            result_id = _keep_result([item.ibip for item in items], [(label, ibi) for label, ibi in links if ibi])
+            return redirect(url_for("identifiers.mint_result", result_id=result_id), code=303)
     status = 400 if form.errors else 200
-    return (
-        render_template("identifiers/mint.html", form=form, cards=cards, demo=_is_demo(), citation_styles=STYLES),
-        status,
-    )
+    return _mint_page(form, [], status)
+
+
+@bp.get("/mint/result/<result_id>")
+def mint_result(result_id: str):
+    """What one Mint press made: only the browser session that minted it sees it (the ids are
+    kept in its signed session cookie), with an empty form to mint more."""
+    kept = session.get(MINT_RESULTS, {}).get(result_id)
+    if kept is None:
+        message = ("This mint result is shown only in the browser session that minted it, "
+                   f"and only for its last {KEPT_MINT_RESULTS} results.")
+        return error_response(message, 404)
+    storage, base = get_storage(), resolver_base()
+    items = [item for ibip in kept["ibips"] if (item := storage.find_minted(ibip=ibip)) is not None]
+    links = [tuple(link) for link in kept["links"]]
+    return _mint_page(MintForm(formdata=None), [minted_card(item, base, links) for item in items], 200)
+
+
+def _keep_result(ibips: list[str], links: list[tuple[str, str]]) -> str:
+    result_id = secrets.token_urlsafe(9)
+    results = dict(session.get(MINT_RESULTS, {}))
+    results[result_id] = {"ibips": ibips, "links": links}
+    session[MINT_RESULTS] = dict(list(results.items())[-KEPT_MINT_RESULTS:])
+    return result_id
+
+
+def _mint_page(form: MintForm, cards: list[dict], status: int):
+    page = render_template("identifiers/mint.html", form=form, cards=cards, demo=_is_demo(), citation_styles=STYLES)
+    return page, status
 
 
 @bp.get("/mint/qr.svg")
