@@ -13,6 +13,7 @@ from __future__ import annotations
 from ...citation import SLUGS, STYLE_KEYS
 from ...minting import MAX_COUNT
 from ...ibi.batch import MAX_ROWS
+from ...resolver.diagnosis import Case
 from ...resolver.trace import AlertReason, Status, StepKind
 
 _NULLABLE_STRING = {"type": ["string", "null"]}
@@ -270,7 +271,10 @@ _SCHEMAS: dict[str, dict] = {
         },
     },
     "StoredTrace": {
-        "allOf": [_ref("Resolution"), {"type": "object", "required": ["id"], "properties": {"id": {"type": "string"}}}],
+        "allOf": [_ref("Resolution"), {"type": "object", "required": ["id"], "properties": {
+            "id": {"type": "string"},
+            "diagnosis": {**_ref("Diagnosis"), "description": "only when nothing was found"},
+        }}],
     },
     "TraceRequest": {
         "type": "object",
@@ -281,6 +285,55 @@ _SCHEMAS: dict[str, dict] = {
             "accept_language": {"type": ["string", "null"], "description": "the user's Accept-Language (Table 8.6)"},
             "client_ip": {"type": ["string", "null"], "description": "the user's IP list (Table 8.10)"},
             "require_original": {"description": "a true value adds ibiurl.requireditemstatus=Original"},
+            "include_faulty": {"type": "boolean", "default": False,
+                               "description": "also ask the faulty demo Archives (slow, garbled), never asked otherwise"},
+        },
+    },
+    "ArchiveOutcome": {
+        "type": "object",
+        "required": ["name", "address", "state", "detail"],
+        "properties": {
+            "name": {"type": "string", "description": "archive-service IBI of a registered Archive, else its name"},
+            "address": _NULLABLE_STRING,
+            "state": {"enum": ["excluded", "answered-empty", "failed", "answered"]},
+            "detail": {"type": "string"},
+        },
+    },
+    "Diagnosis": {
+        "type": "object",
+        "description": "Why a persistent URL was not found: the IBI's prefix decoded, the registered Archives at "
+                       "that address, the Archives that failed, and the next steps.",
+        "required": ["ibi", "case", "subsystem", "at_address", "failed", "next_steps"],
+        "properties": {
+            "ibi": {"type": "string"},
+            "case": {"enum": [case.value for case in Case]},
+            "subsystem": {"type": "object", "required": ["prefix", "form", "hosts", "ips", "port", "decoded"],
+                          "properties": {"prefix": {"type": "string"}, "form": {"enum": ["rep", "ibip"]},
+                                         "hosts": _STRINGS, "ips": _STRINGS, "port": {"type": "integer"},
+                                         "decoded": {"type": "string"}}},
+            "at_address": {"type": "array", "items": _ref("ArchiveOutcome")},
+            "failed": {"type": "array", "items": _ref("ArchiveOutcome")},
+            "next_steps": _STRINGS,
+        },
+    },
+    "ArchiveHealth": {
+        "type": "object",
+        "required": ["name", "address", "registry_state", "answered", "empty", "failed", "latency_ms", "last_failure"],
+        "properties": {
+            "name": {"type": "string"},
+            "address": {"type": "string"},
+            "registry_state": {"type": "string", "description": "included, excluded, registered but never included, "
+                                                                  "this portal's own, demo, or not registered"},
+            "last_change": _NULLABLE_STRING,
+            "answered": {"type": "integer"},
+            "empty": {"type": "integer"},
+            "failed": {"type": "integer"},
+            "latency_ms": {"type": "object", "required": ["p50", "p95"],
+                           "properties": {"p50": {"type": ["number", "null"]}, "p95": {"type": ["number", "null"]}}},
+            "last_failure": {"oneOf": [{"type": "null"}, {
+                "type": "object", "required": ["reason", "at", "trace_id"],
+                "properties": {"reason": {"type": "string"}, "at": {"type": "string"}, "trace_id": {"type": "string"}},
+            }]},
         },
     },
     "Citation": {
@@ -415,6 +468,15 @@ _PATHS: dict[str, dict] = {
                 "text": {"type": "string"}}}},
         }},
         "responses": {"200": _json(_ref("Extraction"), "The IBIs found"), **_ERRORS},
+    }},
+    "/api/v1/archives/health": {"get": {
+        "operationId": "getArchiveHealth",
+        "summary": "How each Archive has answered lately (newest stored traces) beside its registry state",
+        "responses": {"200": _json({"type": "object", "required": ["traces", "window", "archives"], "properties": {
+            "traces": {"type": "integer", "description": "how many traces were counted"},
+            "window": {"type": "integer", "description": "the most that are counted"},
+            "archives": {"type": "array", "items": _ref("ArchiveHealth")},
+        }}, "Each Archive's counts"), **_ERRORS},
     }},
     "/api/v1/trace": {"post": {
         "operationId": "runTrace", "summary": "Resolve a persistent URL and return every message (never cached)",
