@@ -55,11 +55,6 @@ class RichBuilder:
             self._runs.append(Run(text, emphasis))
         return self
 
-    def extend(self, rich: Rich) -> RichBuilder:
-        for run in rich.runs:
-            self.add(run.text, run.emphasis)
-        return self
-
     def ends_with(self, characters: str) -> bool:
         return bool(self._runs) and self._runs[-1].text.endswith(tuple(characters))
 
