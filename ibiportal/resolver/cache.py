@@ -28,6 +28,11 @@ Decisions:
   Archive included, excluded or removed), an item is minted here or an own item gains a link;
   a new number empties the cache. Each gunicorn worker has its own cache and reads the number
   on every lookup, so all of them drop stale outcomes at their next request.
+* **Refreshing**: when an entry's lifetime ends, the next request resolves again; identical
+  requests that arrive while it does are served the previous outcome (:meth:`ResolutionCache.
+  get_stale`, ``X-IBI-Cache: stale``) for at most ``stale_seconds`` (a resolution's deadline),
+  rather than each waiting for it: under load, every expiry otherwise made a burst of requests
+  wait a whole resolution (benchmarks/load.py). A new generation empties stale entries too.
 * **Lifetime and size**: an entry lives ``ttl`` (or ``alert_ttl``) seconds (an Archive's own
   changes, an item moved or deleted, show within that time) and at most ``max_entries`` are kept, the least
   recently used dropped first, so memory stays bounded whatever clients ask.
@@ -142,17 +147,19 @@ class _Entry:
 
 class ResolutionCache:
     """Outcomes by :class:`CacheKey` for one generation: redirects for ``ttl`` seconds, stable
-    alerts for ``alert_ttl`` (``0`` keeps none of that kind), at most ``max_entries`` in all.
+    alerts for ``alert_ttl`` (``0`` keeps none of that kind), at most ``max_entries`` in all; an
+    expired one is kept ``stale_seconds`` more for :meth:`get_stale`.
 
     Safe to share between the request threads of one process.
     """
 
     def __init__(self, ttl: float, max_entries: int, clock: Callable[[], float] = time.monotonic, *,
-                 alert_ttl: float = 0.0) -> None:
+                 alert_ttl: float = 0.0, stale_seconds: float = 10.0) -> None:
         if ttl < 0 or alert_ttl < 0 or ttl + alert_ttl <= 0 or max_entries <= 0:
             raise ValueError("a resolution cache needs a positive lifetime and size; use no cache to turn it off")
         self.ttl = ttl
         self.alert_ttl = alert_ttl
+        self.stale_seconds = stale_seconds
         self.max_entries = max_entries
         self.clock = clock
         self._entries: OrderedDict[CacheKey, _Entry] = OrderedDict()
@@ -174,9 +181,20 @@ class ResolutionCache:
             if entry is None:
                 return None
             if self.clock() >= entry.expires:
-                del self._entries[key]
+                if self.clock() >= entry.expires + self.stale_seconds:
+                    del self._entries[key]
                 return None
             self._entries.move_to_end(key)
+            return entry.outcome
+
+    def get_stale(self, key: CacheKey, generation: int) -> CachedOutcome | None:
+        """The outcome for ``key`` whose lifetime ended less than ``stale_seconds`` ago, to serve
+        while the same request is being resolved again (module decisions); else ``None``."""
+        with self._lock:
+            self._adopt(generation)
+            entry = self._entries.get(key)
+            if entry is None or not entry.expires <= self.clock() < entry.expires + self.stale_seconds:
+                return None
             return entry.outcome
 
     def put(self, key: CacheKey, generation: int, outcome: CachedOutcome) -> None:

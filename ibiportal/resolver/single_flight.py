@@ -56,6 +56,10 @@ class SingleFlight(Generic[T]):
         """Calls under way."""
         return len(self._flights)
 
+    def running(self, key: Hashable) -> bool:
+        """Whether a call for ``key`` is under way."""
+        return key in self._flights
+
     def run(self, key: Hashable, call: Callable[[], T]) -> Shared[T]:
         with self._lock:
             flight = self._flights.get(key)

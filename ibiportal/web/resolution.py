@@ -159,16 +159,23 @@ def diagnosis_of(resolution: Resolution) -> NotFoundDiagnosis | None:
 # a trace must show the messages of that very resolution.
 
 
-def cached(persistent_url: str) -> CachedOutcome | None:
-    """The outcome cached for this request, a redirect's acknowledgment (5) sent again to the
-    Archive whose URL it is; ``None`` on a miss or with the cache off (ibiportal.resolver.cache)."""
+def cached(persistent_url: str) -> tuple[CachedOutcome, str] | None:
+    """The outcome cached for this request and ``"hit"``, or the previous one and ``"stale"``
+    while an identical request is resolving it again; a redirect's acknowledgment (5) is sent
+    again to the Archive whose URL it is. ``None`` on a miss or with the cache off
+    (ibiportal.resolver.cache)."""
     cache = get_resolution_cache()
     if cache is None:
         return None
-    outcome = cache.get(_cache_key(persistent_url), resolution_generation())
+    key, generation = _cache_key(persistent_url), resolution_generation()
+    outcome, state = cache.get(key, generation), "hit"
+    if outcome is None and get_single_flight().running(key):
+        outcome, state = cache.get_stale(key, generation), "stale"
+    if outcome is None:
+        return None
     if isinstance(outcome, CachedRedirect) and outcome.acknowledgment is not None:
         get_acknowledger().send(outcome.acknowledgment)
-    return outcome
+    return outcome, state
 
 
 def resolve_and_cache(persistent_url: str, parsed: PersistentUrl, client: ClientInfo) -> StoredResolution:

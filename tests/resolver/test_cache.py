@@ -51,6 +51,8 @@ def test_an_entry_lives_for_its_ttl_only(clock):
     assert cache.get(KEY, 0) == REDIRECT
     clock.now += 0.1
     assert cache.get(KEY, 0) is None
+    clock.now += cache.stale_seconds  # kept only while it may still be served stale
+    assert cache.get(KEY, 0) is None
     assert len(cache) == 0  # the expired entry is gone, not just hidden
 
 
@@ -309,3 +311,18 @@ def test_to_an_archive_in_this_process_the_message_goes_at_once_from_the_request
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ack") as executor:
         Acknowledger({"demo": transport}, executor, max_pending=4, in_process={"demo"}).send(MESSAGE)
         assert [(url, thread) for url, thread, _ in transport.sent] == [(ACK, threading.current_thread().name)]
+
+
+def test_an_expired_outcome_is_kept_a_little_for_requests_that_arrive_while_it_is_refreshed():
+    clock = FakeClock()
+    cache = ResolutionCache(30, 10, clock, stale_seconds=10)
+    cache.put(KEY, 1, REDIRECT)
+    assert cache.get_stale(KEY, 1) is None  # still fresh: nothing stale to give
+    clock.now += 30
+    assert cache.get(KEY, 1) is None and cache.get_stale(KEY, 1) == REDIRECT
+    clock.now += 9.9
+    assert cache.get_stale(KEY, 1) == REDIRECT
+    assert cache.get_stale(KEY, 2) is None  # a new generation: nothing old is served
+    cache.put(KEY, 2, REDIRECT)
+    clock.now += 40
+    assert cache.get(KEY, 2) is None and cache.get_stale(KEY, 2) is None and len(cache) == 0

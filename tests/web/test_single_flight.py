@@ -61,3 +61,34 @@ def test_forty_concurrent_requests_send_one_url_request_per_archive(app, monkeyp
         assert page.status_code == 200 and leader.headers["X-IBI-Trace"] in page.text
     finally:
         server.shutdown()
+
+
+def test_while_an_expired_outcome_is_resolved_again_identical_requests_get_it_at_once(app, monkeypatch):
+    """The first request after an entry's lifetime resolves again; one arriving meanwhile is served
+    the previous outcome (stale) instead of waiting for that resolution."""
+    app.config.update(RESOLUTION_CACHE_SECONDS=1)
+    gate, entered = threading.Event(), threading.Event()
+    fetch = InProcessTransport.fetch
+    held = {"on": False}
+
+    def gated_fetch(self, url, timeouts):
+        if held["on"] and "servicesubject=urlRequest" in url:
+            entered.set()
+            gate.wait(10)
+        return fetch(self, url, timeouts)
+
+    monkeypatch.setattr(InProcessTransport, "fetch", gated_fetch)
+    client = app.test_client()
+    first = client.get("/8JMKD3MGP8W/35MMLL8", environ_base={"REMOTE_ADDR": "192.0.2.9"})
+    assert first.headers["X-IBI-Cache"] == "miss"
+    time.sleep(1.1)  # the entry's lifetime ends
+    held["on"] = True
+    with ThreadPoolExecutor(1) as pool:
+        refreshing = pool.submit(client.get, "/8JMKD3MGP8W/35MMLL8", environ_base={"REMOTE_ADDR": "192.0.2.9"})
+        assert entered.wait(10)
+        meanwhile = app.test_client().get("/8JMKD3MGP8W/35MMLL8", environ_base={"REMOTE_ADDR": "192.0.2.9"})
+        gate.set()
+        refreshed = refreshing.result(10)
+    assert (meanwhile.status_code, meanwhile.headers["X-IBI-Cache"]) == (302, "stale")
+    assert meanwhile.headers["X-IBI-Trace"] == first.headers["X-IBI-Trace"]
+    assert refreshed.headers["X-IBI-Cache"] == "miss" and refreshed.headers["Location"] == SECTION_10_1_URL

@@ -2,7 +2,8 @@
 
 A redirect found, or a stable alert, is served again from the worker's cache for a short while
 (``ibiportal.resolver.cache``): ``X-IBI-Cache: hit`` then says so, and the trace headers point to
-the trace of the resolution that found it. ``miss`` is a fresh resolution; ``joined`` one that
+the trace of the resolution that found it; ``stale`` is the previous outcome, served while an
+identical request resolves it again after its lifetime ended. ``miss`` is a fresh resolution; ``joined`` one that
 shared the resolution of an identical request under way (its own trace links that one); ``off``
 when the cache keeps no outcome of this kind (IBIPORTAL_RESOLUTION_CACHE_SECONDS=0 for
 redirects, IBIPORTAL_NEGATIVE_CACHE_SECONDS=0 for alerts).
@@ -51,11 +52,12 @@ def resolve(ibi_path: str):
     if wanted is not None:  # a citation type asked for above all else (negotiation.py)
         return citation_response(wanted, received)
     hit = cached(received)  # only resolutions of URLs that parsed are cached
-    if isinstance(hit, CachedRedirect):
-        return with_trace_headers(redirect(hit.url, code=FOUND_STATUS), hit.trace_url, "hit")
     if hit is not None:
-        response = alert_response(hit.resolution, hit.trace_url, diagnosis_of(hit.resolution))
-        return with_trace_headers(response, hit.trace_url, "hit")
+        outcome, state = hit
+        if isinstance(outcome, CachedRedirect):
+            return with_trace_headers(redirect(outcome.url, code=FOUND_STATUS), outcome.trace_url, state)
+        response = alert_response(outcome.resolution, outcome.trace_url, diagnosis_of(outcome.resolution))
+        return with_trace_headers(response, outcome.trace_url, state)
     try:
         parsed = parse_persistent_url(received)
     except ParseError as exc:
