@@ -33,3 +33,12 @@ def test_page_offers_the_last_edition_in_one_click(client):
     html = client.get("/cite", query_string={"ibi": ITEM}).get_data(as_text=True)
     assert f'href="/cite?ibi={LAST_EDITION}"' in html
     assert f"Cite the last edition, {LAST_EDITION}" in html
+
+
+def test_the_offer_cites_the_last_edition(client):
+    """One click: the suggested IBI cites (the demo Archive mtc-m16c writes §10.2's record in process)."""
+    suggestion = client.get("/api/v1/cite", query_string={"ibi": ITEM}).get_json()["suggestion"]
+    body = client.get("/api/v1/cite", query_string={"ibi": suggestion["ibi"]}).get_json()
+    assert body["ibi"] == LAST_EDITION
+    assert body["metadata"]["title"] == "Reference model for an open archival information system (OAIS)"
+    assert "Reference model for an open archival information system" in body["citations"]["formatted"]["apa"]

@@ -226,12 +226,28 @@ def oai_dc_record(url: str) -> bytes | str:
     path = _portal_path(url)
     if path is not None:
         return _local_record(url, path)
+    demo = _demo_record(url)
+    if demo is not None:
+        return demo
     exchange = get_http_transport().fetch(url, FETCH_TIMEOUTS)
     if exchange.failure is not None:
         raise CiteProblem(f"The record at {url} could not be fetched: {exchange.error}", BAD_GATEWAY)
     if exchange.status != 200:
         raise CiteProblem(f"The record at {url} could not be fetched: HTTP status {exchange.status}", BAD_GATEWAY)
     return exchange.body or b""
+
+
+def _demo_record(url: str) -> str | None:
+    """The record of a demo Archive item whose oai_dc URL is ``url``: the standard's Archives
+    (``mtc-m16c.sid.inpe.br``, …) answer their real hosts' URLs, as §10 prints them, which are not
+    reachable offline; a demo Archive is in process, so its record is written from its store."""
+    if not current_app.config["DEMO_ARCHIVES"]:
+        return None
+    for archive in get_demo_archives().values():
+        for item in archive.service.store.items():
+            if item.metadata is not None and item.metadata.oai_dc_url == url and item.dc is not None:
+                return oai_dc_xml(item, resolver_base().rstrip("/"))
+    return None
 
 
 def _portal_path(url: str) -> str | None:
