@@ -168,3 +168,56 @@ def test_after_registering_the_admin_gets_the_inclusion_request_and_refused_is_n
     expect(any_page.locator("p.summary")).to_contain_text("0 failed")
     expect(any_page.locator("#rule-confirmation")).to_contain_text("not checked")
     no_sideways_scroll(any_page)
+
+
+# -- layout: the navigation and the trace diagram --------------------------------------------------
+
+def test_every_navigation_link_is_on_screen_for_an_administrator(any_page: Page):
+    from .conftest import log_in
+
+    log_in(any_page)
+    any_page.goto("/")
+    width = any_page.evaluate("window.innerWidth")
+    links = any_page.get_by_role("navigation", name="Main").get_by_role("link")
+    expect(links.last).to_have_text("Archives")  # the administrators' link comes last
+    for link in links.all():
+        box = link.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width, link.inner_text()
+    no_sideways_scroll(any_page)
+    shoot(any_page, f"navigation-{any_page.width_name}")
+
+
+def lane_names_inside(page: Page) -> list[str]:
+    """The lifeline names whose slanted text leaves the diagram's picture (clipped)."""
+    return page.evaluate("""() => {
+        const svg = document.querySelector('.seq-head svg').getBoundingClientRect();
+        return [...document.querySelectorAll('.seq-head text.name')]
+            .filter(t => { const r = t.getBoundingClientRect();
+                           return r.right > svg.right + 0.5 || r.top < svg.top - 0.5; })
+            .map(t => t.textContent);
+    }""")
+
+
+@pytest.mark.parametrize("faulty", [False, True])
+def test_the_trace_diagram_shows_every_lane_at_1280_px(page: Page, faulty: bool):
+    extra = "&include_faulty=y" if faulty else ""
+    page.goto(f"/trace?url=http://urlib.net/8JMKD3MGP8W/34PGRBS&archives=demo{extra}")
+    page.get_by_role("button", name="Trace", exact=True).click()
+    page.wait_for_load_state()
+    box = page.locator(".seq-scroll")
+    assert box.evaluate("el => el.scrollWidth <= el.clientWidth"), "the diagram scrolls at 1280 px"
+    assert lane_names_inside(page) == []
+    expect(page.locator(".seq-hint")).to_be_hidden()
+    shoot(page, f"trace-diagram-desktop{'-faulty' if faulty else ''}")
+
+
+def test_the_trace_diagram_scrolls_with_a_visible_hint_on_a_phone(phone: Page):
+    phone.goto("/trace?url=http://urlib.net/8JMKD3MGP8W/34PGRBS&archives=demo")
+    phone.get_by_role("button", name="Trace", exact=True).click()
+    phone.wait_for_load_state()
+    box = phone.locator(".seq-scroll")
+    assert box.evaluate("el => el.scrollWidth > el.clientWidth")
+    expect(phone.locator(".seq-hint")).to_be_visible()
+    expect(phone.locator(".seq-hint")).to_contain_text("scroll the diagram sideways")
+    assert lane_names_inside(phone) == []
+    no_sideways_scroll(phone)

@@ -11,6 +11,7 @@ written by the template, escaped.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from .sequence import BROWSER, RESOLVER, USER, Message, SequenceDiagram, Tone
@@ -18,8 +19,11 @@ from .sequence import BROWSER, RESOLVER, USER, Message, SequenceDiagram, Tone
 ROW = 44  # px: the height of a row, also in static/css/trace.css (.seq-row)
 HEAD = 112  # px: the header with the lifeline names
 LANES = {USER: 56, BROWSER: 64, RESOLVER: 76}
-ARCHIVE_LANE = 56
+ARCHIVE_LANE = 52  # with the 17rem labels, 13 Archives (the faulty demo ones too) fit in 1280 px
 NAME_LIMIT = 18
+#: Room right of the last lifeline for its name, written slanted at 50°: NAME_LIMIT characters of
+#: 12 px text (at most 7.5 px wide each) reach cos 50° of their length to the right.
+NAME_ROOM = math.ceil(NAME_LIMIT * 7.5 * math.cos(math.radians(50))) + 4
 MID = ROW // 2
 OVERFLOW = 200  # px drawn above and below a strip's view box (rows taller than ROW)
 
@@ -74,7 +78,7 @@ def diagram_of(sequence: SequenceDiagram) -> Diagram:
         short = line.title if len(line.title) <= NAME_LIMIT else line.title[: NAME_LIMIT - 1] + "…"
         columns.append(Column(left + width // 2, line.title, short, line.address, line.is_archive))
         left += width
-    diagram = Diagram(left + 40, columns)  # room on the right for the last name, written slanted
+    diagram = Diagram(left + NAME_ROOM, columns)
     band = (xs[RESOLVER] - 10, left + 4)
     starts = {hop.first: hop for hop in sequence.hops}
     in_hop = {index for hop in sequence.hops for index in range(hop.first, hop.last)}
