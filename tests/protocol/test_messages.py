@@ -58,8 +58,10 @@ def roundtrip(url: str, address: str, service_ibi: str, message, *, sort: bool =
     assert parse_request_url(url) == AddressedRequest(address, service_ibi, message)
 
 
-def test_resolver_base_url_of_section_6_1():
-    assert f"http://{RESOLVER_ADDRESS}/{RESOLVER_SERVICE_IBI}" == "http://urlib.net/J8LNKB5R7W/3FUQHC5"
+def test_requests_to_the_resolver_service_go_to_its_base_url_of_section_6_1():
+    url = request_url(RESOLVER_ADDRESS, RESOLVER_SERVICE_IBI, UrlRequest(client_ips=CLIENTS, ibi="8JMKD3MGP8W/35MMLL8"))
+    assert url.startswith("http://urlib.net/J8LNKB5R7W/3FUQHC5?")
+    assert parse_request_url(url).address == "urlib.net"
 
 
 def test_example_6_1_url_request():

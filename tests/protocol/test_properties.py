@@ -57,9 +57,11 @@ def test_parse_pair_list_raises_only_parse_error_on_text(body):
         assert parse_pair_list(answer.serialize()) == answer
         for pair in answer.pairs:
             try:
-                answer.get_pairs(pair.name)
-            except ParseError:
-                pass
+                nested = answer.get_pairs(pair.name)
+            except ParseError as error:  # the value is not itself a pair list
+                assert error.message and (error.position is None or error.position >= 1)
+            else:
+                assert nested is None or isinstance(nested, PairList)
 
 
 @given(latin1)
@@ -72,17 +74,22 @@ def test_query_value_round_trip(text):
 @given(st.text(max_size=60))
 def test_parse_request_raises_only_parse_error(query):
     try:
-        parse_request(query)
-    except ParseError:
-        pass
+        message = parse_request(query)
+    except ParseError as error:
+        assert error.message and (error.position is None or 1 <= error.position <= len(query) + 1)
+    else:  # what parses is a message that writes itself back to a query that parses to it
+        assert parse_request(message.to_query()) == message
 
 
 @given(st.text(alphabet="abc=&%+2F ?", max_size=40))
 def test_parse_request_url_raises_only_parse_error(tail):
+    url = "http://urlib.net/J8LNKB5R7W/3FUQHC5?servicesubject=urlRequest&" + tail
     try:
-        parse_request_url("http://urlib.net/J8LNKB5R7W/3FUQHC5?servicesubject=urlRequest&" + tail)
-    except ParseError:
-        pass
+        addressed = parse_request_url(url)
+    except ParseError as error:
+        assert error.message and (error.position is None or 1 <= error.position <= len(url) + 1)
+    else:
+        assert addressed.address == "urlib.net" and isinstance(addressed.message, UrlRequest)
 
 
 ips = st.one_of(st.ip_addresses(v=4), st.ip_addresses(v=6)).map(str)
