@@ -52,7 +52,7 @@ def start_archives(count: int) -> tuple[subprocess.Popen, list[ArchiveEndpoint]]
         [sys.executable, __file__, "--serve", str(count)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
     )
     lines = [child.stdout.readline().split() for _ in range(count)]
-    return child, [ArchiveEndpoint(address, ibi, f"a{i}", "live") for i, (address, ibi) in enumerate(lines)]
+    return child, [ArchiveEndpoint(address, ibi, f"a{i}", "http") for i, (address, ibi) in enumerate(lines)]
 
 
 def parallel_seconds(resolver: Resolver) -> float:
@@ -83,7 +83,7 @@ def main() -> None:
     print("\n".join(lines))
     for count in (1, 10, 50):
         child, archives = start_archives(count)
-        resolver = Resolver(archives, {"live": transport}, executor=executor)
+        resolver = Resolver(archives, {"http": transport}, executor=executor)
         try:
             resolver.resolve(UNKNOWN, CLIENT)  # warm the connection pools
             parallel = parallel_seconds(resolver)

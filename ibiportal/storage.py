@@ -24,7 +24,7 @@ from ibiportal.resolver.registration import (
     KeyHash,
     RegisteredArchive,
 )
-from ibiportal.resolver.transport import ArchiveEndpoint
+from ibiportal.resolver.transport import ArchiveEndpoint, Route
 
 SCHEMA = (Path(__file__).with_name("schema.sql")).read_text(encoding="utf-8")
 
@@ -416,13 +416,13 @@ class ArchiveStore:
     def included_endpoints(
         self, connect_timeout: float = 3.0, read_timeout: float = 5.0
     ) -> tuple[ArchiveEndpoint, ...]:
-        """The included Archives, for the resolver (transport ``"live"``), named by their address."""
+        """The included Archives, for the resolver (reached over HTTP), named by their address."""
         rows = self.storage.connection.execute(
             "SELECT address, service_ibi FROM archive WHERE included = 1 AND address IS NOT NULL"
             " ORDER BY service_ibi"
         ).fetchall()
         return tuple(
-            ArchiveEndpoint(row["address"], row["service_ibi"], row["address"], "live", connect_timeout, read_timeout)
+            ArchiveEndpoint(row["address"], row["service_ibi"], row["address"], Route.HTTP, connect_timeout, read_timeout)
             for row in rows
         )
 

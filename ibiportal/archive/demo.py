@@ -45,6 +45,7 @@ from typing import Any
 from ibiportal.archive.model import (
     TIMESTAMP_FORMAT,
     ArchiveIdentity,
+    Behaviour,
     ContentType,
     DublinCore,
     IbiForms,
@@ -67,21 +68,6 @@ PORTAL_PLACEHOLDER = "{portal}"
 
 class DemoDataError(IbiError, ValueError):
     """The demo data file is wrong; the message says which Archive, which item, which field."""
-
-
-@dataclass(frozen=True)
-class Behaviour:
-    """How the in-process transport makes an Archive misbehave (module docstring)."""
-
-    delay_seconds: float = 0.0
-    malformed: str | None = None
-
-    @property
-    def faulty(self) -> bool:
-        """Whether the Archive misbehaves at all: such an Archive is there to teach the Trace
-        page what a timeout or garbage looks like, and would only slow every reader down (a
-        not-found waits for its deadline), so ``GET /<persistent URL>`` does not ask it."""
-        return self != Behaviour()
 
 
 @dataclass(frozen=True)

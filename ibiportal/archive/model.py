@@ -200,3 +200,19 @@ class ArchiveIdentity:
     address: str
     service_ibi: IbiForms
     platform_software: IbiForms | None = field(default=None)
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """How the local transport makes an Archive misbehave: ``delay_seconds`` before answering,
+    ``malformed`` text instead of the answer (the demo Archives ``slow`` and ``garbled``)."""
+
+    delay_seconds: float = 0.0
+    malformed: str | None = None
+
+    @property
+    def faulty(self) -> bool:
+        """Whether the Archive misbehaves at all: such an Archive is there to teach the Trace
+        page what a timeout or garbage looks like, and would only slow every reader down (a
+        not-found waits for its deadline), so ``GET /<persistent URL>`` does not ask it."""
+        return self != Behaviour()

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
+from dataclasses import dataclass
 from typing import Protocol
 
 from ..citation.oai_dc import written_fields
 from ..citation.types import ItemType
 from ..ibi.identifier import parse_ibi
 from ..storage import ItemLink, MintedItem
-from .model import ArchiveIdentity, DublinCore, IbiForms, Item, ItemState, Metadata
+from .model import ArchiveIdentity, Behaviour, DublinCore, IbiForms, Item, ItemState, Metadata
 from .relation import Relation
 from .service import ArchiveService
 from .store import ibi_key
@@ -116,6 +117,21 @@ def item_page_url(portal_url: str, ibip: str) -> str:
 def item_metadata_url(portal_url: str, ibip: str) -> str:
     """Where the portal serves an item's oai_dc record (``:`` and ``:(oai_dc)``)."""
     return f"{portal_url.rstrip('/')}/archive/items/{ibip}/oai_dc.xml"
+
+
+#: The own Archive's name in traces and on the Archive health page.
+OWN_ARCHIVE_NAME = "portal"
+
+
+@dataclass(frozen=True)
+class OwnArchive:
+    """The portal's own Archive as a local Archive of the resolver: answered in process, like the
+    demo Archives, but a real one (its items are the identifiers the portal minted) that always
+    behaves, and one of the live Archives a resolution asks."""
+
+    service: ArchiveService
+    name: str = OWN_ARCHIVE_NAME
+    behaviour: Behaviour = Behaviour()
 
 
 def own_archive_service(

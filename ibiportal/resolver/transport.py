@@ -8,8 +8,10 @@ problem; the engine records the exchange in the trace either way.
 
 * :class:`HttpTransport` – real Archives over HTTP(S), with the address policy of
   :mod:`ibiportal.resolver.addresses` (checked after DNS, pinned against rebinding).
-* :class:`InProcessTransport` – the demo Archives, answered by in-process
-  :class:`~ibiportal.archive.service.ArchiveService` objects (for the demo only).
+* :class:`LocalTransport` – the Archives this process answers for itself: the portal's own
+  Archive and the demo Archives, each an :class:`~ibiportal.archive.service.ArchiveService`.
+
+Which one reaches an Archive is its endpoint's :class:`Route`.
 """
 from __future__ import annotations
 
@@ -36,7 +38,8 @@ from urllib3.exceptions import ConnectTimeoutError, ReadTimeoutError
 from ibiportal.resolver.addresses import AddressRefused, GetAddrInfo, check_host
 
 if TYPE_CHECKING:
-    from ibiportal.archive.demo import DemoArchive
+    from ibiportal.archive.model import Behaviour
+    from ibiportal.archive.service import ArchiveService
 
 DEFAULT_MAX_ANSWER_BYTES = 256 * 1024
 """Cap on an answer's size: a URL list (Example 9.2) is a few kilobytes."""
@@ -55,18 +58,24 @@ class Failure(StrEnum):
     UNKNOWN_ARCHIVE = "unknown-archive"
 
 
+class Route(StrEnum):
+    """How the resolver reaches an Archive: the key of its transport among the engine's."""
+
+    LOCAL = "local"  # answered in this process (LocalTransport): the own Archive, the demo ones
+    HTTP = "http"  # a registered Archive, over the network (HttpTransport)
+
+
 @dataclass(frozen=True)
 class ArchiveEndpoint:
     """An included Archive as the engine sees it (§6.1 base URL ``http://<address>/<service_ibi>``).
 
-    ``transport`` names the entry of the engine's transports that reaches it (``"demo"`` for
-    the in-process demo Archives, ``"live"`` for registered ones over HTTP).
+    ``transport`` is the :class:`Route` that reaches it.
     """
 
     address: str
     service_ibi: str
     name: str
-    transport: str = "live"
+    transport: Route = Route.HTTP
     connect_timeout: float = 3.0
     read_timeout: float = 5.0
 
@@ -463,11 +472,32 @@ class HttpTransport:
         return Exchange(status, content_type, bytes(body), notes=notes)
 
 
-class InProcessTransport:
-    """The demo Archives, answered in process (FOR THE DEMO ONLY: no network is involved).
+class LocalArchive(Protocol):
+    """An Archive this process answers for: its name, its service, and how it (mis)behaves."""
 
-    ``archives`` are the :class:`~ibiportal.archive.demo.DemoArchive` objects of
-    :func:`~ibiportal.archive.demo.load_demo_archives`; a request URL
+    name: str
+    service: ArchiveService
+    behaviour: Behaviour
+
+
+def local_endpoint(archive: LocalArchive, connect_timeout: float = 1.0, read_timeout: float = 2.0) -> ArchiveEndpoint:
+    """The endpoint of a local Archive (:attr:`Route.LOCAL`), its service IBI in the first form (§10)."""
+    return ArchiveEndpoint(
+        address=archive.service.identity.address,
+        service_ibi=archive.service.identity.service_ibi.forms()[0],
+        name=archive.name,
+        transport=Route.LOCAL,
+        connect_timeout=connect_timeout,
+        read_timeout=read_timeout,
+    )
+
+
+class LocalTransport:
+    """The Archives this process answers for, reached without a network.
+
+    ``archives`` are :class:`LocalArchive` objects: the portal's own Archive
+    (:class:`~ibiportal.archive.own.OwnArchive`) and the demo Archives of
+    :func:`~ibiportal.archive.demo.load_demo_archives`. A request URL
     ``http://<address>/<service IBI>?<query>`` goes to the Archive with that address and its
     :class:`~ibiportal.archive.service.ArchiveService` answers the query (Algorithm 1 of §9).
     Each Archive's ``behaviour`` is honoured: ``delay_seconds`` holds the answer back (by
@@ -475,30 +505,20 @@ class InProcessTransport:
     AT that limit, not after the full delay; ``malformed`` replaces the answer's body.
     """
 
-    def __init__(self, archives: Iterable[DemoArchive], *, sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(self, archives: Iterable[LocalArchive], *, sleep: Callable[[float], None] = time.sleep) -> None:
         self.archives = {archive.service.identity.address.lower(): archive for archive in archives}
         self._sleep = sleep
 
     def endpoints(self, connect_timeout: float = 1.0, read_timeout: float = 2.0) -> tuple[ArchiveEndpoint, ...]:
-        """One endpoint per demo Archive (transport ``"demo"``), its service IBI in the first form (§10)."""
-        return tuple(
-            ArchiveEndpoint(
-                address=archive.service.identity.address,
-                service_ibi=archive.service.identity.service_ibi.forms()[0],
-                name=archive.name,
-                transport="demo",
-                connect_timeout=connect_timeout,
-                read_timeout=read_timeout,
-            )
-            for archive in self.archives.values()
-        )
+        """One endpoint per Archive (see :func:`local_endpoint`)."""
+        return tuple(local_endpoint(archive, connect_timeout, read_timeout) for archive in self.archives.values())
 
     def fetch(self, url: str, timeouts: Timeouts) -> Exchange:
         """Answer ``url`` from the addressed demo Archive; see the class docstring."""
         parts = urlsplit(url)
         archive = self.archives.get(parts.netloc.lower())
         if archive is None:
-            return Exchange(failure=Failure.UNKNOWN_ARCHIVE, error=f"no demo Archive at {parts.netloc}")
+            return Exchange(failure=Failure.UNKNOWN_ARCHIVE, error=f"no local Archive at {parts.netloc}")
         service_ibi = parts.path.lstrip("/")
         if service_ibi.casefold() not in (form.casefold() for form in archive.service.identity.service_ibi.forms()):
             return Exchange(404, "text/plain", b"", Failure.CONNECTION, f"{parts.netloc} has no service {service_ibi}")

@@ -9,6 +9,7 @@ import re
 import secrets
 import time
 from dataclasses import dataclass
+from enum import StrEnum
 from datetime import datetime, timezone
 
 from flask import current_app, request, url_for
@@ -21,15 +22,27 @@ from ..resolver.diagnosis import NotFoundDiagnosis, diagnose
 from ..resolver.engine import ClientInfo, Resolver, ResolverSettings, joined
 from ..resolver.trace import Resolution
 from ..storage import ArchiveStore
-from ..resolver.transport import ArchiveEndpoint
+from ..resolver.transport import ArchiveEndpoint, local_endpoint
 from .context import get_storage, known_prefix_pairs
-from .services import OWN_ARCHIVE_NAME, get_demo_archives, get_executor, get_http_transport, get_in_process_transport
+from .services import get_demo_archives, get_executor, get_own_local_archive, get_transports
 from .services import get_acknowledger, get_resolution_cache, get_single_flight, resolution_generation
 
-#: Which Archives a resolution asks: the demo ones, the live ones (registered Archives and
-#: the portal's own), or both. The faulty demo Archives (``DemoArchive.faulty``) join a
-#: selection only when a trace asks for them (``include_faulty``).
-SELECTIONS = ("demo", "live", "all")
+class ArchiveSet(StrEnum):
+    """Which Archives a resolution asks: the demo ones, the live ones (registered Archives and
+    the portal's own), or both. The faulty demo Archives (``DemoArchive.faulty``) join only when
+    a trace asks for them (``include_faulty``). The values are what the Trace form and API take."""
+
+    DEMO = "demo"
+    LIVE = "live"
+    ALL = "all"
+
+    @classmethod
+    def parse(cls, value: object) -> ArchiveSet:
+        """``value`` as an Archive set, or a ParseError naming the ``archives`` field and the choices."""
+        try:
+            return cls(value)
+        except ValueError:
+            raise ParseError(f"archives must be one of {', '.join(cls)}, not {value!r}", field="archives") from None
 
 
 @dataclass(frozen=True)
@@ -44,24 +57,19 @@ class StoredResolution:
     diagnosis: NotFoundDiagnosis | None = None
 
 
-def archive_endpoints(selection: str, include_faulty: bool = False) -> list[ArchiveEndpoint]:
-    """The endpoints of the chosen Archives (``SELECTIONS``); the faulty demo Archives only
-    with ``include_faulty`` (they exist to show a timeout or garbage on the Trace page)."""
-    if selection not in SELECTIONS:
-        raise ParseError(f"archives must be one of {', '.join(SELECTIONS)}, not {selection!r}", field="archives")
-    in_process = get_in_process_transport().endpoints()
-    faulty = set() if include_faulty else {name for name, archive in get_demo_archives().items() if archive.faulty}
-    demo = [endpoint for endpoint in in_process if endpoint.name not in faulty | {OWN_ARCHIVE_NAME}]
-    if selection == "demo":
+def archive_endpoints(selection: ArchiveSet, include_faulty: bool = False) -> list[ArchiveEndpoint]:
+    """The endpoints of the chosen Archives; the faulty demo Archives only with
+    ``include_faulty`` (they exist to show a timeout or garbage on the Trace page)."""
+    demo = [local_endpoint(archive) for archive in get_demo_archives().values() if include_faulty or not archive.faulty]
+    if selection is ArchiveSet.DEMO:
         return demo
-    live = [endpoint for endpoint in in_process if endpoint.name == OWN_ARCHIVE_NAME]
-    live += ArchiveStore(get_storage()).included_endpoints()
-    return live if selection == "live" else demo + live
+    live = [local_endpoint(get_own_local_archive()), *ArchiveStore(get_storage()).included_endpoints()]
+    return live if selection is ArchiveSet.LIVE else demo + live
 
 
-def default_selection() -> str:
+def default_selection() -> ArchiveSet:
     """What ``GET /<persistent URL>`` asks: every Archive, or only live ones when the demo is off."""
-    return "all" if current_app.config["DEMO_ARCHIVES"] else "live"
+    return ArchiveSet.ALL if current_app.config["DEMO_ARCHIVES"] else ArchiveSet.LIVE
 
 
 def request_client() -> ClientInfo:
@@ -105,7 +113,7 @@ def with_original(url: str, require_original: object) -> str:
     return url + ("&" if "?" in url else "?") + "ibiurl.requireditemstatus=Original"
 
 
-def resolve_and_store(persistent_url: str, selection: str, client: ClientInfo,
+def resolve_and_store(persistent_url: str, selection: ArchiveSet, client: ClientInfo,
                       parsed: PersistentUrl | None = None, include_faulty: bool = False) -> StoredResolution:
     """Resolve (never from a cache) and keep the trace for its permalink; ``parsed`` is
     ``persistent_url`` when the caller has parsed it already.
@@ -118,7 +126,7 @@ def resolve_and_store(persistent_url: str, selection: str, client: ClientInfo,
     """
     resolver = Resolver(
         archive_endpoints(selection, include_faulty),
-        {"demo": get_in_process_transport(), "live": get_http_transport()},
+        get_transports(),
         settings=ResolverSettings(resolver_base=request.url_root),
         executor=get_executor(),
     )
@@ -126,7 +134,7 @@ def resolve_and_store(persistent_url: str, selection: str, client: ClientInfo,
     return _store(persistent_url, selection, client, resolution, include_faulty)
 
 
-def _store(persistent_url: str, selection: str, client: ClientInfo, resolution: Resolution,
+def _store(persistent_url: str, selection: ArchiveSet, client: ClientInfo, resolution: Resolution,
            include_faulty: bool = False, known_diagnosis: NotFoundDiagnosis | None = None) -> StoredResolution:
     """Keep the trace; a joined resolution asked no Archive itself, so it keeps the diagnosis of
     the resolution it joined (``known_diagnosis``)."""

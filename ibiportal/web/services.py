@@ -13,16 +13,13 @@ from urllib.parse import urlsplit
 
 from flask import current_app
 
-from ..archive.demo import Behaviour, DemoArchive, load_demo_archives
-from ..archive.own import own_archive_service
+from ..archive.demo import DemoArchive, load_demo_archives
+from ..archive.own import OwnArchive, own_archive_service
 from ..archive.service import ArchiveService
 from ..resolver.cache import Acknowledger, ResolutionCache
 from ..resolver.single_flight import SingleFlight
-from ..resolver.transport import HttpTransport, InProcessTransport
+from ..resolver.transport import HttpTransport, LocalTransport, Route, Transport
 from ..storage import GenerationSignal, Storage
-
-#: The own Archive's name among the in-process Archives (traces show it).
-OWN_ARCHIVE_NAME = "portal"
 
 #: Threads asking Archives, per request thread of the worker (IBIPORTAL_THREADS): every
 #: resolution asks all Archives at once, and an exchange no longer waited for still holds its
@@ -78,12 +75,21 @@ def get_own_archive() -> ArchiveService:
     )
 
 
-def get_in_process_transport() -> InProcessTransport:
-    """The in-process transport answering as the demo Archives and as the own Archive."""
-    own = DemoArchive(OWN_ARCHIVE_NAME, "this portal's own Archive", get_own_archive(), Behaviour())
+def get_own_local_archive() -> OwnArchive:
+    """The own Archive as the resolver reaches it: one of the live Archives, answered in process."""
+    return _service("own_local_archive", lambda: OwnArchive(get_own_archive()))
+
+
+def get_local_transport() -> LocalTransport:
+    """The transport answering as the Archives this process holds: its own and the demo ones."""
     return _service(
-        "in_process_transport", lambda: InProcessTransport([*get_demo_archives().values(), own])
+        "local_transport", lambda: LocalTransport([get_own_local_archive(), *get_demo_archives().values()])
     )
+
+
+def get_transports() -> dict[Route, Transport]:
+    """The engine's transports, by the route of each endpoint."""
+    return {Route.LOCAL: get_local_transport(), Route.HTTP: get_http_transport()}
 
 
 class FreshConnections:
@@ -142,16 +148,15 @@ def get_single_flight() -> SingleFlight:
 
 
 def get_acknowledger() -> Acknowledger:
-    """Sends the acknowledgments of cached redirects: to in-process Archives (transport "demo":
-    the demo Archives and the own one) at once, to live ones from a pool of its own, so that a
-    slow Archive's acknowledgments never hold the threads resolutions fan out on."""
+    """Sends the acknowledgments of cached redirects: to local Archives (the own one and the demo
+    ones) at once, to those over HTTP from a pool of its own, so that a slow Archive's
+    acknowledgments never hold the threads resolutions fan out on."""
     threads = max(1, current_app.config["THREADS"])
 
     def build() -> Acknowledger:
         executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="acknowledgment")
-        transports = {"demo": get_in_process_transport(), "live": get_http_transport()}
-        return Acknowledger(transports, executor, threads * PENDING_ACKNOWLEDGMENTS_PER_REQUEST_THREAD,
-                            in_process={"demo"})
+        return Acknowledger(get_transports(), executor, threads * PENDING_ACKNOWLEDGMENTS_PER_REQUEST_THREAD,
+                            in_process={Route.LOCAL})
 
     return _service("acknowledger", build)
 

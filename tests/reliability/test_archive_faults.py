@@ -86,10 +86,10 @@ FAULTS = [
 
 
 def resolve_with(archives: list[RawArchive], url: str = ORIGINAL):
-    endpoints = [ArchiveEndpoint(archive.address, SERVICE_IBI, f"archive-{index}", "live", TIMEOUT, TIMEOUT)
+    endpoints = [ArchiveEndpoint(archive.address, SERVICE_IBI, f"archive-{index}", "http", TIMEOUT, TIMEOUT)
                  for index, archive in enumerate(archives)]
     transport = HttpTransport(allow_private=True)
-    resolver = Resolver(endpoints, {"live": transport}, settings=ResolverSettings(deadline=DEADLINE))
+    resolver = Resolver(endpoints, {"http": transport}, settings=ResolverSettings(deadline=DEADLINE))
     started = time.monotonic()
     try:
         resolution = resolver.resolve(url, CLIENT)

@@ -5,7 +5,7 @@ import pytest
 
 from ibiportal.archive.demo import load_demo_archives
 from ibiportal.resolver.engine import ClientInfo, Resolver, ResolverSettings
-from ibiportal.resolver.transport import InProcessTransport
+from ibiportal.resolver.transport import LocalTransport
 
 #: §10.1 and §10.2: the user behind a proxy, and the browser's language preference.
 STANDARD_CLIENT = ClientInfo(("172.16.44.200", "150.163.68.1"), "pt-BR,fr;q=0.8,en;q=0.5,pt;q=0.3")
@@ -23,7 +23,7 @@ def demo_archives():
 
 @pytest.fixture
 def demo_transport(demo_archives):
-    return InProcessTransport(demo_archives.values())
+    return LocalTransport(demo_archives.values())
 
 
 @pytest.fixture
@@ -31,7 +31,7 @@ def demo_resolver(demo_transport):
     """All demo Archives, with short timeouts so the slow one costs 0.3 s, not 30 s."""
     resolver = Resolver(
         demo_transport.endpoints(connect_timeout=0.3, read_timeout=0.3),
-        {"demo": demo_transport},
+        {"local": demo_transport},
         settings=ResolverSettings(deadline=3.0),
     )
     yield resolver

@@ -23,7 +23,7 @@ from ibiportal.resolver.engine import ClientInfo, Resolver
 from ibiportal.resolver.trace import Resolution
 from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Failure, Timeouts
 
-ENDPOINT = ArchiveEndpoint("mtc-m16c.sid.inpe.br", "sid.inpe.br/mtc-m18@80/2008/03.17.15.17", "mtc-m16c", "demo", 1.0, 2.0)
+ENDPOINT = ArchiveEndpoint("mtc-m16c.sid.inpe.br", "sid.inpe.br/mtc-m18@80/2008/03.17.15.17", "mtc-m16c", "local", 1.0, 2.0)
 ACK = f"http://{ENDPOINT.address}/{ENDPOINT.service_ibi}?clientinformation.ipaddress=192.0.2.5&servicesubject=acknowledgment"
 KEY = CacheKey("http://urlib.net/8JMKD3MGP8W/35MMLL8", "192.0.2.5", None, (), "pt-BR", "all")
 MESSAGE = AcknowledgmentMessage(ENDPOINT, ACK)
@@ -240,7 +240,7 @@ def test_a_hit_sends_the_acknowledgment_from_the_pool(caplog):
     caplog.set_level(logging.INFO, "ibiportal.resolver.cache")
     transport = RecordingTransport()
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ack") as executor:
-        Acknowledger({"demo": transport}, executor, max_pending=4, batch_seconds=0).send(MESSAGE)
+        Acknowledger({"local": transport}, executor, max_pending=4, batch_seconds=0).send(MESSAGE)
         assert wait_until(lambda: len(transport.sent) == 1)
     ((url, thread, timeouts),) = transport.sent
     assert url == ACK and thread.startswith("ack")
@@ -251,7 +251,7 @@ def test_a_hit_sends_the_acknowledgment_from_the_pool(caplog):
 def test_messages_sent_together_leave_in_one_batch():
     transport = RecordingTransport()
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="ack") as executor:
-        acknowledger = Acknowledger({"demo": transport}, executor, max_pending=100, batch_seconds=0.2)
+        acknowledger = Acknowledger({"local": transport}, executor, max_pending=100, batch_seconds=0.2)
         for _ in range(20):
             acknowledger.send(MESSAGE)
         assert transport.sent == []  # the batch is still gathering: the requests did not wait
@@ -265,7 +265,7 @@ def test_beyond_the_pending_bound_a_message_is_dropped_and_logged(caplog):
     transport = RecordingTransport()
     transport.gate.clear()  # the Archive does not answer: the first acknowledgment stays outstanding
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ack") as executor:
-        acknowledger = Acknowledger({"demo": transport}, executor, max_pending=1, batch_seconds=0)
+        acknowledger = Acknowledger({"local": transport}, executor, max_pending=1, batch_seconds=0)
         acknowledger.send(MESSAGE)
         acknowledger.send(MESSAGE)  # returns at once: nothing waits for a silent Archive
         acknowledger.send(MESSAGE)
@@ -289,7 +289,7 @@ def test_a_missing_notice_is_logged(caplog):
             return Exchange(failure=Failure.TIMEOUT, error="no answer within 2 s")
 
     with ThreadPoolExecutor(max_workers=1) as executor:
-        Acknowledger({"demo": Down()}, executor, max_pending=4, batch_seconds=0).send(MESSAGE)
+        Acknowledger({"local": Down()}, executor, max_pending=4, batch_seconds=0).send(MESSAGE)
         assert wait_until(lambda: len(caplog.records) == 1)
     assert [record.getMessage() for record in caplog.records] == [
         "acknowledgment of a cached redirect to mtc-m16c: no notice (no answer within 2 s)"
@@ -301,7 +301,7 @@ def test_a_notice_in_other_layout_is_still_a_notice(caplog, body):
     caplog.set_level(logging.INFO, "ibiportal.resolver.cache")
     with ThreadPoolExecutor(max_workers=1) as executor:
         transport = RecordingTransport(body)
-        Acknowledger({"demo": transport}, executor, max_pending=4, batch_seconds=0).send(MESSAGE)
+        Acknowledger({"local": transport}, executor, max_pending=4, batch_seconds=0).send(MESSAGE)
         assert wait_until(lambda: len(transport.sent) == 1)
     assert caplog.records == []
 
@@ -309,7 +309,7 @@ def test_a_notice_in_other_layout_is_still_a_notice(caplog, body):
 def test_to_an_archive_in_this_process_the_message_goes_at_once_from_the_request_thread():
     transport = RecordingTransport()
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ack") as executor:
-        Acknowledger({"demo": transport}, executor, max_pending=4, in_process={"demo"}).send(MESSAGE)
+        Acknowledger({"local": transport}, executor, max_pending=4, in_process={"local"}).send(MESSAGE)
         assert [(url, thread) for url, thread, _ in transport.sent] == [(ACK, threading.current_thread().name)]
 
 

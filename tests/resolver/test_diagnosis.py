@@ -30,8 +30,8 @@ class Answers:
 
 
 def resolve(behaviour: dict[str, str], url: str = UNKNOWN):
-    endpoints = [ArchiveEndpoint(address, "J8LNKB5R7W/3FUQHC5", address, "live", 0.1, 0.1) for address in behaviour]
-    return Resolver(endpoints, {"live": Answers(behaviour)}).resolve(url, CLIENT)
+    endpoints = [ArchiveEndpoint(address, "J8LNKB5R7W/3FUQHC5", address, "http", 0.1, 0.1) for address in behaviour]
+    return Resolver(endpoints, {"http": Answers(behaviour)}).resolve(url, CLIENT)
 
 
 def archive(address: str, ip: str, included: bool) -> RegisteredArchive:
@@ -59,8 +59,8 @@ def test_a_found_resolution_has_no_diagnosis():
         def fetch(self, url, timeouts):
             return Exchange(200, "text/plain", b"url http://example.org/item state Original")
 
-    endpoint = ArchiveEndpoint("a.example.org", "J8LNKB5R7W/3FUQHC5", "a", "live")
-    resolution = Resolver([endpoint], {"live": Holds()}).resolve(UNKNOWN, CLIENT)
+    endpoint = ArchiveEndpoint("a.example.org", "J8LNKB5R7W/3FUQHC5", "a", "http")
+    resolution = Resolver([endpoint], {"http": Holds()}).resolve(UNKNOWN, CLIENT)
     assert resolution.found and diagnose(resolution, []) is None
 
 

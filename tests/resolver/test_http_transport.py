@@ -37,7 +37,7 @@ def http():
 
 
 def resolver_for(endpoints, transport, **settings):
-    return Resolver(endpoints, {"live": transport}, settings=ResolverSettings(**settings))
+    return Resolver(endpoints, {"http": transport}, settings=ResolverSettings(**settings))
 
 
 @responses.activate(assert_all_requests_are_fired=False)

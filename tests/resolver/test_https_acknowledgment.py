@@ -5,17 +5,17 @@ from ibiportal.archive.demo import load_demo_archives
 from ibiportal.protocol.messages import Acknowledgment, parse_request
 from ibiportal.resolver.engine import ClientInfo, Resolver, ResolverSettings
 from ibiportal.resolver.trace import Status
-from ibiportal.resolver.transport import InProcessTransport
+from ibiportal.resolver.transport import LocalTransport
 
 SURVEY = "D7N2U8HW/3J5AC3H"  # original at origin, copy at mirror
 CLIENT = ClientInfo(("203.0.113.7",), "en")
 
 
 def test_an_https_item_found_through_an_https_portal_is_acknowledged():
-    transport = InProcessTransport(load_demo_archives(portal_url="https://portal.example").values())
+    transport = LocalTransport(load_demo_archives(portal_url="https://portal.example").values())
     resolver = Resolver(
         [endpoint for endpoint in transport.endpoints(connect_timeout=0.3, read_timeout=0.3) if endpoint.name in ("origin", "mirror")],
-        {"demo": transport},
+        {"local": transport},
         settings=ResolverSettings(deadline=3.0, resolver_base="https://portal.example/"),
     )
     try:

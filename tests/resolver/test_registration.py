@@ -468,8 +468,8 @@ def test_store_lists_included_archives_as_live_endpoints(tmp_path):
     registration.answer(query(archiveserviceibi=f"{SERVICE_IBI[:-2]}39"))
     registration.answer(query(EXAMPLE_7_3, archiveserviceibi=f"{SERVICE_IBI[:-2]}41"))
     assert store.included_endpoints(1.0, 2.0) == (
-        ArchiveEndpoint("mtc-m21.sid.inpe.br", SERVICE_IBI, "mtc-m21.sid.inpe.br", "live", 1.0, 2.0),
-        ArchiveEndpoint("mtc-m21b.sid.inpe.br", f"{SERVICE_IBI[:-2]}40", "mtc-m21b.sid.inpe.br", "live", 1.0, 2.0),
+        ArchiveEndpoint("mtc-m21.sid.inpe.br", SERVICE_IBI, "mtc-m21.sid.inpe.br", "http", 1.0, 2.0),
+        ArchiveEndpoint("mtc-m21b.sid.inpe.br", f"{SERVICE_IBI[:-2]}40", "mtc-m21b.sid.inpe.br", "http", 1.0, 2.0),
     )
     assert not store.register_archive(SERVICE_IBI, KeyHash.of(RegistrationKey(KEY)), NOW)
     assert store.remove_archive(SERVICE_IBI) and not store.remove_archive(SERVICE_IBI)

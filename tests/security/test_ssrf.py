@@ -229,7 +229,7 @@ def test_redirects_are_never_followed_even_to_allowed_addresses(serve_http, stat
     archive = serve_http(_redirector(status, f"http://{secret}/latest/meta-data/"))
     transport = HttpTransport(allow_private=True)
     exchange = transport.fetch(f"http://{archive}{REQUEST}", TIMEOUTS)
-    resolver = Resolver([ArchiveEndpoint(archive, SERVICE_IBI, "redirecting")], {"live": transport},
+    resolver = Resolver([ArchiveEndpoint(archive, SERVICE_IBI, "redirecting")], {"http": transport},
                         settings=ResolverSettings(deadline=3.0))
     resolution = resolver.resolve("http://urlib.net/8JMKD3MGP8W/35MMLL8", CLIENT)
     resolver.close()

@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 import requests
 from werkzeug.serving import make_server
 
-from ibiportal.resolver.transport import InProcessTransport
+from ibiportal.resolver.transport import LocalTransport
 from tests.standard_examples import SECTION_10_1_URL
 
 CONCURRENT = 40
@@ -21,7 +21,7 @@ CONCURRENT = 40
 def test_forty_concurrent_requests_send_one_url_request_per_archive(app, monkeypatch):
     asked: Counter[str] = Counter()
     lock = threading.Lock()
-    fetch = InProcessTransport.fetch
+    fetch = LocalTransport.fetch
 
     def counting_fetch(self, url, timeouts):
         subject = parse_qs(urlsplit(url).query)["servicesubject"][0]
@@ -31,7 +31,7 @@ def test_forty_concurrent_requests_send_one_url_request_per_archive(app, monkeyp
             time.sleep(0.3)  # an Archive far away: every request arrives while the first resolves
         return fetch(self, url, timeouts)
 
-    monkeypatch.setattr(InProcessTransport, "fetch", counting_fetch)
+    monkeypatch.setattr(LocalTransport, "fetch", counting_fetch)
     server = make_server("127.0.0.1", 0, app, threaded=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_port}"

@@ -14,7 +14,7 @@ from ibiportal.archive.demo import load_demo_archives
 from ibiportal.resolver import wording
 from ibiportal.resolver.engine import ClientInfo, Resolver, ResolverSettings
 from ibiportal.resolver.trace import Resolution
-from ibiportal.resolver.transport import InProcessTransport
+from ibiportal.resolver.transport import LocalTransport
 from ibiportal.web.context import get_storage
 from ibiportal.web.trace.diagram import diagram_of
 from ibiportal.web.trace.sequence import sequence_of
@@ -50,9 +50,9 @@ def resolve_all() -> list[dict]:
     differ only in what the renderer says."""
     archives = load_demo_archives(clock=lambda: datetime(2026, 1, 1, tzinfo=timezone.utc),
                                   urlkey=lambda: "1767225600-12345678901234567890")
-    transport = InProcessTransport(archive for name, archive in archives.items() if name != "slow")
+    transport = LocalTransport(archive for name, archive in archives.items() if name != "slow")
     ticks = itertools.count()
-    resolver = Resolver(transport.endpoints(), {"demo": transport}, settings=ResolverSettings(),
+    resolver = Resolver(transport.endpoints(), {"local": transport}, settings=ResolverSettings(),
                         executor=InlineExecutor(), clock=lambda: next(ticks) / 1000)
     return [resolver.resolve(url, CLIENT).to_dict() for url in URLS]
 

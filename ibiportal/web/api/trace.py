@@ -6,7 +6,7 @@ from flask import abort, jsonify, url_for
 from ...errors import ParseError
 from ..context import get_storage
 from ..inputs import recognised_url_input, resolution_target
-from ..resolution import SELECTIONS, requested_client, resolve_and_store, with_original
+from ..resolution import ArchiveSet, requested_client, resolve_and_store, with_original
 from .views import bp, json_body
 
 
@@ -18,9 +18,7 @@ def run_trace():
     if not isinstance(url, str) or not url.strip():
         raise ParseError("url is required: the persistent URL to trace", field="url")
     _, recognition = recognised_url_input(url)  # a bad URL is a 400 naming the character, before any message
-    selection = body.get("archives", "all")
-    if selection not in SELECTIONS:
-        raise ParseError(f"archives must be one of {', '.join(SELECTIONS)}", field="archives")
+    selection = ArchiveSet.parse(body.get("archives", ArchiveSet.ALL))
     include_faulty = body.get("include_faulty", False)
     if not isinstance(include_faulty, bool):
         raise ParseError("include_faulty must be true or false (whether to ask the faulty demo Archives too)",

@@ -8,7 +8,7 @@ from flask import Blueprint, render_template
 from ...resolver.health import ArchiveHealth, archive_health
 from ...storage import ArchiveStore
 from ..context import get_storage
-from ..services import OWN_ARCHIVE_NAME, get_in_process_transport
+from ..services import get_demo_archives, get_own_local_archive
 
 bp = Blueprint("health", __name__)
 
@@ -21,10 +21,8 @@ def current_health() -> tuple[list[ArchiveHealth], int]:
     """Each Archive's row, and how many traces they were counted from."""
     storage = get_storage()
     traces = storage.recent_traces(HEALTH_WINDOW)
-    local = {
-        endpoint.address: "this portal's own" if endpoint.name == OWN_ARCHIVE_NAME else "demo, in-process"
-        for endpoint in get_in_process_transport().endpoints()
-    }
+    local = {archive.service.identity.address: "demo, in-process" for archive in get_demo_archives().values()}
+    local[get_own_local_archive().service.identity.address] = "this portal's own"
     return archive_health(traces, ArchiveStore(storage).archives(), local), len(traces)
 
 

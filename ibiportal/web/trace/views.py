@@ -13,7 +13,7 @@ from ...resolver.trace import Resolution
 from ..context import get_storage
 from ..form_errors import show_error
 from ..inputs import recognised_url_input, resolution_target
-from ..resolution import default_selection, request_client, requested_client, resolve_and_store, with_original
+from ..resolution import ArchiveSet, default_selection, request_client, requested_client, resolve_and_store, with_original
 from .compare import compare
 from .diagram import diagram_of
 from .display import RAW_LIMIT, VALUE_LIMIT, clip, marked, visible, visible_text
@@ -83,7 +83,7 @@ def run_trace():
     except ParseError as exc:
         show_error(form, exc, default_field="client_ip")
     if valid and not form.errors:
-        stored = resolve_and_store(with_original(asked, form.require_original.data), form.archives.data,
+        stored = resolve_and_store(with_original(asked, form.require_original.data), ArchiveSet.parse(form.archives.data),
                                    client, include_faulty=form.include_faulty.data)
         target = url_for("trace.trace_view", trace_id=stored.trace_id, compare=form.previous.data or None)
         return redirect(target, code=303)
