@@ -68,7 +68,7 @@ def test_while_an_expired_outcome_is_resolved_again_identical_requests_get_it_at
     the previous outcome (stale) instead of waiting for that resolution."""
     app.config.update(RESOLUTION_CACHE_SECONDS=1)
     gate, entered = threading.Event(), threading.Event()
-    fetch = InProcessTransport.fetch
+    fetch = LocalTransport.fetch
     held = {"on": False}
 
     def gated_fetch(self, url, timeouts):
@@ -77,7 +77,7 @@ def test_while_an_expired_outcome_is_resolved_again_identical_requests_get_it_at
             gate.wait(10)
         return fetch(self, url, timeouts)
 
-    monkeypatch.setattr(InProcessTransport, "fetch", gated_fetch)
+    monkeypatch.setattr(LocalTransport, "fetch", gated_fetch)
     client = app.test_client()
     first = client.get("/8JMKD3MGP8W/35MMLL8", environ_base={"REMOTE_ADDR": "192.0.2.9"})
     assert first.headers["X-IBI-Cache"] == "miss"
