@@ -253,23 +253,6 @@ _SCHEMAS: dict[str, dict] = {
                       "properties": {"steps": {"type": "array", "items": _ref("TraceStep")}}},
         },
     },
-    "ArchiveHealth": {
-        "type": "object",
-        "required": ["name", "address", "registry_state", "answered", "empty", "failed", "latency_ms", "last_failure"],
-        "properties": {
-            "name": {"type": "string"},
-            "address": {"type": "string"},
-            "registry_state": {"type": "string"},
-            "last_change": _NULLABLE_STRING,
-            "answered": {"type": "integer"},
-            "empty": {"type": "integer"},
-            "failed": {"type": "integer"},
-            "latency_ms": {"type": "object", "properties": {"p50": {"type": ["number", "null"]},
-                                                            "p95": {"type": ["number", "null"]}}},
-            "last_failure": {"oneOf": [{"type": "null"}, {"type": "object", "properties": {
-                "reason": {"type": "string"}, "at": {"type": "string"}, "trace_id": {"type": "string"}}}]},
-        },
-    },
     "StoredTrace": {
         "allOf": [_ref("Resolution"), {"type": "object", "required": ["id"], "properties": {
             "id": {"type": "string"},
@@ -484,18 +467,6 @@ _PATHS: dict[str, dict] = {
         "responses": {"201": _json({"allOf": [_ref("StoredTrace"), {
             "type": "object", "required": ["permalink"], "properties": {"permalink": {"type": "string"}},
         }]}, "The resolution, its trace, and where it is kept"), **_ERRORS},
-    }},
-    "/api/v1/archives/health": {"get": {
-        "operationId": "archivesHealth", "summary": "Each Archive's recent answers, latency and last failure",
-        "description": "Counted from the newest stored traces (`window` of them), beside each Archive's registry state.",
-        "responses": {"200": _json({
-            "type": "object", "required": ["traces", "window", "archives"],
-            "properties": {
-                "traces": {"type": "integer", "description": "how many traces were counted"},
-                "window": {"type": "integer"},
-                "archives": {"type": "array", "items": _ref("ArchiveHealth")},
-            },
-        }, "Every registered Archive, and every other Archive the traces asked"), **_ERRORS},
     }},
     "/api/v1/trace/{trace_id}": {"get": {
         "operationId": "getTrace", "summary": "A stored trace, while it is kept",

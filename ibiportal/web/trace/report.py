@@ -12,10 +12,12 @@ from urllib.parse import urlsplit
 
 from ...errors import ParseError
 from ...ibi.url import PersistentUrl
-from .sequence import SequenceDiagram, milliseconds, request_parameters, sequence_of
+from .sequence import SequenceDiagram, request_parameters, sequence_of
 from ...resolver.diagnosis import NotFoundDiagnosis
 from ...resolver.trace import AcknowledgmentOutcome, AlertReason, AnswerMeaning, Resolution, Selection, Status, StepKind, TraceStep
-from .sentences import acknowledgment_sentence, answer_words, capture_sentence, notice_sentence, selection_sentence
+from .sentences import (
+    acknowledgment_sentence, answer_words, capture_sentence, milliseconds, notice_sentence, selection_sentence,
+)
 from ..statuses import ALERT_STATUS, FOUND_STATUS
 
 

@@ -8,7 +8,11 @@ from __future__ import annotations
 
 from ...protocol.status import ACKNOWLEDGMENT_NOTICE
 from ...resolver.trace import AcknowledgmentOutcome, AnswerMeaning, Selection, Status, TraceStep
-from .sequence import milliseconds
+
+
+def milliseconds(value: float | None) -> str:
+    """``0.6 ms``, ``2000 ms``; empty for an unknown time."""
+    return "" if value is None else f"{value:g} ms"
 
 
 def capture_sentence(step: TraceStep) -> str:

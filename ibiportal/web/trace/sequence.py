@@ -41,8 +41,8 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from urllib.parse import parse_qsl, urlsplit
 
-from ...protocol.status import ACKNOWLEDGMENT_NOTICE
 from ...resolver.trace import AcknowledgmentOutcome, Resolution, Selection, Status, StepKind, TraceStep
+from .sentences import milliseconds, notice_sentence, selection_sentence
 
 USER = "user"
 BROWSER = "browser"
@@ -162,11 +162,6 @@ def request_parameters(url: str | None) -> dict[str, str]:
     return dict(parse_qsl(urlsplit(url).query, keep_blank_values=True))
 
 
-def milliseconds(value: float | None) -> str:
-    """``0.6 ms``, ``2000 ms``; empty for an unknown time."""
-    return "" if value is None else f"{value:g} ms"
-
-
 def sequence_of(resolution: Resolution) -> SequenceDiagram:
     """The diagram of ``resolution``: every recorded step placed as a message of Figure 8.1."""
     return _Builder(resolution).build()
@@ -216,7 +211,7 @@ class _Builder:
             elif step.kind is StepKind.NOTICE:
                 noticed = step.acknowledgment is AcknowledgmentOutcome.NOTICE
                 self.add(Message(6, MESSAGE_NAMES[6], (step.sender,), (RESOLVER,), Tone.CHOSEN if noticed else Tone.FAILED,
-                                 _join(notice_words(step), milliseconds(step.elapsed_ms)), step.hop, (index,)))
+                                 _join(notice_sentence(step), milliseconds(step.elapsed_ms)), step.hop, (index,)))
             elif step.kind is StepKind.OUTCOME:
                 self.outcome(index, step)
         if found:
@@ -315,7 +310,7 @@ class _Builder:
                           if s.kind is StepKind.URL_REQUEST and s.hop == step.hop and s.receiver == step.chosen)
             self.hops[-1] = replace(hop, chosen=chosen)
             self.messages = [replace(m, tone=Tone.CHOSEN) if m.steps == (chosen,) else m for m in self.messages]
-        self.add(Message(None, "Analysis", (RESOLVER,), (RESOLVER,), tone, selection_words(step), step.hop, (index,)))
+        self.add(Message(None, "Analysis", (RESOLVER,), (RESOLVER,), tone, selection_sentence(step), step.hop, (index,)))
 
     def outcome(self, index: int, step: TraceStep) -> None:
         self.close_hop()
@@ -328,28 +323,6 @@ class _Builder:
             assert alert is not None
             self.add(Message(7, MESSAGE_NAMES[7], (RESOLVER,), (BROWSER,), Tone.ALERT,
                              f"alert ({alert.reason.value}): {alert.message}", step.hop, (index,)))
-
-
-def selection_words(step: TraceStep) -> str:
-    """What step (4) decided, in the diagram's words, from its facts."""
-    if step.selection is Selection.FOLLOW:
-        return f"{step.deciding_pair} {step.onward_ibi}: ask every Archive again"
-    if step.selection is Selection.ONLY_ORIGINAL:
-        return f"chose {step.chosen}: the only answer claiming the original"
-    if step.selection is Selection.FIRST_USABLE:
-        return f"chose {step.chosen}: the first usable answer"
-    if step.selection is Selection.JOINED:
-        return "shared the resolution of the same request under way"
-    return f"no answer to choose: alert {step.alert}"
-
-
-def notice_words(step: TraceStep) -> str:
-    """What came back for the acknowledgment (6), from its facts."""
-    if step.acknowledgment is AcknowledgmentOutcome.NOTICE:
-        return ACKNOWLEDGMENT_NOTICE.serialize(" ")
-    if step.acknowledgment is AcknowledgmentOutcome.NO_ANSWER:
-        return _join(f"no notice ({step.status})", step.error or "")
-    return "an answer that is not the notice"
 
 
 def _rank(arrival: int | None) -> str:
