@@ -13,6 +13,7 @@ arrive together queue up: each reserves the next slot and waits for it.
 """
 from __future__ import annotations
 
+import re
 import time
 from datetime import date
 from collections.abc import Callable, Mapping
@@ -123,7 +124,7 @@ class MintRequest:
             _check_text(name, "creators", MAX_NAME_LENGTH)
         item_date = _optional_text(fields, "date", 10)
         if item_date is not None:
-            _check_item_date(item_date)
+            item_date = normalize_item_date(item_date)
         language = _optional_text(fields, "language", 35)
         if language is not None:
             _check_language(language)
@@ -327,19 +328,31 @@ def _check_http_url(url: str) -> None:
         )
 
 
-def _check_item_date(value: str) -> None:
-    """The item's own date (not the identifier's): YYYY, YYYY-MM or YYYY-MM-DD."""
-    pieces = value.split("-")
+#: The ways people write an item's date: ISO 8601 (YYYY, YYYY-MM, YYYY-MM-DD) and the Brazilian
+#: day-first forms (DD/MM/YYYY, MM/YYYY; a one-digit day or month too).
+_DAY_FIRST = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4})")
+_MONTH_YEAR = re.compile(r"(\d{1,2})/(\d{4})")
+_ISO = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
+
+
+def normalize_item_date(value: str) -> str:
+    """The item's own date (not the identifier's) in ISO 8601: ``YYYY``, ``YYYY-MM`` or
+    ``YYYY-MM-DD``, from those or from ``DD/MM/YYYY`` and ``MM/YYYY`` (``30/11/2023`` →
+    ``2023-11-30``). A date that is not on the calendar is an error saying why."""
+    if match := _DAY_FIRST.fullmatch(value):
+        day, month, year = (int(part) for part in match.groups())
+    elif match := _MONTH_YEAR.fullmatch(value):
+        day, (month, year) = None, (int(part) for part in match.groups())
+    elif match := _ISO.fullmatch(value):
+        year = int(match[1])
+        month = None if match[2] is None else int(match[2])
+        day = None if match[3] is None else int(match[3])
+    else:
+        raise ParseError(f"date {value!r} must be YYYY, YYYY-MM, YYYY-MM-DD, DD/MM/YYYY or MM/YYYY", field="date")
     try:
-        if len(pieces) == 1 and len(value) == 4:
-            int(value)
-            return
-        if len(pieces) == 2 and len(pieces[0]) == 4 and len(pieces[1]) == 2:
-            date(int(pieces[0]), int(pieces[1]), 1)
-            return
-        if len(pieces) == 3 and len(value) == 10:
-            date.fromisoformat(value)
-            return
+        date(year, month or 1, day or 1)
     except ValueError as exc:
         raise ParseError(f"date {value!r} is not a calendar date: {exc}", field="date") from exc
-    raise ParseError(f"date {value!r} must be YYYY, YYYY-MM or YYYY-MM-DD", field="date")
+    return f"{year:04d}" + (f"-{month:02d}" if month else "") + (f"-{day:02d}" if day else "")
+
+

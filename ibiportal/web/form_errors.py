@@ -7,6 +7,15 @@ from wtforms import Field
 from ..errors import ParseError
 
 
+def labelled(message: str, field: Field) -> str:
+    """``message`` with the core's name for the field (``target_url must be …``) replaced by the
+    label people see next to it (``Target URL must be …``): the form speaks its own words."""
+    name = field.name
+    if message.startswith(name) and message[len(name):len(name) + 1] in (" ", ":", ""):
+        return field.label.text + message[len(name):]
+    return message
+
+
 def add_error(field: Field, message: str) -> None:
     """Add ``message`` to the errors shown next to ``field``."""
     field.errors = [*field.errors, message]
@@ -19,4 +28,4 @@ def show_error(form: FlaskForm, exc: ParseError, default_field: str | None = Non
     if field is None:
         form.form_errors.append(str(exc))
     else:
-        add_error(field, str(exc))
+        add_error(field, labelled(str(exc), field))

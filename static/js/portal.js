@@ -51,3 +51,11 @@ document.addEventListener("click", async (event) => {
   button.classList.toggle("copied", copied);
   setTimeout(() => { button.textContent = original; button.classList.remove("copied"); }, 1500);
 });
+
+// After a form was sent: focus the first field with an error (its message is read with it, by
+// aria-describedby), else the result the page marks with data-focus-on-load, so keyboard and
+// screen-reader users land where the answer is instead of at the top of the page.
+document.addEventListener("DOMContentLoaded", () => {
+  const target = document.querySelector("main [aria-invalid='true']") || document.querySelector("[data-focus-on-load]");
+  if (target) target.focus();
+});

@@ -221,3 +221,35 @@ def test_the_trace_diagram_scrolls_with_a_visible_hint_on_a_phone(phone: Page):
     expect(phone.locator(".seq-hint")).to_contain_text("scroll the diagram sideways")
     assert lane_names_inside(phone) == []
     no_sideways_scroll(phone)
+
+
+# -- forms: dates as written, labels, focus, announcements, the reading of a name -----------------
+
+def test_mint_form_reads_a_brazilian_date_notes_the_name_reading_and_moves_focus(any_page: Page):
+    any_page.goto("/mint")
+    any_page.get_by_label("Title").fill("Relatório de campo")
+    any_page.get_by_label("Creators (one per line)").fill("Maria da Silva")
+    any_page.get_by_label("Date of the item").fill("30/11/2023")
+    any_page.get_by_role("button", name="Mint", exact=True).click()
+    heading = any_page.get_by_role("heading", name="Minted 1 identifier")
+    expect(heading).to_be_focused()
+    card = any_page.locator("article.minted")
+    expect(card).to_contain_text("2023-11-30")
+    note = card.locator(".creator-note")
+    expect(note).to_be_visible()
+    expect(note).to_contain_text("“Maria da Silva” has no comma, so it was read as family name “Silva”")
+    no_sideways_scroll(any_page)
+    shoot(any_page, f"mint-date-and-name-{any_page.width_name}")
+
+
+def test_mint_form_errors_use_labels_are_announced_and_take_the_focus(any_page: Page):
+    any_page.goto("/mint")
+    any_page.get_by_label("Date of the item").fill("30-11-2023")
+    any_page.get_by_label("Target URL").fill("ftp://example.org/x")
+    any_page.get_by_role("button", name="Mint", exact=True).click()
+    expect(any_page.get_by_role("alert")).to_contain_text("Nothing was minted: correct these fields: Date of the item, Target URL.")
+    expect(any_page.get_by_label("Date of the item")).to_be_focused()  # the first field with an error
+    expect(any_page.locator("#date-error")).to_contain_text("Date of the item '30-11-2023' must be")
+    expect(any_page.locator("#target_url-error")).to_contain_text("Target URL")
+    no_sideways_scroll(any_page)
+    shoot(any_page, f"mint-errors-{any_page.width_name}")

@@ -12,6 +12,7 @@ import segno
 
 from ibiportal import create_app
 
+from ibiportal.errors import ParseError
 from ibiportal.ibi.dates import split_date
 from ibiportal.ibi.identifier import parse_ibi
 from ibiportal.minting import Minter, MintRequest, Subsystem
@@ -375,3 +376,45 @@ def test_only_the_minting_session_sees_the_result(app, client):
     assert response.status_code == 404
     assert "only in the browser session that minted it" in response.get_data(as_text=True)
     assert "Mine" not in response.get_data(as_text=True)
+
+
+# --- Forms people fill in: dates as written in Brazil, labels in messages, notes -------------
+
+@pytest.mark.parametrize("written, stored", [
+    ("2023", "2023"), ("2023-11", "2023-11"), ("2023-11-30", "2023-11-30"),
+    ("30/11/2023", "2023-11-30"), ("1/2/2023", "2023-02-01"), ("11/2023", "2023-11"), ("3/2023", "2023-03"),
+])
+def test_item_dates_are_read_as_people_write_them_and_kept_in_iso_8601(written, stored):
+    assert MintRequest.parse({"date": written}).item_date == stored
+
+
+@pytest.mark.parametrize("written, words", [
+    ("31/02/2023", "not a calendar date"), ("13/2023", "not a calendar date"), ("2023-13", "not a calendar date"),
+    ("30-11-2023", "must be YYYY, YYYY-MM, YYYY-MM-DD, DD/MM/YYYY or MM/YYYY"), ("2023-1", "must be YYYY"),
+])
+def test_dates_that_are_not_dates_say_why(written, words):
+    with pytest.raises(ParseError) as caught:
+        MintRequest.parse({"date": written})
+    assert words in caught.value.message and caught.value.field == "date"
+
+
+def test_the_page_shows_the_date_normalised_and_the_reading_of_a_comma_less_creator(client):
+    html = client.post("/mint", data={"title": "Relatório", "date": "30/11/2023", "creators": "Maria da Silva\nBanon, Gerald",
+                                      "count": "1"}, follow_redirects=True).get_data(as_text=True)
+    assert '<dt>Date of the item</dt><dd><time datetime="2023-11-30">2023-11-30</time></dd>' in html
+    notes = re.findall(r'<p class="notice creator-note" role="note">([^<]+)</p>', html)
+    assert len(notes) == 1 and html_lib.unescape(notes[0]).startswith(
+        "“Maria da Silva” has no comma, so it was read as family name “Silva”, given names “Maria da”")
+
+
+def test_the_api_stores_the_normalised_date(client):
+    assert client.post("/api/v1/mint", json={"date": "11/2023"}).get_json()["date"] == "2023-11"
+
+
+def test_errors_use_the_labels_people_see_and_are_announced(client):
+    response = client.post("/mint", data={"target_url": "https://example.org/a b", "date": "30-11-2023"})
+    errors = field_errors(response.get_data(as_text=True))
+    assert errors["target_url"].startswith("Target URL contains a space")
+    assert errors["date"].startswith("Date of the item '30-11-2023' must be")
+    assert re.search(r'<p class="error" role="alert">Nothing was minted: correct these fields:\s*Date of the item, Target URL\.</p>',
+                     response.get_data(as_text=True))

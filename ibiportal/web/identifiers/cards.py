@@ -3,6 +3,7 @@ QR code and its citations."""
 from __future__ import annotations
 
 from ...citation import CitationRecord, ItemType, citations
+from ...citation.reading import comma_less_reading
 from ...storage import MintedItem
 from ..cite.lookup import today
 from ..results import minted_to_dict
@@ -12,7 +13,7 @@ from .qr import qr_data_uri
 def minted_card(item: MintedItem, base: str, links: list[tuple[str, str]]) -> dict:
     """:func:`~..results.minted_to_dict`, plus ``qr`` (an SVG ``data:`` URI of the persistent URL),
     ``citations`` (:class:`~ibiportal.citation.Citations`) and the ``links`` the item was minted with
-    (label, IBI as given)."""
+    (label, IBI as given), and ``creator_notes``: how each comma-less name with a particle was read."""
     card = minted_to_dict(item, base)
     details = item.bibliographic
     record = CitationRecord(
@@ -35,4 +36,5 @@ def minted_card(item: MintedItem, base: str, links: list[tuple[str, str]]) -> di
         "qr": qr_data_uri(card["persistent_url"]),
         "citations": citations(record, today()),
         "links": links,
+        "creator_notes": [note for creator in item.creators if (note := comma_less_reading(creator))],
     }

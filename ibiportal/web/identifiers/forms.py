@@ -10,6 +10,7 @@ from wtforms.validators import Length, NumberRange, Optional, ValidationError
 from ...errors import ParseError
 from ...citation.types import ItemType
 from ...minting import MAX_COUNT, MintRequest
+from ..form_errors import labelled
 
 #: Longest text the home page's box reads (a persistent URL with a long query still fits).
 MAX_LOOKUP_LENGTH = 2000
@@ -38,7 +39,7 @@ def _core_rule(form: FlaskForm, field: Field) -> None:
         MintRequest.parse(fields)
     except ParseError as exc:
         if exc.field == field.name:
-            raise ValidationError(str(exc)) from exc
+            raise ValidationError(labelled(str(exc), field)) from exc
 
 
 class MintForm(FlaskForm):
@@ -50,7 +51,7 @@ class MintForm(FlaskForm):
         validators=[Optional(), _core_rule],
         description="Family name, given names — as they should appear in citations.",
     )
-    date = StringField("Date of the item", validators=[Optional(), _core_rule], description="YYYY, YYYY-MM or YYYY-MM-DD.")
+    date = StringField("Date of the item", validators=[Optional(), _core_rule], description="YYYY, YYYY-MM or YYYY-MM-DD; 30/11/2023 and 11/2023 are read as 2023-11-30 and 2023-11.")
     language = StringField(
         "Language", validators=[Optional(), _core_rule], description="ISO 639-1, with an optional country: en, pt-BR."
     )
