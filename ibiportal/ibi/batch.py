@@ -43,6 +43,8 @@ HEADER_NAMES = ("ibi", "identifier")
 DELIMITERS = (",", ";", "\t")
 #: Characters that make a spreadsheet read a cell as a formula (OWASP, CSV injection).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+#: From this many rows on, a warning they share is shown once above the table (BatchResult.common_warnings).
+COMMON_WARNING_ROWS = 3
 #: Columns of the CSV download, the same as the page's table.
 CSV_COLUMNS = ("line", "input", "repository name", "IBIp", "UTC date", "error", "error position", "warnings")
 _BOM = "\ufeff"
@@ -50,10 +52,18 @@ _BOM = "\ufeff"
 
 @dataclass(frozen=True)
 class InputRow:
-    """One identifier to convert and the line of the input it came from (1-based)."""
+    """One identifier to convert and the line of the input it came from (1-based).
+
+    From a CSV file also its whole ``record`` and the file's ``columns`` (the header's names,
+    or ``column 1``…), so the download keeps the user's own columns; and ``problem`` when the
+    record itself could not be read (a stray quote): that row fails, the others convert.
+    """
 
     line: int
     text: str
+    record: tuple[str, ...] = ()
+    columns: tuple[str, ...] = ()
+    problem: ParseError | None = None
 
 
 @dataclass(frozen=True)
@@ -64,6 +74,8 @@ class BatchRow:
     input: str
     conversion: Conversion | None
     error: ParseError | None
+    record: tuple[str, ...] = ()
+    columns: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
         """The API's row: ``{"line", "input", "rep", "ibip", "utc", "warnings", "error"}``."""
@@ -97,6 +109,15 @@ class BatchResult:
     def with_warnings(self) -> int:
         """Converted rows whose result is less than a fact (unknown prefix, ...): see their warnings."""
         return sum(1 for row in self.rows if row.conversion is not None and row.conversion.warnings)
+
+    def common_warnings(self) -> tuple[str, ...]:
+        """Warnings that :data:`COMMON_WARNING_ROWS` or more rows share word for word (such as the
+        known spellings of one prefix): said once above the table instead of on every row."""
+        counts: dict[str, int] = {}
+        for row in self.rows:
+            for warning in dict.fromkeys(row.conversion.warnings if row.conversion else ()):
+                counts[warning] = counts.get(warning, 0) + 1
+        return tuple(warning for warning, count in counts.items() if count >= COMMON_WARNING_ROWS)
 
 
 def check_size(byte_count: int, what: str = "the input") -> None:
@@ -170,21 +191,32 @@ def iter_csv_rows(lines: Iterable[str]) -> Iterator[InputRow]:
     delimiter = next((character for character in first_line if character in DELIMITERS), ",")
     reader = csv.reader(itertools.chain(head, lines), delimiter=delimiter, strict=True)
     column: int | None = None
+    columns: tuple[str, ...] = ()
     start = 1
-    try:
-        for record in reader:
-            if any(cell.strip() for cell in record):
-                if column is None:  # the first record: a header, or the first row of data
-                    names = [cell.strip().lower() for cell in record]
-                    header = next((index for index, name in enumerate(names) if name in HEADER_NAMES), None)
-                    column = 0 if header is None else header
-                    if header is not None:
-                        start = reader.line_num + 1
-                        continue
-                yield InputRow(start, record[column].strip() if column < len(record) else "")
+    while True:
+        try:
+            record = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:  # this record only: the reader goes on with the next line
+            problem = ParseError(f"this CSV record cannot be read: {exc} (in the record starting on line {start:,})",
+                                 field="csv")
+            yield InputRow(start, "", (), columns, problem)
             start = reader.line_num + 1
-    except csv.Error as exc:
-        raise ParseError(f"the file is not valid CSV: {exc} (in the record starting on line {start:,})") from exc
+            continue
+        if any(cell.strip() for cell in record):
+            if column is None:  # the first record: a header, or the first row of data
+                names = [cell.strip().lower() for cell in record]
+                header = next((index for index, name in enumerate(names) if name in HEADER_NAMES), None)
+                column = 0 if header is None else header
+                if header is not None:
+                    columns = tuple(cell.strip() for cell in record)
+                    start = reader.line_num + 1
+                    continue
+                columns = tuple(f"column {number}" for number in range(1, len(record) + 1))
+            text = record[column].strip() if column < len(record) else ""
+            yield InputRow(start, text, tuple(record), columns)
+        start = reader.line_num + 1
 
 
 def rows_from_list(texts: Sequence[str]) -> list[InputRow]:
@@ -205,10 +237,14 @@ def iter_conversions(rows: Iterable[InputRow], known_pairs: Iterable[Sequence[st
     the whole batch, which the conversion's prefix cache recognises on every row."""
     pairs = tuple(tuple(pair) for pair in known_pairs)
     for row in rows:
+        if row.problem is not None:
+            yield BatchRow(row.line, row.text, None, row.problem, row.record, row.columns)
+            continue
         try:
-            yield BatchRow(row.line, row.text, convert(row.text, pairs), None)
+            converted = BatchRow(row.line, row.text, convert(row.text, pairs), None)
         except ParseError as exc:
-            yield _recognised_row(row, pairs, exc)
+            converted = _recognised_row(row, pairs, exc)
+        yield replace(converted, record=row.record, columns=row.columns) if row.columns else converted
 
 
 def _recognised_row(row: InputRow, pairs: Sequence[Sequence[str]], error: ParseError) -> BatchRow:
@@ -234,11 +270,18 @@ def to_csv(result: BatchResult) -> str:
 
 
 def write_csv(rows: Iterable[BatchRow], out: TextIO) -> int:
-    """Write :func:`to_csv`'s text to ``out`` row by row as ``rows`` come; the rows that failed."""
+    """Write :func:`to_csv`'s text to ``out`` row by row as ``rows`` come; the rows that failed.
+
+    After the conversion's columns come the user's own, as their CSV file had them (header
+    names, or ``column 1``…): a catalogue's titles and shelf marks stay beside their IBIs.
+    """
     writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(CSV_COLUMNS)
     failed = 0
+    header_written = False
     for row in rows:
+        if not header_written:
+            writer.writerow([*CSV_COLUMNS, *(neutralise(name) for name in row.columns)])
+            header_written = True
         done, error = row.conversion, row.error
         failed += error is not None
         cells = [
@@ -250,8 +293,12 @@ def write_csv(rows: Iterable[BatchRow], out: TextIO) -> int:
             error.message if error else "",
             str(error.position) if error and error.position is not None else "",
             " | ".join(done.warnings) if done else "",
+            *row.record,
+            *[""] * (len(row.columns) - len(row.record)),  # a short or unreadable record: empty cells
         ]
         writer.writerow([neutralise(cell) for cell in cells])
+    if not header_written:
+        writer.writerow(CSV_COLUMNS)
     return failed
 
 

@@ -253,3 +253,41 @@ def test_mint_form_errors_use_labels_are_announced_and_take_the_focus(any_page: 
     expect(any_page.locator("#target_url-error")).to_contain_text("Target URL")
     no_sideways_scroll(any_page)
     shoot(any_page, f"mint-errors-{any_page.width_name}")
+
+
+# -- batch conversion ------------------------------------------------------------------------------
+
+def test_a_batch_with_a_malformed_csv_line_keeps_the_users_columns_and_fits(any_page: Page, tmp_path):
+    import csv
+    import io
+
+    upload = tmp_path / "catalogue.csv"
+    upload.write_text('title;ibi;shelf\r\nReport;8JMKD3MGP8W/34PGRBS;A1\r\nBroken;"8JMKD3MGP8W/35MMLL8"x;A2\r\n'
+                      "Edition;8JMKD3MGP8W/35MMLL8;A3\r\nLast;8JMKD3MGP8W/3C9EP6P;A4\r\nBad;8JMKD3MGP8W/34PGRBV;A5\r\n",
+                      encoding="utf-8")
+    any_page.goto("/convert")
+    any_page.get_by_label("Or a CSV file").set_input_files(str(upload))
+    any_page.get_by_role("button", name="Convert all").click()
+    rows = any_page.locator(".batch-table tbody tr")
+    expect(rows).to_have_count(5)
+    expect(rows.nth(1).locator("td.error")).to_contain_text("this CSV record cannot be read")
+    expect(any_page.locator(".counts")).to_contain_text("3 converted")
+    # The note every 8JMKD3MGP8W row shares is said once, above the table, and not on the rows.
+    common = any_page.locator(".common-notes")
+    expect(common).to_contain_text("8JMKD3MGP8W has 2 known repository-name spellings")
+    expect(any_page.locator(".batch-table td.note", has_text="known repository-name spellings")).to_have_count(0)
+    width = any_page.evaluate("window.innerWidth")
+    for cell in any_page.locator(".batch-table td.error").all():  # the error column is on screen
+        box = cell.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width
+    assert any_page.locator(".batch-result .table-scroll").evaluate("el => el.scrollWidth <= el.clientWidth")
+    if any_page.width_name == "phone":  # one card per row
+        assert rows.first.evaluate("el => getComputedStyle(el).display") == "block"
+    no_sideways_scroll(any_page)
+    shoot(any_page, f"convert-batch-csv-{any_page.width_name}")
+    with any_page.expect_download() as waiting:
+        any_page.get_by_role("button", name="Download CSV").click()
+    table = list(csv.DictReader(io.StringIO(waiting.value.path().read_text(encoding="utf-8"), newline="")))
+    assert [row["shelf"] for row in table] == ["A1", "", "A3", "A4", "A5"]  # the user's columns, kept
+    assert [row["title"] for row in table] == ["Report", "", "Edition", "Last", "Bad"]
+    assert "cannot be read" in table[1]["error"]

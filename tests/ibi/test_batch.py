@@ -45,12 +45,13 @@ def test_lines_of_nothing_are_no_rows():
     ],
 )
 def test_csv_rows(text, expected):
-    assert batch.rows_from_csv(text) == expected
+    assert [(row.line, row.text) for row in batch.rows_from_csv(text)] == [(row.line, row.text) for row in expected]
 
 
 def test_csv_with_byte_order_mark_and_crlf():
     data = b"\xef\xbb\xbfibi,title\r\n" + IBIP.encode() + b",caf\xc3\xa9\r\n"
-    assert batch.rows_from_csv(batch.decode_upload(data)) == [InputRow(2, IBIP)]
+    (row,) = batch.rows_from_csv(batch.decode_upload(data))
+    assert (row.line, row.text, row.record, row.columns) == (2, IBIP, (IBIP, "café"), ("ibi", "title"))
 
 
 def test_upload_that_is_not_utf8_names_the_byte():
@@ -59,10 +60,44 @@ def test_upload_that_is_not_utf8_names_the_byte():
     assert "not UTF-8" in caught.value.message and caught.value.position == 8
 
 
-def test_broken_csv_is_refused_as_a_whole():
-    with pytest.raises(ParseError) as caught:
-        batch.rows_from_csv(f'{IBIP},"unclosed\n{REP}\n')
-    assert "not valid CSV" in caught.value.message and "line 1" in caught.value.message
+def test_a_malformed_csv_record_is_an_error_of_its_own_row_and_the_rest_converts():
+    rows = batch.rows_from_csv(f'ibi,title\n{IBIP},ok\n"{REP}"x,bad\nLK47B6W/362SFKH,good\n')
+    assert [(row.line, row.text, row.problem is None) for row in rows] == [
+        (2, IBIP, True), (3, "", False), (4, "LK47B6W/362SFKH", True)]
+    assert "this CSV record cannot be read" in rows[1].problem.message and "line 3" in rows[1].problem.message
+    result = batch.convert_rows(rows, KNOWN_PREFIX_PAIRS)
+    assert (result.converted, result.failed) == (2, 1)
+    assert result.rows[1].error is rows[1].problem
+
+
+def test_an_unclosed_quote_is_the_error_of_the_record_it_opens():
+    (first, broken) = batch.rows_from_csv(f'{IBIP}\n{REP},"unclosed\nmore\n')
+    assert (first.line, first.problem) == (1, None)
+    assert broken.line == 2 and "cannot be read" in broken.problem.message
+
+
+def test_the_download_keeps_the_users_columns():
+    rows = batch.rows_from_csv(f'title;ibi;shelf\nReport;{IBIP};=A1\nBroken;x;B2\n')
+    text = batch.to_csv(batch.convert_rows(rows, KNOWN_PREFIX_PAIRS))
+    lines = text.split("\r\n")
+    assert lines[0] == ",".join(batch.CSV_COLUMNS) + ",title,ibi,shelf"
+    assert lines[1].startswith(f"2,{IBIP},sid.inpe.br/mtc-m18/2009/02.16.17.46,") and lines[1].endswith(f",Report,{IBIP},'=A1")
+    assert lines[2].endswith(",Broken,x,B2")
+
+
+def test_without_a_header_the_users_columns_are_numbered():
+    text = batch.to_csv(batch.convert_rows(batch.rows_from_csv(f"{IBIP},Report\n"), KNOWN_PREFIX_PAIRS))
+    assert text.split("\r\n")[0].endswith(",column 1,column 2")
+
+
+def test_a_warning_many_rows_share_is_common():
+    rows = batch.rows_from_lines("\n".join(["8JMKD3MGP8W/34PGRBS", "8JMKD3MGP8W/35MMLL8", "8JMKD3MGP8W/3C9EP6P", "LK47B6W/362SFKH"]))
+    result = batch.convert_rows(rows, KNOWN_PREFIX_PAIRS)
+    (common,) = result.common_warnings()
+    assert common.startswith("8JMKD3MGP8W has 2 known repository-name spellings")
+    assert [common in row.conversion.warnings for row in result.rows] == [True, True, True, False]
+    two = batch.convert_rows(rows[:2], KNOWN_PREFIX_PAIRS)
+    assert two.common_warnings() == ()  # under COMMON_WARNING_ROWS rows it stays on each row
 
 
 @pytest.mark.parametrize("reader", [batch.rows_from_lines, batch.rows_from_csv])
