@@ -50,7 +50,7 @@ def test_uploaded_csv_is_read_by_its_header(client):
     assert page.status_code == 200
     html = page.get_data(as_text=True)
     assert table_rows(html) == ["ok", "failed"]
-    assert re.findall(r'<td class="line">(\d+)</td>', html) == ["2", "3"]
+    assert re.findall(r'<td class="line" data-label="Line">(\d+)</td>', html) == ["2", "3"]
     assert 'name="download-kind" type="hidden" value="csv"' in html
 
 
