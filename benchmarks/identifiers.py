@@ -27,7 +27,9 @@ from ibiportal.ibi.batch import iter_conversions, iter_csv_rows, write_csv  # no
 from ibiportal.ibi.conversion import convert, convert_precisely  # noqa: E402
 from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS  # noqa: E402
 from ibiportal.minting import Minter, Subsystem  # noqa: E402
-from ibiportal.storage import Storage  # noqa: E402
+from ibiportal.storage.database import Storage  # noqa: E402
+from ibiportal.storage.identifiers import IdentifierStore  # noqa: E402
+from ibiportal.storage.migrations import upgrade  # noqa: E402
 
 SAMPLES = [
     "sid.inpe.br/mtc-m18@80/2009/02.16.17.46",
@@ -96,11 +98,18 @@ def stream_catalogue(rows: int) -> tuple[float, int, int, int]:
     return elapsed, failed, out.characters, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
 
 
-def mint_fraction_of_limit(count: int = 500, r: Decimal = Decimal("0.01")) -> tuple[float, float]:
+def mint_fraction_of_limit(
+    count: int = 500, r: Decimal = Decimal("0.01"), database: str | None = None
+) -> tuple[float, float]:
+    """Identifiers per second minted one after the other, and that as a fraction of 1/r, on
+    ``database`` (an ``IBIPORTAL_DATABASE`` at the current schema; default a new SQLite file)."""
     with tempfile.TemporaryDirectory() as folder:
-        storage = Storage(str(Path(folder) / "bench.sqlite"))
+        if database is None:
+            database = str(Path(folder) / "bench.sqlite")
+            upgrade(database)
+        storage = Storage(database)
         subsystem = Subsystem("bench.example.org", 80, "192.0.2.7", 800, r)
-        minter = Minter(storage, subsystem)
+        minter = Minter(IdentifierStore(storage), subsystem)
         minter.mint()  # first one: creates the subsystem's clock row
         start = time.perf_counter()
         for _ in range(count):

@@ -27,6 +27,9 @@ BENCHMARKS = ROOT / "benchmarks"
 RESULTS = BENCHMARKS / "results"
 LOOPBACK = "127.0.0.1"
 
+sys.path.insert(0, str(ROOT))
+from ibiportal.storage.migrations import upgrade  # noqa: E402
+
 
 def require_wrk() -> str:
     """The wrk executable, or exit saying how to install it."""
@@ -65,8 +68,11 @@ class Portal:
 def portal(app: str, workdir: Path, *, workers: int | None = None, extra_args: tuple[str, ...] = (),
            environment: dict[str, str] | None = None) -> Iterator[Portal]:
     """gunicorn ``-c gunicorn.conf.py`` serving ``app`` on a free loopback port, a fresh database
-    in ``workdir``; stopped (SIGTERM, then waited for) at the end."""
+    in ``workdir`` (brought to the current schema, as ``bin/serve`` does) unless ``environment``
+    names one; stopped (SIGTERM, then waited for) at the end."""
     log = workdir / "gunicorn.log"
+    if "IBIPORTAL_DATABASE" not in (environment or {}):
+        upgrade(str(workdir / "portal.sqlite"))
     env = {
         **os.environ,
         "IBIPORTAL_BIND": f"{LOOPBACK}:0",

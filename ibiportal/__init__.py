@@ -13,9 +13,16 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def create_app(test_config: dict | None = None) -> Flask:
-    """Application factory (flaskr style): defaults, then environment, then ``test_config``."""
+    """Application factory (flaskr style): defaults, then environment, then ``test_config``.
+
+    The instance folder (``IBIPORTAL_INSTANCE``, else ``instance/``) holds what a node makes for
+    itself: the secret key when none is configured, the SQLite database by default, and the file
+    through which its workers learn of changes.
+    """
+    instance = os.environ.get("IBIPORTAL_INSTANCE") if test_config is None else test_config.get("INSTANCE_PATH")
     app = Flask(
         __name__,
+        instance_path=os.path.abspath(instance) if instance else None,
         instance_relative_config=True,
         template_folder=str(ROOT / "templates"),
         static_folder=str(ROOT / "static"),

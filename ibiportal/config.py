@@ -33,6 +33,8 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
         "IBIPORTAL_DEMO_ARCHIVES": "DEMO_ARCHIVES",
         "IBIPORTAL_ALLOW_PRIVATE_ARCHIVES": "ALLOW_PRIVATE_ARCHIVES",
         "IBIPORTAL_TRACE_RETENTION": "TRACE_RETENTION",
+        "IBIPORTAL_TRACE_BYTES": "TRACE_BYTES",
+        "IBIPORTAL_REDIS_URL": "REDIS_URL",
         "IBIPORTAL_SECURE_COOKIES": "SESSION_COOKIE_SECURE",
         "IBIPORTAL_RESOLUTION_CACHE_SECONDS": "RESOLUTION_CACHE_SECONDS",
         "IBIPORTAL_NEGATIVE_CACHE_SECONDS": "NEGATIVE_CACHE_SECONDS",
@@ -48,7 +50,7 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
     for env_name, key in names.items():
         if env.get(env_name):
             settings[key] = env[env_name]
-    for key in ("MINT_PORT", "MINT_IBIP_PORT", "TRACE_RETENTION", "RESOLUTION_CACHE_SECONDS",
+    for key in ("MINT_PORT", "MINT_IBIP_PORT", "TRACE_RETENTION", "TRACE_BYTES", "RESOLUTION_CACHE_SECONDS",
                 "NEGATIVE_CACHE_SECONDS", "THREADS"):
         if key in settings:
             settings[key] = _integer(settings[key], key)
@@ -107,8 +109,13 @@ DEFAULTS: dict = {
     "DEMO_ARCHIVES": True,
     # Whether live Archives may be on loopback/private/link-local addresses (tests, intranets).
     "ALLOW_PRIVATE_ARCHIVES": False,
-    # How many resolution traces are kept.
+    # How many resolution traces are kept, and how many bytes they may take in all (the oldest
+    # go first beyond either; each stored answer is cut at 16 KiB: ibiportal/web/resolution.py).
     "TRACE_RETENTION": 1000,
+    "TRACE_BYTES": 50_000_000,
+    # Redis shared by every node (redis://host:6379/0): one rate-limit budget across nodes and
+    # workers, and changes that empty resolution caches announced to every node. Empty: none.
+    "REDIS_URL": "",
     # Seconds a redirect of GET /<persistent URL> is served from each worker's cache
     # (ibiportal/resolver/cache.py); 0 = every request resolves. Including or excluding an
     # Archive empties the caches at once.
@@ -125,7 +132,7 @@ DEFAULTS: dict = {
     # TRUSTED_PROXIES). GET /<persistent URL> and static files are not limited.
     "RATELIMIT_ENABLED": True,
     # Where the counts live. memory:// counts in each worker process separately (2 gunicorn
-    # workers = up to twice the limit); redis://host:6379 shares them (needs the redis package).
+    # workers = up to twice the limit); IBIPORTAL_REDIS_URL, when set and this is not, shares them.
     "RATELIMIT_STORAGE_URI": "memory://",
     # Failed registration-key checks at the resolver service (brute force), per client IP and,
     # separately, per archive service IBI; once reached, every key check waits (429).

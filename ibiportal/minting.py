@@ -29,7 +29,8 @@ from .ibi.languages import country_problem, language_problem
 from .ibi.dates import split_date, utc_iso
 from .ibi.repository import rep_prefix, rep_suffix
 from .citation.types import ItemType
-from .storage import Bibliographic, ItemLink, MintedItem, Storage, SubsystemClock
+from .minted import Bibliographic, ItemLink, MintedItem, SubsystemClock
+from .storage.identifiers import IdentifierStore, SubsystemRaced
 
 #: Identifiers per API or page request; the CLI, run by an operator, allows more.
 MAX_COUNT = 100
@@ -173,21 +174,36 @@ class Minter:
 
     def __init__(
         self,
-        storage: Storage,
+        store: IdentifierStore,
         subsystem: Subsystem,
         clock: Callable[[], Decimal] = system_clock,
         sleep: Callable[[float], None] = time.sleep,
     ):
-        self.storage = storage
+        self.store = store
         self.subsystem = subsystem
         self.clock = clock
         self.sleep = sleep
 
     def mint(self, request: MintRequest = MintRequest()) -> MintedItem:
-        """One identifier, both forms from the same date, stored before it is returned."""
+        """One identifier, both forms from the same date, stored before it is returned.
+
+        The subsystem's state is read under a row lock and advanced in the transaction that
+        stores the item. Only a subsystem's very first mint has no row to lock; when two nodes
+        make it at once, one of them finds the other's row on its second attempt.
+        """
+        try:
+            item, step = self._reserve(request)
+        except SubsystemRaced:
+            item, step = self._reserve(request)
+        if step.delay > 0:  # Algorithm 4 line 7, after the commit: the lock is not held
+            self.sleep(float(step.delay))
+        return item
+
+    def _reserve(self, request: MintRequest) -> tuple[MintedItem, DistributorStep]:
+        """One write transaction: the next slot, the item stored in it, and its links."""
         r = self.subsystem.granularity
-        with self.storage.write_transaction() as conn:
-            state = self.storage.subsystem_clock(conn, self.subsystem.key)
+        with self.store.storage.write_transaction() as conn:
+            state = self.store.lock_subsystem_clock(conn, self.subsystem.key)
             now, offset = self._monotonic_now(state)
             step = _ibip_safe_step(now, state.last_date if state else None, r)
             suffix_date = step.date_for_suffix
@@ -204,11 +220,9 @@ class Minter:
                 language=request.language,
                 bibliographic=request.bibliographic,
             )
-            self.storage.record_minted(conn, item, SubsystemClock(suffix_date, now, offset))
+            self.store.record_minted(conn, item, SubsystemClock(suffix_date, now, offset), first=state is None)
             self._link(conn, item, request)
-        if step.delay > 0:  # Algorithm 4 line 7, after the commit: the lock is not held
-            self.sleep(float(step.delay))
-        return item
+        return item, step
 
     def _link(self, conn, item: MintedItem, request: MintRequest) -> None:
         """Make the new item the next edition or a translation of an earlier own item.
@@ -224,14 +238,14 @@ class Minter:
             translation = ItemLink("translation", item.ibip, request.language or "")
             links.append(("translation_of", request.translation_of, translation))
         for field, ibi, link in links:
-            earlier = self.storage.find_minted(rep=ibi, ibip=ibi)
+            earlier = self.store.find_minted(rep=ibi, ibip=ibi)
             if earlier is None:
                 raise ParseError(f"{field} {ibi} is not an item of this portal's Archive", field=field)
-            for old in self.storage.item_links(earlier.ibip):
+            for old in self.store.item_links(earlier.ibip):
                 if (old.relation, old.language) == (link.relation, link.language):
                     what = f"translation into {link.language}" if link.language else "next edition"
                     raise ParseError(f"{ibi} already has a {what}: {old.target}", field=field)
-            self.storage.add_item_link(conn, earlier.ibip, link)
+            self.store.add_item_link(conn, earlier.ibip, link)
 
     def _monotonic_now(self, state: SubsystemClock | None) -> tuple[Decimal, Decimal]:
         """The current-date input of Algorithm 4, never earlier than the previous request's.

@@ -1,5 +1,6 @@
 """Shared fixtures (flaskr style): an app with a temp database per test, its client and CLI runner,
-and the standards' own figures from ``../shared/vectors/seed_vectors.json``."""
+the standards' own figures from ``../shared/vectors/seed_vectors.json``, and throwaway
+PostgreSQL and Redis servers (started once per session, only when a test asks for them)."""
 from __future__ import annotations
 
 import json
@@ -13,6 +14,7 @@ from hypothesis import settings
 from ibiportal import create_app
 from ibiportal.archive.demo import load_demo_archives
 from ibiportal.archive.http_server import ArchiveHTTPServer
+from tests.servers import PostgresServer, RedisServer, fresh_sqlite
 
 # Hypothesis' per-example deadline is a timing assertion: on a shared, loaded 2-core machine it
 # fails examples that are merely slow. Properties are about results, so no deadline.
@@ -29,11 +31,40 @@ def vectors() -> dict:
 
 
 @pytest.fixture
-def app(tmp_path):
+def new_database(tmp_path):
+    """``new_database(NAME)``: the path of a fresh SQLite database at the current schema (what
+    ``flask db upgrade`` makes), in the test's temporary folder."""
+    return lambda name="test.sqlite": fresh_sqlite(tmp_path / name)
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    server = PostgresServer.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_server():
+    server = RedisServer.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_setting(request, new_database) -> str:
+    """``IBIPORTAL_DATABASE`` of a fresh database at the current schema: SQLite, then PostgreSQL."""
+    if request.param == "sqlite":
+        return new_database()
+    return request.getfixturevalue("postgres_server").new_database()
+
+
+@pytest.fixture
+def app(new_database):
     app = create_app(
         {
             "TESTING": True,
-            "DATABASE": str(tmp_path / "test.sqlite"),
+            "DATABASE": new_database(),
             "SECRET_KEY": "test",
             "WTF_CSRF_ENABLED": False,
         }

@@ -17,7 +17,7 @@ from typing import Protocol
 from ..citation.oai_dc import written_fields
 from ..citation.types import ItemType
 from ..ibi.identifier import parse_ibi
-from ..storage import ItemLink, MintedItem
+from ..minted import ItemLink, MintedItem
 from .model import ArchiveIdentity, Behaviour, DublinCore, IbiForms, Item, ItemState, Metadata
 from .relation import Relation
 from .service import ArchiveService
@@ -39,7 +39,7 @@ OWN_RELATIONS = tuple(
 
 
 class MintedItems(Protocol):
-    """What the own Archive needs of storage (``ibiportal.storage.Storage`` has it)."""
+    """What the own Archive needs of storage (``ibiportal.storage.identifiers.IdentifierStore`` has it)."""
 
     def find_minted(self, rep: str | None = None, ibip: str | None = None) -> MintedItem | None: ...
 

@@ -64,11 +64,11 @@ from ibiportal.protocol.messages import (
 )
 from ibiportal.protocol.pairlist import PairList, UnreadableAnswer, read_answer
 from ibiportal.protocol.status import ACKNOWLEDGMENT_NOTICE, CONFIRMATION
-from ibiportal.resolver.transport import Exchange, Failure, Timeouts, Transport
+from ibiportal.resolver.transport import ARCHIVE_TIMEOUTS, Exchange, Failure, Timeouts, Transport
 
-CHECK_TIMEOUTS = Timeouts(connect=3.0, read=5.0, total=5.0)
-"""Per exchange: the resolver's limits for an included Archive (``ArchiveEndpoint``: 3 s to
-connect, 5 s for the answer); an answer later than that is lost to the resolver anyway."""
+CHECK_TIMEOUTS = replace(ARCHIVE_TIMEOUTS, total=ARCHIVE_TIMEOUTS.read)
+"""Per exchange: the resolver's limits for an included Archive (``ARCHIVE_TIMEOUTS``), the
+whole exchange cut at the read limit: an answer later than that is lost to the resolver anyway."""
 
 CHECK_BUDGET_SECONDS = 15.0
 """The whole check; requests that would start later are not sent (their rules are skipped)."""

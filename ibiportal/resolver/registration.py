@@ -37,17 +37,14 @@ administrator can see failed attempts; unknown Archives and unreadable requests 
 trace in the database. Keys are never stored (:class:`KeyHash`), logged or echoed.
 
 This module is pure: no Flask. The :class:`ArchiveRegistry` is implemented by
-``ibiportal.storage.ArchiveStore``; the transport is any
+``ibiportal.storage.registry.ArchiveStore``; the transport is any
 :class:`~ibiportal.resolver.transport.Transport`.
 """
 from __future__ import annotations
 
-import hashlib
-import hmac
 import logging
-import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Protocol
 from urllib.parse import urlsplit
@@ -58,15 +55,15 @@ from ibiportal.protocol.messages import (
     ExclusionRequest,
     InclusionConfirmationRequest,
     InclusionRequest,
-    RegistrationKey,
     parse_request,
     request_url,
 )
 from ibiportal.protocol.pairlist import PairList, UnreadableAnswer, read_answer
 from ibiportal.protocol.query import parse_query
 from ibiportal.protocol.status import EXCLUDED, REASON_UNKNOWN_ARCHIVE, REASON_WRONG_KEY, included, refused
+from ibiportal.registry import ArchiveDetails, Confirmation, RegisteredArchive
 from ibiportal.resolver.addresses import AddressRefused, GetAddrInfo, check_host
-from ibiportal.resolver.transport import Exchange, Timeouts, Transport
+from ibiportal.resolver.transport import ARCHIVE_TIMEOUTS, Exchange, Timeouts, Transport
 
 logger = logging.getLogger(__name__)
 
@@ -75,9 +72,6 @@ MALFORMED = 400
 WRONG_KEY = 403
 UNKNOWN_ARCHIVE = 404
 ADDRESS_NOT_ALLOWED = 422
-
-CONFIRMATION_TIMEOUTS = Timeouts(connect=3.0, read=5.0, total=8.0)
-"""Limits of "Solicitar confirmação" (3): the Archive is waiting for its status (5) meanwhile."""
 
 SUBJECTS = (InclusionRequest.SUBJECT, ExclusionRequest.SUBJECT)
 """The ``servicesubject`` values the resolver service answers (§7.2)."""
@@ -99,113 +93,8 @@ def normalize_service_ibi(text: str) -> str:
         raise ParseError(f"archiveserviceibi: {error.message}", error.position, "archiveserviceibi") from error
 
 
-@dataclass(frozen=True)
-class KeyHash:
-    """A registration key (Table 7.1) as stored: scrypt with a per-record random salt.
-
-    The key itself is never kept; :meth:`matches` recomputes the hash of a candidate and
-    compares the digests with :func:`hmac.compare_digest` (constant time).
-    """
-
-    salt: bytes = field(repr=False)
-    digest: bytes = field(repr=False)
-    n: int = 2**14
-    r: int = 8
-    p: int = 1
-
-    ALGORITHM = "scrypt"
-
-    @classmethod
-    def of(cls, key: RegistrationKey) -> KeyHash:
-        """Hash ``key`` with a fresh 16-byte salt."""
-        salt = os.urandom(16)
-        return cls(salt, cls._derive(key, salt, cls.n, cls.r, cls.p), cls.n, cls.r, cls.p)
-
-    @staticmethod
-    def _derive(key: RegistrationKey, salt: bytes, n: int, r: int, p: int) -> bytes:
-        return hashlib.scrypt(key.reveal().encode("ascii"), salt=salt, n=n, r=r, p=p, dklen=32)
-
-    def matches(self, key: RegistrationKey) -> bool:
-        """Whether ``key`` is the registered key (constant-time comparison of the digests)."""
-        return hmac.compare_digest(self._derive(key, self.salt, self.n, self.r, self.p), self.digest)
-
-    def encode(self) -> str:
-        """``scrypt$n$r$p$<salt hex>$<digest hex>``, the stored text."""
-        return "$".join((self.ALGORITHM, str(self.n), str(self.r), str(self.p), self.salt.hex(), self.digest.hex()))
-
-    @classmethod
-    def decode(cls, text: str) -> KeyHash:
-        """The inverse of :meth:`encode`; ``ValueError`` for a text it did not write."""
-        algorithm, n, r, p, salt, digest = text.split("$")
-        if algorithm != cls.ALGORITHM:
-            raise ValueError(f"unknown key hash algorithm {algorithm!r}")
-        return cls(bytes.fromhex(salt), bytes.fromhex(digest), int(n), int(r), int(p))
-
-
-@dataclass(frozen=True)
-class ArchiveDetails:
-    """What an ``inclusionRequest`` says about the Archive (Table 7.2), the key left out."""
-
-    address: str
-    ip: str
-    platform_version: str
-    admin_email: str
-
-    @classmethod
-    def of(cls, request: InclusionRequest) -> ArchiveDetails:
-        return cls(
-            request.archive_address,
-            request.archive_ip,
-            request.archive_platform_version,
-            request.archive_adm_email_address,
-        )
-
-
-@dataclass(frozen=True)
-class Confirmation:
-    """Result of "Solicitar confirmação" (3)/(4): ``successful`` and, for people, why (§7.2)."""
-
-    successful: bool
-    detail: str
-
-    @property
-    def word(self) -> str:
-        """``successful`` or ``unsuccessful``, the value of ``status.confirmation``."""
-        return "successful" if self.successful else "unsuccessful"
-
-
-@dataclass(frozen=True)
-class RegisteredArchive:
-    """A registered Archive (§7.1) and what its last inclusion said (§7.2).
-
-    ``address`` … ``admin_email`` are ``None`` until the first inclusion;
-    ``last_confirmation`` is ``successful``, ``unsuccessful`` or ``None``. Times are ISO 8601
-    UTC texts.
-    """
-
-    service_ibi: str
-    key_hash: KeyHash = field(repr=False)
-    registered_at: str
-    updated_at: str
-    included: bool = False
-    address: str | None = None
-    ip: str | None = None
-    platform_version: str | None = None
-    admin_email: str | None = None
-    last_confirmation: str | None = None
-
-
-@dataclass(frozen=True)
-class ArchiveEvent:
-    """One line of an Archive's history: ``kind`` is registered, included, excluded or refused."""
-
-    at: str
-    kind: str
-    detail: str
-
-
 class ArchiveRegistry(Protocol):
-    """Where registered Archives live (implemented by ``ibiportal.storage.ArchiveStore``).
+    """Where registered Archives live (implemented by ``ibiportal.storage.registry.ArchiveStore``).
 
     Each ``record_*`` call is one transaction: the Archive's row and its history change
     together or not at all.
@@ -259,7 +148,7 @@ class RegistrationService:
         allow_private: bool = False,
         clock: Callable[[], datetime] = utc_now,
         getaddrinfo: GetAddrInfo | None = None,
-        timeouts: Timeouts = CONFIRMATION_TIMEOUTS,
+        timeouts: Timeouts = ARCHIVE_TIMEOUTS,  # the Archive waits for its status (5) meanwhile
     ) -> None:
         self.registry = registry
         self.transport = transport

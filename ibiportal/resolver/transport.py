@@ -66,6 +66,21 @@ class Route(StrEnum):
 
 
 @dataclass(frozen=True)
+class Timeouts:
+    """Per-Archive limits, in seconds: to connect, between bytes read, and for the whole exchange."""
+
+    connect: float
+    read: float
+    total: float
+
+
+ARCHIVE_TIMEOUTS = Timeouts(connect=3.0, read=5.0, total=8.0)
+"""What the portal gives any Archive it contacts over the network: the resolver asking an
+included Archive, the resolver service's confirmation request (§7.2), Cite fetching a record
+and the conformance check. One value, so an operator reading a trace knows the limits."""
+
+
+@dataclass(frozen=True)
 class ArchiveEndpoint:
     """An included Archive as the engine sees it (§6.1 base URL ``http://<address>/<service_ibi>``).
 
@@ -76,17 +91,8 @@ class ArchiveEndpoint:
     service_ibi: str
     name: str
     transport: Route = Route.HTTP
-    connect_timeout: float = 3.0
-    read_timeout: float = 5.0
-
-
-@dataclass(frozen=True)
-class Timeouts:
-    """Per-Archive limits, in seconds: to connect, between bytes read, and for the whole exchange."""
-
-    connect: float
-    read: float
-    total: float
+    connect_timeout: float = ARCHIVE_TIMEOUTS.connect
+    read_timeout: float = ARCHIVE_TIMEOUTS.read
 
 
 @dataclass(frozen=True)

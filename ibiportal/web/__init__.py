@@ -22,10 +22,12 @@ from .admin.views import bp as admin_bp
 from .archives_cli import archives_cli
 from .cite.views import bp as cite_bp
 from .convert.views import bp as convert_bp
-from .cli import ibi_cli, init_db_command
+from .cli import ibi_cli
+from .db_cli import db_cli
 from .demo_cli import demo_cli
 from .errors import register_errorhandlers
 from .health.views import bp as health_bp
+from .probes import bp as probes_bp
 from .identifiers.views import bp as identifiers_bp
 from .references.views import bp as references_bp
 from .resolve.views import bp as resolve_bp
@@ -47,6 +49,7 @@ def register(app: Flask) -> None:
     csrf.exempt(registration_bp)  # Archives call it (§7.2), GET only
     limits.init_app(app)  # rate limits on key checks, logins and the API
     log_redaction.install(app.logger)  # registration keys never reach a log line
+    app.register_blueprint(probes_bp)
     app.register_blueprint(identifiers_bp)
     app.register_blueprint(urls_bp)
     app.register_blueprint(auth_bp)
@@ -64,7 +67,7 @@ def register(app: Flask) -> None:
     app.register_blueprint(resolve_bp)  # its /<path> rule yields to every fixed rule above
     register_errorhandlers(app)
     app.cli.add_command(ibi_cli)
-    app.cli.add_command(init_db_command)
+    app.cli.add_command(db_cli)
     app.cli.add_command(archives_cli)
     app.cli.add_command(demo_cli)
     app.cli.add_command(admin_cli)

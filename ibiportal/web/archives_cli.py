@@ -28,7 +28,7 @@ from flask.cli import AppGroup
 from ..errors import ParseError
 from ..resolver.conformance import ConformanceReport, Verdict, check_archive, format_ms
 from ..resolver.registration import normalize_service_ibi
-from ..storage import ArchiveStore
+from ..storage.registry import ArchiveStore
 from .admin.registering import AlreadyRegistered, register_archive
 from .admin.transport import check_transport
 from .context import get_storage

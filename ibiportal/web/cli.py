@@ -1,4 +1,4 @@
-"""CLI: ``flask --app app ibi mint|convert|extract|prefix-pair`` and ``flask --app app init-db``.
+"""CLI: ``flask --app app ibi mint|convert|extract|prefix-pair``.
 
 Errors go to standard error as ``error: <input>: <message> (at character N)`` and the
 command exits non-zero, so scripts can rely on the status.
@@ -23,6 +23,7 @@ from ..ibi.conversion import convert
 from ..ibi.prefixes import check_prefix_pair
 from ..citation.types import SLUGS
 from ..minting import MAX_CLI_COUNT, MintRequest, parse_count
+from ..storage.identifiers import IdentifierStore
 from .context import get_minter, get_storage, known_prefix_pairs
 from .results import minted_to_dict
 
@@ -150,15 +151,8 @@ def prefix_pair_command(rep_prefix: str | None, ibip_prefix: str | None) -> None
         rep, ibip = check_prefix_pair(rep_prefix, ibip_prefix)
     except ParseError as exc:
         _fail(exc.field or "prefix", exc)
-    get_storage().add_prefix_pair(rep, ibip, "administrator")
+    IdentifierStore(get_storage()).add_prefix_pair(rep, ibip, "administrator")
     click.echo(f"added {rep} = {ibip}")
-
-
-@click.command("init-db")
-def init_db_command() -> None:
-    """Create the database tables (they are also created on first use)."""
-    get_storage()
-    click.echo(f"Initialized the database at {current_app.config['DATABASE']}.")
 
 
 def _fail(what: str, exc: ParseError) -> None:

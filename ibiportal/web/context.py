@@ -6,13 +6,15 @@ from flask import Flask, current_app, g, request
 from ..ibi.prefixes import KNOWN_PREFIX_PAIRS
 from ..ibi.url import PersistentUrl
 from ..minting import Minter, Subsystem
-from ..storage import Storage
+from ..storage.database import Storage
+from ..storage.identifiers import IdentifierStore
+from .services import change_announcer
 
 
 def get_storage() -> Storage:
     """The request's database connection, opened on first use."""
     if "storage" not in g:
-        g.storage = Storage(current_app.config["DATABASE"])
+        g.storage = Storage(current_app.config["DATABASE"], announce=change_announcer())
     return g.storage
 
 
@@ -24,12 +26,12 @@ def close_storage(_exc: BaseException | None = None) -> None:
 
 def get_minter() -> Minter:
     """The portal's identification subsystem, as configured (validated at start-up)."""
-    return Minter(get_storage(), current_app.extensions["ibiportal.subsystem"])
+    return Minter(IdentifierStore(get_storage()), current_app.extensions["ibiportal.subsystem"])
 
 
 def known_prefix_pairs() -> list[tuple[str, str]]:
     """The standard's pairs first, then those added by administrators or learnt."""
-    return list(KNOWN_PREFIX_PAIRS) + get_storage().prefix_pairs()
+    return list(KNOWN_PREFIX_PAIRS) + IdentifierStore(get_storage()).prefix_pairs()
 
 
 def resolver_base() -> str:

@@ -5,6 +5,7 @@ from flask import Flask, current_app, jsonify, make_response, render_template, r
 from werkzeug.exceptions import HTTPException, InternalServerError, MethodNotAllowed, NotFound, RequestEntityTooLarge
 
 from ..errors import ParseError
+from ..storage.database import SchemaNotCurrent
 
 
 def wants_json() -> bool:
@@ -59,6 +60,12 @@ def handle_undecodable(exc: UnicodeDecodeError):
     return handle_unexpected(exc)
 
 
+def handle_schema_not_current(exc: SchemaNotCurrent):
+    """A database behind this version's schema (an upgrade not run yet): 503 until it is."""
+    current_app.logger.error("%s", exc)
+    return error_response("The portal's database is not ready for this version yet; try again in a moment.", 503)
+
+
 def handle_unexpected(exc: Exception):
     if isinstance(exc, HTTPException):
         return handle_http_exception(exc)
@@ -69,5 +76,6 @@ def handle_unexpected(exc: Exception):
 def register_errorhandlers(app: Flask) -> None:
     app.register_error_handler(ParseError, handle_parse_error)
     app.register_error_handler(UnicodeDecodeError, handle_undecodable)
+    app.register_error_handler(SchemaNotCurrent, handle_schema_not_current)
     app.register_error_handler(HTTPException, handle_http_exception)
     app.register_error_handler(Exception, handle_unexpected)

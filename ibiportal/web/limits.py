@@ -39,9 +39,10 @@ the JSON error of the API, the HTML error page, or – at the resolver service, 
 pair lists to Archives – a ``status.archive refused`` pair list (see its views).
 
 Counts live in ``RATELIMIT_STORAGE_URI``: ``memory://`` keeps them in each worker process
-(with 2 gunicorn workers a client may get up to twice a limit); ``redis://…`` shares them.
-If that storage fails, requests are served unlimited and the error is logged (availability
-first).
+(with 2 gunicorn workers a client may get up to twice a limit); ``redis://…`` shares them, and
+``IBIPORTAL_REDIS_URL`` is used when no other storage is named, so several nodes share one
+budget. If that storage fails, requests are served unlimited and the error is logged
+(availability first).
 """
 from __future__ import annotations
 
@@ -56,6 +57,7 @@ from ..errors import ParseError
 from ..protocol.query import parse_query
 from ..resolver.addresses import client_ip_list
 from ..resolver.registration import normalize_service_ibi
+from ..storage.signal import REDIS_TIMEOUT_SECONDS
 from .api.views import bp as api_bp
 from .auth.views import bp as auth_bp
 from .cite.views import bp as cite_bp
@@ -72,6 +74,8 @@ LIMIT_SETTINGS = (
     "RATELIMIT_API",
     "RATELIMIT_TRACE",
 )
+#: A stalled Redis must not hold requests: past this, the limit is skipped (fail open, logged).
+REDIS_OPTIONS = {"socket_timeout": REDIS_TIMEOUT_SECONDS, "socket_connect_timeout": REDIS_TIMEOUT_SECONDS}
 #: Endpoints that resolve on demand, never from the cache: each sends messages to every Archive.
 ON_DEMAND_RESOLUTIONS = {"api.run_trace", "trace.run_trace", "api.cite_api", "cite.cite_page", "cite.download"}
 RESOLVE_ENDPOINT = "resolve.resolve"
@@ -137,9 +141,13 @@ def check_settings(app: Flask) -> None:
 def init_app(app: Flask) -> Limiter:
     """Create this app's limiter and attach the limits of the module docstring."""
     check_settings(app)
+    storage_uri = app.config["RATELIMIT_STORAGE_URI"]
+    if storage_uri == "memory://" and app.config["REDIS_URL"]:
+        storage_uri = app.config["REDIS_URL"]  # one budget across every worker and node
     limiter = Limiter(
         client_address,
-        storage_uri=app.config["RATELIMIT_STORAGE_URI"],
+        storage_uri=storage_uri,
+        storage_options=REDIS_OPTIONS if storage_uri.startswith("redis") else {},
         headers_enabled=True,
         swallow_errors=True,
         enabled=app.config["RATELIMIT_ENABLED"],

@@ -21,11 +21,17 @@ from ..resolver.cache import CachedOutcome, CachedRedirect, CacheKey, cached_out
 from ..resolver.diagnosis import NotFoundDiagnosis, diagnose
 from ..resolver.engine import ClientInfo, Resolver, ResolverSettings, joined
 from ..resolver.trace import Resolution
-from ..storage import ArchiveStore
-from ..resolver.transport import ArchiveEndpoint, local_endpoint
+from ..resolver.transport import ArchiveEndpoint, Route, local_endpoint
+from ..storage.registry import ArchiveStore
+from ..storage.traces import TraceStore
 from .context import get_storage, known_prefix_pairs
 from .services import get_demo_archives, get_executor, get_own_local_archive, get_transports
 from .services import get_acknowledger, get_resolution_cache, get_single_flight, resolution_generation
+
+#: What a stored trace keeps of each Archive's answer, in characters (and as much of its pairs):
+#: enough for any answer of the standard's examples many times over.
+STORED_ANSWER_CHARS = 16_384
+
 
 class ArchiveSet(StrEnum):
     """Which Archives a resolution asks: the demo ones, the live ones (registered Archives and
@@ -63,8 +69,35 @@ def archive_endpoints(selection: ArchiveSet, include_faulty: bool = False) -> li
     demo = [local_endpoint(archive) for archive in get_demo_archives().values() if include_faulty or not archive.faulty]
     if selection is ArchiveSet.DEMO:
         return demo
-    live = [local_endpoint(get_own_local_archive()), *ArchiveStore(get_storage()).included_endpoints()]
+    live = [local_endpoint(get_own_local_archive())]
+    live += [
+        ArchiveEndpoint(archive.address, archive.service_ibi, archive.address, Route.HTTP)
+        for archive in ArchiveStore(get_storage()).included_archives()
+    ]
     return live if selection is ArchiveSet.LIVE else demo + live
+
+
+def stored_trace(body: dict) -> dict:
+    """A trace's JSON as stored: each Archive's answer and its pairs cut at
+    :data:`STORED_ANSWER_CHARS`, with a note saying so, so that one trace stays small whatever
+    the Archives send (the transport reads up to 256 KiB of each, and there may be many)."""
+    for step in body["trace"]["steps"]:
+        raw = step.get("raw_answer")
+        if raw is not None and len(raw) > STORED_ANSWER_CHARS:
+            step["raw_answer"] = raw[:STORED_ANSWER_CHARS]
+            step["notes"] = [*step["notes"], f"the stored answer is cut at {STORED_ANSWER_CHARS:,} of its {len(raw):,} characters"]
+        pairs = step.get("pairs")
+        total = sum(len(name) + len(value) for name, value in pairs or ())
+        if total > STORED_ANSWER_CHARS:
+            kept, room = [], STORED_ANSWER_CHARS
+            for name, value in pairs:
+                if room <= len(name):
+                    break
+                kept.append([name, value[:room - len(name)]])
+                room -= len(name) + len(value)
+            step["pairs"] = kept
+            step["notes"] = [*step["notes"], f"the stored pairs are cut at {STORED_ANSWER_CHARS:,} of their {total:,} characters"]
+    return body
 
 
 def default_selection() -> ArchiveSet:
@@ -151,7 +184,10 @@ def _store(persistent_url: str, selection: ArchiveSet, client: ClientInfo, resol
     body = {**resolution.to_dict(), "request": asked}
     if diagnosis is not None:
         body["diagnosis"] = diagnosis.to_dict()
-    get_storage().save_trace(trace_id, persistent_url, outcome, body, current_app.config["TRACE_RETENTION"])
+    config = current_app.config
+    TraceStore(get_storage()).save_trace(
+        trace_id, persistent_url, outcome, stored_trace(body), config["TRACE_RETENTION"], config["TRACE_BYTES"],
+    )
     return StoredResolution(trace_id, resolution, diagnosis=diagnosis)
 
 

@@ -19,7 +19,10 @@ from ..archive.service import ArchiveService
 from ..resolver.cache import Acknowledger, ResolutionCache
 from ..resolver.single_flight import SingleFlight
 from ..resolver.transport import HttpTransport, LocalTransport, Route, Transport
-from ..storage import GenerationSignal, Storage
+from ..storage.database import Storage
+from ..storage.identifiers import IdentifierStore
+from ..storage.signal import GenerationSignal, RedisChanges, read_resolution_generation, signal_file
+from ..storage.signal import write_signal_file
 
 #: Threads asking Archives, per request thread of the worker (IBIPORTAL_THREADS): every
 #: resolution asks all Archives at once, and an exchange no longer waited for still holds its
@@ -95,8 +98,8 @@ def get_transports() -> dict[Route, Transport]:
 class FreshConnections:
     """Storage reads on a connection of their own, for the own Archive's store.
 
-    The resolver asks Archives from worker threads, and a SQLite connection belongs to the
-    thread that opened it; opening one per read is cheap and always sees the latest mints.
+    The resolver asks Archives from worker threads; each read takes a pooled connection for
+    its one query and gives it back, and always sees the latest mints.
     """
 
     def __init__(self, path: str) -> None:
@@ -105,7 +108,7 @@ class FreshConnections:
     def _read(self, method: str, *args, **kwargs):
         storage = Storage(self.path)
         try:
-            return getattr(storage, method)(*args, **kwargs)
+            return getattr(IdentifierStore(storage), method)(*args, **kwargs)
         finally:
             storage.close()
 
@@ -161,6 +164,38 @@ def get_acknowledger() -> Acknowledger:
     return _service("acknowledger", build)
 
 
+def get_redis_changes() -> RedisChanges | None:
+    """This process's link to the other nodes through Redis, when IBIPORTAL_REDIS_URL is set."""
+    url = current_app.config["REDIS_URL"]
+    return _service("redis_changes", lambda: RedisChanges(url) if url else None)
+
+
+def change_announcer():
+    """What a commit that empties resolution caches calls: the node's signal file, then Redis."""
+    path = _signal_file()
+    redis = get_redis_changes()
+
+    def announce(generation: int) -> None:
+        write_signal_file(path, generation)
+        if redis is not None:
+            redis.publish(generation)
+
+    return announce
+
+
 def resolution_generation() -> int:
     """The database's resolution generation, as this worker process sees it (GenerationSignal)."""
-    return _service("generation_signal", lambda: GenerationSignal(current_app.config["DATABASE"])).current()
+    setting = current_app.config["DATABASE"]
+
+    def read() -> int:
+        storage = Storage(setting)
+        try:
+            return read_resolution_generation(storage)
+        finally:
+            storage.close()
+
+    return _service("generation_signal", lambda: GenerationSignal(_signal_file(), read, get_redis_changes())).current()
+
+
+def _signal_file() -> str:
+    return signal_file(current_app.config["DATABASE"], current_app.instance_path)

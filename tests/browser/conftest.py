@@ -17,7 +17,9 @@ from werkzeug.security import generate_password_hash
 from werkzeug.serving import make_server
 
 from ibiportal import create_app
-from ibiportal.storage import Storage
+from ibiportal.storage.accounts import AccountStore
+from ibiportal.storage.database import Storage
+from tests.servers import fresh_sqlite
 
 CHROMIUM = "/usr/bin/chromium"
 SCREENSHOTS = Path(__file__).resolve().parent.parent.parent / "build" / "screenshots"
@@ -57,9 +59,9 @@ class LiveServer:
 
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory) -> Iterator[LiveServer]:
-    server = LiveServer(str(tmp_path_factory.mktemp("portal") / "portal.sqlite"))
+    server = LiveServer(fresh_sqlite(tmp_path_factory.mktemp("portal") / "portal.sqlite"))
     storage = server.storage()
-    storage.set_admin_password_hash(ADMIN_USERNAME, generate_password_hash(ADMIN_PASSWORD))
+    AccountStore(storage).set_admin_password_hash(ADMIN_USERNAME, generate_password_hash(ADMIN_PASSWORD))
     storage.close()
     server.thread.start()
     yield server

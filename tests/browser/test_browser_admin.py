@@ -16,8 +16,8 @@ from playwright.sync_api import Page, expect
 
 from ibiportal.archive.http_server import ArchiveHTTPServer
 from ibiportal.protocol.messages import RegistrationKey
-from ibiportal.resolver.registration import ArchiveDetails, Confirmation, KeyHash
-from ibiportal.storage import ArchiveStore
+from ibiportal.registry import ArchiveDetails, Confirmation, KeyHash
+from ibiportal.storage.registry import ArchiveStore
 
 from .conftest import log_in, shoot
 

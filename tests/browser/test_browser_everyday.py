@@ -53,8 +53,8 @@ def excluded_archive(live_server):
     from datetime import datetime, timezone
 
     from ibiportal.protocol.messages import RegistrationKey
-    from ibiportal.resolver.registration import ArchiveDetails, Confirmation, KeyHash
-    from ibiportal.storage import ArchiveStore
+    from ibiportal.registry import ArchiveDetails, Confirmation, KeyHash
+    from ibiportal.storage.registry import ArchiveStore
 
     storage = live_server.storage()
     store, now, service_ibi = ArchiveStore(storage), datetime.now(timezone.utc), "LK47B6W/3GUU2NL"

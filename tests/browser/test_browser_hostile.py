@@ -20,6 +20,7 @@ from ibiportal import create_app
 from tests.reliability.faulty_archives import RawArchive, by_ibi, include
 
 from .conftest import shoot
+from tests.servers import fresh_sqlite
 
 IMG = '"><img src=x id=archive-img onerror=alert(1)>'
 SCRIPT = "<script>alert(2)</script>"
@@ -39,7 +40,7 @@ ANSWERS = {
 def hostile_portal(tmp_path_factory) -> Iterator[str]:
     with RawArchive(by_ibi(ANSWERS)) as archive:
         app = create_app({
-            "DATABASE": str(tmp_path_factory.mktemp("hostile") / "portal.sqlite"), "SECRET_KEY": "hostile",
+            "DATABASE": fresh_sqlite(tmp_path_factory.mktemp("hostile") / "portal.sqlite"), "SECRET_KEY": "hostile",
             "DEMO_ARCHIVES": False, "ALLOW_PRIVATE_ARCHIVES": True,
         })
         include(app.config["DATABASE"], archive.address)

@@ -11,6 +11,7 @@ from ibiportal.archive.demo import load_demo_archives
 
 from tests.browser.conftest import shoot
 from tests.web.test_trace_page import EVIL_NAME, HUGE, IMG, SCRIPT, hostile_trace
+from ibiportal.storage.traces import TraceStore
 
 SECTION_10_2 = "http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)"
 SECTION_10_2_FINAL = "http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m18/2012/07.12.18.08.49/doc/metadata.cgi?choice=oai_dc"
@@ -148,7 +149,7 @@ def test_errors_are_shown_next_to_their_fields(page: Page):
 def test_hostile_archive_content_is_text_never_code(page: Page, live_server):
     storage = live_server.storage()
     body = hostile_trace()
-    storage.save_trace("HostileBrowser", body["persistent_url"], "found", body, 1000)
+    TraceStore(storage).save_trace("HostileBrowser", body["persistent_url"], "found", body, 1000, 10**7)
     storage.close()
     dialogs: list[str] = []
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))

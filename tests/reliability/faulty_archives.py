@@ -20,9 +20,10 @@ import time
 from collections.abc import Callable
 from datetime import datetime, timezone
 
-from ibiportal.resolver.registration import ArchiveDetails, Confirmation, KeyHash
+from ibiportal.registry import ArchiveDetails, Confirmation, KeyHash
 from ibiportal.protocol.messages import RegistrationKey
-from ibiportal.storage import ArchiveStore, Storage
+from ibiportal.storage.database import Storage
+from ibiportal.storage.registry import ArchiveStore
 
 #: The service IBI every faulty Archive answers as (Example 7.1's Archive).
 SERVICE_IBI = "sid.inpe.br/mtc-m21/2012/06.05.15.34.39"

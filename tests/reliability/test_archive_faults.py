@@ -37,6 +37,7 @@ from tests.reliability.faulty_archives import (
 )
 from tests.reliability.processes import start_gunicorn
 from tests.standard_examples import SECTION_10_1_ANSWER, SECTION_10_1_URL
+from tests.servers import fresh_sqlite
 
 DEADLINE = 2.0
 TIMEOUT = 1.0
@@ -168,7 +169,7 @@ def test_a_real_portal_resolves_past_every_fault_by_its_deadline(tmp_path):
     stored trace names each Archive's failure; the worker then serves the next request at once."""
     late = {"behaviour": answers_late(15, GOOD_ANSWER)}  # after the portal's 5 s read timeout
     archives = [RawArchive(**(late if index == 0 else fault.archive)) for index, fault in enumerate(FAULTS)]
-    database = str(tmp_path / "faults.sqlite")
+    database = fresh_sqlite(tmp_path / "faults.sqlite")
     for index, archive in enumerate(archives):
         include(database, archive.address, service_ibi=f"{SERVICE_IBI[:-2]}{index:02d}")
     portal = start_gunicorn({"IBIPORTAL_DATABASE": database, "IBIPORTAL_ALLOW_PRIVATE_ARCHIVES": "1",

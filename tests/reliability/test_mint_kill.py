@@ -22,8 +22,10 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from ibiportal.storage import Storage
+from ibiportal.storage.database import Storage
+from ibiportal.storage.identifiers import IdentifierStore
 from tests.reliability.processes import start_gunicorn
+from tests.servers import fresh_sqlite
 
 CLIENTS = 12
 KILLS = 8
@@ -32,8 +34,7 @@ KILL_EVERY = 0.6
 
 @pytest.mark.slow
 def test_killed_workers_lose_and_duplicate_no_identifier(tmp_path):
-    database = str(tmp_path / "mint.sqlite")
-    Storage(database).close()
+    database = fresh_sqlite(tmp_path / "mint.sqlite")
     portal = start_gunicorn({
         "IBIPORTAL_DATABASE": database, "IBIPORTAL_GRANULARITY": "0.1", "IBIPORTAL_WORKERS": "2",
         "IBIPORTAL_THREADS": "8", "IBIPORTAL_RATELIMIT_API": "100000/minute", "IBIPORTAL_DEMO_ARCHIVES": "0",
@@ -81,9 +82,9 @@ def test_killed_workers_lose_and_duplicate_no_identifier(tmp_path):
         log = portal.stop()
 
     storage = Storage(database)
-    stored = storage.minted_items()
-    rows = storage.connection.execute("SELECT COUNT(*), COUNT(DISTINCT rep), COUNT(DISTINCT ibip), COUNT(DISTINCT date)"
-                                      " FROM minted_item").fetchone()
+    stored = IdentifierStore(storage).minted_items()
+    rows = storage.connection.exec_driver_sql("SELECT COUNT(*), COUNT(DISTINCT rep), COUNT(DISTINCT ibip), COUNT(DISTINCT date)"
+                                              " FROM minted_item").one()
     storage.close()
 
     assert len(killed) == KILLS and log.count("Booting worker") >= 2 + KILLS  # every kill was replaced

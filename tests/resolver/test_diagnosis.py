@@ -8,7 +8,7 @@ from ibiportal.ibi.identifier import parse_ibi
 from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS
 from ibiportal.resolver.diagnosis import Case, NotFoundDiagnosis, Subsystem, diagnose, subsystem_of
 from ibiportal.resolver.engine import ClientInfo, Resolver
-from ibiportal.resolver.registration import KeyHash, RegisteredArchive
+from ibiportal.registry import KeyHash, RegisteredArchive
 from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Failure, Timeouts
 
 CLIENT = ClientInfo(("172.16.44.200",), None)

@@ -20,15 +20,13 @@ from ibiportal.resolver.registration import (
     OK,
     UNKNOWN_ARCHIVE,
     WRONG_KEY,
-    ArchiveDetails,
-    ArchiveEvent,
-    Confirmation,
-    KeyHash,
-    RegisteredArchive,
     RegistrationService,
 )
-from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Failure, HttpTransport, Timeouts
-from ibiportal.storage import ARCHIVE_HISTORY_LIMIT, ArchiveStore, Storage
+from ibiportal.registry import ArchiveDetails, ArchiveEvent, Confirmation, KeyHash, RegisteredArchive
+from ibiportal.resolver.transport import Exchange, Failure, HttpTransport, Timeouts
+from ibiportal.storage.database import Storage
+from ibiportal.storage.registry import ARCHIVE_HISTORY_LIMIT, ArchiveStore
+from ibiportal.storage.schema import metadata
 from tests import standard_examples as standard
 from tests.standard_examples import query_of
 
@@ -122,14 +120,18 @@ class FakeRegistry:
         return self.events[service_ibi]
 
 
-class SqliteRegistry(ArchiveStore):
-    """The real registry (storage.ArchiveStore) with the same test helpers."""
+class StoredRegistry(ArchiveStore):
+    """The real registry (storage.registry.ArchiveStore, on SQLite or PostgreSQL) with the same test helpers."""
 
     def register(self, service_ibi: str, key: str) -> None:
         assert self.register_archive(service_ibi, KeyHash.of(RegistrationKey(key)), NOW)
 
     def snapshot(self) -> str:
-        return "\n".join(self.storage.connection.iterdump())
+        """Every row of every table."""
+        return "\n".join(
+            repr(list(self.storage.connection.execute(table.select().order_by(*table.primary_key.columns))))
+            for table in metadata.sorted_tables
+        )
 
     def state(self, service_ibi: str) -> RegisteredArchive:
         return self.find_archive(service_ibi)
@@ -163,15 +165,16 @@ class Clock:
         return self.now
 
 
-@pytest.fixture(params=["fake", "sqlite"])
-def registry(request, tmp_path):
+@pytest.fixture(params=["fake", "sqlite", "postgresql"])
+def registry(request, new_database):
     if request.param == "fake":
         registry = FakeRegistry()
         registry.register(SERVICE_IBI, KEY)
         yield registry
         return
-    storage = Storage(str(tmp_path / "registry.sqlite"))
-    registry = SqliteRegistry(storage)
+    setting = new_database() if request.param == "sqlite" else request.getfixturevalue("postgres_server").new_database()
+    storage = Storage(setting)
+    registry = StoredRegistry(storage)
     registry.register(SERVICE_IBI, KEY)
     yield registry
     storage.close()
@@ -455,31 +458,30 @@ def test_inclusion_over_mocked_http_that_times_out(registry, http, vectors):
     assert "timeout" in registry.history(SERVICE_IBI)[-1].detail
 
 
-# -- the SQLite registry ------------------------------------------------------------------------
+# -- the stored registry ------------------------------------------------------------------------
 
 
-def test_store_lists_included_archives_as_live_endpoints(tmp_path):
-    storage = Storage(str(tmp_path / "endpoints.sqlite"))
-    store = SqliteRegistry(storage)
+def test_store_lists_included_archives_at_their_last_address(database_setting):
+    storage = Storage(database_setting)
+    store = StoredRegistry(storage)
     for suffix in ("39", "40", "41"):
         store.register(f"{SERVICE_IBI[:-2]}{suffix}", KEY)
     registration = service(store)
     registration.answer(query(archiveserviceibi=f"{SERVICE_IBI[:-2]}40", archiveaddress="mtc-m21b.sid.inpe.br"))
     registration.answer(query(archiveserviceibi=f"{SERVICE_IBI[:-2]}39"))
     registration.answer(query(EXAMPLE_7_3, archiveserviceibi=f"{SERVICE_IBI[:-2]}41"))
-    assert store.included_endpoints(1.0, 2.0) == (
-        ArchiveEndpoint("mtc-m21.sid.inpe.br", SERVICE_IBI, "mtc-m21.sid.inpe.br", "http", 1.0, 2.0),
-        ArchiveEndpoint("mtc-m21b.sid.inpe.br", f"{SERVICE_IBI[:-2]}40", "mtc-m21b.sid.inpe.br", "http", 1.0, 2.0),
-    )
+    assert [(archive.service_ibi, archive.address) for archive in store.included_archives()] == [
+        (SERVICE_IBI, "mtc-m21.sid.inpe.br"), (f"{SERVICE_IBI[:-2]}40", "mtc-m21b.sid.inpe.br"),
+    ]
     assert not store.register_archive(SERVICE_IBI, KeyHash.of(RegistrationKey(KEY)), NOW)
     assert store.remove_archive(SERVICE_IBI) and not store.remove_archive(SERVICE_IBI)
     assert store.find_archive(SERVICE_IBI) is None and store.archive_events(SERVICE_IBI) == []
     storage.close()
 
 
-def test_store_history_is_bounded(tmp_path):
-    storage = Storage(str(tmp_path / "history.sqlite"))
-    store = SqliteRegistry(storage)
+def test_store_history_is_bounded(database_setting):
+    storage = Storage(database_setting)
+    store = StoredRegistry(storage)
     store.register(SERVICE_IBI, KEY)
     for second in range(ARCHIVE_HISTORY_LIMIT + 5):
         store.record_refusal(SERVICE_IBI, f"attempt {second}", NOW + timedelta(seconds=second))

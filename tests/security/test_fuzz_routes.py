@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ibiportal import create_app
+from tests.servers import fresh_sqlite
 
 ROUTES = ["/", "/convert", "/parse", "/compose", "/cite", "/cite.bib", "/cite.ris", "/cite.json", "/trace", "/mint",
           "/mint/qr.svg", "/api/v1/convert", "/api/v1/parse", "/api/v1/compose", "/api/v1/classify", "/api/v1/cite",
@@ -40,7 +41,7 @@ def client():
     global _APP
     if _APP is None:
         folder = Path(tempfile.mkdtemp(prefix="ibiportal-fuzz-"))
-        _APP = create_app({"TESTING": True, "DATABASE": str(folder / "fuzz.sqlite"), "SECRET_KEY": "fuzz",
+        _APP = create_app({"TESTING": True, "DATABASE": fresh_sqlite(folder / "fuzz.sqlite"), "SECRET_KEY": "fuzz",
                            "WTF_CSRF_ENABLED": False, "DEMO_ARCHIVES": False, "RATELIMIT_ENABLED": False,
                            "GRANULARITY": "0.000001"})
     return _APP.test_client()

@@ -12,7 +12,9 @@ import pytest
 
 from ibiportal import create_app
 from ibiportal.resolver.transport import DEFAULT_MAX_ANSWER_BYTES
+from ibiportal.web.resolution import STORED_ANSWER_CHARS
 from tests.reliability.faulty_archives import RawArchive, by_ibi, endless, include
+from tests.servers import fresh_sqlite
 
 XSS_TIMESTAMP = '"><img/src=x/onerror=alert(1)><script>alert(2)</script>'
 XSS_URL = "javascript:alert(document.cookie)//<script>alert(3)</script>"
@@ -31,7 +33,7 @@ CLIENT = {"REMOTE_ADDR": "172.16.44.200"}
 def hostile(tmp_path):
     """A portal whose only live Archive (besides its own) answers the hostile bodies above."""
     with RawArchive(by_ibi(ANSWERS)) as archive:
-        app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "hostile.sqlite"), "SECRET_KEY": "test",
+        app = create_app({"TESTING": True, "DATABASE": fresh_sqlite(tmp_path / "hostile.sqlite"), "SECRET_KEY": "test",
                           "DEMO_ARCHIVES": False, "ALLOW_PRIVATE_ARCHIVES": True})
         include(app.config["DATABASE"], archive.address)
         client = app.test_client()
@@ -93,19 +95,21 @@ def test_garbage_with_control_characters_and_non_ascii_bytes(hostile):
     json.loads(hostile.get(f"/trace/{trace_id}.json").get_data(as_text=True))  # valid JSON despite NUL and ESC
 
 
-def test_a_200_kb_value_is_kept_in_the_trace_and_clipped_on_the_page(hostile):
+def test_a_200_kb_value_is_stored_cut_and_clipped_on_the_page(hostile):
     response = hostile.get("/D7N2U8HW/39G4TD2", environ_base=CLIENT, headers={"Accept": "application/json"})
     assert response.status_code == 404
     trace, trace_id = trace_of(hostile, response)
     step = archive_step(trace, hostile.archive)
-    assert step["status"] == "answered" and dict(step["pairs"])["title"] == HUGE_TITLE.decode()
+    title = dict(step["pairs"])["title"]
+    assert step["status"] == "answered" and HUGE_TITLE.decode().startswith(title) and len(title) < STORED_ANSWER_CHARS
+    assert len(step["raw_answer"]) == STORED_ANSWER_CHARS and "the stored answer is cut" in " ".join(step["notes"])
     assert len(response.get_data()) < 4000  # the alert itself does not carry the answer
 
 
 def test_an_endless_answer_is_cut_at_the_cap_with_bounded_memory(tmp_path):
     """A 200 text/plain answer that never ends: read up to the cap, then the socket is closed."""
     with RawArchive(endless) as archive:
-        app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "huge.sqlite"), "SECRET_KEY": "test",
+        app = create_app({"TESTING": True, "DATABASE": fresh_sqlite(tmp_path / "huge.sqlite"), "SECRET_KEY": "test",
                           "DEMO_ARCHIVES": False, "ALLOW_PRIVATE_ARCHIVES": True})
         include(app.config["DATABASE"], archive.address)
         client = app.test_client()
@@ -118,5 +122,6 @@ def test_an_endless_answer_is_cut_at_the_cap_with_bounded_memory(tmp_path):
     trace, _ = trace_of(client, response)
     step = archive_step(trace, archive.address)
     assert step["status"] == "transport-error" and "longer than the cap" in step["error"]
-    assert len(step["raw_answer"]) == DEFAULT_MAX_ANSWER_BYTES
+    assert "the stored answer is cut at 16,384 of its 262,144 characters" in step["notes"]
+    assert len(step["raw_answer"]) == STORED_ANSWER_CHARS
     assert peak < 12 * DEFAULT_MAX_ANSWER_BYTES  # a few copies of the capped answer, not the stream

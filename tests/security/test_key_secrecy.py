@@ -15,13 +15,15 @@ from werkzeug.serving import make_server
 
 from ibiportal import create_app
 from ibiportal.protocol.messages import RegistrationKey
-from ibiportal.resolver.registration import KeyHash
-from ibiportal.storage import ArchiveStore, Storage
+from ibiportal.registry import KeyHash
+from ibiportal.storage.database import Storage
+from ibiportal.storage.registry import ArchiveStore
 from ibiportal.web.log_redaction import REDACTED, RedactKeys, redact
 from tests import standard_examples as standard
 from tests.reliability.faulty_archives import SERVICE_IBI, RawArchive, answers
 from tests.reliability.processes import start_gunicorn
 from tests.standard_examples import query_of
+from tests.servers import fresh_sqlite, sqlite_dump
 
 KEY = "5550001112-9998887776"
 #: Pieces of the key that must not show up either (a key cut in two is still half a key).
@@ -59,10 +61,7 @@ def register(database: str) -> None:
 
 
 def database_bytes(path: str) -> bytes:
-    storage = Storage(path)
-    storage.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    dump = "\n".join(storage.connection.iterdump()).encode()
-    storage.close()
+    dump = sqlite_dump(path).encode()
     return dump + b"".join(file.read_bytes() for file in Path(path).parent.glob(Path(path).name + "*"))
 
 
@@ -102,7 +101,7 @@ def test_the_filter_cleans_arguments_and_tracebacks():
 def test_no_key_anywhere_after_every_kind_of_request(tmp_path, caplog):
     caplog.set_level(logging.DEBUG)
     with RawArchive(answers(b"confirmation yes\r\n")) as archive:
-        app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "keys.sqlite"), "SECRET_KEY": "test",
+        app = create_app({"TESTING": True, "DATABASE": fresh_sqlite(tmp_path / "keys.sqlite"), "SECRET_KEY": "test",
                           "WTF_CSRF_ENABLED": False, "ALLOW_PRIVATE_ARCHIVES": True})
         register(app.config["DATABASE"])
         client = app.test_client()
@@ -127,7 +126,7 @@ def test_no_key_anywhere_after_every_kind_of_request(tmp_path, caplog):
 def test_werkzeug_request_lines_are_redacted(tmp_path, caplog):
     """The development server logs every request line (with its query) through ``werkzeug``."""
     caplog.set_level(logging.INFO)
-    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "w.sqlite"), "SECRET_KEY": "test"})
+    app = create_app({"TESTING": True, "DATABASE": fresh_sqlite(tmp_path / "w.sqlite"), "SECRET_KEY": "test"})
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -151,7 +150,7 @@ def test_gunicorn_logs_never_hold_a_key(tmp_path):
     """The portal's gunicorn.conf.py with the redacting logger class, and an access log format
     that DOES log the full request line with its query (%(r)s): still no key."""
     access_log = tmp_path / "access.log"
-    database = str(tmp_path / "g.sqlite")
+    database = fresh_sqlite(tmp_path / "g.sqlite")
     register(database)
     with RawArchive(answers(b"confirmation yes\r\n")) as archive:
         portal = start_gunicorn(

@@ -12,6 +12,7 @@ import responses
 from ibiportal import create_app
 from tests.reliability.faulty_archives import include
 from tests.standard_examples import SECTION_10_1_ANSWER, SECTION_10_1_URL
+from tests.servers import fresh_sqlite
 
 ARCHIVE = "mtc-m16c.sid.inpe.br"
 SERVICE = "sid.inpe.br/mtc-m18@80/2008/03.17.15.17"
@@ -22,7 +23,7 @@ CLIENT = {"REMOTE_ADDR": "172.16.44.200"}
 @pytest.fixture
 def portal(tmp_path, dns):
     dns[ARCHIVE] = ["150.163.34.243"]
-    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "redirect.sqlite"), "SECRET_KEY": "test",
+    app = create_app({"TESTING": True, "DATABASE": fresh_sqlite(tmp_path / "redirect.sqlite"), "SECRET_KEY": "test",
                       "DEMO_ARCHIVES": False})
     include(app.config["DATABASE"], ARCHIVE, SERVICE)
     return app

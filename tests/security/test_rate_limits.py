@@ -9,9 +9,11 @@ from werkzeug.security import generate_password_hash
 
 from ibiportal import create_app
 from ibiportal.protocol.pairlist import parse_pair_list
-from ibiportal.storage import Storage
+from ibiportal.storage.accounts import AccountStore
+from ibiportal.storage.database import Storage
 from tests import standard_examples as standard
 from tests.standard_examples import query_of
+from tests.servers import fresh_sqlite
 
 RESOLVER_SERVICE = "/J8LNKB5R7W/3FUQHC5"
 SERVICE_IBI = "sid.inpe.br/mtc-m21/2012/06.05.15.34.39"
@@ -27,7 +29,7 @@ HIGH = {name: "1000/minute" for name in (
 
 def make_app(tmp_path, **config):
     return create_app({
-        "TESTING": True, "DATABASE": str(tmp_path / "limits.sqlite"), "SECRET_KEY": "test",
+        "TESTING": True, "DATABASE": fresh_sqlite(tmp_path / "limits.sqlite"), "SECRET_KEY": "test",
         "WTF_CSRF_ENABLED": False, **HIGH, **config,
     })
 
@@ -110,7 +112,7 @@ def test_resolution_redirects_and_static_files_are_never_limited(tmp_path):
 def login_app(tmp_path):
     app = make_app(tmp_path, RATELIMIT_LOGIN="3/minute")
     storage = Storage(app.config["DATABASE"])
-    storage.set_admin_password_hash("admin", generate_password_hash(PASSWORD))
+    AccountStore(storage).set_admin_password_hash("admin", generate_password_hash(PASSWORD))
     storage.close()
     return app
 

@@ -27,6 +27,7 @@ from ibiportal.resolver.transport import ArchiveEndpoint, Failure, HttpTransport
 from tests import standard_examples as standard
 from tests.reliability.faulty_archives import SERVICE_IBI, include
 from tests.standard_examples import query_of
+from tests.servers import fresh_sqlite
 
 TIMEOUTS = Timeouts(connect=1.0, read=1.0, total=2.0)
 CLIENT = ClientInfo(("172.16.44.200",))
@@ -246,7 +247,7 @@ def test_redirects_are_never_followed_even_to_allowed_addresses(serve_http, stat
 
 
 def portal(tmp_path, **config):
-    return create_app({"TESTING": True, "DATABASE": str(tmp_path / "ssrf.sqlite"), "SECRET_KEY": "test",
+    return create_app({"TESTING": True, "DATABASE": fresh_sqlite(tmp_path / "ssrf.sqlite"), "SECRET_KEY": "test",
                        "WTF_CSRF_ENABLED": False, "DEMO_ARCHIVES": False, **config})
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 import html
 import logging
 import re
+import sqlite3
+from contextlib import closing
 from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -18,8 +20,10 @@ import responses
 from ibiportal import create_app
 from ibiportal.archive.demo import load_demo_archives
 from ibiportal.protocol.messages import RegistrationKey
-from ibiportal.resolver.registration import ArchiveDetails, Confirmation
-from ibiportal.storage import ArchiveStore, Storage
+from ibiportal.registry import ArchiveDetails, Confirmation
+from ibiportal.storage.database import Storage
+from ibiportal.storage.registry import ArchiveStore
+from tests.servers import fresh_sqlite
 
 SERVICE_IBI = "sid.inpe.br/mtc-m21/2012/06.05.15.34.39"  # Examples 7.2-7.4
 ADDRESS = "150.163.34.239"  # Example 7.2's archiveip, as the address: no DNS in tests
@@ -46,7 +50,7 @@ def store(app) -> ArchiveStore:
 
 def register(app, included: bool = True) -> None:
     """Example 7.1's Archive, registered and (optionally) included at ADDRESS as by Example 7.2."""
-    from ibiportal.resolver.registration import KeyHash
+    from ibiportal.registry import KeyHash
 
     archives = store(app)
     archives.register_archive(SERVICE_IBI, KeyHash.of(RegistrationKey(KEY)), datetime(2024, 5, 1, 12, tzinfo=timezone.utc))
@@ -88,7 +92,7 @@ def test_anonymous_users_are_sent_to_the_login_page(app, client, method, path):
 
 
 def test_posts_without_the_csrf_token_are_refused(tmp_path):
-    app = create_app({"DATABASE": str(tmp_path / "csrf.sqlite"), "SECRET_KEY": "k", "SESSION_COOKIE_SECURE": False})
+    app = create_app({"DATABASE": fresh_sqlite(tmp_path / "csrf.sqlite"), "SECRET_KEY": "k", "SESSION_COOKIE_SECURE": False})
     register(app)
     client = app.test_client()
     log_in(client)
@@ -136,7 +140,8 @@ def test_register_shows_a_generated_key_once_and_stores_only_its_hash(app, admin
     assert f'data-copy="{key}"' in page and "will not be shown again" in page
     archive = store(app).find_archive(SERVICE_IBI)
     assert archive.key_hash.matches(RegistrationKey(key))
-    with Storage(app.config["DATABASE"]).connection as connection:
+    with closing(sqlite3.connect(app.config["DATABASE"])) as connection:
+        connection.row_factory = sqlite3.Row
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         row = dict(connection.execute("SELECT * FROM archive").fetchone())
     assert row["key_hash"].startswith("scrypt$") and all(key not in str(value) for value in row.values())

@@ -13,7 +13,9 @@ import pytest
 
 from ibiportal import create_app
 from ibiportal.protocol.messages import RegistrationKey
-from ibiportal.storage import ArchiveStore, Storage
+from ibiportal.storage.database import Storage
+from ibiportal.storage.registry import ArchiveStore
+from tests.servers import fresh_sqlite
 
 SERVICE_IBI = "sid.inpe.br/mtc-m21/2012/06.05.15.34.39"  # Example 7.2
 
@@ -21,7 +23,7 @@ SERVICE_IBI = "sid.inpe.br/mtc-m21/2012/06.05.15.34.39"  # Example 7.2
 @pytest.fixture
 def private_runner(tmp_path):
     """A CLI runner whose app may contact loopback Archives (IBIPORTAL_ALLOW_PRIVATE_ARCHIVES=1)."""
-    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "cli.sqlite"), "SECRET_KEY": "test",
+    app = create_app({"TESTING": True, "DATABASE": fresh_sqlite(tmp_path / "cli.sqlite"), "SECRET_KEY": "test",
                       "ALLOW_PRIVATE_ARCHIVES": True})
     return app.test_cli_runner()
 

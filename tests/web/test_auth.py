@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from ibiportal import create_app
-from ibiportal.storage import Storage
+from ibiportal.storage.accounts import AccountStore
+from ibiportal.storage.database import Storage
 from ibiportal.web.auth.session import safe_next
 
 PASSWORD = "a long enough password"
@@ -18,7 +19,7 @@ def admin(app, runner):
 
 
 def test_set_password_stores_a_hash_never_the_password(app, admin):
-    stored = Storage(app.config["DATABASE"]).admin_password_hash("ada")
+    stored = AccountStore(Storage(app.config["DATABASE"])).admin_password_hash("ada")
     assert stored.startswith("scrypt:") and PASSWORD not in stored
 
 

@@ -16,11 +16,13 @@ from ibiportal import create_app
 from ibiportal.citation import STYLES
 from ibiportal.resolver import transport
 from ibiportal.resolver.addresses import check_host
-from ibiportal.resolver.registration import ArchiveDetails, Confirmation, KeyHash, RegistrationKey
-from ibiportal.storage import ArchiveStore
+from ibiportal.protocol.messages import RegistrationKey
+from ibiportal.registry import ArchiveDetails, Confirmation, KeyHash
+from ibiportal.storage.registry import ArchiveStore
 from ibiportal.web.cite.lookup import CiteProblem, oai_dc_record
 from ibiportal.web.context import get_storage
 from ibiportal.web.services import get_demo_archives, get_http_transport
+from tests.servers import fresh_sqlite
 
 #: A demo item with an oai_dc record (ibiportal/archive/data/demo_archives.json, Archive "origin").
 DEMO_IBIP = "D7N2U8HW/3J5AC3H"
@@ -229,7 +231,7 @@ def test_a_portal_page_that_is_not_an_oai_dc_record_is_refused(app):
 
 def test_portal_url_with_a_path_is_read_in_process(tmp_path):
     app = create_app({
-        "TESTING": True, "DATABASE": str(tmp_path / "t.sqlite"), "SECRET_KEY": "t",
+        "TESTING": True, "DATABASE": fresh_sqlite(tmp_path / "t.sqlite"), "SECRET_KEY": "t",
         "PORTAL_URL": "https://portal.example/ibi",
     })
     with app.test_request_context("/cite"), responses.RequestsMock():
@@ -251,7 +253,7 @@ def remote(tmp_path, monkeypatch):
     """An app without demo Archives, with one included Archive at REMOTE_HOST (names from HOSTS)."""
     monkeypatch.setattr(transport, "check_host", functools.partial(check_host, getaddrinfo=fake_dns))
     app = create_app({
-        "TESTING": True, "DATABASE": str(tmp_path / "t.sqlite"), "SECRET_KEY": "t", "DEMO_ARCHIVES": False,
+        "TESTING": True, "DATABASE": fresh_sqlite(tmp_path / "t.sqlite"), "SECRET_KEY": "t", "DEMO_ARCHIVES": False,
     })
     now = datetime(2024, 1, 2, tzinfo=timezone.utc)
     with app.app_context():

@@ -9,9 +9,11 @@ import pytest
 from ibiportal import create_app
 from ibiportal.ibi.conversion import convert
 from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS
-from ibiportal.storage import Storage
+from ibiportal.storage.database import Storage
+from ibiportal.storage.identifiers import IdentifierStore
 from ibiportal.web.auth.session import SESSION_KEY
 from ibiportal.web.convert.anatomy import anatomy
+from tests.servers import fresh_sqlite
 
 
 def test_api_convert_every_seed_pair_both_ways(client, vectors):
@@ -215,7 +217,7 @@ def log_in(client) -> None:
 def stored_pairs(app) -> list[tuple[str, str]]:
     storage = Storage(app.config["DATABASE"])
     try:
-        return storage.prefix_pairs()
+        return IdentifierStore(storage).prefix_pairs()
     finally:
         storage.close()
 
@@ -276,7 +278,7 @@ def test_a_bad_pair_is_an_error_next_to_its_field_and_nothing_is_added(app, clie
 
 
 def test_adding_a_pair_needs_the_csrf_token(tmp_path):
-    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "csrf.sqlite"), "SECRET_KEY": "test"})
+    app = create_app({"TESTING": True, "DATABASE": fresh_sqlite(tmp_path / "csrf.sqlite"), "SECRET_KEY": "test"})
     client = app.test_client()
     log_in(client)
     data = {"rep_prefix": "dpi.inpe.br/banon", "ibip_prefix": "J8LNKAN8PW"}

@@ -12,6 +12,7 @@ from werkzeug.test import encode_multipart
 
 from ibiportal import create_app
 from ibiportal.ibi.batch import MAX_BYTES, MAX_ROWS
+from tests.servers import fresh_sqlite
 
 IBIP = "8JMKD3MGP8W/34PGRBS"
 REP = "sid.inpe.br/mtc-m18@80/2009/02.16.17.46"
@@ -108,7 +109,7 @@ def test_download_with_an_unknown_kind_is_refused(client):
 @pytest.fixture
 def csrf_client(tmp_path):
     """A client of an app with CSRF protection on, as in production."""
-    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "csrf.sqlite"), "SECRET_KEY": "test"})
+    app = create_app({"TESTING": True, "DATABASE": fresh_sqlite(tmp_path / "csrf.sqlite"), "SECRET_KEY": "test"})
     return app.test_client()
 
 

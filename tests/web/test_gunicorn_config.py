@@ -16,6 +16,7 @@ import requests
 from ibiportal import create_app
 from ibiportal.resolver.engine import ResolverSettings
 from ibiportal.web.services import get_executor
+from tests.servers import fresh_sqlite
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "gunicorn.conf.py"
@@ -95,7 +96,7 @@ def test_gunicorn_reads_the_file(environment):
 
 
 def test_the_resolver_pool_follows_the_threads(tmp_path):
-    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "t.sqlite"), "SECRET_KEY": "t", "THREADS": 2})
+    app = create_app({"TESTING": True, "DATABASE": fresh_sqlite(tmp_path / "t.sqlite"), "SECRET_KEY": "t", "THREADS": 2})
     with app.app_context():
         assert get_executor()._max_workers == 32  # 16 Archives at once for each request thread
 
@@ -105,7 +106,7 @@ def test_serves_with_the_config_file(tmp_path):
     log = tmp_path / "gunicorn.log"
     env = {
         **os.environ, "IBIPORTAL_BIND": "127.0.0.1:0", "IBIPORTAL_WORKERS": "2", "IBIPORTAL_THREADS": "2",
-        "IBIPORTAL_DATABASE": str(tmp_path / "portal.sqlite"),
+        "IBIPORTAL_DATABASE": fresh_sqlite(tmp_path / "portal.sqlite"),
     }
     with log.open("w") as output:
         server = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(CONFIG)], cwd=ROOT, env=env,

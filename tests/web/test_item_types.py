@@ -13,7 +13,9 @@ import sqlite3
 import pytest
 import responses
 
-from ibiportal.storage import Storage
+from ibiportal.storage.database import Storage
+from ibiportal.storage.identifiers import IdentifierStore
+from ibiportal.storage.migrations import upgrade
 
 THESIS = {
     "title": "Estudo numérico do processo de decomposição em câmaras catalíticas",
@@ -149,14 +151,14 @@ def test_the_cli_mints_with_the_details(app, runner):
     with app.app_context():
         from ibiportal.web.context import get_storage
 
-        item = get_storage().find_minted(ibip=ibip)
+        item = IdentifierStore(get_storage()).find_minted(ibip=ibip)
     assert item.creators == ("Silva, Maria da", "Leite Filho, Waldemar de Castro")
     assert (item.bibliographic.item_type, item.bibliographic.report_number) == ("report", "NTC")
     refused = runner.invoke(args=["ibi", "mint", "--item-type", "poem"])
     assert refused.exit_code != 0 and "unknown item type 'poem'" in refused.output
 
 
-def test_an_older_database_gets_the_new_columns(tmp_path):
+def test_an_older_database_gets_the_new_columns_by_db_upgrade(tmp_path):
     path = str(tmp_path / "old.sqlite")
     old = sqlite3.connect(path)
     old.execute(
@@ -170,9 +172,10 @@ def test_an_older_database_gets_the_new_columns(tmp_path):
     )
     old.commit()
     old.close()
+    upgrade(path)
     storage = Storage(path)
-    (item,) = storage.minted_items()
+    (item,) = IdentifierStore(storage).minted_items()
     assert item.title == "Old" and item.bibliographic.item_type is None
-    columns = {row["name"] for row in storage.connection.execute("PRAGMA table_info(minted_item)")}
+    columns = {row[1] for row in storage.connection.exec_driver_sql("PRAGMA table_info(minted_item)")}
     assert {"item_type", "publisher", "place", "extent", "degree", "report_number"} <= columns
     storage.close()

@@ -17,6 +17,7 @@ import requests
 from ibiportal.archive.demo import load_demo_archives
 from ibiportal.protocol.messages import ExclusionRequest, InclusionRequest, request_url
 from tests.standard_examples import SECTION_10_1_URL, SECTION_10_2_URL
+from tests.servers import fresh_sqlite
 
 ROOT = Path(__file__).resolve().parents[2]
 RESOLVER_SERVICE_IBI = "J8LNKB5R7W/3FUQHC5"
@@ -42,7 +43,7 @@ def start(args: list[str], env: dict, ready: str) -> tuple[subprocess.Popen, re.
 def live(tmp_path):
     env = {
         **os.environ,
-        "IBIPORTAL_DATABASE": str(tmp_path / "live.sqlite"),
+        "IBIPORTAL_DATABASE": fresh_sqlite(tmp_path / "live.sqlite"),
         "IBIPORTAL_DEMO_ARCHIVES": "0",
         "IBIPORTAL_ALLOW_PRIVATE_ARCHIVES": "1",
     }

@@ -16,21 +16,24 @@ from ibiportal.errors import ParseError
 from ibiportal.ibi.dates import split_date
 from ibiportal.ibi.identifier import parse_ibi
 from ibiportal.minting import Minter, MintRequest, Subsystem
-from ibiportal.storage import Storage
+from ibiportal.storage.database import Storage
+from ibiportal.storage.identifiers import IdentifierStore
 from ibiportal.web.identifiers.qr import qr_svg
+from tests.servers import fresh_sqlite
 
 
-def make_minter(tmp_path, clock, sleeps, granularity="1"):
+def make_minter(database, clock, sleep, granularity="1"):
+    """A minter on ``database`` (SQLite or PostgreSQL, see ``database_setting``), as a new process makes it."""
     subsystem = Subsystem(
         host="mtc-m18.sid.inpe.br", port=80, ip="150.163.34.243", ibip_port=800,
         granularity=Decimal(granularity),
     )
-    return Minter(Storage(str(tmp_path / "m.sqlite")), subsystem, clock=clock, sleep=sleeps.append)
+    return Minter(IdentifierStore(Storage(database)), subsystem, clock=clock, sleep=sleep)
 
 
-def test_mint_gives_both_forms_of_the_same_date(tmp_path):
+def test_mint_gives_both_forms_of_the_same_date(database_setting):
     sleeps: list[float] = []
-    minter = make_minter(tmp_path, lambda: Decimal("1234806360.25"), sleeps)  # 2009-02-16T17:46:00.25Z
+    minter = make_minter(database_setting, lambda: Decimal("1234806360.25"), sleeps.append)  # 2009-02-16T17:46:00.25Z
     item = minter.mint()
     # The first identifier of a subsystem is shortened to the minute (Algorithm 4 lines 8-16).
     assert item.rep == "sid.inpe.br/mtc-m18/2009/02.16.17.46"
@@ -40,19 +43,19 @@ def test_mint_gives_both_forms_of_the_same_date(tmp_path):
     assert sleeps == []
 
 
-def test_minted_items_are_stored_before_being_returned(tmp_path):
-    minter = make_minter(tmp_path, lambda: Decimal("1287588115.3462"), [])
+def test_minted_items_are_stored_before_being_returned(database_setting):
+    minter = make_minter(database_setting, lambda: Decimal("1287588115.3462"), [].append)
     items = minter.mint_many(3, MintRequest(title="A title", target_url="https://example.org/x"))
-    stored = minter.storage.minted_items()
+    stored = minter.store.minted_items()
     assert [s.ibip for s in stored] == [i.ibip for i in items]
     assert stored[0].title == "A title" and stored[0].target_url == "https://example.org/x"
 
 
-def test_requests_arriving_together_queue_for_their_slots(tmp_path):
+def test_requests_arriving_together_queue_for_their_slots(new_database):
     sleeps: list[float] = []
     # Three requests at the same instant (as from three workers): each reserves the next
     # one-second slot and waits for it (Algorithm 4 line 7), the third twice as long.
-    minter = make_minter(tmp_path, lambda: Decimal("1287588115.3462"), sleeps)
+    minter = make_minter(new_database(), lambda: Decimal("1287588115.3462"), sleeps.append)
     dates = [minter.mint().date for _ in range(3)]
     assert dates == [Decimal(1287588115), Decimal(1287588116), Decimal(1287588117)]
     assert sleeps == [0.6538, 1.6538]
@@ -73,14 +76,14 @@ class FakeClock:
         self.now += Decimal(str(seconds))
 
 
-def test_clock_set_back_an_hour_still_gives_later_dates_without_hanging(tmp_path):
+def test_clock_set_back_an_hour_still_gives_later_dates_without_hanging(database_setting):
     clock = FakeClock("1700000000.5")
-    subsystem = Subsystem("mtc-m18.sid.inpe.br", 80, "150.163.34.243", 800, Decimal("0.01"))
-    storage = Storage(str(tmp_path / "m.sqlite"))
-    first = [Minter(storage, subsystem, clock, clock.sleep).mint() for _ in range(3)][-1]
+    minter = make_minter(database_setting, clock, clock.sleep, granularity="0.01")
+    first = [minter.mint() for _ in range(3)][-1]
     clock.now -= 3600
     # A restart after the step: the offset is persisted, not kept in the process.
-    later = [Minter(Storage(storage.path), subsystem, clock, clock.sleep).mint() for _ in range(50)]
+    restarted = make_minter(database_setting, clock, clock.sleep, granularity="0.01")
+    later = [restarted.mint() for _ in range(50)]
     dates = [first.date] + [item.date for item in later]
     assert dates == sorted(set(dates))
     # No request waits out the hour. The longest wait is at the turn of a second, where the
@@ -88,10 +91,10 @@ def test_clock_set_back_an_hour_still_gives_later_dates_without_hanging(tmp_path
     assert max(clock.sleeps) <= 0.11
 
 
-def test_a_restart_continues_after_the_last_date(tmp_path):
+def test_a_restart_continues_after_the_last_date(database_setting):
     clock = lambda: Decimal("1700000000.5")  # noqa: E731
-    first = make_minter(tmp_path, clock, []).mint()
-    second = make_minter(tmp_path, clock, []).mint()  # a new process: new Storage, same file
+    first = make_minter(database_setting, clock, [].append).mint()
+    second = make_minter(database_setting, clock, [].append).mint()  # a new process: new Storage, same database
     assert second.date > first.date
 
 
@@ -173,7 +176,7 @@ def test_cli_mint_prints_and_stores(runner, app):
     with app.app_context():
         from ibiportal.web.context import get_storage
 
-        assert [i.ibip for i in get_storage().minted_items()] == [line["ibip"] for line in lines]
+        assert [i.ibip for i in IdentifierStore(get_storage()).minted_items()] == [line["ibip"] for line in lines]
 
 
 def test_cli_mint_bad_count_exits_non_zero(runner):
@@ -197,11 +200,11 @@ def test_mint_page_shows_error_next_to_field(client):
     assert 'id="target_url-error"' in html and "http" in html
 
 
-def test_no_two_dates_share_an_ibip_at_fine_granularity(tmp_path):
+def test_no_two_dates_share_an_ibip_at_fine_granularity(new_database):
     # r = 0.01 would issue S.01 and later S.1, whose IBIp suffixes are equal (Algorithm 6).
     clock = FakeClock("1700000000.005")
     subsystem = Subsystem("mtc-m18.sid.inpe.br", 80, "150.163.34.243", 800, Decimal("0.01"))
-    minter = Minter(Storage(str(tmp_path / "m.sqlite")), subsystem, clock, clock.sleep)
+    minter = Minter(IdentifierStore(Storage(new_database())), subsystem, clock, clock.sleep)
     items = [minter.mint() for _ in range(250)]
     assert len({item.ibip for item in items}) == 250
     assert all(parse_ibi(item.ibip).date == item.date for item in items)
@@ -220,7 +223,7 @@ def field_errors(html: str) -> dict[str, str]:
 
 def test_mint_page_needs_the_csrf_token(tmp_path):
     """CSRF on (as in production): a POST without the token is refused with a message; with it, minted."""
-    app = create_app({"DATABASE": str(tmp_path / "csrf.sqlite"), "SECRET_KEY": "k", "SESSION_COOKIE_SECURE": False})
+    app = create_app({"DATABASE": fresh_sqlite(tmp_path / "csrf.sqlite"), "SECRET_KEY": "k", "SESSION_COOKIE_SECURE": False})
     client = app.test_client()
     refused = client.post("/mint", data={"title": "No token"})
     assert refused.status_code == 400
@@ -232,7 +235,7 @@ def test_mint_page_needs_the_csrf_token(tmp_path):
     with app.app_context():
         from ibiportal.web.context import get_storage
 
-        assert [item.title for item in get_storage().minted_items()] == ["With token"]
+        assert [item.title for item in IdentifierStore(get_storage()).minted_items()] == ["With token"]
 
 
 def test_mint_card_has_both_forms_copy_buttons_qr_code_and_citations(client):

@@ -1,4 +1,4 @@
-"""Issue 2: 1000 identifiers from 4 processes at once at r = 0.01 against one database."""
+"""1000 identifiers from 4 processes at once at r = 0.01 against one database (SQLite, PostgreSQL)."""
 from __future__ import annotations
 
 import json
@@ -10,15 +10,16 @@ from pathlib import Path
 import pytest
 
 from ibiportal.ibi.identifier import parse_ibi
-from ibiportal.storage import Storage
+from ibiportal.storage.database import Storage
+from ibiportal.storage.identifiers import IdentifierStore
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def mint_in_process(database: Path, count: int) -> subprocess.Popen:
+def mint_in_process(database: str, count: int) -> subprocess.Popen:
     env = {
         **os.environ,
-        "IBIPORTAL_DATABASE": str(database),
+        "IBIPORTAL_DATABASE": database,
         "IBIPORTAL_GRANULARITY": "0.01",
     }
     return subprocess.Popen(
@@ -34,9 +35,8 @@ def collect(process: subprocess.Popen) -> list[dict]:
 
 
 @pytest.mark.slow
-def test_four_processes_mint_1000_distinct_increasing_identifiers(tmp_path):
-    database = tmp_path / "shared.sqlite"
-    Storage(str(database)).close()  # schema first, so the four start on equal terms
+def test_four_processes_mint_1000_distinct_increasing_identifiers(database_setting):
+    database = database_setting
     processes = [mint_in_process(database, 250) for _ in range(4)]
     results = [collect(p) for p in processes]
     handed_out = [item for batch in results for item in batch]
@@ -50,7 +50,7 @@ def test_four_processes_mint_1000_distinct_increasing_identifiers(tmp_path):
     # stored in strictly increasing date order.
     assert len({item["rep"] for item in handed_out}) == 1000
     assert len({item["ibip"] for item in handed_out}) == 1000
-    stored = Storage(str(database)).minted_items()
+    stored = IdentifierStore(Storage(database)).minted_items()
     assert {s.ibip for s in stored} == {item["ibip"] for item in handed_out}
     stored_dates = [s.date for s in stored]
     assert stored_dates == sorted(set(stored_dates))

@@ -16,11 +16,12 @@ import responses
 from ibiportal import create_app
 from ibiportal.resolver import registration, transport
 from ibiportal.resolver.addresses import check_host
-from ibiportal.storage import ArchiveStore
+from ibiportal.storage.registry import ArchiveStore
 from ibiportal.web.context import get_storage
 from ibiportal.web.services import get_http_transport
 from tests import standard_examples as standard
 from tests.standard_examples import query_of
+from tests.servers import fresh_sqlite, sqlite_dump
 
 SERVICE_IBI = "sid.inpe.br/mtc-m21/2012/06.05.15.34.39"
 #: Examples 7.2 and 7.3 as the resolver service receives them: the pairs without the base URL.
@@ -48,7 +49,7 @@ def query(base: str = EXAMPLE_7_2, **changes: str | None) -> str:
 
 def make_app(tmp_path: Path, **config):
     return create_app({
-        "TESTING": True, "DATABASE": str(tmp_path / "test.sqlite"), "SECRET_KEY": "test",
+        "TESTING": True, "DATABASE": fresh_sqlite(tmp_path / "test.sqlite"), "SECRET_KEY": "test",
         "WTF_CSRF_ENABLED": False, **config,
     })
 
@@ -76,8 +77,7 @@ def served(app, dns):
 
 
 def database(app) -> str:
-    with app.app_context():
-        return "\n".join(get_storage().connection.iterdump())
+    return sqlite_dump(app.config["DATABASE"])
 
 
 def archive(app):
@@ -213,8 +213,7 @@ def test_key_never_in_cli_output_logs_answers_or_database(app, dns, caplog):
     for args in (["list"], ["history", SERVICE_IBI]):
         outputs.append(runner.invoke(args=["archives", *args]))
     close_transport(app)
-    with app.app_context():
-        get_storage().connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    sqlite_dump(app.config["DATABASE"])
     files = b"".join(path.read_bytes() for path in Path(app.config["DATABASE"]).parent.glob("test.sqlite*"))
     shown = (
         "".join(result.output for result in outputs) + caplog.text

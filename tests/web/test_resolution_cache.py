@@ -16,10 +16,13 @@ import responses
 from ibiportal import create_app
 from ibiportal.resolver import registration, transport
 from ibiportal.resolver.addresses import check_host
-from ibiportal.storage import GenerationSignal, Storage
+from ibiportal.storage.database import Storage
+from ibiportal.storage.signal import GenerationSignal, bump_resolution_generation, read_resolution_generation
+from ibiportal.storage.signal import signal_file
 from ibiportal.web.services import get_http_transport
 from tests import standard_examples as standard
 from tests.standard_examples import query_of
+from tests.servers import fresh_sqlite
 
 SERVICE_IBI = "sid.inpe.br/mtc-m21/2012/06.05.15.34.39"
 RESOLVER_SERVICE = "/J8LNKB5R7W/3FUQHC5"
@@ -110,9 +113,10 @@ def live(tmp_path, monkeypatch):
     monkeypatch.setattr(registration, "check_host", patched)
     monkeypatch.setattr(transport, "check_host", patched)
     apps = []
+    database = fresh_sqlite(tmp_path / "live.sqlite")
 
     def start(**config):
-        app = make_app(str(tmp_path / "live.sqlite"), **config)
+        app = make_app(database, **config)
         apps.append(app)
         return app
 
@@ -285,7 +289,7 @@ def test_cache_off_resolves_every_request(live):
 
 def test_setting_is_read_from_the_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("IBIPORTAL_RESOLUTION_CACHE_SECONDS", "0")
-    monkeypatch.setenv("IBIPORTAL_DATABASE", str(tmp_path / "env.sqlite"))
+    monkeypatch.setenv("IBIPORTAL_DATABASE", fresh_sqlite(tmp_path / "env.sqlite"))
     assert create_app().config["RESOLUTION_CACHE_SECONDS"] == 0
     assert create_app().config["NEGATIVE_CACHE_SECONDS"] == 10
     monkeypatch.setenv("IBIPORTAL_NEGATIVE_CACHE_SECONDS", "3")
@@ -315,15 +319,17 @@ def test_a_new_edition_minted_ends_the_cached_redirect_to_the_old_one(client):
 
 
 def test_the_generation_signal_follows_commits_of_other_connections_only(tmp_path):
-    database = str(tmp_path / "signal.sqlite")
-    signal, writer = GenerationSignal(database), Storage(database)
+    database = fresh_sqlite(tmp_path / "signal.sqlite")
+    reader = Storage(database)
+    signal = GenerationSignal(signal_file(database, str(tmp_path)), lambda: read_resolution_generation(reader))
+    writer = Storage(database)
     assert signal.current() == 0
     with pytest.raises(RuntimeError):
         with writer.write_transaction() as conn:
-            writer.bump_resolution_generation(conn)
+            bump_resolution_generation(writer, conn)
             raise RuntimeError("rolled back")
-    assert signal.current() == 0 and writer.resolution_generation() == 0
+    assert signal.current() == 0 and read_resolution_generation(writer) == 0
     with writer.write_transaction() as conn:
-        writer.bump_resolution_generation(conn)
+        bump_resolution_generation(writer, conn)
     assert signal.current() == 1  # seen through the mapped file, then read from the database
     writer.close()

@@ -16,6 +16,7 @@ from ibiportal.web.trace.display import clip, marked, visible, visible_text
 from ibiportal.web.trace.forms import accept_language_problem
 from ibiportal.web.trace.report import build_report
 from tests.standard_examples import SECTION_10_1_URL, SECTION_10_2_URL
+from tests.servers import fresh_sqlite
 
 CLIENT = {"REMOTE_ADDR": "172.16.44.200"}
 SECTION_10_2 = "http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)"
@@ -164,7 +165,7 @@ def test_accept_language_values(header, problem):
 
 @pytest.fixture
 def csrf_client(tmp_path):
-    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "csrf.sqlite"), "SECRET_KEY": "csrf-test"})
+    app = create_app({"TESTING": True, "DATABASE": fresh_sqlite(tmp_path / "csrf.sqlite"), "SECRET_KEY": "csrf-test"})
     assert app.config.get("WTF_CSRF_ENABLED", True)
     return app.test_client()
 
@@ -304,9 +305,10 @@ def hostile_trace() -> dict:
 
 def store(app, trace_id: str, body: dict) -> None:
     with app.app_context():
+        from ibiportal.storage.traces import TraceStore
         from ibiportal.web.context import get_storage
 
-        get_storage().save_trace(trace_id, body["persistent_url"], "found", body, 100)
+        TraceStore(get_storage()).save_trace(trace_id, body["persistent_url"], "found", body, 100, 10**7)
 
 
 def test_hostile_archive_content_is_shown_escaped_never_as_markup(app, client):

@@ -12,8 +12,9 @@ from requests.exceptions import ReadTimeout
 
 from ibiportal.ibi.ibip import ibip_prefix
 from ibiportal.protocol.messages import RegistrationKey
-from ibiportal.resolver.registration import ArchiveDetails, Confirmation, KeyHash
-from ibiportal.storage import ArchiveStore, Storage
+from ibiportal.registry import ArchiveDetails, Confirmation, KeyHash
+from ibiportal.storage.database import Storage
+from ibiportal.storage.registry import ArchiveStore
 
 ADDRESS = "150.163.34.243"  # what 8JMKD3MGP8W encodes (Algorithm 5), a public IP literal: no DNS
 UNKNOWN = "/8JMKD3MGP8W/34PGRBS"

@@ -16,8 +16,9 @@ from datetime import datetime
 
 from ...errors import IbiError, ParseError
 from ...protocol.messages import InclusionRequest, RegistrationKey
-from ...resolver.registration import KeyHash, normalize_service_ibi, utc_now
-from ...storage import ArchiveStore
+from ...registry import KeyHash
+from ...resolver.registration import normalize_service_ibi, utc_now
+from ...storage.registry import ArchiveStore
 
 #: Digits in each of the two numbers of a generated key (Table 7.1 asks for 10 or more):
 #: 2 × 15 random decimal digits, about 100 bits.

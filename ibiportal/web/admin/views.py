@@ -24,8 +24,9 @@ from ...resolver.conformance import (
     format_ms,
     send_confirmation_request,
 )
-from ...resolver.registration import Confirmation, RegisteredArchive, normalize_service_ibi, utc_now
-from ...storage import ArchiveStore
+from ...registry import Confirmation, RegisteredArchive
+from ...resolver.registration import normalize_service_ibi, utc_now
+from ...storage.registry import ArchiveStore
 from ..auth.session import admin_required, current_admin
 from ..context import get_storage
 from ..form_errors import add_error, show_error

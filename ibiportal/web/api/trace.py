@@ -4,6 +4,7 @@ from __future__ import annotations
 from flask import abort, jsonify, url_for
 
 from ...errors import ParseError
+from ...storage.traces import TraceStore
 from ..context import get_storage
 from ..inputs import recognised_url_input, resolution_target
 from ..resolution import ArchiveSet, requested_client, resolve_and_store, with_original
@@ -36,7 +37,7 @@ def run_trace():
 @bp.get("/trace/<trace_id>")
 def get_trace(trace_id: str):
     """A stored trace, while it is retained."""
-    body = get_storage().load_trace(trace_id)
+    body = TraceStore(get_storage()).load_trace(trace_id)
     if body is None:
         abort(404, description=f"no trace {trace_id}: unknown, or older than the traces kept")
     return jsonify({"id": trace_id, **body})

@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import click
-from flask import current_app
 from flask.cli import AppGroup
 from werkzeug.security import generate_password_hash
 
-from ...storage import Storage
+from ...storage.accounts import AccountStore
+from ..context import get_storage
 
 MIN_PASSWORD_LENGTH = 12
 
@@ -22,9 +22,5 @@ def set_password(username: str, password: str) -> None:
         raise click.BadParameter("give a username of 1 to 100 characters", param_hint="USERNAME")
     if len(password) < MIN_PASSWORD_LENGTH:
         raise click.BadParameter(f"use at least {MIN_PASSWORD_LENGTH} characters", param_hint="--password")
-    storage = Storage(current_app.config["DATABASE"])
-    try:
-        storage.set_admin_password_hash(username, generate_password_hash(password))
-    finally:
-        storage.close()
+    AccountStore(get_storage()).set_admin_password_hash(username, generate_password_hash(password))
     click.echo(f"Password set for administrator {username}.")

@@ -11,6 +11,7 @@ from functools import wraps
 from flask import abort, redirect, request, session, url_for
 from werkzeug.security import check_password_hash
 
+from ...storage.accounts import AccountStore
 from ..context import get_storage
 
 SESSION_KEY = "admin"
@@ -23,7 +24,7 @@ def current_admin() -> str | None:
 
 
 def check_credentials(username: str, password: str) -> bool:
-    stored = get_storage().admin_password_hash(username)
+    stored = AccountStore(get_storage()).admin_password_hash(username)
     ok = check_password_hash(stored or _DUMMY_HASH, password)
     return ok and stored is not None
 

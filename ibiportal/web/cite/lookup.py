@@ -41,7 +41,7 @@ from ...ibi.modifiers import GET_LAST_EDITION, Verb
 from ...protocol.messages import parse_request_url
 from ...ibi.url import PersistentUrl
 from ...resolver.trace import AlertReason, Resolution
-from ...resolver.transport import Timeouts
+from ...resolver.transport import ARCHIVE_TIMEOUTS
 from ..context import canonical_base, known_prefix_pairs, resolver_base
 from ..statuses import ALERT_STATUS
 from ..resolution import default_selection, request_client, resolve_and_store, trace_permalink
@@ -51,8 +51,6 @@ from ..services import get_demo_archives, get_http_transport, get_own_archive
 OAI_DC = Verb("GetMetadata", format="oai_dc")
 #: Verbs that name something other than the item itself, dropped from the cited URL.
 _NOT_THE_ITEM = frozenset({"GetMetadata", "GetFileList"})
-#: Limits of fetching a record from another server, in seconds.
-FETCH_TIMEOUTS = Timeouts(connect=3.0, read=5.0, total=8.0)
 #: HTTP status of a problem after the resolution: the Archive's record could not be used.
 BAD_GATEWAY = 502
 
@@ -229,7 +227,7 @@ def oai_dc_record(url: str) -> bytes | str:
     demo = _demo_record(url)
     if demo is not None:
         return demo
-    exchange = get_http_transport().fetch(url, FETCH_TIMEOUTS)
+    exchange = get_http_transport().fetch(url, ARCHIVE_TIMEOUTS)
     if exchange.failure is not None:
         raise CiteProblem(f"The record at {url} could not be fetched: {exchange.error}", BAD_GATEWAY)
     if exchange.status != 200:

@@ -30,6 +30,7 @@ from ...ibi.prefixes import check_prefix_pair
 from ...ibi.repository import decode_rep_prefix
 from ...ibi.servers import KNOWN_SERVERS, KnownServer
 from ..auth.session import admin_required, current_admin
+from ...storage.identifiers import IdentifierStore
 from ..context import get_storage, known_prefix_pairs
 from ..form_errors import add_error, show_error
 from ..inputs import optional_port
@@ -177,7 +178,7 @@ def _prefix_table() -> list[PairRow]:
     """The real servers of the data file, each with the reference printing one item in both forms,
     then the pairs administrators added."""
     standard = [_pair_row(server.rep_prefix, server.ibip_prefix, server.reference, None, server) for server in KNOWN_SERVERS]
-    added = [_pair_row(r.rep_prefix, r.ibip_prefix, r.source, r.added_at) for r in get_storage().prefix_pair_records()]
+    added = [_pair_row(r.rep_prefix, r.ibip_prefix, r.source, r.added_at) for r in IdentifierStore(get_storage()).prefix_pair_records()]
     return standard + added
 
 
@@ -205,7 +206,7 @@ def add_prefix_pair():
             if (rep, ibip) in known_prefix_pairs():
                 flash(f"{rep} = {ibip} is already in the table.")
             else:
-                get_storage().add_prefix_pair(rep, ibip, f"administrator {current_admin()}")
+                IdentifierStore(get_storage()).add_prefix_pair(rep, ibip, f"administrator {current_admin()}")
                 flash(f"Added {rep} = {ibip}.")
             return redirect(url_for("convert.prefixes_page"))
     return _render_prefixes(form, 400)

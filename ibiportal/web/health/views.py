@@ -6,7 +6,8 @@ from __future__ import annotations
 from flask import Blueprint, render_template
 
 from ...resolver.health import ArchiveHealth, archive_health
-from ...storage import ArchiveStore
+from ...storage.registry import ArchiveStore
+from ...storage.traces import TraceStore
 from ..context import get_storage
 from ..services import get_demo_archives, get_own_local_archive
 
@@ -20,7 +21,7 @@ HEALTH_WINDOW = 200
 def current_health() -> tuple[list[ArchiveHealth], int]:
     """Each Archive's row, and how many traces they were counted from."""
     storage = get_storage()
-    traces = storage.recent_traces(HEALTH_WINDOW)
+    traces = TraceStore(storage).recent_traces(HEALTH_WINDOW)
     local = {archive.service.identity.address: "demo, in-process" for archive in get_demo_archives().values()}
     local[get_own_local_archive().service.identity.address] = "this portal's own"
     return archive_health(traces, ArchiveStore(storage).archives(), local), len(traces)

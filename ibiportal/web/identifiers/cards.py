@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...citation import CitationRecord, ItemType, citations
 from ...citation.reading import comma_less_reading
-from ...storage import MintedItem
+from ...minted import MintedItem
 from ..cite.lookup import today
 from ..results import minted_to_dict
 from .qr import qr_data_uri

@@ -19,7 +19,7 @@ from flask_limiter import RateLimitExceeded
 
 from ...protocol.status import refused
 from ...resolver.registration import RegistrationService, normalize_service_ibi
-from ...storage import ArchiveStore
+from ...storage.registry import ArchiveStore
 from ..context import get_storage
 from ..services import get_http_transport
 

@@ -10,6 +10,7 @@ from flask import Blueprint, current_app, jsonify, redirect, render_template, re
 
 from ...errors import ParseError
 from ...resolver.trace import Resolution
+from ...storage.traces import TraceStore
 from ..context import get_storage
 from ..form_errors import show_error
 from ..inputs import recognised_url_input, resolution_target
@@ -128,7 +129,7 @@ def trace_json(trace_id: str):
 def _load(trace_id: str) -> dict | None:
     if not TRACE_ID.fullmatch(trace_id):
         return None
-    return get_storage().load_trace(trace_id)
+    return TraceStore(get_storage()).load_trace(trace_id)
 
 
 def _missing(trace_id: str):

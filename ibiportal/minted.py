@@ -1,0 +1,61 @@
+"""What minting produces and keeps: the identifiers the portal issued (the items of its own
+Archive), their links to other IBIs, and Algorithm 4's persisted state per subsystem.
+
+Minting makes these values, storage keeps them and the own Archive serves them; none of the
+three owns them, so each imports them from here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+
+@dataclass(frozen=True)
+class SubsystemClock:
+    """A subsystem's persisted Algorithm 4 state: the last ``date_for_suffix`` issued, the
+    clock reading of that request and the offset that keeps the clock monotonic (a reading
+    earlier than the last one means the system clock stepped back; the step joins the offset)."""
+
+    last_date: Decimal
+    last_reading: Decimal
+    offset: Decimal
+
+
+@dataclass(frozen=True)
+class ItemLink:
+    """A minted item's link to another IBI: ``nextedition``, or ``translation`` into ``language``."""
+
+    relation: str
+    target: str
+    language: str = ""
+
+
+@dataclass(frozen=True)
+class Bibliographic:
+    """What a reference needs beyond title, creators and date: the kind of item (an
+    ``ibiportal.citation.ItemType`` slug such as ``doctoral thesis``), who published it where,
+    its extent in pages, a thesis's degree and a report's number. All optional."""
+
+    item_type: str | None = None
+    publisher: str | None = None
+    place: str | None = None
+    extent: str | None = None
+    degree: str | None = None
+    report_number: str | None = None
+
+
+@dataclass(frozen=True)
+class MintedItem:
+    """An identifier the portal issued, in both forms, and what was given with it."""
+
+    rep: str
+    ibip: str
+    date: Decimal
+    utc: str
+    subsystem: str
+    title: str | None = None
+    target_url: str | None = None
+    creators: tuple[str, ...] = ()
+    item_date: str | None = None
+    language: str | None = None
+    bibliographic: Bibliographic = Bibliographic()

@@ -1,0 +1,221 @@
+"""The portal's database: named by ``IBIPORTAL_DATABASE`` (a file path for the embedded SQLite,
+or a URL: ``sqlite:///path``, ``postgresql+psycopg://user@host:port/db``), reached through
+SQLAlchemy Core. One engine per database and process; a :class:`Storage` is one connection,
+for a request or a job.
+
+Transactions are explicit. Reads run on their own (autocommit: no transaction is left open
+between requests); every write is one short :meth:`Storage.write_transaction`. On SQLite it
+starts with ``BEGIN IMMEDIATE``, which takes the database's write lock first, so a read then a
+write inside it is atomic across worker processes; on PostgreSQL it is a plain ``BEGIN`` and
+what must not race is read ``FOR UPDATE`` (see ``identifiers.py``).
+"""
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from sqlalchemy import Connection, Engine, Table, create_engine, event, text
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+
+from .schema import SCHEMA_REVISION
+from .signal import signal_file, write_signal_file
+
+#: How long a SQLite writer waits for another process's transaction (seconds). Minting holds
+#: the write lock only for a read and two writes, so this is generous.
+BUSY_TIMEOUT_SECONDS = 30
+
+#: Connections per process to a server database: a worker's request threads plus the
+#: resolver threads reading the own Archive share them; each holds one for milliseconds. So
+#: PostgreSQL's max_connections must be at least nodes x workers x 10 (README).
+SERVER_POOL_SIZE = 5
+SERVER_POOL_OVERFLOW = 5
+
+
+class SchemaNotCurrent(Exception):
+    """The database is not at the schema this code needs: the operator runs ``db upgrade``."""
+
+    def __init__(self, url: str, revision: str | None):
+        self.revision = revision
+        at = f"at revision {revision}" if revision else "empty (no tables)"
+        super().__init__(
+            f"the database {url} is {at}, this portal needs revision {SCHEMA_REVISION}: "
+            "run 'flask --app app db upgrade'"
+        )
+
+
+def database_url(setting: str) -> str:
+    """The SQLAlchemy URL of ``IBIPORTAL_DATABASE``: a file path means the embedded SQLite.
+
+    ``postgresql://`` is read as ``postgresql+psycopg://`` (psycopg 3 is the driver installed).
+    Raises ``ValueError`` naming the variable for anything else.
+    """
+    if "://" not in setting:
+        return "sqlite:///" + os.path.abspath(setting)
+    try:
+        url = make_url(setting)
+    except ArgumentError as error:
+        raise ValueError(f"IBIPORTAL_DATABASE is neither a file path nor a database URL: {setting!r}") from error
+    if url.drivername in ("postgresql", "postgres"):
+        url = url.set(drivername="postgresql+psycopg")
+    if url.drivername not in ("sqlite", "postgresql+psycopg"):
+        raise ValueError(
+            f"IBIPORTAL_DATABASE must be a file path, sqlite:///… or postgresql+psycopg://…, not {url.drivername}://…"
+        )
+    return url.render_as_string(hide_password=False)
+
+
+@dataclass(frozen=True)
+class Database:
+    """One database, as this process reaches it."""
+
+    url: str
+    engine: Engine
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.engine.dialect.name == "sqlite"
+
+    @property
+    def shown_url(self) -> str:
+        """The URL without its password, for messages and logs."""
+        return make_url(self.url).render_as_string(hide_password=True)
+
+    def revision(self, connection: Connection) -> str | None:
+        """The migration revision the database is at (``None``: no migrations ran yet)."""
+        try:
+            return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
+        except SQLAlchemyError:
+            connection.rollback()
+            return None
+
+
+_DATABASES: dict[str, Database] = {}
+_CURRENT: set[str] = set()  # URLs whose revision this process found current
+_LOCK = threading.Lock()
+
+
+def _forget_after_fork() -> None:
+    """A forked child (a gunicorn worker) opens its own connections: pooled ones are the parent's."""
+    _DATABASES.clear()
+    _CURRENT.clear()
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)
+
+
+def database(setting: str) -> Database:
+    """The process's :class:`Database` for ``IBIPORTAL_DATABASE`` (one engine per URL)."""
+    url = database_url(setting)
+    found = _DATABASES.get(url)
+    if found is None:
+        with _LOCK:
+            found = _DATABASES.get(url)
+            if found is None:
+                found = _DATABASES[url] = Database(url, _engine(url))
+    return found
+
+
+def _engine(url: str) -> Engine:
+    # AUTOCOMMIT: the driver opens no transaction by itself; Storage.write_transaction does.
+    if url.startswith("sqlite"):
+        engine = create_engine(
+            url, isolation_level="AUTOCOMMIT",
+            connect_args={"timeout": BUSY_TIMEOUT_SECONDS, "check_same_thread": False},
+            pool_size=SERVER_POOL_SIZE, max_overflow=-1,  # a SQLite connection is a file handle
+        )
+        event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    return create_engine(
+        url, isolation_level="AUTOCOMMIT", pool_size=SERVER_POOL_SIZE, max_overflow=SERVER_POOL_OVERFLOW,
+        pool_pre_ping=True,  # a restarted PostgreSQL leaves dead pooled connections behind
+    )
+
+
+def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+    """WAL lets readers go on while one process writes (the mode stays in the file)."""
+    dbapi_connection.execute("PRAGMA journal_mode=WAL")
+
+
+class Storage:
+    """A connection to the portal's database, checked to be at :data:`SCHEMA_REVISION`.
+
+    ``on_commit`` callbacks registered inside a write transaction run once it is committed.
+    ``announce`` tells the other workers and nodes a new resolution generation (``signal.py``);
+    by default, a SQLite database's workers learn it from the file beside it.
+    """
+
+    def __init__(self, setting: str, announce: Callable[[int], None] | None = None, check: bool = True):
+        self.database = database(setting)
+        self._announce = announce if announce is not None else _beside_sqlite_file(setting)
+        self.connection = self.database.engine.connect()
+        self._after_commit: list[Callable[[], None]] = []
+        if check and self.database.url not in _CURRENT:
+            revision = self.database.revision(self.connection)
+            if revision != SCHEMA_REVISION:
+                self.connection.close()
+                raise SchemaNotCurrent(self.database.shown_url, revision)
+            _CURRENT.add(self.database.url)
+
+    @classmethod
+    def unchecked(cls, setting: str) -> Storage:
+        """A connection whatever the schema: for the readiness check, which reports it."""
+        return cls(setting, check=False)
+
+    @property
+    def dialect(self) -> str:
+        """``sqlite`` or ``postgresql``: the few statements that differ ask."""
+        return self.database.engine.dialect.name
+
+    def close(self) -> None:
+        self.connection.close()
+
+    def insert(self, table: Table) -> postgresql.Insert | sqlite.Insert:
+        """An INSERT that can say what to do ``ON CONFLICT`` (both dialects spell it alike)."""
+        return (postgresql if self.dialect == "postgresql" else sqlite).insert(table)
+
+    @contextmanager
+    def write_transaction(self) -> Iterator[Connection]:
+        """One transaction: committed when the block ends, rolled back if it raises."""
+        self.connection.exec_driver_sql("BEGIN IMMEDIATE" if self.database.is_sqlite else "BEGIN")
+        try:
+            yield self.connection
+        except BaseException:
+            self._after_commit.clear()
+            self.connection.exec_driver_sql("ROLLBACK")
+            raise
+        self.connection.exec_driver_sql("COMMIT")
+        callbacks, self._after_commit = self._after_commit, []
+        for callback in callbacks:
+            callback()
+
+    def on_commit(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` after the current write transaction commits (never if it rolls back)."""
+        self._after_commit.append(callback)
+
+    def announce_change(self, generation: int) -> None:
+        """After a commit that bumped the resolution generation: tell every worker and node."""
+        if self._announce is not None:
+            self._announce(generation)
+
+
+def _beside_sqlite_file(setting: str) -> Callable[[int], None] | None:
+    if database_url(setting).startswith("sqlite"):
+        path = signal_file(setting, "")
+        return lambda generation: write_signal_file(path, generation)
+    return None
+
+
+def now_iso() -> str:
+    """Now in UTC, as every time stored by the portal is written."""
+    return iso(datetime.now(timezone.utc))
+
+
+def iso(at: datetime) -> str:
+    """``at`` in UTC, microseconds included, with a ``Z``."""
+    return at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

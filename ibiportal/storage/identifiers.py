@@ -1,0 +1,154 @@
+"""What minting keeps: each subsystem's Algorithm 4 state, the minted items and their links,
+and the prefix pairs added by administrators.
+
+The state is read under a row lock and advanced in the transaction that stores the item
+(:meth:`IdentifierStore.lock_subsystem_clock`), so no two nodes, workers or restarts issue the
+same date, and an item is stored before its identifier is handed out.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, fields
+from decimal import Decimal
+
+from sqlalchemy import Connection, Row, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from ..minted import Bibliographic, ItemLink, MintedItem, SubsystemClock
+from .database import Storage, now_iso
+from .schema import item_link, minted_item, prefix_pair, subsystem_clock
+from .signal import bump_resolution_generation
+
+
+@dataclass(frozen=True)
+class PrefixPairRecord:
+    """A stored prefix pair, with where it came from and when it was added."""
+
+    rep_prefix: str
+    ibip_prefix: str
+    source: str
+    added_at: str
+
+
+#: The columns of ``minted_item`` holding an item's :class:`~ibiportal.minted.Bibliographic`.
+BIBLIOGRAPHIC_COLUMNS = tuple(field.name for field in fields(Bibliographic))
+
+
+class SubsystemRaced(Exception):
+    """Another node stored a subsystem's very first state while this transaction computed its
+    own: the transaction is rolled back and minting starts again (it then finds the row)."""
+
+
+class IdentifierStore:
+    """Minting state, minted items, item links and prefix pairs over one :class:`Storage`."""
+
+    def __init__(self, storage: Storage):
+        self.storage = storage
+
+    # -- minting -------------------------------------------------------------------------
+
+    def lock_subsystem_clock(self, conn: Connection, subsystem: str) -> SubsystemClock | None:
+        """Inside a write transaction: the subsystem's state, locked until the transaction ends
+        (``SELECT … FOR UPDATE``; SQLite's ``BEGIN IMMEDIATE`` already holds the write lock).
+        ``None`` before the subsystem's first mint."""
+        row = conn.execute(
+            select(subsystem_clock.c.last_date, subsystem_clock.c.last_reading, subsystem_clock.c.clock_offset)
+            .where(subsystem_clock.c.subsystem == subsystem)
+            .with_for_update()
+        ).first()
+        if row is None:
+            return None
+        return SubsystemClock(Decimal(row.last_date), Decimal(row.last_reading), Decimal(row.clock_offset))
+
+    def record_minted(
+        self, conn: Connection, item: MintedItem, clock: SubsystemClock, first: bool
+    ) -> None:
+        """Advance the subsystem's state and store the item, inside the caller's transaction;
+        resolution caches empty (they may hold a "not found" for it).
+
+        ``first``: :meth:`lock_subsystem_clock` found no state, so there was no row to lock; if
+        another transaction inserted it meanwhile, :class:`SubsystemRaced` is raised.
+        """
+        values = {
+            "last_date": str(clock.last_date), "last_reading": str(clock.last_reading),
+            "clock_offset": str(clock.offset),
+        }
+        if first:
+            try:
+                conn.execute(insert(subsystem_clock).values(subsystem=item.subsystem, **values))
+            except IntegrityError as error:
+                raise SubsystemRaced(item.subsystem) from error
+        else:
+            conn.execute(update(subsystem_clock).where(subsystem_clock.c.subsystem == item.subsystem).values(**values))
+        conn.execute(
+            insert(minted_item).values(
+                rep=item.rep, ibip=item.ibip, date=str(item.date), utc=item.utc, subsystem=item.subsystem,
+                title=item.title, target_url=item.target_url, creators=json.dumps(list(item.creators)),
+                item_date=item.item_date, language=item.language, created_at=now_iso(),
+                **asdict(item.bibliographic),
+            )
+        )
+        bump_resolution_generation(self.storage, conn)  # a "not found" kept for this IBI is now wrong
+
+    def add_item_link(self, conn: Connection, ibi: str, link: ItemLink) -> None:
+        """Link a minted item (its IBIp) to another IBI, inside the caller's transaction; what
+        ``X!`` or ``X+(lang)`` resolves to changes, so resolution caches empty."""
+        conn.execute(insert(item_link).values(ibi=ibi, relation=link.relation, language=link.language, target=link.target))
+        bump_resolution_generation(self.storage, conn)
+
+    def item_links(self, ibi: str) -> list[ItemLink]:
+        """The links of a minted item (its IBIp)."""
+        rows = self.storage.connection.execute(
+            select(item_link.c.relation, item_link.c.target, item_link.c.language)
+            .where(item_link.c.ibi == ibi)
+            .order_by(item_link.c.relation, item_link.c.language)
+        )
+        return [ItemLink(row.relation, row.target, row.language) for row in rows]
+
+    def minted_items(self) -> list[MintedItem]:
+        """Every minted item, oldest first."""
+        rows = self.storage.connection.execute(select(minted_item).order_by(minted_item.c.id))
+        return [_minted_item(row) for row in rows]
+
+    def find_minted(self, rep: str | None = None, ibip: str | None = None) -> MintedItem | None:
+        """The minted item with this identifier (normalized form), in either form."""
+        row = self.storage.connection.execute(
+            select(minted_item).where((minted_item.c.rep == rep) | (minted_item.c.ibip == ibip))
+        ).first()
+        return _minted_item(row) if row else None
+
+    # -- prefix pairs --------------------------------------------------------------------
+
+    def prefix_pairs(self) -> list[tuple[str, str]]:
+        """Stored (repository-name prefix, IBIp prefix) pairs, oldest first."""
+        return [(record.rep_prefix, record.ibip_prefix) for record in self.prefix_pair_records()]
+
+    def prefix_pair_records(self) -> list[PrefixPairRecord]:
+        """Stored pairs with their source and time of adding, oldest first (the prefix table page)."""
+        rows = self.storage.connection.execute(select(prefix_pair).order_by(prefix_pair.c.added_at))
+        return [PrefixPairRecord(row.rep_prefix, row.ibip_prefix, row.source, row.added_at) for row in rows]
+
+    def add_prefix_pair(self, rep_prefix: str, ibip_prefix: str, source: str) -> None:
+        """Add a pair; one already stored stays as it was (its first source and time)."""
+        with self.storage.write_transaction() as conn:
+            conn.execute(
+                self.storage.insert(prefix_pair)
+                .values(rep_prefix=rep_prefix, ibip_prefix=ibip_prefix, source=source, added_at=now_iso())
+                .on_conflict_do_nothing()
+            )
+
+
+def _minted_item(row: Row) -> MintedItem:
+    return MintedItem(
+        rep=row.rep,
+        ibip=row.ibip,
+        date=Decimal(row.date),
+        utc=row.utc,
+        subsystem=row.subsystem,
+        title=row.title,
+        target_url=row.target_url,
+        creators=tuple(json.loads(row.creators or "[]")),
+        item_date=row.item_date,
+        language=row.language,
+        bibliographic=Bibliographic(**{name: getattr(row, name) for name in BIBLIOGRAPHIC_COLUMNS}),
+    )

@@ -1,0 +1,149 @@
+"""Registered Archives and their history (file 003 §7.1–§7.2): the resolver service's
+:class:`~ibiportal.resolver.registration.ArchiveRegistry` and the administrator's operations.
+
+Every write is one transaction (row and history together). Only the key's hash is stored
+(:class:`~ibiportal.registry.KeyHash`). Changes to which Archives are included empty every
+resolution cache (``signal.py``).
+"""
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Connection, Row, delete, insert, select, update
+
+from ..registry import ArchiveDetails, ArchiveEvent, Confirmation, KeyHash, RegisteredArchive
+from .database import Storage, iso
+from .schema import archive, archive_event
+from .signal import bump_resolution_generation
+
+#: Events kept per Archive; older ones are dropped, so repeated refused attempts (anyone may
+#: send a wrong key) cannot grow the database without bound.
+ARCHIVE_HISTORY_LIMIT = 200
+
+
+class ArchiveStore:
+    """Registered Archives over one :class:`Storage`."""
+
+    def __init__(self, storage: Storage):
+        self.storage = storage
+
+    def register_archive(self, service_ibi: str, key_hash: KeyHash, at: datetime) -> bool:
+        """Register an Archive (§7.1); ``False`` when ``service_ibi`` is already registered."""
+        when = iso(at)
+        with self.storage.write_transaction() as conn:
+            inserted = conn.execute(
+                self.storage.insert(archive)
+                .values(service_ibi=service_ibi, key_hash=key_hash.encode(), registered_at=when, updated_at=when)
+                .on_conflict_do_nothing()
+                .returning(archive.c.service_ibi)
+            ).first()
+            if inserted is None:
+                return False
+            _add_archive_event(conn, service_ibi, when, "registered", "registered by an administrator")
+        return True
+
+    def remove_archive(self, service_ibi: str) -> bool:
+        """Forget an Archive and its history; ``False`` when it was not registered."""
+        with self.storage.write_transaction() as conn:
+            removed = conn.execute(
+                delete(archive).where(archive.c.service_ibi == service_ibi).returning(archive.c.service_ibi)
+            ).first()
+            conn.execute(delete(archive_event).where(archive_event.c.service_ibi == service_ibi))
+            bump_resolution_generation(self.storage, conn)
+        return removed is not None
+
+    def find_archive(self, service_ibi: str) -> RegisteredArchive | None:
+        row = self.storage.connection.execute(select(archive).where(archive.c.service_ibi == service_ibi)).first()
+        return _registered_archive(row) if row else None
+
+    def archives(self) -> list[RegisteredArchive]:
+        """Every registered Archive, by service IBI."""
+        rows = self.storage.connection.execute(select(archive).order_by(archive.c.service_ibi))
+        return [_registered_archive(row) for row in rows]
+
+    def included_archives(self) -> list[RegisteredArchive]:
+        """The Archives the resolver asks: included, at the address of their last inclusion."""
+        rows = self.storage.connection.execute(
+            select(archive)
+            .where(archive.c.included == 1, archive.c.address.is_not(None))
+            .order_by(archive.c.service_ibi)
+        )
+        return [_registered_archive(row) for row in rows]
+
+    def archive_events(self, service_ibi: str) -> list[ArchiveEvent]:
+        """An Archive's history, oldest first."""
+        rows = self.storage.connection.execute(
+            select(archive_event.c.at, archive_event.c.kind, archive_event.c.detail)
+            .where(archive_event.c.service_ibi == service_ibi)
+            .order_by(archive_event.c.id)
+        )
+        return [ArchiveEvent(row.at, row.kind, row.detail) for row in rows]
+
+    def record_inclusion(
+        self, service_ibi: str, details: ArchiveDetails, confirmation: Confirmation, at: datetime
+    ) -> None:
+        when = iso(at)
+        with self.storage.write_transaction() as conn:
+            conn.execute(
+                update(archive).where(archive.c.service_ibi == service_ibi).values(
+                    included=1, address=details.address, ip=details.ip,
+                    platform_version=details.platform_version, admin_email=details.admin_email,
+                    last_confirmation=confirmation.word, updated_at=when,
+                )
+            )
+            _add_archive_event(
+                conn, service_ibi, when, "included",
+                f"at {details.address} ({details.ip}), confirmation {confirmation.word}: {confirmation.detail}",
+            )
+            bump_resolution_generation(self.storage, conn)
+
+    def record_exclusion(self, service_ibi: str, at: datetime) -> None:
+        when = iso(at)
+        with self.storage.write_transaction() as conn:
+            conn.execute(update(archive).where(archive.c.service_ibi == service_ibi).values(included=0, updated_at=when))
+            _add_archive_event(conn, service_ibi, when, "excluded", "switched off")
+            bump_resolution_generation(self.storage, conn)
+
+    def record_refusal(self, service_ibi: str, reason: str, at: datetime) -> None:
+        with self.storage.write_transaction() as conn:
+            _add_archive_event(conn, service_ibi, iso(at), "refused", reason)
+
+    def record_confirmation(self, service_ibi: str, confirmation: Confirmation, at: datetime) -> None:
+        """An administrator's confirmation request (§7.2 message 3) and its outcome: the
+        Archive's ``last_confirmation`` and a ``confirmation`` event (the Archives page)."""
+        when = iso(at)
+        with self.storage.write_transaction() as conn:
+            conn.execute(
+                update(archive).where(archive.c.service_ibi == service_ibi)
+                .values(last_confirmation=confirmation.word, updated_at=when)
+            )
+            _add_archive_event(
+                conn, service_ibi, when, "confirmation",
+                f"confirmation request by an administrator: {confirmation.word} ({confirmation.detail})",
+            )
+
+
+def _add_archive_event(conn: Connection, service_ibi: str, when: str, kind: str, detail: str) -> None:
+    conn.execute(insert(archive_event).values(service_ibi=service_ibi, at=when, kind=kind, detail=detail))
+    kept = (
+        select(archive_event.c.id).where(archive_event.c.service_ibi == service_ibi)
+        .order_by(archive_event.c.id.desc()).limit(ARCHIVE_HISTORY_LIMIT)
+    )
+    conn.execute(
+        delete(archive_event).where(archive_event.c.service_ibi == service_ibi, archive_event.c.id.not_in(kept))
+    )
+
+
+def _registered_archive(row: Row) -> RegisteredArchive:
+    return RegisteredArchive(
+        service_ibi=row.service_ibi,
+        key_hash=KeyHash.decode(row.key_hash),
+        registered_at=row.registered_at,
+        updated_at=row.updated_at,
+        included=bool(row.included),
+        address=row.address,
+        ip=row.ip,
+        platform_version=row.platform_version,
+        admin_email=row.admin_email,
+        last_confirmation=row.last_confirmation,
+    )

@@ -1,0 +1,126 @@
+"""The portal's tables as SQLAlchemy Core metadata: what the queries of this package are built
+from. The schema itself changes only through the migrations (``migrations/versions``); a test
+compares a migrated database with this metadata, on SQLite and on PostgreSQL.
+
+Dates are kept as text: exact decimal Unix times (``date``, ``last_date``, …), which no float or
+timestamp type would hold exactly, and ISO 8601 UTC strings.
+"""
+from __future__ import annotations
+
+from sqlalchemy import CheckConstraint, Column, Index, Integer, MetaData, Table, Text, text
+
+#: The revision a database must be at for this code (the last file of ``migrations/versions``).
+SCHEMA_REVISION = "0003"
+
+metadata = MetaData()
+
+#: Algorithm 4's GLOBAL last-date-for-suffix per identification subsystem, persisted so that no
+#: restart, second worker or second node issues a date twice (STANDARD.md §1.3); read and
+#: advanced under a row lock in the transaction that stores the item.
+subsystem_clock = Table(
+    "subsystem_clock", metadata,
+    Column("subsystem", Text, primary_key=True),
+    Column("last_date", Text, nullable=False),
+    Column("last_reading", Text, nullable=False),
+    Column("clock_offset", Text, nullable=False),
+)
+
+#: Identifiers minted by the portal: the items of its own Archive.
+minted_item = Table(
+    "minted_item", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("rep", Text, nullable=False, unique=True),
+    Column("ibip", Text, nullable=False, unique=True),
+    Column("date", Text, nullable=False),
+    Column("utc", Text, nullable=False),
+    Column("subsystem", Text, nullable=False),
+    Column("title", Text),
+    Column("target_url", Text),
+    Column("creators", Text),  # JSON list of names
+    Column("item_date", Text),
+    Column("language", Text),
+    Column("created_at", Text, nullable=False),
+    # what a reference needs (minted.Bibliographic)
+    Column("item_type", Text),  # ibiportal.citation.ItemType slug, e.g. "doctoral thesis"
+    Column("publisher", Text),
+    Column("place", Text),
+    Column("extent", Text),  # pages: "39", or as written
+    Column("degree", Text),  # a thesis's degree, e.g. "Doutorado em Computação Aplicada"
+    Column("report_number", Text),  # a report's number or INPE's document-type code ("NTC")
+    sqlite_autoincrement=True,
+)
+
+#: A minted item's links to other IBIs: its next edition, its translations.
+item_link = Table(
+    "item_link", metadata,
+    Column("ibi", Text, primary_key=True),  # the minted item's IBIp
+    Column("relation", Text, primary_key=True),  # "nextedition" or "translation"
+    Column("language", Text, primary_key=True, server_default=text("''")),
+    Column("target", Text, nullable=False),
+)
+
+#: Prefix pairs added by administrators or learnt (STANDARD.md §1.4); the standard's own pairs
+#: are in code.
+prefix_pair = Table(
+    "prefix_pair", metadata,
+    Column("rep_prefix", Text, primary_key=True),
+    Column("ibip_prefix", Text, primary_key=True),
+    Column("source", Text, nullable=False),
+    Column("added_at", Text, nullable=False),
+)
+
+#: Resolution traces, kept within a count and a byte budget; ``size`` is the body's UTF-8 bytes.
+trace = Table(
+    "trace", metadata,
+    Column("id", Text, primary_key=True),  # unguessable token, the permalink
+    Column("created_at", Text, nullable=False),
+    Column("persistent_url", Text, nullable=False),
+    Column("outcome", Text, nullable=False),
+    Column("body", Text, nullable=False),  # JSON of the Resolution
+    Column("size", Integer, nullable=False, server_default=text("0")),
+    Index("trace_created_at", "created_at"),
+)
+
+#: Registered Archives (file 003 §7.1-§7.2); only the key's scrypt hash is kept.
+archive = Table(
+    "archive", metadata,
+    Column("service_ibi", Text, primary_key=True),
+    Column("key_hash", Text, nullable=False),
+    Column("included", Integer, nullable=False, server_default=text("0")),
+    Column("address", Text),
+    Column("ip", Text),
+    Column("platform_version", Text),
+    Column("admin_email", Text),
+    Column("last_confirmation", Text),
+    Column("registered_at", Text, nullable=False),
+    Column("updated_at", Text, nullable=False),
+)
+
+#: Each Archive's history, bounded per Archive (registry.ARCHIVE_HISTORY_LIMIT).
+archive_event = Table(
+    "archive_event", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("service_ibi", Text, nullable=False),
+    Column("at", Text, nullable=False),
+    Column("kind", Text, nullable=False),
+    Column("detail", Text, nullable=False),
+    Index("archive_event_service_ibi", "service_ibi", "id"),
+    sqlite_autoincrement=True,
+)
+
+#: Administrators: the scrypt hash of their password, never the password.
+admin_account = Table(
+    "admin_account", metadata,
+    Column("username", Text, primary_key=True),
+    Column("password_hash", Text, nullable=False),
+    Column("updated_at", Text, nullable=False),
+)
+
+#: Generation of what resolutions can answer: bumped with every change to the Archive set or to
+#: the own Archive's links, so that every worker's resolution cache drops its entries.
+resolution_generation = Table(
+    "resolution_generation", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),  # a single row, id 1
+    Column("value", Integer, nullable=False),
+    CheckConstraint("id = 1"),
+)

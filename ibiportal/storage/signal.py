@@ -1,0 +1,164 @@
+"""The change signal: how every worker process, on every node, learns at once that resolution
+caches must empty.
+
+The authority is the ``resolution_generation`` row, bumped in the same transaction as every
+change to what resolutions can answer (an Archive included, excluded or removed; an own item
+linked to a new edition or translation). Asking the database on each cache lookup would cost
+more than the lookup (benchmarks/cache.py), so each commit is also announced:
+
+- to the node's own workers through a small memory-mapped file (``<database>-generation`` for
+  SQLite, else one in the instance folder): a lookup compares 8 bytes;
+- to every other node through Redis pub/sub when ``IBIPORTAL_REDIS_URL`` is set: each worker
+  process listens on a thread and counts what it hears.
+
+A lookup reads the database only when the file or the count changed. With Redis down, a node
+misses the other nodes' changes until it is back (every reconnection counts as a change, so
+nothing is missed after it) and cached redirects still expire by time.
+"""
+from __future__ import annotations
+
+import logging
+import mmap
+import os
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from sqlalchemy import Connection, select, update
+
+from .schema import resolution_generation
+
+if TYPE_CHECKING:
+    from .database import Storage
+
+logger = logging.getLogger(__name__)
+
+#: The Redis channel the generation is published on.
+CHANNEL = "ibiportal:resolution-generation"
+
+#: Seconds a Redis command may take before the portal gives up on it (Redis is on the LAN; a
+#: stalled one must not hold a request).
+REDIS_TIMEOUT_SECONDS = 0.5
+
+#: Seconds between attempts to listen again after the connection to Redis was lost.
+REDIS_RETRY_SECONDS = 0.5
+
+_SIGNAL_BYTES = 8
+
+
+def read_resolution_generation(storage: Storage) -> int:
+    """The number bumped by every change to what resolutions can answer."""
+    return storage.connection.execute(select(resolution_generation.c.value).where(resolution_generation.c.id == 1)).scalar_one()
+
+
+def bump_resolution_generation(storage: Storage, conn: Connection) -> None:
+    """Inside the caller's write transaction: every worker's resolution cache empties at its
+    next lookup, once the transaction is committed (then the change is announced)."""
+    conn.execute(update(resolution_generation).where(resolution_generation.c.id == 1).values(value=resolution_generation.c.value + 1))
+    storage.on_commit(lambda: storage.announce_change(read_resolution_generation(storage)))
+
+
+def signal_file(setting: str, instance_path: str) -> str:
+    """Where a node's workers watch for changes: beside a SQLite file, else in the instance folder."""
+    if "://" not in setting:
+        return setting + "-generation"
+    if setting.startswith("sqlite:///"):
+        return setting[len("sqlite:///"):] + "-generation"
+    return os.path.join(instance_path, "resolution-generation")
+
+
+def write_signal_file(path: str, generation: int) -> None:
+    descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        os.pwrite(descriptor, generation.to_bytes(_SIGNAL_BYTES, "little"), 0)
+    finally:
+        os.close(descriptor)
+
+
+class RedisChanges:
+    """The generation published to, and heard from, the other nodes through Redis."""
+
+    def __init__(self, url: str) -> None:
+        import redis  # only deployments with IBIPORTAL_REDIS_URL need the package loaded
+
+        self._redis = redis
+        self.client = redis.Redis.from_url(
+            url, socket_timeout=REDIS_TIMEOUT_SECONDS, socket_connect_timeout=REDIS_TIMEOUT_SECONDS
+        )
+        self.heard = 0  # messages heard and reconnections: any change of it means "read again"
+        self._listener: threading.Thread | None = None
+
+    def publish(self, generation: int) -> None:
+        """Tell every node; Redis down only delays other nodes (logged), never the change."""
+        try:
+            self.client.publish(CHANNEL, str(generation))
+        except self._redis.RedisError as error:
+            logger.warning("Redis unreachable, other nodes learn of resolution generation %d late: %s", generation, error)
+
+    def reachable(self) -> str | None:
+        """``None`` when Redis answers a PING, else why not (for the readiness check)."""
+        try:
+            self.client.ping()
+        except self._redis.RedisError as error:
+            return str(error) or type(error).__name__
+        return None
+
+    def listen(self) -> None:
+        """Start this process's listening thread (once)."""
+        if self._listener is None:
+            self._listener = threading.Thread(target=self._listen_forever, name="redis-changes", daemon=True)
+            self._listener.start()
+
+    def _listen_forever(self) -> None:
+        lost = False  # logged once when the connection is lost, once when it is back
+        while True:
+            try:
+                pubsub = self.client.pubsub(ignore_subscribe_messages=True)
+                pubsub.subscribe(CHANNEL)
+                self.heard += 1  # changes published while not listening are read now
+                if lost:
+                    logger.warning("Redis reachable again: hearing other nodes' changes")
+                    lost = False
+                while True:
+                    message = pubsub.get_message(timeout=30)
+                    if message is not None:
+                        self.heard += 1
+            except self._redis.RedisError as error:
+                if not lost:
+                    logger.warning("Redis unreachable, not hearing other nodes' changes until it is back: %s", error)
+                    lost = True
+                time.sleep(REDIS_RETRY_SECONDS)
+
+
+class GenerationSignal:
+    """The resolution generation for a process's cache lookups, read from the database only
+    when the node's signal file or what Redis brought changed.
+
+    ``read`` opens a connection and reads the generation (the database stays the authority).
+    The file is written after the commit, so whoever sees it change reads the new generation.
+    """
+
+    def __init__(self, path: str, read: Callable[[], int], redis: RedisChanges | None = None) -> None:
+        descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            if os.fstat(descriptor).st_size < _SIGNAL_BYTES:
+                os.ftruncate(descriptor, _SIGNAL_BYTES)
+            self._map = mmap.mmap(descriptor, _SIGNAL_BYTES, access=mmap.ACCESS_READ)
+        finally:
+            os.close(descriptor)
+        self._read = read
+        self._redis = redis
+        if redis is not None:
+            redis.listen()
+        self._state: tuple[bytes, int, int] | None = None  # (file seen, Redis count, generation)
+
+    def current(self) -> int:
+        """The generation; safe from several threads (the state is replaced in one assignment)."""
+        signal = self._map[:_SIGNAL_BYTES]
+        heard = self._redis.heard if self._redis is not None else 0
+        state = self._state
+        if state is None or state[0] != signal or state[1] != heard:
+            state = (signal, heard, self._read())
+            self._state = state
+        return state[2]

@@ -1,0 +1,175 @@
+"""Throwaway PostgreSQL and Redis servers on loopback, for the tests that need the real thing.
+
+PostgreSQL: a cluster made by Debian's ``initdb`` in a temporary folder, on a free port, run as
+the unprivileged ``postgres`` user when the tests run as root (PostgreSQL refuses root); no
+fsync (nothing in it outlives the session). A migrated template database is made once; each
+test gets a fresh copy (``CREATE DATABASE … TEMPLATE``: a file copy, milliseconds).
+
+Redis: ``redis-server`` without persistence (no RDB, no AOF).
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import pwd
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import tempfile
+import time
+from contextlib import closing
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psycopg
+
+from ibiportal.storage.migrations import upgrade
+
+#: Debian's PostgreSQL binaries, newest version first (``/usr/local/bin/initdb`` may be a link
+#: to them, or missing; ``/usr/bin`` has only the client wrappers).
+POSTGRES_BIN = max(Path("/usr/lib/postgresql").glob("*/bin"), key=lambda path: int(path.parent.name), default=None)
+TEMPLATE = "ibiportal_template"
+
+
+_SQLITE_TEMPLATE: list[Path] = []
+
+
+def fresh_sqlite(path: Path | str) -> str:
+    """A new SQLite database at ``path`` at the current schema (what ``flask db upgrade``
+    makes): a copy of one migrated once per test process."""
+    if not _SQLITE_TEMPLATE:
+        template = Path(tempfile.mkdtemp(prefix="ibiportal-template-")) / "template.sqlite"
+        upgrade(str(template))
+        _SQLITE_TEMPLATE.append(template)
+    shutil.copyfile(_SQLITE_TEMPLATE[0], path)
+    return str(path)
+
+
+def sqlite_dump(path: str) -> str:
+    """Everything a SQLite database holds, as SQL text, its write-ahead log folded in first (so
+    that the files on disk hold it all too)."""
+    with closing(sqlite3.connect(path)) as connection:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return "\n".join(connection.iterdump())
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_for(ready, what: str, process: subprocess.Popen, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} exited with status {process.returncode}")
+        try:
+            if ready():
+                return
+        except Exception:  # noqa: BLE001 - not up yet
+            pass
+        time.sleep(0.05)
+    raise RuntimeError(f"{what} did not start within {timeout} s")
+
+
+@dataclass
+class PostgresServer:
+    folder: Path
+    port: int
+    process: subprocess.Popen
+    _names: itertools.count = field(default_factory=lambda: itertools.count(1))
+
+    @classmethod
+    def start(cls, durable: bool = False) -> PostgresServer:
+        """``durable``: fsync on, as in production (benchmarks); tests need not wait for disks."""
+        if POSTGRES_BIN is None:
+            raise RuntimeError("Debian's postgresql is not installed: bash bin/test installs it")
+        folder = Path(tempfile.mkdtemp(prefix="ibiportal-pg-"))
+        user = pwd.getpwnam("postgres") if os.geteuid() == 0 else None
+
+        def as_owner() -> None:
+            if user is not None:
+                os.setgid(user.pw_gid)
+                os.setuid(user.pw_uid)
+
+        if user is not None:
+            os.chown(folder, user.pw_uid, user.pw_gid)
+        data = folder / "data"
+        subprocess.run(
+            [str(POSTGRES_BIN / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust", "-E", "UTF8",
+             "--locale=C", "--no-sync"],
+            check=True, capture_output=True, preexec_fn=as_owner,
+        )
+        port = free_port()
+        process = subprocess.Popen(
+            [str(POSTGRES_BIN / "postgres"), "-D", str(data), "-p", str(port), "-k", str(folder),
+             "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300",
+             *(() if durable else ("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"))],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=as_owner,
+        )
+        server = cls(folder, port, process)
+        _wait_for(lambda: server.admin().close() is None, "PostgreSQL", process)
+        with server.admin() as connection:
+            connection.execute(f"CREATE DATABASE {TEMPLATE}")
+        upgrade(server.url(TEMPLATE))
+        return server
+
+    def url(self, name: str) -> str:
+        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{name}"
+
+    def admin(self) -> psycopg.Connection:
+        return psycopg.connect(host="127.0.0.1", port=self.port, user="postgres", dbname="postgres", autocommit=True)
+
+    def new_database(self, migrated: bool = True) -> str:
+        """A fresh database's URL: a copy of the migrated template, or empty."""
+        name = f"test_{next(self._names)}"
+        with self.admin() as connection:
+            connection.execute(f"CREATE DATABASE {name}" + (f" TEMPLATE {TEMPLATE}" if migrated else ""))
+        return self.url(name)
+
+    def stop(self) -> None:
+        self.process.send_signal(signal.SIGINT)  # "fast" shutdown: pooled connections are not waited for
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+@dataclass
+class RedisServer:
+    port: int
+    process: subprocess.Popen
+
+    @classmethod
+    def start(cls) -> RedisServer:
+        port = free_port()
+        process = subprocess.Popen(
+            ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        server = cls(port, process)
+        _wait_for(server._answers, "redis-server", process)
+        return server
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def _answers(self) -> bool:
+        with socket.create_connection(("127.0.0.1", self.port), timeout=1) as sock:
+            sock.sendall(b"PING\r\n")
+            return sock.recv(16).startswith(b"+PONG")
+
+    def flush(self) -> None:
+        with socket.create_connection(("127.0.0.1", self.port), timeout=1) as sock:
+            sock.sendall(b"FLUSHALL\r\n")
+            sock.recv(16)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=20)

@@ -1,0 +1,68 @@
+"""Stored traces stay within a count and a byte budget, whatever the Archives answer."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ibiportal.storage.database import Storage
+from ibiportal.storage.traces import TraceStore
+from ibiportal.web.resolution import STORED_ANSWER_CHARS, stored_trace
+
+
+@pytest.fixture
+def traces(database_setting):
+    storage = Storage(database_setting)
+    yield TraceStore(storage)
+    storage.close()
+
+
+def body(size: int, tag: str) -> dict:
+    return {"persistent_url": tag, "padding": "x" * size}
+
+
+def test_the_oldest_traces_go_beyond_the_count(traces):
+    for number in range(7):
+        traces.save_trace(f"t{number}", "u", "found", body(10, str(number)), keep=5, budget_bytes=10**6)
+    assert traces.stored_bytes()[0] == 5
+    assert traces.load_trace("t1") is None and traces.load_trace("t2")["persistent_url"] == "2"
+
+
+def test_the_oldest_traces_go_beyond_the_byte_budget(traces):
+    one = len(json.dumps(body(1000, "0")).encode())
+    for number in range(10):
+        traces.save_trace(f"t{number}", "u", "found", body(1000, str(number)), keep=1000, budget_bytes=3 * one + 10)
+    count, stored = traces.stored_bytes()
+    assert (count, stored) == (3, 3 * one)
+    assert [traces.load_trace(f"t{n}") is not None for n in range(10)] == [False] * 7 + [True] * 3
+
+
+def test_the_newest_trace_is_kept_even_beyond_the_budget(traces):
+    traces.save_trace("small", "u", "found", body(10, "s"), keep=10, budget_bytes=100)
+    traces.save_trace("big", "u", "found", body(500, "b"), keep=10, budget_bytes=100)
+    assert traces.load_trace("big") is not None and traces.load_trace("small") is None
+
+
+def test_utf8_bytes_are_what_counts(traces):
+    traces.save_trace("accents", "u", "found", {"text": "ç" * 100}, keep=10, budget_bytes=10**6)
+    assert traces.stored_bytes()[1] == len(json.dumps({"text": "ç" * 100}).encode("utf-8"))
+
+
+def test_a_stored_trace_keeps_only_the_start_of_each_huge_answer():
+    huge = "a" * (STORED_ANSWER_CHARS * 10)
+    pairs = [[f"name{n}", "v" * 1000] for n in range(100)]
+    trace = {"trace": {"steps": [
+        {"raw_answer": huge, "pairs": pairs, "notes": []},
+        {"raw_answer": "short", "pairs": [["a", "b"]], "notes": ["kept"]},
+    ]}}
+    first, second = stored_trace(trace)["trace"]["steps"]
+    assert first["raw_answer"] == huge[:STORED_ANSWER_CHARS]
+    assert sum(len(name) + len(value) for name, value in first["pairs"]) == STORED_ANSWER_CHARS
+    kept = first["pairs"]
+    assert kept[:-1] == pairs[:len(kept) - 1]  # whole pairs, in order, then the one cut short
+    assert kept[-1][0] == pairs[len(kept) - 1][0] and 0 < len(kept[-1][1]) < 1000
+    assert first["notes"] == [
+        f"the stored answer is cut at {STORED_ANSWER_CHARS:,} of its {len(huge):,} characters",
+        f"the stored pairs are cut at {STORED_ANSWER_CHARS:,} of their 100,590 characters",
+    ]
+    assert second == {"raw_answer": "short", "pairs": [["a", "b"]], "notes": ["kept"]}
