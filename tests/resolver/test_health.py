@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ibiportal.resolver.health import archive_health, percentile
-from ibiportal.resolver.registration import KeyHash, RegisteredArchive
+from ibiportal.registry import KeyHash, RegisteredArchive
 
 KEY = KeyHash(b"salt", b"digest")
 

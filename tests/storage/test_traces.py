@@ -66,3 +66,11 @@ def test_a_stored_trace_keeps_only_the_start_of_each_huge_answer():
         f"the stored pairs are cut at {STORED_ANSWER_CHARS:,} of their 100,590 characters",
     ]
     assert second == {"raw_answer": "short", "pairs": [["a", "b"]], "notes": ["kept"]}
+
+
+def test_recent_traces_are_the_newest_first(traces):
+    for number in range(5):
+        traces.save_trace(f"t{number}", "u", "found", body(10, str(number)), keep=10, budget_bytes=10**6)
+    recent = traces.recent_traces(3)
+    assert [trace_id for trace_id, _, _ in recent] == ["t4", "t3", "t2"]
+    assert recent[0][2]["persistent_url"] == "4" and recent[0][1].endswith("Z")

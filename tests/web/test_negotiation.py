@@ -10,6 +10,7 @@ import pytest
 
 from ibiportal import create_app
 from ibiportal.web.resolve.negotiation import CitationFormat, NotOffered, negotiate, parse_accept
+from tests.servers import fresh_sqlite
 
 THESIS = "D7N2U8HW/3UGHFGH"  # demo Archive "library": a doctoral thesis
 CHROME = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7"
@@ -72,7 +73,7 @@ def test_accept_ranges_are_ordered_by_quality_then_as_written():
 @pytest.fixture
 def client(tmp_path):
     return create_app({
-        "TESTING": True, "DATABASE": str(tmp_path / "n.sqlite"), "SECRET_KEY": "t", "WTF_CSRF_ENABLED": False,
+        "TESTING": True, "DATABASE": fresh_sqlite(tmp_path / "n.sqlite"), "SECRET_KEY": "t", "WTF_CSRF_ENABLED": False,
     }).test_client()
 
 
@@ -151,7 +152,7 @@ def test_an_item_that_cannot_be_cited_says_why_with_its_status(client):
 
 def test_negotiated_citations_count_against_the_citation_limit_and_redirects_do_not(tmp_path):
     client = create_app({
-        "TESTING": True, "DATABASE": str(tmp_path / "l.sqlite"), "SECRET_KEY": "t", "WTF_CSRF_ENABLED": False,
+        "TESTING": True, "DATABASE": fresh_sqlite(tmp_path / "l.sqlite"), "SECRET_KEY": "t", "WTF_CSRF_ENABLED": False,
         "RATELIMIT_TRACE": "2/minute",
     }).test_client()
     asks = [client.get(f"/{THESIS}", headers={"Accept": "application/x-bibtex"}).status_code for _ in range(3)]

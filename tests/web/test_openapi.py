@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, settings
 from schemathesis.checks import positive_data_acceptance
 
 from ibiportal import create_app
+from tests.servers import fresh_sqlite
 
 _RULE_VARIABLE = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>")
 _IGNORED_METHODS = {"HEAD", "OPTIONS"}
@@ -74,7 +75,7 @@ def test_the_footer_of_every_page_links_the_docs(client):
 
 _API_APP = create_app({
     "TESTING": True,
-    "DATABASE": str(Path(tempfile.mkdtemp(prefix="ibiportal-openapi-")) / "test.sqlite"),
+    "DATABASE": fresh_sqlite(Path(tempfile.mkdtemp(prefix="ibiportal-openapi-")) / "test.sqlite"),
     "SECRET_KEY": "test",
     "RATELIMIT_ENABLED": False,
     "GRANULARITY": "0.000001",  # a mint of 100 waits 100 µs for its dates, not 100 s

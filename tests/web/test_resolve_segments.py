@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from ibiportal import create_app
+from tests.servers import fresh_sqlite
 
 CLIENT = {"REMOTE_ADDR": "172.16.44.200"}
 
@@ -31,7 +32,7 @@ def fresh_client(tmp_path):
     made = []
 
     def make():
-        app = create_app({"TESTING": True, "DATABASE": str(tmp_path / f"portal{len(made)}.sqlite"),
+        app = create_app({"TESTING": True, "DATABASE": fresh_sqlite(tmp_path / f"portal{len(made)}.sqlite"),
                           "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False})
         made.append(app)
         return app.test_client()
