@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .diagnosis import FAILURES
-from .registration import RegisteredArchive
+from ..registry import RegisteredArchive
 from .trace import Status, StepKind
 
 

@@ -361,7 +361,7 @@ def test_minting_redirects_to_its_result_and_reloading_never_mints_again(app, cl
     with app.app_context():
         from ibiportal.web.context import get_storage
 
-        assert [item.title for item in get_storage().minted_items()] == ["Once"]
+        assert [item.title for item in IdentifierStore(get_storage()).minted_items()] == ["Once"]
 
 
 def test_mint_more_starts_empty(client):

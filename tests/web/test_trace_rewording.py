@@ -18,6 +18,8 @@ from ibiportal.resolver.transport import LocalTransport
 from ibiportal.web.context import get_storage
 from ibiportal.web.trace.diagram import diagram_of
 from ibiportal.web.trace.sequence import sequence_of
+from ibiportal.storage.traces import TraceStore
+from tests.servers import fresh_sqlite
 
 CLIENT = ClientInfo(("172.16.44.200", "150.163.68.1"), "pt-BR,fr;q=0.8,en;q=0.5")
 
@@ -73,13 +75,13 @@ def without_sentences(body: dict) -> dict:
 
 def pages(tmp_path, name: str, bodies: list[dict]) -> list[tuple[str, dict]]:
     """Each trace stored under a fixed id in a fresh portal: its page and its JSON download."""
-    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / f"{name}.sqlite"), "SECRET_KEY": "test"})
+    app = create_app({"TESTING": True, "DATABASE": fresh_sqlite(tmp_path / f"{name}.sqlite"), "SECRET_KEY": "test"})
     client = app.test_client()
     shown = []
     for number, body in enumerate(bodies):
         stored = {**body, "request": {"archives": "demo", "client_ip": "172.16.44.200", "traced_at": "2026-01-01T00:00:00Z"}}
         with app.app_context():
-            get_storage().save_trace(f"T{number}", body["persistent_url"], "x", stored, 100)
+            TraceStore(get_storage()).save_trace(f"T{number}", body["persistent_url"], "x", stored, 100, 10**7)
         page = client.get(f"/trace/T{number}")
         assert page.status_code == 200
         html = CSRF_TOKEN.sub("", page.get_data(as_text=True))  # a fresh one per session
