@@ -12,6 +12,7 @@ from ...ibi.classify import classify
 from ...ibi.explain import explain
 from ...ibi.url import normalize_base
 from ...minting import MintRequest
+from ...storage.identifiers import IdentifierStore
 from ..cite.embedded import embedded_metadata, record_held_here
 from ..context import get_minter, get_storage, known_prefix_pairs, resolver_base
 from ..errors import error_response
@@ -91,8 +92,8 @@ def mint_result(result_id: str):
         message = ("This mint result is shown only in the browser session that minted it, "
                    f"and only for its last {KEPT_MINT_RESULTS} results.")
         return error_response(message, 404)
-    storage, base = get_storage(), resolver_base()
-    items = [item for ibip in kept["ibips"] if (item := storage.find_minted(ibip=ibip)) is not None]
+    store, base = IdentifierStore(get_storage()), resolver_base()
+    items = [item for ibip in kept["ibips"] if (item := store.find_minted(ibip=ibip)) is not None]
     links = [tuple(link) for link in kept["links"]]
     return _mint_page(MintForm(formdata=None), [minted_card(item, base, links) for item in items], 200)
 
