@@ -111,10 +111,12 @@ def test_the_archive_health_page(any_page: Page):
 def test_reloading_a_mint_result_never_mints_again_and_mint_more_is_empty(any_page: Page, live_server):
     import re
 
+    from ibiportal.storage.identifiers import IdentifierStore
+
     def minted() -> int:
         storage = live_server.storage()
         try:
-            return len(storage.minted_items())
+            return len(IdentifierStore(storage).minted_items())
         finally:
             storage.close()
 
@@ -135,7 +137,7 @@ def test_reloading_a_mint_result_never_mints_again_and_mint_more_is_empty(any_pa
 # -- administrators ------------------------------------------------------------------------------
 
 def test_after_registering_the_admin_gets_the_inclusion_request_and_refused_is_not_failed(any_page: Page, live_server):
-    from ibiportal.storage import ArchiveStore
+    from ibiportal.storage.registry import ArchiveStore
 
     from .conftest import log_in
 
