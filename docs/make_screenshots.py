@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ibiportal import create_app  # noqa: E402  (after the path is set)
+from ibiportal.storage.migrations import upgrade  # noqa: E402
 
 OUT = ROOT / "docs" / "screenshots"
 EXAMPLE = "http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)"
@@ -36,6 +37,7 @@ def main() -> None:
     server = make_server("127.0.0.1", 0, app=None, threaded=True)
     url = f"http://127.0.0.1:{server.server_port}"
     database = str(Path(tempfile.mkdtemp()) / "portal.sqlite")
+    upgrade(database)  # what bin/serve does first
     server.app = create_app({"DATABASE": database, "PORTAL_URL": url})
     threading.Thread(target=server.serve_forever, daemon=True).start()
     with sync_playwright() as playwright:
