@@ -1,7 +1,7 @@
 """``GET /ibi/<…>`` and ``GET /rep/<…>`` answer exactly as ``GET /<…>``: urlib.net's links as printed.
 
-Each request is made on a fresh app (the resolution cache would otherwise answer the second
-spelling from the first), over the demo Archives: modifiers, a repository name, a file path,
+The two spellings are compared on an app without the resolution cache (it would otherwise answer
+the second from the first; that they share its entries is tested apart), over the demo Archives: modifiers, a repository name, a file path,
 queries passed on to the item, a deleted item and a malformed modifier.
 """
 from __future__ import annotations
@@ -26,18 +26,13 @@ PATHS = [
 ]
 
 
-@pytest.fixture
-def fresh_client(tmp_path):
-    """A new app per request: no resolution cache shared between the spellings compared."""
-    made = []
-
-    def make():
-        app = create_app({"TESTING": True, "DATABASE": fresh_sqlite(tmp_path / f"portal{len(made)}.sqlite"),
-                          "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False})
-        made.append(app)
-        return app.test_client()
-
-    return make
+@pytest.fixture(scope="module")
+def uncached(tmp_path_factory):
+    """One app without the resolution cache: every request, whichever its spelling, resolves."""
+    app = create_app({"TESTING": True, "DATABASE": fresh_sqlite(tmp_path_factory.mktemp("segments") / "portal.sqlite"),
+                      "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False,
+                      "RESOLUTION_CACHE_SECONDS": 0, "NEGATIVE_CACHE_SECONDS": 0})
+    return app.test_client()
 
 
 def answer(client, path: str, accept: str = "application/json"):
@@ -50,9 +45,9 @@ def answer(client, path: str, accept: str = "application/json"):
 
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("segment", ["/ibi", "/rep"])
-def test_segment_answers_as_the_bare_path(fresh_client, path, segment):
-    plain, plain_trace = answer(fresh_client(), path)
-    spelt, spelt_trace = answer(fresh_client(), segment + path)
+def test_segment_answers_as_the_bare_path(uncached, path, segment):
+    plain, plain_trace = answer(uncached, path)
+    spelt, spelt_trace = answer(uncached, segment + path)
     assert spelt.status_code == plain.status_code != 404
     assert spelt.headers.get("Location") == plain.headers.get("Location")
     assert spelt.headers.get("X-IBI-Cache") == plain.headers.get("X-IBI-Cache")
@@ -67,14 +62,14 @@ def test_segment_answers_as_the_bare_path(fresh_client, path, segment):
         assert spelt.headers["Link"].endswith('rel="describedby"; type="application/json"')
 
 
-def test_query_pairs_of_urlib_reach_the_item(fresh_client):
-    response, _ = answer(fresh_client(), "/ibi/8JMKD3MGP8W/35MMLL8?ibiurl.backgroundlanguage=pt-BR&choice=brief")
+def test_query_pairs_of_urlib_reach_the_item(uncached):
+    response, _ = answer(uncached, "/ibi/8JMKD3MGP8W/35MMLL8?ibiurl.backgroundlanguage=pt-BR&choice=brief")
     assert response.status_code == 302
     assert response.headers["Location"].endswith("?ibiurl.backgroundlanguage=pt-BR&choice=brief")
 
 
-def test_a_segment_alone_or_before_no_ibi_is_no_page(fresh_client):
-    client = fresh_client()
+def test_a_segment_alone_or_before_no_ibi_is_no_page(uncached):
+    client = uncached
     for path in ("/ibi/", "/rep/nothing-here", "/ibi/about"):
         assert client.get(path, environ_base=CLIENT).status_code == 404
 
