@@ -34,20 +34,19 @@ from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
 from ibiportal.errors import ParseError
-from ibiportal.ibi.modifiers import GET_FILE_LIST, GET_LAST_EDITION, GET_TRANSLATION, Verb
+from ibiportal.ibi.modifiers import GET_TRANSLATION, Verb
 from ibiportal.ibi.url import PersistentUrl
 from ibiportal.protocol.messages import Acknowledgment, UrlRequest, request_url, service_url
 from ibiportal.protocol.pairlist import PairList, read_answer
 from ibiportal.protocol.status import carries_notice
 from ibiportal.resolver import wording
 from ibiportal.resolver.addresses import redirect_problem
-from ibiportal.resolver.language import choose_translation
+from ibiportal.resolver.reading import Reading, ibi_forms, read, relation_of
 from ibiportal.resolver.trace import (
     AcknowledgmentMessage,
     AcknowledgmentOutcome,
     Alert,
     AlertReason,
-    AnswerMeaning,
     ParseProblem,
     Resolution,
     Selection,
@@ -60,7 +59,6 @@ from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Failure, Tim
 
 RESOLVER = "resolver"
 BROWSER = "browser"
-_TRANSLATION_PARAMETER = r"\.translation\(([a-z]{2})(?:-([A-Z]{2}))?\)"
 #: Seconds before the resolution deadline at which each exchange is ended (the transport's
 #: total), so that the trace records how it ended rather than "no answer before the deadline".
 EXCHANGE_MARGIN = 0.1
@@ -94,49 +92,6 @@ class _Reply:
     finished: float
 
 
-@dataclass(frozen=True)
-class _Reading:
-    """What an answer (4) means for the wanted relation."""
-
-    pairs: PairList
-    verbs: tuple[Verb, ...]
-    relation: str
-    url: str | None
-    deleted: bool
-    onward: tuple[str, tuple[Verb, ...], str] | None  # the IBI, the verbs to ask it with, the pair naming it
-    notes: tuple[str, ...]
-
-    @property
-    def useful(self) -> bool:
-        return self.url is not None or self.deleted or self.onward is not None
-
-    @property
-    def meaning(self) -> AnswerMeaning:
-        if self.deleted:
-            return AnswerMeaning.DELETED
-        if self.url is not None:
-            return AnswerMeaning.URL
-        return AnswerMeaning.NOTHING if self.onward is None else AnswerMeaning.ONWARD
-
-    @property
-    def deciding_pair(self) -> str | None:
-        """The pair that gives the answer its meaning."""
-        if self.deleted:
-            return "state"
-        if self.url is not None:
-            return f"url{self.relation}"
-        return None if self.onward is None else self.onward[2]
-
-    @property
-    def original(self) -> bool:
-        return self.pairs.get(f"state{self.relation}") == "Original"
-
-
-def relation_of(verbs: Sequence[Verb]) -> str:
-    """The relation of Table 9.5 for a verb list: ``.lastedition.metadata(oai_dc)`` (GetFileList adds nothing)."""
-    return "".join(verb.relation for verb in verbs)
-
-
 def explicit_port(received: str, default_base: str) -> str:
     """``url.persistent`` (Table 8.11): the persistent URL as received, its host with an explicit port.
 
@@ -153,23 +108,11 @@ def explicit_port(received: str, default_base: str) -> str:
     return f"{scheme}://{authority}{slash}{path}"
 
 
-def _forms(value: str) -> tuple[str, ...]:
-    """The IBIs in a ``formas-de-ibi`` value (Table 9.4): ``rep X ibip Y`` → ``(X, Y)``."""
-    words = value.split()
-    if len(words) >= 2 and len(words) % 2 == 0 and all(words[i] in ("rep", "ibip") for i in range(0, len(words), 2)):
-        return tuple(words[i + 1] for i in range(0, len(words), 2))
-    return tuple(words[:1])
-
-
 def _captured_text(value: object) -> str:
     """A Table 8.8 value as the capture step's pairs hold it: lists as words, none as empty."""
     if value is None:
         return ""
     return " ".join(value) if isinstance(value, list) else str(value)
-
-
-def _first_named(verbs: Sequence[Verb]) -> Verb | None:
-    return next((verb for verb in verbs if verb.name != GET_FILE_LIST), None)
 
 
 def joined(resolution: Resolution, trace_url: str, waited_ms: float) -> Resolution:
@@ -299,7 +242,7 @@ class _Run:
             if isinstance(chosen, Alert):
                 return self.finish(alert=chosen)
             reply, reading = chosen
-            for form in _forms(reading.pairs.get("ibi") or ""):
+            for form in ibi_forms(reading.pairs.get("ibi") or ""):
                 seen.add((form.casefold(), key[1]))
             if reading.deleted:
                 timestamp = reading.pairs.get("timestamp")
@@ -315,7 +258,7 @@ class _Run:
 
     # -- (3) and (4) -----------------------------------------------------------------
 
-    def ask_all(self, ibi: str, verbs: tuple[Verb, ...], filepath: str | None, original: bool) -> tuple[_Reply, _Reading] | Alert:
+    def ask_all(self, ibi: str, verbs: tuple[Verb, ...], filepath: str | None, original: bool) -> tuple[_Reply, Reading] | Alert:
         """Send (3) to every Archive in parallel and select an answer (4) by arrival order."""
         message = UrlRequest(self.client.ip_addresses, ibi, filepath, tuple(str(verb) for verb in verbs))
         query = message.to_query(sort=True)  # the same for every Archive: encoded once, not once per Archive
@@ -330,8 +273,8 @@ class _Run:
                 continue
             futures[self.resolver.executor.submit(self.exchange, endpoint, url)] = endpoint
         pending = set(futures)
-        arrivals: list[tuple[_Reply, _Reading | None]] = []
-        selected: tuple[_Reply, _Reading] | None = None
+        arrivals: list[tuple[_Reply, Reading | None]] = []
+        selected: tuple[_Reply, Reading] | None = None
         while pending and selected is None:
             remaining = self.deadline - self.clock()
             if remaining <= 0:
@@ -363,7 +306,7 @@ class _Run:
         finished = self.clock()
         return _Reply(endpoint, url, exchange, self.ms(finished - started), finished)
 
-    def record(self, reply: _Reply, arrival: int, verbs: tuple[Verb, ...]) -> _Reading | None:
+    def record(self, reply: _Reply, arrival: int, verbs: tuple[Verb, ...]) -> Reading | None:
         """Add the (3)+(4) step of one reply; return what its answer means, if it has one."""
         exchange = reply.exchange
         raw = None if exchange.body is None else exchange.body.decode("latin-1")
@@ -384,7 +327,7 @@ class _Run:
             elif not parsed:
                 step = replace(step, status=Status.EMPTY, pairs=())
             else:
-                reading = self.read(parsed, verbs)
+                reading = read(parsed, verbs, self.client.language_preference)
                 step = replace(step, status=Status.ANSWERED, pairs=tuple(parsed), notes=exchange.notes + reading.notes,
                                relation=reading.relation, meaning=reading.meaning,
                                deciding_pair=reading.deciding_pair,
@@ -392,52 +335,8 @@ class _Run:
         self.steps.append(_said(step))
         return reading
 
-    def read(self, pairs: PairList, verbs: tuple[Verb, ...]) -> _Reading:
-        """Interpret one non-empty answer for ``verbs``: the URL, Deleted, or an IBI leading on."""
-        notes: list[str] = []
-        concrete = list(verbs)
-        for index, verb in enumerate(concrete):
-            if verb.name == GET_TRANSLATION and verb.language is None:
-                before = re.escape(relation_of(concrete[:index]))
-                pattern = re.compile(r"(?:url|ibi)" + before + _TRANSLATION_PARAMETER)
-                offered: list[str] = []
-                for name in pairs.names():
-                    match = pattern.match(name)
-                    tag = match and (match[1] + (f"-{match[2]}" if match[2] else ""))
-                    if tag and tag not in offered:
-                        offered.append(tag)
-                if offered:
-                    choice = choose_translation(offered, self.client.language_preference)
-                    notes.append(choice.reason)
-                    language, _, country = choice.language.partition("-")
-                    concrete[index] = Verb(GET_TRANSLATION, language=language, country=country or None)
-        concrete_verbs = tuple(concrete)
-        relation = relation_of(concrete_verbs)
-        deleted = pairs.get("state") == "Deleted"
-        url = pairs.get(f"url{relation}")
-        onward = None if url is not None or deleted else self.onward(pairs, verbs, concrete_verbs)
-        return _Reading(pairs, concrete_verbs, relation, url, deleted, onward, tuple(notes))
-
-    def onward(self, pairs: PairList, verbs: tuple[Verb, ...], concrete: tuple[Verb, ...]) -> tuple[str, tuple[Verb, ...], str] | None:
-        """The IBI that leads toward the wanted URL (§8.2, §10.2), with the verbs to ask it with."""
-        first = _first_named(concrete)
-        nextedition = pairs.get("ibi.nextedition")
-        if first is not None and first.name == GET_LAST_EDITION and nextedition:
-            target = _forms(nextedition)[0]
-            return target, verbs, "ibi.nextedition"
-        named = [index for index, verb in enumerate(concrete) if verb.name != GET_FILE_LIST]
-        file_list = tuple(verb for verb in concrete if verb.name == GET_FILE_LIST)
-        for count in range(len(named), 0, -1):
-            prefix = relation_of(concrete[: named[count - 1] + 1])
-            value = pairs.get(f"ibi{prefix}")
-            if value:
-                target = _forms(value)[0]
-                rest = tuple(verb for verb in concrete[named[count - 1] + 1:] if verb.name != GET_FILE_LIST) + file_list
-                return target, rest, f"ibi{prefix}"
-        return None
-
-    def select(self, arrivals: list[tuple[_Reply, _Reading | None]], selected: tuple[_Reply, _Reading] | None,
-               original: bool, unanswered: list[ArchiveEndpoint]) -> tuple[_Reply, _Reading] | Alert:
+    def select(self, arrivals: list[tuple[_Reply, Reading | None]], selected: tuple[_Reply, Reading] | None,
+               original: bool, unanswered: list[ArchiveEndpoint]) -> tuple[_Reply, Reading] | Alert:
         """Step (4): choose one answer, say why in the trace, or give the alert."""
         answered = [(reply, reading) for reply, reading in arrivals if reading is not None]
         if original:
@@ -481,7 +380,7 @@ class _Run:
             return f"answered a malformed pair list ({read_answer(exchange.body or b'')})"
         return "answered empty" if self.empty(reply) else f"answered after {reply.elapsed_ms:g} ms"
 
-    def nobody(self, arrivals: list[tuple[_Reply, _Reading | None]], unanswered: list[ArchiveEndpoint]) -> str:
+    def nobody(self, arrivals: list[tuple[_Reply, Reading | None]], unanswered: list[ArchiveEndpoint]) -> str:
         """Why no answer could be selected: how many Archives answered empty, and what failed."""
         empty = sum(1 for reply, _ in arrivals if self.empty(reply))
         failures = [f"{reply.endpoint.name} {self.summary(reply)}" for reply, _ in arrivals if not self.empty(reply)]
@@ -509,7 +408,7 @@ class _Run:
                                           outcomes=self.round_outcomes()), alert=alert))
         return alert
 
-    def not_found(self, ibi: str, reply: _Reply, reading: _Reading) -> Alert:
+    def not_found(self, ibi: str, reply: _Reply, reading: Reading) -> Alert:
         translations = [verb for verb in reading.verbs if verb.name == GET_TRANSLATION]
         if translations and not any(".translation" in name for name in reading.pairs.names()):
             which = ", ".join(str(verb) for verb in translations)
@@ -518,7 +417,7 @@ class _Run:
 
     # -- (5), (6) and (7) ------------------------------------------------------------
 
-    def conclude(self, parsed: PersistentUrl, reply: _Reply, reading: _Reading) -> Resolution:
+    def conclude(self, parsed: PersistentUrl, reply: _Reply, reading: Reading) -> Resolution:
         """Check the URL, acknowledge it (5)/(6), and return it (7)."""
         url = reading.url or ""
         problem = redirect_problem(url)
@@ -531,7 +430,7 @@ class _Run:
             url += ("&" if parts.query else "?") + parsed.passed_on_query()
         return self.finish(url=url, archive=reply.endpoint.name, acknowledgment=acknowledgment)
 
-    def acknowledge(self, reply: _Reply, reading: _Reading) -> AcknowledgmentMessage | None:
+    def acknowledge(self, reply: _Reply, reading: Reading) -> AcknowledgmentMessage | None:
         """Send (5) to the Archive that gave the URL and record its notice (6); the message sent."""
         endpoint = reply.endpoint
         persistent = explicit_port(self.received, self.settings.resolver_base)

@@ -1,0 +1,124 @@
+"""Reading an Archive's answer (4) for the relation sought (§8.2, Tables 9.4 and 9.5).
+
+An answer is a pair list; for the verbs asked, it offers the wanted URL (``url<relation>``),
+says the item was deleted (``state Deleted``), names an IBI that leads toward the URL
+(``ibi.nextedition`` for GetLastEdition, or ``ibi<part of the relation>``, §10.2), or none of
+these. Pure functions of the answer, the verbs and the user's language preference: the engine
+records what they find as the trace's facts.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ibiportal.ibi.modifiers import GET_FILE_LIST, GET_LAST_EDITION, GET_TRANSLATION, Verb
+from ibiportal.protocol.pairlist import PairList
+from ibiportal.resolver.language import choose_translation
+from ibiportal.resolver.trace import AnswerMeaning
+
+_TRANSLATION_PARAMETER = r"\.translation\(([a-z]{2})(?:-([A-Z]{2}))?\)"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What an answer (4) means for the wanted relation."""
+
+    pairs: PairList
+    verbs: tuple[Verb, ...]
+    relation: str
+    url: str | None
+    deleted: bool
+    onward: tuple[str, tuple[Verb, ...], str] | None  # the IBI, the verbs to ask it with, the pair naming it
+    notes: tuple[str, ...]
+
+    @property
+    def useful(self) -> bool:
+        return self.url is not None or self.deleted or self.onward is not None
+
+    @property
+    def meaning(self) -> AnswerMeaning:
+        if self.deleted:
+            return AnswerMeaning.DELETED
+        if self.url is not None:
+            return AnswerMeaning.URL
+        return AnswerMeaning.NOTHING if self.onward is None else AnswerMeaning.ONWARD
+
+    @property
+    def deciding_pair(self) -> str | None:
+        """The pair that gives the answer its meaning."""
+        if self.deleted:
+            return "state"
+        if self.url is not None:
+            return f"url{self.relation}"
+        return None if self.onward is None else self.onward[2]
+
+    @property
+    def original(self) -> bool:
+        return self.pairs.get(f"state{self.relation}") == "Original"
+
+
+def relation_of(verbs: Sequence[Verb]) -> str:
+    """The relation of Table 9.5 for a verb list: ``.lastedition.metadata(oai_dc)`` (GetFileList adds nothing)."""
+    return "".join(verb.relation for verb in verbs)
+
+
+def ibi_forms(value: str) -> tuple[str, ...]:
+    """The IBIs in a ``formas-de-ibi`` value (Table 9.4): ``rep X ibip Y`` → ``(X, Y)``."""
+    words = value.split()
+    if len(words) >= 2 and len(words) % 2 == 0 and all(words[i] in ("rep", "ibip") for i in range(0, len(words), 2)):
+        return tuple(words[i + 1] for i in range(0, len(words), 2))
+    return tuple(words[:1])
+
+
+def _first_named(verbs: Sequence[Verb]) -> Verb | None:
+    return next((verb for verb in verbs if verb.name != GET_FILE_LIST), None)
+
+
+def read(pairs: PairList, verbs: tuple[Verb, ...], language_preference: str | None) -> Reading:
+    """Interpret one non-empty answer for ``verbs``: the URL, Deleted, or an IBI leading on.
+
+    A translation asked without a language (``+``) is chosen among those the answer offers by
+    ``language_preference`` (the user's Accept-Language)."""
+    notes: list[str] = []
+    concrete = list(verbs)
+    for index, verb in enumerate(concrete):
+        if verb.name == GET_TRANSLATION and verb.language is None:
+            before = re.escape(relation_of(concrete[:index]))
+            pattern = re.compile(r"(?:url|ibi)" + before + _TRANSLATION_PARAMETER)
+            offered: list[str] = []
+            for name in pairs.names():
+                match = pattern.match(name)
+                tag = match and (match[1] + (f"-{match[2]}" if match[2] else ""))
+                if tag and tag not in offered:
+                    offered.append(tag)
+            if offered:
+                choice = choose_translation(offered, language_preference)
+                notes.append(choice.reason)
+                language, _, country = choice.language.partition("-")
+                concrete[index] = Verb(GET_TRANSLATION, language=language, country=country or None)
+    concrete_verbs = tuple(concrete)
+    relation = relation_of(concrete_verbs)
+    deleted = pairs.get("state") == "Deleted"
+    url = pairs.get(f"url{relation}")
+    leads_on = None if url is not None or deleted else onward(pairs, verbs, concrete_verbs)
+    return Reading(pairs, concrete_verbs, relation, url, deleted, leads_on, tuple(notes))
+
+
+def onward(pairs: PairList, verbs: tuple[Verb, ...], concrete: tuple[Verb, ...]) -> tuple[str, tuple[Verb, ...], str] | None:
+    """The IBI that leads toward the wanted URL (§8.2, §10.2), with the verbs to ask it with."""
+    first = _first_named(concrete)
+    nextedition = pairs.get("ibi.nextedition")
+    if first is not None and first.name == GET_LAST_EDITION and nextedition:
+        target = ibi_forms(nextedition)[0]
+        return target, verbs, "ibi.nextedition"
+    named = [index for index, verb in enumerate(concrete) if verb.name != GET_FILE_LIST]
+    file_list = tuple(verb for verb in concrete if verb.name == GET_FILE_LIST)
+    for count in range(len(named), 0, -1):
+        prefix = relation_of(concrete[: named[count - 1] + 1])
+        value = pairs.get(f"ibi{prefix}")
+        if value:
+            target = ibi_forms(value)[0]
+            rest = tuple(verb for verb in concrete[named[count - 1] + 1:] if verb.name != GET_FILE_LIST) + file_list
+            return target, rest, f"ibi{prefix}"
+    return None
