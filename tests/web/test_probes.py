@@ -40,6 +40,17 @@ def test_redis_down_leaves_the_node_ready_and_says_so(new_database):
     assert body["checks"]["redis"]["ok"] is False and "rate limits are not counted" in body["checks"]["redis"]["error"]
 
 
+def test_resolution_and_minting_go_on_with_redis_down(new_database, caplog):
+    client = make_app(new_database(), REDIS_URL=f"redis://127.0.0.1:{free_port()}/0").test_client()
+    first = client.post("/api/v1/mint", json={"target_url": "https://example.org/v1"}).get_json()
+    assert client.get(f"/{first['ibip']}!").headers["Location"] == "https://example.org/v1"
+    second = client.post("/api/v1/mint", json={"target_url": "https://example.org/v2", "previous_edition": first["rep"]})
+    assert second.status_code == 201
+    # this node's own workers still learn of the change (its signal file): the new edition at once
+    assert client.get(f"/{first['ibip']}!").headers["Location"] == "https://example.org/v2"
+    assert "Redis unreachable, other nodes learn of resolution generation" in caplog.text
+
+
 def test_readyz_says_when_the_database_is_unreachable(tmp_path):
     app = make_app(f"postgresql+psycopg://nobody@127.0.0.1:{free_port()}/none")
     response = app.test_client().get("/readyz")
