@@ -1,4 +1,5 @@
-"""1000 identifiers from 4 processes at once at r = 0.01 against one database (SQLite, PostgreSQL)."""
+"""1000 identifiers from 4 processes at once at r = 0.01 against one SQLite database (on PostgreSQL,
+tests/reliability/test_multi_node.py mints from two nodes of two workers each)."""
 from __future__ import annotations
 
 import json
@@ -35,8 +36,8 @@ def collect(process: subprocess.Popen) -> list[dict]:
 
 
 @pytest.mark.slow
-def test_four_processes_mint_1000_distinct_increasing_identifiers(database_setting):
-    database = database_setting
+def test_four_processes_mint_1000_distinct_increasing_identifiers(new_database):
+    database = new_database()
     processes = [mint_in_process(database, 250) for _ in range(4)]
     results = [collect(p) for p in processes]
     handed_out = [item for batch in results for item in batch]
