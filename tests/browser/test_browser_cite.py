@@ -166,3 +166,18 @@ def test_reference_manager_metadata_is_data_the_csp_allows(page, live_server):
         assert data["@type"] == "Thesis" and data["url"] == f"{live_server.url}/{LIBRARY[0][0]}"
         authors = page.evaluate("[...document.querySelectorAll('meta[name=citation_author]')].map(m => m.content)")
         assert authors == ["Silva, Maria da"]
+
+
+def test_content_negotiation_over_a_real_socket(page, live_server):
+    """The same GET /<IBI> on the live portal: a citation for a citation type, the redirect for
+    the browser's own Accept, 406 for a style not offered — headers as sent over HTTP."""
+    ibip = LIBRARY[0][0]
+    bibtex = page.request.get(f"/{ibip}", headers={"Accept": "application/x-bibtex"}, max_redirects=0)
+    assert bibtex.status == 200 and bibtex.headers["content-type"] == "application/x-bibtex; charset=utf-8"
+    assert bibtex.headers["vary"] == "Accept" and bibtex.text().startswith("@phdthesis{")
+    inpe = page.request.get(f"/ibi/{ibip}", headers={"Accept": "text/x-bibliography; style=inpe; locale=en"}, max_redirects=0)
+    assert inpe.status == 200 and inpe.text().endswith(f"Available from: <{live_server.url}/{ibip}>.\n")
+    refused = page.request.get(f"/{ibip}", headers={"Accept": "text/x-bibliography; style=mla"}, max_redirects=0)
+    assert refused.status == 406 and "application/x-research-info-systems" in refused.text()
+    page.goto(f"/{ibip}")  # Chromium's own Accept: redirected to the item
+    assert page.url.endswith("/demo/archives/library/col/ibiportal.test/lab/2019/12.04.15.16/doc/publicacao.pdf")
