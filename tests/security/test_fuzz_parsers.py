@@ -231,8 +231,11 @@ PARSERS = [parse_ibi, convert, split_ibi, parse_persistent_url, parse_verb_list,
 
 @pytest.mark.parametrize("text", PATHOLOGICAL, ids=[f"{text[:12]!r}x{len(text)}" for text in PATHOLOGICAL])
 def test_huge_inputs_are_answered_quickly(text):
-    """No parser backtracks or recurses its way into a hang on 100 000 characters."""
+    """No parser backtracks or recurses its way into a hang on 100 000 characters.
+
+    Measured in this thread's CPU time: a hang burns CPU, while a machine loaded by other
+    processes only stretches the wall clock (which failed this check at load 17)."""
     for parser in PARSERS:
-        started = time.monotonic()
+        started = time.thread_time()
         only_parse_errors(parser, text)
-        assert time.monotonic() - started < 2.0, parser.__name__
+        assert time.thread_time() - started < 2.0, parser.__name__
