@@ -30,6 +30,8 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
         "IBIPORTAL_ARCHIVE_SERVICE_IBI": "ARCHIVE_SERVICE_IBI",
         "IBIPORTAL_RESOLVER_SERVICE_IBI": "RESOLVER_SERVICE_IBI",
         "IBIPORTAL_TRUSTED_PROXIES": "TRUSTED_PROXIES",
+        "IBIPORTAL_TRUSTED_HOSTS": "TRUSTED_HOSTS",
+        "IBIPORTAL_BIND": "BIND",
         "IBIPORTAL_DEMO_ARCHIVES": "DEMO_ARCHIVES",
         "IBIPORTAL_ALLOW_PRIVATE_ARCHIVES": "ALLOW_PRIVATE_ARCHIVES",
         "IBIPORTAL_TRACE_RETENTION": "TRACE_RETENTION",
@@ -54,8 +56,9 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
                 "NEGATIVE_CACHE_SECONDS", "THREADS"):
         if key in settings:
             settings[key] = _integer(settings[key], key)
-    if "TRUSTED_PROXIES" in settings:
-        settings["TRUSTED_PROXIES"] = [p.strip() for p in settings["TRUSTED_PROXIES"].split(",") if p.strip()]
+    for key in ("TRUSTED_PROXIES", "TRUSTED_HOSTS"):
+        if key in settings:
+            settings[key] = [p.strip() for p in settings[key].split(",") if p.strip()]
     for key in ("DEMO_ARCHIVES", "ALLOW_PRIVATE_ARCHIVES", "SESSION_COOKIE_SECURE", "RATELIMIT_ENABLED"):
         if key in settings:
             settings[key] = _flag(settings[key], key)
@@ -98,7 +101,10 @@ DEFAULTS: dict = {
     # Base of the persistent URLs the portal hands out; empty = the portal's own address.
     "RESOLVER_BASE": "",
     # Where this portal is reachable: the demo Archives' item pages and metadata live here.
-    "PORTAL_URL": "http://127.0.0.1:8000",
+    # Empty: the address each request came to, for the hosts of TRUSTED_HOSTS only (ibiportal.web.host).
+    "PORTAL_URL": "",
+    # gunicorn's addresses (gunicorn.conf.py reads IBIPORTAL_BIND too): their hosts are trusted.
+    "BIND": "127.0.0.1:8000",
     # The archive service IBI of the portal's own Archive (§7.1), a demo subsystem identifier.
     "ARCHIVE_SERVICE_IBI": "32G4GKPW/4GR3P92",
     # The resolver service IBI (§6.1): Archives send inclusionRequest/exclusionRequest here (§7.2).

@@ -4,7 +4,7 @@ from __future__ import annotations
 from flask import Flask
 from flask_wtf import CSRFProtect
 
-from . import context, limits, log_redaction, navigation, security
+from . import context, host, limits, log_redaction, navigation, security
 from .auth.cli import admin_cli
 from .auth.views import bp as auth_bp
 from .api.views import bp as api_bp
@@ -41,6 +41,7 @@ csrf = CSRFProtect()
 def register(app: Flask) -> None:
     """Attach every extension, blueprint, error handler and command to ``app``."""
     context.init_app(app)
+    host.init_app(app)
     security.init_app(app)
     navigation.init_app(app)
     app.jinja_env.add_extension("jinja2.ext.do")

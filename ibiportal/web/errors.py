@@ -1,8 +1,15 @@
 """Error handlers: a clear message and a 4xx for bad input, never a stack trace to a user."""
 from __future__ import annotations
 
-from flask import Flask, current_app, jsonify, make_response, render_template, request
-from werkzeug.exceptions import HTTPException, InternalServerError, MethodNotAllowed, NotFound, RequestEntityTooLarge
+from flask import Flask, Response, current_app, jsonify, make_response, render_template, request
+from werkzeug.exceptions import (
+    HTTPException,
+    InternalServerError,
+    MethodNotAllowed,
+    NotFound,
+    RequestEntityTooLarge,
+    SecurityError,
+)
 
 from ..errors import ParseError
 from ..storage.database import SchemaNotCurrent
@@ -33,6 +40,12 @@ def handle_http_exception(exc: HTTPException):
     if isinstance(exc, RequestEntityTooLarge):  # werkzeug's words name no limit
         limit = current_app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
         return error_response(f"The request is too large: the portal reads at most {limit} MB.", 413)
+    if isinstance(exc, SecurityError):  # an untrusted Host (web.host): no page links may be built for it
+        message = ("This portal does not answer for the host this request named; "
+                   "its administrator lists the hosts it answers for in IBIPORTAL_TRUSTED_HOSTS.")
+        if wants_json():
+            return jsonify({"error": {"message": message, "position": None, "field": "Host"}}), 400
+        return Response(message + "\n", 400, mimetype="text/plain")
     if isinstance(exc, MethodNotAllowed):  # werkzeug's words name neither the method nor the way
         allowed = sorted(set(exc.valid_methods or ()) - {"HEAD", "OPTIONS"})
         message = f"{request.method} is not possible at {request.path}"

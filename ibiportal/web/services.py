@@ -23,6 +23,7 @@ from ..storage.database import Storage
 from ..storage.identifiers import IdentifierStore
 from ..storage.signal import GenerationSignal, RedisChanges, read_resolution_generation, signal_file
 from ..storage.signal import write_signal_file
+from .host import portal_url
 
 #: Threads asking Archives, per request thread of the worker (IBIPORTAL_THREADS): every
 #: resolution asks all Archives at once, and an exchange no longer waited for still holds its
@@ -60,33 +61,36 @@ def get_http_transport() -> HttpTransport:
 
 
 def get_demo_archives() -> dict[str, DemoArchive]:
-    """The demo Archives of the data file, their URLs on this portal's configured address."""
-    return _service("demo_archives", lambda: load_demo_archives(portal_url=current_app.config["PORTAL_URL"]))
+    """The demo Archives of the data file, their URLs on this portal's address (one set per
+    address the portal is served at: ``web.host``)."""
+    url = portal_url()
+    return _service(f"demo_archives {url}", lambda: load_demo_archives(portal_url=url))
 
 
 def get_own_archive() -> ArchiveService:
     """The portal's own Archive, whose items are the identifiers it minted."""
-    config = current_app.config
+    config, url = current_app.config, portal_url()
     return _service(
-        "own_archive",
+        f"own_archive {url}",
         lambda: own_archive_service(
             FreshConnections(config["DATABASE"]),
-            address=urlsplit(config["PORTAL_URL"]).netloc,
+            address=urlsplit(url).netloc,
             service_ibi=config["ARCHIVE_SERVICE_IBI"],
-            portal_url=config["PORTAL_URL"],
+            portal_url=url,
         ),
     )
 
 
 def get_own_local_archive() -> OwnArchive:
     """The own Archive as the resolver reaches it: one of the live Archives, answered in process."""
-    return _service("own_local_archive", lambda: OwnArchive(get_own_archive()))
+    return _service(f"own_local_archive {portal_url()}", lambda: OwnArchive(get_own_archive()))
 
 
 def get_local_transport() -> LocalTransport:
     """The transport answering as the Archives this process holds: its own and the demo ones."""
     return _service(
-        "local_transport", lambda: LocalTransport([get_own_local_archive(), *get_demo_archives().values()])
+        f"local_transport {portal_url()}",
+        lambda: LocalTransport([get_own_local_archive(), *get_demo_archives().values()]),
     )
 
 
@@ -161,7 +165,7 @@ def get_acknowledger() -> Acknowledger:
         return Acknowledger(get_transports(), executor, threads * PENDING_ACKNOWLEDGMENTS_PER_REQUEST_THREAD,
                             in_process={Route.LOCAL})
 
-    return _service("acknowledger", build)
+    return _service(f"acknowledger {portal_url()}", build)
 
 
 def get_redis_changes() -> RedisChanges | None:

@@ -182,6 +182,7 @@ def test_compose_answer(client):
 def test_portal_url_is_on_this_portal_whatever_the_resolver_base(app, client):
     """Trace and Open resolve here: ``portal_url`` follows the request's own address, not ``RESOLVER_BASE``."""
     app.config["RESOLVER_BASE"] = "https://urlib.net/"
+    app.config["TRUSTED_HOSTS"] = ["portal.example", "127.0.0.1"]  # a host the portal is told it answers for
     composed = client.get("/api/v1/compose?ibi=LK47B6W/362SFKH&verb=GetFileList", base_url="https://portal.example:8443")
     assert composed.get_json()["canonical"]["symbols"] == "https://urlib.net/LK47B6W/362SFKH?ibiurl.verblist=GetFileList"
     assert composed.get_json()["portal_url"] == "https://portal.example:8443/LK47B6W/362SFKH?ibiurl.verblist=GetFileList"

@@ -45,6 +45,7 @@ from ...resolver.transport import ARCHIVE_TIMEOUTS
 from ..context import canonical_base, known_prefix_pairs, resolver_base
 from ..statuses import ALERT_STATUS
 from ..resolution import default_selection, request_client, resolve_and_store, trace_permalink
+from ..host import portal_url
 from ..services import get_demo_archives, get_http_transport, get_own_archive
 
 #: The verb added to the item's URL (Table 8.4): its metadata in the oai_dc format.
@@ -251,7 +252,7 @@ def _demo_record(url: str) -> str | None:
 def _portal_path(url: str) -> str | None:
     """The path of ``url`` inside this portal (PORTAL_URL or the request's own root), else None."""
     target = urlsplit(url)
-    for root in (current_app.config["PORTAL_URL"], request.url_root):
+    for root in (portal_url(), request.url_root):
         base = urlsplit(root)
         prefix = base.path.rstrip("/")
         same_server = (target.scheme, target.netloc.lower()) == (base.scheme, base.netloc.lower())
