@@ -221,8 +221,8 @@ def test_no_metadata_is_a_message_with_the_trace(client, ibi, status, words):
 
 def test_a_portal_page_that_is_not_an_oai_dc_record_is_refused(app):
     with app.test_request_context("/cite"):
-        for url in ("http://localhost/convert", "http://127.0.0.1:8000/demo/archives/origin/col/x/metadata",
-                    "http://127.0.0.1:8000/demo/archives/nowhere/col/x/metadata.xml"):
+        for url in ("http://localhost/convert", "http://localhost/demo/archives/origin/col/x/metadata",
+                    "http://localhost/demo/archives/nowhere/col/x/metadata.xml"):  # the request's own address
             with pytest.raises(CiteProblem, match="a page of this portal that is not an oai_dc record"):
                 oai_dc_record(url)
         with pytest.raises(CiteProblem, match="holds no oai_dc record there"):
