@@ -35,8 +35,8 @@ def test_a_forged_host_is_refused_and_poisons_no_cached_redirect(client, accept)
         assert client.get(f"/{ibip}").headers["Location"] == f"http://localhost/archive/items/{ibip}"
 
 
-def test_with_a_portal_url_links_use_it(tmp_path):
-    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "p.sqlite"), "SECRET_KEY": "k",
+def test_with_a_portal_url_links_use_it(new_database):
+    app = create_app({"TESTING": True, "DATABASE": new_database(), "SECRET_KEY": "k",
                       "PORTAL_URL": "https://ibi.example.org/"})
     client = app.test_client()
     ibip = mint(client)
@@ -44,10 +44,10 @@ def test_with_a_portal_url_links_use_it(tmp_path):
         f"https://ibi.example.org/archive/items/{ibip}"
 
 
-def test_trusted_hosts_come_from_the_environment_or_the_loopback_names_and_the_bind_address(tmp_path):
+def test_trusted_hosts_come_from_the_environment_or_the_loopback_names_and_the_bind_address(new_database):
     assert from_environment({"IBIPORTAL_TRUSTED_HOSTS": "portal.example, .inpe.br"})["TRUSTED_HOSTS"] == [
         "portal.example", ".inpe.br"]
-    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "t.sqlite"), "SECRET_KEY": "k",
+    app = create_app({"TESTING": True, "DATABASE": new_database(), "SECRET_KEY": "k",
                       "BIND": "192.0.2.5:8000,[2001:db8::1]:8000"})
     assert {"localhost", "127.0.0.1", "::1", "192.0.2.5", "2001:db8::1"} <= set(app.config["TRUSTED_HOSTS"])
     assert app.test_client().get("/", base_url="http://192.0.2.5:8000").status_code == 200
