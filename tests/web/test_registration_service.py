@@ -30,6 +30,8 @@ EXAMPLE_7_3 = query_of(standard.EXAMPLE_7_3)
 EXAMPLE_7_4 = standard.EXAMPLE_7_4
 HOSTS = {"mtc-m21.sid.inpe.br": "150.163.34.239", "mtc-m21b.sid.inpe.br": "150.163.34.240", "intranet.example": "192.168.1.10"}
 RESOLVER = "http://www.urlib.net/J8LNKB5R7W/3FUQHC5"
+#: The portal answers as the standard's resolver: it is told it answers for that host.
+RESOLVER_HOSTS = ["www.urlib.net", "localhost"]
 SECRET = "5550001112-9998887776"
 PAIR_LIST = "text/plain; charset=us-ascii"
 
@@ -50,7 +52,7 @@ def query(base: str = EXAMPLE_7_2, **changes: str | None) -> str:
 def make_app(tmp_path: Path, **config):
     return create_app({
         "TESTING": True, "DATABASE": fresh_sqlite(tmp_path / "test.sqlite"), "SECRET_KEY": "test",
-        "WTF_CSRF_ENABLED": False, **config,
+        "WTF_CSRF_ENABLED": False, "TRUSTED_HOSTS": RESOLVER_HOSTS, **config,
     })
 
 
@@ -69,7 +71,9 @@ def dns(monkeypatch):
 
 @pytest.fixture
 def served(app, dns):
-    """The app with Example 7.1's pair registered: the Archive of Examples 7.2-7.4, key 1234567890."""
+    """The app with Example 7.1's pair registered: the Archive of Examples 7.2-7.4, key 1234567890;
+    served as the standard's resolver, www.urlib.net (a host it is told it answers for)."""
+    app.config["TRUSTED_HOSTS"] = RESOLVER_HOSTS
     result = app.test_cli_runner().invoke(args=["archives", "register", SERVICE_IBI, "--key", "1234567890"])
     assert result.exit_code == 0, result.output
     yield app
@@ -196,6 +200,7 @@ def test_a_bad_resolver_service_ibi_stops_the_start_up(tmp_path):
 
 @responses.activate
 def test_key_never_in_cli_output_logs_answers_or_database(app, dns, caplog):
+    app.config["TRUSTED_HOSTS"] = RESOLVER_HOSTS
     caplog.set_level(logging.DEBUG)
     responses.get(EXAMPLE_7_4.partition("?")[0], body="confirmation yes")
     runner = app.test_cli_runner()
