@@ -2,7 +2,7 @@
 
 Runs the portal with its demo Archives on a loopback port (a throwaway database) and photographs
 pages in Debian's Chromium: the home page's answer for a persistent URL, a trace of §10.2's URL
-with its sequence diagram, a minted item on a phone, and Check references on a reference list.
+with its sequence diagram, a minted item on a phone, Check references on a reference list, and the citations of a thesis.
 """
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ from ibiportal.storage.migrations import upgrade  # noqa: E402
 
 OUT = ROOT / "docs" / "screenshots"
 EXAMPLE = "http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)"
+#: The demo library Archive's doctoral thesis.
+THESIS = "D7N2U8HW/3UGHFGH"
 #: A reference list as INPE prints them (TATHU, 2022, from a public README) and §10.1's item, which
 #: the demo Archives hold, so that "Check resolution" shows both outcomes.
 REFERENCES = """UBA, D. M.; NEGRI, R. G.; ENORÉ, D. P.; COSTA, I. C.; JORGE, A. A. S. TATHU - Software para rastreio e \
@@ -57,6 +59,7 @@ def main() -> None:
         phone.wait_for_load_state()
         phone.screenshot(path=str(OUT / "mint-phone.png"))
         references(browser, url)
+        cite(browser, url)
         browser.close()
     server.shutdown()
 
@@ -71,6 +74,17 @@ def references(browser, url: str) -> None:
     page.get_by_role("button", name="Check resolution").click()
     page.locator("td.check .outcome").last.filter(has_text="resolves").wait_for(timeout=20_000)
     page.locator("#found").screenshot(path=str(OUT / "references.png"))
+
+
+def cite(browser, url: str) -> None:
+    """Cite: a doctoral thesis of the demo library Archive in every style, emphasis kept."""
+    page = browser.new_page(viewport={"width": 1280, "height": 1100}, base_url=url)
+    page.goto(f"/cite?ibi={THESIS}")
+    top = page.get_by_role("heading", name="Formatted citations").bounding_box()
+    bottom = page.locator("section.citation").last.bounding_box()
+    clip = {"x": top["x"] - 8, "y": top["y"] - 8, "width": 1000,
+            "height": bottom["y"] + bottom["height"] - top["y"] + 16}
+    page.screenshot(path=str(OUT / "cite.png"), clip=clip, full_page=True)
 
 
 if __name__ == "__main__":
