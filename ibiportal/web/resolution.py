@@ -33,22 +33,37 @@ from .services import get_acknowledger, get_resolution_cache, get_single_flight,
 STORED_ANSWER_CHARS = 16_384
 
 
-class ArchiveSet(StrEnum):
-    """Which Archives a resolution asks: the demo ones, the live ones (registered Archives and
-    the portal's own), or both. The faulty demo Archives (``DemoArchive.faulty``) join only when
-    a trace asks for them (``include_faulty``). The values are what the Trace form and API take."""
+class ArchiveGroup(StrEnum):
+    """The demo Archives, the live ones (registered Archives and the portal's own), or both.
+    The values are what the Trace form and API take as ``archives``."""
 
     DEMO = "demo"
     LIVE = "live"
     ALL = "all"
 
+
+@dataclass(frozen=True)
+class ArchiveSet:
+    """Which Archives a resolution asks: a group, and whether the faulty demo Archives
+    (``DemoArchive.faulty``) join it, which only a trace asks for (they exist to show a timeout
+    or garbage on the Trace page, never to a reader following a link)."""
+
+    group: ArchiveGroup
+    include_faulty: bool = False
+
     @classmethod
-    def parse(cls, value: object) -> ArchiveSet:
-        """``value`` as an Archive set, or a ParseError naming the ``archives`` field and the choices."""
+    def parse(cls, archives: object, include_faulty: object = False) -> ArchiveSet:
+        """The Trace form's or API's ``archives`` and ``include_faulty`` as an Archive set, or a
+        ParseError naming the field that is wrong and what it takes."""
         try:
-            return cls(value)
+            group = ArchiveGroup(archives)
         except ValueError:
-            raise ParseError(f"archives must be one of {', '.join(cls)}, not {value!r}", field="archives") from None
+            raise ParseError(f"archives must be one of {', '.join(ArchiveGroup)}, not {archives!r}",
+                             field="archives") from None
+        if not isinstance(include_faulty, bool):
+            raise ParseError("include_faulty must be true or false (whether to ask the faulty demo Archives too)",
+                             field="include_faulty")
+        return cls(group, include_faulty)
 
 
 @dataclass(frozen=True)
@@ -63,18 +78,18 @@ class StoredResolution:
     diagnosis: NotFoundDiagnosis | None = None
 
 
-def archive_endpoints(selection: ArchiveSet, include_faulty: bool = False) -> list[ArchiveEndpoint]:
-    """The endpoints of the chosen Archives; the faulty demo Archives only with
-    ``include_faulty`` (they exist to show a timeout or garbage on the Trace page)."""
-    demo = [local_endpoint(archive) for archive in get_demo_archives().values() if include_faulty or not archive.faulty]
-    if selection is ArchiveSet.DEMO:
+def archive_endpoints(archives: ArchiveSet) -> list[ArchiveEndpoint]:
+    """The endpoints of the Archives of ``archives``, in the order they are asked."""
+    demo = [local_endpoint(archive) for archive in get_demo_archives().values()
+            if archives.include_faulty or not archive.faulty]
+    if archives.group is ArchiveGroup.DEMO:
         return demo
     live = [local_endpoint(get_own_local_archive())]
     live += [
         ArchiveEndpoint(archive.address, archive.service_ibi, archive.address, Route.HTTP)
         for archive in ArchiveStore(get_storage()).included_archives()
     ]
-    return live if selection is ArchiveSet.LIVE else demo + live
+    return live if archives.group is ArchiveGroup.LIVE else demo + live
 
 
 def stored_trace(body: dict) -> dict:
@@ -102,7 +117,7 @@ def stored_trace(body: dict) -> dict:
 
 def default_selection() -> ArchiveSet:
     """What ``GET /<persistent URL>`` asks: every Archive, or only live ones when the demo is off."""
-    return ArchiveSet.ALL if current_app.config["DEMO_ARCHIVES"] else ArchiveSet.LIVE
+    return ArchiveSet(ArchiveGroup.ALL if current_app.config["DEMO_ARCHIVES"] else ArchiveGroup.LIVE)
 
 
 def request_client() -> ClientInfo:
@@ -146,8 +161,8 @@ def with_original(url: str, require_original: object) -> str:
     return url + ("&" if "?" in url else "?") + "ibiurl.requireditemstatus=Original"
 
 
-def resolve_and_store(persistent_url: str, selection: ArchiveSet, client: ClientInfo,
-                      parsed: PersistentUrl | None = None, include_faulty: bool = False) -> StoredResolution:
+def resolve_and_store(persistent_url: str, archives: ArchiveSet, client: ClientInfo,
+                      parsed: PersistentUrl | None = None) -> StoredResolution:
     """Resolve (never from a cache) and keep the trace for its permalink; ``parsed`` is
     ``persistent_url`` when the caller has parsed it already.
 
@@ -158,24 +173,24 @@ def resolve_and_store(persistent_url: str, selection: ArchiveSet, client: Client
     (a permalink read later must still explain that resolution, not today's registry).
     """
     resolver = Resolver(
-        archive_endpoints(selection, include_faulty),
+        archive_endpoints(archives),
         get_transports(),
         settings=ResolverSettings(resolver_base=request.url_root),
         executor=get_executor(),
     )
     resolution = resolver.resolve(persistent_url, client, parsed=parsed)
-    return _store(persistent_url, selection, client, resolution, include_faulty)
+    return _store(persistent_url, archives, client, resolution)
 
 
-def _store(persistent_url: str, selection: ArchiveSet, client: ClientInfo, resolution: Resolution,
-           include_faulty: bool = False, known_diagnosis: NotFoundDiagnosis | None = None) -> StoredResolution:
+def _store(persistent_url: str, archives: ArchiveSet, client: ClientInfo, resolution: Resolution,
+           known_diagnosis: NotFoundDiagnosis | None = None) -> StoredResolution:
     """Keep the trace; a joined resolution asked no Archive itself, so it keeps the diagnosis of
     the resolution it joined (``known_diagnosis``)."""
     trace_id = secrets.token_urlsafe(12)
     outcome = "found" if resolution.found else resolution.alert.reason.value
     asked = {
-        "archives": selection,
-        "include_faulty": include_faulty,
+        "archives": archives.group,
+        "include_faulty": archives.include_faulty,
         "client_ip": " ".join(client.ip_addresses),
         "accept_language": client.language_preference,
         "traced_at": datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"),
@@ -242,11 +257,11 @@ def resolve_and_cache(persistent_url: str, parsed: PersistentUrl, client: Client
 
 def _resolve_and_keep(key: CacheKey, persistent_url: str, parsed: PersistentUrl, client: ClientInfo) -> StoredResolution:
     cache = get_resolution_cache()
-    selection = default_selection()
+    archives = default_selection()
     if cache is None:
-        return resolve_and_store(persistent_url, selection, client, parsed)
+        return resolve_and_store(persistent_url, archives, client, parsed)
     generation = resolution_generation()  # read first: an Archive included meanwhile wins
-    stored = resolve_and_store(persistent_url, selection, client, parsed)
+    stored = resolve_and_store(persistent_url, archives, client, parsed)
     outcome = cached_outcome(stored.resolution, trace_permalink(stored.trace_id))
     if outcome is not None:
         cache.put(key, generation, outcome)
@@ -264,5 +279,5 @@ def _cache_key(persistent_url: str) -> CacheKey:
     environ, config = request.environ, current_app.config
     return CacheKey(
         persistent_url, environ.get("REMOTE_ADDR"), environ.get("HTTP_X_FORWARDED_FOR"),
-        tuple(config["TRUSTED_PROXIES"]), environ.get("HTTP_ACCEPT_LANGUAGE"), default_selection(),
+        tuple(config["TRUSTED_PROXIES"]), environ.get("HTTP_ACCEPT_LANGUAGE"), default_selection().group,
     )

@@ -7,7 +7,7 @@ from ...errors import ParseError
 from ...storage.traces import TraceStore
 from ..context import get_storage
 from ..inputs import recognised_url_input, resolution_target
-from ..resolution import ArchiveSet, requested_client, resolve_and_store, with_original
+from ..resolution import ArchiveGroup, ArchiveSet, requested_client, resolve_and_store, with_original
 from .views import bp, json_body
 
 
@@ -19,15 +19,10 @@ def run_trace():
     if not isinstance(url, str) or not url.strip():
         raise ParseError("url is required: the persistent URL to trace", field="url")
     _, recognition = recognised_url_input(url)  # a bad URL is a 400 naming the character, before any message
-    selection = ArchiveSet.parse(body.get("archives", ArchiveSet.ALL))
-    include_faulty = body.get("include_faulty", False)
-    if not isinstance(include_faulty, bool):
-        raise ParseError("include_faulty must be true or false (whether to ask the faulty demo Archives too)",
-                         field="include_faulty")
+    archives = ArchiveSet.parse(body.get("archives", ArchiveGroup.ALL), body.get("include_faulty", False))
     client = requested_client(body.get("client_ip"), body.get("accept_language"))
     target = resolution_target(url, recognition)
-    stored = resolve_and_store(with_original(target, body.get("require_original")), selection, client,
-                               include_faulty=include_faulty)
+    stored = resolve_and_store(with_original(target, body.get("require_original")), archives, client)
     result = {"id": stored.trace_id, "permalink": url_for("api.get_trace", trace_id=stored.trace_id, _external=True)}
     if stored.diagnosis is not None:
         result["diagnosis"] = stored.diagnosis.to_dict()

@@ -90,7 +90,7 @@ def _input_text(form: ReferencesForm) -> str | None:
 def _page(form: ReferencesForm, result: Extraction | None, text: str | None, status: int = 200):
     download = ReferencesDownloadForm(formdata=None, text=text) if result is not None else None
     page = render_template(
-        "references/references.html", form=form, result=result, download=download, archives=default_selection(),
+        "references/references.html", form=form, result=result, download=download, archives=default_selection().group,
     )
     return page, status
 

@@ -58,14 +58,14 @@ def _tooltip(text: str | None) -> str:
 @bp.get("/trace")
 def trace_page():
     """The form, prefilled from the query string (``/trace?url=…``); nothing is resolved on GET."""
-    form = TraceForm(request.args or None, archives=default_selection())
+    form = TraceForm(request.args or None, archives=default_selection().group)
     return _form_page(form, 200)
 
 
 @bp.post("/trace")
 def run_trace():
     """Resolve the persistent URL with the options given, keep the trace, and go to its permalink."""
-    form = TraceForm(archives=default_selection())
+    form = TraceForm(archives=default_selection().group)
     valid = form.validate()  # CSRF and the fields' own checks; then the core's, so every error shows at once
     text = form.url.data or ""
     where = None
@@ -83,9 +83,9 @@ def run_trace():
                                   else form.accept_language.data or None)
     except ParseError as exc:
         show_error(form, exc, default_field="client_ip")
-    if valid and not form.errors:
-        stored = resolve_and_store(with_original(asked, form.require_original.data), ArchiveSet.parse(form.archives.data),
-                                   client, include_faulty=form.include_faulty.data)
+    if valid and not form.errors:  # the select field has checked ``archives`` against ArchiveGroup's values
+        archives = ArchiveSet.parse(form.archives.data, form.include_faulty.data)
+        stored = resolve_and_store(with_original(asked, form.require_original.data), archives, client)
         target = url_for("trace.trace_view", trace_id=stored.trace_id, compare=form.previous.data or None)
         return redirect(target, code=303)
     return _form_page(form, 400, where)
