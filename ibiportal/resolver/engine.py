@@ -26,25 +26,25 @@ Decisions (STANDARD.md §4 and this module):
 """
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
 from ibiportal.errors import ParseError
 from ibiportal.ibi.modifiers import GET_TRANSLATION, Verb
 from ibiportal.ibi.url import PersistentUrl
-from ibiportal.protocol.messages import Acknowledgment, UrlRequest, request_url, service_url
-from ibiportal.protocol.pairlist import PairList, read_answer
-from ibiportal.protocol.status import carries_notice
-from ibiportal.resolver import wording
+from ibiportal.protocol.messages import UrlRequest, service_url
+from ibiportal.resolver import acknowledging, wording
 from ibiportal.resolver.addresses import redirect_problem
-from ibiportal.resolver.reading import Reading, ibi_forms, read, relation_of
+from ibiportal.resolver.asking import FanOut, Reply, Sender, milliseconds
+from ibiportal.resolver.reading import Reading, ibi_forms, read_reply, relation_of
+from ibiportal.resolver.selecting import Arrival, Choice, select, stops_waiting
 from ibiportal.resolver.trace import (
+    BROWSER,
+    RESOLVER,
     AcknowledgmentMessage,
-    AcknowledgmentOutcome,
     Alert,
     AlertReason,
     ParseProblem,
@@ -55,13 +55,7 @@ from ibiportal.resolver.trace import (
     Trace,
     TraceStep,
 )
-from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Failure, Timeouts, Transport
-
-RESOLVER = "resolver"
-BROWSER = "browser"
-#: Seconds before the resolution deadline at which each exchange is ended (the transport's
-#: total), so that the trace records how it ended rather than "no answer before the deadline".
-EXCHANGE_MARGIN = 0.1
+from ibiportal.resolver.transport import ArchiveEndpoint, Transport
 
 
 @dataclass(frozen=True)
@@ -79,33 +73,6 @@ class ResolverSettings:
     hop_limit: int = 8
     deadline: float = 10.0
     resolver_base: str = "http://urlib.net/"
-
-
-@dataclass(frozen=True)
-class _Reply:
-    """One Archive's exchange in one hop, as it came back (timing from the worker thread)."""
-
-    endpoint: ArchiveEndpoint
-    url: str
-    exchange: Exchange
-    elapsed_ms: float
-    finished: float
-
-
-def explicit_port(received: str, default_base: str) -> str:
-    """``url.persistent`` (Table 8.11): the persistent URL as received, its host with an explicit port.
-
-    ``http://urlib.net/8JMKD3MGP8W/35MMLL8`` → ``http://urlib.net:80/8JMKD3MGP8W/35MMLL8``
-    (§10.1, §10.2). A URL received without scheme and host is put on ``default_base``.
-    """
-    text = received.strip()
-    if not re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", text):
-        text = default_base.rstrip("/") + "/" + text.lstrip("/")
-    scheme, rest = text.split("://", 1)
-    authority, slash, path = rest.partition("/")
-    if not re.search(r":\d+$", authority):
-        authority += ":443" if scheme.lower() == "https" else ":80"
-    return f"{scheme}://{authority}{slash}{path}"
 
 
 def _captured_text(value: object) -> str:
@@ -175,7 +142,9 @@ class Resolver:
 
 
 class _Run:
-    """One resolution: its state, its steps and its deadline."""
+    """One resolution: its state, its steps and its deadline. It orchestrates Figure 8.1 and
+    records every step; asking (:mod:`.asking`), reading answers (:mod:`.reading`), selecting
+    (:mod:`.selecting`) and acknowledging (:mod:`.acknowledging`) are their own modules."""
 
     def __init__(self, resolver: Resolver, persistent_url: str, client: ClientInfo) -> None:
         self.resolver = resolver
@@ -185,11 +154,8 @@ class _Run:
         self.client = client
         self.steps: list[TraceStep] = []
         self.start = self.clock()
-        self.deadline = self.start + self.settings.deadline
+        self.sender = Sender(resolver.transports, self.clock, self.start + self.settings.deadline)
         self.hops = 0
-
-    def ms(self, seconds: float) -> float:
-        return round(seconds * 1000, 1)
 
     def finish(self, *, alert: Alert | None = None, url: str | None = None, archive: str | None = None,
                acknowledgment: AcknowledgmentMessage | None = None) -> Resolution:
@@ -197,7 +163,7 @@ class _Run:
                                           alert=None if alert is None else alert.reason), alert=alert, url=url))
         return Resolution(
             persistent_url=self.received, trace=Trace(tuple(self.steps)), url=url, alert=alert,
-            archive=archive, hops=self.hops, elapsed_ms=self.ms(self.clock() - self.start),
+            archive=archive, hops=self.hops, elapsed_ms=milliseconds(self.clock() - self.start),
             acknowledgment_url=None if acknowledgment is None else acknowledgment.url,
             acknowledged=None if acknowledgment is None else acknowledgment.endpoint,
         )
@@ -241,7 +207,7 @@ class _Run:
             chosen = self.ask_all(ibi, verbs, parsed.filepath, original)
             if isinstance(chosen, Alert):
                 return self.finish(alert=chosen)
-            reply, reading = chosen
+            reply, reading = chosen.reply, chosen.reading
             for form in ibi_forms(reading.pairs.get("ibi") or ""):
                 seen.add((form.casefold(), key[1]))
             if reading.deleted:
@@ -258,11 +224,11 @@ class _Run:
 
     # -- (3) and (4) -----------------------------------------------------------------
 
-    def ask_all(self, ibi: str, verbs: tuple[Verb, ...], filepath: str | None, original: bool) -> tuple[_Reply, Reading] | Alert:
+    def ask_all(self, ibi: str, verbs: tuple[Verb, ...], filepath: str | None, original: bool) -> Choice | Alert:
         """Send (3) to every Archive in parallel and select an answer (4) by arrival order."""
         message = UrlRequest(self.client.ip_addresses, ibi, filepath, tuple(str(verb) for verb in verbs))
         query = message.to_query(sort=True)  # the same for every Archive: encoded once, not once per Archive
-        futures: dict[Future[_Reply], ArchiveEndpoint] = {}
+        fan_out = FanOut(self.resolver.executor, self.sender)
         for endpoint in self.resolver.archives:
             try:
                 url = f"{service_url(endpoint.address, endpoint.service_ibi)}?{query}"
@@ -271,144 +237,39 @@ class _Run:
                                                   archive=endpoint.address, status=Status.NOT_SENT, error=str(error),
                                                   relation=relation_of(verbs))))
                 continue
-            futures[self.resolver.executor.submit(self.exchange, endpoint, url)] = endpoint
-        pending = set(futures)
-        arrivals: list[tuple[_Reply, Reading | None]] = []
-        selected: tuple[_Reply, Reading] | None = None
-        while pending and selected is None:
-            remaining = self.deadline - self.clock()
-            if remaining <= 0:
-                break
-            done, pending = wait(pending, timeout=remaining, return_when=FIRST_COMPLETED)
-            for reply in sorted((future.result() for future in done), key=lambda item: item.finished):
-                reading = self.record(reply, len(arrivals) + 1, verbs)
+            fan_out.ask(endpoint, url)
+        arrivals: list[Arrival] = []
+        stopped = False
+        for batch in fan_out.batches():
+            for reply in batch:
+                step, reading = read_reply(reply, len(arrivals) + 1, verbs, self.hops, self.client.language_preference)
+                self.steps.append(_said(step))
                 arrivals.append((reply, reading))
-                if selected is None and not original and reading is not None and reading.useful:
-                    selected = (reply, reading)
-        for future in pending:
-            endpoint = futures[future]
+                stopped = stopped or stops_waiting(reading, original)
+            if stopped:
+                break
+        unanswered = fan_out.unanswered
+        for endpoint in unanswered:
             self.steps.append(_said(TraceStep(3, StepKind.URL_REQUEST, RESOLVER, endpoint.name, "", hop=self.hops,
                                               archive=endpoint.address, relation=relation_of(verbs),
-                                              status=Status.NOT_WAITED_FOR if selected else Status.TIMEOUT)))
-        return self.select(arrivals, selected, original, [futures[f] for f in pending])
-
-    def exchange(self, endpoint: ArchiveEndpoint, url: str) -> _Reply:
-        """Worker thread: one request through the endpoint's transport, timed."""
-        started = self.clock()
-        transport = self.resolver.transports.get(endpoint.transport)
-        total = self.deadline - started - EXCHANGE_MARGIN
-        if transport is None:
-            exchange = Exchange(failure=Failure.UNKNOWN_ARCHIVE, error=f"no transport named {endpoint.transport!r}")
-        elif total <= 0:
-            exchange = Exchange(failure=Failure.TIMEOUT, error="the resolution deadline had passed before sending")
+                                              status=Status.NOT_WAITED_FOR if stopped else Status.TIMEOUT)))
+        choice = select(arrivals, original, unanswered)
+        if isinstance(choice, Alert):
+            self.steps.append(_said(TraceStep(4, StepKind.SELECTION, RESOLVER, RESOLVER, "", hop=self.hops,
+                                              selection=Selection.ALERT, alert=choice.reason,
+                                              outcomes=self.round_outcomes()), alert=choice))
         else:
-            exchange = transport.fetch(url, Timeouts(endpoint.connect_timeout, endpoint.read_timeout, total))
-        finished = self.clock()
-        return _Reply(endpoint, url, exchange, self.ms(finished - started), finished)
-
-    def record(self, reply: _Reply, arrival: int, verbs: tuple[Verb, ...]) -> Reading | None:
-        """Add the (3)+(4) step of one reply; return what its answer means, if it has one."""
-        exchange = reply.exchange
-        raw = None if exchange.body is None else exchange.body.decode("latin-1")
-        base = dict(hop=self.hops, archive=reply.endpoint.address, request_url=reply.url, http_status=exchange.status,
-                    content_type=exchange.content_type, elapsed_ms=reply.elapsed_ms, arrival=arrival,
-                    raw_answer=raw, notes=exchange.notes)
-        step = TraceStep(3, StepKind.URL_REQUEST, RESOLVER, reply.endpoint.name, "", relation=relation_of(verbs), **base)
-        reading = None
-        if exchange.failure is not None:
-            status = {Failure.TIMEOUT: Status.TIMEOUT, Failure.REFUSED: Status.REFUSED}.get(exchange.failure, Status.TRANSPORT_ERROR)
-            step = replace(step, status=status, error=exchange.error)
-        elif exchange.status != 200:
-            step = replace(step, status=Status.HTTP_ERROR)
-        else:
-            parsed = read_answer(exchange.body or b"")
-            if not isinstance(parsed, PairList):
-                step = replace(step, status=Status.MALFORMED, parse_error=ParseProblem(parsed.message, parsed.position))
-            elif not parsed:
-                step = replace(step, status=Status.EMPTY, pairs=())
-            else:
-                reading = read(parsed, verbs, self.client.language_preference)
-                step = replace(step, status=Status.ANSWERED, pairs=tuple(parsed), notes=exchange.notes + reading.notes,
-                               relation=reading.relation, meaning=reading.meaning,
-                               deciding_pair=reading.deciding_pair,
-                               onward_ibi=None if reading.onward is None else reading.onward[0])
-        self.steps.append(_said(step))
-        return reading
-
-    def select(self, arrivals: list[tuple[_Reply, Reading | None]], selected: tuple[_Reply, Reading] | None,
-               original: bool, unanswered: list[ArchiveEndpoint]) -> tuple[_Reply, Reading] | Alert:
-        """Step (4): choose one answer, say why in the trace, or give the alert."""
-        answered = [(reply, reading) for reply, reading in arrivals if reading is not None]
-        if original:
-            with_url = [(reply, reading) for reply, reading in answered if reading.url is not None]
-            claims = [(reply, reading) for reply, reading in with_url if reading.original]
-            if len(claims) >= 2:
-                names = ", ".join(reply.endpoint.name for reply, _ in claims)
-                alert = Alert(AlertReason.CONFLICTING_ORIGINALS,
-                              f"two or more Archives under suspicion, investigation needed: {names} all claim the original")
-                return self.note_alert(alert)
-            if len(claims) == 1:
-                self.note_choice(Selection.ONLY_ORIGINAL, claims[0][0])
-                return claims[0]
-            onward = [(reply, reading) for reply, reading in answered if reading.onward is not None]
-            if onward:
-                selected = onward[0]
-            elif with_url:
-                names = ", ".join(reply.endpoint.name for reply, _ in with_url)
-                return self.note_alert(Alert(AlertReason.NO_ORIGINAL,
-                                             f"the original was required but no Archive claims it ({names} hold copies)"))
-        if selected is None:
-            useful = [item for item in answered if item[1].useful]
-            selected = useful[0] if useful else (answered[0] if answered else None)
-        if selected is None:
-            return self.note_alert(Alert(
-                AlertReason.NO_ARCHIVE_ANSWERED if not any(self.empty(reply) for reply, _ in arrivals) else AlertReason.NOT_FOUND,
-                self.nobody(arrivals, unanswered)))
-        self.note_choice(Selection.FIRST_USABLE, selected[0])
-        return selected
-
-    def empty(self, reply: _Reply) -> bool:
-        return reply.exchange.failure is None and reply.exchange.status == 200 and not (reply.exchange.body or b"").strip()
-
-    def summary(self, reply: _Reply) -> str:
-        exchange = reply.exchange
-        if exchange.failure is not None:
-            return f"failed ({exchange.failure}: {exchange.error})"
-        if exchange.status != 200:
-            return f"answered HTTP {exchange.status}"
-        if not isinstance(read_answer(exchange.body or b""), PairList):
-            return f"answered a malformed pair list ({read_answer(exchange.body or b'')})"
-        return "answered empty" if self.empty(reply) else f"answered after {reply.elapsed_ms:g} ms"
-
-    def nobody(self, arrivals: list[tuple[_Reply, Reading | None]], unanswered: list[ArchiveEndpoint]) -> str:
-        """Why no answer could be selected: how many Archives answered empty, and what failed."""
-        empty = sum(1 for reply, _ in arrivals if self.empty(reply))
-        failures = [f"{reply.endpoint.name} {self.summary(reply)}" for reply, _ in arrivals if not self.empty(reply)]
-        failures += [f"{endpoint.name} gave no answer before the deadline" for endpoint in unanswered]
-        trouble = f"; {'; '.join(failures)}" if failures else ""
-        if empty:
-            return f"not found: the {empty} Archive(s) that answered do not hold this IBI{trouble}"
-        return f"no Archive answered usably{trouble}"
+            self.steps.append(_said(TraceStep(4, StepKind.SELECTION, RESOLVER, RESOLVER, "", hop=self.hops,
+                                              selection=choice.selection, chosen=choice.reply.endpoint.name,
+                                              elapsed_ms=choice.reply.elapsed_ms, outcomes=self.round_outcomes())))
+        return choice
 
     def round_outcomes(self) -> tuple[tuple[str, Status], ...]:
         """Every Archive of this round with how its exchange ended, in the order recorded."""
         return tuple((step.receiver, step.status) for step in self.steps
                      if step.kind is StepKind.URL_REQUEST and step.hop == self.hops and step.status is not None)
 
-    def note_choice(self, selection: Selection, reply: _Reply) -> None:
-        """Step (4) chose ``reply``'s answer; its time is the step's."""
-        self.steps.append(_said(TraceStep(4, StepKind.SELECTION, RESOLVER, RESOLVER, "", hop=self.hops,
-                                          selection=selection, chosen=reply.endpoint.name,
-                                          elapsed_ms=reply.elapsed_ms, outcomes=self.round_outcomes())))
-
-    def note_alert(self, alert: Alert) -> Alert:
-        """Step (4) chose nothing: the round ends the resolution with ``alert``."""
-        self.steps.append(_said(TraceStep(4, StepKind.SELECTION, RESOLVER, RESOLVER, "", hop=self.hops,
-                                          selection=Selection.ALERT, alert=alert.reason,
-                                          outcomes=self.round_outcomes()), alert=alert))
-        return alert
-
-    def not_found(self, ibi: str, reply: _Reply, reading: Reading) -> Alert:
+    def not_found(self, ibi: str, reply: Reply, reading: Reading) -> Alert:
         translations = [verb for verb in reading.verbs if verb.name == GET_TRANSLATION]
         if translations and not any(".translation" in name for name in reading.pairs.names()):
             which = ", ".join(str(verb) for verb in translations)
@@ -417,7 +278,7 @@ class _Run:
 
     # -- (5), (6) and (7) ------------------------------------------------------------
 
-    def conclude(self, parsed: PersistentUrl, reply: _Reply, reading: Reading) -> Resolution:
+    def conclude(self, parsed: PersistentUrl, reply: Reply, reading: Reading) -> Resolution:
         """Check the URL, acknowledge it (5)/(6), and return it (7)."""
         url = reading.url or ""
         problem = redirect_problem(url)
@@ -430,39 +291,16 @@ class _Run:
             url += ("&" if parts.query else "?") + parsed.passed_on_query()
         return self.finish(url=url, archive=reply.endpoint.name, acknowledgment=acknowledgment)
 
-    def acknowledge(self, reply: _Reply, reading: Reading) -> AcknowledgmentMessage | None:
+    def acknowledge(self, reply: Reply, reading: Reading) -> AcknowledgmentMessage | None:
         """Send (5) to the Archive that gave the URL and record its notice (6); the message sent."""
         endpoint = reply.endpoint
-        persistent = explicit_port(self.received, self.settings.resolver_base)
         try:
-            message = Acknowledgment.from_answer(reading.pairs, client_ips=self.client.ip_addresses,
-                                                 url_persistent=persistent, relation=reading.relation)
-            url = request_url(endpoint.address, endpoint.service_ibi, message, sort=True)
+            url = acknowledging.acknowledgment_url(endpoint, reading, self.client.ip_addresses,
+                                                   self.received, self.settings.resolver_base)
         except ParseError as error:
-            self.steps.append(_said(TraceStep(5, StepKind.ACKNOWLEDGMENT, RESOLVER, endpoint.name, "", hop=self.hops,
-                                              archive=endpoint.address, status=Status.NOT_SENT, error=str(error),
-                                              relation=reading.relation, acknowledgment=AcknowledgmentOutcome.NOT_SENT)))
+            self.steps.append(_said(acknowledging.unsent(endpoint, reading, self.hops, str(error))))
             return None
-        self.steps.append(_said(TraceStep(5, StepKind.ACKNOWLEDGMENT, RESOLVER, endpoint.name, "", hop=self.hops,
-                                          archive=endpoint.address, request_url=url, relation=reading.relation)))
-        answer = self.resolver.executor.submit(self.exchange, endpoint, url).result()
-        exchange = answer.exchange
-        raw = None if exchange.body is None else exchange.body.decode("latin-1")
-        parsed = None if exchange.body is None or exchange.failure else read_answer(exchange.body)
-        pairs = tuple(parsed) if isinstance(parsed, PairList) else None
-        if exchange.failure is not None:
-            outcome = AcknowledgmentOutcome.NO_ANSWER
-        elif isinstance(parsed, PairList) and carries_notice(parsed):
-            outcome = AcknowledgmentOutcome.NOTICE
-        else:
-            outcome = AcknowledgmentOutcome.UNEXPECTED
-        self.steps.append(_said(TraceStep(
-            6, StepKind.NOTICE, endpoint.name, RESOLVER, "", hop=self.hops, archive=endpoint.address,
-            acknowledgment=outcome,
-            status=Status.ANSWERED if exchange.failure is None else Status.TIMEOUT if exchange.failure is Failure.TIMEOUT else Status.TRANSPORT_ERROR,
-            http_status=exchange.status, content_type=exchange.content_type, elapsed_ms=answer.elapsed_ms,
-            raw_answer=raw, pairs=pairs,
-            parse_error=ParseProblem(parsed.message, parsed.position) if parsed is not None and pairs is None else None,
-            error=exchange.error, notes=exchange.notes,
-        )))
+        self.steps.append(_said(acknowledging.sent(endpoint, reading, self.hops, url)))
+        answer = self.resolver.executor.submit(self.sender.send, endpoint, url).result()
+        self.steps.append(_said(acknowledging.notice(answer, self.hops)))
         return AcknowledgmentMessage(endpoint, url)

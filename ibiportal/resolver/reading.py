@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ibiportal.ibi.modifiers import GET_FILE_LIST, GET_LAST_EDITION, GET_TRANSLATION, Verb
-from ibiportal.protocol.pairlist import PairList
+from ibiportal.protocol.pairlist import PairList, read_answer
+from ibiportal.resolver.asking import Reply
 from ibiportal.resolver.language import choose_translation
-from ibiportal.resolver.trace import AnswerMeaning
+from ibiportal.resolver.trace import RESOLVER, AnswerMeaning, ParseProblem, Status, StepKind, TraceStep
+from ibiportal.resolver.transport import Failure
 
 _TRANSLATION_PARAMETER = r"\.translation\(([a-z]{2})(?:-([A-Z]{2}))?\)"
 
@@ -122,3 +124,29 @@ def onward(pairs: PairList, verbs: tuple[Verb, ...], concrete: tuple[Verb, ...])
             rest = tuple(verb for verb in concrete[named[count - 1] + 1:] if verb.name != GET_FILE_LIST) + file_list
             return target, rest, f"ibi{prefix}"
     return None
+
+
+def read_reply(reply: Reply, arrival: int, verbs: tuple[Verb, ...], hop: int,
+               language_preference: str | None) -> tuple[TraceStep, Reading | None]:
+    """The (3)+(4) step of one reply, ``arrival``-th of its round, and what its answer means if
+    it is a non-empty pair list (a failure, an HTTP error, a malformed or empty answer means nothing)."""
+    exchange = reply.exchange
+    raw = None if exchange.body is None else exchange.body.decode("latin-1")
+    step = TraceStep(3, StepKind.URL_REQUEST, RESOLVER, reply.endpoint.name, "", relation=relation_of(verbs), hop=hop,
+                     archive=reply.endpoint.address, request_url=reply.url, http_status=exchange.status,
+                     content_type=exchange.content_type, elapsed_ms=reply.elapsed_ms, arrival=arrival,
+                     raw_answer=raw, notes=exchange.notes)
+    if exchange.failure is not None:
+        status = {Failure.TIMEOUT: Status.TIMEOUT, Failure.REFUSED: Status.REFUSED}.get(exchange.failure, Status.TRANSPORT_ERROR)
+        return replace(step, status=status, error=exchange.error), None
+    if exchange.status != 200:
+        return replace(step, status=Status.HTTP_ERROR), None
+    parsed = read_answer(exchange.body or b"")
+    if not isinstance(parsed, PairList):
+        return replace(step, status=Status.MALFORMED, parse_error=ParseProblem(parsed.message, parsed.position)), None
+    if not parsed:
+        return replace(step, status=Status.EMPTY, pairs=()), None
+    reading = read(parsed, verbs, language_preference)
+    return replace(step, status=Status.ANSWERED, pairs=tuple(parsed), notes=exchange.notes + reading.notes,
+                   relation=reading.relation, meaning=reading.meaning, deciding_pair=reading.deciding_pair,
+                   onward_ibi=None if reading.onward is None else reading.onward[0]), reading

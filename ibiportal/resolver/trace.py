@@ -22,6 +22,10 @@ from typing import Any
 
 from ibiportal.resolver.transport import ArchiveEndpoint
 
+#: The lifelines of the steps that are not an Archive's (Figure 8.1): who sends and who receives.
+RESOLVER = "resolver"
+BROWSER = "browser"
+
 
 class AlertReason(StrEnum):
     """Why a resolution ends with an alert (7) instead of a URL."""

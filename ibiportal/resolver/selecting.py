@@ -1,0 +1,91 @@
+"""Selecting one answer of a round (4) by the rules of §8.2 and the decisions of the engine's
+module docstring: the first usable answer to arrive; with ``ibiurl.requireditemstatus=Original``
+(Table 8.3) the one answer claiming the original, an alert when two or more claim it or none
+does; a non-empty answer as a fallback; otherwise an alert saying what each Archive did.
+
+Pure functions of the replies and their readings: the engine records the choice in the trace.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ibiportal.protocol.pairlist import PairList, read_answer
+from ibiportal.resolver.asking import Reply
+from ibiportal.resolver.reading import Reading
+from ibiportal.resolver.trace import Alert, AlertReason, Selection
+from ibiportal.resolver.transport import ArchiveEndpoint
+
+#: A reply in the order it arrived, with its reading when its answer was a non-empty pair list.
+Arrival = tuple[Reply, Reading | None]
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The answer selected, and by which rule."""
+
+    selection: Selection
+    reply: Reply
+    reading: Reading
+
+
+def stops_waiting(reading: Reading | None, original: bool) -> bool:
+    """Whether this answer ends the round at once: a usable one, unless the original is required
+    (then every Archive is waited for, to see how many claim it)."""
+    return not original and reading is not None and reading.useful
+
+
+def select(arrivals: Sequence[Arrival], original: bool, unanswered: Sequence[ArchiveEndpoint]) -> Choice | Alert:
+    """Step (4): the answer the round resolves with, or the alert that ends the resolution."""
+    answered = [(reply, reading) for reply, reading in arrivals if reading is not None]
+    if original:
+        with_url = [(reply, reading) for reply, reading in answered if reading.url is not None]
+        claims = [(reply, reading) for reply, reading in with_url if reading.original]
+        if len(claims) >= 2:
+            names = ", ".join(reply.endpoint.name for reply, _ in claims)
+            return Alert(AlertReason.CONFLICTING_ORIGINALS,
+                         f"two or more Archives under suspicion, investigation needed: {names} all claim the original")
+        if len(claims) == 1:
+            return Choice(Selection.ONLY_ORIGINAL, *claims[0])
+        onward = [(reply, reading) for reply, reading in answered if reading.onward is not None]
+        if onward:
+            return Choice(Selection.FIRST_USABLE, *onward[0])
+        if with_url:
+            names = ", ".join(reply.endpoint.name for reply, _ in with_url)
+            return Alert(AlertReason.NO_ORIGINAL, f"the original was required but no Archive claims it ({names} hold copies)")
+    useful = [item for item in answered if item[1].useful]
+    selected = useful[0] if useful else (answered[0] if answered else None)
+    if selected is None:
+        reason = AlertReason.NOT_FOUND if any(is_empty(reply) for reply, _ in arrivals) else AlertReason.NO_ARCHIVE_ANSWERED
+        return Alert(reason, nobody(arrivals, unanswered))
+    return Choice(Selection.FIRST_USABLE, *selected)
+
+
+def is_empty(reply: Reply) -> bool:
+    """An empty answer: the Archive does not hold the IBI (§8.2)."""
+    exchange = reply.exchange
+    return exchange.failure is None and exchange.status == 200 and not (exchange.body or b"").strip()
+
+
+def summary(reply: Reply) -> str:
+    """How one Archive's exchange went, for the alert that names it."""
+    exchange = reply.exchange
+    if exchange.failure is not None:
+        return f"failed ({exchange.failure}: {exchange.error})"
+    if exchange.status != 200:
+        return f"answered HTTP {exchange.status}"
+    answer = read_answer(exchange.body or b"")
+    if not isinstance(answer, PairList):
+        return f"answered a malformed pair list ({answer})"
+    return "answered empty" if is_empty(reply) else f"answered after {reply.elapsed_ms:g} ms"
+
+
+def nobody(arrivals: Sequence[Arrival], unanswered: Sequence[ArchiveEndpoint]) -> str:
+    """Why no answer could be selected: how many Archives answered empty, and what failed."""
+    empty = sum(1 for reply, _ in arrivals if is_empty(reply))
+    failures = [f"{reply.endpoint.name} {summary(reply)}" for reply, _ in arrivals if not is_empty(reply)]
+    failures += [f"{endpoint.name} gave no answer before the deadline" for endpoint in unanswered]
+    trouble = f"; {'; '.join(failures)}" if failures else ""
+    if empty:
+        return f"not found: the {empty} Archive(s) that answered do not hold this IBI{trouble}"
+    return f"no Archive answered usably{trouble}"
