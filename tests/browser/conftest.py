@@ -36,20 +36,24 @@ def pytest_collection_modifyitems(items):
 
 
 class LiveServer:
-    """The portal on ``http://127.0.0.1:<port>``, serving from a thread until the session ends."""
+    """The portal on ``http://127.0.0.1:<port>``, serving from a thread until the session ends.
 
-    def __init__(self, database: str):
+    ``told_its_address=False`` starts it without ``PORTAL_URL``: it then takes its address from
+    each request (for the trusted loopback names only), as a portal deployed without one does.
+    """
+
+    def __init__(self, database: str, *, told_its_address: bool = True):
         self.server = make_server("127.0.0.1", 0, app=None, threaded=True)  # port first …
         self.url = f"http://127.0.0.1:{self.server.server_port}"
-        self.app = create_app(
-            {
-                "DATABASE": database,
-                "SECRET_KEY": "browser-tests",
-                "PORTAL_URL": self.url,  # … so that the demo Archives point back here
-                # Session cookies stay Secure, as in production: Chromium keeps them on
-                # http://127.0.0.1 (a potentially trustworthy origin).
-            }
-        )
+        config = {
+            "DATABASE": database,
+            "SECRET_KEY": "browser-tests",
+            # Session cookies stay Secure, as in production: Chromium keeps them on
+            # http://127.0.0.1 (a potentially trustworthy origin).
+        }
+        if told_its_address:
+            config["PORTAL_URL"] = self.url  # … so that the demo Archives point back here
+        self.app = create_app(config)
         self.server.app = self.app
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
@@ -63,6 +67,16 @@ def live_server(tmp_path_factory) -> Iterator[LiveServer]:
     storage = server.storage()
     AccountStore(storage).set_admin_password_hash(ADMIN_USERNAME, generate_password_hash(ADMIN_PASSWORD))
     storage.close()
+    server.thread.start()
+    yield server
+    server.server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def addressless_server(tmp_path_factory) -> Iterator[LiveServer]:
+    """A second live portal, started without ``PORTAL_URL`` (no administrator needed)."""
+    server = LiveServer(fresh_sqlite(tmp_path_factory.mktemp("addressless") / "portal.sqlite"),
+                        told_its_address=False)
     server.thread.start()
     yield server
     server.server.shutdown()
@@ -112,6 +126,17 @@ def page(browser, live_server) -> Iterator[Page]:
 def phone(browser, live_server) -> Iterator[Page]:
     """A phone-sized page (touch, mobile viewport)."""
     yield from _page(browser, live_server, PHONE, is_mobile=True, has_touch=True, device_scale_factor=2)
+
+
+@pytest.fixture(params=["desktop", "phone"])
+def addressless_page(request, browser, addressless_server) -> Iterator[Page]:
+    """A page on the portal without ``PORTAL_URL``, at 1280 px then at 390 px
+    (``page.width_name`` says which)."""
+    viewport, options = (DESKTOP, {}) if request.param == "desktop" else (
+        PHONE, {"is_mobile": True, "has_touch": True, "device_scale_factor": 2})
+    for page in _page(browser, addressless_server, viewport, **options):
+        page.width_name = request.param  # type: ignore[attr-defined]
+        yield page
 
 
 @pytest.fixture
