@@ -132,6 +132,29 @@ def test_the_faulty_demo_archives_join_only_when_ticked(phone: Page):
     shoot(phone, "trace-faulty-phone")
 
 
+def lane_names(page: Page) -> list[str]:
+    return page.locator(".seq-head text.name").all_text_contents()
+
+
+def test_a_reader_is_answered_without_the_faulty_demo_archives_and_the_trace_can_ask_them(page: Page):
+    """At 1280 px: ``GET /<persistent URL>`` of an unknown IBI leaves ``slow`` and ``garbled`` out
+    (so it answers well before the 2 s ``slow`` would cost); ticking the box brings their lanes in."""
+    response = page.goto("/8JMKD3MGP8W/34PGRBS")  # an IBI no Archive holds
+    assert response.status == 404
+    elapsed_ms = float(re.search(r"\(([\d.]+) ms\)", page.locator(".resolve-alert").inner_text())[1])
+    assert elapsed_ms < 2000, f"the resolution waited {elapsed_ms} ms: a faulty demo Archive was asked"
+    page.get_by_role("link", name="See every message the resolver sent and received").click()
+    expect(page).to_have_url(PERMALINK)
+    lanes = lane_names(page)
+    assert "mtc-m16c" in lanes and not {"slow", "garbled"} & set(lanes), lanes
+    expect(page.locator("dl.facts")).to_contain_text(re.compile(r"Faulty demo Archives\s*left out"))
+    run_trace(page, "http://urlib.net/8JMKD3MGP8W/34PGRBS", faulty=True)
+    assert {"slow", "garbled"} <= set(lane_names(page)), lane_names(page)
+    expect(page.locator("#hop-1 details.exchange", has_text="slow")).to_contain_text("timeout")
+    expect(page.locator("#hop-1 details.exchange", has_text="garbled")).to_contain_text("garbage")
+    shoot(page, "trace-faulty-desktop")
+
+
 def test_errors_are_shown_next_to_their_fields(page: Page):
     page.goto("/trace?url=http://urlib.net/8JMKD3MGP8W/35MMLL8!!")
     page.get_by_label("Client IP").fill("172.16.44.200 nobody")
