@@ -53,9 +53,16 @@ document.addEventListener("click", async (event) => {
 });
 
 // After a form was sent: focus the first field with an error (its message is read with it, by
-// aria-describedby), else the result the page marks with data-focus-on-load, so keyboard and
-// screen-reader users land where the answer is instead of at the top of the page.
+// aria-describedby), else an error of the whole form (form_errors in templates/_macros.html),
+// else the result the page marks with data-focus-on-load, so keyboard and screen-reader users
+// land where the answer is instead of at the top of the page.
 document.addEventListener("DOMContentLoaded", () => {
-  const target = document.querySelector("main [aria-invalid='true']") || document.querySelector("[data-focus-on-load]");
-  if (target) target.focus();
+  const target = document.querySelector("main [aria-invalid='true']")
+    || document.querySelector("main form .error[role='alert'][tabindex]")
+    || document.querySelector("[data-focus-on-load]");
+  if (!target) return;
+  // focus() alone does not scroll before the page's first layout (a field low on a phone stayed
+  // off-screen): bring a field to the middle of the screen, a result's heading to the top.
+  target.scrollIntoView({ block: target.matches("[data-focus-on-load]") ? "start" : "center" });
+  target.focus({ preventScroll: true });
 });

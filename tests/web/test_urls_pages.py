@@ -135,6 +135,13 @@ def test_compose_page_shows_the_error_next_to_its_field(client, query, field, fr
     assert '<div class="url-result" id="result" hidden>' in html
 
 
+def test_compose_page_announces_a_steps_error_by_the_step_and_the_fields_label(client):
+    page = client.get("/compose", query_string={"ibi": "8JMKD3MGP8W/35MMLL8", "step2-verb": "GetTranslation",
+                                                "step2-language": "PT"})
+    summary = re.search(r'<p class="error error-summary" role="alert">(.*?)</p>', page.get_data(as_text=True))
+    assert summary and summary[1] == "Nothing was composed: correct this field: Step 2: Language."
+
+
 def attribute(html: str, pattern: str) -> str:
     """The unescaped value captured by ``pattern`` (one group) in ``html``."""
     found = re.search(pattern, html, re.DOTALL)
