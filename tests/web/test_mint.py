@@ -419,5 +419,5 @@ def test_errors_use_the_labels_people_see_and_are_announced(client):
     errors = field_errors(response.get_data(as_text=True))
     assert errors["target_url"].startswith("Target URL contains a space")
     assert errors["date"].startswith("Date of the item '30-11-2023' must be")
-    assert re.search(r'<p class="error" role="alert">Nothing was minted: correct these fields:\s*Date of the item, Target URL\.</p>',
+    assert re.search(r'<p class="error error-summary" role="alert">Nothing was minted: correct these fields:\s*Date of the item, Target URL\.</p>',
                      response.get_data(as_text=True))
