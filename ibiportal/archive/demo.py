@@ -36,7 +36,8 @@ field (:class:`DemoDataError`).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -83,6 +84,27 @@ class DemoArchive:
     def faulty(self) -> bool:
         """See :attr:`Behaviour.faulty`."""
         return self.behaviour.faulty
+
+
+#: The path of a demo item's oai_dc record below the portal's base URL (the module's URL layout).
+_METADATA_PATH = re.compile(r"/demo/archives/([^/]+)/col/([^/].*?)/metadata\.xml")
+
+
+def metadata_place(path: str) -> tuple[str, str] | None:
+    """The demo Archive and the IBI whose oai_dc record the portal serves at ``path`` (below
+    its base URL), if it is such a path."""
+    match = _METADATA_PATH.fullmatch(path)
+    return (match[1], match[2]) if match else None
+
+
+def item_with_metadata_at(archives: Iterable[DemoArchive], url: str) -> Item | None:
+    """The demo item whose oai_dc record is at ``url``: the standard's Archives answer their real
+    hosts' URLs, as §10 prints them, which are not reachable offline; the item is in process."""
+    for archive in archives:
+        for item in archive.service.store.items():
+            if item.metadata is not None and item.metadata.oai_dc_url == url and item.dc is not None:
+                return item
+    return None
 
 
 class _Where:

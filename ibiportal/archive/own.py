@@ -9,6 +9,7 @@ links to other IBIs as ``ibi.nextedition`` and ``ibi.translation(xx)``.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from dataclasses import dataclass
@@ -117,6 +118,17 @@ def item_page_url(portal_url: str, ibip: str) -> str:
 def item_metadata_url(portal_url: str, ibip: str) -> str:
     """Where the portal serves an item's oai_dc record (``:`` and ``:(oai_dc)``)."""
     return f"{portal_url.rstrip('/')}/archive/items/{ibip}/oai_dc.xml"
+
+
+#: The path of :func:`item_metadata_url` below the portal's base URL, the IBI in either form.
+_METADATA_PATH = re.compile(r"/archive/items/([^/].*?)/oai_dc\.xml")
+
+
+def metadata_ibi(path: str) -> str | None:
+    """The IBI whose oai_dc record the portal serves at ``path`` (below its base URL), if it is
+    such a path: so that a citation reads an own item's record in process, not over HTTP."""
+    match = _METADATA_PATH.fullmatch(path)
+    return match[1] if match else None
 
 
 #: The own Archive's name in traces and on the Archive health page.

@@ -2,83 +2,41 @@
 
 Shared by the Cite page, its downloads and ``GET /api/v1/cite``. The steps:
 
-1. read the input (an IBI of either form, or a persistent URL) and build two persistent
-   URLs: the item's own — what the citation prints — and the same with ``GetMetadata(oai_dc)``
-   added, whose resolution answers the URL of the item's oai_dc record (file 003, Table 8.2,
-   §10.2);
+1. read the input (:mod:`.wanted`): the item's own persistent URL — what the citation prints —
+   and the same with ``GetMetadata(oai_dc)`` added, whose resolution answers the URL of the
+   item's oai_dc record (file 003, Table 8.2, §10.2);
 2. resolve the ``:(oai_dc)`` URL with the portal's resolver (its trace is stored, so every
-   answer can link to it);
-3. get the record at the URL the resolution found. When that URL is on this portal (the
-   demo Archives and the portal's own Archive serve their records here), the record is
-   written in process from the same item store the Archive pages read — an HTTP request to
-   ourselves could wait forever on a single worker. Any other URL is fetched with the
-   resolver's HTTP transport: its SSRF guard (``IBIPORTAL_ALLOW_PRIVATE_ARCHIVES``), IP
-   pinning, timeouts, no redirects and a size cap;
-4. read the record defensively (:func:`ibiportal.citation.from_oai_dc`) and cite it.
+   answer can link to it), here;
+3. get the record at the URL the resolution found (:mod:`.records`: in process from the Archive
+   that serves it when it is on this portal, else over the resolver's guarded HTTP transport);
+4. read the record defensively (:func:`ibiportal.citation.from_oai_dc`) and cite it, here.
 
 A bad input is a :class:`~ibiportal.errors.ParseError` naming the ``ibi`` field; anything
 that goes wrong after it (not found, deleted, an Archive's bad answer) is a
-:class:`CiteProblem` with a sentence for the user, an HTTP status and the trace's id.
+:class:`~.problems.CiteProblem` with a sentence for the user, an HTTP status and the trace's id.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
-from urllib.parse import unquote, urlsplit
 
-from flask import current_app, request, url_for
-from werkzeug.exceptions import HTTPException
+from flask import request, url_for
 
-from ...archive.oai_dc import oai_dc_xml
-from ...archive.service import ArchiveService
 from ...citation import CitationRecord, Citations, OaiDcRecord, citations, from_oai_dc
 from ...errors import IbiError, ParseError
-from ...ibi.classify import read_url
 from ...ibi.compose import compose
-from ...ibi.identifier import ibi_form
 from ...ibi.conversion import convert
+from ...ibi.identifier import ibi_form
 from ...ibi.modifiers import GET_LAST_EDITION, Verb
-from ...protocol.messages import parse_request_url
 from ...ibi.url import PersistentUrl
+from ...protocol.messages import parse_request_url
 from ...resolver.trace import AlertReason, Resolution
-from ...resolver.transport import ARCHIVE_TIMEOUTS
-from ..context import canonical_base, known_prefix_pairs, resolver_base
-from ..statuses import ALERT_STATUS
+from ..context import known_prefix_pairs, resolver_base
 from ..resolution import default_selection, request_client, resolve_and_store, trace_permalink
-from ..host import portal_url
-from ..services import get_demo_archives, get_http_transport, get_own_archive
-
-#: The verb added to the item's URL (Table 8.4): its metadata in the oai_dc format.
-OAI_DC = Verb("GetMetadata", format="oai_dc")
-#: Verbs that name something other than the item itself, dropped from the cited URL.
-_NOT_THE_ITEM = frozenset({"GetMetadata", "GetFileList"})
-#: HTTP status of a problem after the resolution: the Archive's record could not be used.
-BAD_GATEWAY = 502
-
-
-class CiteProblem(Exception):
-    """Why no citation could be made, for the user; ``trace_id`` names the stored trace;
-    ``suggestion`` an edition that can be cited instead (:class:`Suggestion`)."""
-
-    def __init__(self, message: str, status: int, trace_id: str | None = None,
-                 suggestion: Suggestion | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.status = status
-        self.trace_id = trace_id
-        self.suggestion = suggestion
-
-
-@dataclass(frozen=True)
-class Suggestion:
-    """The last edition of an item whose own answer has no metadata, and that has some (§10.2)."""
-
-    ibi: str
-    persistent_url: str
-    reason: str
-
-    def to_dict(self) -> dict:
-        return {"ibi": self.ibi, "persistent_url": self.persistent_url, "reason": self.reason}
+from ..statuses import ALERT_STATUS
+from .problems import BAD_GATEWAY, CiteProblem, Suggestion
+from .records import oai_dc_record
+from .wanted import OAI_DC, CiteRequest
 
 
 @dataclass(frozen=True)
@@ -91,36 +49,6 @@ class CiteResult:
     metadata_url: str
     oai_dc_url: str
     trace_id: str
-
-
-@dataclass(frozen=True)
-class CiteRequest:
-    """The item's persistent URL (cited) and the ``:(oai_dc)`` one (resolved), from the input."""
-
-    item_url: PersistentUrl
-    metadata_url: PersistentUrl
-
-    @classmethod
-    def parse(cls, text: str | None) -> CiteRequest:
-        """Read an IBI or a persistent URL, in any form the recogniser reads (``IBI: <…>.``,
-        ``/ibi/``, ``-TDI``, …); errors name the ``ibi`` field and the character."""
-        text = (text or "").strip()
-        if not text:
-            raise ParseError(
-                "Enter an IBI (8JMKD3MGP8W/34PGRBS or sid.inpe.br/mtc-m18@80/2009/02.16.17.46)"
-                " or a persistent URL (http://urlib.net/8JMKD3MGP8W/34PGRBS)",
-                field="ibi",
-            )
-        try:
-            given, _ = read_url(text, "ibi")
-            verbs = [verb for verb in given.verbs if verb.name not in _NOT_THE_ITEM]
-            original = given.required_item_status is not None
-            base = canonical_base(given)
-            item_url = compose(given.ibi, verbs, original=original, base=base)
-            metadata_url = compose(given.ibi, [*verbs, OAI_DC], original=original, base=base)
-        except ParseError as exc:
-            raise ParseError(exc.message, exc.position if exc.field in (None, "ibi") else None, "ibi") from exc
-        return cls(item_url, metadata_url)
 
 
 def cite(text: str | None) -> CiteResult:
@@ -218,79 +146,3 @@ def _forms_converted(typed: str) -> dict[str, str]:
     except IbiError:
         return {}
     return {form: ibi for form, ibi in (("rep", conversion.rep), ("ibip", conversion.ibip)) if ibi}
-
-
-def oai_dc_record(url: str) -> bytes | str:
-    """The oai_dc record at ``url``: written in process when on this portal, else fetched."""
-    path = _portal_path(url)
-    if path is not None:
-        return _local_record(url, path)
-    demo = _demo_record(url)
-    if demo is not None:
-        return demo
-    exchange = get_http_transport().fetch(url, ARCHIVE_TIMEOUTS)
-    if exchange.failure is not None:
-        raise CiteProblem(f"The record at {url} could not be fetched: {exchange.error}", BAD_GATEWAY)
-    if exchange.status != 200:
-        raise CiteProblem(f"The record at {url} could not be fetched: HTTP status {exchange.status}", BAD_GATEWAY)
-    return exchange.body or b""
-
-
-def _demo_record(url: str) -> str | None:
-    """The record of a demo Archive item whose oai_dc URL is ``url``: the standard's Archives
-    (``mtc-m16c.sid.inpe.br``, …) answer their real hosts' URLs, as §10 prints them, which are not
-    reachable offline; a demo Archive is in process, so its record is written from its store."""
-    if not current_app.config["DEMO_ARCHIVES"]:
-        return None
-    for archive in get_demo_archives().values():
-        for item in archive.service.store.items():
-            if item.metadata is not None and item.metadata.oai_dc_url == url and item.dc is not None:
-                return oai_dc_xml(item, resolver_base().rstrip("/"))
-    return None
-
-
-def _portal_path(url: str) -> str | None:
-    """The path of ``url`` inside this portal (PORTAL_URL or the request's own root), else None."""
-    target = urlsplit(url)
-    for root in (portal_url(), request.url_root):
-        base = urlsplit(root)
-        prefix = base.path.rstrip("/")
-        same_server = (target.scheme, target.netloc.lower()) == (base.scheme, base.netloc.lower())
-        if same_server and target.path.startswith(prefix + "/"):
-            return unquote(target.path[len(prefix):])
-    return None
-
-
-def _route(path: str) -> tuple[str, dict] | None:
-    """The endpoint and arguments this portal routes a GET of ``path`` to, if any."""
-    try:
-        return current_app.url_map.bind("localhost").match(path, method="GET")
-    except HTTPException:  # no route, another method, or a redirect (e.g. a missing slash)
-        return None
-
-
-def _local_record(url: str, path: str) -> str:
-    """The oai_dc record that ``url``, a page of this portal, serves — from its Archive's store.
-
-    Only the two routes that serve oai_dc records are read: an own item's
-    ``/archive/items/<ibi>/oai_dc.xml`` and a demo item's ``…/col/<ibi>/metadata.xml``
-    (``ibiportal.web.archive.views``).
-    """
-    route = _route(path)
-    endpoint, arguments = route if route else ("", {})
-    service: ArchiveService | None = None
-    if endpoint == "archive.own_item_metadata":
-        service, ibi = get_own_archive(), arguments["ibi"]
-    elif endpoint == "archive.demo_item_resource" and arguments["rest"].endswith("/metadata.xml"):
-        archive = get_demo_archives().get(arguments["name"])
-        service = archive.service if archive else None
-        ibi = arguments["rest"].removesuffix("/metadata.xml")
-    if service is None:
-        raise CiteProblem(f"The Archive answered {url}, a page of this portal that is not an oai_dc record", BAD_GATEWAY)
-    try:
-        item = service.store.find(ibi)
-    except ParseError:
-        item = None
-    if item is None or item.dc is None:
-        raise CiteProblem(f"The Archive answered {url}, but it holds no oai_dc record there", BAD_GATEWAY)
-    return oai_dc_xml(item, resolver_base().rstrip("/"))
