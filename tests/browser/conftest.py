@@ -48,6 +48,11 @@ class LiveServer:
         config = {
             "DATABASE": database,
             "SECRET_KEY": "browser-tests",
+            # Every browser test reaches this one server from one address: a person's budget of
+            # traces and citations (20/minute) would answer 429 to whichever test comes after the
+            # twentieth within a minute, the faster the machine the sooner. The limit itself is
+            # tested in tests/security on an app of its own.
+            "RATELIMIT_TRACE": "1000/minute",
             # Session cookies stay Secure, as in production: Chromium keeps them on
             # http://127.0.0.1 (a potentially trustworthy origin).
         }
