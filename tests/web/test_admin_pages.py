@@ -166,8 +166,9 @@ def test_register_with_the_key_the_archive_chose_never_echoes_it(app, admin):
     [
         ({"service_ibi": ""}, "service_ibi", "Give the IBI of the Archive's service"),
         ({"service_ibi": "sid.inpe.br/mtc-m21/2012/13.05.15.34.39"}, "service_ibi", "month 13 out of range 01-12 (at character 26)"),
+        ({"service_ibi": "sid.inpe.br/mtc-m21"}, "service_ibi", "a repository name has 4 '/'-separated parts"),
         ({"service_ibi": SERVICE_IBI, "registration_key": "12345abcde9"}, "registration_key",
-         "registrationkey has a character that is not a digit (Table 7.1: 10 or more digits, optionally '-' and 10 or more digits) (at character 6)"),
+         "the registration key has a character that is not a digit (Table 7.1: 10 or more digits, optionally '-' and 10 or more digits) (at character 6)"),
     ],
 )
 def test_register_errors_are_next_to_their_field(app, admin, data, field, message):
@@ -175,6 +176,7 @@ def test_register_errors_are_next_to_their_field(app, admin, data, field, messag
     page = response.get_data(as_text=True)
     assert response.status_code == 400
     assert message in error_next_to(page, field)
+    assert "archiveserviceibi" not in error_next_to(page, field) and "registrationkey" not in error_next_to(page, field)
     assert "12345abcde9" not in page
     assert store(app).archives() == []
 

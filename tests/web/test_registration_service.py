@@ -252,8 +252,8 @@ def test_cli_register_list_remove(runner):
     "args, status, message",
     [
         (["register", "sid.inpe.br/mtc-m21/2012/13.05.15.34.39", "--key", "1234567890"], 2, "error: sid.inpe.br/mtc-m21/2012/13.05.15.34.39: archiveserviceibi:"),
-        (["register", SERVICE_IBI, "--key", "123456789"], 2, "error: registration key: registrationkey: the first number has 9 digits"),
-        (["register", SERVICE_IBI, "--key", "12345abcde"], 2, "error: registration key: registrationkey has a character that is not a digit"),
+        (["register", SERVICE_IBI, "--key", "123456789"], 2, "error: registration key: the registration key: the first number has 9 digits"),
+        (["register", SERVICE_IBI, "--key", "12345abcde"], 2, "error: registration key: the registration key has a character that is not a digit"),
         (["remove", SERVICE_IBI], 1, f"error: {SERVICE_IBI}: not registered"),
         (["remove", "x"], 2, "error: x: archiveserviceibi:"),
         (["history", SERVICE_IBI], 1, f"error: {SERVICE_IBI}: not registered"),

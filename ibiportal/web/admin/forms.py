@@ -17,7 +17,7 @@ class RegisterForm(FlaskForm):
     service_ibi = StringField(
         "Archive service IBI",
         filters=[_strip],
-        validators=[DataRequired(message="Give the IBI of the Archive's service (Example 7.1: archiveserviceibi)."),
+        validators=[DataRequired(message="Give the IBI of the Archive's service (file 003, Example 7.1)."),
                     Length(max=300)],
         description="The IBI of the Archive's service, either form (file 003 §7.1, Example 7.1).",
     )

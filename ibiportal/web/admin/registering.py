@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ...errors import IbiError, ParseError
-from ...protocol.messages import InclusionRequest, RegistrationKey
+from ...protocol.messages import InclusionRequest, RegistrationKey, check_key
 from ...registry import KeyHash
-from ...resolver.registration import normalize_service_ibi, utc_now
+from ...ibi.identifier import parse_ibi
+from ...resolver.registration import utc_now
 from ...storage.registry import ArchiveStore
 
 #: Digits in each of the two numbers of a generated key (Table 7.1 asks for 10 or more):
@@ -60,14 +61,15 @@ def register_archive(
     Raises :class:`ParseError` (field ``service_ibi`` or ``registration_key``, with the
     position; a key is never quoted) or :class:`AlreadyRegistered`.
     """
-    try:
-        ibi = normalize_service_ibi(service_ibi)
+    try:  # the page names the field by its label, so the message does not repeat Table 7.2's pair name
+        ibi = str(parse_ibi(service_ibi))
     except ParseError as error:
         raise ParseError(error.message, error.position, "service_ibi") from error
     if key is None:
         registration_key, generated = generate_key(), True
     else:
         try:
+            check_key(key, field="the registration key")  # the label people see, not the pair name
             registration_key, generated = RegistrationKey(key), False
         except ParseError as error:
             raise ParseError(error.message, error.position, "registration_key") from error
