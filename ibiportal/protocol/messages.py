@@ -84,8 +84,8 @@ class RegistrationKey:
     __slots__ = ("_digits",)
     MASK = "<hidden>"
 
-    def __init__(self, key: str) -> None:
-        check_key(key)
+    def __init__(self, key: str, field: str = "registrationkey") -> None:
+        check_key(key, field)  # ``field`` names the key in the error: the pair, or a form's label
         object.__setattr__(self, "_digits", key)
 
     def __setattr__(self, name: str, value: object) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ...errors import IbiError, ParseError
-from ...protocol.messages import InclusionRequest, RegistrationKey, check_key
+from ...protocol.messages import InclusionRequest, RegistrationKey
 from ...registry import KeyHash
 from ...ibi.identifier import parse_ibi
 from ...resolver.registration import utc_now
@@ -69,8 +69,7 @@ def register_archive(
         registration_key, generated = generate_key(), True
     else:
         try:
-            check_key(key, field="the registration key")  # the label people see, not the pair name
-            registration_key, generated = RegistrationKey(key), False
+            registration_key, generated = RegistrationKey(key, field="the registration key"), False
         except ParseError as error:
             raise ParseError(error.message, error.position, "registration_key") from error
     if not store.register_archive(ibi, KeyHash.of(registration_key), clock()):
