@@ -5,10 +5,11 @@ itself (``ibiportal.resolver.engine``) knows nothing of Flask.
 """
 from __future__ import annotations
 
+import json
 import re
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, astuple, dataclass, replace
 from enum import StrEnum
 from datetime import datetime, timezone
 
@@ -20,13 +21,15 @@ from ..resolver.addresses import client_ip_list
 from ..resolver.cache import CachedOutcome, CachedRedirect, CacheKey, cached_outcome
 from ..resolver.diagnosis import NotFoundDiagnosis, diagnose
 from ..resolver.engine import ClientInfo, Resolver, ResolverSettings, joined
-from ..resolver.trace import Resolution
+from ..resolver.trace import Resolution, Trace
 from ..resolver.transport import ArchiveEndpoint, Route, local_endpoint
+from ..storage.redis_flight import Published
 from ..storage.registry import ArchiveStore
 from ..storage.traces import TraceStore
 from .context import get_storage, known_prefix_pairs
 from .services import get_demo_archives, get_executor, get_own_local_archive, get_transports
-from .services import get_acknowledger, get_resolution_cache, get_single_flight, resolution_generation
+from .services import get_acknowledger, get_redis_flight, get_resolution_cache, get_single_flight
+from .services import resolution_generation
 
 #: What a stored trace keeps of each Archive's answer, in characters (and as much of its pairs):
 #: enough for any answer of the standard's examples many times over.
@@ -70,7 +73,8 @@ class ArchiveSet:
 class StoredResolution:
     """A resolution, the id of its stored trace (the permalink), and why it found nothing
     (``diagnosis``); ``joined`` when it shares the outcome of an identical request's resolution
-    instead of asking the Archives itself."""
+    instead of asking the Archives itself (a follower's own, or the outcome a leader in another
+    worker published, which carries the leader's trace id: :func:`from_published`)."""
 
     trace_id: str
     resolution: Resolution
@@ -240,14 +244,15 @@ def cached(persistent_url: str) -> tuple[CachedOutcome, str] | None:
 def resolve_and_cache(persistent_url: str, parsed: PersistentUrl, client: ClientInfo) -> StoredResolution:
     """After a miss: :func:`resolve_and_store` with the default Archives, its redirect or stable
     alert kept for the next identical requests with its trace permalink. Identical requests that
-    arrive while it runs wait for it and share its outcome (ibiportal.resolver.single_flight);
-    each of them stores a trace that says so and links the one it joined."""
+    arrive while it runs wait for it and share its outcome (ibiportal.resolver.single_flight; with
+    Redis, across workers and nodes too: ibiportal.storage.redis_flight); each of them stores a
+    trace that says so and links the one it joined."""
     key = _cache_key(persistent_url)
     started = time.monotonic()
     shared = get_single_flight().run(key, lambda: _resolve_and_keep(key, persistent_url, parsed, client))
-    if not shared.joined:
-        return shared.result
     leader = shared.result
+    if not (shared.joined or leader.joined):
+        return leader
     resolution = joined(leader.resolution, trace_permalink(leader.trace_id), round((time.monotonic() - started) * 1000, 1))
     if resolution.acknowledgment is not None:
         get_acknowledger().send(resolution.acknowledgment)
@@ -256,16 +261,55 @@ def resolve_and_cache(persistent_url: str, parsed: PersistentUrl, client: Client
 
 
 def _resolve_and_keep(key: CacheKey, persistent_url: str, parsed: PersistentUrl, client: ClientInfo) -> StoredResolution:
-    cache = get_resolution_cache()
+    """This worker's resolution of ``key``, or, with Redis, the outcome of the identical one another
+    worker or node is running (``joined``); kept in this worker's cache either way, so that every
+    worker the burst reached answers the next identical requests itself."""
+    cache, flight = get_resolution_cache(), get_redis_flight()
     archives = default_selection()
-    if cache is None:
+    if cache is None and flight is None:
         return resolve_and_store(persistent_url, archives, client, parsed)
     generation = resolution_generation()  # read first: an Archive included meanwhile wins
-    stored = resolve_and_store(persistent_url, archives, client, parsed)
-    outcome = cached_outcome(stored.resolution, trace_permalink(stored.trace_id))
-    if outcome is not None:
-        cache.put(key, generation, outcome)
+    if flight is None:
+        stored = resolve_and_store(persistent_url, archives, client, parsed)
+    else:
+        shared = flight.run(json.dumps([*astuple(key), generation]),
+                            lambda: resolve_and_store(persistent_url, archives, client, parsed), published)
+        stored = from_published(shared.outcome) if isinstance(shared, Published) else shared
+    if cache is not None:
+        outcome = cached_outcome(stored.resolution, trace_permalink(stored.trace_id))
+        if outcome is not None:
+            cache.put(key, generation, outcome)
     return stored
+
+
+def published(stored: StoredResolution) -> dict:
+    """What a follower in another worker or node needs of a leader's resolution, as JSON: the
+    outcome, the id of the trace it links, the diagnosis, and the Archive its redirect
+    acknowledges again (the endpoint, which a rebuilt resolution otherwise lacks). Of the trace only
+    the (3) steps, without the Archives' answers and the request URLs, and the (7) steps travel: the
+    cache and the diagnosis read the former's statuses, :func:`joined` the latter; the whole trace
+    is in the shared database, behind the permalink."""
+    resolution = stored.resolution
+    light = Trace(tuple(replace(step, raw_answer=None, pairs=None, request_url=None)
+                        for step in resolution.trace.steps if step.number in (3, 7)))
+    endpoint = resolution.acknowledged
+    return {
+        "trace_id": stored.trace_id,
+        "resolution": replace(resolution, trace=light).to_dict(),
+        "acknowledged": None if endpoint is None else asdict(endpoint),
+        "diagnosis": None if stored.diagnosis is None else stored.diagnosis.to_dict(),
+    }
+
+
+def from_published(outcome: dict) -> StoredResolution:
+    """The inverse of :func:`published`, as the leader's ``joined`` resolution."""
+    resolution = Resolution.from_dict(outcome["resolution"])
+    endpoint = outcome["acknowledged"]
+    if endpoint is not None:
+        resolution = replace(resolution, acknowledged=ArchiveEndpoint(**{**endpoint, "transport": Route(endpoint["transport"])}))
+    diagnosis = outcome["diagnosis"]
+    return StoredResolution(outcome["trace_id"], resolution, joined=True,
+                            diagnosis=None if diagnosis is None else NotFoundDiagnosis.from_dict(diagnosis))
 
 
 def trace_permalink(trace_id: str) -> str:

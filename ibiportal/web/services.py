@@ -17,10 +17,12 @@ from ..archive.demo import DemoArchive, load_demo_archives
 from ..archive.own import OwnArchive, own_archive_service
 from ..archive.service import ArchiveService
 from ..resolver.cache import Acknowledger, ResolutionCache
+from ..resolver.engine import ResolverSettings
 from ..resolver.single_flight import SingleFlight
 from ..resolver.transport import HttpTransport, LocalTransport, Route, Transport
 from ..storage.database import Storage
 from ..storage.identifiers import IdentifierStore
+from ..storage.redis_flight import RedisFlight
 from ..storage.signal import GenerationSignal, RedisChanges, read_resolution_generation, signal_file
 from ..storage.signal import write_signal_file
 from .host import portal_url
@@ -38,6 +40,11 @@ RESOLUTION_CACHE_ENTRIES = 10_000
 #: (a few hundred bytes each); beyond that they are dropped (cache.Acknowledger): at 200 hits a
 #: second per worker, that is five seconds of an Archive not answering.
 PENDING_ACKNOWLEDGMENTS_PER_REQUEST_THREAD = 128
+
+
+#: Seconds a cross-worker flight's lock outlives a resolution's deadline: time to store the
+#: leader's trace and publish its outcome (a killed leader's lock is gone that long after it).
+FLIGHT_LOCK_MARGIN_SECONDS = 2.0
 
 
 #: Request threads of a worker may ask for a service at once on its first use: it is built once.
@@ -152,6 +159,20 @@ def get_resolution_cache() -> ResolutionCache | None:
 def get_single_flight() -> SingleFlight:
     """This worker's resolutions under way, shared by identical requests (resolver.single_flight)."""
     return _service("single_flight", SingleFlight)
+
+
+def get_redis_flight() -> RedisFlight | None:
+    """Single flight across workers and nodes (storage.redis_flight) when IBIPORTAL_REDIS_URL is
+    set: followers wait at most a resolution's deadline, then resolve by themselves."""
+    changes = get_redis_changes()
+    deadline = ResolverSettings().deadline
+
+    def build() -> RedisFlight | None:
+        if changes is None:
+            return None
+        return RedisFlight(changes.client, lock_seconds=deadline + FLIGHT_LOCK_MARGIN_SECONDS, wait_seconds=deadline)
+
+    return _service("redis_flight", build)
 
 
 def get_acknowledger() -> Acknowledger:
