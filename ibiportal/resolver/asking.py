@@ -6,11 +6,19 @@ what the replies mean, and records both in the trace.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, field
+from functools import partial
 
-from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Failure, Timeouts, Transport
+from ibiportal.resolver.transport import (
+    ArchiveEndpoint,
+    Exchange,
+    Failure,
+    MultiplexingTransport,
+    Timeouts,
+    Transport,
+)
 
 #: Seconds before the resolution deadline at which each exchange is ended (the transport's
 #: total), so that the trace records how it ended rather than "no answer before the deadline".
@@ -42,16 +50,58 @@ class Sender:
     deadline: float
 
     def send(self, endpoint: ArchiveEndpoint, url: str) -> Reply:
-        """One request through the endpoint's transport, timed; runs on a worker thread."""
+        """One request through the endpoint's transport, timed; blocks until it ends."""
         started = self.clock()
         transport = self.transports.get(endpoint.transport)
-        total = self.deadline - started - EXCHANGE_MARGIN
+        exchange = self._unsendable(endpoint, transport, started)
+        if exchange is None:
+            exchange = transport.fetch(url, self._timeouts(endpoint, started))
+        return self._reply(endpoint, url, exchange, started)
+
+    def start(self, executor: Executor, messages: Sequence[tuple[ArchiveEndpoint, str]]) -> list[Future[Reply]]:
+        """Start every message without waiting for any; a future per message, in order.
+
+        The messages for a multiplexing transport are handed to it together, so that its own
+        thread writes them all in one pass; any other message is sent on a thread of ``executor``.
+        """
+        started = self.clock()
+        replies: list[Future[Reply]] = []
+        together: dict[str, list[tuple[ArchiveEndpoint, str, Future[Reply]]]] = {}
+        for endpoint, url in messages:
+            transport = self.transports.get(endpoint.transport)
+            if not isinstance(transport, MultiplexingTransport):
+                replies.append(executor.submit(self.send, endpoint, url))
+                continue
+            reply: Future[Reply] = Future()
+            replies.append(reply)
+            exchange = self._unsendable(endpoint, transport, started)
+            if exchange is None:
+                together.setdefault(endpoint.transport, []).append((endpoint, url, reply))
+            else:
+                reply.set_result(self._reply(endpoint, url, exchange, started))
+        for route, batch in together.items():
+            transport = self.transports[route]
+            sent = transport.submit([(url, self._timeouts(endpoint, started)) for endpoint, url, _ in batch])
+            for (endpoint, url, reply), exchange in zip(batch, sent):
+                exchange.add_done_callback(partial(self._completed, reply, endpoint, url, started))
+        return replies
+
+    def _completed(self, reply: Future[Reply], endpoint: ArchiveEndpoint, url: str, started: float,
+                   sent: Future[Exchange]) -> None:
+        reply.set_result(self._reply(endpoint, url, sent.result(), started))
+
+    def _unsendable(self, endpoint: ArchiveEndpoint, transport: Transport | None, started: float) -> Exchange | None:
+        """Why the message cannot be sent at all, if it cannot."""
         if transport is None:
-            exchange = Exchange(failure=Failure.UNKNOWN_ARCHIVE, error=f"no transport named {endpoint.transport!r}")
-        elif total <= 0:
-            exchange = Exchange(failure=Failure.TIMEOUT, error="the resolution deadline had passed before sending")
-        else:
-            exchange = transport.fetch(url, Timeouts(endpoint.connect_timeout, endpoint.read_timeout, total))
+            return Exchange(failure=Failure.UNKNOWN_ARCHIVE, error=f"no transport named {endpoint.transport!r}")
+        if self.deadline - started - EXCHANGE_MARGIN <= 0:
+            return Exchange(failure=Failure.TIMEOUT, error="the resolution deadline had passed before sending")
+        return None
+
+    def _timeouts(self, endpoint: ArchiveEndpoint, started: float) -> Timeouts:
+        return Timeouts(endpoint.connect_timeout, endpoint.read_timeout, self.deadline - started - EXCHANGE_MARGIN)
+
+    def _reply(self, endpoint: ArchiveEndpoint, url: str, exchange: Exchange, started: float) -> Reply:
         finished = self.clock()
         return Reply(endpoint, url, exchange, milliseconds(finished - started), finished)
 
@@ -66,17 +116,21 @@ class FanOut:
 
     executor: Executor
     sender: Sender
+    _messages: list[tuple[ArchiveEndpoint, str]] = field(default_factory=list)
     _asked: dict[Future[Reply], ArchiveEndpoint] = field(default_factory=dict)
     _pending: set[Future[Reply]] = field(default_factory=set)
 
     def ask(self, endpoint: ArchiveEndpoint, url: str) -> None:
-        future = self.executor.submit(self.sender.send, endpoint, url)
-        self._asked[future] = endpoint
-        self._pending.add(future)
+        """Add a message to the round; the round is sent when its replies are first read."""
+        self._messages.append((endpoint, url))
 
     def batches(self) -> Iterator[list[Reply]]:
-        """The replies that completed together, in the order they finished, until none is pending
-        or the deadline passes."""
+        """Send the round, then yield the replies that completed together, in the order they
+        finished, until none is pending or the deadline passes."""
+        for (endpoint, _), future in zip(self._messages, self.sender.start(self.executor, self._messages)):
+            self._asked[future] = endpoint
+            self._pending.add(future)
+        self._messages = []
         while self._pending:
             remaining = self.sender.deadline - self.sender.clock()
             if remaining <= 0:

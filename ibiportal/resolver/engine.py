@@ -301,6 +301,6 @@ class _Run:
             self.steps.append(_said(acknowledging.unsent(endpoint, reading, self.hops, str(error))))
             return None
         self.steps.append(_said(acknowledging.sent(endpoint, reading, self.hops, url)))
-        answer = self.resolver.executor.submit(self.sender.send, endpoint, url).result()
+        answer = self.sender.start(self.resolver.executor, [(endpoint, url)])[0].result()
         self.steps.append(_said(acknowledging.notice(answer, self.hops)))
         return AcknowledgmentMessage(endpoint, url)

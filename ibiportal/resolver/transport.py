@@ -21,10 +21,11 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
 import requests
@@ -120,7 +121,19 @@ class Transport(Protocol):
         ...
 
 
-def _content_type_notes(content_type: str | None) -> tuple[str, ...]:
+@runtime_checkable
+class MultiplexingTransport(Transport, Protocol):
+    """A transport that starts an exchange and returns at once, so that a round's messages
+    leave together instead of one thread each (:class:`~ibiportal.resolver.curl_transport.CurlTransport`)."""
+
+    def submit(self, messages: Sequence[tuple[str, Timeouts]]) -> list[Future[Exchange]]:
+        """Start a GET of every ``(url, timeouts)`` together; each future's result is what
+        :meth:`fetch` would return."""
+        ...
+
+
+def content_type_notes(content_type: str | None) -> tuple[str, ...]:
+    """The note an answer gets when its content type is not ``text/plain`` (§6.2)."""
     media = (content_type or "").split(";")[0].strip().lower()
     if media == "text/plain":
         return ()
@@ -434,7 +447,7 @@ class HttpTransport:
             return Exchange(failure=Failure.CONNECTION, error=f"{type(error).__name__}: {error}")
         with response:
             content_type = response.headers.get("Content-Type")
-            notes = _content_type_notes(content_type)
+            notes = content_type_notes(content_type)
             if response.is_redirect or 300 <= response.status_code < 400:
                 target = response.headers.get("Location", "(no Location)")
                 return Exchange(

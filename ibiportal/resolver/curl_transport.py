@@ -1,0 +1,350 @@
+"""The resolver's fan-out over libcurl: every exchange of a round on the wire at once.
+
+Figure 8.1 (3) sends one ``urlRequest`` to every Archive and waits for the first usable answer;
+with 50 Archives that each take 100 ms, the round should end shortly after 100 ms. With one
+thread per exchange (:class:`~ibiportal.resolver.transport.HttpTransport` on the executor) it
+ended at 120 ms: the requests left over 10–20 ms, one thread waking after another on a shared
+interpreter, and their answers were read the same way (``benchmarks/resolution.py``).
+
+:class:`CurlTransport` hands every exchange to one thread per process that drives a libcurl
+*multi* handle (through ``pycurl``): the requests of a round are written in one pass, the
+answers are read by libcurl's C code, and Python runs once per finished exchange. It is also
+where libcurl's own limits replace hand-made ones: ``CURLOPT_TIMEOUT_MS`` bounds the whole
+exchange (no watchdog needed), ``CURLOPT_RESOLVE`` pins the connection to the address the
+policy checked, the header and write callbacks cap the answer, redirects are
+never followed, proxies from the environment are never used, and only http and https are
+spoken. The address policy is the same as :class:`HttpTransport`'s
+(:func:`~ibiportal.resolver.addresses.check_host`, every address of the host).
+
+Only the resolver's messages to Archives (the fan-out and the acknowledgment) use it;
+``requests`` keeps the one-off exchanges, where its error messages and ``responses`` mocking
+serve better than speed (the §7.2 confirmation, the conformance check, Cite's record fetch).
+"""
+from __future__ import annotations
+
+import math
+import os
+import selectors
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+import certifi
+import pycurl
+
+from ibiportal.resolver.addresses import AddressRefused, GetAddrInfo, check_host
+from ibiportal.resolver.transport import (
+    DEFAULT_MAX_ANSWER_BYTES,
+    Exchange,
+    Failure,
+    Timeouts,
+    content_type_notes,
+)
+
+#: How libcurl's error codes read in a trace (its own message follows in parentheses).
+_FAILURES: dict[int, tuple[Failure, str]] = {
+    pycurl.E_COULDNT_CONNECT: (Failure.CONNECTION, "could not connect"),
+    pycurl.E_COULDNT_RESOLVE_HOST: (Failure.CONNECTION, "could not resolve the host"),
+    pycurl.E_RECV_ERROR: (Failure.CONNECTION, "connection broken while reading"),
+    pycurl.E_SEND_ERROR: (Failure.CONNECTION, "connection broken while sending"),
+    pycurl.E_GOT_NOTHING: (Failure.CONNECTION, "the Archive closed the connection without answering"),
+    pycurl.E_PARTIAL_FILE: (Failure.CONNECTION, "the answer ended before its announced length"),
+    pycurl.E_FTP_WEIRD_SERVER_REPLY: (Failure.CONNECTION, "the answer is not HTTP"),  # 8: CURLE_WEIRD_SERVER_REPLY
+    pycurl.E_UNSUPPORTED_PROTOCOL: (Failure.CONNECTION, "the answer is not HTTP"),  # "Received HTTP/0.9"
+    pycurl.E_SSL_CONNECT_ERROR: (Failure.CONNECTION, "TLS handshake failed"),
+    pycurl.E_PEER_FAILED_VERIFICATION: (Failure.CONNECTION, "the Archive's TLS certificate was not accepted"),
+}
+
+
+@dataclass(eq=False)
+class _Transfer:
+    """One exchange in flight: its handle, what has been read, and the future to complete."""
+
+    curl: pycurl.Curl
+    cap: int
+    timeouts: Timeouts
+    future: Future[Exchange] = field(default_factory=Future)
+    body: bytearray = field(default_factory=bytearray)
+    too_long: bool = False
+    announced: int | None = None
+
+    def header(self, line: bytes) -> int | None:
+        """libcurl's header callback: abort an answer that announces more than the cap (return 0)."""
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length" and value.strip().isdigit() and int(value) > self.cap:
+            self.announced = int(value)
+            return 0
+        return None
+
+    def write(self, data: bytes) -> int | None:
+        """libcurl's write callback: keep up to the cap, then abort the transfer (return 0)."""
+        room = self.cap - len(self.body)
+        if len(data) > room:
+            self.body.extend(data[:room])
+            self.too_long = True
+            return 0
+        self.body.extend(data)
+        return None
+
+
+class _Loop:
+    """The thread that drives one libcurl multi handle for the whole process.
+
+    libcurl's multi interface is not thread-safe, so only this thread touches it: other
+    threads queue transfers and wake it through a socket pair. Sockets are watched with a
+    :mod:`selectors` selector (epoll) as libcurl asks (``M_SOCKETFUNCTION``), and its timer
+    (``M_TIMERFUNCTION``) sets how long the selector may wait.
+    """
+
+    def __init__(self) -> None:
+        self._multi = pycurl.CurlMulti()
+        self._multi.setopt(pycurl.M_SOCKETFUNCTION, self._on_socket)
+        self._multi.setopt(pycurl.M_TIMERFUNCTION, self._on_timer)
+        self._selector = selectors.DefaultSelector()
+        self._wake_read, self._wake_write = socket.socketpair()
+        self._wake_read.setblocking(False)
+        self._wake_write.setblocking(False)
+        self._selector.register(self._wake_read, selectors.EVENT_READ)
+        self._incoming: deque[_Transfer] = deque()
+        self._running: dict[pycurl.Curl, _Transfer] = {}
+        self._timer: float | None = None
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name="ibi-curl-fan-out", daemon=True)
+        self._thread.start()
+
+    def add(self, transfers: list[_Transfer]) -> None:
+        self._incoming.extend(transfers)
+        self._wake()
+
+    def close(self) -> None:
+        self._closed = True
+        self._wake()
+        self._thread.join(timeout=5)
+
+    def _wake(self) -> None:
+        try:
+            self._wake_write.send(b"\0")
+        except BlockingIOError:
+            pass  # the pipe is full of wake-ups already: the loop is bound to look
+
+    def _on_socket(self, what: int, fd: int, multi: object, data: object) -> None:
+        if what == pycurl.POLL_REMOVE:
+            if fd in self._selector.get_map():
+                self._selector.unregister(fd)
+            return
+        events = {pycurl.POLL_IN: selectors.EVENT_READ, pycurl.POLL_OUT: selectors.EVENT_WRITE,
+                  pycurl.POLL_INOUT: selectors.EVENT_READ | selectors.EVENT_WRITE}[what]
+        if fd in self._selector.get_map():
+            self._selector.modify(fd, events)
+        else:
+            self._selector.register(fd, events)
+
+    def _on_timer(self, milliseconds: int) -> None:
+        self._timer = None if milliseconds < 0 else time.monotonic() + milliseconds / 1000
+
+    def _run(self) -> None:
+        while not self._closed:
+            wait = None if self._timer is None else max(0.0, self._timer - time.monotonic())
+            for key, mask in self._selector.select(wait):
+                if key.fileobj is self._wake_read:
+                    self._drain_wake_ups()
+                    continue
+                flags = (pycurl.CSELECT_IN if mask & selectors.EVENT_READ else 0) | \
+                        (pycurl.CSELECT_OUT if mask & selectors.EVENT_WRITE else 0)
+                self._multi.socket_action(key.fd, flags)
+            while self._incoming:
+                transfer = self._incoming.popleft()
+                self._running[transfer.curl] = transfer
+                self._multi.add_handle(transfer.curl)
+            if self._timer is not None and time.monotonic() >= self._timer:
+                self._timer = None
+                self._multi.socket_action(pycurl.SOCKET_TIMEOUT, 0)
+            self._finish_done()
+        for transfer in list(self._running.values()):
+            self._finish(transfer, pycurl.E_ABORTED_BY_CALLBACK, "the transport was closed")
+        self._multi.close()
+
+    def _drain_wake_ups(self) -> None:
+        try:
+            while self._wake_read.recv(4096):
+                pass
+        except BlockingIOError:
+            pass
+
+    def _finish_done(self) -> None:
+        while True:
+            queued, finished, failed = self._multi.info_read()
+            for curl in finished:
+                self._finish(self._running[curl], None, "")
+            for curl, code, message in failed:
+                self._finish(self._running[curl], code, message)
+            if not queued:
+                return
+
+    def _finish(self, transfer: _Transfer, code: int | None, message: str) -> None:
+        curl = transfer.curl
+        self._multi.remove_handle(curl)
+        del self._running[curl]
+        exchange = _exchange(transfer, code, message)
+        curl.close()
+        transfer.future.set_result(exchange)
+
+
+def _exchange(transfer: _Transfer, code: int | None, message: str) -> Exchange:
+    """What a finished transfer brought back, in the terms of :class:`Exchange`."""
+    curl = transfer.curl
+    status = curl.getinfo(pycurl.RESPONSE_CODE) or None
+    content_type = curl.getinfo(pycurl.CONTENT_TYPE)
+    notes = content_type_notes(content_type) if status else ()
+    body = bytes(transfer.body)
+    if transfer.too_long:
+        return Exchange(status, content_type, body, Failure.TOO_LARGE,
+                        f"answer longer than the cap of {transfer.cap} bytes; stopped reading", notes)
+    if transfer.announced is not None:
+        return Exchange(status, content_type, None, Failure.TOO_LARGE,
+                        f"answer announces {transfer.announced} bytes, more than the cap of {transfer.cap}", notes)
+    if code == pycurl.E_OPERATION_TIMEDOUT:
+        return Exchange(status, content_type, body or None, Failure.TIMEOUT, f"{_timeout_words(transfer, message)} ({message})", notes)
+    if code is not None:
+        failure, words = _FAILURES.get(code, (Failure.CONNECTION, "exchange failed"))
+        return Exchange(status, content_type, body or None, failure, f"{words} ({message})", notes)
+    if status is not None and 300 <= status < 400:
+        target = curl.getinfo(pycurl.REDIRECT_URL) or "(no Location)"
+        return Exchange(status, content_type, None, Failure.REDIRECT, f"redirect to {target[:200]} not followed", notes)
+    return Exchange(status, content_type, body, notes=notes)
+
+
+def _timeout_words(transfer: _Transfer, message: str) -> str:
+    """Which of the three limits ended the exchange, told apart by libcurl's message (the error
+    code is the same for all three: CURLE_OPERATION_TIMEDOUT)."""
+    if message.startswith("Connection timed out"):
+        return f"connect timeout: no connection within {transfer.timeouts.connect:.3g} s"
+    if message.startswith("Operation too slow"):
+        return f"read timeout: nothing received for {transfer.timeouts.read:.3g} s"
+    return f"the exchange deadline ({transfer.timeouts.total:.3g} s) passed"
+
+
+class CurlTransport:
+    """Archives over HTTP(S) through libcurl, every exchange of the process on one thread.
+
+    :meth:`submit` starts an exchange and returns at once; :meth:`fetch` waits for it (the
+    :class:`~ibiportal.resolver.transport.Transport` interface). For each request the host is
+    resolved and every address checked as :class:`HttpTransport` does, and libcurl connects
+    only to the checked address (``CURLOPT_RESOLVE``). Timeouts: ``connect`` to connect,
+    ``total`` for the whole exchange, and ``read`` as "no byte for that many seconds" (libcurl's
+    low-speed limit, in whole seconds). Never raises for a network problem.
+    """
+
+    def __init__(
+        self,
+        *,
+        allow_private: bool = False,
+        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+        getaddrinfo: GetAddrInfo | None = None,
+        user_agent: str = "IBI-Portal-resolver",
+        ca_file: str | None = None,
+    ) -> None:
+        self.allow_private = allow_private
+        self.max_answer_bytes = max_answer_bytes
+        self._getaddrinfo = getaddrinfo
+        self._headers = [f"User-Agent: {user_agent}", "Accept: text/plain"]
+        self._ca_file = ca_file or certifi.where()
+        self._loop: _Loop | None = None
+        self._loop_pid = 0
+        self._lock = threading.Lock()
+
+    def fetch(self, url: str, timeouts: Timeouts) -> Exchange:
+        """GET ``url`` and wait for the outcome (see the class docstring)."""
+        return self.submit([(url, timeouts)])[0].result()
+
+    def submit(self, messages: Sequence[tuple[str, Timeouts]]) -> list[Future[Exchange]]:
+        """Start a GET of every ``(url, timeouts)``; each future's result is its :class:`Exchange`.
+
+        The transfers reach the loop together, with one wake-up: waking it once per message
+        made the thread that submits and the loop take turns, and the last message of a round
+        of 50 left 10 ms after the first.
+        """
+        futures, transfers = [], []
+        for url, timeouts in messages:
+            started = self._started(url, timeouts)
+            if isinstance(started, Exchange):
+                futures.append(_done(started))
+            else:
+                futures.append(started.future)
+                transfers.append(started)
+        if transfers:
+            self._running_loop().add(transfers)
+        return futures
+
+    def _started(self, url: str, timeouts: Timeouts) -> _Transfer | Exchange:
+        """A transfer ready for the loop, or the exchange that ends it before it starts."""
+        try:
+            pin = self._check(url)
+        except AddressRefused as refused:
+            return Exchange(failure=Failure.REFUSED, error=str(refused))
+        except ValueError as invalid:  # urlsplit: a port out of range or not a number
+            return Exchange(failure=Failure.REFUSED, error=f"invalid URL: {invalid}")
+        transfer = _Transfer(pycurl.Curl(), self.max_answer_bytes, timeouts)
+        try:
+            self._configure(transfer, url, pin, timeouts)
+        except pycurl.error as error:  # a URL libcurl will not take (a control character, say)
+            transfer.curl.close()
+            return Exchange(failure=Failure.REFUSED, error=f"invalid URL: {error.args[-1]}")
+        return transfer
+
+    def close(self) -> None:
+        with self._lock:
+            loop, self._loop = self._loop, None
+        if loop is not None and self._loop_pid == os.getpid():
+            loop.close()
+
+    def _check(self, url: str) -> str:
+        """``host:port:address`` for ``CURLOPT_RESOLVE``, once the policy accepted every address."""
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise AddressRefused(url[:80], "not an http(s) URL with a host")
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        kwargs = {} if self._getaddrinfo is None else {"getaddrinfo": self._getaddrinfo}
+        checked = check_host(parts.hostname, port, allow_private=self.allow_private, **kwargs)
+        address = checked.addresses[0]
+        host = parts.hostname if not parts.hostname.count(":") else f"[{parts.hostname}]"
+        return f"{host}:{port}:{f'[{address}]' if ':' in address else address}"
+
+    def _configure(self, transfer: _Transfer, url: str, pin: str, timeouts: Timeouts) -> None:
+        curl = transfer.curl
+        curl.setopt(pycurl.URL, url)
+        curl.setopt(pycurl.RESOLVE, [pin])
+        curl.setopt(pycurl.PROTOCOLS, pycurl.PROTO_HTTP | pycurl.PROTO_HTTPS)
+        curl.setopt(pycurl.PROXY, "")  # never a proxy from the environment: it would bypass the pin
+        curl.setopt(pycurl.HTTP_VERSION, pycurl.CURL_HTTP_VERSION_1_1)
+        curl.setopt(pycurl.HTTPHEADER, self._headers)
+        curl.setopt(pycurl.CAINFO, self._ca_file)
+        curl.setopt(pycurl.NOSIGNAL, 1)
+        curl.setopt(pycurl.CONNECTTIMEOUT_MS, _milliseconds(min(timeouts.connect, timeouts.total)))
+        curl.setopt(pycurl.TIMEOUT_MS, _milliseconds(timeouts.total))
+        curl.setopt(pycurl.LOW_SPEED_LIMIT, 1)
+        curl.setopt(pycurl.LOW_SPEED_TIME, max(1, math.ceil(min(timeouts.read, timeouts.total))))
+        curl.setopt(pycurl.HEADERFUNCTION, transfer.header)
+        curl.setopt(pycurl.WRITEFUNCTION, transfer.write)
+
+    def _running_loop(self) -> _Loop:
+        """This process's loop; a forked child (a gunicorn worker) starts its own."""
+        with self._lock:
+            if self._loop is None or self._loop_pid != os.getpid():
+                self._loop, self._loop_pid = _Loop(), os.getpid()
+            return self._loop
+
+
+def _milliseconds(seconds: float) -> int:
+    return max(1, math.ceil(seconds * 1000))
+
+
+def _done(exchange: Exchange) -> Future[Exchange]:
+    future: Future[Exchange] = Future()
+    future.set_result(exchange)
+    return future
