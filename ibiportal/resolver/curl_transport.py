@@ -22,6 +22,7 @@ serve better than speed (the §7.2 confirmation, the conformance check, Cite's r
 """
 from __future__ import annotations
 
+import logging
 import math
 import os
 import selectors
@@ -46,6 +47,8 @@ from ibiportal.resolver.transport import (
     content_type_notes,
 )
 
+logger = logging.getLogger(__name__)
+
 #: How libcurl's error codes read in a trace (its own message follows in parentheses).
 _FAILURES: dict[int, tuple[Failure, str]] = {
     pycurl.E_COULDNT_CONNECT: (Failure.CONNECTION, "could not connect"),
@@ -55,6 +58,7 @@ _FAILURES: dict[int, tuple[Failure, str]] = {
     pycurl.E_GOT_NOTHING: (Failure.CONNECTION, "the Archive closed the connection without answering"),
     pycurl.E_PARTIAL_FILE: (Failure.CONNECTION, "the answer ended before its announced length"),
     pycurl.E_FTP_WEIRD_SERVER_REPLY: (Failure.CONNECTION, "the answer is not HTTP"),  # 8: CURLE_WEIRD_SERVER_REPLY
+    pycurl.E_ABORTED_BY_CALLBACK: (Failure.CONNECTION, "exchange abandoned"),
     pycurl.E_UNSUPPORTED_PROTOCOL: (Failure.CONNECTION, "the answer is not HTTP"),  # "Received HTTP/0.9"
     pycurl.E_SSL_CONNECT_ERROR: (Failure.CONNECTION, "TLS handshake failed"),
     pycurl.E_PEER_FAILED_VERIFICATION: (Failure.CONNECTION, "the Archive's TLS certificate was not accepted"),
@@ -117,9 +121,15 @@ class _Loop:
         self._thread = threading.Thread(target=self._run, name="ibi-curl-fan-out", daemon=True)
         self._thread.start()
 
+    @property
+    def alive(self) -> bool:
+        return not self._closed
+
     def add(self, transfers: list[_Transfer]) -> None:
         self._incoming.extend(transfers)
         self._wake()
+        if self._closed:  # closed meanwhile: the loop may not look again
+            self._abandon_incoming("the transport was closed")
 
     def close(self) -> None:
         self._closed = True
@@ -140,34 +150,60 @@ class _Loop:
         events = {pycurl.POLL_IN: selectors.EVENT_READ, pycurl.POLL_OUT: selectors.EVENT_WRITE,
                   pycurl.POLL_INOUT: selectors.EVENT_READ | selectors.EVENT_WRITE}[what]
         if fd in self._selector.get_map():
-            self._selector.modify(fd, events)
-        else:
-            self._selector.register(fd, events)
+            try:
+                self._selector.modify(fd, events)
+                return
+            except OSError:  # the descriptor was closed and its number reused: watch it afresh
+                self._selector.unregister(fd)
+        self._selector.register(fd, events)
 
     def _on_timer(self, milliseconds: int) -> None:
         self._timer = None if milliseconds < 0 else time.monotonic() + milliseconds / 1000
 
     def _run(self) -> None:
-        while not self._closed:
-            wait = None if self._timer is None else max(0.0, self._timer - time.monotonic())
-            for key, mask in self._selector.select(wait):
-                if key.fileobj is self._wake_read:
-                    self._drain_wake_ups()
-                    continue
-                flags = (pycurl.CSELECT_IN if mask & selectors.EVENT_READ else 0) | \
-                        (pycurl.CSELECT_OUT if mask & selectors.EVENT_WRITE else 0)
-                self._multi.socket_action(key.fd, flags)
-            while self._incoming:
-                transfer = self._incoming.popleft()
-                self._running[transfer.curl] = transfer
-                self._multi.add_handle(transfer.curl)
-            if self._timer is not None and time.monotonic() >= self._timer:
-                self._timer = None
-                self._multi.socket_action(pycurl.SOCKET_TIMEOUT, 0)
-            self._finish_done()
+        """Turn until closed. If a turn fails (a defect: an Archive's doing ends one exchange,
+        not the loop), every exchange of this loop ends as a failure instead of waiting for
+        ever, and the transport starts a new loop for the next ones."""
+        why = "the transport was closed"
+        try:
+            while not self._closed:
+                self._turn()
+        except Exception:
+            logger.exception("the fan-out loop failed; its exchanges end as failures")
+            why, self._closed = "the portal's fan-out loop failed (see its log)", True
         for transfer in list(self._running.values()):
-            self._finish(transfer, pycurl.E_ABORTED_BY_CALLBACK, "the transport was closed")
+            self._finish(transfer, pycurl.E_ABORTED_BY_CALLBACK, why)
+        self._abandon_incoming(why)
         self._multi.close()
+
+    def _turn(self) -> None:
+        """Wait for a socket, a wake-up or libcurl's timer, and let libcurl act on it."""
+        wait = None if self._timer is None else max(0.0, self._timer - time.monotonic())
+        for key, mask in self._selector.select(wait):
+            if key.fileobj is self._wake_read:
+                self._drain_wake_ups()
+                continue
+            flags = (pycurl.CSELECT_IN if mask & selectors.EVENT_READ else 0) | \
+                    (pycurl.CSELECT_OUT if mask & selectors.EVENT_WRITE else 0)
+            self._multi.socket_action(key.fd, flags)
+        while self._incoming:
+            transfer = self._incoming.popleft()
+            self._running[transfer.curl] = transfer
+            self._multi.add_handle(transfer.curl)
+        if self._timer is not None and time.monotonic() >= self._timer:
+            self._timer = None
+            self._multi.socket_action(pycurl.SOCKET_TIMEOUT, 0)
+        self._finish_done()
+
+    def _abandon_incoming(self, why: str) -> None:
+        """End the transfers that never reached libcurl."""
+        while True:
+            try:
+                transfer = self._incoming.popleft()
+            except IndexError:
+                return
+            transfer.curl.close()
+            transfer.future.set_result(Exchange(failure=Failure.CONNECTION, error=why))
 
     def _drain_wake_ups(self) -> None:
         try:
@@ -335,7 +371,7 @@ class CurlTransport:
     def _running_loop(self) -> _Loop:
         """This process's loop; a forked child (a gunicorn worker) starts its own."""
         with self._lock:
-            if self._loop is None or self._loop_pid != os.getpid():
+            if self._loop is None or self._loop_pid != os.getpid() or not self._loop.alive:
                 self._loop, self._loop_pid = _Loop(), os.getpid()
             return self._loop
 
