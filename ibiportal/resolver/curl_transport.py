@@ -170,7 +170,7 @@ class _Loop:
                 self._turn()
         except Exception:
             logger.exception("the fan-out loop failed; its exchanges end as failures")
-            why, self._closed = "the portal's fan-out loop failed (see its log)", True
+            why, self._closed = "the portal's fan-out loop failed, see its log", True
         for transfer in list(self._running.values()):
             self._finish(transfer, pycurl.E_ABORTED_BY_CALLBACK, why)
         self._abandon_incoming(why)
