@@ -25,9 +25,10 @@ from tests.standard_examples import SECTION_10_1_URL
 CONCURRENT = 40
 ITEM = "/8JMKD3MGP8W/35MMLL8"  # held by the demo Archive mtc-m16c (§10.1)
 ARCHIVE_SECONDS = 1.0
-# Threads per worker: CONCURRENT // 2, so that one worker can take all of its node's requests at
+# Threads per worker: so that one worker can take all of its node's requests at
 # once (gunicorn hands connections to whichever worker accepts first); fewer, and the ones queued
 # behind busy threads are answered after the flight, from the cache (hits, allowed below).
+THREADS = CONCURRENT // 2
 
 pytestmark = pytest.mark.slow
 
@@ -70,7 +71,7 @@ def test_forty_requests_over_two_nodes_send_one_url_request_and_every_follower_l
     include(database, archive)
     common = {
         "IBIPORTAL_DATABASE": database, "IBIPORTAL_REDIS_URL": redis_server.url, "IBIPORTAL_SECRET_KEY": "shared",
-        "IBIPORTAL_WORKERS": "2", "IBIPORTAL_THREADS": str(CONCURRENT // 2), "IBIPORTAL_DEMO_ARCHIVES": "0",
+        "IBIPORTAL_WORKERS": "2", "IBIPORTAL_THREADS": str(THREADS), "IBIPORTAL_DEMO_ARCHIVES": "0",
         "IBIPORTAL_ALLOW_PRIVATE_ARCHIVES": "1",
     }
     nodes = [start_gunicorn({**common, "IBIPORTAL_INSTANCE": str(tmp_path / name)}) for name in "ab"]
