@@ -306,7 +306,8 @@ def from_published(outcome: dict) -> StoredResolution:
     resolution = Resolution.from_dict(outcome["resolution"])
     endpoint = outcome["acknowledged"]
     if endpoint is not None:
-        resolution = replace(resolution, acknowledged=ArchiveEndpoint(**{**endpoint, "transport": Route(endpoint["transport"])}))
+        archive = ArchiveEndpoint(**{**endpoint, "transport": Route(endpoint["transport"])})
+        resolution = replace(resolution, acknowledged=archive)
     diagnosis = outcome["diagnosis"]
     return StoredResolution(outcome["trace_id"], resolution, joined=True,
                             diagnosis=None if diagnosis is None else NotFoundDiagnosis.from_dict(diagnosis))

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -20,7 +22,7 @@ from ibiportal.resolver.diagnosis import diagnose
 from ibiportal.resolver.engine import ClientInfo, Resolver, joined
 from ibiportal.resolver.transport import LocalTransport
 from ibiportal.storage.redis_flight import Published, RedisFlight
-from ibiportal.storage.signal import RedisChanges
+from ibiportal.storage.signal import REDIS_TIMEOUT_SECONDS, RedisChanges
 from ibiportal.web.resolution import StoredResolution, from_published, published
 from tests.servers import RedisServer
 from tests.standard_examples import SECTION_10_1_URL
@@ -136,7 +138,7 @@ def test_a_redirect_or_an_alert_reaches_a_follower_in_another_worker_as_the_lead
 KILLED_LEADER = textwrap.dedent("""
     import sys, time
     from ibiportal.storage.redis_flight import RedisFlight
-    from ibiportal.storage.signal import RedisChanges
+    from ibiportal.storage.signal import REDIS_TIMEOUT_SECONDS, RedisChanges
     flight = RedisFlight(RedisChanges(sys.argv[1]).client, lock_seconds=1.5, wait_seconds=1.0)
     flight.run("key", lambda: print("leading", flush=True) or time.sleep(60), dict)
 """)
@@ -210,3 +212,24 @@ def test_redis_going_away_mid_flight_fails_open_with_one_warning(caplog):
     warnings = [record for record in caplog.records if record.levelno == logging.WARNING]
     assert len([w for w in warnings if "single flight is per worker" in w.getMessage()]) == 2  # once per worker
     assert all(record.exc_info is None for record in caplog.records)
+
+
+def test_a_stalled_redis_costs_one_request_its_timeout_then_is_left_alone(caplog):
+    server = RedisServer.start()
+    client = RedisChanges(server.url).client
+    flight = worker(client)
+    caplog.set_level(logging.WARNING, logger="ibiportal.storage.redis_flight")
+    os.kill(server.process.pid, signal.SIGSTOP)  # accepts connections, answers nothing
+    try:
+        begun = time.monotonic()
+        assert flight.run("key", lambda: "by itself", said) == "by itself"
+        assert time.monotonic() - begun < REDIS_TIMEOUT_SECONDS + 0.5  # the client's timeout, not the deadline
+        begun = time.monotonic()
+        assert [flight.run("key", lambda: n, said) for n in range(20)] == list(range(20))
+        assert time.monotonic() - begun < 0.2  # Redis left alone meanwhile
+    finally:
+        os.kill(server.process.pid, signal.SIGCONT)
+        client.close()
+        server.stop()
+    assert [record.getMessage().split(":")[0] for record in caplog.records] == [
+        "Redis unreachable, single flight is per worker until it is back"]
