@@ -9,11 +9,15 @@ from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+import requests.adapters
 from hypothesis import settings
 
 from ibiportal import create_app
 from ibiportal.archive.demo import load_demo_archives
 from ibiportal.archive.http_server import ArchiveHTTPServer
+from ibiportal.resolver.curl_transport import CurlTransport
+from ibiportal.resolver.transport import HttpTransport
+from tests.reliability.faulty_archives import tls_files
 from tests.servers import PostgresServer, RedisServer, fresh_sqlite
 
 # Hypothesis' per-example deadline is a timing assertion: on a shared, loaded 2-core machine it
@@ -120,3 +124,45 @@ def serve_http():
     for server in servers:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture(params=[HttpTransport, CurlTransport], ids=["requests", "libcurl"])
+def transport_class(request):
+    """Both HTTP clients of the portal, each held to the same proofs: ``HttpTransport``
+    (requests: the one-off exchanges) and ``CurlTransport`` (libcurl: the resolver's fan-out)."""
+    return request.param
+
+
+@pytest.fixture
+def make_transport(transport_class):
+    """``make_transport(**options)``: a ``transport_class`` transport, closed after the test."""
+    made = []
+
+    def make(**options):
+        made.append(transport_class(**options))
+        return made[-1]
+
+    yield make
+    for transport in made:
+        transport.close()
+
+
+@pytest.fixture(scope="session")
+def archive_certificate(tmp_path_factory) -> tuple[str, str]:
+    """A self-signed certificate and its key for ``archive.test`` (one per session: openssl)."""
+    return tls_files(tmp_path_factory.mktemp("tls"))
+
+
+@pytest.fixture
+def make_trusting_transport(make_transport, transport_class, archive_certificate, monkeypatch):
+    """``make_trusting_transport(**options)``: a ``transport_class`` transport whose only trusted
+    CA is ``archive_certificate`` (libcurl: ``ca_file``; requests: its default bundle)."""
+    cert, _ = archive_certificate
+
+    def make(**options):
+        if transport_class is CurlTransport:
+            return make_transport(ca_file=cert, **options)
+        monkeypatch.setattr(requests.adapters, "DEFAULT_CA_BUNDLE_PATH", cert)
+        return make_transport(**options)
+
+    return make

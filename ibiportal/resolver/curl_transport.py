@@ -10,7 +10,7 @@ interpreter, and their answers were read the same way (``benchmarks/resolution.p
 *multi* handle (through ``pycurl``): the requests of a round are written in one pass, the
 answers are read by libcurl's C code, and Python runs once per finished exchange. It is also
 where libcurl's own limits replace hand-made ones: ``CURLOPT_TIMEOUT_MS`` bounds the whole
-exchange (no watchdog needed), ``CURLOPT_RESOLVE`` pins the connection to the address the
+exchange (no watchdog needed), ``CURLOPT_CONNECT_TO`` pins the connection to the address the
 policy checked, the header and write callbacks cap the answer, redirects are
 never followed, proxies from the environment are never used, and only http and https are
 spoken. The address policy is the same as :class:`HttpTransport`'s
@@ -29,6 +29,7 @@ import selectors
 import socket
 import threading
 import time
+import weakref
 from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import Future
@@ -76,9 +77,20 @@ class _Transfer:
     body: bytearray = field(default_factory=bytearray)
     too_long: bool = False
     announced: int | None = None
+    header_lines: int = 0
+    headers_ended: bool = False
+
+    @property
+    def stall_seconds(self) -> int:
+        """The read timeout as libcurl applies it: its low-speed time counts whole seconds."""
+        return max(1, math.ceil(min(self.timeouts.read, self.timeouts.total)))
 
     def header(self, line: bytes) -> int | None:
-        """libcurl's header callback: abort an answer that announces more than the cap (return 0)."""
+        """libcurl's header callback (once per complete line, the status line and the blank line
+        that ends the headers included): note how far the answer got, and abort one that
+        announces more than the cap (return 0)."""
+        self.header_lines += 1
+        self.headers_ended = line in (b"\r\n", b"\n")
         name, _, value = line.partition(b":")
         if name.strip().lower() == b"content-length" and value.strip().isdigit() and int(value) > self.cap:
             self.announced = int(value)
@@ -141,6 +153,8 @@ class _Loop:
             self._wake_write.send(b"\0")
         except BlockingIOError:
             pass  # the pipe is full of wake-ups already: the loop is bound to look
+        except OSError:
+            pass  # closed: the loop has ended
 
     def _on_socket(self, what: int, fd: int, multi: object, data: object) -> None:
         if what == pycurl.POLL_REMOVE:
@@ -175,6 +189,9 @@ class _Loop:
             self._finish(transfer, pycurl.E_ABORTED_BY_CALLBACK, why)
         self._abandon_incoming(why)
         self._multi.close()
+        self._selector.close()
+        self._wake_read.close()
+        self._wake_write.close()
 
     def _turn(self) -> None:
         """Wait for a socket, a wake-up or libcurl's timer, and let libcurl act on it."""
@@ -257,12 +274,22 @@ def _exchange(transfer: _Transfer, code: int | None, message: str) -> Exchange:
 
 def _timeout_words(transfer: _Transfer, message: str) -> str:
     """Which of the three limits ended the exchange, told apart by libcurl's message (the error
-    code is the same for all three: CURLE_OPERATION_TIMEDOUT)."""
+    code is the same for all three: CURLE_OPERATION_TIMEDOUT), and how far the answer got.
+
+    libcurl's low-speed limit (the read timeout) counts body bytes only: an Archive still
+    sending its headers – one byte at a time, say – meets it as one that sends nothing, so the
+    words say which part of the answer was missing rather than "nothing received"."""
+    connect, total = min(transfer.timeouts.connect, transfer.timeouts.total), transfer.timeouts.total
     if message.startswith("Connection timed out"):
-        return f"connect timeout: no connection within {transfer.timeouts.connect:.3g} s"
+        return f"connect timeout: no connection within {connect:.3g} s"
     if message.startswith("Operation too slow"):
-        return f"read timeout: nothing received for {transfer.timeouts.read:.3g} s"
-    return f"the exchange deadline ({transfer.timeouts.total:.3g} s) passed"
+        seconds = transfer.stall_seconds
+        if not transfer.header_lines:
+            return f"read timeout: the Archive sent no answer within {seconds} s"
+        if not transfer.headers_ended:
+            return f"read timeout: the Archive's headers were still incomplete after {seconds} s"
+        return f"read timeout: the Archive's answer stalled, nothing received for {seconds} s"
+    return f"the exchange deadline ({total:.3g} s) passed"
 
 
 class CurlTransport:
@@ -271,7 +298,8 @@ class CurlTransport:
     :meth:`submit` starts an exchange and returns at once; :meth:`fetch` waits for it (the
     :class:`~ibiportal.resolver.transport.Transport` interface). For each request the host is
     resolved and every address checked as :class:`HttpTransport` does, and libcurl connects
-    only to the checked address (``CURLOPT_RESOLVE``). Timeouts: ``connect`` to connect,
+    only to the checked address (``CURLOPT_CONNECT_TO``; the URL's name still goes in the Host
+    header, the TLS SNI and the certificate check). Timeouts: ``connect`` to connect,
     ``total`` for the whole exchange, and ``read`` as "no byte for that many seconds" (libcurl's
     low-speed limit, in whole seconds). Never raises for a network problem.
     """
@@ -328,8 +356,8 @@ class CurlTransport:
         transfer = _Transfer(pycurl.Curl(), self.max_answer_bytes, timeouts)
         try:
             self._configure(transfer, url, pin, timeouts)
-        except pycurl.error as error:  # a URL libcurl will not take (a control character, say)
-            transfer.curl.close()
+        except (pycurl.error, ValueError) as error:  # a URL libcurl will not take (a control character,
+            transfer.curl.close()                    # say), or pycurl will not pass it (a NUL byte)
             return Exchange(failure=Failure.REFUSED, error=f"invalid URL: {error.args[-1]}")
         return transfer
 
@@ -340,7 +368,14 @@ class CurlTransport:
             loop.close()
 
     def _check(self, url: str) -> str:
-        """``host:port:address`` for ``CURLOPT_RESOLVE``, once the policy accepted every address."""
+        """``host:port:address:port`` for ``CURLOPT_CONNECT_TO``, once the policy accepted every
+        address of the host.
+
+        Not ``CURLOPT_RESOLVE``: that fills the multi handle's DNS cache, and libcurl reuses a
+        kept-alive connection by host name and port – after a new DNS answer, the exchange went
+        to the address checked the time before, not to the one checked now. A connection made
+        through ``CONNECT_TO`` is reused only by an exchange pinned to the same address
+        (``tests/resolver/test_curl_transport.py``)."""
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise AddressRefused(url[:80], "not an http(s) URL with a host")
@@ -349,12 +384,12 @@ class CurlTransport:
         checked = check_host(parts.hostname, port, allow_private=self.allow_private, **kwargs)
         address = checked.addresses[0]
         host = parts.hostname if not parts.hostname.count(":") else f"[{parts.hostname}]"
-        return f"{host}:{port}:{f'[{address}]' if ':' in address else address}"
+        return f"{host}:{port}:{f'[{address}]' if ':' in address else address}:{port}"
 
     def _configure(self, transfer: _Transfer, url: str, pin: str, timeouts: Timeouts) -> None:
         curl = transfer.curl
         curl.setopt(pycurl.URL, url)
-        curl.setopt(pycurl.RESOLVE, [pin])
+        curl.setopt(pycurl.CONNECT_TO, [pin])
         curl.setopt(pycurl.PROTOCOLS, pycurl.PROTO_HTTP | pycurl.PROTO_HTTPS)
         curl.setopt(pycurl.PROXY, "")  # never a proxy from the environment: it would bypass the pin
         curl.setopt(pycurl.HTTP_VERSION, pycurl.CURL_HTTP_VERSION_1_1)
@@ -364,7 +399,7 @@ class CurlTransport:
         curl.setopt(pycurl.CONNECTTIMEOUT_MS, _milliseconds(min(timeouts.connect, timeouts.total)))
         curl.setopt(pycurl.TIMEOUT_MS, _milliseconds(timeouts.total))
         curl.setopt(pycurl.LOW_SPEED_LIMIT, 1)
-        curl.setopt(pycurl.LOW_SPEED_TIME, max(1, math.ceil(min(timeouts.read, timeouts.total))))
+        curl.setopt(pycurl.LOW_SPEED_TIME, transfer.stall_seconds)
         curl.setopt(pycurl.HEADERFUNCTION, transfer.header)
         curl.setopt(pycurl.WRITEFUNCTION, transfer.write)
 

@@ -37,23 +37,28 @@ class RawArchive:
     ``accept=False`` makes a blackhole: the port listens with a backlog of 0, which this
     object fills with connections of its own, so the kernel drops every further SYN – a
     connection to it is never even established (like a firewall that drops packets).
-    ``requests`` holds the request heads received.
+    ``host`` and ``port`` place it elsewhere on loopback (``::1``, or ``127.0.0.2`` on another
+    Archive's port). ``requests`` holds the request heads received, ``accepted`` counts the
+    connections accepted.
     """
 
-    def __init__(self, behaviour: Behaviour | None = None, *, accept: bool = True) -> None:
+    def __init__(self, behaviour: Behaviour | None = None, *, accept: bool = True, host: str = "127.0.0.1",
+                 port: int = 0) -> None:
         self.behaviour = behaviour
-        self.server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.host = host
+        self.server = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
         self.server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.server.bind(("127.0.0.1", 0))
+        self.server.bind((host, port))
         self.server.listen(16 if accept else 0)
         self.port = self.server.getsockname()[1]
         self.requests: list[bytes] = []
+        self.accepted = 0
         self._connections: list[socket.socket] = []
         if not accept:
             for _ in range(4):  # the accept queue (backlog + 1) and the SYN queue, full
                 filler = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
                 filler.setblocking(False)
-                filler.connect_ex(("127.0.0.1", self.port))
+                filler.connect_ex((host, self.port))
                 self._connections.append(filler)
             time.sleep(0.05)
         self._stop = threading.Event()
@@ -64,7 +69,7 @@ class RawArchive:
     @property
     def address(self) -> str:
         """``archiveaddress`` (Table 7.2): host and port."""
-        return f"127.0.0.1:{self.port}"
+        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
 
     def _serve(self) -> None:
         self.server.settimeout(0.1)
@@ -76,6 +81,7 @@ class RawArchive:
             except OSError:
                 return
             self._connections.append(connection)
+            self.accepted += 1
             threading.Thread(target=self._handle, args=(connection,), daemon=True).start()
 
     def _handle(self, connection: socket.socket) -> None:
@@ -93,6 +99,10 @@ class RawArchive:
             self.requests.append(head)
             if self.behaviour is not None:
                 self.behaviour(connection, head)
+                if getattr(self.behaviour, "keeps_alive", False):
+                    while (head := _read_head(connection)) is not None:
+                        self.requests.append(head)
+                        self.behaviour(connection, head)
         except OSError:
             pass  # the portal gave up on us: that is what the tests want
         finally:
@@ -145,6 +155,18 @@ def http_answer(body: bytes, *, status: str = "200 OK", content_type: str | None
 def answers(body: bytes, **options) -> Behaviour:
     """Answers at once with ``body`` (see :func:`http_answer` for the options)."""
     return lambda connection, head: connection.sendall(http_answer(body, **options))
+
+
+def keeps_alive(body: bytes) -> Behaviour:
+    """Answers ``body`` to every request of a kept-alive connection (HTTP/1.1's default), until
+    the client closes it."""
+
+    def behaviour(connection: socket.socket, head: bytes) -> None:
+        connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+                           + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+
+    behaviour.keeps_alive = True  # type: ignore[attr-defined]  (RawArchive reads the next request)
+    return behaviour
 
 
 def answers_late(delay: float, body: bytes = b"") -> Behaviour:

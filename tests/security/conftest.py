@@ -4,20 +4,38 @@ from __future__ import annotations
 
 import socket
 
+import pycurl
 import pytest
 import urllib3.util.connection
+
+from ibiportal.resolver.curl_transport import CurlTransport
 
 
 @pytest.fixture
 def dialed(monkeypatch) -> list[tuple[str, int]]:
-    """Every (address, port) the HTTP transport opens a socket to; each attempt is refused."""
+    """Every (address, port) either HTTP client opens a socket to; each attempt is refused.
+
+    urllib3 (``HttpTransport``) dials through ``create_connection``; libcurl
+    (``CurlTransport``) asks its ``CURLOPT_OPENSOCKETFUNCTION`` for every socket it opens, with
+    the address it is about to connect to, and gives up on that address when it gets none."""
     attempts: list[tuple[str, int]] = []
 
     def refuse(address, *args, **kwargs):
         attempts.append((address[0], address[1]))
         raise ConnectionRefusedError(f"test: connection to {address[0]} refused")
 
+    def open_no_socket(purpose, address):
+        attempts.append((address.addr[0], address.addr[1]))
+        return pycurl.SOCKET_BAD
+
+    configure = CurlTransport._configure
+
+    def configure_recording(transport, transfer, *args, **kwargs):
+        configure(transport, transfer, *args, **kwargs)
+        transfer.curl.setopt(pycurl.OPENSOCKETFUNCTION, open_no_socket)
+
     monkeypatch.setattr(urllib3.util.connection, "create_connection", refuse)
+    monkeypatch.setattr(CurlTransport, "_configure", configure_recording)
     return attempts
 
 

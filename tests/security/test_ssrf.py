@@ -3,17 +3,17 @@ private, link-local (cloud metadata), unspecified or otherwise non-public addres
 an Archive – whether the address is written as a literal in any spelling, reached through a
 DNS name, a DNS answer that changes between check and connect, or a redirect.
 
-Every outgoing HTTP request of the portal goes through ``HttpTransport.fetch`` (resolver
-messages to registered Archives, the §7.2 confirmation request, the administrator's checks,
-the cite page's record fetches), so most tests aim at it directly; the end-to-end ones go
-through the resolver service and ``GET /<persistent URL>``. The ``dialed`` fixture records
-each connection attempt (and refuses it); ``dns`` answers names from a table.
+Every outgoing HTTP request of the portal goes through one of two transports: ``CurlTransport``
+(libcurl: the resolver's messages to registered Archives) or ``HttpTransport`` (requests: the
+§7.2 confirmation request, the administrator's checks, the cite page's record fetches). Most
+tests aim at them directly, each test run on both (the ``transport_class`` fixture); the
+end-to-end ones go through the resolver service and ``GET /<persistent URL>``. The ``dialed``
+fixture records each connection attempt of either client (and refuses it); ``dns`` answers
+names from a table.
 """
 from __future__ import annotations
 
 import ipaddress
-from http.server import BaseHTTPRequestHandler
-
 import pytest
 import responses
 from hypothesis import HealthCheck, given, settings
@@ -21,11 +21,12 @@ from hypothesis import strategies as st
 
 from ibiportal import create_app
 from ibiportal.resolver.addresses import refusal_reason
+from ibiportal.resolver.curl_transport import CurlTransport
 from ibiportal.resolver.engine import ClientInfo, Resolver, ResolverSettings
 from ibiportal.resolver.trace import AlertReason, Status
 from ibiportal.resolver.transport import ArchiveEndpoint, Failure, HttpTransport, Timeouts
 from tests import standard_examples as standard
-from tests.reliability.faulty_archives import SERVICE_IBI, include
+from tests.reliability.faulty_archives import SERVICE_IBI, RawArchive, answers, include, keeps_alive, over_tls
 from tests.standard_examples import query_of
 from tests.servers import fresh_sqlite
 
@@ -69,11 +70,14 @@ FORBIDDEN_HOSTS = [
 ]
 
 
+#: How each client words a connection the ``dialed`` fixture refused.
+NOT_CONNECTED = {HttpTransport: "refused", CurlTransport: "Could not connect to server"}
+
+
 @pytest.fixture
-def transport():
-    http = HttpTransport()
-    yield http
-    http.close()
+def transport(make_transport):
+    """The transport under test, with the deployment's policy (private Archives refused)."""
+    return make_transport()
 
 
 def assert_only_public(dialed: list[tuple[str, int]]) -> None:
@@ -129,8 +133,32 @@ def test_dns_rebinding_connects_to_the_address_that_was_checked(transport, diale
 def test_https_dials_the_checked_address_too(transport, dialed, dns):
     dns["archive.example"] = [PUBLIC]
     exchange = transport.fetch(f"https://archive.example{REQUEST}", TIMEOUTS)
-    assert exchange.failure is Failure.CONNECTION and "refused" in exchange.error
+    assert exchange.failure is Failure.CONNECTION and NOT_CONNECTED[type(transport)] in exchange.error
     assert dialed == [(PUBLIC, 443)]
+
+
+def test_a_rebind_between_allowed_addresses_goes_to_the_address_checked_now(make_transport):
+    """Private Archives allowed, so both answers pass the check: the name answers 127.0.0.1,
+    then 127.0.0.2 on the same port. The second exchange goes to 127.0.0.2 – not over the
+    kept-alive connection to the address checked the time before."""
+    first = RawArchive(keeps_alive(b"first"))
+    second = RawArchive(keeps_alive(b"second"), host="127.0.0.2", port=first.port)
+    answers_now = ["127.0.0.1"]
+
+    def dns(host, port, *args, **kwargs):
+        return [(2, 1, 6, "", (answers_now[0], port))]
+
+    transport = make_transport(allow_private=True, getaddrinfo=dns)
+    try:
+        url = f"http://archive.test:{first.port}{REQUEST}"
+        before = [transport.fetch(url, TIMEOUTS).body for _ in range(2)]
+        answers_now[0] = "127.0.0.2"
+        after = transport.fetch(url, TIMEOUTS).body
+    finally:
+        first.close()
+        second.close()
+    assert before == [b"first", b"first"] and first.accepted == 1  # kept alive while the pin held
+    assert after == b"second" and second.accepted == 1
 
 
 def test_a_name_that_does_not_resolve_is_refused(transport, dialed, dns):
@@ -163,12 +191,26 @@ URL_TRICKS = [
     "//127.0.0.1/",
 ]
 
+#: Schemes libcurl could speak (or a parser could mistake for http) – only http and https are.
+OTHER_SCHEMES = ["file:///etc/passwd", "FILE://localhost/etc/passwd", "gopher://{public}:70/_x",
+                 "dict://{public}:11211/stat", "ftp://{public}/", "ftps://{public}/", "sftp://{public}/",
+                 "scp://{public}/", "ldap://{public}/", "tftp://{public}/x", "telnet://{public}/",
+                 "smtp://{public}/", "imap://{public}/", "rtsp://{public}/", "ws://{public}/",
+                 "wss://{public}/", "mqtt://{public}/", "httpx://{public}/", "http+unix://{public}/"]
+
 
 @pytest.mark.parametrize("template", URL_TRICKS)
 def test_url_parser_tricks_never_reach_a_forbidden_address(transport, dialed, template):
     exchange = transport.fetch(template.format(public=PUBLIC), TIMEOUTS)
     assert exchange.failure in (Failure.REFUSED, Failure.CONNECTION)
     assert_only_public(dialed)
+
+
+@pytest.mark.parametrize("template", OTHER_SCHEMES)
+def test_only_http_and_https_are_spoken(transport, dialed, template):
+    exchange = transport.fetch(template.format(public=PUBLIC), TIMEOUTS)
+    assert exchange.failure is Failure.REFUSED and "not an http(s) URL with a host" in exchange.error
+    assert dialed == []
 
 
 HOST_PARTS = st.sampled_from(
@@ -192,55 +234,75 @@ def test_any_mix_of_hosts_and_separators_never_reaches_a_forbidden_address(trans
 # -- redirects --------------------------------------------------------------------------------------
 
 
-class _Secret(BaseHTTPRequestHandler):
-    """An internal service the portal must never be made to call."""
-
-    hits: list[str] = []
-
-    def do_GET(self):  # noqa: N802 (http.server's name)
-        type(self).hits.append(self.path)
-        self.send_response(200)
-        self.send_header("Content-Length", "6")
-        self.end_headers()
-        self.wfile.write(b"secret")
-
-    def log_message(self, *args):
-        pass
-
-
-def _redirector(status: int, target: str):
-    class Redirect(BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802
-            self.send_response(status)
-            self.send_header("Location", target)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-        def log_message(self, *args):
-            pass
-
-    return Redirect
-
-
 @pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
-def test_redirects_are_never_followed_even_to_allowed_addresses(serve_http, status):
-    """Private Archives allowed (so only the no-redirect rule stands between them): 0 hits."""
-    _Secret.hits = []
-    secret = serve_http(_Secret)
-    archive = serve_http(_redirector(status, f"http://{secret}/latest/meta-data/"))
-    transport = HttpTransport(allow_private=True)
-    exchange = transport.fetch(f"http://{archive}{REQUEST}", TIMEOUTS)
-    resolver = Resolver([ArchiveEndpoint(archive, SERVICE_IBI, "redirecting")], {"http": transport},
-                        settings=ResolverSettings(deadline=3.0))
-    resolution = resolver.resolve("http://urlib.net/8JMKD3MGP8W/35MMLL8", CLIENT)
-    resolver.close()
-    transport.close()
+def test_redirects_are_never_followed_even_to_allowed_addresses(make_transport, status):
+    """Private Archives allowed (so only the no-redirect rule stands between them): an internal
+    service the portal must never be made to call gets no request, and not even a connection."""
+    with RawArchive(answers(b"secret")) as secret:
+        target = f"http://{secret.address}/latest/meta-data/"
+        moved = answers(b"", status=f"{status} Moved", extra=f"Location: {target}\r\n")
+        with RawArchive(moved) as archive:
+            transport = make_transport(allow_private=True)
+            exchange = transport.fetch(f"http://{archive.address}{REQUEST}", TIMEOUTS)
+            resolver = Resolver([ArchiveEndpoint(archive.address, SERVICE_IBI, "redirecting")], {"http": transport},
+                                settings=ResolverSettings(deadline=3.0))
+            resolution = resolver.resolve("http://urlib.net/8JMKD3MGP8W/35MMLL8", CLIENT)
+            resolver.close()
+        assert secret.accepted == 0 and secret.requests == []
     assert exchange.failure is Failure.REDIRECT and exchange.status == status
-    assert f"redirect to http://{secret}/latest/meta-data/ not followed" in exchange.error
-    assert _Secret.hits == []
+    assert f"redirect to {target} not followed" in exchange.error
     (step,) = resolution.trace.numbered(3)
     assert step.status is Status.TRANSPORT_ERROR and "not followed" in step.decision
     assert resolution.alert.reason is AlertReason.NO_ARCHIVE_ANSWERED
+
+
+# -- IPv6 literals and environment proxies -------------------------------------------------------
+
+
+def test_an_ipv6_literal_is_reached_when_private_archives_are_allowed(make_transport, dialed):
+    """``[::1]`` is refused by the deployment's policy (see FORBIDDEN_HOSTS) and reached, over
+    IPv6 loopback, where private Archives are allowed."""
+    dialed_before = len(dialed)
+    with RawArchive(answers(b"url http://example.org/\r\n"), host="::1") as archive:
+        refused = make_transport().fetch(f"http://{archive.address}{REQUEST}", TIMEOUTS)
+        assert archive.accepted == 0
+    assert refused.failure is Failure.REFUSED and "::1 is a loopback address" in refused.error
+    assert len(dialed) == dialed_before == 0
+
+
+def test_an_ipv6_archive_answers_when_allowed(make_transport):
+    with RawArchive(answers(b"url http://example.org/\r\n"), host="::1") as archive:
+        exchange = make_transport(allow_private=True).fetch(f"http://{archive.address}{REQUEST}", TIMEOUTS)
+    assert exchange.failure is None and exchange.body == b"url http://example.org/\r\n"
+    assert archive.requests[0].startswith(f"GET /{SERVICE_IBI}?servicesubject=urlRequest HTTP/1.1".encode())
+
+
+PROXY_VARIABLES = ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
+
+
+@pytest.mark.parametrize("scheme", ["http", "https"])
+def test_environment_proxies_are_never_used(make_trusting_transport, archive_certificate, monkeypatch, scheme):
+    """A proxy from the environment would dial the Archive's name itself, bypassing the checked,
+    pinned address. Every proxy variable points at a loopback listener that records
+    connections: the Archive answers directly and the proxy is never dialed."""
+    behaviour = answers(b"url http://example.org/\r\n")
+    if scheme == "https":
+        behaviour = over_tls(behaviour, *archive_certificate)
+    with RawArchive(answers(b"")) as proxy, RawArchive(behaviour) as archive:
+        for variable in PROXY_VARIABLES:
+            monkeypatch.setenv(variable, f"http://{proxy.address}")
+        monkeypatch.delenv("no_proxy", raising=False)
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        transport = make_trusting_transport(allow_private=True, getaddrinfo=_archive_test)
+        exchange = transport.fetch(f"{scheme}://archive.test:{archive.port}{REQUEST}", TIMEOUTS)
+        assert proxy.accepted == 0 and proxy.requests == []
+    assert exchange.failure is None and exchange.body == b"url http://example.org/\r\n"
+    assert archive.accepted == 1
+
+
+def _archive_test(host, port, *args, **kwargs):
+    """``archive.test`` (the test certificate's name) is the loopback Archive."""
+    return [(2, 1, 6, "", ("127.0.0.1", port))]
 
 
 # -- through the portal --------------------------------------------------------------------------
