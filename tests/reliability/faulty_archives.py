@@ -284,9 +284,17 @@ def over_tls(behaviour: Behaviour, cert: str, key: str) -> Behaviour:
         behaviour(connection, head)
 
     def tls(connection: socket.socket) -> tuple[socket.socket, bytes] | None:
-        secure = context.wrap_socket(connection, server_side=True)
-        head = _read_head(secure)
-        return None if head is None else (secure, head)
+        secure = context.wrap_socket(connection, server_side=True, do_handshake_on_connect=False)
+        try:
+            secure.do_handshake()
+            head = _read_head(secure)
+        except OSError:  # the client refused the certificate, or left
+            secure.close()
+            return None
+        if head is None:
+            secure.close()
+            return None
+        return secure, head
 
     wrapped.tls = tls  # type: ignore[attr-defined]  (RawArchive handshakes first)
     return wrapped
