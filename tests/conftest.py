@@ -116,7 +116,8 @@ def serve_http():
     def start(handler) -> str:
         server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         server.daemon_threads = True
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        # shutdown() waits for the loop's next poll: 0.05 s instead of 0.5 s per server
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         servers.append(server)
         return f"127.0.0.1:{server.server_address[1]}"
 

@@ -118,6 +118,10 @@ class RawArchive:
                 connection.close()
             except OSError:
                 pass
+        try:
+            self.server.shutdown(socket.SHUT_RDWR)  # wakes the accept() under way at once (Linux)
+        except OSError:
+            pass
         self.server.close()
         if self._thread:
             self._thread.join(timeout=5)

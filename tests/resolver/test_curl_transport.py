@@ -1,0 +1,212 @@
+"""What is particular to ``CurlTransport`` – one libcurl multi handle driven by one thread per
+process – on real loopback Archives: batches, threads submitting at once, closing, forking
+(gunicorn forks its workers), the size cap, the exchange deadline and kept-alive connections.
+
+The proofs it shares with ``HttpTransport`` (address policy, faults, HTTPS) run on both clients
+in ``tests/security/test_ssrf.py``, ``tests/reliability/test_archive_faults.py`` and
+``tests/resolver/test_http_transport.py``.
+"""
+from __future__ import annotations
+
+import gc
+import os
+import pickle
+import socket
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from ibiportal.resolver.curl_transport import CurlTransport
+from ibiportal.resolver.transport import Failure, Timeouts
+from tests.reliability.faulty_archives import (
+    RawArchive,
+    answers,
+    endless,
+    garbage,
+    keeps_alive,
+    says_nothing,
+    trickles,
+)
+
+TIMEOUTS = Timeouts(connect=1.0, read=1.0, total=2.0)
+LOOP_THREAD = "ibi-curl-fan-out"
+
+
+def echoes(connection: socket.socket, head: bytes) -> None:
+    """Answers the Archive's own port and the request line: who answered what."""
+    body = f"{connection.getsockname()[1]} {head.split(b' ')[1].decode()}".encode()
+    connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n"
+                       + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+
+
+@pytest.fixture
+def transport():
+    curl = CurlTransport(allow_private=True)
+    yield curl
+    curl.close()
+
+
+@pytest.fixture(scope="module")
+def fifty():
+    """50 Archives on loopback, each answering with its own port."""
+    archives = [RawArchive(echoes) for _ in range(50)]
+    yield archives
+    for archive in archives:
+        archive.close()
+
+
+def loop_threads() -> int:
+    return sum(thread.name == LOOP_THREAD for thread in threading.enumerate())
+
+
+def test_a_batch_of_50_submitted_at_once_all_complete(transport, fifty):
+    started = time.monotonic()
+    futures = transport.submit([(f"http://{archive.address}/a?n={index}", TIMEOUTS)
+                                for index, archive in enumerate(fifty)])
+    exchanges = [future.result(timeout=5) for future in futures]
+    assert time.monotonic() - started < 2.0
+    assert [exchange.body.decode() for exchange in exchanges] == [
+        f"{archive.port} /a?n={index}" for index, archive in enumerate(fifty)]
+
+
+def test_the_futures_of_refused_urls_are_done_at_once(fifty):
+    """The address policy refuses before anything reaches the loop: those futures are complete
+    when ``submit`` returns, the others complete when their Archive answers."""
+    transport = CurlTransport()  # private Archives refused: the loopback one too
+    allowed = CurlTransport(allow_private=True)
+    try:
+        refused = transport.submit([(f"http://{fifty[0].address}/a", TIMEOUTS), ("file:///etc/passwd", TIMEOUTS)])
+        assert all(future.done() for future in refused)
+        assert [future.result().failure for future in refused] == [Failure.REFUSED, Failure.REFUSED]
+        assert "127.0.0.1 is a loopback address" in refused[0].result().error
+        mixed = allowed.submit([("gopher://127.0.0.1/", TIMEOUTS), (f"http://{fifty[1].address}/b", TIMEOUTS)])
+        assert mixed[0].done() and mixed[0].result().failure is Failure.REFUSED
+        assert mixed[1].result(timeout=5).body == f"{fifty[1].port} /b".encode()
+    finally:
+        transport.close()
+        allowed.close()
+
+
+def test_many_threads_submitting_at_once_get_their_own_answers(transport, fifty):
+    """8 threads each send 5 rounds to their eighth of the 50 Archives, every request with its
+    own path: every answer comes from the Archive asked, about the request sent (none lost,
+    none crossed)."""
+
+    def rounds(thread: int) -> list[tuple[str, bytes]]:
+        got = []
+        for round_ in range(5):
+            urls = [f"http://{archive.address}/t{thread}r{round_}" for archive in fifty[thread::8]]
+            futures = transport.submit([(url, TIMEOUTS) for url in urls])
+            got += [(url, future.result(timeout=10).body) for url, future in zip(urls, futures)]
+        return got
+
+    with ThreadPoolExecutor(8) as pool:
+        results = [item for got in pool.map(rounds, range(8)) for item in got]
+    assert len(results) == 5 * len(fifty)
+    for url, body in results:
+        host_port, path = url.removeprefix("http://").split("/", 1)
+        assert body == f"{host_port.rsplit(':', 1)[1]} /{path}".encode()
+
+
+def test_close_ends_the_loop_and_what_it_was_waiting_for(fifty):
+    """close() ends the loop thread; an exchange still in flight ends then, saying why; the
+    transport starts a new loop if it is used again."""
+    transport = CurlTransport(allow_private=True)
+    before = loop_threads()
+    with RawArchive(says_nothing) as silent:
+        pending = transport.submit([(f"http://{silent.address}/a", Timeouts(5, 5, 5))])[0]
+        time.sleep(0.1)
+        assert loop_threads() == before + 1
+        started = time.monotonic()
+        transport.close()
+        exchange = pending.result(timeout=1)
+    assert time.monotonic() - started < 1.0 and loop_threads() == before
+    assert exchange.failure is Failure.CONNECTION and "the transport was closed" in exchange.error
+    again = transport.fetch(f"http://{fifty[0].address}/again", TIMEOUTS)
+    transport.close()
+    assert again.body == f"{fifty[0].port} /again".encode()
+
+
+def test_a_forked_child_gets_its_own_loop_and_the_parent_keeps_its_own(transport):
+    """gunicorn forks its workers from a process that may have used the transport: the child
+    has none of the parent's threads, so it must start its own loop; the parent's loop – and
+    its kept-alive connection – must not be disturbed by what the child does."""
+    with RawArchive(keeps_alive(b"ok")) as archive:
+        url = f"http://{archive.address}/a"
+        assert transport.fetch(url, TIMEOUTS).body == b"ok"
+        read, write = os.pipe()
+        child = os.fork()
+        if child == 0:  # the child: fetch, forget the parent's loop, report, and leave at once
+            try:
+                outcome = transport.fetch(url, TIMEOUTS)
+                gc.collect()
+                os.write(write, pickle.dumps((outcome.body, loop_threads())))
+            finally:
+                os._exit(0)
+        os.close(write)
+        with os.fdopen(read, "rb") as pipe:
+            child_body, child_loops = pickle.loads(pipe.read())
+        os.waitpid(child, 0)
+        after = [transport.fetch(url, TIMEOUTS).body for _ in range(2)]
+    assert (child_body, child_loops) == (b"ok", 1)
+    assert after == [b"ok", b"ok"]
+    assert archive.accepted == 2  # the parent's connection, kept alive, and the child's own
+
+
+def test_the_answer_is_capped():
+    """At the cap the answer is whole; past it, reading stops there (256 KiB by default); an
+    answer announcing more than the cap is not read at all."""
+    body = b"a" * 1000
+    unannounced = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n" + body + b"b"
+    small = CurlTransport(allow_private=True, max_answer_bytes=1000)
+    default = CurlTransport(allow_private=True)
+    try:
+        with (RawArchive(answers(body)) as exact, RawArchive(garbage(unannounced)) as over,
+              RawArchive(answers(body + b"b")) as announced, RawArchive(endless) as huge):
+            at_cap = small.fetch(f"http://{exact.address}/a", TIMEOUTS)
+            past_cap = small.fetch(f"http://{over.address}/a", TIMEOUTS)
+            announced_past_cap = small.fetch(f"http://{announced.address}/a", TIMEOUTS)
+            endless_answer = default.fetch(f"http://{huge.address}/a", TIMEOUTS)
+    finally:
+        small.close()
+        default.close()
+    assert at_cap.failure is None and at_cap.body == body
+    assert past_cap.failure is Failure.TOO_LARGE and past_cap.body == body
+    assert past_cap.error == "answer longer than the cap of 1000 bytes; stopped reading"
+    assert announced_past_cap.failure is Failure.TOO_LARGE and announced_past_cap.body is None
+    assert announced_past_cap.error == "answer announces 1001 bytes, more than the cap of 1000"
+    assert endless_answer.failure is Failure.TOO_LARGE and len(endless_answer.body) == 256 * 1024
+
+
+@pytest.mark.parametrize("where", ["headers", "body"])
+def test_the_exchange_deadline_ends_a_trickling_archive(transport, where):
+    """One byte every 0.1 s never trips a 5 s read timeout: ``CURLOPT_TIMEOUT_MS`` ends the
+    exchange at its 0.6 s total, wherever the Archive is in its answer."""
+    with RawArchive(trickles(where, every=0.1)) as archive:
+        started = time.monotonic()
+        exchange = transport.fetch(f"http://{archive.address}/a", Timeouts(1, 5, 0.6))
+        took = time.monotonic() - started
+    assert exchange.failure is Failure.TIMEOUT
+    assert exchange.error.startswith("the exchange deadline (0.6 s) passed (Operation timed out after 6")
+    assert 0.55 < took < 1.0
+
+
+def test_the_read_timeout_is_worded_as_libcurl_applies_it(transport):
+    """libcurl's low-speed time counts whole seconds: a 0.3 s read timeout is 1 s, and says so."""
+    with RawArchive(says_nothing) as archive:
+        started = time.monotonic()
+        exchange = transport.fetch(f"http://{archive.address}/a", Timeouts(1, 0.3, 3))
+        took = time.monotonic() - started
+    assert exchange.failure is Failure.TIMEOUT and took < 1.6
+    assert exchange.error.startswith("read timeout: the Archive sent no answer within 1 s (Operation too slow.")
+
+
+def test_a_second_round_to_the_same_archive_reuses_its_connection(transport):
+    """Keep-alive: rounds to an Archive after the first travel over the connection it opened."""
+    with RawArchive(keeps_alive(b"url http://example.org/\r\n")) as archive:
+        bodies = [transport.fetch(f"http://{archive.address}/round{index}", TIMEOUTS).body for index in range(3)]
+    assert bodies == [b"url http://example.org/\r\n"] * 3
+    assert archive.accepted == 1
+    assert [head.split(b" ")[1] for head in archive.requests] == [b"/round0", b"/round1", b"/round2"]
