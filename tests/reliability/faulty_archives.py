@@ -50,13 +50,14 @@ class RawArchive:
         self.server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.server.bind((host, port))
         self.server.listen(16 if accept else 0)
+        self.server.settimeout(0.1)  # here, not in the thread: it may be closed before the thread runs
         self.port = self.server.getsockname()[1]
         self.requests: list[bytes] = []
         self.accepted = 0
         self._connections: list[socket.socket] = []
         if not accept:
             for _ in range(4):  # the accept queue (backlog + 1) and the SYN queue, full
-                filler = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                filler = socket.socket(self.server.family, socket.SOCK_STREAM)
                 filler.setblocking(False)
                 filler.connect_ex((host, self.port))
                 self._connections.append(filler)
@@ -72,7 +73,6 @@ class RawArchive:
         return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
 
     def _serve(self) -> None:
-        self.server.settimeout(0.1)
         while not self._stop.is_set():
             try:
                 connection, _ = self.server.accept()
