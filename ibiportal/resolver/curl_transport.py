@@ -29,7 +29,6 @@ import selectors
 import socket
 import threading
 import time
-import weakref
 from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import Future
@@ -63,6 +62,7 @@ _FAILURES: dict[int, tuple[Failure, str]] = {
     pycurl.E_UNSUPPORTED_PROTOCOL: (Failure.CONNECTION, "the answer is not HTTP"),  # "Received HTTP/0.9"
     pycurl.E_SSL_CONNECT_ERROR: (Failure.CONNECTION, "TLS handshake failed"),
     pycurl.E_PEER_FAILED_VERIFICATION: (Failure.CONNECTION, "the Archive's TLS certificate was not accepted"),
+    pycurl.E_ABORTED_BY_CALLBACK: (Failure.CONNECTION, "ended by the portal"),  # only close() uses it
 }
 
 

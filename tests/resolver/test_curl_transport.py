@@ -123,7 +123,7 @@ def test_close_ends_the_loop_and_what_it_was_waiting_for(fifty):
         transport.close()
         exchange = pending.result(timeout=1)
     assert time.monotonic() - started < 1.0 and loop_threads() == before
-    assert exchange.failure is Failure.CONNECTION and "the transport was closed" in exchange.error
+    assert exchange.failure is Failure.CONNECTION and exchange.error == "ended by the portal (the transport was closed)"
     again = transport.fetch(f"http://{fifty[0].address}/again", TIMEOUTS)
     transport.close()
     assert again.body == f"{fifty[0].port} /again".encode()

@@ -14,6 +14,8 @@ names from a table.
 from __future__ import annotations
 
 import ipaddress
+import socket
+
 import pytest
 import responses
 from hypothesis import HealthCheck, given, settings
@@ -146,7 +148,7 @@ def test_a_rebind_between_allowed_addresses_goes_to_the_address_checked_now(make
     answers_now = ["127.0.0.1"]
 
     def dns(host, port, *args, **kwargs):
-        return [(2, 1, 6, "", (answers_now[0], port))]
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (answers_now[0], port))]
 
     transport = make_transport(allow_private=True, getaddrinfo=dns)
     try:
@@ -302,7 +304,7 @@ def test_environment_proxies_are_never_used(make_trusting_transport, archive_cer
 
 def _archive_test(host, port, *args, **kwargs):
     """``archive.test`` (the test certificate's name) is the loopback Archive."""
-    return [(2, 1, 6, "", ("127.0.0.1", port))]
+    return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]
 
 
 # -- through the portal --------------------------------------------------------------------------
