@@ -281,6 +281,8 @@ def _timeout_words(transfer: _Transfer, message: str) -> str:
     words say which part of the answer was missing rather than "nothing received"."""
     connect, total = min(transfer.timeouts.connect, transfer.timeouts.total), transfer.timeouts.total
     if message.startswith("Connection timed out"):
+        if transfer.curl.getinfo(pycurl.CONNECT_TIME) > 0:  # TCP connected: libcurl's connect includes TLS
+            return f"connect timeout: connected, but the TLS handshake did not end within {connect:.3g} s"
         return f"connect timeout: no connection within {connect:.3g} s"
     if message.startswith("Operation too slow"):
         seconds = transfer.stall_seconds

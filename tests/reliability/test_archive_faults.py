@@ -256,6 +256,20 @@ def test_an_https_archive_trickling_after_the_handshake_is_ended_at_the_deadline
     assert took < DEADLINE + MARGIN
 
 
+def test_an_https_archive_that_never_completes_the_handshake_is_ended_by_the_connect_timeout(make_trusting_transport,
+                                                                                             transport_class):
+    """It accepts the connection and then says nothing (no ServerHello): libcurl's connect
+    timeout covers the TLS handshake; urllib3's covers the TCP connection, then its read timeout
+    the handshake."""
+    words = {REQUESTS: "ReadTimeout",
+             LIBCURL: "connect timeout: connected, but the TLS handshake did not end within 1 s"}
+    with RawArchive(says_nothing) as archive:
+        exchange, took = fetch_archive_test(make_trusting_transport(allow_private=True, getaddrinfo=archive_test),
+                                            archive)
+    assert exchange.failure is Failure.TIMEOUT and words[transport_class] in exchange.error
+    assert took < TIMEOUT + MARGIN
+
+
 def test_an_https_archive_answers_over_the_pinned_connection(make_trusting_transport, archive_certificate):
     """The name is looked up once (by the policy); the connection goes to that address, and the
     certificate is checked against the test CA for the URL's name (SNI: archive.test)."""
