@@ -272,6 +272,7 @@ def _resolve_and_keep(key: CacheKey, persistent_url: str, parsed: PersistentUrl,
     if flight is None:
         stored = resolve_and_store(persistent_url, archives, client, parsed)
     else:
+        # the cache's key under this generation: an Archive included meanwhile starts a new flight
         shared = flight.run(json.dumps([*astuple(key), generation]),
                             lambda: resolve_and_store(persistent_url, archives, client, parsed), published)
         stored = from_published(shared.outcome) if isinstance(shared, Published) else shared
