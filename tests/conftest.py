@@ -1,6 +1,7 @@
 """Shared fixtures (flaskr style): an app with a temp database per test, its client and CLI runner,
-the standards' own figures from ``../shared/vectors/seed_vectors.json``, and throwaway
-PostgreSQL and Redis servers (started once per session, only when a test asks for them)."""
+the standards' own figures from ``../shared/vectors/seed_vectors.json``, throwaway
+PostgreSQL and Redis servers (started once per session, only when a test asks for them), and
+Archives on loopback sockets for the resolver to ask."""
 from __future__ import annotations
 
 import json
@@ -17,7 +18,9 @@ from ibiportal.archive.demo import load_demo_archives
 from ibiportal.archive.http_server import ArchiveHTTPServer
 from ibiportal.resolver.curl_transport import CurlTransport
 from ibiportal.resolver.transport import HttpTransport
+from ibiportal.web import services
 from tests.reliability.faulty_archives import tls_files
+from tests.scripted_archive import ScriptedArchive
 from tests.servers import PostgresServer, RedisServer, fresh_sqlite
 
 # Hypothesis' per-example deadline is a timing assertion: on a shared, loaded 2-core machine it
@@ -167,3 +170,29 @@ def make_trusting_transport(make_transport, transport_class, archive_certificate
         return make_transport(**options)
 
     return make
+
+
+@pytest.fixture
+def scripted_archive():
+    """``scripted_archive(ANSWER)`` runs a :class:`~tests.scripted_archive.ScriptedArchive` on a
+    loopback port (``ANSWER(request)`` is its answer to each request); stopped after the test."""
+    archives = []
+
+    def start(answer) -> ScriptedArchive:
+        archives.append(ScriptedArchive(answer))
+        return archives[-1]
+
+    yield start
+    for archive in archives:
+        archive.close()
+
+
+@pytest.fixture
+def loopback_fan_out(monkeypatch):
+    """The resolver of every app in the test reaches Archives on loopback (a scripted Archive),
+    while the app's other exchanges keep its address policy: for tests of that policy on what
+    such an Archive answers (a record URL, a redirect), with IBIPORTAL_ALLOW_PRIVATE_ARCHIVES off."""
+    transport = CurlTransport(allow_private=True)
+    monkeypatch.setattr(services, "get_fan_out_transport", lambda: transport)
+    yield transport
+    transport.close()

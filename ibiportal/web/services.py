@@ -1,9 +1,11 @@
 """Long-lived services shared by every request of one app: built once, on first use.
 
-The resolver asks Archives in parallel over one pooled HTTP transport and one thread pool;
-the demo Archives are loaded from their data file once. Each gunicorn worker
-process builds its own, after the fork (no ``preload_app``: a thread pool or a SQLite
-connection must not cross a fork). The resolution cache lives here too, one per worker.
+The resolver asks live Archives over one libcurl transport (every message of a round on the
+wire at once, from one thread) and the Archives of this process on one thread pool; one-off
+exchanges (the §7.2 confirmation, Cite's record fetch) keep a pooled ``requests`` transport.
+The demo Archives are loaded from their data file once. Each gunicorn worker process builds its
+own, after the fork (no ``preload_app``: a thread pool, a libcurl loop or a SQLite connection
+must not cross a fork). The resolution cache lives here too, one per worker.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from ..archive.demo import DemoArchive, load_demo_archives
 from ..archive.own import OwnArchive, own_archive_service
 from ..archive.service import ArchiveService
 from ..resolver.cache import Acknowledger, ResolutionCache
+from ..resolver.curl_transport import CurlTransport
 from ..resolver.engine import ResolverSettings
 from ..resolver.single_flight import SingleFlight
 from ..resolver.transport import HttpTransport, LocalTransport, Route, Transport
@@ -27,10 +30,11 @@ from ..storage.signal import GenerationSignal, RedisChanges, read_resolution_gen
 from ..storage.signal import write_signal_file
 from .host import portal_url
 
-#: Threads asking Archives, per request thread of the worker (IBIPORTAL_THREADS): every
-#: resolution asks all Archives at once, and an exchange no longer waited for still holds its
-#: thread until it ends, so each request thread may need one per Archive; with more than this
-#: many Archives, a resolution's later messages queue for a moment.
+#: Threads asking the Archives of this process (the own and the demo ones; live Archives are
+#: asked from the libcurl transport's one thread), per request thread of the worker
+#: (IBIPORTAL_THREADS): every resolution asks all Archives at once, and an exchange no longer
+#: waited for (a slow demo Archive) still holds its thread until it ends, so each request thread
+#: may need one per Archive; with more than this many, a resolution's later messages queue.
 RESOLVER_THREADS_PER_REQUEST_THREAD = 16
 
 #: Redirects kept per worker process (least recently used dropped first): about 1 kB each.
@@ -61,9 +65,19 @@ def _service(name: str, build):
 
 
 def get_http_transport() -> HttpTransport:
-    """The shared HTTP transport to live Archives (address policy per IBIPORTAL_ALLOW_PRIVATE_ARCHIVES)."""
+    """The shared ``requests`` transport for one-off exchanges with live Archives (the §7.2
+    confirmation request, Cite's record fetch), with the address policy of
+    IBIPORTAL_ALLOW_PRIVATE_ARCHIVES."""
     return _service(
         "http_transport", lambda: HttpTransport(allow_private=current_app.config["ALLOW_PRIVATE_ARCHIVES"])
+    )
+
+
+def get_fan_out_transport() -> CurlTransport:
+    """The resolver's transport to registered Archives: every message of a round on the wire at
+    once (see ibiportal.resolver.curl_transport), with the same address policy."""
+    return _service(
+        "fan_out_transport", lambda: CurlTransport(allow_private=current_app.config["ALLOW_PRIVATE_ARCHIVES"])
     )
 
 
@@ -103,7 +117,7 @@ def get_local_transport() -> LocalTransport:
 
 def get_transports() -> dict[Route, Transport]:
     """The engine's transports, by the route of each endpoint."""
-    return {Route.LOCAL: get_local_transport(), Route.HTTP: get_http_transport()}
+    return {Route.LOCAL: get_local_transport(), Route.HTTP: get_fan_out_transport()}
 
 
 class FreshConnections:

@@ -219,8 +219,8 @@ def test_a_real_portal_resolves_past_every_fault_by_its_deadline(tmp_path):
             archive.close()
     assert response.status_code in (404, 504) and took < 10 + 1.5, took
     steps = {step["archive"]: step for step in trace["trace"]["steps"] if step["number"] == 3}
-    for archive, fault in zip(archives, FAULTS):
-        assert steps[archive.address]["status"] == per_client(fault.status, REQUESTS).value, fault.name
+    for archive, fault in zip(archives, FAULTS):  # the portal's fan-out asks through libcurl
+        assert steps[archive.address]["status"] == per_client(fault.status, LIBCURL).value, fault.name
     assert next_request < 1.0
 
 

@@ -2,15 +2,15 @@
 https URL with a host and no credentials, exactly as the Archive answered it. Anything else an
 Archive answers is a bad answer: an ``unsafe-url`` alert (502) whose trace says why.
 
-The Archive is a live registered one, mocked with ``responses`` at a public address.
+The Archive is a live registered one, scripted on a loopback port under its host name.
 """
 from __future__ import annotations
 
 import pytest
-import responses
 
 from ibiportal import create_app
 from tests.reliability.faulty_archives import include
+from tests.scripted_archive import Answer
 from tests.standard_examples import SECTION_10_1_ANSWER, SECTION_10_1_URL
 from tests.servers import fresh_sqlite
 
@@ -21,24 +21,26 @@ CLIENT = {"REMOTE_ADDR": "172.16.44.200"}
 
 
 @pytest.fixture
-def portal(tmp_path, dns):
-    dns[ARCHIVE] = ["150.163.34.243"]
-    app = create_app({"TESTING": True, "DATABASE": fresh_sqlite(tmp_path / "redirect.sqlite"), "SECRET_KEY": "test",
-                      "DEMO_ARCHIVES": False})
-    include(app.config["DATABASE"], ARCHIVE, SERVICE)
-    return app
+def answering(tmp_path, dns, scripted_archive, loopback_fan_out):
+    """``answering(URL)``: a portal with mtc-m16c included, which answers §10.1's URL list with
+    ``URL`` in place of its url and acknowledges anything."""
 
+    def start(url_value: str):
+        answer = SECTION_10_1_ANSWER.replace(f"url {SECTION_10_1_URL}", f"url {url_value}")
 
-def archive_answers(url_value: str) -> None:
-    """mtc-m16c answers §10.1's URL list with ``url`` replaced, and acknowledges anything."""
-    answer = SECTION_10_1_ANSWER.replace(f"url {SECTION_10_1_URL}", f"url {url_value}")
+        def reply(request) -> Answer | str:
+            if request.subject == "acknowledgment":
+                return "notice {acknowledgment received}\r\n"
+            return answer.replace("\n", "\r\n")
 
-    def reply(request):
-        if "servicesubject=acknowledgment" in request.url:
-            return 200, {"Content-Type": "text/plain"}, "notice {acknowledgment received}\r\n"
-        return 200, {"Content-Type": "text/plain"}, answer.replace("\n", "\r\n")
+        archive = scripted_archive(reply)
+        dns[ARCHIVE] = ["127.0.0.1"]
+        app = create_app({"TESTING": True, "DATABASE": fresh_sqlite(tmp_path / "redirect.sqlite"),
+                          "SECRET_KEY": "test", "DEMO_ARCHIVES": False})
+        include(app.config["DATABASE"], f"{ARCHIVE}:{archive.port}", SERVICE)
+        return app
 
-    responses.add_callback(responses.GET, f"http://{ARCHIVE}/{SERVICE}", callback=reply)
+    return start
 
 
 def resolve(app):
@@ -66,10 +68,8 @@ def resolve(app):
     ("https://[::1/", "does not parse"),
     ("http://evil.example:99999/", "does not parse"),
 ])
-@responses.activate
-def test_an_unsafe_url_is_never_redirected_to(portal, value, why):
-    archive_answers(value)
-    response, trace = resolve(portal)
+def test_an_unsafe_url_is_never_redirected_to(answering, value, why):
+    response, trace = resolve(answering(value))
     assert response.status_code == 502 and "Location" not in response.headers
     alert = response.get_json()["alert"]
     assert alert["reason"] == "unsafe-url"
@@ -85,12 +85,10 @@ def test_an_unsafe_url_is_never_redirected_to(portal, value, why):
     "{http://evil.example/item\r\nSet-Cookie: x=1}",  # a CRLF inside a braced value
     "http://evil.example/\x00item",
 ])
-@responses.activate
-def test_control_characters_make_the_answer_malformed(portal, value):
-    archive_answers(value)
-    response, trace = resolve(portal)
+def test_control_characters_make_the_answer_malformed(answering, value):
+    response, trace = resolve(answering(value))
     assert "Location" not in response.headers and response.status_code == 404  # not found, by the own Archive
-    (step,) = [step for step in trace["trace"]["steps"] if step["number"] == 3 and step["archive"] == ARCHIVE]
+    (step,) = [step for step in trace["trace"]["steps"] if step["number"] == 3 and step["archive"].startswith(f"{ARCHIVE}:")]
     assert step["status"] == "malformed" and step["parse_error"]["position"]
     assert "Set-Cookie" not in str(dict(response.headers))
 
@@ -101,10 +99,8 @@ def test_control_characters_make_the_answer_malformed(portal, value):
     "http://mtc-m16c.sid.inpe.br/col/%0d%0aSet-Cookie:%20x=1",  # escaped: stays escaped
     "http://[2001:db8::1]:8080/col/Relat%f3rio%20Final.pdf",
 ])
-@responses.activate
-def test_an_http_url_is_redirected_to_exactly_as_answered(portal, value):
-    archive_answers(value)
-    response, _trace = resolve(portal)
+def test_an_http_url_is_redirected_to_exactly_as_answered(answering, value):
+    response, _trace = resolve(answering(value))
     assert response.status_code == 302
     assert response.headers["Location"] == value
     assert "Set-Cookie" not in response.headers

@@ -381,17 +381,19 @@ REMOTE_ITEM = "example.org/lab/2020/05.04.03.02"
     ("http://inside.example/record.xml", "private"),
 ])
 @responses.activate
-def test_a_record_url_answered_by_an_archive_is_not_fetched_when_forbidden(tmp_path, dialed, dns, record_url, word):
+def test_a_record_url_answered_by_an_archive_is_not_fetched_when_forbidden(tmp_path, dns, record_url, word,
+                                                                           scripted_archive, loopback_fan_out):
     """The cite page fetches the oai_dc record at the URL an Archive answered: a hostile Archive
-    may answer an internal URL, which the guard refuses like any other."""
-    dns.update({"archive.example.org": [PUBLIC], "inside.example": ["10.9.8.7"]})
+    may answer an internal URL, which the guard refuses like any other. (The Archive is on
+    loopback, which only the resolver's transport is let reach, so nothing here refuses every
+    dial: ``responses`` sees every request the record fetch would send, and there is none.)"""
+    dns.update({"archive.example.org": ["127.0.0.1"], "inside.example": ["10.9.8.7"]})
     app = portal(tmp_path)
-    include(app.config["DATABASE"], "archive.example.org", REMOTE_SERVICE)
     answer = (f"archiveaddress archive.example.org\nibi {{rep {REMOTE_ITEM}}}\n"
               f"state.metadata(oai_dc) Original\nurl.metadata(oai_dc) {record_url}\nurlkey 1588561320-1\n")
-    responses.get(f"http://archive.example.org/{REMOTE_SERVICE}", body=answer, content_type="text/plain")
+    archive = scripted_archive(lambda request: answer)
+    include(app.config["DATABASE"], f"archive.example.org:{archive.port}", REMOTE_SERVICE)
     response = app.test_client().get("/cite", query_string={"ibi": REMOTE_ITEM})
     assert response.status_code == 502
     assert word in response.get_data(as_text=True)
-    assert all(call.request.url.startswith("http://archive.example.org/") for call in responses.calls)
-    assert dialed == []
+    assert archive.count("urlRequest") == 1 and len(responses.calls) == 0

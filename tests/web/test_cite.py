@@ -1,5 +1,5 @@
 """The Cite page, its downloads and ``GET /api/v1/cite``: demo items, minted items, a remote
-Archive mocked with ``responses``, and every way a citation can fail."""
+Archive (on loopback, its record mocked with ``responses``), and every way a citation can fail."""
 from __future__ import annotations
 
 import functools
@@ -241,57 +241,62 @@ def test_portal_url_with_a_path_is_read_in_process(tmp_path):
     assert "<dc:title>Carbon stocks" in record
 
 
-# -- a remote Archive (registered, over HTTP, mocked) ---------------------------------------------
+# -- a remote Archive (registered, over HTTP: on loopback; its record mocked) --------------------
 
 
 def fake_dns(host, port, *args, **kwargs):
     return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (HOSTS.get(host, host), port))]
 
 
-@pytest.fixture
-def remote(tmp_path, monkeypatch):
-    """An app without demo Archives, with one included Archive at REMOTE_HOST (names from HOSTS)."""
-    monkeypatch.setattr(transport, "check_host", functools.partial(check_host, getaddrinfo=fake_dns))
-    app = create_app({
-        "TESTING": True, "DATABASE": fresh_sqlite(tmp_path / "t.sqlite"), "SECRET_KEY": "t", "DEMO_ARCHIVES": False,
-    })
-    now = datetime(2024, 1, 2, tzinfo=timezone.utc)
-    with app.app_context():
-        store = ArchiveStore(get_storage())
-        store.register_archive(REMOTE_SERVICE, KeyHash.of(RegistrationKey("1234567890")), now)
-        details = ArchiveDetails(REMOTE_HOST, HOSTS[REMOTE_HOST], "URLib 2.0", "adm@example.org")
-        store.record_inclusion(REMOTE_SERVICE, details, Confirmation(True, "confirmed"), now)
-    yield app
-    with app.app_context():
-        get_http_transport().close()
-
-
-def archive_answers(record_url: str):
+def archive_answer(record_url: str, request) -> str:
     """The remote Archive's service: a URL list pointing to ``record_url`` (§9.2, like §10.2's answer 2)."""
+    if request.subject != "urlRequest" or REMOTE_ITEM not in request.target:
+        return ""
+    return (
+        f"archiveaddress {request.host}\n"
+        "contenttype.metadata(oai_dc) Metadata\n"
+        f"ibi {{rep {REMOTE_ITEM}}}\n"
+        f"ibi.archiveservice {{rep {REMOTE_SERVICE}}}\n"
+        "state.metadata(oai_dc) Original\n"
+        "timestamp.metadata(oai_dc) 2020-05-04T03:02:00Z\n"
+        f"url.metadata(oai_dc) {record_url}\n"
+        "urlkey 1588561320-1\n"
+    )
 
-    def answer(request):
-        if "servicesubject=urlRequest" not in request.url or REMOTE_ITEM not in request.url:
-            return 200, {"Content-Type": "text/plain"}, ""
-        body = (
-            f"archiveaddress {REMOTE_HOST}\n"
-            "contenttype.metadata(oai_dc) Metadata\n"
-            f"ibi {{rep {REMOTE_ITEM}}}\n"
-            f"ibi.archiveservice {{rep {REMOTE_SERVICE}}}\n"
-            "state.metadata(oai_dc) Original\n"
-            "timestamp.metadata(oai_dc) 2020-05-04T03:02:00Z\n"
-            f"url.metadata(oai_dc) {record_url}\n"
-            "urlkey 1588561320-1\n"
-        )
-        return 200, {"Content-Type": "text/plain"}, body
 
-    responses.add_callback(responses.GET, f"http://{REMOTE_HOST}/{REMOTE_SERVICE}", callback=answer)
+@pytest.fixture
+def remote(tmp_path, monkeypatch, scripted_archive, loopback_fan_out):
+    """``remote(RECORD_URL)``: an app without demo Archives, with one included Archive (on a
+    loopback port) whose answer points to RECORD_URL; the record itself is fetched with the
+    app's address policy (names from HOSTS), through ``requests``, mocked by each test."""
+    monkeypatch.setattr(transport, "check_host", functools.partial(check_host, getaddrinfo=fake_dns))
+    apps = []
+
+    def start(record_url: str):
+        archive = scripted_archive(functools.partial(archive_answer, record_url))
+        app = create_app({
+            "TESTING": True, "DATABASE": fresh_sqlite(tmp_path / "t.sqlite"), "SECRET_KEY": "t", "DEMO_ARCHIVES": False,
+        })
+        now = datetime(2024, 1, 2, tzinfo=timezone.utc)
+        with app.app_context():
+            store = ArchiveStore(get_storage())
+            store.register_archive(REMOTE_SERVICE, KeyHash.of(RegistrationKey("1234567890")), now)
+            details = ArchiveDetails(archive.address, "127.0.0.1", "URLib 2.0", "adm@example.org")
+            store.record_inclusion(REMOTE_SERVICE, details, Confirmation(True, "confirmed"), now)
+        apps.append(app)
+        return app
+
+    yield start
+    for app in apps:
+        with app.app_context():
+            get_http_transport().close()
 
 
 @responses.activate
 def test_cites_an_item_of_a_remote_archive(remote):
-    archive_answers(RECORD_URL)
+    app = remote(RECORD_URL)
     responses.get(RECORD_URL, body=RECORD.encode("utf-8"), content_type="application/xml")
-    body = remote.test_client().get("/api/v1/cite", query_string={"ibi": REMOTE_ITEM}).get_json()
+    body = app.test_client().get("/api/v1/cite", query_string={"ibi": REMOTE_ITEM}).get_json()
     assert body["oai_dc_url"] == RECORD_URL
     assert body["metadata"] == {
         "title": "Relatório de campo & dados", "creators": ["Gonçalves, João", "van der Berg, Jan"],
@@ -319,10 +324,10 @@ def test_cites_an_item_of_a_remote_archive(remote):
 )
 @responses.activate
 def test_a_bad_remote_record_is_a_message_with_the_trace(remote, record_url, mock, words):
-    archive_answers(record_url)
+    app = remote(record_url)
     if mock is not None:
         responses.get(record_url, **mock)
-    client = remote.test_client()
+    client = app.test_client()
     response = client.get("/cite", query_string={"ibi": REMOTE_ITEM})
     assert response.status_code == 502
     failure = re.search(r'<div class="failure" role="alert">(.*?)</div>', response.get_data(as_text=True), re.S).group(1)

@@ -1,17 +1,19 @@
 """The cache of redirects behind ``GET /<persistent URL>``, through the real routes:
 hits and misses, invalidation when an Archive is included, excluded or removed through the
 resolver service route (also in another "worker": a second app on the same database), the
-acknowledgment a hit still sends, and the trace API, which never uses the cache."""
+acknowledgment a hit still sends, and the trace API, which never uses the cache.
+
+The registered Archive answers on a loopback port (a scripted Archive), under the host names of
+Example 7.2: the resolver reaches it through its real transport."""
 from __future__ import annotations
 
 import functools
+import itertools
+import re
 import socket
-import threading
-import time
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 import pytest
-import responses
 
 from ibiportal import create_app
 from ibiportal.resolver import registration, transport
@@ -19,8 +21,9 @@ from ibiportal.resolver.addresses import check_host
 from ibiportal.storage.database import Storage
 from ibiportal.storage.signal import GenerationSignal, bump_resolution_generation, read_resolution_generation
 from ibiportal.storage.signal import signal_file
-from ibiportal.web.services import get_http_transport
+from ibiportal.web.services import get_fan_out_transport, get_http_transport
 from tests import standard_examples as standard
+from tests.scripted_archive import Answer, ArchiveRequest
 from tests.standard_examples import query_of
 from tests.servers import fresh_sqlite
 
@@ -31,7 +34,7 @@ EXCLUDE = query_of(standard.EXAMPLE_7_3)
 MOVED = INCLUDE.replace("archiveaddress=mtc-m21.sid.inpe.br", "archiveaddress=mtc-m21b.sid.inpe.br").replace(
     "archiveip=150.163.34.239", "archiveip=150.163.34.240"
 )
-HOSTS = {"mtc-m21.sid.inpe.br": "150.163.34.239", "mtc-m21b.sid.inpe.br": "150.163.34.240"}
+HOSTS = ("mtc-m21.sid.inpe.br", "mtc-m21b.sid.inpe.br")
 ITEM = "8JMKD3MGP8W/35MMLL8"
 USER = {"REMOTE_ADDR": "172.16.44.200"}
 
@@ -40,98 +43,75 @@ REAL_GETADDRINFO = socket.getaddrinfo
 
 
 def fake_dns(host, port, *args, **kwargs):
-    """The Archive's two host names resolve to their public addresses of Example 7.2."""
+    """The Archive's two host names resolve to loopback, where the test's Archive answers."""
     if host not in HOSTS:
         return REAL_GETADDRINFO(host, port, *args, **kwargs)
-    return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (HOSTS[host], port))]
+    return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]
 
 
-class MockArchive:
-    """The registered Archive of Examples 7.1-7.4 over mocked HTTP, at either of its two
-    addresses: it holds ITEM, whose URL names the address that answered; counts every message."""
+class ItemArchive:
+    """What the registered Archive of Examples 7.1-7.4 answers, at either of its two addresses:
+    it confirms its inclusion and holds ITEM, whose URL names the address that answered."""
 
-    def __init__(self, mock: responses.RequestsMock) -> None:
-        self.received: list[tuple[str, str, str]] = []  # (host, servicesubject, request URL)
-        self.lock = threading.Lock()
+    def __init__(self) -> None:
         self.failing = False  # answer every urlRequest with HTTP 500
-        for host in HOSTS:
-            mock.add_callback(responses.GET, f"http://{host}/{SERVICE_IBI}", callback=self.answer)
+        self.urlkeys = itertools.count(1)
 
-    def answer(self, request):
-        host = urlsplit(request.url).hostname
-        query = parse_qs(urlsplit(request.url).query)
-        subject = query["servicesubject"][0]
-        with self.lock:
-            self.received.append((host, subject, request.url))
-        if subject == "inclusionConfirmationRequest":
-            return 200, {"Content-Type": "text/plain"}, "confirmation yes\r\n"
-        if subject == "acknowledgment":
-            return 200, {"Content-Type": "text/plain"}, "notice {acknowledgment received}\r\n"
+    def __call__(self, request: ArchiveRequest) -> Answer | str:
+        if request.subject == "inclusionConfirmationRequest":
+            return "confirmation yes\r\n"
+        if request.subject == "acknowledgment":
+            return "notice {acknowledgment received}\r\n"
         if self.failing:
-            return 500, {"Content-Type": "text/plain"}, ""
-        if query["parsedibiurl.ibi"][0] != ITEM:
-            return 200, {"Content-Type": "text/plain"}, ""
-        return 200, {"Content-Type": "text/plain"}, (
-            f"archiveaddress {host}\r\n"
+            return Answer(status=500)
+        if request.query["parsedibiurl.ibi"][0] != ITEM:
+            return ""
+        return (
+            f"archiveaddress {request.host}\r\n"
             f"ibi {{rep sid.inpe.br/mtc-m18@80/2009/07.21.14.43 ibip {ITEM}}}\r\n"
             f"ibi.archiveservice {{rep {SERVICE_IBI}}}\r\n"
-            f"url http://{host}/col/sid.inpe.br/mtc-m18@80/2009/07.21.14.43/doc/item.pdf\r\n"
+            f"url http://{request.hostname}/col/sid.inpe.br/mtc-m18@80/2009/07.21.14.43/doc/item.pdf\r\n"
             "contenttype Data\r\nstate Original\r\ntimestamp 2009-07-21T14:43:00Z\r\n"
-            f"urlkey 1427244889-{len(self.received):016d}\r\n"
+            f"urlkey 1427244889-{next(self.urlkeys):016d}\r\n"
         )
-
-    def count(self, subject: str) -> int:
-        with self.lock:
-            return sum(1 for _, sent, _ in self.received if sent == subject)
-
-    def sent(self, subject: str) -> list[tuple[str, str]]:
-        """(host, request URL) of every message about ``subject``, in order."""
-        with self.lock:
-            return [(host, url) for host, sent, url in self.received if sent == subject]
-
-    def wait_for(self, subject: str, count: int) -> int:
-        """Acknowledgments of hits go out from a thread pool: wait (5 s at most) until ``count`` came."""
-        deadline = time.monotonic() + 5
-        while self.count(subject) < count and time.monotonic() < deadline:
-            time.sleep(0.01)
-        time.sleep(0.05)  # and make sure no extra one follows
-        return self.count(subject)
 
 
 def make_app(database: str, **config):
     return create_app({
         "TESTING": True, "DATABASE": database, "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False,
-        "DEMO_ARCHIVES": False, "RATELIMIT_ENABLED": False, **config,
+        "DEMO_ARCHIVES": False, "RATELIMIT_ENABLED": False, "ALLOW_PRIVATE_ARCHIVES": True, **config,
     })
 
 
 @pytest.fixture
-def live(tmp_path, monkeypatch):
-    """An app without demo Archives, the mocked Archive registered; included by the test."""
+def live(tmp_path, monkeypatch, scripted_archive):
+    """An app without demo Archives, the loopback Archive registered; included by the test."""
     monkeypatch.setattr(socket, "getaddrinfo", fake_dns)  # where check_host looks names up at the call
     patched = functools.partial(check_host, getaddrinfo=fake_dns)  # where it is bound at definition
     monkeypatch.setattr(registration, "check_host", patched)
     monkeypatch.setattr(transport, "check_host", patched)
     apps = []
     database = fresh_sqlite(tmp_path / "live.sqlite")
+    archive = scripted_archive(ItemArchive())
 
     def start(**config):
         app = make_app(database, **config)
         apps.append(app)
         return app
 
-    with responses.RequestsMock(assert_all_requests_are_fired=False) as mock:
-        mock_archive = MockArchive(mock)
-        app = start()
-        result = app.test_cli_runner().invoke(args=["archives", "register", SERVICE_IBI, "--key", "1234567890"])
-        assert result.exit_code == 0, result.output
-        yield app, mock_archive, start
-        for each in apps:
-            with each.app_context():
-                get_http_transport().close()
+    app = start()
+    result = app.test_cli_runner().invoke(args=["archives", "register", SERVICE_IBI, "--key", "1234567890"])
+    assert result.exit_code == 0, result.output
+    yield app, archive, start
+    for each in apps:
+        with each.app_context():
+            get_http_transport().close()
+            get_fan_out_transport().close()
 
 
-def include(client, query: str = INCLUDE) -> None:
+def include(client, archive, query: str = INCLUDE) -> None:
+    """An inclusion (or exclusion) request of the Archive, its address on the loopback port of ``archive``."""
+    query = re.sub(r"archiveaddress=([^&]+)", rf"archiveaddress=\1:{archive.port}", query)
     response = client.get(f"{RESOLVER_SERVICE}?{query}")
     assert response.status_code == 200 and response.get_data(as_text=True).startswith("status.archive ")
 
@@ -139,7 +119,7 @@ def include(client, query: str = INCLUDE) -> None:
 def test_second_request_is_a_hit_with_the_first_trace_and_acknowledged_again(live):
     app, archive, _ = live
     client = app.test_client()
-    include(client)
+    include(client, archive)
     first = client.get(f"/{ITEM}", environ_base=USER)
     second = client.get(f"/{ITEM}", environ_base=USER)
     assert (first.status_code, second.status_code) == (302, 302)
@@ -152,28 +132,28 @@ def test_second_request_is_a_hit_with_the_first_trace_and_acknowledged_again(liv
     trace = client.get(urlsplit(second.headers["X-IBI-Trace"]).path).get_json()
     assert trace["url"] == second.headers["Location"]
     (ack_step,) = [step for step in trace["trace"]["steps"] if step["number"] == 5]
-    assert [url for _, url in archive.sent("acknowledgment")] == [ack_step["request_url"]] * 2  # urlkey included
+    assert [request.url for request in archive.sent("acknowledgment")] == [ack_step["request_url"]] * 2  # urlkey included
 
 
 def test_another_client_ip_or_language_is_a_miss(live):
     app, archive, _ = live
     client = app.test_client()
-    include(client)
+    include(client, archive)
     assert client.get(f"/{ITEM}", environ_base=USER).headers["X-IBI-Cache"] == "miss"
     other_ip = client.get(f"/{ITEM}", environ_base={"REMOTE_ADDR": "172.16.44.201"})
     other_language = client.get(f"/{ITEM}", environ_base=USER, headers={"Accept-Language": "pt"})
     assert [other_ip.headers["X-IBI-Cache"], other_language.headers["X-IBI-Cache"]] == ["miss", "miss"]
     assert archive.count("urlRequest") == 3
-    assert "clientinformation.ipaddress=172.16.44.201&" in archive.sent("urlRequest")[1][1]
+    assert "clientinformation.ipaddress=172.16.44.201&" in archive.sent("urlRequest")[1].url
 
 
 def test_exclusion_through_the_resolver_service_ends_the_cached_redirect(live):
     app, archive, _ = live
     client = app.test_client()
-    include(client)
+    include(client, archive)
     assert client.get(f"/{ITEM}", environ_base=USER).status_code == 302
     assert client.get(f"/{ITEM}", environ_base=USER).headers["X-IBI-Cache"] == "hit"
-    include(client, EXCLUDE)
+    include(client, archive, EXCLUDE)
     after = client.get(f"/{ITEM}", environ_base=USER, headers={"Accept": "application/json"})
     assert after.status_code == 404 and after.headers["X-IBI-Cache"] == "miss"
     assert after.get_json()["alert"]["reason"] == "not-found"  # only the own Archive was asked
@@ -182,22 +162,22 @@ def test_exclusion_through_the_resolver_service_ends_the_cached_redirect(live):
 def test_inclusion_at_a_new_address_replaces_the_cached_redirect(live):
     app, archive, _ = live
     client = app.test_client()
-    include(client)
+    include(client, archive)
     before = client.get(f"/{ITEM}", environ_base=USER)
     assert urlsplit(before.headers["Location"]).hostname == "mtc-m21.sid.inpe.br"
-    include(client, MOVED)  # §7.2: the address may change between inclusions
+    include(client, archive, MOVED)  # §7.2: the address may change between inclusions
     after = client.get(f"/{ITEM}", environ_base=USER)
     assert after.headers["X-IBI-Cache"] == "miss"
     assert urlsplit(after.headers["Location"]).hostname == "mtc-m21b.sid.inpe.br"
     assert client.get(f"/{ITEM}", environ_base=USER).headers["X-IBI-Cache"] == "hit"
     assert archive.wait_for("acknowledgment", 3) == 3
-    assert [host for host, _ in archive.sent("acknowledgment")][1:] == ["mtc-m21b.sid.inpe.br"] * 2
+    assert [request.hostname for request in archive.sent("acknowledgment")][1:] == ["mtc-m21b.sid.inpe.br"] * 2
 
 
 def test_removing_the_archive_with_the_cli_ends_the_cached_redirect(live):
     app, archive, _ = live
     client = app.test_client()
-    include(client)
+    include(client, archive)
     assert client.get(f"/{ITEM}", environ_base=USER).status_code == 302
     assert app.test_cli_runner().invoke(args=["archives", "remove", SERVICE_IBI]).exit_code == 0
     assert client.get(f"/{ITEM}", environ_base=USER).status_code == 404
@@ -206,11 +186,11 @@ def test_removing_the_archive_with_the_cli_ends_the_cached_redirect(live):
 def test_every_worker_drops_its_cached_redirect_when_another_one_records_the_exclusion(live):
     app, archive, start = live
     worker_1, worker_2 = app.test_client(), start().test_client()  # two caches, one database
-    include(worker_2)
+    include(worker_2, archive)
     for worker in (worker_1, worker_2):
         assert worker.get(f"/{ITEM}", environ_base=USER).headers["X-IBI-Cache"] == "miss"
         assert worker.get(f"/{ITEM}", environ_base=USER).headers["X-IBI-Cache"] == "hit"
-    include(worker_2, EXCLUDE)
+    include(worker_2, archive, EXCLUDE)
     assert worker_1.get(f"/{ITEM}", environ_base=USER).status_code == 404
 
 
@@ -220,7 +200,7 @@ def test_a_not_found_every_archive_answered_is_served_again_until_an_inclusion(l
     before = [client.get(f"/{ITEM}", environ_base=USER) for _ in range(2)]  # only the own Archive: empty
     assert [(r.status_code, r.headers["X-IBI-Cache"]) for r in before] == [(404, "miss"), (404, "hit")]
     assert before[1].headers["X-IBI-Trace"] == before[0].headers["X-IBI-Trace"]
-    include(client)  # the Archive that holds ITEM switches on: the kept 404 must not hide it
+    include(client, archive)  # the Archive that holds ITEM switches on: the kept 404 must not hide it
     after = client.get(f"/{ITEM}", environ_base=USER)
     assert (after.status_code, after.headers["X-IBI-Cache"]) == (302, "miss")
     assert archive.count("urlRequest") == 1
@@ -238,8 +218,8 @@ def test_minting_empties_a_kept_not_found(live):
 def test_a_not_found_while_an_archive_failed_is_resolved_every_time(live):
     app, archive, _ = live
     client = app.test_client()
-    include(client)
-    archive.failing = True
+    include(client, archive)
+    archive.answer.failing = True
     statuses = [client.get("/8JMKD3MGP8W/34PGRBS", environ_base=USER, headers={"Accept": "application/json"})
                 for _ in range(2)]
     assert [(r.status_code, r.headers["X-IBI-Cache"]) for r in statuses] == [(404, "miss"), (404, "miss")]
@@ -249,7 +229,7 @@ def test_a_not_found_while_an_archive_failed_is_resolved_every_time(live):
 def test_alerts_are_resolved_every_time_with_the_negative_cache_off(live):
     _, archive, start = live
     client = start(NEGATIVE_CACHE_SECONDS=0).test_client()
-    include(client)
+    include(client, archive)
     statuses = [client.get("/8JMKD3MGP8W/34PGRBS", environ_base=USER) for _ in range(2)]
     assert [(r.status_code, r.headers["X-IBI-Cache"]) for r in statuses] == [(404, "off"), (404, "off")]
     assert archive.count("urlRequest") == 2
@@ -259,7 +239,7 @@ def test_alerts_are_resolved_every_time_with_the_negative_cache_off(live):
 def test_the_trace_api_never_uses_the_cache(live):
     app, archive, _ = live
     client = app.test_client()
-    include(client)
+    include(client, archive)
     cached = client.get(f"/{ITEM}", environ_base=USER)
     assert client.get(f"/{ITEM}", environ_base=USER).headers["X-IBI-Cache"] == "hit"
     traced = client.post("/api/v1/trace", json={"url": f"http://localhost/{ITEM}", "archives": "live"}, environ_base=USER)
@@ -273,7 +253,7 @@ def test_the_trace_api_never_uses_the_cache(live):
 def test_a_trace_does_not_fill_the_cache(live):
     app, archive, _ = live
     client = app.test_client()
-    include(client)
+    include(client, archive)
     client.post("/api/v1/trace", json={"url": f"http://localhost/{ITEM}", "archives": "live"}, environ_base=USER)
     assert client.get(f"/{ITEM}", environ_base=USER).headers["X-IBI-Cache"] == "miss"
 
@@ -281,7 +261,7 @@ def test_a_trace_does_not_fill_the_cache(live):
 def test_cache_off_resolves_every_request(live):
     _, archive, start = live
     client = start(RESOLUTION_CACHE_SECONDS=0).test_client()
-    include(client)
+    include(client, archive)
     responses_ = [client.get(f"/{ITEM}", environ_base=USER) for _ in range(2)]
     assert [r.headers["X-IBI-Cache"] for r in responses_] == ["off", "off"]
     assert archive.count("urlRequest") == 2

@@ -7,14 +7,13 @@ import re
 from datetime import datetime, timezone
 
 import pytest
-import responses
-from requests.exceptions import ReadTimeout
 
 from ibiportal.ibi.ibip import ibip_prefix
 from ibiportal.protocol.messages import RegistrationKey
 from ibiportal.registry import ArchiveDetails, Confirmation, KeyHash
 from ibiportal.storage.database import Storage
 from ibiportal.storage.registry import ArchiveStore
+from tests.reliability.faulty_archives import RawArchive, says_nothing
 
 ADDRESS = "150.163.34.243"  # what 8JMKD3MGP8W encodes (Algorithm 5), a public IP literal: no DNS
 UNKNOWN = "/8JMKD3MGP8W/34PGRBS"
@@ -22,12 +21,12 @@ SERVICE_IBI = "8JMKD3MGP8W/3B8S6GL"
 JSON = {"Accept": "application/json"}
 
 
-def register(app, *, included: bool) -> None:
-    """Register the Archive at ADDRESS and include it (then exclude it unless ``included``)."""
+def register(app, *, included: bool, address: str = ADDRESS) -> None:
+    """Register the Archive at ``address`` and include it (then exclude it unless ``included``)."""
     storage = Storage(app.config["DATABASE"])
     store, now = ArchiveStore(storage), datetime.now(timezone.utc)
     store.register_archive(SERVICE_IBI, KeyHash.of(RegistrationKey("1234567890")), now)
-    details = ArchiveDetails(ADDRESS, ADDRESS, "URLib 2.1", "admin@example.org")
+    details = ArchiveDetails(address, address.rsplit(":", 1)[0], "URLib 2.1", "admin@example.org")
     store.record_inclusion(SERVICE_IBI, details, Confirmation(True, "confirmation yes"), now)
     if not included:
         store.record_exclusion(SERVICE_IBI, now)
@@ -61,18 +60,22 @@ def test_the_archive_at_the_address_is_excluded(app, client):
         "switch it on again, which sends an inclusionRequest")
 
 
-@responses.activate
 def test_the_archive_at_the_address_timed_out(app, client):
-    register(app, included=True)
-    responses.add(responses.GET, re.compile(rf"http://{re.escape(ADDRESS)}/.*"), body=ReadTimeout("read timed out"))
-    body = not_found(client)
+    """The Archive at the IBIp's address (loopback here) accepts and never answers: the portal's
+    read timeout ends the exchange."""
+    with RawArchive(says_nothing) as silent:
+        app.config["ALLOW_PRIVATE_ARCHIVES"] = True
+        register(app, included=True, address=silent.address)
+        response = client.get(f"/{ibip_prefix('127.0.0.1')}/34PGRBS", headers=JSON)
+    assert response.status_code == 404
+    body = response.get_json()
     diagnosis = body["diagnosis"]
     assert diagnosis["case"] == "included-but-failed"
     (here,) = diagnosis["at_address"]
     assert here["name"] == SERVICE_IBI and here["state"] == "failed"
-    assert here["detail"].startswith("did not answer in time")
+    assert here["detail"].startswith("did not answer in time") and "read timeout" in here["detail"]
     assert diagnosis["next_steps"][0].startswith(
-        f"The Archive {SERVICE_IBI} at {ADDRESS} is included but did not answer in time")
+        f"The Archive {SERVICE_IBI} at {silent.address} is included but did not answer in time")
     assert "check that its server is up" in diagnosis["next_steps"][0]
     # The stored trace keeps it: the JSON permalink and the Trace page say the same.
     trace_id = body["trace"].rsplit("/", 1)[1]
