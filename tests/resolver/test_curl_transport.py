@@ -31,6 +31,8 @@ from tests.reliability.faulty_archives import (
 )
 
 TIMEOUTS = Timeouts(connect=1.0, read=1.0, total=2.0)
+#: Room for thread scheduling on a loaded 2-core machine, as in the fault tests.
+MARGIN = 0.75
 LOOP_THREAD = "ibi-curl-fan-out"
 
 
@@ -189,8 +191,8 @@ def test_the_exchange_deadline_ends_a_trickling_archive(transport, where):
         exchange = transport.fetch(f"http://{archive.address}/a", Timeouts(1, 5, 0.6))
         took = time.monotonic() - started
     assert exchange.failure is Failure.TIMEOUT
-    assert exchange.error.startswith("the exchange deadline (0.6 s) passed (Operation timed out after 6")
-    assert 0.55 < took < 1.0
+    assert exchange.error.startswith("the exchange deadline (0.6 s) passed (Operation timed out after ")
+    assert 0.55 < took < 0.6 + MARGIN
 
 
 def test_the_read_timeout_is_worded_as_libcurl_applies_it(transport):
@@ -199,7 +201,7 @@ def test_the_read_timeout_is_worded_as_libcurl_applies_it(transport):
         started = time.monotonic()
         exchange = transport.fetch(f"http://{archive.address}/a", Timeouts(1, 0.3, 3))
         took = time.monotonic() - started
-    assert exchange.failure is Failure.TIMEOUT and took < 1.6
+    assert exchange.failure is Failure.TIMEOUT and took < 1 + MARGIN
     assert exchange.error.startswith("read timeout: the Archive sent no answer within 1 s (Operation too slow.")
 
 
