@@ -8,7 +8,7 @@ Shared by the Cite page, its downloads and ``GET /api/v1/cite``. The steps:
 2. resolve the ``:(oai_dc)`` URL with the portal's resolver (its trace is stored, so every
    answer can link to it), here;
 3. get the record at the URL the resolution found (:mod:`.records`: in process from the Archive
-   that serves it when it is on this portal, else over the resolver's guarded HTTP transport);
+   that serves it when it is on this portal, else over the portal's guarded ``requests`` transport);
 4. read the record defensively (:func:`ibiportal.citation.from_oai_dc`) and cite it, here.
 
 A bad input is a :class:`~ibiportal.errors.ParseError` naming the ``ibi`` field; anything

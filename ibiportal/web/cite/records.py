@@ -5,8 +5,9 @@ records here), the record is written in process by the Archive that serves it, f
 item store its pages read: an HTTP request to ourselves could wait forever on a single worker.
 The demo Archives playing the standard's (``mtc-m16c.sid.inpe.br``, …) answer their real hosts'
 URLs, which are not reachable offline: their records are written in process too. Any other URL
-is fetched with the resolver's HTTP transport: its SSRF guard
-(``IBIPORTAL_ALLOW_PRIVATE_ARCHIVES``), IP pinning, timeouts, no redirects and a size cap.
+is fetched, one exchange, with the portal's ``requests`` transport (``get_http_transport``), which
+keeps the resolver's guarantees: its SSRF guard (``IBIPORTAL_ALLOW_PRIVATE_ARCHIVES``), IP pinning,
+timeouts, no redirects and a size cap.
 """
 from __future__ import annotations
 
