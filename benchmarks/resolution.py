@@ -2,7 +2,7 @@
 100 ms to answer, for the portal's fan-out transport (libcurl, one thread) and for the one it
 replaced (``requests``, a thread per exchange), in the same run.
 
-Run: ``.venv/bin/python benchmarks/resolution.py``. Every figure is a ratio measured in this
+Run: ``.venv/bin/python benchmarks/resolution.py [--threaded-archives]``. Every figure is a ratio measured in this
 run: resolution time / one Archive's delay (the goal: within 1.15x at 50 Archives, with the
 portal's transport), and one-by-one time / parallel time. Each run is appended to
 ``benchmarks/results/resolution-<date>.txt`` with the machine's load average, which moves the
@@ -17,7 +17,8 @@ happens on its own machine. An Archive process with a thread per connection (the
 turn and spread its 50 answers over 6-7 ms, which the resolver would be charged for. The child
 reports how far apart its answers left in each libcurl round ("answers' spread": how far apart
 the requests arrived, plus the Archives' process's own turns), so that what remains is visibly
-the resolver's.
+the resolver's. ``--threaded-archives`` runs the Archives as that thread-per-connection server
+instead, for comparison with the runs before (no spread reported).
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ import asyncio
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -34,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.serving import write_results  # noqa: E402
 from ibiportal.archive.demo import load_demo_archives  # noqa: E402
-from ibiportal.archive.http_server import with_address  # noqa: E402
+from ibiportal.archive.http_server import ArchiveHTTPServer, with_address  # noqa: E402
 from ibiportal.config import DEFAULTS  # noqa: E402
 from ibiportal.resolver.curl_transport import CurlTransport  # noqa: E402
 from ibiportal.resolver.engine import ClientInfo, Resolver  # noqa: E402
@@ -91,11 +93,24 @@ async def serve_archives(count: int) -> None:
     print(" ".join(f"{(round_[-1] - round_[0]) * 1000:.2f}" for round_ in rounds if len(round_) == count), flush=True)
 
 
-class Archives:
-    """The child process of :func:`serve_archives` and its endpoints."""
+def serve_threaded_archives(count: int) -> None:
+    """Child process: ``count`` demo Archive servers (a thread per connection), each holding its
+    answers back DELAY s; their addresses on stdout, then an empty line (no spread) when stdin closes."""
+    service = load_demo_archives()["mtc-m16c"].service
+    for _ in range(count):
+        server = ArchiveHTTPServer(service, "127.0.0.1", 0, DELAY)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        print(server.service.identity.address, server.service.identity.service_ibi.forms()[0], flush=True)
+    sys.stdin.read()
+    print(flush=True)
 
-    def __init__(self, count: int) -> None:
-        self.child = subprocess.Popen([sys.executable, __file__, "--serve", str(count)], stdin=subprocess.PIPE,
+
+class Archives:
+    """The child process of :func:`serve_archives` (or :func:`serve_threaded_archives`) and its endpoints."""
+
+    def __init__(self, count: int, threaded: bool) -> None:
+        serve = "--serve-threaded" if threaded else "--serve"
+        self.child = subprocess.Popen([sys.executable, __file__, serve, str(count)], stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         lines = [self.child.stdout.readline().split() for _ in range(count)]
         self.endpoints = [ArchiveEndpoint(address, ibi, f"a{i}", "http") for i, (address, ibi) in enumerate(lines)]
@@ -129,29 +144,32 @@ def one_by_one_seconds(transport: Transport, archives: list[ArchiveEndpoint]) ->
     return time.perf_counter() - start
 
 
-def main() -> None:
+def main(threaded: bool) -> None:
     executor = ThreadPoolExecutor(max_workers=resolver_threads(DEFAULTS["THREADS"]))  # the pool the portal uses
     transports: dict[str, Transport] = {
         "libcurl": CurlTransport(allow_private=True),  # the portal's fan-out
         "requests": HttpTransport(allow_private=True, pool_maxsize=64),  # the fan-out it replaced
     }
     load_at_start = Path("/proc/loadavg").read_text().split()[0]
-    lines = [f"each Archive answers {DELAY * 1000:.0f} ms after reading its request; median of {ROUNDS} resolutions",
+    kind = "a thread per connection (ArchiveHTTPServer)" if threaded else "one event loop"
+    lines = [f"each Archive answers {DELAY * 1000:.0f} ms after reading its request; Archives: {kind}; "
+             f"median of {ROUNDS} resolutions",
              f"{'archives':>8} {'answers spread':>15} {'libcurl':>8} {'/delay':>7} {'requests':>9} {'/delay':>7} "
              f"{'one by one':>11} {'speed-up':>9}"]
     print("\n".join(lines))
     ratios: dict[str, float] = {}
     for count in COUNTS:
-        archives = Archives(count)
+        archives = Archives(count, threaded)
         try:
             seconds = {name: parallel_seconds(Resolver(archives.endpoints, {"http": transport}, executor=executor))
                        for name, transport in transports.items()}
             sequential = one_by_one_seconds(transports["libcurl"], archives.endpoints)
         finally:
             spreads = archives.close()
-        spread = statistics.median(spreads[: ROUNDS + 1])  # the libcurl rounds (warm-up included): the first
+        # the libcurl rounds (warm-up included) come first
+        spread = f"{statistics.median(spreads[: ROUNDS + 1]) * 1000:.2f}ms" if spreads else "n/a"
         ratios = {name: value / DELAY for name, value in seconds.items()}
-        lines.append(f"{count:>8} {spread * 1000:>13.2f}ms {seconds['libcurl'] * 1000:>6.0f}ms {ratios['libcurl']:>6.2f}x "
+        lines.append(f"{count:>8} {spread:>15} {seconds['libcurl'] * 1000:>6.0f}ms {ratios['libcurl']:>6.2f}x "
                      f"{seconds['requests'] * 1000:>7.0f}ms {ratios['requests']:>6.2f}x {sequential * 1000:>9.0f}ms "
                      f"{sequential / seconds['libcurl']:>8.1f}x")
         print(lines[-1])
@@ -169,5 +187,7 @@ def main() -> None:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--serve"]:
         asyncio.run(serve_archives(int(sys.argv[2])))
+    elif sys.argv[1:2] == ["--serve-threaded"]:
+        serve_threaded_archives(int(sys.argv[2]))
     else:
-        main()
+        main(threaded=sys.argv[1:2] == ["--threaded-archives"])
