@@ -15,9 +15,9 @@ computed once (the benchmark always asks the same question), since a real Archiv
 happens on its own machine. An Archive process with a thread per connection (the
 ``ArchiveHTTPServer`` of the demo Archives) spends its own interpreter time on every request in
 turn and spread its 50 answers over 6-7 ms, which the resolver would be charged for. The child
-reports how far apart its answers left in each libcurl round ("answers' spread": how far apart
-the requests arrived, plus the Archives' process's own turns), so that what remains is visibly
-the resolver's. ``--threaded-archives`` runs the Archives as that thread-per-connection server
+reports how far apart its answers left in each round ("answers spread": how far apart the
+requests arrived, plus the Archives' process's own turns), so that what remains is visibly the
+resolver's; the resolver's CPU time per resolution is reported beside it. ``--threaded-archives`` runs the Archives as that thread-per-connection server
 instead, for comparison with the runs before (no spread reported).
 """
 from __future__ import annotations
@@ -123,16 +123,18 @@ class Archives:
         return spreads
 
 
-def parallel_seconds(resolver: Resolver) -> float:
-    """Median time of a resolution that must wait for every Archive."""
+def parallel_seconds(resolver: Resolver) -> tuple[float, float]:
+    """Median time of a resolution that must wait for every Archive, and the resolver process's
+    CPU time per resolution (every thread: the request's, the executor's, the transport's)."""
     resolver.resolve(UNKNOWN, CLIENT)  # connections made, pools warm
     times = []
+    cpu = time.process_time()
     for _ in range(ROUNDS):
         start = time.perf_counter()
         resolution = resolver.resolve(UNKNOWN, CLIENT)
         times.append(time.perf_counter() - start)
         assert resolution.alert is not None and resolution.alert.reason.value == "not-found", resolution.alert
-    return statistics.median(times)
+    return statistics.median(times), (time.process_time() - cpu) / ROUNDS
 
 
 def one_by_one_seconds(transport: Transport, archives: list[ArchiveEndpoint]) -> float:
@@ -154,24 +156,26 @@ def main(threaded: bool) -> None:
     kind = "a thread per connection (ArchiveHTTPServer)" if threaded else "one event loop"
     lines = [f"each Archive answers {DELAY * 1000:.0f} ms after reading its request; Archives: {kind}; "
              f"median of {ROUNDS} resolutions",
-             f"{'archives':>8} {'answers spread':>15} {'libcurl':>8} {'/delay':>7} {'requests':>9} {'/delay':>7} "
-             f"{'one by one':>11} {'speed-up':>9}"]
+             f"{'archives':>8} {'client':>9} {'answers spread':>15} {'time':>6} {'/delay':>7} {'resolver CPU':>13}"]
     print("\n".join(lines))
     ratios: dict[str, float] = {}
     for count in COUNTS:
         archives = Archives(count, threaded)
         try:
-            seconds = {name: parallel_seconds(Resolver(archives.endpoints, {"http": transport}, executor=executor))
-                       for name, transport in transports.items()}
+            measured = {name: parallel_seconds(Resolver(archives.endpoints, {"http": transport}, executor=executor))
+                        for name, transport in transports.items()}
             sequential = one_by_one_seconds(transports["libcurl"], archives.endpoints)
         finally:
             spreads = archives.close()
-        # the libcurl rounds (warm-up included) come first
-        spread = f"{statistics.median(spreads[: ROUNDS + 1]) * 1000:.2f}ms" if spreads else "n/a"
-        ratios = {name: value / DELAY for name, value in seconds.items()}
-        lines.append(f"{count:>8} {spread:>15} {seconds['libcurl'] * 1000:>6.0f}ms {ratios['libcurl']:>6.2f}x "
-                     f"{seconds['requests'] * 1000:>7.0f}ms {ratios['requests']:>6.2f}x {sequential * 1000:>9.0f}ms "
-                     f"{sequential / seconds['libcurl']:>8.1f}x")
+        ratios = {name: seconds / DELAY for name, (seconds, _) in measured.items()}
+        for index, (name, (seconds, cpu)) in enumerate(measured.items()):
+            rounds = spreads[index * (ROUNDS + 1): (index + 1) * (ROUNDS + 1)]  # in the order asked, warm-up included
+            spread = f"{statistics.median(rounds) * 1000:.2f}ms" if rounds else "n/a"
+            lines.append(f"{count:>8} {name:>9} {spread:>15} {seconds * 1000:>4.0f}ms {ratios[name]:>6.2f}x "
+                         f"{cpu * 1000:>11.1f}ms")
+            print(lines[-1])
+        lines.append(f"{count:>8} {'libcurl, one by one':>25} {sequential * 1000:>6.0f}ms: "
+                     f"{sequential / measured['libcurl'][0]:.1f}x the parallel time")
         print(lines[-1])
     for transport in transports.values():
         transport.close()
