@@ -58,11 +58,10 @@ _FAILURES: dict[int, tuple[Failure, str]] = {
     pycurl.E_GOT_NOTHING: (Failure.CONNECTION, "the Archive closed the connection without answering"),
     pycurl.E_PARTIAL_FILE: (Failure.CONNECTION, "the answer ended before its announced length"),
     pycurl.E_FTP_WEIRD_SERVER_REPLY: (Failure.CONNECTION, "the answer is not HTTP"),  # 8: CURLE_WEIRD_SERVER_REPLY
-    pycurl.E_ABORTED_BY_CALLBACK: (Failure.CONNECTION, "exchange abandoned"),
     pycurl.E_UNSUPPORTED_PROTOCOL: (Failure.CONNECTION, "the answer is not HTTP"),  # "Received HTTP/0.9"
     pycurl.E_SSL_CONNECT_ERROR: (Failure.CONNECTION, "TLS handshake failed"),
     pycurl.E_PEER_FAILED_VERIFICATION: (Failure.CONNECTION, "the Archive's TLS certificate was not accepted"),
-    pycurl.E_ABORTED_BY_CALLBACK: (Failure.CONNECTION, "ended by the portal"),  # only close() uses it
+    pycurl.E_ABORTED_BY_CALLBACK: (Failure.CONNECTION, "ended by the portal"),  # close(), or a failed loop
 }
 
 

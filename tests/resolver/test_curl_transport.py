@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from ibiportal.resolver.curl_transport import CurlTransport
+from ibiportal.resolver.curl_transport import CurlTransport, _Loop
 from ibiportal.resolver.transport import Failure, Timeouts
 from tests.reliability.faulty_archives import (
     RawArchive,
@@ -126,6 +126,26 @@ def test_close_ends_the_loop_and_what_it_was_waiting_for(fifty):
         exchange = pending.result(timeout=1)
     assert time.monotonic() - started < 1.0 and loop_threads() == before
     assert exchange.failure is Failure.CONNECTION and exchange.error == "ended by the portal (the transport was closed)"
+    again = transport.fetch(f"http://{fifty[0].address}/again", TIMEOUTS)
+    transport.close()
+    assert again.body == f"{fifty[0].port} /again".encode()
+
+
+def test_a_failing_loop_ends_its_exchanges_and_the_next_submit_gets_a_new_loop(fifty, monkeypatch, caplog):
+    """A defect in the loop must not leave a resolution waiting for ever: the exchange in flight
+    ends at once, saying so, the failure is logged, and the transport works again."""
+    transport = CurlTransport(allow_private=True)
+    with RawArchive(says_nothing) as silent:
+        pending = transport.submit([(f"http://{silent.address}/a", Timeouts(5, 5, 5))])[0]
+        time.sleep(0.1)
+        turn = _Loop._turn
+        monkeypatch.setattr(_Loop, "_turn", lambda self: 1 / 0)
+        transport._loop._wake()  # the loop's next turn fails
+        exchange = pending.result(timeout=1)
+        monkeypatch.setattr(_Loop, "_turn", turn)
+    assert exchange.failure is Failure.CONNECTION
+    assert exchange.error == "ended by the portal (the portal's fan-out loop failed, see its log)"
+    assert "the fan-out loop failed" in caplog.text
     again = transport.fetch(f"http://{fifty[0].address}/again", TIMEOUTS)
     transport.close()
     assert again.body == f"{fifty[0].port} /again".encode()
