@@ -194,3 +194,13 @@ def check_host(
     if not addresses:
         raise AddressRefused(host, "the name resolves to no address")
     return CheckedHost(host, port, tuple(addresses))
+
+
+def check_url(url: str, *, allow_private: bool, getaddrinfo: GetAddrInfo | None = None) -> CheckedHost:
+    """:func:`check_host` for the host of a request URL, which must be http(s) with a host (the
+    port defaults by scheme); ``ValueError`` for a port that is not one (from ``urlsplit``)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise AddressRefused(url[:80], "not an http(s) URL with a host")
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    return check_host(parts.hostname, port, allow_private=allow_private, getaddrinfo=getaddrinfo)

@@ -33,12 +33,11 @@ from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
 import certifi
 import pycurl
 
-from ibiportal.resolver.addresses import AddressRefused, GetAddrInfo, check_host
+from ibiportal.resolver.addresses import AddressRefused, GetAddrInfo, check_url
 from ibiportal.resolver.transport import (
     DEFAULT_MAX_ANSWER_BYTES,
     Exchange,
@@ -352,7 +351,7 @@ class CurlTransport:
             pin = self._check(url)
         except AddressRefused as refused:
             return Exchange(failure=Failure.REFUSED, error=str(refused))
-        except ValueError as invalid:  # urlsplit: a port out of range or not a number
+        except ValueError as invalid:  # check_url: a port out of range or not a number
             return Exchange(failure=Failure.REFUSED, error=f"invalid URL: {invalid}")
         transfer = _Transfer(pycurl.Curl(), self.max_answer_bytes, timeouts)
         try:
@@ -377,15 +376,9 @@ class CurlTransport:
         to the address checked the time before, not to the one checked now. A connection made
         through ``CONNECT_TO`` is reused only by an exchange pinned to the same address
         (``tests/resolver/test_curl_transport.py``)."""
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise AddressRefused(url[:80], "not an http(s) URL with a host")
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-        kwargs = {} if self._getaddrinfo is None else {"getaddrinfo": self._getaddrinfo}
-        checked = check_host(parts.hostname, port, allow_private=self.allow_private, **kwargs)
-        address = checked.addresses[0]
-        host = parts.hostname if not parts.hostname.count(":") else f"[{parts.hostname}]"
-        return f"{host}:{port}:{f'[{address}]' if ':' in address else address}:{port}"
+        checked = check_url(url, allow_private=self.allow_private, getaddrinfo=self._getaddrinfo)
+        host, address = (f"[{name}]" if ":" in name else name for name in (checked.host, checked.addresses[0]))
+        return f"{host}:{checked.port}:{address}:{checked.port}"
 
     def _configure(self, transfer: _Transfer, url: str, pin: str, timeouts: Timeouts) -> None:
         curl = transfer.curl

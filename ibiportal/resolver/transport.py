@@ -36,7 +36,7 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.exceptions import ConnectTimeoutError, ReadTimeoutError
 
-from ibiportal.resolver.addresses import AddressRefused, GetAddrInfo, check_host
+from ibiportal.resolver.addresses import AddressRefused, GetAddrInfo, check_url
 
 if TYPE_CHECKING:
     from ibiportal.archive.model import Behaviour
@@ -408,13 +408,8 @@ class HttpTransport:
         self._adapter.close()
 
     def _check(self, url: str) -> None:
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise AddressRefused(url[:80], "not an http(s) URL with a host")
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-        kwargs = {} if self._getaddrinfo is None else {"getaddrinfo": self._getaddrinfo}
-        checked = check_host(parts.hostname, port, allow_private=self.allow_private, **kwargs)
-        self._adapter.pin(parts.hostname, port, checked.addresses[0])
+        checked = check_url(url, allow_private=self.allow_private, getaddrinfo=self._getaddrinfo)
+        self._adapter.pin(checked.host, checked.port, checked.addresses[0])
 
     def fetch(self, url: str, timeouts: Timeouts) -> Exchange:
         """GET ``url``; see the class docstring. Never raises for a network problem."""
@@ -422,7 +417,7 @@ class HttpTransport:
             self._check(url)
         except AddressRefused as refused:
             return Exchange(failure=Failure.REFUSED, error=str(refused))
-        except ValueError as invalid:  # urlsplit: a port out of range or not a number
+        except ValueError as invalid:  # check_url: a port out of range or not a number
             return Exchange(failure=Failure.REFUSED, error=f"invalid URL: {invalid}")
         watch = _WATCHDOG.watch(timeouts.total)
         try:
