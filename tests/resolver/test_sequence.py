@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-import pytest
 
 from ibiportal.web.trace.sequence import BROWSER, MESSAGE_NAMES, RESOLVER, USER, Tone, sequence_of
 from ibiportal.resolver.trace import Resolution, Status, StepKind

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sqlite3
 from contextlib import closing
-from datetime import datetime, timezone
 from decimal import Decimal
 from pathlib import Path
 

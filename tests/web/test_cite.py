@@ -15,7 +15,6 @@ import responses
 from ibiportal import create_app
 from ibiportal.citation import STYLES
 from ibiportal.resolver import transport
-from ibiportal.resolver.addresses import check_host
 from ibiportal.protocol.messages import RegistrationKey
 from ibiportal.registry import ArchiveDetails, Confirmation, KeyHash
 from ibiportal.storage.registry import ArchiveStore
@@ -269,7 +268,7 @@ def remote(tmp_path, monkeypatch, scripted_archive, loopback_fan_out):
     """``remote(RECORD_URL)``: an app without demo Archives, with one included Archive (on a
     loopback port) whose answer points to RECORD_URL; the record itself is fetched with the
     app's address policy (names from HOSTS), through ``requests``, mocked by each test."""
-    monkeypatch.setattr(transport, "check_host", functools.partial(check_host, getaddrinfo=fake_dns))
+    monkeypatch.setattr(socket, "getaddrinfo", fake_dns)  # where check_host looks names up at the call
     apps = []
 
     def start(record_url: str):

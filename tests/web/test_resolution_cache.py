@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from ibiportal import create_app
-from ibiportal.resolver import registration, transport
+from ibiportal.resolver import registration
 from ibiportal.resolver.addresses import check_host
 from ibiportal.storage.database import Storage
 from ibiportal.storage.signal import GenerationSignal, bump_resolution_generation, read_resolution_generation
@@ -89,7 +89,6 @@ def live(tmp_path, monkeypatch, scripted_archive):
     monkeypatch.setattr(socket, "getaddrinfo", fake_dns)  # where check_host looks names up at the call
     patched = functools.partial(check_host, getaddrinfo=fake_dns)  # where it is bound at definition
     monkeypatch.setattr(registration, "check_host", patched)
-    monkeypatch.setattr(transport, "check_host", patched)
     apps = []
     database = fresh_sqlite(tmp_path / "live.sqlite")
     archive = scripted_archive(ItemArchive())
