@@ -41,8 +41,9 @@ pair lists to Archives – a ``status.archive refused`` pair list (see its views
 Counts live in ``RATELIMIT_STORAGE_URI``: ``memory://`` keeps them in each worker process
 (with 2 gunicorn workers a client may get up to twice a limit); ``redis://…`` shares them, and
 ``IBIPORTAL_REDIS_URL`` is used when no other storage is named, so several nodes share one
-budget. If that storage fails, requests are served unlimited and the error is logged
-(availability first).
+budget. If that storage fails, requests are still served, their limits counted in each
+worker's memory (as with ``memory://``) until it answers again, with one warning: availability
+first, without opening the portal to a flood while Redis is down.
 """
 from __future__ import annotations
 
@@ -74,7 +75,7 @@ LIMIT_SETTINGS = (
     "RATELIMIT_API",
     "RATELIMIT_TRACE",
 )
-#: A stalled Redis must not hold requests: past this, the limit is skipped (fail open, logged).
+#: A stalled Redis must not hold requests: past this, the limits are counted in memory (see init_app).
 REDIS_OPTIONS = {"socket_timeout": REDIS_TIMEOUT_SECONDS, "socket_connect_timeout": REDIS_TIMEOUT_SECONDS}
 #: Endpoints that resolve on demand, never from the cache: each sends messages to every Archive.
 ON_DEMAND_RESOLUTIONS = {"api.run_trace", "trace.run_trace", "api.cite_api", "cite.cite_page", "cite.download"}
@@ -149,6 +150,10 @@ def init_app(app: Flask) -> Limiter:
         storage_uri=storage_uri,
         storage_options=REDIS_OPTIONS if storage_uri.startswith("redis") else {},
         headers_enabled=True,
+        # Storage (Redis) down: the same limits counted in this worker's memory, one WARNING,
+        # storage tried again with backoff; without this, every request logged a traceback and
+        # no limit held (an outage is the moment a flood does most harm).
+        in_memory_fallback_enabled=True,
         swallow_errors=True,
         enabled=app.config["RATELIMIT_ENABLED"],
     )

@@ -3,7 +3,7 @@
 ``/healthz`` says the process answers (restart it if not). ``/readyz`` says whether this node
 should get traffic: the database answers and is at this version's schema (else 503). Redis,
 when configured, is reported too, but its absence does not make the node unready: without it
-resolution goes on from the database, rate limits fail open and other nodes' changes reach
+resolution goes on from the database, rate limits are counted per worker and other nodes' changes reach
 this node's caches by expiry (``ibiportal.storage.signal``) – a node taken out of the pool
 for it would serve nothing at all.
 """
@@ -56,7 +56,7 @@ def _redis() -> dict:
     problem = redis.reachable()
     if problem is not None:
         return {"ok": False, "configured": True,
-                "error": f"unreachable ({problem}): rate limits are not counted, other nodes' changes arrive late"}
+                "error": f"unreachable ({problem}): rate limits are counted per worker, other nodes' changes arrive late"}
     return {"ok": True, "configured": True}
 
 
