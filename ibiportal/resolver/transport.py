@@ -1,4 +1,4 @@
-"""How the resolver reaches Archives: one :class:`Transport` interface, two implementations.
+"""How the portal reaches Archives: one :class:`Transport` interface, three implementations.
 
 Every message of Figure 8.1 from the resolver to an Archive – "Solicitar URL" (3) and
 "Agradecer" (5) – is an HTTP GET of a request URL (§6.1); the answer (4)/(6) is a
@@ -6,8 +6,13 @@ Every message of Figure 8.1 from the resolver to an Archive – "Solicitar URL" 
 :class:`Exchange`: what came back, or why nothing usable did. It never raises for a network
 problem; the engine records the exchange in the trace either way.
 
-* :class:`HttpTransport` – real Archives over HTTP(S), with the address policy of
-  :mod:`ibiportal.resolver.addresses` (checked after DNS, pinned against rebinding).
+* :class:`~ibiportal.resolver.curl_transport.CurlTransport` – the resolver's messages to live
+  Archives over HTTP(S), a round's messages handed over together (a
+  :class:`MultiplexingTransport`) and driven by libcurl on one thread.
+* :class:`HttpTransport` – one-off exchanges with live Archives over HTTP(S) through
+  ``requests`` (the §7.2 confirmation, the conformance check, Cite's record fetch).
+  Both live transports apply the address policy of :mod:`ibiportal.resolver.addresses`
+  (checked after DNS, pinned against rebinding).
 * :class:`LocalTransport` – the Archives this process answers for itself: the portal's own
   Archive and the demo Archives, each an :class:`~ibiportal.archive.service.ArchiveService`.
 
@@ -374,7 +379,8 @@ class HttpTransport:
     The adapter is used without a :class:`requests.Session` on top: the session layer adds
     cookies, environment proxies and redirect handling, none of which the protocol wants,
     and costs about 0.3 ms of interpreter time per request, which a fan-out to 50 Archives
-    pays 50 times (benchmarks/resolution.py). For the same reason the request is prepared
+    paid 50 times when this transport carried it (benchmarks/resolution.py still runs it, as
+    the reference the libcurl fan-out is measured against). For the same reason the request is prepared
     directly (:meth:`_prepared`) and the adapter builds responses without a cookie jar.
 
     For each request: the host is resolved and EVERY address checked by
