@@ -17,7 +17,7 @@ from sqlalchemy.exc import IntegrityError
 from ..minted import Bibliographic, ItemLink, MintedItem, SubsystemClock
 from .database import Storage, now_iso
 from .schema import item_link, minted_item, prefix_pair, subsystem_clock
-from .signal import bump_resolution_generation
+from .signal import ibis_changed
 
 
 @dataclass(frozen=True)
@@ -88,13 +88,13 @@ class IdentifierStore:
                 **asdict(item.bibliographic),
             )
         )
-        bump_resolution_generation(self.storage, conn)  # a "not found" kept for this IBI is now wrong
+        ibis_changed(self.storage, conn, (item.rep, item.ibip))  # a "not found" kept for it is now wrong
 
     def add_item_link(self, conn: Connection, ibi: str, link: ItemLink) -> None:
         """Link a minted item (its IBIp) to another IBI, inside the caller's transaction; what
-        ``X!`` or ``X+(lang)`` resolves to changes, so resolution caches empty."""
+        ``X!`` or ``X+(lang)`` resolves to changes, so its cached resolutions are dropped."""
         conn.execute(insert(item_link).values(ibi=ibi, relation=link.relation, language=link.language, target=link.target))
-        bump_resolution_generation(self.storage, conn)
+        ibis_changed(self.storage, conn, (ibi,))
 
     def item_links(self, ibi: str) -> list[ItemLink]:
         """The links of a minted item (its IBIp)."""

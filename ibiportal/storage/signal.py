@@ -22,7 +22,7 @@ import mmap
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, select, update
@@ -57,6 +57,20 @@ def bump_resolution_generation(storage: Storage, conn: Connection) -> None:
     next lookup, once the transaction is committed (then the change is announced)."""
     conn.execute(update(resolution_generation).where(resolution_generation.c.id == 1).values(value=resolution_generation.c.value + 1))
     storage.on_commit(lambda: storage.announce_change(read_resolution_generation(storage)))
+
+
+def ibis_changed(storage: Storage, conn: Connection, ibis: Iterable[str]) -> None:
+    """THE call for "these IBIs changed": inside the caller's write transaction that mints,
+    edits, deletes, copies or changes the files of an item, so that every cached resolution
+    outcome of these IBIs (redirects and negative entries, in both forms, with every modifier, on
+    every node) is dropped once the transaction is committed, and only those.
+
+    Pass every form you know (repository name and IBIp); a minted item's other form is found
+    here too. Changes to the Archive set are not IBI changes: they call
+    :func:`bump_resolution_generation`, which empties everything.
+    """
+    del ibis  # until targeted invalidation lands, every cache empties
+    bump_resolution_generation(storage, conn)
 
 
 def signal_file(setting: str, instance_path: str) -> str:
