@@ -34,6 +34,7 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
         "IBIPORTAL_BIND": "BIND",
         "IBIPORTAL_DEMO_ARCHIVES": "DEMO_ARCHIVES",
         "IBIPORTAL_ALLOW_PRIVATE_ARCHIVES": "ALLOW_PRIVATE_ARCHIVES",
+        "IBIPORTAL_MINT_REQUIRES_TOKEN": "MINT_REQUIRES_TOKEN",
         "IBIPORTAL_TRACE_RETENTION": "TRACE_RETENTION",
         "IBIPORTAL_TRACE_BYTES": "TRACE_BYTES",
         "IBIPORTAL_REDIS_URL": "REDIS_URL",
@@ -59,7 +60,8 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
     for key in ("TRUSTED_PROXIES", "TRUSTED_HOSTS"):
         if key in settings:
             settings[key] = [p.strip() for p in settings[key].split(",") if p.strip()]
-    for key in ("DEMO_ARCHIVES", "ALLOW_PRIVATE_ARCHIVES", "SESSION_COOKIE_SECURE", "RATELIMIT_ENABLED"):
+    for key in ("DEMO_ARCHIVES", "ALLOW_PRIVATE_ARCHIVES", "SESSION_COOKIE_SECURE", "RATELIMIT_ENABLED",
+                "MINT_REQUIRES_TOKEN"):
         if key in settings:
             settings[key] = _flag(settings[key], key)
     return settings
@@ -113,6 +115,9 @@ DEFAULTS: dict = {
     "TRUSTED_PROXIES": [],
     # Whether the demo Archives take part in resolving GET /<persistent URL>.
     "DEMO_ARCHIVES": True,
+    # Whether minting (API and page) needs an API token / an administrator's login too; every
+    # other API write always needs a token (ibiportal.web.api.tokens). Off: anyone may mint.
+    "MINT_REQUIRES_TOKEN": False,
     # Whether live Archives may be on loopback/private/link-local addresses (tests, intranets).
     "ALLOW_PRIVATE_ARCHIVES": False,
     # How many resolution traces are kept, and how many bytes they may take in all (the oldest

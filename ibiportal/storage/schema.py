@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import CheckConstraint, Column, Index, Integer, MetaData, Table, Text, text
 
 #: The revision a database must be at for this code (the last file of ``migrations/versions``).
-SCHEMA_REVISION = "0003"
+SCHEMA_REVISION = "0004"
 
 metadata = MetaData()
 
@@ -47,6 +47,9 @@ minted_item = Table(
     Column("extent", Text),  # pages: "39", or as written
     Column("degree", Text),  # a thesis's degree, e.g. "Doutorado em Computação Aplicada"
     Column("report_number", Text),  # a report's number or INPE's document-type code ("NTC")
+    # Table 9.3 timestamp: "data e hora da última atualização ou remoção" (NULL: as minted)
+    Column("updated_at", Text),
+    Column("deleted_at", Text),  # the tombstone: a Deleted item keeps its row, its IBI is never reused
     sqlite_autoincrement=True,
 )
 
@@ -57,6 +60,16 @@ item_link = Table(
     Column("relation", Text, primary_key=True),  # "nextedition" or "translation"
     Column("language", Text, primary_key=True, server_default=text("''")),
     Column("target", Text, nullable=False),
+)
+
+#: Copies the own Archive holds of other Archives' items (state Copy, Table 9.3): the IBI (its
+#: normalized form, as given) and where the copy is served.
+item_copy = Table(
+    "item_copy", metadata,
+    Column("ibi", Text, primary_key=True),
+    Column("target_url", Text, nullable=False),
+    Column("created_at", Text, nullable=False),
+    Column("updated_at", Text, nullable=False),
 )
 
 #: Prefix pairs added by administrators or learnt (STANDARD.md §1.4); the standard's own pairs
@@ -114,6 +127,16 @@ admin_account = Table(
     Column("username", Text, primary_key=True),
     Column("password_hash", Text, nullable=False),
     Column("updated_at", Text, nullable=False),
+)
+
+#: Tokens for the API's writes: only the SHA-256 of each token is kept (a token is 256 random
+#: bits, so a fast hash is enough: nothing can be guessed from it).
+api_token = Table(
+    "api_token", metadata,
+    Column("name", Text, primary_key=True),
+    Column("token_hash", Text, nullable=False, unique=True),
+    Column("created_at", Text, nullable=False),
+    Column("last_used_at", Text),
 )
 
 #: Generation of what resolutions can answer: bumped with every change to the Archive set or to

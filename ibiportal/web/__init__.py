@@ -25,6 +25,7 @@ from .convert.views import bp as convert_bp
 from .cli import ibi_cli
 from .db_cli import db_cli
 from .demo_cli import demo_cli
+from .token_cli import token_cli
 from .errors import register_errorhandlers
 from .health.views import bp as health_bp
 from .probes import bp as probes_bp
@@ -72,3 +73,4 @@ def register(app: Flask) -> None:
     app.cli.add_command(archives_cli)
     app.cli.add_command(demo_cli)
     app.cli.add_command(admin_cli)
+    app.cli.add_command(token_cli)

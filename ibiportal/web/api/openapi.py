@@ -382,7 +382,10 @@ _PATHS: dict[str, dict] = {
     "/api/v1/mint": {"post": {
         "operationId": "mint", "summary": "Mint identifiers in both forms (Algorithm 4)",
         "description": "An empty body mints one. `previous_edition` / `translation_of` make the new item the "
-                       "`ibi.nextedition` / `ibi.translation(<language>)` of an earlier item of this portal.",
+                       "`ibi.nextedition` / `ibi.translation(<language>)` of an earlier item of this portal. "
+                       "Open to anyone, unless the portal sets IBIPORTAL_MINT_REQUIRES_TOKEN: then it needs an "
+                       "API token (401 without one).",
+        "security": [{}, {"apiToken": []}],
         "requestBody": {"required": False, "content": {"application/json": {"schema": _ref("MintRequest")}}},
         "responses": {"201": _json({"oneOf": [_ref("Minted"), {"type": "array", "items": _ref("Minted")}]},
                                    "The item minted, or a list of them when `count` was given"), **_ERRORS},
@@ -476,6 +479,14 @@ _PATHS: dict[str, dict] = {
 }
 
 
+#: Every write beyond minting needs ``Authorization: Bearer <token>`` (ibiportal.web.api.tokens).
+_SECURITY_SCHEMES = {"apiToken": {
+    "type": "http", "scheme": "bearer",
+    "description": "A token from `flask --app app api-token create NAME`; without it, or with a wrong or "
+                   "revoked one, a write is refused with 401 and nothing changes.",
+}}
+
+
 #: The version of the API the document describes: the ``v1`` of its paths.
 API_VERSION = "1"
 
@@ -493,5 +504,5 @@ def openapi_document() -> dict:
         },
         "servers": [{"url": "/"}],
         "paths": _PATHS,
-        "components": {"schemas": _SCHEMAS},
+        "components": {"schemas": _SCHEMAS, "securitySchemes": _SECURITY_SCHEMES},
     }

@@ -12,13 +12,16 @@ from ...minting import MintRequest, parse_count
 from ..inputs import optional_port
 from ..context import get_minter, known_prefix_pairs, resolver_base
 from ..results import minted_to_dict
+from .tokens import token_required_if
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
 
 @bp.post("/mint")
+@token_required_if("MINT_REQUIRES_TOKEN")
 def mint():
-    """Mint one identifier, or ``count`` of them, with optional title and target URL."""
+    """Mint one identifier, or ``count`` of them, with optional title and target URL (an API
+    token only with ``IBIPORTAL_MINT_REQUIRES_TOKEN``)."""
     body = json_body()
     count = parse_count(body.get("count"))
     mint_request = MintRequest.parse(body)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import wraps
 
-from flask import abort, redirect, request, session, url_for
+from flask import abort, current_app, redirect, request, session, url_for
 from werkzeug.security import check_password_hash
 
 from ...storage.accounts import AccountStore
@@ -59,3 +59,19 @@ def admin_required(view: Callable) -> Callable:
         return view(*args, **kwargs)
 
     return guarded
+
+
+def admin_required_if(setting: str) -> Callable[[Callable], Callable]:
+    """:func:`admin_required` when the app's ``setting`` is on (the mint page with
+    ``MINT_REQUIRES_TOKEN``: minting closed to the public API is closed to the public page too)."""
+
+    def decorate(view: Callable) -> Callable:
+        guarded_view = admin_required(view)
+
+        @wraps(view)
+        def guarded(*args, **kwargs):
+            return (guarded_view if current_app.config[setting] else view)(*args, **kwargs)
+
+        return guarded
+
+    return decorate

@@ -13,6 +13,7 @@ from ...ibi.explain import explain
 from ...ibi.url import normalize_base
 from ...minting import MintRequest
 from ...storage.identifiers import IdentifierStore
+from ..auth.session import admin_required_if
 from ..cite.embedded import embedded_metadata, record_held_here
 from ..context import get_minter, get_storage, known_prefix_pairs, resolver_base
 from ..errors import error_response
@@ -65,6 +66,7 @@ MINT_RESULTS = "mint_results"
 
 
 @bp.route("/mint", methods=["GET", "POST"])
+@admin_required_if("MINT_REQUIRES_TOKEN")
 def mint():
     """Mint identifiers of the portal's subsystem, then 303 to their result page
     (Post/Redirect/Get: reloading the result never mints again)."""

@@ -1,0 +1,75 @@
+"""API tokens: a name and the SHA-256 of a token, never the token itself.
+
+A token is 32 random bytes from :mod:`secrets` (256 bits), so a fast hash is as safe as a slow
+one here: nothing about a token can be guessed from its hash, and a lookup by hash costs one
+indexed query. The token is shown once, when it is created (``flask api-token create``).
+"""
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+
+from sqlalchemy import delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from ..errors import IbiError
+from .database import Storage, now_iso
+from .schema import api_token
+
+#: Random bytes in a token (written as 43 URL-safe base64 characters).
+TOKEN_BYTES = 32
+
+
+class TokenNameTaken(IbiError):
+    """A token of that name exists already: revoke it first, or choose another name."""
+
+
+@dataclass(frozen=True)
+class TokenRecord:
+    """A stored token as ``api-token list`` shows it: never the token."""
+
+    name: str
+    created_at: str
+    last_used_at: str | None
+
+
+def token_hash(token: str) -> str:
+    """What is stored of ``token``: its SHA-256, hexadecimal."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+class TokenStore:
+    """The API tokens over one :class:`Storage`."""
+
+    def __init__(self, storage: Storage):
+        self.storage = storage
+
+    def create(self, name: str) -> str:
+        """A new token called ``name``; raises :class:`TokenNameTaken` if the name is in use."""
+        token = secrets.token_urlsafe(TOKEN_BYTES)
+        try:
+            with self.storage.write_transaction() as conn:
+                conn.execute(insert(api_token).values(name=name, token_hash=token_hash(token), created_at=now_iso()))
+        except IntegrityError as error:
+            raise TokenNameTaken(f"a token named {name!r} exists already: revoke it first, or choose another name") from error
+        return token
+
+    def records(self) -> list[TokenRecord]:
+        """Every token's name and dates, by name."""
+        rows = self.storage.connection.execute(select(api_token).order_by(api_token.c.name))
+        return [TokenRecord(row.name, row.created_at, row.last_used_at) for row in rows]
+
+    def revoke(self, name: str) -> bool:
+        """Forget the token called ``name``; ``False`` when there is none."""
+        with self.storage.write_transaction() as conn:
+            return conn.execute(delete(api_token).where(api_token.c.name == name)).rowcount > 0
+
+    def holder(self, token: str) -> str | None:
+        """The name of ``token``, noting that it was used now; ``None`` for an unknown token."""
+        digest = token_hash(token)
+        name = self.storage.connection.execute(select(api_token.c.name).where(api_token.c.token_hash == digest)).scalar()
+        if name is not None:
+            with self.storage.write_transaction() as conn:
+                conn.execute(update(api_token).where(api_token.c.token_hash == digest).values(last_used_at=now_iso()))
+        return name
