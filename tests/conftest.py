@@ -1,5 +1,5 @@
 """Shared fixtures (flaskr style): an app with a temp database per test, its client and CLI runner,
-the standards' own figures from ``../shared/vectors/seed_vectors.json``, throwaway
+the standards' own figures from ``tests/data/seed_vectors.json``, throwaway
 PostgreSQL and Redis servers (started once per session, only when a test asks for them), and
 Archives on loopback sockets for the resolver to ask."""
 from __future__ import annotations
@@ -28,7 +28,9 @@ from tests.servers import PostgresServer, RedisServer, fresh_sqlite
 settings.register_profile("ibiportal", deadline=None)
 settings.load_profile("ibiportal")
 
-VECTORS_PATH = Path(__file__).resolve().parent.parent.parent / "shared" / "vectors" / "seed_vectors.json"
+# The project's copy of the figures the standards give (each entry names its file and table in
+# "source"); taken from the project's shared ``vectors/seed_vectors.json``, see tests/data/README.md.
+VECTORS_PATH = Path(__file__).resolve().parent / "data" / "seed_vectors.json"
 
 
 @pytest.fixture(scope="session")
