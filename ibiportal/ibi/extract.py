@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ibiportal.ibi.classify import Classification, classify, notes_as_warnings
+from ibiportal.ibi.grammar import IBIP_DIGIT, IBIP_PREFIX, LABEL, REP_SUFFIX, REPORT_NUMBER, WORD_PORT
 from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS
 from ibiportal.ibi.url import DEFAULT_RESOLVER
 
@@ -32,16 +33,16 @@ _LINK = re.compile(
     r"(?:https?://|(?<![\w.@/-])(?:urlib\.net|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.inpe\.br)/)[^\s<>\"'`{}|\\^]+",
     re.IGNORECASE,
 )
-_DIGIT = "[2-9A-HJ-NP-U]"
-_IBIP = re.compile(rf"(?<![\w/.@:-])(?:ibi:)?{_DIGIT}+[WX]{_DIGIT}*/{_DIGIT}{{4,}}(?:W{_DIGIT}+)?(?![\w/])", re.IGNORECASE)
-_IBIP_UPPER = re.compile(rf"(?:[iI][bB][iI]:)?{_DIGIT}+[WX]{_DIGIT}*/{_DIGIT}{{4,}}(?:W{_DIGIT}+)?")
+_IBIP_TEXT = f"{IBIP_PREFIX}/{IBIP_DIGIT}{{4,}}(?:W{IBIP_DIGIT}+)?"
+"""An IBIp as printed: a date since 1995 takes at least four digits (Table 7.1, grammar.py)."""
+_IBIP = re.compile(rf"(?<![\w/.@:-])(?:ibi:)?{_IBIP_TEXT}(?![\w/])", re.IGNORECASE)
+_IBIP_UPPER = re.compile(f"(?i:ibi:)?{_IBIP_TEXT}")
 """Printed IBIps are upper case: ``and/or`` or ``ok/done`` in lower case are words, not IBIps."""
 _REP = re.compile(
-    r"(?<![\w/.@-])(?:ibi:)?[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+"
-    r"/[a-z0-9][a-z0-9-]*(?:[@.][0-9]{1,5})?/[0-9]{4}/[0-9]{2}\.[0-9]{2}\.[0-9]{2}\.[0-9]{2}(?:\.[0-9]{2}(?:\.[0-9]+)?)?"
-    r"(?-i:-[A-Z]{2,5})?(?![\w/])",
+    rf"(?<![\w/.@-])(?:ibi:)?{LABEL}(?:\.{LABEL})+/{WORD_PORT}/{REP_SUFFIX}{REPORT_NUMBER}?(?![\w/])",
     re.IGNORECASE,
 )
+"""A repository name whose prefix has a dot, as Algorithm 1 makes them (Table 6.1, grammar.py)."""
 _URLIB_HOST = re.compile(r"(?:^|\.)(?:urlib\.net|inpe\.br)$", re.IGNORECASE)
 _SEGMENT_NOTE = ("path segment URLib", "direct link to a file in an Archive")
 _CLOSING = {")": "(", "]": "[", "}": "{"}

@@ -21,25 +21,16 @@ from datetime import date
 from typing import NamedTuple
 
 from ibiportal.ibi.dates import EPOCH, LAST_SECOND
+from ibiportal.ibi.grammar import IBIP_PREFIX, IBIP_SUFFIX, REPOSITORY_NAME
 from ibiportal.ibi.numerals import BASE27_DIGITS
 from ibiportal.ibi.syntax import MAX_LENGTH
 
-_DIGIT = "[2-9A-HJ-NP-U]"  # Table 7.6, either case (re.IGNORECASE with re.ASCII)
+_REPOSITORY_NAME = re.compile(REPOSITORY_NAME, re.ASCII | re.IGNORECASE)
+"""Table 6.1 (grammar.py); the spelling Algorithms 1-2 write (no ``.00`` seconds without a
+fraction, no fraction with a leading zero, a year of four digits) is checked after the match."""
 
-_REPOSITORY_NAME = re.compile(
-    r"(?P<prefix>[a-z0-9][a-z0-9.-]*/[a-z0-9][a-z0-9-]*(?:[.@][1-9][0-9]{0,4})?)"
-    r"/(?P<suffix>(?P<year>[0-9]{4})/(?P<month>[0-9]{2})\.(?P<day>[0-9]{2})\.(?P<hour>[0-9]{2})\.(?P<minute>[0-9]{2})"
-    r"(?:\.(?P<second>[0-9]{2})(?:\.(?P<fraction>[1-9][0-9]*))?)?)",
-    re.ASCII | re.IGNORECASE,
-)
-"""Table 6.1 in the spelling Algorithms 1-2 write: no ``.00`` seconds without a fraction (checked
-after the match), no fraction with a leading zero."""
-
-_IBIP = re.compile(
-    rf"(?P<prefix>{_DIGIT}+[WX]{_DIGIT}*)/(?P<suffix>(?P<seconds>{_DIGIT}+)(?:W(?P<fraction>{_DIGIT}+))?)",
-    re.ASCII | re.IGNORECASE,
-)
-"""Table 7.1: coded IP, ``W`` or ``X``, coded port; coded seconds, ``W`` and coded fraction."""
+_IBIP = re.compile(f"(?P<prefix>{IBIP_PREFIX})/(?P<suffix>{IBIP_SUFFIX})", re.ASCII | re.IGNORECASE)
+"""Table 7.1 (grammar.py): coded IP, ``W`` or ``X``, coded port; coded seconds, ``W`` and coded fraction."""
 
 _VALUE = {digit: value for value, digit in enumerate(BASE27_DIGITS)}
 _ZERO = BASE27_DIGITS[0]
@@ -65,17 +56,19 @@ def read_fast(text: str) -> FastReading | None:
         return None
     slash = text.find("/")
     if "." in text[:slash] or "-" in text[:slash]:  # never in an IBIp; what makes a repository name
-        match = _REPOSITORY_NAME.fullmatch(text)
-        return None if match is None else _repository_name(match)
+        return _repository_name(text) if _REPOSITORY_NAME.fullmatch(text) else None
     match = _IBIP.fullmatch(text)
     return None if match is None else _ibip(match)
 
 
-def _repository_name(match: re.Match[str]) -> FastReading | None:
+def _repository_name(text: str) -> FastReading | None:
     """Algorithm 2 inverse, then Algorithm 6, on a repository name the pattern matched."""
-    prefix, suffix, year, month, day, hour, minute, second, fraction = match.groups()
-    if second == "00" and fraction is None:
-        return None  # Algorithm 2 writes no ``.00``: the precise path warns about the round trip
+    subdomain, word_port, year, time = text.split("/")
+    month, day, hour, minute, *rest = time.split(".")
+    second, fraction = (rest + [None, None])[:2]
+    if len(year) != 4 or (second == "00" and fraction is None) or (fraction or "1")[0] == "0":
+        return None  # Algorithm 2 writes none of these: the precise path reads them, or warns
+    prefix, suffix = f"{subdomain}/{word_port}", f"{year}/{time}"
     second = second or "00"
     hours, minutes, seconds_ = int(hour), int(minute), int(second)
     if hours > 23 or minutes > 59 or seconds_ > 59:

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from ibiportal.errors import ParseError
+from ibiportal.ibi.grammar import MINUTE, REPORT_NUMBER, YEAR
 from ibiportal.ibi.identifier import ibi_form, parse_ibi, split_ibi
 from ibiportal.ibi.url import DEFAULT_RESOLVER, RESOLVER_PAIRS
 
@@ -65,15 +66,15 @@ _HOST_FIRST = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-
 _LABEL = re.compile(r"(?:IBI|URI|URL|Link|Disponível em|Available (?:from|at|in))\s*:\s*", re.IGNORECASE)
 _IBI_SCHEME = re.compile(r"ibi:(?=[A-Za-z0-9])", re.IGNORECASE)
 """``ibi:`` straight before an IBI is the URI scheme; with a space or ``<`` after it, a reference's label."""
-_REPOSITORY_NAME_START = re.compile(r"[^/]+/[^/]+/[0-9]{4}/")
+_REPOSITORY_NAME_START = re.compile(rf"[^/]+/[^/]+/{YEAR}/")
 """Three ``/``-parts, the third a year: a repository name, even a malformed one, never a host first."""
 _MARKDOWN = re.compile(r"\[[^\]\n]*\]\((.+)\)")
 _PAIRS = {"<": ">", "(": ")", "[": "]", "{": "}", '"': '"', "'": "'", "`": "`", "«": "»", "“": "”"}
 _TRAILING = ".,;"
 """Sentence punctuation after a reference's IBI; not ``:``, the metadata modifier."""
-_REPORT_SUFFIX = re.compile(r"(/[0-9]{4}/[0-9]{2}\.[0-9]{2}\.[0-9]{2}\.[0-9]{2}(?:\.[0-9]{2})?)(-[A-Z]{2,5})(?![A-Za-z0-9])")
+_REPORT_SUFFIX = re.compile(rf"(/{YEAR}/{MINUTE}(?:\.[0-9]{{2}})?)({REPORT_NUMBER})(?![A-Za-z0-9])")
 _SEGMENT = re.compile(r"(ibi|rep)/", re.IGNORECASE)
-_COLLECTION = re.compile(r"col/([^/?#]+/[^/?#]+/[0-9]{4}/[0-9.]+)/doc(?=[/?#]|$)", re.IGNORECASE)
+_COLLECTION = re.compile(rf"col/([^/?#]+/[^/?#]+/{YEAR}/[0-9.]+)/doc(?=[/?#]|$)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
