@@ -8,7 +8,8 @@ Two kinds of candidate are looked for, in one pass over the text:
   inside it and the joined text reads as an IBI;
 * **bare IBIs**: an IBIp in upper case (``8JMKD3MGP3W34T/47AF772``, also after ``ibi:``) and a
   repository name with its date (``sid.inpe.br/mtc-m21d/2022/07.20.15.45``, with an optional
-  report-number suffix such as ``-NTC``), standing on their own (not inside a word or a link).
+  report-number suffix such as ``-NTC``), standing on their own (not inside a word or a link);
+* **labelled values**: whatever follows the label ``IBI:`` that references print (``IBI: <…>``).
 
 Each candidate is read by :func:`~ibiportal.ibi.classify.classify`, the recogniser of every
 entry point, after the punctuation around it in a sentence is set aside. A link counts only
@@ -17,6 +18,17 @@ path starts with URLib's ``/ibi/``, ``/rep/`` or ``/col/`` segments, or the IBI 
 known prefix (either form) or a repository name whose prefix has a dot, as Algorithm 1 makes
 them. So DOIs (``10.1109/ACCESS.2020.2997019`` has no date part), ordinary URLs and dates
 that merely look like ``2020/01.02.03.04`` inside another site's URL are not IBIs.
+
+A candidate that is plainly meant as an IBI but does not read as one is kept as a **broken**
+entry with the recogniser's error (what is wrong, at which character of the entry's text),
+never dropped: that is what a researcher checking a list needs flagged. Plainly meant means: a
+link on ``urlib.net`` with a path, a link on an INPE server with URLib's ``/ibi/``, ``/rep/``
+or ``/col/`` segment, a labelled value, or a bare string of an IBI's shape (the patterns above,
+which a wrong digit or an impossible date does not stop matching).
+
+What the text asks for is kept: the modifiers of Table 8.2 (``!``, ``+``, ``:``, and the
+legacy ``??``), the file path and the query. A ``!`` or ``??`` ending a link is the last-edition
+or metadata modifier, never a sentence's punctuation.
 """
 from __future__ import annotations
 
@@ -43,10 +55,14 @@ _REP = re.compile(
     re.IGNORECASE,
 )
 """A repository name whose prefix has a dot, as Algorithm 1 makes them (Table 6.1, grammar.py)."""
+_LABELLED = re.compile(r"\bIBI:[ \t]*<?(?P<value>[^\s<>]+?)>?[.,;]?(?=\s|$)")
+"""``IBI: <…>`` as INPE's references print it: the label says an IBI follows, whatever it is."""
 _URLIB_HOST = re.compile(r"(?:^|\.)(?:urlib\.net|inpe\.br)$", re.IGNORECASE)
+_INPE_SEGMENT = re.compile(r"^[a-z]+://[^/]+\.inpe\.br(?::\d+)?/(?:ibi|rep|col)/", re.IGNORECASE)
+_URLIB_PATH = re.compile(r"^(?:[a-z]+://)?(?:www\.)?urlib\.net(?::\d+)?/[^/?#]", re.IGNORECASE)
 _SEGMENT_NOTE = ("path segment URLib", "direct link to a file in an Archive")
 _CLOSING = {")": "(", "]": "[", "}": "{"}
-_SENTENCE_END = ".,;:!?*"
+_SENTENCE_END = ".,;:?*"
 
 
 @dataclass(frozen=True)
@@ -61,14 +77,28 @@ class Found:
     reading: Classification
 
     @property
+    def broken(self) -> bool:
+        """Meant as an IBI, but not one: :attr:`reading` carries the ``error``."""
+        return not self.reading.recognised
+
+    @property
     def key(self) -> str:
-        """The item, whichever form was found: its IBIp when known, else its IBI (case-folded)."""
+        """The item, whichever form was found: its IBIp when known, else its IBI (case-folded);
+        empty for a broken entry, which names no item."""
         return (self.reading.ibip or self.reading.ibi or "").casefold()
 
+    @property
+    def error(self) -> dict | None:
+        """Why a broken entry is no IBI: ``{"message", "position"}``, the 1-based character of
+        :attr:`text` where reading stopped (``None`` when it reads)."""
+        problem = self.reading.error
+        return None if problem is None else {"message": problem.message, "position": problem.position}
+
     def to_dict(self) -> dict:
-        """``{"text", "line", "start", "end", "ibi", "form", "rep", "ibip", "persistent_url", "warnings"}``:
-        the persistent URL on the resolver the text names (urlib.net for a bare IBI); the warnings
-        are the recogniser's notes, then the conversion's."""
+        """``{"text", "line", "start", "end", "ibi", "form", "rep", "ibip", "persistent_url",
+        "warnings", "error"}``: the persistent URL on the resolver the text names (urlib.net for a
+        bare IBI); the warnings are the recogniser's notes, then the conversion's; ``error`` says
+        why a broken entry is no IBI (then the IBI fields are null)."""
         reading = self.reading
         conversion = reading.conversion
         return {
@@ -85,6 +115,7 @@ class Found:
                 *notes_as_warnings(reading.ibi or "", reading.notes),
                 *(conversion.warnings if conversion else ()),
             ],
+            "error": self.error,
         }
 
 
@@ -109,10 +140,15 @@ class Extraction:
 
     @property
     def distinct(self) -> int:
-        return len({found.key for found in self.found})
+        return len({found.key for found in self.found if not found.broken})
+
+    @property
+    def broken(self) -> int:
+        return sum(found.broken for found in self.found)
 
     def to_dict(self) -> dict:
-        return {"found": [found.to_dict() for found in self.found], "count": len(self.found), "distinct": self.distinct}
+        return {"found": [found.to_dict() for found in self.found], "count": len(self.found),
+                "distinct": self.distinct, "broken": self.broken}
 
 
 def extract(
@@ -132,26 +168,29 @@ def extract(
         if reading is not None:
             found.append(Found(text[match.start():end], _line_of(line_starts, match.start()), match.start(), end, reading))
         taken.append((match.start(), max(end, match.end())))
-    for pattern in (_IBIP, _REP):
+    for pattern in (_IBIP, _REP, _LABELLED):
         for match in pattern.finditer(text):
-            if any(start <= match.start() < end for start, end in taken):
+            start, end = match.span("value") if pattern is _LABELLED else match.span()
+            if any(low <= start < high for low, high in taken):
                 continue
             if pattern is _IBIP and not _IBIP_UPPER.fullmatch(match.group()):
                 continue
-            reading = classify(match.group(), pairs, base)
-            if reading.recognised:
-                found.append(Found(match.group(), _line_of(line_starts, match.start()), match.start(), match.end(), reading))
-                taken.append((match.start(), match.end()))
+            reading = classify(text[start:end], pairs, base)
+            found.append(Found(text[start:end], _line_of(line_starts, start), start, end, reading))
+            taken.append((start, end))
     found.sort(key=lambda item: item.start)
     return Extraction(tuple(found), tuple(text.split("\n")))
 
 
 def _link_candidate(text: str, start: int, end: int) -> int | None:
     """Where a link found at ``start`` really ends: before the sentence's punctuation and an
-    unbalanced closing bracket (``(http://…)``, ``[x](http://…)``)."""
+    unbalanced closing bracket (``(http://…)``, ``[x](http://…)``), but after a modifier
+    (``!``, and the legacy ``??``) that ends it."""
     while end > start:
         last = text[end - 1]
         body = text[start : end - 1]
+        if last == "?" and text[start:end].endswith("??") and not text[start:end].endswith("???"):
+            return end  # the legacy metadata suffix of file 002, read as ``:``
         if last in _SENTENCE_END and last != ":" or last == ":" and end - start > 1 and text[end - 2] in ")>":
             end -= 1
         elif last in _CLOSING and body.count(_CLOSING[last]) < body.count(last) + 1:
@@ -167,7 +206,8 @@ def _read_link(
     """Read the link ``text[start:end]``; when it ends a line and does not read as an IBI by
     itself (or stops at a ``/``, ``-``, ``.``, ``?``, ``&`` or ``=``, where a PDF breaks URLs),
     try it joined with the first word of the next line. Returns its end and reading (None when
-    it is no URLib link)."""
+    it is no URLib link; a broken reading when it is plainly meant as one, see the module
+    docstring)."""
     reading = classify(text[start:end], pairs, base)
     after = re.match(r"[ \t]*\r?\n[ \t]*([^\s<>\"'`{}|\\^]+)", text[end:])
     if after and (not reading.recognised or text[end - 1] in "/-.?&="):
@@ -178,7 +218,16 @@ def _read_link(
                 return joined_end, joined
     if reading.recognised and _is_urlib(reading, prefixes):
         return end, reading
+    if not reading.recognised and _meant_as_ibi(text[start:end]):
+        return end, reading
     return end, None
+
+
+def _meant_as_ibi(link: str) -> bool:
+    """A link that does not read is still plainly meant as a persistent URL: a path on
+    urlib.net, URLib's ``/ibi/``, ``/rep/`` or ``/col/`` segment on an INPE server, or the shape
+    of a repository name (whose INPE prefix looks like a scheme-less link)."""
+    return bool(_URLIB_PATH.match(link) or _INPE_SEGMENT.match(link) or _REP.fullmatch(link))
 
 
 def _is_urlib(reading: Classification, prefixes: set[str]) -> bool:

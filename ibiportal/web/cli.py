@@ -132,8 +132,13 @@ def extract_command(file: str, as_json: bool) -> None:
         return
     for found in result.found:
         row = found.to_dict()
-        click.echo(f"{row['line']}\t{' '.join(row['text'].split())}\t{row['rep'] or 'unknown'}\t{row['ibip'] or 'unknown'}\t{row['persistent_url']}")
-    click.echo(f"{len(result.found)} IBIs found, {result.distinct} distinct items", err=True)
+        text = " ".join(row["text"].split())
+        if found.broken:
+            click.echo(f"{row['line']}\t{text}\tnot an IBI: {found.reading.error}")
+        else:
+            click.echo(f"{row['line']}\t{text}\t{row['rep'] or 'unknown'}\t{row['ibip'] or 'unknown'}\t{row['persistent_url']}")
+    broken = f", {result.broken} not IBIs" if result.broken else ""
+    click.echo(f"{len(result.found) - result.broken} IBIs found, {result.distinct} distinct items{broken}", err=True)
 
 
 @ibi_cli.command("prefix-pair")

@@ -113,7 +113,7 @@ def test_api_reads_a_pdf(client):
     ]
     assert (body["count"], body["distinct"]) == (3, 1)
     first = body["found"][0]
-    assert set(first) == {"text", "line", "start", "end", "ibi", "form", "rep", "ibip", "persistent_url", "warnings"}
+    assert set(first) == {"text", "line", "start", "end", "ibi", "form", "rep", "ibip", "persistent_url", "warnings", "error"}
     assert first["line"] == 3 and first["rep"] == "sid.inpe.br/mtc-m21d/2022/07.20.15.45"
     assert first["persistent_url"] == "http://urlib.net/8JMKD3MGP3W34T/47AF772"
 
@@ -178,3 +178,29 @@ def test_cli(runner, tmp_path):
     bad.write_bytes(b"%PDF-1.4 nothing")
     failed = runner.invoke(args=["ibi", "extract", str(bad)])
     assert failed.exit_code != 0 and "the PDF could not be read" in failed.output
+
+
+BROKEN_LIST = ("A. IBI: <8JMKD3MGP3W34T/47AF772>.\n"
+               "B. Disponível em: <http://urlib.net/8JMKD3MGP8W/ZZZZZZZ>.\n"
+               r"C. \url{http://urlib.net/D7N2U8HW/39G4TD2!}")
+
+
+def test_broken_entries_and_modifiers_on_page_api_csv_and_cli(client, runner, tmp_path):
+    body = client.post("/api/v1/extract", json={"text": BROKEN_LIST}).get_json()
+    assert [(row["line"], row["text"], row["error"] and row["error"]["message"]) for row in body["found"]] == [
+        (1, "8JMKD3MGP3W34T/47AF772", None),
+        (2, "http://urlib.net/8JMKD3MGP8W/ZZZZZZZ", "coded date missing"),
+        (3, "http://urlib.net/D7N2U8HW/39G4TD2!", None),
+    ]
+    assert body["found"][2]["persistent_url"] == "http://urlib.net/D7N2U8HW/39G4TD2!"
+    assert (body["count"], body["distinct"], body["broken"]) == (3, 2, 1)
+    html = client.post("/references", data={"text": BROKEN_LIST}).get_data(as_text=True)
+    assert "2 IBIs found" in html and "1 not IBI<" in html
+    assert "Not an IBI:</strong> coded date missing (at character 30)" in html
+    rows = list(csv.reader(io.StringIO(client.post("/references.csv", data={"text": BROKEN_LIST}).get_data(as_text=True))))
+    assert rows[0][-1] == "error" and rows[2][-1] == "coded date missing (at character 30)" and rows[1][-1] == ""
+    path = tmp_path / "refs.txt"
+    path.write_text(BROKEN_LIST, encoding="utf-8")
+    result = runner.invoke(args=["ibi", "extract", str(path)])
+    assert "2\thttp://urlib.net/8JMKD3MGP8W/ZZZZZZZ\tnot an IBI: coded date missing (at character 30)" in result.stdout
+    assert "2 IBIs found, 2 distinct items, 1 not IBIs" in result.stderr

@@ -348,26 +348,34 @@ _SCHEMAS: dict[str, dict] = {
 
 _SCHEMAS["Extraction"] = {
     "type": "object",
-    "required": ["found", "count", "distinct"],
+    "required": ["found", "count", "distinct", "broken"],
     "properties": {
         "found": {"type": "array", "items": {
             "type": "object",
-            "required": ["text", "line", "start", "end", "ibi", "form", "rep", "ibip", "persistent_url", "warnings"],
+            "required": ["text", "line", "start", "end", "ibi", "form", "rep", "ibip", "persistent_url", "warnings",
+                         "error"],
             "properties": {
                 "text": {"type": "string", "description": "the text as found"},
                 "line": {"type": "integer", "description": "1-based line where it starts"},
                 "start": {"type": "integer", "description": "0-based offset in the text: text[start:end]"},
                 "end": {"type": "integer"},
-                "ibi": {"type": "string"},
-                "form": {"enum": ["rep", "ibip"]},
+                "ibi": _NULLABLE_STRING,
+                "form": {"enum": ["rep", "ibip", None]},
                 "rep": _NULLABLE_STRING,
                 "ibip": _NULLABLE_STRING,
-                "persistent_url": {"type": "string"},
+                "persistent_url": _NULLABLE_STRING,
                 "warnings": _STRINGS,
+                "error": {"oneOf": [{"type": "null"}, {
+                    "type": "object", "required": ["message", "position"],
+                    "description": "why a string meant as an IBI is none (its IBI fields are then null)",
+                    "properties": {"message": {"type": "string"}, "position": {
+                        "type": ["integer", "null"], "description": "1-based character of text"}},
+                }]},
             },
         }},
-        "count": {"type": "integer"},
+        "count": {"type": "integer", "description": "entries, broken ones included"},
         "distinct": {"type": "integer", "description": "items, both forms of one counted once"},
+        "broken": {"type": "integer", "description": "entries meant as IBIs that are none"},
     },
 }
 

@@ -28,7 +28,7 @@ from .forms import ReferencesDownloadForm, ReferencesForm
 
 bp = Blueprint("references", __name__)
 
-CSV_COLUMNS = ("line", "text", "ibi", "form", "repository name", "IBIp", "persistent URL", "warnings")
+CSV_COLUMNS = ("line", "text", "ibi", "form", "repository name", "IBIp", "persistent URL", "warnings", "error")
 #: Room for the pasted text (and the text posted again by a download) beyond the 1 MB limit,
 #: so that a text a little over it is refused next to its field, naming the limit.
 FORM_MEMORY = 4 * MAX_BYTES
@@ -122,6 +122,13 @@ def to_csv(result: Extraction) -> str:
         row = found.to_dict()
         writer.writerow([neutralise(str(cell)) for cell in (
             row["line"], row["text"], row["ibi"], row["form"], row["rep"] or "", row["ibip"] or "",
-            row["persistent_url"], " | ".join(row["warnings"]),
+            row["persistent_url"] or "", " | ".join(row["warnings"]), _error_text(row["error"]),
         )])
     return out.getvalue()
+
+
+def _error_text(error: dict | None) -> str:
+    """A broken entry's error in a cell: the message, and where in the entry's text."""
+    if error is None:
+        return ""
+    return error["message"] + ("" if error["position"] is None else f" (at character {error['position']})")
