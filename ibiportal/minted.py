@@ -7,6 +7,7 @@ three owns them, so each imports them from here.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from decimal import Decimal
 
 
@@ -46,7 +47,12 @@ class Bibliographic:
 
 @dataclass(frozen=True)
 class MintedItem:
-    """An identifier the portal issued, in both forms, and what was given with it."""
+    """An identifier the portal issued, in both forms, and what was given with it.
+
+    ``updated_at`` is when it last changed after minting (``None``: never), ``deleted_at`` when
+    it was deleted (its tombstone: the row stays, so the IBI is never issued again). Both are
+    ISO 8601 UTC texts.
+    """
 
     rep: str
     ibip: str
@@ -59,3 +65,17 @@ class MintedItem:
     item_date: str | None = None
     language: str | None = None
     bibliographic: Bibliographic = Bibliographic()
+    updated_at: str | None = None
+    deleted_at: str | None = None
+
+    @property
+    def deleted(self) -> bool:
+        return self.deleted_at is not None
+
+    @property
+    def timestamp(self) -> datetime:
+        """Table 9.3 ``timestamp``: "data e hora da última atualização ou remoção" – the last
+        change or the deletion, else the identification date (whole seconds)."""
+        if self.updated_at is not None:
+            return datetime.fromisoformat(self.updated_at).replace(microsecond=0)
+        return datetime.fromtimestamp(int(self.date), tz=timezone.utc)

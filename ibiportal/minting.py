@@ -30,6 +30,7 @@ from .ibi.dates import split_date, utc_iso
 from .ibi.repository import rep_prefix, rep_suffix
 from .citation.types import ItemType
 from .minted import Bibliographic, ItemLink, MintedItem, SubsystemClock
+from .item_links import NEXT_EDITION, TRANSLATION, link, linked_item
 from .storage.identifiers import IdentifierStore, SubsystemRaced
 
 #: Identifiers per API or page request; the CLI, run by an operator, allows more.
@@ -231,21 +232,12 @@ class Minter:
         half-written), and the earlier item then answers ``ibi.nextedition`` /
         ``ibi.translation(xx)`` (Algorithm 2 of §9).
         """
-        links = []
         if request.previous_edition:
-            links.append(("previous_edition", request.previous_edition, ItemLink("nextedition", item.ibip)))
+            earlier = linked_item(self.store, request.previous_edition, "previous_edition", item.ibip)
+            link(self.store, conn, earlier, ItemLink(NEXT_EDITION, item.ibip), "previous_edition")
         if request.translation_of:
-            translation = ItemLink("translation", item.ibip, request.language or "")
-            links.append(("translation_of", request.translation_of, translation))
-        for field, ibi, link in links:
-            earlier = self.store.find_minted(rep=ibi, ibip=ibi)
-            if earlier is None:
-                raise ParseError(f"{field} {ibi} is not an item of this portal's Archive", field=field)
-            for old in self.store.item_links(earlier.ibip):
-                if (old.relation, old.language) == (link.relation, link.language):
-                    what = f"translation into {link.language}" if link.language else "next edition"
-                    raise ParseError(f"{ibi} already has a {what}: {old.target}", field=field)
-            self.store.add_item_link(conn, earlier.ibip, link)
+            original = linked_item(self.store, request.translation_of, "translation_of", item.ibip)
+            link(self.store, conn, original, ItemLink(TRANSLATION, item.ibip, request.language or ""), "translation_of")
 
     def _monotonic_now(self, state: SubsystemClock | None) -> tuple[Decimal, Decimal]:
         """The current-date input of Algorithm 4, never earlier than the previous request's.

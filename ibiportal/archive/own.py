@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from datetime import datetime, timezone
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -66,21 +65,23 @@ class OwnItemStore:
 
     def item(self, minted: MintedItem) -> Item:
         """The Archive's view of a minted item."""
-        created = _moment(minted)
+        timestamp = minted.timestamp
+        if minted.deleted:  # the tombstone: Algorithm 2 lines 11-15 answer ibi, state and timestamp only
+            return Item(ibi=IbiForms(rep=minted.rep, ibip=minted.ibip), state=ItemState.DELETED, timestamp=timestamp)
         links = self.storage.item_links(minted.ibip)
         next_edition = next((link.target for link in links if link.relation == "nextedition"), None)
         metadata_url = item_metadata_url(self.portal_url, minted.ibip)
         return Item(
             ibi=IbiForms(rep=minted.rep, ibip=minted.ibip),
             state=ItemState.ORIGINAL,
-            timestamp=created,
+            timestamp=timestamp,
             target_url=minted.target_url or item_page_url(self.portal_url, minted.ibip),
             language=minted.language,
             nextedition=_forms(next_edition) if next_edition else None,
             translations=tuple(
                 (link.language, _forms(link.target)) for link in links if link.relation == "translation"
             ),
-            metadata=Metadata(url=metadata_url, state=ItemState.ORIGINAL, timestamp=created, oai_dc_url=metadata_url),
+            metadata=Metadata(url=metadata_url, state=ItemState.ORIGINAL, timestamp=timestamp, oai_dc_url=metadata_url),
             dc=_dublin_core(minted),
         )
 
@@ -163,8 +164,3 @@ def _forms(ibi: str) -> IbiForms:
     """An IBI as Table 9.4 forms, under the form it is written in."""
     identifier = parse_ibi(ibi)
     return IbiForms(rep=str(identifier)) if identifier.form == "rep" else IbiForms(ibip=str(identifier))
-
-
-def _moment(minted: MintedItem) -> datetime:
-    """The identifier's date, as the item's timestamp (whole seconds, Table 9.3)."""
-    return datetime.fromtimestamp(int(minted.date), tz=timezone.utc)

@@ -11,7 +11,7 @@ import json
 from dataclasses import asdict, dataclass, fields
 from decimal import Decimal
 
-from sqlalchemy import Connection, Row, insert, select, update
+from sqlalchemy import Connection, Row, delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..minted import Bibliographic, ItemLink, MintedItem, SubsystemClock
@@ -96,6 +96,59 @@ class IdentifierStore:
         conn.execute(insert(item_link).values(ibi=ibi, relation=link.relation, language=link.language, target=link.target))
         ibis_changed(self.storage, conn, (ibi,))
 
+    def remove_item_link(self, conn: Connection, ibi: str, relation: str, language: str = "") -> None:
+        """Unlink a minted item (its IBIp) from its next edition or its translation into
+        ``language``, inside the caller's transaction; its cached resolutions are dropped."""
+        conn.execute(delete(item_link).where(
+            (item_link.c.ibi == ibi) & (item_link.c.relation == relation) & (item_link.c.language == language)
+        ))
+        ibis_changed(self.storage, conn, (ibi,))
+
+    def links_to(self, target: str) -> list[tuple[str, ItemLink]]:
+        """The links whose target is ``target`` (an IBIp): ``(linking item's IBIp, link)``, e.g.
+        the previous edition of an item, or the original it translates."""
+        rows = self.storage.connection.execute(
+            select(item_link.c.ibi, item_link.c.relation, item_link.c.target, item_link.c.language)
+            .where(item_link.c.target == target)
+            .order_by(item_link.c.relation, item_link.c.ibi)
+        )
+        return [(row.ibi, ItemLink(row.relation, row.target, row.language)) for row in rows]
+
+    def lock_minted(self, conn: Connection, ibip: str) -> MintedItem | None:
+        """Inside a write transaction: the minted item as it is now, locked until the
+        transaction ends, so that two changes to it never interleave."""
+        row = conn.execute(select(minted_item).where(minted_item.c.ibip == ibip).with_for_update()).first()
+        return _minted_item(row) if row else None
+
+    def change_minted(self, conn: Connection, item: MintedItem, **values: object) -> None:
+        """Set columns of a minted item (``title``, ``target_url``, ``creators`` as a tuple,
+        ``item_date``, ``language``, the bibliographic ones) and its ``updated_at``, inside the
+        caller's transaction; its cached resolutions are dropped."""
+        if "creators" in values:
+            values["creators"] = json.dumps(list(values["creators"]))  # type: ignore[arg-type]
+        conn.execute(update(minted_item).where(minted_item.c.ibip == item.ibip).values(updated_at=now_iso(), **values))
+        ibis_changed(self.storage, conn, (item.rep, item.ibip))
+
+    def delete_minted(self, conn: Connection, item: MintedItem) -> None:
+        """Make a minted item Deleted (Algorithm 2 lines 11-15), inside the caller's
+        transaction: its row and metadata stay as the tombstone, dated now."""
+        moment = now_iso()
+        conn.execute(update(minted_item).where(minted_item.c.ibip == item.ibip).values(updated_at=moment, deleted_at=moment))
+        ibis_changed(self.storage, conn, (item.rep, item.ibip))
+
+    def search_minted(self, text: str = "", limit: int = 50, offset: int = 0) -> list[MintedItem]:
+        """Minted items, newest first, whose IBI (either form), title or creators contain
+        ``text`` (any case); all of them for an empty text."""
+        query = select(minted_item).order_by(minted_item.c.id.desc()).limit(limit).offset(offset)
+        text = text.strip()
+        if text:
+            columns = (minted_item.c.rep, minted_item.c.ibip, minted_item.c.title, minted_item.c.creators)
+            conditions = [column.ilike(_contains(text), escape="\\") for column in columns]
+            # creators are kept as JSON, where "ç" is written \u00e7
+            conditions.append(minted_item.c.creators.ilike(_contains(json.dumps(text)[1:-1]), escape="\\"))
+            query = query.where(or_(*conditions))
+        return [_minted_item(row) for row in self.storage.connection.execute(query)]
+
     def item_links(self, ibi: str) -> list[ItemLink]:
         """The links of a minted item (its IBIp)."""
         rows = self.storage.connection.execute(
@@ -138,6 +191,11 @@ class IdentifierStore:
             )
 
 
+def _contains(text: str) -> str:
+    """A LIKE pattern matching ``text`` anywhere, its own ``%``, ``_`` and ``\\`` taken literally."""
+    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
 def _minted_item(row: Row) -> MintedItem:
     return MintedItem(
         rep=row.rep,
@@ -151,4 +209,6 @@ def _minted_item(row: Row) -> MintedItem:
         item_date=row.item_date,
         language=row.language,
         bibliographic=Bibliographic(**{name: getattr(row, name) for name in BIBLIOGRAPHIC_COLUMNS}),
+        updated_at=row.updated_at,
+        deleted_at=row.deleted_at,
     )

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from flask import Flask, current_app, g, request
 
+from ..application.items import ItemService
 from ..ibi.prefixes import KNOWN_PREFIX_PAIRS
 from ..ibi.url import PersistentUrl
 from ..minting import Minter, Subsystem
@@ -27,6 +28,11 @@ def close_storage(_exc: BaseException | None = None) -> None:
 def get_minter() -> Minter:
     """The portal's identification subsystem, as configured (validated at start-up)."""
     return Minter(IdentifierStore(get_storage()), current_app.extensions["ibiportal.subsystem"])
+
+
+def get_items() -> ItemService:
+    """The own Archive's items, to read, change and delete (API and administrator's pages)."""
+    return ItemService(IdentifierStore(get_storage()))
 
 
 def known_prefix_pairs() -> list[tuple[str, str]]:

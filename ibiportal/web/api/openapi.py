@@ -92,6 +92,43 @@ _SCHEMAS: dict[str, dict] = {
             **{name: _NULLABLE_STRING for name in _BIBLIOGRAPHIC},
         },
     },
+    "Item": {
+        "type": "object",
+        "description": "An item of the portal's own Archive, a deleted one's tombstone included.",
+        "required": ["rep", "ibip", "utc", "persistent_url", "state", "timestamp", "target_url", "url", "relations",
+                     "metadata"],
+        "properties": {
+            "rep": {"type": "string"}, "ibip": {"type": "string"},
+            "utc": {"type": "string", "description": "the identification date, ISO 8601 UTC"},
+            "persistent_url": {"type": "string"},
+            "state": {"enum": ["Original", "Deleted"], "description": "Table 9.3 `state`"},
+            "timestamp": {"type": "string", "description": "Table 9.3 `timestamp`: the last change or the deletion, "
+                          "else the identification date"},
+            "updated_at": _NULLABLE_STRING, "deleted_at": _NULLABLE_STRING,
+            "target_url": {"type": ["string", "null"], "description": "the URL given; null: the item's page here"},
+            "url": {"type": ["string", "null"], "description": "what the Archive answers as `url` (null once deleted)"},
+            "relations": {"type": "object", "properties": {
+                "previous_edition": _NULLABLE_STRING, "next_edition": _NULLABLE_STRING,
+                "translation_of": {"oneOf": [{"type": "null"}, {"type": "object", "properties": {
+                    "ibi": {"type": "string"}, "language": {"type": "string"}}}]},
+                "translations": {"type": "array", "items": {"type": "object", "properties": {
+                    "language": {"type": "string"}, "ibi": {"type": "string"}}}},
+            }},
+            "metadata": {"type": "object", "properties": {
+                "title": _NULLABLE_STRING, "creators": _STRINGS, "date": _NULLABLE_STRING,
+                "language": _NULLABLE_STRING, "item_type": _NULLABLE_STRING,
+                **{name: _NULLABLE_STRING for name in _BIBLIOGRAPHIC},
+            }},
+        },
+    },
+    "ItemChange": {
+        "type": "object",
+        "description": "The fields to change, as a mint request names them; null clears one, a field left "
+                       "out stays. Validated as a mint request is: a bad field changes nothing.",
+        "properties": {name: {"type": ["string", "null"]} for name in (
+            "target_url", "title", "date", "language", "item_type", *_BIBLIOGRAPHIC, "previous_edition",
+            "translation_of")} | {"creators": {"type": ["array", "string", "null"], "items": {"type": "string"}}},
+    },
     "MintRequest": {
         "type": "object",
         "description": "Every field is optional; null or an empty text is the same as leaving it out.",
@@ -381,6 +418,10 @@ _SCHEMAS["Extraction"] = {
 
 _URL_ANSWER = _json(_ref("PersistentUrl"), "The URL's fields, meaning and canonical forms")
 
+#: ``{ibi}`` of the items routes: the repository-name form keeps its slashes.
+_ITEM_IBI = {"name": "ibi", "in": "path", "required": True, "schema": {"type": "string"},
+             "description": "the item's IBI in either form, e.g. 8JMKD3MGP8W/34PGRBS or sid.inpe.br/mtc-m18/2009/02.16.17.46"}
+
 _PATHS: dict[str, dict] = {
     "/api/v1/openapi.json": {"get": {
         "operationId": "openapi", "summary": "This document",
@@ -479,6 +520,26 @@ _PATHS: dict[str, dict] = {
             "type": "object", "required": ["permalink"], "properties": {"permalink": {"type": "string"}},
         }]}, "The resolution, its trace, and where it is kept"), **_ERRORS},
     }},
+    "/api/v1/items/{ibi}": {
+        "get": {
+            "operationId": "getItem", "summary": "An item of the own Archive, in either form",
+            "parameters": [_ITEM_IBI],
+            "responses": {"200": _json(_ref("Item"), "The item (404: not an item here)"), **_ERRORS},
+        },
+        "patch": {
+            "operationId": "changeItem", "summary": "Change an item's target URL, metadata or links",
+            "description": "Every change is resolved at once, on every node. A deleted item answers 410.",
+            "security": [{"apiToken": []}], "parameters": [_ITEM_IBI],
+            "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("ItemChange")}}},
+            "responses": {"200": _json(_ref("Item"), "The item as changed"), **_ERRORS},
+        },
+        "delete": {
+            "operationId": "deleteItem", "summary": "Make an item Deleted (the resolver answers 410)",
+            "description": "The tombstone keeps the metadata and the time of deletion; the IBI is never reused.",
+            "security": [{"apiToken": []}], "parameters": [_ITEM_IBI],
+            "responses": {"200": _json(_ref("Item"), "The tombstone"), **_ERRORS},
+        },
+    },
     "/api/v1/trace/{trace_id}": {"get": {
         "operationId": "getTrace", "summary": "A stored trace, while it is kept",
         "parameters": [{"name": "trace_id", "in": "path", "required": True, "schema": {"type": "string"}}],

@@ -1,0 +1,56 @@
+"""The rules of an own item's links to other own items: its previous edition (whose
+``ibi.nextedition`` it becomes) and the original it translates (whose
+``ibi.translation(<language>)`` it becomes), Algorithm 2 of file 003 §9.
+
+Minting and changing an item both link through here, inside their write transaction, so a bad
+link rolls the whole change back and both say the same thing about it.
+"""
+from __future__ import annotations
+
+from sqlalchemy import Connection
+
+from .errors import ParseError
+from .minted import ItemLink, MintedItem
+from .storage.identifiers import IdentifierStore
+
+NEXT_EDITION = "nextedition"
+TRANSLATION = "translation"
+
+
+def linked_item(store: IdentifierStore, ibi: str, field: str, item: str) -> MintedItem:
+    """The own item ``ibi`` names (``field`` is ``previous_edition`` or ``translation_of``), for
+    item ``item`` (its IBIp) to link to: it must exist, not be deleted, and not be ``item``."""
+    other = store.find_minted(rep=ibi, ibip=ibi)
+    if other is None:
+        raise ParseError(f"{field} {ibi} is not an item of this portal's Archive", field=field)
+    if other.deleted:
+        raise ParseError(f"{field} {ibi} was deleted on {other.deleted_at}: link to an item that is not", field=field)
+    if other.ibip == item:
+        raise ParseError(f"{field} {ibi} is this item itself", field=field)
+    return other
+
+
+def link(store: IdentifierStore, conn: Connection, earlier: MintedItem, new: ItemLink, field: str) -> bool:
+    """Give ``earlier`` the link ``new`` (its next edition, or its translation into a language);
+    ``False`` when it has it already. Refused: ``earlier`` already has another next edition or
+    translation into that language, or a next edition that would close a circle of editions."""
+    for old in store.item_links(earlier.ibip):
+        if (old.relation, old.language) == (new.relation, new.language):
+            if old.target == new.target:
+                return False
+            what = f"translation into {new.language}" if new.language else "next edition"
+            raise ParseError(f"{earlier.ibip} already has a {what}: {old.target}", field=field)
+    if new.relation == NEXT_EDITION:
+        _refuse_circle(store, earlier.ibip, new.target, field)
+    store.add_item_link(conn, earlier.ibip, new)
+    return True
+
+
+def _refuse_circle(store: IdentifierStore, earlier: str, item: str, field: str) -> None:
+    """Following ``item``'s next editions must never reach ``earlier`` (the resolver would loop)."""
+    seen, current = set(), item
+    while current is not None and current not in seen:
+        if current == earlier:
+            raise ParseError(f"{earlier} is a later edition of {item}: it cannot also be its previous edition", field=field)
+        seen.add(current)
+        current = next((link.target for link in store.item_links(current) if link.relation == NEXT_EDITION), None)

@@ -1,0 +1,82 @@
+"""``/api/v1/items/<ibi>``: an own item read, changed and deleted (``application.items``).
+
+``<ibi>`` is either form (the repository name keeps its slashes in the path). Reading is open,
+like the item's own persistent URL; PATCH and DELETE need an API token (``tokens.py``).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from flask import jsonify
+
+from ...application.items import ItemDeleted, ItemNotFound, ItemRecord
+from ...archive.model import format_timestamp
+from ...archive.own import item_page_url
+from ..context import get_items, resolver_base
+from ..errors import error_response
+from ..host import portal_url
+from ..results import persistent_url
+from .tokens import token_required
+from .views import bp, json_body
+
+
+@bp.get("/items/<path:ibi>")
+def get_item(ibi: str):
+    """An own item: both forms, state, URLs, relations and metadata; a deleted one's tombstone too."""
+    return jsonify(item_to_dict(get_items().find(ibi)))
+
+
+@bp.patch("/items/<path:ibi>")
+@token_required
+def change_item(ibi: str):
+    """Change the fields the body gives (null clears one); the others stay."""
+    return jsonify(item_to_dict(get_items().change(ibi, json_body())))
+
+
+@bp.delete("/items/<path:ibi>")
+@token_required
+def delete_item(ibi: str):
+    """Make the item Deleted: the resolver answers 410 from now on; the IBI is never reused."""
+    return jsonify(item_to_dict(get_items().delete(ibi)))
+
+
+@bp.errorhandler(ItemNotFound)
+def item_not_found(error: ItemNotFound):
+    return error_response(str(error), 404, field="ibi")
+
+
+@bp.errorhandler(ItemDeleted)
+def item_deleted(error: ItemDeleted):
+    return error_response(str(error), 410, field="ibi")
+
+
+def item_to_dict(record: ItemRecord) -> dict:
+    """The JSON of an item (documented as ``Item`` in ``openapi.py``)."""
+    minted, relations = record.minted, record.relations
+    deleted = minted.deleted
+    return {
+        "rep": minted.rep,
+        "ibip": minted.ibip,
+        "utc": minted.utc,
+        "persistent_url": persistent_url(resolver_base(), minted.ibip),
+        "state": str(record.state),
+        "timestamp": format_timestamp(minted.timestamp),
+        "updated_at": minted.updated_at,
+        "deleted_at": minted.deleted_at,
+        "target_url": minted.target_url,
+        "url": None if deleted else minted.target_url or item_page_url(portal_url(), minted.ibip),
+        "relations": {
+            "previous_edition": relations.previous_edition,
+            "next_edition": relations.next_edition,
+            "translation_of": None if relations.translation_of is None else
+            {"ibi": relations.translation_of, "language": relations.translation_language},
+            "translations": [{"language": language, "ibi": ibi} for language, ibi in relations.translations],
+        },
+        "metadata": {
+            "title": minted.title,
+            "creators": list(minted.creators),
+            "date": minted.item_date,
+            "language": minted.language,
+            **asdict(minted.bibliographic),
+        },
+    }

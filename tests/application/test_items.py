@@ -1,0 +1,44 @@
+"""The items use case without Flask: search, and changes that change nothing."""
+from __future__ import annotations
+
+from decimal import Decimal
+from itertools import count
+
+import pytest
+
+from ibiportal.application.items import ItemNotFound, ItemService
+from ibiportal.minting import Minter, MintRequest, Subsystem
+from ibiportal.storage.database import Storage
+from ibiportal.storage.identifiers import IdentifierStore
+
+
+@pytest.fixture
+def minter(database_setting):
+    subsystem = Subsystem(host="mtc-m18.sid.inpe.br", port=80, ip="150.163.34.243", ibip_port=800, granularity=Decimal(1))
+    seconds = count(1234806360, 60)
+    return Minter(IdentifierStore(Storage(database_setting)), subsystem, clock=lambda: Decimal(next(seconds)), sleep=lambda _: None)
+
+
+def test_search_finds_ibis_titles_and_creators_newest_first(minter):
+    first = minter.mint(MintRequest(title="Relatório 100% novo", creators=("Gonçalves, João",)))
+    second = minter.mint(MintRequest(title="Imagens de satélite"))
+    items = ItemService(minter.store)
+    assert [r.minted.ibip for r in items.search()] == [second.ibip, first.ibip]
+    assert [r.minted.ibip for r in items.search("gonçalves")] == [first.ibip]
+    assert [r.minted.ibip for r in items.search("100%")] == [first.ibip]
+    assert [r.minted.ibip for r in items.search("ns_de")] == []  # _ is a character, not a wildcard
+    assert [r.minted.ibip for r in items.search(second.rep[-5:])] == [second.ibip]
+    assert items.search("relatório", limit=1, offset=1) == []
+
+
+def test_a_change_to_the_same_values_changes_nothing(minter):
+    item = minter.mint(MintRequest(title="T", target_url="https://example.org/t"))
+    items = ItemService(minter.store)
+    record = items.change(item.rep, {"title": "T", "target_url": "https://example.org/t"})
+    assert record.minted.updated_at is None
+    assert items.change(item.ibip, {"title": "U"}).minted.updated_at is not None
+
+
+def test_an_unknown_item_is_not_found(minter):
+    with pytest.raises(ItemNotFound, match="not an item of this portal"):
+        ItemService(minter.store).find("8JMKD3MGP8W/34PGRBS")
