@@ -11,6 +11,10 @@ from .secret_key import instance_secret_key
 
 ROOT = Path(__file__).resolve().parent.parent
 
+__version__ = "0.1.0"
+"""The portal's version, as ``pyproject.toml`` gives it (a test keeps the two equal); Archives
+tell resolvers their platform's version with it (``archiveplatformversion``, Table 7.2)."""
+
 
 def create_app(test_config: dict | None = None) -> Flask:
     """Application factory (flaskr style): defaults, then environment, then ``test_config``.

@@ -29,6 +29,7 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
         "IBIPORTAL_PORTAL_URL": "PORTAL_URL",
         "IBIPORTAL_ARCHIVE_SERVICE_IBI": "ARCHIVE_SERVICE_IBI",
         "IBIPORTAL_RESOLVER_SERVICE_IBI": "RESOLVER_SERVICE_IBI",
+        "IBIPORTAL_ADMIN_EMAIL": "ADMIN_EMAIL",
         "IBIPORTAL_TRUSTED_PROXIES": "TRUSTED_PROXIES",
         "IBIPORTAL_TRUSTED_HOSTS": "TRUSTED_HOSTS",
         "IBIPORTAL_BIND": "BIND",
@@ -109,6 +110,9 @@ DEFAULTS: dict = {
     "BIND": "127.0.0.1:8000",
     # The archive service IBI of the portal's own Archive (§7.1), a demo subsystem identifier.
     "ARCHIVE_SERVICE_IBI": "32G4GKPW/4GR3P92",
+    # The e-mail of the own Archive's administrator, sent to the resolvers it joins
+    # (archiveadmemailaddress, Table 7.2). Empty: joining a resolver is refused until it is set.
+    "ADMIN_EMAIL": "",
     # The resolver service IBI (§6.1): Archives send inclusionRequest/exclusionRequest here (§7.2).
     "RESOLVER_SERVICE_IBI": "J8LNKB5R7W/3FUQHC5",
     # Reverse proxies whose X-Forwarded-For is believed (IPs or CIDR networks, Table 8.6).

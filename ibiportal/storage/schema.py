@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import CheckConstraint, Column, Index, Integer, MetaData, Table, Text, text
 
 #: The revision a database must be at for this code (the last file of ``migrations/versions``).
-SCHEMA_REVISION = "0004"
+SCHEMA_REVISION = "0005"
 
 metadata = MetaData()
 
@@ -119,6 +119,20 @@ archive_event = Table(
     Column("detail", Text, nullable=False),
     Index("archive_event_service_ibi", "service_ibi", "id"),
     sqlite_autoincrement=True,
+)
+
+#: Outside resolvers the portal's own Archive asked to include or exclude it (file 003 §7.2, the
+#: Archive's side of Figure 7.1): the last exchange with each. The registration key is the
+#: Archive's secret for that resolver and is never stored: it is typed for every request.
+joined_resolver = Table(
+    "joined_resolver", metadata,
+    Column("service_url", Text, primary_key=True),  # http://urlib.net/J8LNKB5R7W/3FUQHC5
+    Column("action", Text, nullable=False),  # "join" (inclusionRequest) or "leave" (exclusionRequest)
+    Column("outcome", Text, nullable=False),  # application.joining.Outcome
+    Column("status", Text),  # the resolver's answer as one line, when it answered a pair list
+    Column("reason", Text),  # why the request was refused or failed, in words
+    Column("archive_address", Text, nullable=False),  # the archiveaddress sent
+    Column("at", Text, nullable=False),
 )
 
 #: Administrators: the scrypt hash of their password, never the password.

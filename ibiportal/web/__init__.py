@@ -33,6 +33,7 @@ from .probes import bp as probes_bp
 from .identifiers.views import bp as identifiers_bp
 from .references.views import bp as references_bp
 from .resolve.views import bp as resolve_bp
+from .resolvers_cli import resolvers_cli
 from .registration.views import bp as registration_bp
 from .trace.views import bp as trace_bp
 from .urls.views import bp as urls_bp
@@ -75,3 +76,4 @@ def register(app: Flask) -> None:
     app.cli.add_command(demo_cli)
     app.cli.add_command(admin_cli)
     app.cli.add_command(token_cli)
+    app.cli.add_command(resolvers_cli)

@@ -31,8 +31,10 @@ REDACTED = "[redacted]"
 #: bracket; the value runs to the next ``&``, whitespace, quote or bracket.
 _PAIR = re.compile(r"(?P<lead>^|[?&;\s\"'(\[{,])(?P<name>[^=&;?\s\"'<>]+)=(?P<value>[^&\s\"'<>)\]}]*)")
 
-#: The loggers :func:`install` filters besides the app's: werkzeug's request lines.
-LOGGERS = ("werkzeug",)
+#: The loggers :func:`install` filters besides the app's: werkzeug's request lines, and urllib3's
+#: (at DEBUG it writes every request URL it sends: the own Archive's ``inclusionRequest`` to an
+#: outside resolver carries its key).
+LOGGERS = ("werkzeug", "urllib3.connectionpool")
 
 
 def _is_secret(name: str) -> bool:

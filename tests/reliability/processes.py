@@ -45,14 +45,15 @@ class Portal:
         return "".join(self.lines)
 
 
-def start_gunicorn(env: dict[str, str], *options: str, timeout: float = 60) -> Portal:
-    """Start ``gunicorn -c gunicorn.conf.py`` on a free loopback port with ``options`` added.
+def start_gunicorn(env: dict[str, str], *options: str, timeout: float = 60, bind: str = "127.0.0.1:0") -> Portal:
+    """Start ``gunicorn -c gunicorn.conf.py`` on a free loopback port (or ``bind``, when the
+    portal must know its address beforehand: ``IBIPORTAL_PORTAL_URL``) with ``options`` added.
 
     ``env`` is added to the environment (``IBIPORTAL_*``). Returns once it listens; stderr
     keeps being collected in ``Portal.lines`` by a thread until the process ends.
     """
     process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "--bind", "127.0.0.1:0", *options],
+        [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "--bind", bind, *options],
         cwd=ROOT, env={**os.environ, **env}, stderr=subprocess.PIPE, text=True,
     )
     portal = Portal(process, "")

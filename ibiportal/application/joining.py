@@ -1,0 +1,367 @@
+"""The portal's own Archive joining and leaving an outside resolver (file 003 §7.2, Figure 7.1).
+
+The Archive's side of Figure 7.1: "Incluir arquivo" (2) is an ``inclusionRequest`` with the
+eight mandatory pairs of Table 7.2 (Example 7.2), sent to a resolver service URL such as
+``http://urlib.net/J8LNKB5R7W/3FUQHC5``; before answering, the resolver sends "Solicitar
+confirmação" (3) to ``http://<archiveaddress>/<archiveserviceibi>?servicesubject=
+inclusionConfirmationRequest`` (Example 7.4), which the portal's own Archive service answers
+``confirmation yes`` (4) on its own route, and the resolver's "status" (5) says
+``status.archive included status.confirmation successful`` (or ``unsuccessful`` when the
+callback did not reach the Archive). "Excluir arquivo" (7) is the ``exclusionRequest``
+(Example 7.3), answered ``status.archive excluded`` (8). A resolver that refuses answers
+``status.archive refused status.reason {…}`` (STANDARD.md §3).
+
+What the Archive says about itself comes from the configuration: ``archiveaddress`` is the
+host[:port] of ``IBIPORTAL_PORTAL_URL`` (the resolver must reach the portal there, so it must be
+set), ``archiveserviceibi`` is ``IBIPORTAL_ARCHIVE_SERVICE_IBI``, ``archiveadmemailaddress`` is
+``IBIPORTAL_ADMIN_EMAIL``, ``archiveip`` what the portal's host resolves to now,
+``archiveplatformversion`` this portal's version and ``archiveprotocol`` ``HTTP``.
+
+The registration key is the Archive's secret for one resolver (§7.1): it is given for each
+request, goes into that request's URL only, and is never stored, logged or repeated – any text
+that comes back from the transport (an error quoting the URL) has it masked.
+
+No Flask here: the web layer builds :class:`Joining` with the ``requests`` transport of one-off
+exchanges (with the resolver's address policy), the storage and the clock.
+"""
+from __future__ import annotations
+
+import ipaddress
+import re
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from urllib.parse import urlsplit
+
+from .. import __version__
+from ..errors import IbiError, ParseError
+from ..ibi.identifier import parse_ibi
+from ..protocol.messages import (
+    ExclusionRequest,
+    InclusionConfirmationRequest,
+    InclusionRequest,
+    RegistrationKey,
+    request_url,
+)
+from ..protocol.pairlist import PairList, parse_pair_list
+from ..resolver.addresses import GetAddrInfo
+from ..resolver.registration import utc_now
+from ..resolver.transport import ARCHIVE_TIMEOUTS, Exchange, Failure, Timeouts, Transport
+from ..storage.database import Storage, iso
+from ..storage.resolvers import ResolverStatus, ResolverStatusStore
+
+PLATFORM_VERSION = f"IBI-Portal-{__version__}"
+"""``archiveplatformversion`` (Table 7.2: an ASCII string, e.g. ``2014:11.09.02.16.15`` for URLib)."""
+
+JOIN_TIMEOUTS = Timeouts(connect=ARCHIVE_TIMEOUTS.connect, read=30.0, total=30.0)
+"""The resolver answers an ``inclusionRequest`` only after its own confirmation request to this
+Archive (Figure 7.1, messages 3 and 4), however long it gives that: the portal's own resolver
+gives an Archive ``ARCHIVE_TIMEOUTS.total`` (8 s); 30 s leaves room for a slower one."""
+
+KEY_MASK = "[hidden]"
+
+#: Characters of an answer quoted in a reason, so that an administrator sees what came back.
+EXCERPT_CHARACTERS = 120
+
+
+class Action(StrEnum):
+    """What the Archive asks a resolver: to include it (``inclusionRequest``) or exclude it."""
+
+    JOIN = "join"
+    LEAVE = "leave"
+
+
+class Outcome(StrEnum):
+    """What came of a request, read from the resolver's "status" (§7.2) or its absence."""
+
+    INCLUDED = "included"  # status.archive included status.confirmation successful
+    UNCONFIRMED = "unconfirmed"  # status.archive included status.confirmation unsuccessful
+    EXCLUDED = "excluded"  # status.archive excluded
+    REFUSED = "refused"  # status.archive refused status.reason {…}
+    FAILED = "failed"  # no status at all: unreachable, timed out, not a pair list, …
+
+
+class NotReady(IbiError):
+    """The configuration does not say what Table 7.2 needs (the message names the variable)."""
+
+
+@dataclass(frozen=True)
+class ArchiveIdentity:
+    """What the own Archive tells a resolver about itself: Table 7.2 less the subject and key.
+
+    ``notes`` are warnings for the administrator (e.g. a portal served over https, which the
+    resolver still calls back over http: Table 7.2 allows only ``archiveprotocol`` HTTP).
+    """
+
+    address: str
+    service_ibi: str
+    ip: str
+    platform_version: str
+    admin_email: str
+    notes: tuple[str, ...] = ()
+
+    @property
+    def confirmation_url(self) -> str:
+        """Where the resolver sends "Solicitar confirmação" (3), as in Example 7.4."""
+        return request_url(self.address, self.service_ibi, InclusionConfirmationRequest())
+
+
+@dataclass(frozen=True)
+class ResolverService:
+    """A resolver service's base URL, ``http://<address>/<resolver service IBI>`` (§6.1), e.g.
+    ``http://urlib.net/J8LNKB5R7W/3FUQHC5``; https is accepted too (a portal resolver behind TLS)."""
+
+    url: str
+
+    @classmethod
+    def parse(cls, text: str) -> ResolverService:
+        """The URL checked and normalized (scheme and host in lower case, no trailing ``/``), or a
+        :class:`ParseError` (field ``resolver_url``) saying what is wrong and at which character."""
+        def fail(message: str, position: int | None = None) -> ParseError:
+            return ParseError(message, position, field="resolver_url")
+
+        given = text.strip()
+        offset = len(text) - len(text.lstrip())
+        if not given:
+            raise fail("give the resolver service URL, e.g. http://urlib.net/J8LNKB5R7W/3FUQHC5")
+        scheme, colon, rest = given.partition("://")
+        if not colon or scheme.lower() not in ("http", "https"):
+            raise fail("a resolver service URL starts with http:// or https:// (§6.1)", offset + 1)
+        for char in "?#":
+            if char in given:
+                raise fail(f"a resolver service URL has no {'query' if char == '?' else 'fragment'}: "
+                           "the portal adds the pairs of Table 7.2 itself", offset + given.index(char) + 1)
+        bad = next((index for index, char in enumerate(given) if not 0x21 <= ord(char) <= 0x7E), None)
+        if bad is not None:
+            raise fail(f"the character {given[bad]!r} cannot be in a URL", offset + bad + 1)
+        try:
+            parts = urlsplit(given)
+            parts.port  # noqa: B018 - raises ValueError for a port that is not a number up to 65535
+        except ValueError as error:
+            raise fail(f"the address does not parse: {error}", offset + len(scheme) + 4) from error
+        host_start = offset + len(scheme) + 4
+        if "@" in parts.netloc:
+            raise fail("a resolver service URL carries no user name or password", host_start)
+        if not parts.hostname:
+            raise fail("no address after the scheme (§6.1: http://<address>/<resolver service IBI>)", host_start)
+        path_start = host_start + len(parts.netloc)
+        ibi = parts.path.strip("/")
+        if not ibi:
+            raise fail("no resolver service IBI after the address, as in http://urlib.net/J8LNKB5R7W/3FUQHC5",
+                       path_start)
+        try:
+            parse_ibi(ibi)
+        except ParseError as error:
+            position = None if error.position is None else path_start + error.position
+            raise fail(f"the resolver service IBI {ibi!r} is not an IBI: {error.message}", position) from error
+        return cls(f"{parts.scheme.lower()}://{parts.netloc.lower()}/{ibi}")
+
+
+@dataclass(frozen=True)
+class ResolverAnswer:
+    """What one inclusion or exclusion request brought back (a fact: sentences are the caller's).
+
+    ``status`` is the resolver's pair list on one line, as §7.2 prints it, when it answered one;
+    ``reason`` says in words why the request was refused or failed (the key masked, never
+    quoted); ``http_status`` is ``None`` when nothing came back.
+    """
+
+    resolver_url: str
+    action: Action
+    outcome: Outcome
+    status: str | None
+    reason: str | None
+    http_status: int | None
+    identity: ArchiveIdentity
+    at: datetime
+
+    @property
+    def succeeded(self) -> bool:
+        """Included with the confirmation received, or excluded: what the administrator asked for."""
+        return self.outcome in (Outcome.INCLUDED, Outcome.EXCLUDED)
+
+
+def archive_identity(portal_url: str, service_ibi: str, admin_email: str,
+                     getaddrinfo: GetAddrInfo = socket.getaddrinfo) -> ArchiveIdentity:
+    """The own Archive's Table 7.2 values from the configuration, or :class:`NotReady` naming the
+    setting that is missing or wrong. ``archiveip`` is looked up now (an address may change
+    between inclusions, §7.2), the first IPv4 address first."""
+    if not portal_url:
+        raise NotReady("IBIPORTAL_PORTAL_URL is not set: a resolver must be told where this Archive answers "
+                       "(archiveaddress, Table 7.2); set it to the portal's public address, e.g. "
+                       "http://archive.example.org")
+    parts = urlsplit(portal_url)
+    try:
+        port = parts.port
+    except ValueError as error:
+        raise NotReady(f"IBIPORTAL_PORTAL_URL {portal_url!r} has a bad port: {error}") from error
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname or "@" in parts.netloc:
+        raise NotReady(f"IBIPORTAL_PORTAL_URL {portal_url!r} is not an http:// or https:// address of a host")
+    if parts.path.strip("/") or parts.query:
+        raise NotReady(f"IBIPORTAL_PORTAL_URL {portal_url!r} has a path: the resolver calls back "
+                       "http://<archiveaddress>/<archive service IBI> (Example 7.4), so the portal must be "
+                       "served at the root of its address")
+    if not admin_email:
+        raise NotReady("IBIPORTAL_ADMIN_EMAIL is not set: Table 7.2 requires the e-mail of the Archive's "
+                       "administrator (archiveadmemailaddress)")
+    host = parts.hostname
+    literal = f"[{host}]" if ":" in host else host
+    address = literal if port is None else f"{literal}:{port}"
+    notes = ()
+    if parts.scheme.lower() == "https":
+        notes = (f"this portal is served over https, but a resolver calls an Archive back over http "
+                 f"(Table 7.2: archiveprotocol HTTP, Example 7.4): http://{address}/{service_ibi} must answer "
+                 "too, not only redirect",)
+    return ArchiveIdentity(address, service_ibi, _host_ip(host, getaddrinfo), PLATFORM_VERSION, admin_email, notes)
+
+
+def _host_ip(host: str, getaddrinfo: GetAddrInfo) -> str:
+    """The IP of the portal's host (``archiveip``): the host itself when it is an IP."""
+    try:
+        return str(ipaddress.ip_address(host))
+    except ValueError:
+        pass
+    try:
+        found = getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except OSError as error:
+        raise NotReady(f"the host {host} of IBIPORTAL_PORTAL_URL does not resolve ({error}): "
+                       "archiveip (Table 7.2) is its IP") from error
+    addresses = sorted({info[4][0] for info in found}, key=lambda ip: (":" in ip, ip))
+    if not addresses:
+        raise NotReady(f"the host {host} of IBIPORTAL_PORTAL_URL has no address: archiveip (Table 7.2) is its IP")
+    return addresses[0].split("%")[0]  # an IPv6 zone index is no part of IPv6address (RFC 3986)
+
+
+class Joining:
+    """Join and leave outside resolvers as the portal's own Archive; keep the last status of each.
+
+    ``transport`` carries the requests (the portal's ``HttpTransport``, with the address policy
+    of ``IBIPORTAL_ALLOW_PRIVATE_ARCHIVES``: a resolver on loopback or a private network is
+    refused like any other such address); ``storage`` gives the storage of the current unit of
+    work; ``getaddrinfo`` finds ``archiveip``.
+    """
+
+    def __init__(
+        self,
+        *,
+        portal_url: str,
+        service_ibi: str,
+        admin_email: str,
+        transport: Transport,
+        storage: Callable[[], Storage],
+        clock: Callable[[], datetime] = utc_now,
+        getaddrinfo: GetAddrInfo = socket.getaddrinfo,
+        timeouts: Timeouts = JOIN_TIMEOUTS,
+    ) -> None:
+        self.portal_url = portal_url
+        self.service_ibi = service_ibi
+        self.admin_email = admin_email
+        self.transport = transport
+        self.storage = storage
+        self.clock = clock
+        self.getaddrinfo = getaddrinfo
+        self.timeouts = timeouts
+
+    def identity(self) -> ArchiveIdentity:
+        """What the Archive would send now (:func:`archive_identity`); :class:`NotReady` if it cannot."""
+        return archive_identity(self.portal_url, self.service_ibi, self.admin_email, self.getaddrinfo)
+
+    def join(self, resolver_url: str, key: str) -> ResolverAnswer:
+        """Send ``inclusionRequest`` (Example 7.2) to ``resolver_url`` with ``key``; keep and return its status.
+
+        Raises :class:`ParseError` (field ``resolver_url`` or ``registration_key``, a key never
+        quoted) or :class:`NotReady` before anything is sent; a resolver that refuses, fails or
+        cannot be reached is an answer, not an exception.
+        """
+        return self._send(Action.JOIN, resolver_url, key)
+
+    def leave(self, resolver_url: str, key: str) -> ResolverAnswer:
+        """Send ``exclusionRequest`` (Example 7.3); as :meth:`join`."""
+        return self._send(Action.LEAVE, resolver_url, key)
+
+    def resolvers(self) -> list[ResolverStatus]:
+        """The last exchange with every resolver asked, by service URL."""
+        return ResolverStatusStore(self.storage()).resolvers()
+
+    def _send(self, action: Action, resolver_url: str, key: str) -> ResolverAnswer:
+        resolver = ResolverService.parse(resolver_url)
+        registration_key = RegistrationKey(key, field="registration_key")
+        identity = self.identity()
+        message_class = InclusionRequest if action is Action.JOIN else ExclusionRequest
+        message = message_class(
+            archive_address=identity.address,
+            archive_service_ibi=identity.service_ibi,
+            archive_ip=identity.ip,
+            archive_platform_version=identity.platform_version,
+            archive_adm_email_address=identity.admin_email,
+            registration_key=registration_key,
+        )
+        exchange = self.transport.fetch(f"{resolver.url}?{message.to_query()}", self.timeouts)
+        outcome, status, reason = read_status(action, exchange, registration_key)
+        answer = ResolverAnswer(resolver.url, action, outcome, status, reason, exchange.status, identity, self.clock())
+        ResolverStatusStore(self.storage()).record(ResolverStatus(
+            answer.resolver_url, action.value, outcome.value, status, reason, identity.address, iso(answer.at)))
+        return answer
+
+
+_EXPECTED = {
+    Action.JOIN: "status.archive included with status.confirmation successful or unsuccessful",
+    Action.LEAVE: "status.archive excluded",
+}
+
+
+def read_status(action: Action, exchange: Exchange, key: RegistrationKey) -> tuple[Outcome, str | None, str | None]:
+    """``(outcome, status line, reason)`` of a resolver's answer to ``action`` (§7.2 messages 5 and 8).
+
+    Every text taken from the exchange has ``key`` masked: an error of the HTTP client may quote
+    the request URL, and a careless resolver may echo its query.
+    """
+    def masked(text: str) -> str:
+        return text.replace(key.reveal(), KEY_MASK)
+
+    if exchange.failure is not None and exchange.failure is not Failure.TOO_LARGE or exchange.body is None:
+        return Outcome.FAILED, None, masked(_no_answer(exchange))
+    where = f"HTTP {exchange.status}" if exchange.status is not None else "the answer"
+    text = exchange.body.decode("latin-1")
+    excerpt = masked(" ".join(text.split())[:EXCERPT_CHARACTERS]) or "(empty)"
+    if exchange.failure is Failure.TOO_LARGE:
+        return Outcome.FAILED, None, f"{where}: {masked(exchange.error or 'too large')}; it begins: {excerpt}"
+    try:
+        pairs = parse_pair_list(exchange.body)
+    except ParseError as error:
+        return Outcome.FAILED, None, f"{where} is not a pair list (§6.2: {error}); it begins: {excerpt}"
+    archive = pairs.text("status.archive")
+    status = masked(pairs.serialize(" ")) if archive is not None else None
+    if archive == "refused":
+        said = pairs.text("status.reason")
+        return Outcome.REFUSED, status, f"{masked(said) if said else 'no reason given'} ({where})"
+    if action is Action.JOIN and archive == "included":
+        confirmation = pairs.text("status.confirmation")
+        if confirmation in ("successful", "unsuccessful"):
+            return (Outcome.INCLUDED if confirmation == "successful" else Outcome.UNCONFIRMED), status, None
+    if action is Action.LEAVE and archive == "excluded":
+        return Outcome.EXCLUDED, status, None
+    return Outcome.FAILED, status, f"{where} is not the status of §7.2 (expected {_EXPECTED[action]}): {excerpt}"
+
+
+#: The operating system's words inside a chain of HTTP client errors: ``[Errno 111] Connection refused``.
+_OS_ERROR = re.compile(r"\[Errno -?\d+\] ([^'\"()]+)")
+
+
+def _no_answer(exchange: Exchange) -> str:
+    """Why nothing usable came back, in words (the transport's failure and its detail)."""
+    detail = exchange.error or "no detail"
+    if exchange.failure is Failure.REFUSED:
+        hint = ("; a resolver on a loopback or private address is contacted only with "
+                "IBIPORTAL_ALLOW_PRIVATE_ARCHIVES=1") if "not allowed" in detail else ""
+        return f"not sent, the portal {detail}{hint}"
+    if exchange.failure is Failure.TIMEOUT:
+        return f"no answer in time: {detail}"
+    if exchange.failure is Failure.REDIRECT:
+        return f"the resolver answered HTTP {exchange.status}, a {detail}; give the URL it redirects to"
+    if exchange.failure is Failure.CONNECTION:
+        cause = _OS_ERROR.findall(detail)
+        return f"could not reach the resolver: {cause[-1] if cause else detail}"
+    return f"no answer: {detail}"

@@ -1,0 +1,52 @@
+"""Joining outside resolvers, for the Resolvers page and ``flask resolvers``: the use case built
+from the app's configuration, and its answers put into words (one wording for both)."""
+from __future__ import annotations
+
+from flask import current_app
+
+from ...application.joining import Action, Joining, Outcome, ResolverAnswer
+from ..context import get_storage
+from ..services import get_http_transport
+
+
+def joining() -> Joining:
+    """:class:`Joining` for this app: its own Archive's settings, the one-off ``requests``
+    transport (with the address policy of ``IBIPORTAL_ALLOW_PRIVATE_ARCHIVES``), its storage."""
+    config = current_app.config
+    return Joining(
+        portal_url=config["PORTAL_URL"],
+        service_ibi=config["ARCHIVE_SERVICE_IBI"],
+        admin_email=config["ADMIN_EMAIL"],
+        transport=get_http_transport(),
+        storage=get_storage,
+    )
+
+
+#: The subject sent for each action (Table 7.2).
+SUBJECTS = {Action.JOIN: "inclusionRequest", Action.LEAVE: "exclusionRequest"}
+
+#: Outcome → the label the list shows.
+LABELS = {
+    Outcome.INCLUDED: "included",
+    Outcome.UNCONFIRMED: "included, unconfirmed",
+    Outcome.EXCLUDED: "excluded",
+    Outcome.REFUSED: "refused",
+    Outcome.FAILED: "failed",
+}
+
+
+def outcome_sentence(answer: ResolverAnswer) -> str:
+    """What the resolver's answer means for the administrator, in one or two sentences."""
+    outcome = answer.outcome
+    if outcome is Outcome.INCLUDED:
+        return ("Included: the resolver asked this Archive for its confirmation and received it; it will ask "
+                "this Archive when resolving.")
+    if outcome is Outcome.UNCONFIRMED:
+        return (f"Included, but the resolver could not get this Archive's confirmation from "
+                f"{answer.identity.confirmation_url} (Example 7.4): make sure the portal runs and is reachable "
+                "from the resolver at that address (IBIPORTAL_PORTAL_URL), then join again.")
+    if outcome is Outcome.EXCLUDED:
+        return "Excluded: the resolver no longer asks this Archive."
+    if outcome is Outcome.REFUSED:
+        return f"Refused by the resolver: {answer.reason}."
+    return f"Failed: {answer.reason}."
