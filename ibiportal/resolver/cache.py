@@ -14,8 +14,8 @@ Decisions:
   for every request for a deleted item is what made its requests queue behind each other under
   load. A "not found" with an Archive failing may be that Archive's item; conflicting originals
   (409) need investigation and are judged afresh; "no Archive answered" is passing trouble.
-  Everything that empties redirects (a new generation) empties alerts too: an item minted or
-  linked here, or an Archive included, can turn a 404 into a redirect at once.
+  What drops redirects drops alerts too: an item minted or linked here, or an Archive included,
+  can turn a 404 into a redirect at once.
 * **The key is everything the outcome depends on** (:class:`CacheKey`): the persistent URL as
   received, modifiers and query included and not normalised (so a cached acknowledgment's
   ``url.persistent`` is the one this request sent, Table 8.11); what the user's IP list is made
@@ -24,15 +24,19 @@ Decisions:
   others) and the resolver must not hand one user the answer meant for another; the
   Accept-Language header, which chooses the translation of ``+`` (§8.2); and which Archives
   are asked.
-* **Generation**: the caller passes a number that grows whenever the Archive set changes (an
-  Archive included, excluded or removed), an item is minted here or an own item gains a link;
-  a new number empties the cache. Each gunicorn worker has its own cache and reads the number
-  on every lookup, so all of them drop stale outcomes at their next request.
+* **What changed** (:class:`Changes`): the caller passes, on every lookup, what it last read of
+  the changes committed. A new generation (an Archive included, excluded or removed: any IBI
+  may now resolve elsewhere) empties the cache; an IBI change (an item minted, edited, deleted,
+  copied, its files or links changed) drops only the outcomes that depend on that IBI: the IBI
+  asked, in the form asked and with any modifier, every IBI a hop of the §10.2 loop followed,
+  and the forms the Archives' ``ibi`` pairs gave (:func:`depends_on`), redirects and alerts
+  alike. Each gunicorn worker has its own cache and passes what it read on every lookup, so all
+  of them drop stale outcomes at their next request; the other items' entries stay hits.
 * **Refreshing**: when an entry's lifetime ends, the next request resolves again; identical
   requests that arrive while it does are served the previous outcome (:meth:`ResolutionCache.
   get_stale`, ``X-IBI-Cache: stale``) for at most ``stale_seconds`` (a resolution's deadline),
   rather than each waiting for it: under load, every expiry otherwise made a burst of requests
-  wait a whole resolution (benchmarks/load.py). A new generation empties stale entries too.
+  wait a whole resolution (benchmarks/load.py). A change drops stale entries too.
 * **Lifetime and size**: an entry lives ``ttl`` (or ``alert_ttl``) seconds (an Archive's own
   changes, an item moved or deleted, show within that time) and at most ``max_entries`` are kept, the least
   recently used dropped first, so memory stays bounded whatever clients ask.
@@ -59,10 +63,50 @@ from dataclasses import dataclass
 
 from ibiportal.protocol.pairlist import PairList, read_answer
 from ibiportal.protocol.status import ACKNOWLEDGMENT_NOTICE, carries_notice
+from ibiportal.resolver.reading import ibi_forms
 from ibiportal.resolver.trace import AcknowledgmentMessage, AlertReason, Resolution, Status, StepKind
 from ibiportal.resolver.transport import Exchange, Timeouts, Transport
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Changes:
+    """The changes committed to what resolutions answer, as this process last read them.
+
+    ``generation`` grows with every change of the Archive set (everything is dropped); ``last``
+    is the id of the newest IBI change (ids grow in commit order), ``recent`` the newest IBI
+    changes as (id, casefolded IBI), oldest first, and every change after ``known_after`` is
+    among them (older ones are no longer remembered). Immutable: a reader builds the next one.
+    """
+
+    generation: int
+    last: int = 0
+    recent: tuple[tuple[int, str], ...] = ()
+    known_after: int = 0
+
+    def ibis_after(self, change: int) -> frozenset[str] | None:
+        """The IBIs changed after change ``change``; ``None`` when they are no longer all known."""
+        if change >= self.last:
+            return frozenset()
+        if change < self.known_after:
+            return None
+        return frozenset(ibi for number, ibi in self.recent if number > change)
+
+
+def depends_on(resolution: Resolution, asked: str) -> frozenset[str]:
+    """The IBIs, casefolded, whose change may change this outcome: ``asked`` (the IBI of the
+    persistent URL, as written), every IBI the §10.2 loop followed, and the forms of the item
+    the Archives' ``ibi`` pairs name (Table 9.4), so that a change naming the other form drops
+    it too."""
+    ibis = {asked}
+    for step in resolution.trace.steps:
+        if step.onward_ibi:
+            ibis.add(step.onward_ibi)
+        for name, value in step.pairs or ():
+            if name == "ibi":
+                ibis.update(ibi_forms(value))
+    return frozenset(ibi.casefold() for ibi in ibis)
 
 
 @dataclass(frozen=True)
@@ -143,12 +187,14 @@ def cached_outcome(resolution: Resolution, trace_url: str) -> CachedOutcome | No
 class _Entry:
     outcome: CachedOutcome
     expires: float
+    ibis: frozenset[str]
 
 
 class ResolutionCache:
-    """Outcomes by :class:`CacheKey` for one generation: redirects for ``ttl`` seconds, stable
-    alerts for ``alert_ttl`` (``0`` keeps none of that kind), at most ``max_entries`` in all; an
-    expired one is kept ``stale_seconds`` more for :meth:`get_stale`.
+    """Outcomes by :class:`CacheKey`: redirects for ``ttl`` seconds, stable alerts for
+    ``alert_ttl`` (``0`` keeps none of that kind), at most ``max_entries`` in all; an expired one
+    is kept ``stale_seconds`` more for :meth:`get_stale`. Every call passes the :class:`Changes`
+    the caller read; the entries they make stale are dropped first.
 
     Safe to share between the request threads of one process.
     """
@@ -163,7 +209,8 @@ class ResolutionCache:
         self.max_entries = max_entries
         self.clock = clock
         self._entries: OrderedDict[CacheKey, _Entry] = OrderedDict()
-        self._generation: int | None = None
+        self._keys_by_ibi: dict[str, set[CacheKey]] = {}
+        self._changes: Changes | None = None
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -173,50 +220,81 @@ class ResolutionCache:
         """Seconds an outcome is kept: a redirect's (``found``) or a stable alert's; 0 = not kept."""
         return self.ttl if found else self.alert_ttl
 
-    def get(self, key: CacheKey, generation: int) -> CachedOutcome | None:
-        """The live outcome for ``key`` under ``generation`` (the current one), else ``None``."""
+    def get(self, key: CacheKey, changes: Changes) -> CachedOutcome | None:
+        """The live outcome for ``key``, ``changes`` being the newest the caller read, else ``None``."""
         with self._lock:
-            self._adopt(generation)
+            self._adopt(changes)
             entry = self._entries.get(key)
             if entry is None:
                 return None
             if self.clock() >= entry.expires:
                 if self.clock() >= entry.expires + self.stale_seconds:
-                    del self._entries[key]
+                    self._remove(key)
                 return None
             self._entries.move_to_end(key)
             return entry.outcome
 
-    def get_stale(self, key: CacheKey, generation: int) -> CachedOutcome | None:
+    def get_stale(self, key: CacheKey, changes: Changes) -> CachedOutcome | None:
         """The outcome for ``key`` whose lifetime ended less than ``stale_seconds`` ago, to serve
         while the same request is being resolved again (module decisions); else ``None``."""
         with self._lock:
-            self._adopt(generation)
+            self._adopt(changes)
             entry = self._entries.get(key)
             if entry is None or not entry.expires <= self.clock() < entry.expires + self.stale_seconds:
                 return None
             return entry.outcome
 
-    def put(self, key: CacheKey, generation: int, outcome: CachedOutcome) -> None:
-        """Keep ``outcome``, found under ``generation`` (read BEFORE resolving): if the Archive
-        set changed while it was being resolved, the cache is already newer and it is not kept."""
+    def put(self, key: CacheKey, changes: Changes, outcome: CachedOutcome, ibis: frozenset[str]) -> None:
+        """Keep ``outcome``, which depends on ``ibis`` (:func:`depends_on`), found with ``changes``
+        read BEFORE resolving: if the Archive set or one of ``ibis`` changed while it was being
+        resolved, the cache already knows it and the outcome is not kept."""
         ttl = self.lifetime(isinstance(outcome, CachedRedirect))
         if ttl <= 0:
             return
         with self._lock:
-            self._adopt(generation)
-            if generation != self._generation:
+            self._adopt(changes)
+            seen = self._changes
+            if changes.generation != seen.generation:
                 return
-            self._entries[key] = _Entry(outcome, self.clock() + ttl)
-            self._entries.move_to_end(key)
+            changed = seen.ibis_after(changes.last)
+            if changed is None or not changed.isdisjoint(ibis):
+                return
+            if key in self._entries:
+                self._remove(key)
+            self._entries[key] = _Entry(outcome, self.clock() + ttl, ibis)
+            for ibi in ibis:
+                self._keys_by_ibi.setdefault(ibi, set()).add(key)
             while len(self._entries) > self.max_entries:
-                self._entries.popitem(last=False)
+                self._remove(next(iter(self._entries)))
 
-    def _adopt(self, generation: int) -> None:
-        """Empty the cache when a newer generation is seen (generations only grow)."""
-        if self._generation is None or generation > self._generation:
+    def _adopt(self, changes: Changes) -> None:
+        """Drop what ``changes`` makes stale, when they are newer than the last seen (they only grow)."""
+        seen = self._changes
+        if changes is seen:
+            return
+        if seen is None or changes.generation > seen.generation:
             self._entries.clear()
-            self._generation = generation
+            self._keys_by_ibi.clear()
+        elif changes.generation < seen.generation or changes.last < seen.last:
+            return  # read before the ones already seen
+        elif changes.last > seen.last:
+            changed = changes.ibis_after(seen.last)
+            if changed is None:
+                self._entries.clear()
+                self._keys_by_ibi.clear()
+            else:
+                for ibi in changed:
+                    for key in list(self._keys_by_ibi.get(ibi, ())):
+                        self._remove(key)
+        self._changes = changes
+
+    def _remove(self, key: CacheKey) -> None:
+        entry = self._entries.pop(key)
+        for ibi in entry.ibis:
+            keys = self._keys_by_ibi[ibi]
+            keys.discard(key)
+            if not keys:
+                del self._keys_by_ibi[ibi]
 
 
 class Acknowledger:

@@ -24,7 +24,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from .schema import SCHEMA_REVISION
-from .signal import signal_file, write_signal_file
+from .signal import changes_committed, signal_file, write_signal_file
 
 #: How long a SQLite writer waits for another process's transaction (seconds). Minting holds
 #: the write lock only for a read and two writes, so this is generous.
@@ -146,7 +146,8 @@ class Storage:
     """A connection to the portal's database, checked to be at :data:`SCHEMA_REVISION`.
 
     ``on_commit`` callbacks registered inside a write transaction run once it is committed.
-    ``announce`` tells the other workers and nodes a new resolution generation (``signal.py``);
+    ``announce`` tells the other workers and nodes the number of changes committed to what
+    resolutions answer (``signal.py``);
     by default, a SQLite database's workers learn it from the file beside it.
     """
 
@@ -195,13 +196,15 @@ class Storage:
             callback()
 
     def on_commit(self, callback: Callable[[], None]) -> None:
-        """Run ``callback`` after the current write transaction commits (never if it rolls back)."""
-        self._after_commit.append(callback)
+        """Run ``callback`` after the current write transaction commits (never if it rolls back),
+        once however often it was registered in that transaction."""
+        if callback not in self._after_commit:
+            self._after_commit.append(callback)
 
-    def announce_change(self, generation: int) -> None:
-        """After a commit that bumped the resolution generation: tell every worker and node."""
+    def announce_change(self) -> None:
+        """After a commit that changed what resolutions answer: tell every worker and node."""
         if self._announce is not None:
-            self._announce(generation)
+            self._announce(changes_committed(self))
 
 
 def _beside_sqlite_file(setting: str) -> Callable[[int], None] | None:

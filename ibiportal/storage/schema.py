@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import CheckConstraint, Column, Index, Integer, MetaData, Table, Text, text
 
 #: The revision a database must be at for this code (the last file of ``migrations/versions``).
-SCHEMA_REVISION = "0005"
+SCHEMA_REVISION = "0006"
 
 metadata = MetaData()
 
@@ -153,11 +153,21 @@ api_token = Table(
     Column("last_used_at", Text),
 )
 
-#: Generation of what resolutions can answer: bumped with every change to the Archive set or to
-#: the own Archive's links, so that every worker's resolution cache drops its entries.
+#: Generation of the Archive set: bumped with every inclusion, exclusion or removal, so that every
+#: worker's resolution cache drops all its entries (an item's change is a ``resolution_change``).
 resolution_generation = Table(
     "resolution_generation", metadata,
     Column("id", Integer, primary_key=True, autoincrement=False),  # a single row, id 1
     Column("value", Integer, nullable=False),
     CheckConstraint("id = 1"),
+)
+
+#: IBIs whose resolutions changed (an item minted, edited, deleted, copied, its files or links
+#: changed): each worker drops only the cached outcomes of these (storage.signal.ibis_changed).
+#: ``id`` orders them as committed; only the newest ``signal.RETAINED_CHANGES`` are kept.
+resolution_change = Table(
+    "resolution_change", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("ibi", Text, nullable=False),  # casefolded
+    sqlite_autoincrement=True,
 )

@@ -1,19 +1,26 @@
-"""The change signal: how every worker process, on every node, learns at once that resolution
-caches must empty.
+"""The change signal: how every worker process, on every node, learns at once what changed in
+what resolutions answer, so that its resolution cache drops what is stale and nothing else.
 
-The authority is the ``resolution_generation`` row, bumped in the same transaction as every
-change to what resolutions can answer (an Archive included, excluded or removed; an own item
-linked to a new edition or translation). Asking the database on each cache lookup would cost
-more than the lookup (benchmarks/cache.py), so each commit is also announced:
+Two kinds of change, both committed in the transaction of the change itself:
+
+- the Archive set (an Archive included, excluded or removed): ``resolution_generation`` is
+  bumped and every cache empties, since any IBI may now resolve elsewhere;
+- an item (minted, edited, deleted, copied, its files or links changed): :func:`ibis_changed`
+  adds its IBIs to ``resolution_change``, and caches drop only their outcomes.
+
+Asking the database on each cache lookup would cost more than the lookup (benchmarks/cache.py),
+so each commit is also announced, as the number of changes committed so far (the generation
+plus the newest change's id: it grows with every commit of either kind):
 
 - to the node's own workers through a small memory-mapped file (``<database>-generation`` for
   SQLite, else one in the instance folder): a lookup compares 8 bytes;
 - to every other node through Redis pub/sub when ``IBIPORTAL_REDIS_URL`` is set: each worker
   process listens on a thread and counts what it hears.
 
-A lookup reads the database only when the file or the count changed. With Redis down, a node
-misses the other nodes' changes until it is back (every reconnection counts as a change, so
-nothing is missed after it) and cached redirects still expire by time.
+A lookup reads the database only when the file or the count changed, and then only the changes
+after the last it read. With Redis down, a node misses the other nodes' changes until it is
+back (every reconnection counts as a change, so nothing is missed after it) and cached
+redirects still expire by time.
 """
 from __future__ import annotations
 
@@ -25,9 +32,10 @@ import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from sqlalchemy import Connection, select, update
+from sqlalchemy import Connection, delete, func, insert, select, update
 
-from .schema import resolution_generation
+from ..resolver.cache import Changes
+from .schema import minted_item, resolution_change, resolution_generation
 
 if TYPE_CHECKING:
     from .database import Storage
@@ -44,6 +52,13 @@ REDIS_TIMEOUT_SECONDS = 0.5
 #: Seconds between attempts to listen again after the connection to Redis was lost.
 REDIS_RETRY_SECONDS = 0.5
 
+#: IBI changes kept in the database: a process that has read none of the last this many
+#: (asleep through a burst of edits) empties its cache instead of reading them.
+RETAINED_CHANGES = 10_000
+
+#: IBI changes a process remembers, for resolutions that started before the newest were read.
+REMEMBERED_CHANGES = 1_000
+
 _SIGNAL_BYTES = 8
 
 
@@ -53,10 +68,11 @@ def read_resolution_generation(storage: Storage) -> int:
 
 
 def bump_resolution_generation(storage: Storage, conn: Connection) -> None:
-    """Inside the caller's write transaction: every worker's resolution cache empties at its
-    next lookup, once the transaction is committed (then the change is announced)."""
+    """Inside the caller's write transaction that changes the Archive set: every worker's
+    resolution cache empties at its next lookup, once the transaction is committed (then the
+    change is announced). An item's change is not one: see :func:`ibis_changed`."""
     conn.execute(update(resolution_generation).where(resolution_generation.c.id == 1).values(value=resolution_generation.c.value + 1))
-    storage.on_commit(lambda: storage.announce_change(read_resolution_generation(storage)))
+    storage.on_commit(storage.announce_change)
 
 
 def ibis_changed(storage: Storage, conn: Connection, ibis: Iterable[str]) -> None:
@@ -66,11 +82,62 @@ def ibis_changed(storage: Storage, conn: Connection, ibis: Iterable[str]) -> Non
     every node) is dropped once the transaction is committed, and only those.
 
     Pass every form you know (repository name and IBIp); a minted item's other form is found
-    here too. Changes to the Archive set are not IBI changes: they call
+    here. Changes to the Archive set are not IBI changes: they call
     :func:`bump_resolution_generation`, which empties everything.
+
+    The generation row is locked first, so that changes get their ids in the order they are
+    committed (a reader asks for the ids after the last it read; one committed later with a
+    smaller id would be missed). The lock is held from here to the commit: call this last.
     """
-    del ibis  # until targeted invalidation lands, every cache empties
-    bump_resolution_generation(storage, conn)
+    forms = {ibi for ibi in ibis if ibi}
+    if not forms:
+        return
+    for row in conn.execute(select(minted_item.c.rep, minted_item.c.ibip)
+                            .where(minted_item.c.rep.in_(forms) | minted_item.c.ibip.in_(forms))):
+        forms.update((row.rep, row.ibip))
+    conn.execute(select(resolution_generation.c.value).where(resolution_generation.c.id == 1).with_for_update())
+    conn.execute(insert(resolution_change), [{"ibi": ibi} for ibi in sorted({form.casefold() for form in forms})])
+    newest = conn.execute(select(func.max(resolution_change.c.id))).scalar_one()
+    conn.execute(delete(resolution_change).where(resolution_change.c.id <= newest - RETAINED_CHANGES))
+    storage.on_commit(storage.announce_change)
+
+
+def changes_committed(storage: Storage) -> int:
+    """The number announced after a commit: it grows with every change of either kind."""
+    newest = select(func.coalesce(func.max(resolution_change.c.id), 0)).scalar_subquery()
+    return storage.connection.execute(
+        select(resolution_generation.c.value + newest).where(resolution_generation.c.id == 1)
+    ).scalar_one()
+
+
+def read_changes(storage: Storage, seen: Changes | None) -> Changes:
+    """What changed after ``seen`` (``None``: nothing read yet, so only where things stand).
+
+    The IBI changes after ``seen.last`` are read; if some of them are no longer kept
+    (:data:`RETAINED_CHANGES`), the result says none is known before the newest, and caches
+    empty. At most :data:`REMEMBERED_CHANGES` are remembered.
+    """
+    connection = storage.connection
+    generation = read_resolution_generation(storage)
+    if seen is None:
+        newest = connection.execute(select(func.coalesce(func.max(resolution_change.c.id), 0))).scalar_one()
+        return Changes(generation, newest, (), newest)
+    first_kept = select(func.min(resolution_change.c.id)).scalar_subquery()
+    rows = connection.execute(
+        select(resolution_change.c.id, resolution_change.c.ibi, first_kept.label("first_kept"))
+        .where(resolution_change.c.id > seen.last).order_by(resolution_change.c.id)
+    ).all()
+    if not rows:
+        return Changes(generation, seen.last, seen.recent, seen.known_after)
+    newest = rows[-1].id
+    if rows[0].first_kept > seen.last + 1:  # the ones between were dropped unread (or never committed)
+        return Changes(generation, newest, (), newest)
+    recent = (*seen.recent, *((row.id, row.ibi) for row in rows))
+    known_after = seen.known_after
+    if len(recent) > REMEMBERED_CHANGES:
+        known_after = recent[-REMEMBERED_CHANGES - 1][0]
+        recent = recent[-REMEMBERED_CHANGES:]
+    return Changes(generation, newest, recent, known_after)
 
 
 def signal_file(setting: str, instance_path: str) -> str:
@@ -146,14 +213,15 @@ class RedisChanges:
 
 
 class GenerationSignal:
-    """The resolution generation for a process's cache lookups, read from the database only
-    when the node's signal file or what Redis brought changed.
+    """What changed (:class:`~ibiportal.resolver.cache.Changes`) for a process's cache lookups,
+    read from the database only when the node's signal file or what Redis brought changed.
 
-    ``read`` opens a connection and reads the generation (the database stays the authority).
-    The file is written after the commit, so whoever sees it change reads the new generation.
+    ``read`` opens a connection and reads the changes after those given (:func:`read_changes`;
+    the database stays the authority). The file is written after the commit, so whoever sees it
+    change reads the new changes.
     """
 
-    def __init__(self, path: str, read: Callable[[], int], redis: RedisChanges | None = None) -> None:
+    def __init__(self, path: str, read: Callable[[Changes | None], Changes], redis: RedisChanges | None = None) -> None:
         descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             if os.fstat(descriptor).st_size < _SIGNAL_BYTES:
@@ -165,14 +233,19 @@ class GenerationSignal:
         self._redis = redis
         if redis is not None:
             redis.listen()
-        self._state: tuple[bytes, int, int] | None = None  # (file seen, Redis count, generation)
+        self._state: tuple[bytes, int, Changes] | None = None  # (file seen, Redis count, changes)
+        self._reading = threading.Lock()
 
-    def current(self) -> int:
-        """The generation; safe from several threads (the state is replaced in one assignment)."""
+    def current(self) -> Changes:
+        """The changes; safe from several threads (one reads the database at a time, since each
+        read starts where the last ended; the state is replaced in one assignment)."""
         signal = self._map[:_SIGNAL_BYTES]
         heard = self._redis.heard if self._redis is not None else 0
         state = self._state
         if state is None or state[0] != signal or state[1] != heard:
-            state = (signal, heard, self._read())
-            self._state = state
+            with self._reading:
+                state = self._state
+                if state is None or state[0] != signal or state[1] != heard:
+                    state = (signal, heard, self._read(None if state is None else state[2]))
+                    self._state = state
         return state[2]

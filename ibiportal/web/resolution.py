@@ -18,7 +18,7 @@ from flask import current_app, request, url_for
 from ..errors import ParseError
 from ..ibi.url import PersistentUrl
 from ..resolver.addresses import client_ip_list
-from ..resolver.cache import CachedOutcome, CachedRedirect, CacheKey, cached_outcome
+from ..resolver.cache import CachedOutcome, CachedRedirect, CacheKey, cached_outcome, depends_on
 from ..resolver.diagnosis import NotFoundDiagnosis, diagnose
 from ..resolver.engine import ClientInfo, Resolver, ResolverSettings, joined
 from ..resolver.trace import Resolution, Trace
@@ -29,7 +29,7 @@ from ..storage.traces import TraceStore
 from .context import get_storage, known_prefix_pairs
 from .services import get_demo_archives, get_executor, get_own_local_archive, get_transports
 from .services import get_acknowledger, get_redis_flight, get_resolution_cache, get_single_flight
-from .services import resolution_generation
+from .services import resolution_changes
 
 #: What a stored trace keeps of each Archive's answer, in characters (and as much of its pairs):
 #: enough for any answer of the standard's examples many times over.
@@ -230,10 +230,10 @@ def cached(persistent_url: str) -> tuple[CachedOutcome, str] | None:
     cache = get_resolution_cache()
     if cache is None:
         return None
-    key, generation = _cache_key(persistent_url), resolution_generation()
-    outcome, state = cache.get(key, generation), "hit"
+    key, changes = _cache_key(persistent_url), resolution_changes()
+    outcome, state = cache.get(key, changes), "hit"
     if outcome is None and get_single_flight().running(key):
-        outcome, state = cache.get_stale(key, generation), "stale"
+        outcome, state = cache.get_stale(key, changes), "stale"
     if outcome is None:
         return None
     if isinstance(outcome, CachedRedirect) and outcome.acknowledgment is not None:
@@ -268,18 +268,18 @@ def _resolve_and_keep(key: CacheKey, persistent_url: str, parsed: PersistentUrl,
     archives = default_selection()
     if cache is None and flight is None:
         return resolve_and_store(persistent_url, archives, client, parsed)
-    generation = resolution_generation()  # read first: an Archive included meanwhile wins
+    changes = resolution_changes()  # read first: an Archive included or the item changed meanwhile wins
     if flight is None:
         stored = resolve_and_store(persistent_url, archives, client, parsed)
     else:
-        # the cache's key under this generation: an Archive included meanwhile starts a new flight
-        shared = flight.run(json.dumps([*astuple(key), generation]),
+        # the cache's key as of these changes: an Archive included meanwhile starts a new flight
+        shared = flight.run(json.dumps([*astuple(key), changes.generation, changes.last]),
                             lambda: resolve_and_store(persistent_url, archives, client, parsed), published)
         stored = from_published(shared.outcome) if isinstance(shared, Published) else shared
     if cache is not None:
         outcome = cached_outcome(stored.resolution, trace_permalink(stored.trace_id))
         if outcome is not None:
-            cache.put(key, generation, outcome)
+            cache.put(key, changes, outcome, depends_on(stored.resolution, str(parsed.ibi)))
     return stored
 
 
@@ -288,11 +288,12 @@ def published(stored: StoredResolution) -> dict:
     outcome, the id of the trace it links, the diagnosis, and the Archive its redirect
     acknowledges again (the endpoint, which a rebuilt resolution otherwise lacks). Of the trace only
     the (3) steps, without the Archives' answers and the request URLs, and the (7) steps travel: the
-    cache and the diagnosis read the former's statuses, :func:`joined` the latter; the whole trace
-    is in the shared database, behind the permalink."""
+    cache and the diagnosis read the former's statuses, :func:`joined` the latter; and the (4) steps,
+    which name the IBIs the loop followed (the cache drops the outcome when one changes). The
+    whole trace is in the shared database, behind the permalink."""
     resolution = stored.resolution
     light = Trace(tuple(replace(step, raw_answer=None, pairs=None, request_url=None)
-                        for step in resolution.trace.steps if step.number in (3, 7)))
+                        for step in resolution.trace.steps if step.number in (3, 4, 7)))
     endpoint = resolution.acknowledged
     return {
         "trace_id": stored.trace_id,

@@ -18,7 +18,7 @@ from flask import current_app
 from ..archive.demo import DemoArchive, load_demo_archives
 from ..archive.own import OwnArchive, own_archive_service
 from ..archive.service import ArchiveService
-from ..resolver.cache import Acknowledger, ResolutionCache
+from ..resolver.cache import Acknowledger, Changes, ResolutionCache
 from ..resolver.curl_transport import CurlTransport
 from ..resolver.engine import ResolverSettings
 from ..resolver.single_flight import SingleFlight
@@ -26,7 +26,7 @@ from ..resolver.transport import HttpTransport, LocalTransport, Route, Transport
 from ..storage.database import Storage
 from ..storage.identifiers import IdentifierStore
 from ..storage.redis_flight import RedisFlight
-from ..storage.signal import GenerationSignal, RedisChanges, read_resolution_generation, signal_file
+from ..storage.signal import GenerationSignal, RedisChanges, read_changes, signal_file
 from ..storage.signal import write_signal_file
 from .host import portal_url
 
@@ -222,14 +222,14 @@ def change_announcer():
     return announce
 
 
-def resolution_generation() -> int:
-    """The database's resolution generation, as this worker process sees it (GenerationSignal)."""
+def resolution_changes() -> Changes:
+    """What changed in what resolutions answer, as this worker process sees it (GenerationSignal)."""
     setting = current_app.config["DATABASE"]
 
-    def read() -> int:
+    def read(seen: Changes | None) -> Changes:
         storage = Storage(setting)
         try:
-            return read_resolution_generation(storage)
+            return read_changes(storage, seen)
         finally:
             storage.close()
 

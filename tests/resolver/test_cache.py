@@ -16,6 +16,7 @@ from ibiportal.resolver.cache import (
     CachedAlert,
     CachedRedirect,
     CacheKey,
+    Changes,
     ResolutionCache,
     cached_outcome,
 )
@@ -29,6 +30,7 @@ KEY = CacheKey("http://urlib.net/8JMKD3MGP8W/35MMLL8", "192.0.2.5", None, (), "p
 MESSAGE = AcknowledgmentMessage(ENDPOINT, ACK)
 TRACE = "http://localhost/api/v1/trace/t1"
 REDIRECT = CachedRedirect("http://mtc-m16c.sid.inpe.br/col/x/doc/a.pdf", "mtc-m16c", TRACE, MESSAGE)
+IBIS = frozenset({"8jmkd3mgp8w/35mmll8"})  # what KEY's outcome depends on
 
 
 class FakeClock:
@@ -46,35 +48,35 @@ def clock() -> FakeClock:
 
 def test_an_entry_lives_for_its_ttl_only(clock):
     cache = ResolutionCache(30, 10, clock)
-    cache.put(KEY, 0, REDIRECT)
+    cache.put(KEY, Changes(0), REDIRECT, IBIS)
     clock.now += 29.9
-    assert cache.get(KEY, 0) == REDIRECT
+    assert cache.get(KEY, Changes(0)) == REDIRECT
     clock.now += 0.1
-    assert cache.get(KEY, 0) is None
+    assert cache.get(KEY, Changes(0)) is None
     clock.now += cache.stale_seconds  # kept only while it may still be served stale
-    assert cache.get(KEY, 0) is None
+    assert cache.get(KEY, Changes(0)) is None
     assert len(cache) == 0  # the expired entry is gone, not just hidden
 
 
 def test_a_hit_does_not_extend_the_lifetime(clock):
     cache = ResolutionCache(30, 10, clock)
-    cache.put(KEY, 0, REDIRECT)
+    cache.put(KEY, Changes(0), REDIRECT, IBIS)
     for _ in range(3):
         clock.now += 10
-        hit = cache.get(KEY, 0)
+        hit = cache.get(KEY, Changes(0))
     assert hit is None  # 30 s after the resolution, however often it was used
 
 
 def test_least_recently_used_entry_is_dropped_beyond_the_bound(clock):
     cache = ResolutionCache(30, 2, clock)
     keys = [replace(KEY, persistent_url=f"http://urlib.net/8JMKD3MGP8W/35MMLL{n}") for n in range(3)]
-    cache.put(keys[0], 0, REDIRECT)
-    cache.put(keys[1], 0, REDIRECT)
-    assert cache.get(keys[0], 0) is not None  # keys[1] is now the least recently used
-    cache.put(keys[2], 0, REDIRECT)
+    cache.put(keys[0], Changes(0), REDIRECT, IBIS)
+    cache.put(keys[1], Changes(0), REDIRECT, IBIS)
+    assert cache.get(keys[0], Changes(0)) is not None  # keys[1] is now the least recently used
+    cache.put(keys[2], Changes(0), REDIRECT, IBIS)
     assert len(cache) == 2
-    assert cache.get(keys[1], 0) is None
-    assert cache.get(keys[0], 0) is not None and cache.get(keys[2], 0) is not None
+    assert cache.get(keys[1], Changes(0)) is None
+    assert cache.get(keys[0], Changes(0)) is not None and cache.get(keys[2], Changes(0)) is not None
 
 
 @pytest.mark.parametrize(
@@ -94,26 +96,61 @@ def test_least_recently_used_entry_is_dropped_beyond_the_bound(clock):
 )
 def test_every_part_of_the_key_counts(clock, change):
     cache = ResolutionCache(30, 10, clock)
-    cache.put(KEY, 0, REDIRECT)
-    assert cache.get(replace(KEY, **change), 0) is None
-    assert cache.get(CacheKey(**{**KEY.__dict__}), 0) == REDIRECT  # an equal key still hits
+    cache.put(KEY, Changes(0), REDIRECT, IBIS)
+    assert cache.get(replace(KEY, **change), Changes(0)) is None
+    assert cache.get(CacheKey(**{**KEY.__dict__}), Changes(0)) == REDIRECT  # an equal key still hits
 
 
 def test_a_newer_generation_empties_the_cache(clock):
     cache = ResolutionCache(30, 10, clock)
-    cache.put(KEY, 4, REDIRECT)
-    assert cache.get(KEY, 5) is None
+    cache.put(KEY, Changes(4), REDIRECT, IBIS)
+    assert cache.get(KEY, Changes(5)) is None
     assert len(cache) == 0
-    assert cache.get(KEY, 4) is None  # an older number read late does not bring it back
+    assert cache.get(KEY, Changes(4)) is None  # an older number read late does not bring it back
 
 
 def test_a_redirect_resolved_before_the_archive_set_changed_is_not_kept(clock):
     cache = ResolutionCache(30, 10, clock)
-    assert cache.get(KEY, 7) is None  # a request meanwhile saw generation 7
-    cache.put(KEY, 6, REDIRECT)  # a resolution that read 6 before it started
-    assert len(cache) == 0 and cache.get(KEY, 7) is None
-    cache.put(KEY, 8, REDIRECT)  # the newest number wins
-    assert cache.get(KEY, 8) == REDIRECT
+    assert cache.get(KEY, Changes(7)) is None  # a request meanwhile saw generation 7
+    cache.put(KEY, Changes(6), REDIRECT, IBIS)  # a resolution that read 6 before it started
+    assert len(cache) == 0 and cache.get(KEY, Changes(7)) is None
+    cache.put(KEY, Changes(8), REDIRECT, IBIS)  # the newest number wins
+    assert cache.get(KEY, Changes(8)) == REDIRECT
+
+
+def test_an_ibi_change_drops_only_the_outcomes_that_depend_on_it(clock):
+    cache = ResolutionCache(30, 10, clock, alert_ttl=10)
+    other = replace(KEY, persistent_url="http://urlib.net/8JMKD3MGP8W/34PGRBS!")
+    before = Changes(3, last=10, known_after=10)
+    cache.put(KEY, before, REDIRECT, IBIS)
+    cache.put(other, before, REDIRECT, frozenset({"8jmkd3mgp8w/34pgrbs", "sid.inpe.br/mtc-m18/2009/02.16.17.46"}))
+    after = Changes(3, last=12, recent=((11, "sid.inpe.br/mtc-m18/2009/02.16.17.46"), (12, "j8lnkb5r7w/3fuqhc5")), known_after=10)
+    assert cache.get(other, after) is None  # changed under its other form
+    assert cache.get(KEY, after) == REDIRECT and len(cache) == 1
+
+
+def test_an_outcome_resolved_while_its_ibi_changed_is_not_kept(clock):
+    cache = ResolutionCache(30, 10, clock)
+    assert cache.get(KEY, Changes(3, last=11, recent=((11, "8jmkd3mgp8w/35mmll8"),), known_after=10)) is None
+    cache.put(KEY, Changes(3, last=10), REDIRECT, IBIS)  # read change 10 before it started
+    assert len(cache) == 0
+    cache.put(replace(KEY, persistent_url="http://urlib.net/x"), Changes(3, last=10), REDIRECT, frozenset({"x"}))
+    assert len(cache) == 1  # another IBI changed meanwhile: kept
+
+
+def test_changes_no_longer_remembered_empty_the_cache(clock):
+    cache = ResolutionCache(30, 10, clock)
+    cache.put(KEY, Changes(3, last=10), REDIRECT, frozenset({"x"}))
+    assert cache.get(KEY, Changes(3, last=2000, recent=((2000, "y"),), known_after=1999)) is None
+    cache.put(KEY, Changes(3, last=10), REDIRECT, frozenset({"x"}))  # whether x changed is unknown
+    assert len(cache) == 0
+
+
+def test_the_index_of_ibis_forgets_what_the_cache_dropped(clock):
+    cache = ResolutionCache(30, 2, clock)
+    for n in range(50):
+        cache.put(replace(KEY, persistent_url=f"http://urlib.net/{n}"), Changes(0), REDIRECT, frozenset({f"ibi{n}"}))
+    assert len(cache) == 2 and len(cache._keys_by_ibi) == 2  # memory stays bounded by max_entries
 
 
 @pytest.mark.parametrize("ttl, size, alert_ttl", [(0, 10, 0), (-1, 10, 10), (30, 0, 10), (30, 10, -1)])
@@ -179,20 +216,20 @@ def test_alerts_live_their_own_lifetime_and_a_new_generation_empties_them(demo_r
     clock = FakeClock()
     cache = ResolutionCache(30, 10, clock, alert_ttl=10)
     alert = cached_outcome(resolve_demo(well_behaved(demo_resolver, "tombstone"), "D7N2U8HW/3GBBQK2"), TRACE)
-    cache.put(KEY, 1, alert)
-    cache.put(replace(KEY, persistent_url="http://urlib.net/x"), 1, REDIRECT)
+    cache.put(KEY, Changes(1), alert, IBIS)
+    cache.put(replace(KEY, persistent_url="http://urlib.net/x"), Changes(1), REDIRECT, IBIS)
     clock.now += 9.9
-    assert cache.get(KEY, 1) == alert
+    assert cache.get(KEY, Changes(1)) == alert
     clock.now += 0.1
-    assert cache.get(KEY, 1) is None and cache.get(replace(KEY, persistent_url="http://urlib.net/x"), 1) == REDIRECT
-    cache.put(KEY, 1, alert)
-    assert cache.get(KEY, 2) is None  # an inclusion, exclusion, mint or link
+    assert cache.get(KEY, Changes(1)) is None and cache.get(replace(KEY, persistent_url="http://urlib.net/x"), Changes(1)) == REDIRECT
+    cache.put(KEY, Changes(1), alert, IBIS)
+    assert cache.get(KEY, Changes(2)) is None  # an inclusion, exclusion, mint or link
 
 
 def test_a_cache_of_alerts_only_keeps_no_redirect(demo_resolver):
     cache = ResolutionCache(0, 10, FakeClock(), alert_ttl=10)
-    cache.put(KEY, 1, REDIRECT)
-    assert cache.get(KEY, 1) is None and (cache.lifetime(True), cache.lifetime(False)) == (0, 10)
+    cache.put(KEY, Changes(1), REDIRECT, IBIS)
+    assert cache.get(KEY, Changes(1)) is None and (cache.lifetime(True), cache.lifetime(False)) == (0, 10)
 
 
 def test_a_redirect_that_sent_no_acknowledgment_is_cached_without_one(demo_resolver):
@@ -316,13 +353,13 @@ def test_to_an_archive_in_this_process_the_message_goes_at_once_from_the_request
 def test_an_expired_outcome_is_kept_a_little_for_requests_that_arrive_while_it_is_refreshed():
     clock = FakeClock()
     cache = ResolutionCache(30, 10, clock, stale_seconds=10)
-    cache.put(KEY, 1, REDIRECT)
-    assert cache.get_stale(KEY, 1) is None  # still fresh: nothing stale to give
+    cache.put(KEY, Changes(1), REDIRECT, IBIS)
+    assert cache.get_stale(KEY, Changes(1)) is None  # still fresh: nothing stale to give
     clock.now += 30
-    assert cache.get(KEY, 1) is None and cache.get_stale(KEY, 1) == REDIRECT
+    assert cache.get(KEY, Changes(1)) is None and cache.get_stale(KEY, Changes(1)) == REDIRECT
     clock.now += 9.9
-    assert cache.get_stale(KEY, 1) == REDIRECT
-    assert cache.get_stale(KEY, 2) is None  # a new generation: nothing old is served
-    cache.put(KEY, 2, REDIRECT)
+    assert cache.get_stale(KEY, Changes(1)) == REDIRECT
+    assert cache.get_stale(KEY, Changes(2)) is None  # a new generation: nothing old is served
+    cache.put(KEY, Changes(2), REDIRECT, IBIS)
     clock.now += 40
-    assert cache.get(KEY, 2) is None and cache.get_stale(KEY, 2) is None and len(cache) == 0
+    assert cache.get(KEY, Changes(2)) is None and cache.get_stale(KEY, Changes(2)) is None and len(cache) == 0

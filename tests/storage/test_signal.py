@@ -1,15 +1,25 @@
-"""Changes that empty resolution caches reach every worker of the node through its signal file,
-and every other node through Redis; Redis down delays the other nodes, never the change."""
+"""Changes to what resolutions answer reach every worker of the node through its signal file,
+and every other node through Redis; Redis down delays the other nodes, never the change. An
+item's change names its IBIs (both forms), read by each process once, in commit order."""
 from __future__ import annotations
 
 import logging
+import threading
 import time
 
+from sqlalchemy import insert
+
+from ibiportal.resolver.cache import Changes
+from ibiportal.storage import signal as signal_module
 from ibiportal.storage.database import Storage
+from ibiportal.storage.schema import minted_item
 from ibiportal.storage.signal import (
     GenerationSignal,
     RedisChanges,
     bump_resolution_generation,
+    changes_committed,
+    ibis_changed,
+    read_changes,
     read_resolution_generation,
     write_signal_file,
 )
@@ -28,9 +38,9 @@ def wait_until(condition, seconds: float) -> float:
 def test_a_change_on_one_node_reaches_the_other_through_redis(database_setting, redis_server, tmp_path):
     reader = Storage(database_setting)
     other_node = RedisChanges(redis_server.url)
-    signal = GenerationSignal(str(tmp_path / "node-b"), lambda: read_resolution_generation(reader), other_node)
+    signal = GenerationSignal(str(tmp_path / "node-b"), lambda seen: read_changes(reader, seen), other_node)
     wait_until(lambda: other_node.heard > 0, 5)  # listening
-    assert signal.current() == 0
+    assert signal.current().generation == 0
 
     this_node = RedisChanges(redis_server.url)
 
@@ -41,7 +51,7 @@ def test_a_change_on_one_node_reaches_the_other_through_redis(database_setting, 
     writer = Storage(database_setting, announce=announce)
     with writer.write_transaction() as conn:
         bump_resolution_generation(writer, conn)
-    assert wait_until(lambda: signal.current() == 1, 1.0) < 1.0
+    assert wait_until(lambda: signal.current().generation == 1, 1.0) < 1.0
     writer.close()
     reader.close()
 
@@ -71,3 +81,92 @@ def test_a_rolled_back_change_is_never_announced(database_setting):
         bump_resolution_generation(writer, conn)
     assert announced == [1] and read_resolution_generation(writer) == 1
     writer.close()
+
+
+def test_an_item_change_reaches_the_other_node_with_both_forms_of_its_ibi(database_setting, redis_server, tmp_path):
+    reader = Storage(database_setting)
+    other_node = RedisChanges(redis_server.url)
+    signal = GenerationSignal(str(tmp_path / "node-b"), lambda seen: read_changes(reader, seen), other_node)
+    wait_until(lambda: other_node.heard > 0, 5)
+    before = signal.current()
+    this_node = RedisChanges(redis_server.url)
+    writer = Storage(database_setting, announce=this_node.publish)
+    mint(writer, "sid.inpe.br/mtc-m18/2009/02.16.17.46", "8JMKD3MGP8W/34PGRBS")
+    with writer.write_transaction() as conn:
+        ibis_changed(writer, conn, ["8JMKD3MGP8W/34PGRBS"])  # one form given: the other is found
+    wait_until(lambda: signal.current().last > before.last, 1.0)
+    after = signal.current()
+    assert after.generation == before.generation  # nothing else empties
+    assert after.ibis_after(before.last) == {"8jmkd3mgp8w/34pgrbs", "sid.inpe.br/mtc-m18/2009/02.16.17.46"}
+    writer.close()
+    reader.close()
+
+
+def test_the_number_announced_grows_with_every_commit_of_either_kind_once_per_transaction(database_setting):
+    announced: list[int] = []
+    writer = Storage(database_setting, announce=announced.append)
+    with writer.write_transaction() as conn:
+        ibis_changed(writer, conn, ["A/1"])
+        ibis_changed(writer, conn, ["A/2"])
+    with writer.write_transaction() as conn:
+        bump_resolution_generation(writer, conn)
+    with writer.write_transaction() as conn:
+        ibis_changed(writer, conn, [])  # nothing named: nothing committed, nothing announced
+    assert announced == [2, 3] and changes_committed(writer) == 3
+    writer.close()
+
+
+def test_a_reader_that_missed_changes_no_longer_kept_knows_it(database_setting, monkeypatch):
+    monkeypatch.setattr(signal_module, "RETAINED_CHANGES", 3)
+    storage = Storage(database_setting)
+    seen = read_changes(storage, None)
+    for n in range(6):
+        with storage.write_transaction() as conn:
+            ibis_changed(storage, conn, [f"A/{n}"])
+    late = read_changes(storage, seen)
+    assert late.last == seen.last + 6 and late.ibis_after(seen.last) is None  # its cache empties
+    with storage.write_transaction() as conn:
+        ibis_changed(storage, conn, ["B/1"])
+    assert read_changes(storage, late).ibis_after(late.last) == {"b/1"}
+    storage.close()
+
+
+def test_a_process_remembers_a_bounded_number_of_changes(database_setting, monkeypatch):
+    monkeypatch.setattr(signal_module, "REMEMBERED_CHANGES", 2)
+    storage = Storage(database_setting)
+    seen = read_changes(storage, None)
+    with storage.write_transaction() as conn:
+        ibis_changed(storage, conn, ["A/1", "A/2", "A/3"])
+    changes = read_changes(storage, seen)
+    assert len(changes.recent) == 2 and changes.ibis_after(seen.last) is None
+    assert changes.ibis_after(changes.last - 1) == {"a/3"}
+    storage.close()
+
+
+def test_item_changes_wait_for_each_other_so_that_ids_follow_commits(postgres_server):
+    setting = postgres_server.new_database()
+    first, second = Storage(setting), Storage(setting)
+    done = threading.Event()
+
+    def change_from_second() -> None:
+        with second.write_transaction() as conn:
+            ibis_changed(second, conn, ["B/1"])
+        done.set()
+
+    with first.write_transaction() as conn:
+        ibis_changed(first, conn, ["A/1"])
+        thread = threading.Thread(target=change_from_second)
+        thread.start()
+        assert not done.wait(0.3)  # held at the lock until the first commits
+    thread.join(10)
+    assert done.is_set()
+    assert [ibi for _, ibi in read_changes(first, Changes(0)).recent] == ["a/1", "b/1"]
+    first.close()
+    second.close()
+
+
+def mint(storage: Storage, rep: str, ibip: str) -> None:
+    """A minted item as the minting code stores it (only what the lookup of forms reads matters)."""
+    with storage.write_transaction() as conn:
+        conn.execute(insert(minted_item).values(rep=rep, ibip=ibip, date="1234806360", utc="", subsystem="s",
+                                                title="t", created_at="2009-02-16T17:46:00Z"))

@@ -19,7 +19,9 @@ from ibiportal import create_app
 from ibiportal.resolver import registration
 from ibiportal.resolver.addresses import check_host
 from ibiportal.storage.database import Storage
-from ibiportal.storage.signal import GenerationSignal, bump_resolution_generation, read_resolution_generation
+from ibiportal.storage.signal import GenerationSignal, bump_resolution_generation, ibis_changed, read_changes
+from ibiportal.storage.signal import read_resolution_generation
+from ibiportal.web.context import get_storage
 from ibiportal.storage.signal import signal_file
 from ibiportal.web.services import get_fan_out_transport, get_http_transport
 from tests import standard_examples as standard
@@ -205,13 +207,50 @@ def test_a_not_found_every_archive_answered_is_served_again_until_an_inclusion(l
     assert archive.count("urlRequest") == 1
 
 
-def test_minting_empties_a_kept_not_found(live):
+def test_twenty_mints_leave_the_other_items_hits_and_the_archives_unasked(live):
+    _, archive, start = live
+    lasting = {"RESOLUTION_CACHE_SECONDS": 3600, "NEGATIVE_CACHE_SECONDS": 3600}  # however long 20 mints take
+    client, other_worker = start(**lasting).test_client(), start(**lasting).test_client()
+    include(client, archive)
+    unknown = "/8JMKD3MGP8W/34PGRBS"
+    for worker in (client, other_worker):
+        assert [worker.get(path, environ_base=USER).headers["X-IBI-Cache"] for path in (f"/{ITEM}", unknown)] == ["miss", "miss"]
+    for n in range(20):
+        assert client.post("/api/v1/mint", json={"title": f"item {n}"}).status_code == 201
+    for worker in (client, other_worker):
+        assert [worker.get(path, environ_base=USER).headers["X-IBI-Cache"] for path in (f"/{ITEM}", unknown)] == ["hit", "hit"]
+    assert archive.count("urlRequest") == 4  # each worker asked once for each, before the mints
+
+
+def test_an_item_change_drops_its_outcomes_in_both_forms_with_every_modifier_on_every_worker(live):
+    app, archive, start = live
+    client, other_worker = app.test_client(), start().test_client()
+    include(client, archive)
+    first = client.post("/api/v1/mint", json={"title": "v1", "target_url": "https://example.org/v1"}).get_json()
+    forms = [f"/{first['ibip']}", f"/{first['rep']}", f"/{first['ibip']}!", f"/{first['rep']}:(oai_dc)"]
+    for worker in (client, other_worker):
+        for path in [*forms, f"/{ITEM}"]:
+            worker.get(path, environ_base=USER)
+        assert all(worker.get(path, environ_base=USER).headers["X-IBI-Cache"] == "hit" for path in [*forms, f"/{ITEM}"])
+    client.post("/api/v1/mint", json={"title": "v2", "target_url": "https://example.org/v2", "previous_edition": first["rep"]})
+    for worker in (client, other_worker):
+        assert [worker.get(path, environ_base=USER).headers["X-IBI-Cache"] for path in forms] == ["miss"] * len(forms)
+        assert worker.get(f"/{ITEM}", environ_base=USER).headers["X-IBI-Cache"] == "hit"
+    assert client.get(forms[2], environ_base=USER).headers["Location"] == "https://example.org/v2"
+    asked_for_item = [r for r in archive.sent("urlRequest") if r.query["parsedibiurl.ibi"] == [ITEM]]
+    assert len(asked_for_item) == 2  # once by each worker, before the change
+
+
+def test_a_changed_ibi_drops_its_kept_not_found(live):
     app, archive, _ = live
     client = app.test_client()
-    unknown = "/8JMKD3MGP8W/34PGRBS"
-    assert [client.get(unknown, environ_base=USER).headers["X-IBI-Cache"] for _ in range(2)] == ["miss", "hit"]
-    assert client.post("/api/v1/mint", json={"title": "new"}).status_code in (200, 201)
-    assert client.get(unknown, environ_base=USER).headers["X-IBI-Cache"] == "miss"
+    unknown, other = "/8JMKD3MGP8W/34PGRBS!", "/8JMKD3MGP8W/34PGRE5"
+    assert [client.get(path, environ_base=USER).headers["X-IBI-Cache"] for path in (unknown, other)] == ["miss", "miss"]
+    with app.app_context():  # what an edit, deletion, copy or file change of the item calls
+        storage = get_storage()
+        with storage.write_transaction() as conn:
+            ibis_changed(storage, conn, ["8JMKD3MGP8W/34PGRBS"])
+    assert [client.get(path, environ_base=USER).headers["X-IBI-Cache"] for path in (unknown, other)] == ["miss", "hit"]
 
 
 def test_a_not_found_while_an_archive_failed_is_resolved_every_time(live):
@@ -300,15 +339,15 @@ def test_a_new_edition_minted_ends_the_cached_redirect_to_the_old_one(client):
 def test_the_generation_signal_follows_commits_of_other_connections_only(tmp_path):
     database = fresh_sqlite(tmp_path / "signal.sqlite")
     reader = Storage(database)
-    signal = GenerationSignal(signal_file(database, str(tmp_path)), lambda: read_resolution_generation(reader))
+    signal = GenerationSignal(signal_file(database, str(tmp_path)), lambda seen: read_changes(reader, seen))
     writer = Storage(database)
-    assert signal.current() == 0
+    assert signal.current().generation == 0
     with pytest.raises(RuntimeError):
         with writer.write_transaction() as conn:
             bump_resolution_generation(writer, conn)
             raise RuntimeError("rolled back")
-    assert signal.current() == 0 and read_resolution_generation(writer) == 0
+    assert signal.current().generation == 0 and read_resolution_generation(writer) == 0
     with writer.write_transaction() as conn:
         bump_resolution_generation(writer, conn)
-    assert signal.current() == 1  # seen through the mapped file, then read from the database
+    assert signal.current().generation == 1  # seen through the mapped file, then read from the database
     writer.close()
