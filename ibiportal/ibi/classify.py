@@ -64,7 +64,9 @@ class Classification:
     text names, else on this portal); ``portal_url`` the same request on this portal and
     ``original_url`` on the resolver the text came from (urlib.net for a bare IBI or a direct
     Archive link); ``notes`` what the recogniser removed or interpreted; ``error`` says why an
-    unknown text is not recognised (its position counts in ``text`` as given).
+    unknown text is not recognised (its position counts in ``text`` as given); ``published`` is
+    the IBI in the case it was printed in (``sid.inpe.br/ePrint@1905/…``), for display beside
+    the normalized :attr:`ibi`.
     """
 
     text: str
@@ -76,6 +78,7 @@ class Classification:
     notes: tuple[Note, ...] = ()
     portal_url: str | None = None
     original_url: str | None = None
+    published: str | None = None
 
     @property
     def recognised(self) -> bool:
@@ -126,6 +129,7 @@ class Classification:
             "kind": self.kind,
             "description": self.description,
             "ibi": self.ibi,
+            "published": self.published,
             "form": self.form,
             "rep": self.rep,
             "ibip": self.ibip,
@@ -155,6 +159,9 @@ def classify(
         return Classification(text, KIND_UNKNOWN, error=ParseError(EMPTY_MESSAGE, field="q"))
     recognition = recognise(text)
     reading = recognition.reading
+    if recognition.refusal is not None:
+        position = recognition.refusal_at[0] if recognition.refusal_at else None
+        return Classification(text, KIND_UNKNOWN, error=ParseError(recognition.refusal, position, "q"), notes=recognition.notes)
     try:
         identifier = parse_ibi(reading)
     except ParseError as exc:
@@ -209,15 +216,46 @@ def notes_as_warnings(ibi: str, notes: Sequence[Note]) -> tuple[str, ...]:
 def _recognised(
     recognition: Recognition, kind: str, url: PersistentUrl, known_pairs: Iterable[Sequence[str]], base: str
 ) -> Classification:
-    """A recognised text with both forms of its IBI and its absolute persistent URLs."""
+    """A recognised text with both forms of its IBI and its absolute persistent URLs; a repository
+    name glued to a word before it is refused (:func:`glued_word`)."""
+    pairs = [tuple(pair) for pair in known_pairs]
+    published = _published(recognition, str(url.ibi))
+    glued = glued_word(published, pairs) if url.ibi.form == KIND_REP else None
+    if glued is not None:
+        start = recognition.position_in_text(recognition.reading.casefold().find(published.casefold()) + 1)
+        return Classification(recognition.text, KIND_UNKNOWN, error=ParseError(glued, start, "q"), notes=recognition.notes)
     on = base if url.resolver in (None, "/") else url.resolver
     return Classification(
         recognition.text,
         kind,
         url=url,
-        conversion=convert(str(url.ibi), known_pairs),
+        conversion=convert(str(url.ibi), pairs),
         persistent_url=url.canonical_symbols(on),
         notes=recognition.notes,
         portal_url=url.canonical_symbols(base),
         original_url=url.canonical_symbols(recognition.original_resolver or DEFAULT_RESOLVER),
+        published=published,
     )
+
+
+def _published(recognition: Recognition, ibi: str) -> str:
+    """The IBI as the reading spells it (the case it was published in)."""
+    at = recognition.reading.casefold().find(ibi.casefold())
+    return recognition.reading[at : at + len(ibi)] if at >= 0 else ibi
+
+
+def glued_word(rep: str, known_pairs: Sequence[Sequence[str]]) -> str | None:
+    """Why a repository name is a word glued to a known one (``Metadadossid.inpe.br/…``, as a page's
+    text run together prints it), or None.
+
+    Its first part ends with the subdomain of a known server (``sid.inpe.br``) with a letter or
+    digit, not a dot, before it: no label of a host name is cut there, so the text is a word and a
+    repository name run together. The message offers the repository name that may be meant.
+    """
+    subdomain, _, rest = rep.partition("/")
+    for known in dict.fromkeys(pair[0].split("/", 1)[0].lower() for pair in known_pairs):
+        glue = len(subdomain) - len(known)
+        if glue > 0 and subdomain.lower().endswith(known) and subdomain[glue - 1].isalnum():
+            return (f"`{subdomain[:glue]}` is a word glued to a repository name, not part of an IBI: "
+                    f"{known}/{rest} may be meant")
+    return None

@@ -37,7 +37,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ibiportal.ibi.classify import Classification, classify, notes_as_warnings
-from ibiportal.ibi.grammar import IBIP_DIGIT, IBIP_PREFIX, LABEL, REP_SUFFIX, REPORT_NUMBER, WORD_PORT
+from ibiportal.ibi.grammar import (
+    IBIP_DIGIT, IBIP_PREFIX, IBIP_SUFFIX, LABEL, REP_SUFFIX, REPORT_NUMBER, REPOSITORY_NAME, WORD_PORT, YEAR,
+)
 from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS
 from ibiportal.ibi.url import DEFAULT_RESOLVER
 
@@ -57,10 +59,15 @@ _REP = re.compile(
 """A repository name whose prefix has a dot, as Algorithm 1 makes them (Table 6.1, grammar.py)."""
 _LABELLED = re.compile(r"\bIBI:[ \t]*<?(?P<value>[^\s<>]+?)>?[.,;]?(?=\s|$)")
 """``IBI: <…>`` as INPE's references print it: the label says an IBI follows, whatever it is."""
+_PAIR_LIST = re.compile(rf"\{{rep\s+{REPOSITORY_NAME}(?:\s+ibip\s+{IBIP_PREFIX}/{IBIP_SUFFIX})?\}}", re.IGNORECASE)
+"""URLib's pair-list value ``{rep … ibip …}`` (file 003, Table 9.4): both forms of one IBI, found once."""
+_YEAR_END = re.compile(rf"/{YEAR}/\Z")
+_BROKEN_DATE = re.compile(r"[ \t]+(?=[0-9]{2}\.[0-9]{2}\.)")
+_LINK_REST = re.compile(r"[^\s<>\"'`{}|\\^]*")
 _URLIB_HOST = re.compile(r"(?:^|\.)(?:urlib\.net|inpe\.br)$", re.IGNORECASE)
 _INPE_SEGMENT = re.compile(r"^[a-z]+://[^/]+\.inpe\.br(?::\d+)?/(?:ibi|rep|col)/", re.IGNORECASE)
 _URLIB_PATH = re.compile(r"^(?:[a-z]+://)?(?:www\.)?urlib\.net(?::\d+)?/[^/?#]", re.IGNORECASE)
-_SEGMENT_NOTE = ("path segment URLib", "direct link to a file in an Archive")
+_SEGMENT_NOTE = ("path segment URLib", "a direct link to", "a page of the URLib mirror")
 _CLOSING = {")": "(", "]": "[", "}": "{"}
 _SENTENCE_END = ".,;:?*"
 
@@ -160,14 +167,24 @@ def extract(
     line_starts = [0] + [match.end() for match in re.finditer(r"\n", text)]
     taken: list[tuple[int, int]] = []
     found: list[Found] = []
-    for match in _LINK.finditer(text):
-        candidate = _link_candidate(text, match.start(), match.end())
+    for match in _PAIR_LIST.finditer(text):
+        reading = classify(match.group(), pairs, base)
+        if reading.recognised:
+            found.append(Found(match.group(), _line_of(line_starts, match.start()), match.start(), match.end(), reading))
+            taken.append(match.span())
+    at = 0
+    while match := _LINK.search(text, at):
+        link_end = _markdown_end(text, match.start(), _date_end(text, match.end()))
+        at = link_end
+        if any(start <= match.start() < end for start, end in taken):
+            continue
+        candidate = _link_candidate(text, match.start(), link_end)
         if candidate is None:
             continue
         end, reading = _read_link(text, match.start(), candidate, pairs, prefixes, base)
         if reading is not None:
             found.append(Found(text[match.start():end], _line_of(line_starts, match.start()), match.start(), end, reading))
-        taken.append((match.start(), max(end, match.end())))
+        taken.append((match.start(), max(end, link_end)))
     for pattern in (_IBIP, _REP, _LABELLED):
         for match in pattern.finditer(text):
             start, end = match.span("value") if pattern is _LABELLED else match.span()
@@ -180,6 +197,18 @@ def extract(
             taken.append((start, end))
     found.sort(key=lambda item: item.start)
     return Extraction(tuple(found), tuple(text.split("\n")))
+
+
+def _markdown_end(text: str, start: int, end: int) -> int:
+    """``[url](url)``: the link shown as the label ends before ``](``, so the target is a link of its own."""
+    cut = text.find("](", start, end)
+    return cut if cut >= 0 else end
+
+
+def _date_end(text: str, end: int) -> int:
+    """A link broken by a space inside its date (``…/2010/ 01.20.19.25``): where the joined link ends."""
+    broken = _BROKEN_DATE.match(text, end) if _YEAR_END.search(text, 0, end) else None
+    return _LINK_REST.match(text, broken.end()).end() if broken else end
 
 
 def _link_candidate(text: str, start: int, end: int) -> int | None:

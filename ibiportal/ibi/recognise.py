@@ -68,13 +68,43 @@ _IBI_SCHEME = re.compile(r"ibi:(?=[A-Za-z0-9])", re.IGNORECASE)
 """``ibi:`` straight before an IBI is the URI scheme; with a space or ``<`` after it, a reference's label."""
 _REPOSITORY_NAME_START = re.compile(rf"[^/]+/[^/]+/{YEAR}/")
 """Three ``/``-parts, the third a year: a repository name, even a malformed one, never a host first."""
-_MARKDOWN = re.compile(r"\[[^\]\n]*\]\((.+)\)")
+_MARKDOWN = re.compile(r"\[[^\]\n]*\]\(")
+"""The start of a Markdown link ``[label](``: its target runs to the balancing ``)``."""
+_MARKDOWN_INSIDE = re.compile(r"(?:^|(?<=\s))\[[^\]\n]*\]\(")
+_HTML_LINK = re.compile(r"<[A-Za-z][\w.-]*\s[^>]*?\bhref\s*=\s*([\"'])(.*?)\1", re.IGNORECASE | re.DOTALL)
+_ATTRIBUTE = re.compile(r"[\w.-]+\s*=\s*([\"'])(.*?)\1", re.DOTALL)
+"""``link="…"`` (an attribute of a page's code holding the link)."""
+_URL_INSIDE = re.compile(r"(?:^|(?<=\s))[A-Za-z][A-Za-z0-9+.-]*://[^\s<>\"'`]+")
+_PATH_WORD = re.compile(r"(?:^|(?<=\s))[^\s/]+/\S+")
+"""A word with a ``/`` in a sentence: where an IBI printed without a link would be."""
+_PAIR_LIST = re.compile(
+    r"(?:(?P<name>ibi(?:\.[A-Za-z0-9.()-]*)?)\s+)?(?P<brace>\{\s*)?(?:rep\s+(?P<rep>[^\s{}]+))?\s*"
+    r"(?:ibip\s+(?P<ibip>[^\s{}]+))?\s*(?(brace)\})|ibi\s+(?P<value>[^\s{}:<]+)",
+    re.IGNORECASE,
+)
+"""URLib's pair lists (file 003, Tables 6.2 and 9.4): ``ibi {rep … ibip …}``, ``{rep …}``, ``ibip …``, ``ibi <IBI>``."""
+_DATE_SPACE = re.compile(rf"/{YEAR}/([ \t]+)[0-9]{{2}}\.[0-9]{{2}}\.")
 _PAIRS = {"<": ">", "(": ")", "[": "]", "{": "}", '"': '"', "'": "'", "`": "`", "«": "»", "“": "”"}
 _TRAILING = ".,;"
 """Sentence punctuation after a reference's IBI; not ``:``, the metadata modifier."""
 _REPORT_SUFFIX = re.compile(rf"(/{YEAR}/{MINUTE}(?:\.[0-9]{{2}})?)({REPORT_NUMBER})(?![A-Za-z0-9])")
 _SEGMENT = re.compile(r"(ibi|rep)/", re.IGNORECASE)
-_COLLECTION = re.compile(rf"col/([^/?#]+/[^/?#]+/{YEAR}/[0-9.]+)/doc(?=[/?#]|$)", re.IGNORECASE)
+_REP_IN_LINK = rf"[^/?#]+/[^/?#]+/{YEAR}/[0-9.]+"
+"""A repository name in an Archive's link, loosely: a malformed one still reaches the parser for its error."""
+_ARCHIVE_LINK = re.compile(
+    rf"(?P<cgi>col|attachment\.cgi)/(?P<rep>{_REP_IN_LINK})(?P<doc>/doc)(?=[/?#]|$)(?P<mirror>/mirror(?:get)?\.cgi(?=[/?#]|$))?"
+    rf"|(?P<archive>archive\.cgi)/(?P<item>{_REP_IN_LINK})(?=[/?#]|$)",
+    re.IGNORECASE,
+)
+"""The links of URLib Archives (STANDARD.md §6): ``col/<rep>/doc/<file>`` (a file of the item),
+``attachment.cgi/<rep>/doc/<file>`` (an attachment), ``archive.cgi/<rep>`` (the item's archive);
+``col/<mirror>/doc/mirror.cgi/…`` and ``…/mirrorget.cgi?…`` are pages of a mirror."""
+_METADATA_REPOSITORY = re.compile(rf"[?&]metadatarepository=({_REP_IN_LINK})(?=[&#]|$)", re.IGNORECASE)
+_ARCHIVE_LINK_KINDS = {
+    "col": "a direct link to a file in one Archive's copy of the item",
+    "attachment.cgi": "a direct link to an attachment in one Archive's copy of the item",
+    "archive.cgi": "a direct link to one Archive's archive of the item (its files in one file)",
+}
 
 
 @dataclass(frozen=True)
@@ -99,7 +129,8 @@ class Recognition:
     ``origin[i]`` is the 0-based index in ``text`` of the reading's character ``i`` (one more
     entry for the end). ``original_resolver`` is the resolver base the text names, such as
     ``http://urlib.net/``: urlib.net (Table 8.1) for a bare IBI and for a direct Archive link,
-    whose reading is put there; None for a host-less path.
+    whose reading is put there; None for a host-less path. ``refusal`` says why a URLib link
+    names no item (a mirror's own page), with ``refusal_at`` the 1-based span it is about.
     """
 
     text: str
@@ -107,6 +138,8 @@ class Recognition:
     notes: tuple[Note, ...]
     origin: tuple[int, ...]
     original_resolver: str | None
+    refusal: str | None = None
+    refusal_at: tuple[int, int] | None = None
 
     def position_in_text(self, position: int | None) -> int | None:
         """A 1-based position in the reading, as a 1-based position in the given text."""
@@ -137,6 +170,12 @@ class _Text:
         self.origin = self.origin[:start] + self.origin[end:]
         return span
 
+    def keep(self, start: int, end: int) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
+        """Keep only ``chars[start:end]``; the 1-based spans of what was cut before and after."""
+        after = self.cut(end, len(self.chars)) if end < len(self.chars) else None
+        before = self.cut(0, start) if start > 0 else None
+        return before, after
+
     def insert(self, at: int, text: str) -> None:
         self.chars = self.chars[:at] + text + self.chars[at:]
         self.origin = self.origin[:at] + [self.origin[at]] * len(text) + self.origin[at:]
@@ -145,12 +184,15 @@ class _Text:
 def recognise(text: str) -> Recognition:
     """Undo what references and links add to an IBI; never raises.
 
-    The steps, in order: a line break inside the text (a URL broken by a PDF) is joined; a
-    Markdown link gives its target; a label (``IBI:``, ``Available from:``), enclosing brackets or
-    quotes and the reference's closing punctuation are removed, repeatedly; ``ibi:`` is read as
-    the IBI; a report-number suffix is dropped; a host without a scheme gets ``http://``; the
-    path segments ``/ibi/`` or ``/rep/`` and a direct Archive link ``/col/<rep>/doc/…`` are read
-    as the IBI; and URLib's query pairs are explained.
+    The steps, in order: a line break inside the text (a URL broken by a PDF) and a space inside
+    a date (``2010/ 01.20.19.25``) are joined; the link is taken out of the text around it (a
+    Markdown link's target, an HTML ``href``, a URL in a sentence, URLib's pairs ``ibi {rep …
+    ibip …}``); a label (``IBI:``, ``Available from:``), enclosing brackets or quotes, Markdown
+    emphasis and the reference's closing punctuation are removed, repeatedly; ``ibi:`` is read
+    as the IBI; a report-number suffix is dropped; a host without a scheme gets ``http://``; the
+    path segments ``/ibi/`` or ``/rep/`` and the links of URLib Archives (``/col/<rep>/doc/…``,
+    ``attachment.cgi``, ``archive.cgi``, ``mirrorget.cgi``) are read as the item; URLib's query
+    pairs are explained; and a repository name printed with capitals is noted.
     """
     work = _Text(text)
     notes: list[Note] = []
@@ -160,13 +202,15 @@ def recognise(text: str) -> Recognition:
     if len(work.chars) > MAX_RECOGNISED:
         return Recognition(text, work.chars, (), tuple(work.origin), None)
     _join_lines(work, notes)
+    _join_date(work, notes)
     _unwrap(work, notes)
     _report_suffix(work, notes)
     _add_scheme(work, notes)
-    resolver = _path_segments(work, notes)
+    resolver, refusal, refusal_at = _path_segments(work, notes)
     _query_pairs(work, notes)
+    _published_case(work, notes)
     notes.sort(key=lambda note: note.start)
-    return Recognition(text, work.chars, tuple(notes), tuple(work.origin), resolver)
+    return Recognition(text, work.chars, tuple(notes), tuple(work.origin), resolver, refusal, refusal_at)
 
 
 def _strip_spaces(work: _Text) -> None:
@@ -184,30 +228,122 @@ def _join_lines(work: _Text, notes: list[Note]) -> None:
         notes.append(Note("a line break inside was joined (a URL broken over two lines)", start, end))
 
 
+def _join_date(work: _Text, notes: list[Note]) -> None:
+    """``…/2010/ 01.20.19.25``: no URL holds a space there; the link was broken inside its date."""
+    for match in reversed(list(_DATE_SPACE.finditer(work.chars))):
+        start, end = work.cut(match.start(1), match.end(1))
+        notes.append(Note("warning: a space inside the date of a repository name was joined "
+                          "(the link was broken there; check that the date is the one meant)", start, end))
+
+
 def _unwrap(work: _Text, notes: list[Note]) -> None:
     while True:
         chars = work.chars
-        markdown = _MARKDOWN.fullmatch(chars)
         label = _LABEL.match(chars)
+        pairs = _PAIR_LIST.fullmatch(chars)
+        html = _HTML_LINK.match(chars)
         if _IBI_SCHEME.match(chars):
             start, end = work.cut(0, 4)
             notes.append(Note("`ibi:` is the URI scheme of IBIs (registration requested in 2026): the IBI follows it", start, end))
-        elif markdown:
-            _, end = work.cut(0, markdown.start(1))
-            start, _ = work.cut(len(work.chars) - 1, len(work.chars))
-            notes.append(Note("a Markdown link: its target is read", 1, end))
+        elif _MARKDOWN.match(chars) and _markdown_target(chars, 0):
+            _take_markdown(work, notes)
+        elif pairs and (pairs["rep"] or pairs["ibip"] or pairs["value"]):
+            _take_pairs(work, notes, pairs)
         elif label:
             start, end = work.cut(0, label.end())
             notes.append(Note(f"the label `{label.group().strip()}` of a printed reference is not part of the IBI", start, end))
+        elif html:
+            before, after = work.keep(html.start(2), html.end(2))
+            _note_cut(notes, "an HTML link: the URL in its `href` is read", before, after)
         elif len(chars) > 1 and chars[-1] in _TRAILING:
             start, end = work.cut(len(chars) - 1, len(chars))
             notes.append(Note(f"`{chars[-1]}` after the IBI is the reference's punctuation, not part of the IBI", start, end))
+        elif len(chars) > 2 and (chars[0] == "*" or chars.endswith("**")):
+            _take_emphasis(work, notes)
         elif len(chars) > 2 and _PAIRS.get(chars[0]) == chars[-1]:
             work.cut(len(chars) - 1, len(chars))
             start, end = work.cut(0, 1)
             notes.append(Note(f"the enclosing `{chars[0]}…{chars[-1]}` of a printed reference is not part of the IBI", start, end))
-        else:
+        elif not _take_link_inside(work, notes):
             return
+
+
+def _markdown_target(chars: str, start: int) -> tuple[int, int] | None:
+    """The span of the target of the Markdown link at ``start``: up to the ``)`` that balances its
+    ``(`` (a URL may hold parentheses), never across a space; None when it does not close."""
+    opening = chars.index("](", start) + 1
+    depth = 0
+    for index in range(opening, len(chars)):
+        character = chars[index]
+        if character.isspace():
+            return None
+        depth += {"(": 1, ")": -1}.get(character, 0)
+        if depth == 0:
+            return (opening + 1, index) if index > opening + 1 else None
+    return None
+
+
+def _take_markdown(work: _Text, notes: list[Note]) -> None:
+    target = _markdown_target(work.chars, 0)
+    assert target is not None  # checked by the caller
+    rest = work.chars[target[1] + 1 :]
+    before, after = work.keep(*target)
+    notes.append(Note("a Markdown link: its target is read", before[0], before[1] + (1 if after is None else 0)))
+    if after is not None and rest:
+        notes.append(Note(f"`{rest}` after the Markdown link is not part of it", after[0] + 1, after[1]))
+
+
+def _take_pairs(work: _Text, notes: list[Note], pairs: re.Match[str]) -> None:
+    """URLib's own forms of an IBI (file 003, Table 9.4): the repository name when both are given."""
+    group = "rep" if pairs["rep"] else "ibip" if pairs["ibip"] else "value"
+    before, after = work.keep(pairs.start(group), pairs.end(group))
+    both = pairs["rep"] and pairs["ibip"]
+    what = (f"URLib's pair-list form `rep … ibip …` (file 003, Table 9.4) gives both forms of one IBI: "
+            f"{pairs['rep']} = {pairs['ibip']}; the repository name is read") if both else (
+        "a value of URLib's pair lists (file 003, Tables 6.2 and 9.4): the IBI is read")
+    _note_cut(notes, what, before, after)
+
+
+def _take_emphasis(work: _Text, notes: list[Note]) -> None:
+    chars = work.chars
+    end = len(chars.rstrip("*"))
+    if end < len(chars):
+        notes.append(Note(f"the Markdown emphasis `{chars[end:]}` is not part of the link", *work.cut(end, len(chars))))
+    start = len(work.chars) - len(work.chars.lstrip("*"))
+    if start:
+        notes.append(Note(f"the Markdown emphasis `{work.chars[:start]}` is not part of the link", *work.cut(0, start)))
+
+
+def _take_link_inside(work: _Text, notes: list[Note]) -> bool:
+    """A link in a text around it: a Markdown link, an attribute's value or a URL in a sentence
+    (the first one; the extractor finds every one)."""
+    chars = work.chars
+    markdown = _MARKDOWN_INSIDE.search(chars)
+    target = _markdown_target(chars, markdown.start()) if markdown else None
+    attribute = _ATTRIBUTE.match(chars)
+    url = _URL_INSIDE.search(chars)
+    words = _PATH_WORD.findall(chars)
+    if target is not None:
+        span, what = (markdown.start(), target[1] + 1), "the text around the Markdown link is not part of it"
+    elif attribute and attribute.end() == len(chars.rstrip(",;")):
+        span, what = (attribute.start(2), attribute.end(2)), f"the attribute `{chars[: attribute.start(1)].strip()}` holds the link: its value is read"
+    elif url and url.start() > 0:  # a URL then words may be a file name with a space: the parser says so
+        span, what = url.span(), "the text around the URL is not part of it"
+    elif len(words) == 1 and not chars.startswith(words[0]):
+        at = chars.index(words[0])
+        span, what = (at, at + len(words[0])), "the words around it are not part of the IBI"
+    else:
+        return False
+    before, after = work.keep(*span)
+    _note_cut(notes, what, before, after)
+    return True
+
+
+def _note_cut(notes: list[Note], what: str, before: tuple[int, int] | None, after: tuple[int, int] | None) -> None:
+    """One note for what was cut on either side of what is kept (its span from first to last cut)."""
+    spans = [span for span in (before, after) if span is not None]
+    if spans:
+        notes.append(Note(what, spans[0][0], spans[-1][1]))
 
 
 def _report_suffix(work: _Text, notes: list[Note]) -> None:
@@ -227,41 +363,96 @@ def _add_scheme(work: _Text, notes: list[Note]) -> None:
     if _SCHEME.match(chars) or not host or _REPOSITORY_NAME_START.match(chars) or _is_ibi(chars):
         return
     rest = chars[host.end():]
-    if not (_SEGMENT.match(rest) or _COLLECTION.match(rest) or ibi_form(rest) == "ibip" or _splits(rest)):
+    if not (_SEGMENT.match(rest) or _ARCHIVE_LINK.match(rest) or ibi_form(rest) == "ibip" or _splits(rest)):
         return
     work.insert(0, "http://")
     notes.append(Note(f"no scheme: read as http://{host.group()}…", 1, host.end() - 1))
 
 
-def _path_segments(work: _Text, notes: list[Note]) -> str | None:
-    """Remove ``ibi/`` or ``rep/`` after the host, read ``col/<rep>/doc`` as the item; the resolver base."""
+def _path_segments(work: _Text, notes: list[Note]) -> tuple[str | None, str | None, tuple[int, int] | None]:
+    """Remove ``ibi/`` or ``rep/`` after the host, read an Archive's link as the item; the resolver
+    base, and why the link names no item (a mirror's page) with where."""
     chars = work.chars
     scheme = _SCHEME.match(chars)
     if scheme:
         slash = chars.find("/", scheme.end())
         if slash < 0:
-            return None
+            return None, None, None
         base, at = chars[: slash + 1].lower(), slash + 1
     elif chars.startswith("/"):
         base, at = None, 1
     else:
-        return DEFAULT_RESOLVER
-    collection = _COLLECTION.match(chars, at)
+        return DEFAULT_RESOLVER, None, None
+    link = _ARCHIVE_LINK.match(chars, at)
     segment = _SEGMENT.match(chars, at)
-    if collection:
-        doc = collection.end() - len("/doc")
-        work.cut(doc, collection.end())
-        start, end = work.cut(0, at + len("col/"))
-        work.insert(0, DEFAULT_RESOLVER)
-        notes.append(Note(
-            f"`{chars[:at]}col/…/doc/…` is a direct link to a file in an Archive, not a persistent URL: "
-            f"read as the item {collection.group(1)} and the file after it, on {DEFAULT_RESOLVER}", start, end))
-        return DEFAULT_RESOLVER
+    if link and link["mirror"]:
+        return _mirror_page(work, notes, link)
+    if link:
+        _archive_item(work, notes, link, at)
+        return DEFAULT_RESOLVER, None, None
     if segment:
         start, end = work.cut(at, segment.end())
         name = segment.group(1).lower()
         notes.append(Note(f"`/{name}/` is the path segment URLib's resolvers put before an IBI (as urlib.net does today): the IBI follows it", start, end))
-    return base
+    return base, None, None
+
+
+def _archive_item(work: _Text, notes: list[Note], link: re.Match[str], at: int) -> None:
+    """``http://<host>/col/<rep>/doc/<file>`` (and the CGI forms) as ``http://urlib.net/<rep>/<file>``."""
+    chars = work.chars
+    kind = (link["cgi"] or link["archive"]).lower()
+    rep = link["rep"] or link["item"]
+    rest = chars[link.end():]
+    if link["doc"]:
+        work.cut(link.start("doc"), link.end("doc"))
+    start, end = work.cut(0, link.start("rep") if link["rep"] else link.start("item"))
+    work.insert(0, DEFAULT_RESOLVER)
+    notes.append(Note(
+        f"`{chars[:at]}{link['cgi'] or link['archive']}/…` is {_ARCHIVE_LINK_KINDS[kind]}, not a persistent URL: "
+        f"read as the item {rep}{' and the file after it' if rest.strip('/?#') and link['doc'] else ''}; "
+        f"its persistent URL is {DEFAULT_RESOLVER}{rep}{rest if link['doc'] else ''}", start, end))
+
+
+def _mirror_page(work: _Text, notes: list[Note], link: re.Match[str]) -> tuple[str | None, str | None, tuple[int, int] | None]:
+    """A mirror's pages: ``mirror.cgi`` is the mirror's own page; ``mirrorget.cgi`` shows an item
+    through the mirror, the item named by its metadata repository in the query."""
+    chars = work.chars
+    mirror = link["rep"]
+    span = (work.origin[link.start("rep")] + 1, work.origin[link.end("mirror") - 1] + 1)
+    metadata = _METADATA_REPOSITORY.search(chars, link.end())
+    item = _item_of_metadata(metadata.group(1)) if metadata and link["mirror"].lower().endswith("get.cgi") else None
+    if item is None:
+        what = ("the mirror's page mirrorget.cgi names no item (no `metadatarepository` pair)"
+                if link["mirror"].lower().endswith("get.cgi") else "the mirror's own page (mirror.cgi)")
+        return None, f"a page of the URLib mirror {mirror}, not a link to an item: {what}", span
+    start_keep, end_keep = metadata.start(1), metadata.start(1) + len(item)
+    before, after = work.keep(start_keep, end_keep)
+    work.insert(0, DEFAULT_RESOLVER)
+    _note_cut(notes, (
+        f"a page of the URLib mirror {mirror} (mirrorget.cgi) showing the item whose metadata is kept in "
+        f"repository {metadata.group(1)}: URLib names an item's metadata repository after the item, plus "
+        f"seconds, so the item is read as {item}; its persistent URL is {DEFAULT_RESOLVER}{item}"), before, after)
+    return DEFAULT_RESOLVER, None, None
+
+
+def _item_of_metadata(repository: str) -> str | None:
+    """``sid.inpe.br/mtc-m21d/2024/09.03.22.32.35`` → ``sid.inpe.br/mtc-m21d/2024/09.03.22.32``: the
+    item a metadata repository describes, when its name is the item's minute plus seconds."""
+    head, _, time = repository.rpartition("/")
+    fields = time.split(".")
+    return f"{head}/{'.'.join(fields[:4])}" if len(fields) == 5 else None
+
+
+def _published_case(work: _Text, notes: list[Note]) -> None:
+    """A repository name printed with capitals (``sid.inpe.br/ePrint@1905/…``): kept as published
+    for display, compared without case (Table 6.1; lower case is recommended)."""
+    match = _REPOSITORY_NAME_START.search(work.chars)
+    if not match or match.group().islower():
+        return
+    start, end = work.origin[match.start()] + 1, work.origin[match.end() - 1] + 1
+    printed = match.group().rstrip("/").rsplit("/", 1)[0]
+    notes.append(Note(f"the repository name is printed with capitals ({printed}): kept as published for display; "
+                      f"IBIs are compared without case (Table 6.1 recommends lower case)", start, end))
 
 
 def _query_pairs(work: _Text, notes: list[Note]) -> None:

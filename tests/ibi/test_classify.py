@@ -150,6 +150,7 @@ def test_to_dict_is_json_shaped():
         "kind": "url",
         "description": "a persistent URL",
         "ibi": "8JMKD3MGP8W/35MMLL8",
+        "published": "8JMKD3MGP8W/35MMLL8",
         "form": "ibip",
         "rep": "sid.inpe.br/mtc-m18/2009/07.21.14.43",
         "ibip": "8JMKD3MGP8W/35MMLL8",

@@ -10,11 +10,13 @@ import pytest
 
 from ibiportal.ibi.classify import KIND_UNKNOWN, KIND_URL, classify
 from ibiportal.ibi.conversion import convert
+from ibiportal.ibi.extract import extract
 from ibiportal.ibi.identifier import parse_ibi
 from ibiportal.ibi.prefixes import equivalent_rep_prefixes
 from ibiportal.ibi.recognise import recognise, without_resolver_segment
 from ibiportal.ibi.url import parse_persistent_url
 from tests.ibi.data.wild_ibis import NOT_RECOGNISED, RECOGNISED
+from tests.ibi.data.wild_links import LINKS, MIRROR, PASSAGES
 
 PORTAL = "https://portal.example/"
 
@@ -162,3 +164,50 @@ def test_resolver_segment_is_taken_off_a_request_path():
     assert without_resolver_segment("/rep/sid.inpe.br/mtc-m18@80/2009/02.16.17.46") == "/sid.inpe.br/mtc-m18@80/2009/02.16.17.46"
     assert without_resolver_segment("/8JMKD3MGP8W/34PGRBS") == "/8JMKD3MGP8W/34PGRBS"
     assert without_resolver_segment("/ibiza/x") == "/ibiza/x"
+
+
+@pytest.mark.parametrize(("text", "meant", "said", "source"), LINKS, ids=[row[0][:60] for row in LINKS])
+def test_published_links_are_read_as_a_person_reads_them(text, meant, said, source):
+    """Direct Archive links and CGI links are the item (with the persistent URL in a note), a
+    mirror's page is said to be one, markup and text around a link are set aside and noted."""
+    result = classify(text)
+    words = " | ".join([note.message for note in result.notes] + ([result.error.message] if result.error else []))
+    for fragment in said:
+        assert fragment in words, (fragment, words, source)
+    if meant is None or meant == MIRROR:
+        assert not result.recognised, source
+        return
+    assert result.recognised, (source, result.error)
+    assert result.ibi.casefold() == meant.casefold() and result.published == meant, source
+    if any("direct link" in note.message for note in result.notes):
+        assert any(f"persistent URL is http://urlib.net/{meant}" in note.message for note in result.notes)
+
+
+@pytest.mark.parametrize(("text", "meant", "source"), PASSAGES, ids=[row[0][:60] for row in PASSAGES])
+def test_passages_give_one_match_per_link(text, meant, source):
+    found = [item for item in extract(text).found if not item.broken]
+    assert tuple(item.reading.published for item in found) == meant, source
+    for item in found:  # each match is the link itself: no markup, no second link inside it
+        assert "](" not in item.text and not item.text.endswith(("**", ")", '"'))
+
+
+def test_a_mirror_page_names_the_mirror_and_where():
+    text = "http://sibgrapi.sid.inpe.br/col/sid.inpe.br/banon/2001/03.30.15.38.24/doc/mirror.cgi/About"
+    result = classify(text)
+    assert result.error.message.startswith("a page of the URLib mirror sid.inpe.br/banon/2001/03.30.15.38.24")
+    assert result.error.position == text.index("sid.inpe.br/banon") + 1
+
+
+def test_a_glued_word_gets_a_hint():
+    result = classify("Metadadossid.inpe.br/mtc-m16c/2015/11.26.17.42.49")
+    assert result.kind == KIND_UNKNOWN and result.error.position == 1
+    assert "`Metadados` is a word glued" in result.error.message
+    assert "sid.inpe.br/mtc-m16c/2015/11.26.17.42.49 may be meant" in result.error.message
+
+
+def test_a_date_broken_by_a_space_is_joined_with_a_warning_at_the_space():
+    text = "mtc-m16d.sid.inpe.br/archive.cgi/sid.inpe.br/mtc-m19@80/2010/ 01.20.19.25"
+    result = classify(text)
+    warning = next(note for note in result.notes if note.message.startswith("warning: a space"))
+    assert text[warning.start - 1] == " " and warning.start == warning.end
+    assert result.url.filepath is None and result.ibi == "sid.inpe.br/mtc-m19@80/2010/01.20.19.25"

@@ -226,6 +226,8 @@ _SCHEMAS: dict[str, dict] = {
             "kind": {"enum": ["rep", "ibip", "url", "unknown"]},
             "description": {"type": "string"},
             "ibi": _NULLABLE_STRING,
+            "published": {"type": ["string", "null"],
+                          "description": "the IBI in the case it was published in (ibi is normalized)"},
             "form": {"type": ["string", "null"]},
             "rep": _NULLABLE_STRING,
             "ibip": _NULLABLE_STRING,

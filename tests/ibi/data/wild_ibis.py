@@ -127,8 +127,8 @@ RECOGNISED: list[tuple[str, str, str, tuple[str, ...], str]] = [
     ("http://sibgrapi.sid.inpe.br/col/sid.inpe.br/sibgrapi/2025/09.12.20.06/doc/cardoso_111_inpe.pdf", "sid.inpe.br/sibgrapi/2025/09.12.20.06", "rep",
      ("direct link",), "MALSumm README, 'Paper (PDF)', index id 63496015337"),
     ("http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m18@80/2008/03.17.15.17.24/doc/mirrorget.cgi?metadatarepository=sid.inpe.br/mtc-m16c/2022/12.16.15.14.35&choice=full&languagebutton=en",
-     "sid.inpe.br/mtc-m18@80/2008/03.17.15.17.24", "rep", ("direct link", "`choice`", "`languagebutton`"),
-     "Metadata scraper's URL list, index id 54972469307"),
+     "sid.inpe.br/mtc-m16c/2022/12.16.15.14", "rep", ("mirror sid.inpe.br/mtc-m18@80/2008/03.17.15.17.24", "metadata is kept in repository"),
+     "Metadata scraper's URL list (a mirror's page about the item; the item is named by its metadata repository), index id 54972469307"),
     ("http://sibgrapi.sid.inpe.br/col/sid.inpe.br/sibgrapi/2016/07.08.22.47/doc/opf-sibgrapi16.pdf", "sid.inpe.br/sibgrapi/2016/07.08.22.47", "rep",
      ("direct link",), "Research log citing a SIBGRAPI 2016 paper's channel list, index id 71265399800"),
     ("http://sibgrapi.sid.inpe.br/col/sid.inpe.br/sibgrapi/2010/09.15.18.18/doc/texture-based_wireframe_rendering.pdf", "sid.inpe.br/sibgrapi/2010/09.15.18.18", "rep",
@@ -143,10 +143,6 @@ RECOGNISED: list[tuple[str, str, str, tuple[str, ...], str]] = [
 
 #: Real strings that are not IBIs, and the message and 1-based position each must get.
 NOT_RECOGNISED: list[tuple[str, str, int, str]] = [
-    # The end of a bold Markdown citation: `*` is no URL character; one box reads one URL exactly
-    # (the reference checker, which reads text, stops the URL before it).
-    ("http://urlib.net/ibi/8JMKD3MGP3W34T/46L9G6P**", "`*` may not follow the IBI", 44,
-     "Bold Markdown citation of an INPE doctoral thesis, index id 17996607079"),
     # A link whose identifier is a URLib internal code, not an IBI: Z is no IBIp digit (Table 7.1).
     ("http://marte3.sid.inpe.br/rep/6qtX3pFwXQZ4PKzA/r3xLT", "character 'Z' is not in the IBIp alphabet", 41,
      "Reference to an INPE report on star identification, index id 1813969904"),
