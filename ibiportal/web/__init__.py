@@ -20,6 +20,7 @@ from .api.docs import docs_bp as api_docs_bp  # its openapi.json joins api_bp
 from .archive.views import bp as archive_bp
 from .archive.views import register_service_route as register_archive_service
 from .admin.views import bp as admin_bp
+from .admin import resolvers as admin_resolvers  # noqa: F401  (its routes join admin_bp: /admin/resolvers)
 from .archives_cli import archives_cli
 from .cite.views import bp as cite_bp
 from .convert.views import bp as convert_bp

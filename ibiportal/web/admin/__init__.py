@@ -1,1 +1,1 @@
-"""Administrator pages: registered Archives and the conformance check."""
+"""Administrator pages: registered Archives, the conformance check, and the outside resolvers the own Archive joins."""

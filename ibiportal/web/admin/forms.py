@@ -3,7 +3,7 @@ changes the registry or sends requests from the portal to an address an administ
 from __future__ import annotations
 
 from flask_wtf import FlaskForm
-from wtforms import PasswordField, StringField
+from wtforms import PasswordField, StringField, SubmitField
 from wtforms.validators import DataRequired, Length, Optional
 
 
@@ -52,3 +52,27 @@ class ConformanceForm(FlaskForm):
         description="An IBI of an item this Archive holds: checks its URL list, urlkey and acknowledgment too "
         "(an acknowledgment is sent as the resolver sends one; the Archive may count it as an access).",
     )
+
+
+class ResolverRequestForm(FlaskForm):
+    """§7.2, the own Archive's side: a resolver service URL and this Archive's key there; the
+    button pressed says whether to send ``inclusionRequest`` (join) or ``exclusionRequest`` (leave)."""
+
+    resolver_url = StringField(
+        "Resolver service URL",
+        filters=[_strip],
+        validators=[DataRequired(message="Give the resolver service URL, as in http://urlib.net/J8LNKB5R7W/3FUQHC5."),
+                    Length(max=500)],
+        description="http://<resolver address>/<resolver service IBI> (file 003 §6.1), as in "
+        "http://urlib.net/J8LNKB5R7W/3FUQHC5",
+    )
+    registration_key = PasswordField(
+        "Registration key",
+        filters=[_strip],
+        validators=[DataRequired(message="Give the key this Archive was registered with at that resolver."),
+                    Length(max=200)],
+        description="The key this Archive was registered with at that resolver (Table 7.1: 10 or more digits, "
+        "optionally '-' and 10 or more digits). Sent with this request only, never stored.",
+    )
+    join = SubmitField("Join (inclusionRequest)")  # the buttons are written in the template
+    leave = SubmitField("Leave (exclusionRequest)")
