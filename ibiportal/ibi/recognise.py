@@ -483,6 +483,18 @@ def without_resolver_segment(path: str) -> str:
     return path
 
 
+def direct_link_path(path: str) -> str | None:
+    """A request path that is a URLib Archive's link to an item, as the persistent URL's path:
+    ``/col/<rep>/doc/<file>`` and ``/attachment.cgi/<rep>/doc/<file>`` → ``/<rep>/<file>``,
+    ``/archive.cgi/<rep>`` → ``/<rep>`` (query kept). The portal resolves such a path like the
+    persistent URL, wherever the item lives now (STANDARD.md §6: rescued). None for any other
+    path, a mirror's page included."""
+    link = _ARCHIVE_LINK.match(path, 1) if path.startswith("/") else None
+    if link is None or link["mirror"]:
+        return None
+    return f"/{link['rep'] or link['item']}{path[link.end():]}"
+
+
 def _is_ibi(text: str) -> bool:
     try:
         parse_ibi(text)

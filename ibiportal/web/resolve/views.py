@@ -15,7 +15,7 @@ from werkzeug.routing import PathConverter
 
 from ...errors import ParseError
 from ...ibi.identifier import split_ibi
-from ...ibi.recognise import without_resolver_segment
+from ...ibi.recognise import direct_link_path, without_resolver_segment
 from ...ibi.url import parse_persistent_url
 from ...resolver.cache import CachedRedirect
 from ...resolver.diagnosis import NotFoundDiagnosis
@@ -48,6 +48,7 @@ def resolve(ibi_path: str):
     received URL loses the segment, so redirect, alert, trace and cache are those of ``/<…>``.
     """
     received = received_url()
+    rescued = rescued_link()
     wanted = negotiate(request.headers.get("Accept"))
     if wanted is not None:  # a citation type asked for above all else (negotiation.py)
         return citation_response(wanted, received)
@@ -55,12 +56,15 @@ def resolve(ibi_path: str):
     if hit is not None:
         outcome, state = hit
         if isinstance(outcome, CachedRedirect):
-            return with_trace_headers(redirect(outcome.url, code=FOUND_STATUS), outcome.trace_url, state)
-        response = alert_response(outcome.resolution, outcome.trace_url, diagnosis_of(outcome.resolution))
+            return with_trace_headers(found_response(outcome.url, rescued), outcome.trace_url, state)
+        response = alert_response(outcome.resolution, outcome.trace_url, diagnosis_of(outcome.resolution), rescued)
         return with_trace_headers(response, outcome.trace_url, state)
     try:
         parsed = parse_persistent_url(received)
     except ParseError as exc:
+        if rescued is not None:
+            return error_response(f"{rescued} is a direct link to an Archive's copy of an item, but the item's "
+                                  f"repository name does not read: {exc.message}", 404, None, "path")
         try:
             ibi_part = without_resolver_segment("/" + ibi_path)[1:]
             split_ibi(ibi_part)
@@ -71,10 +75,19 @@ def resolve(ibi_path: str):
     resolution = stored.resolution
     trace_url = trace_permalink(stored.trace_id)
     if resolution.found:
-        response = redirect(resolution.url, code=FOUND_STATUS)
+        response = found_response(resolution.url, rescued)
     else:
-        response = alert_response(resolution, trace_url, stored.diagnosis)
+        response = alert_response(resolution, trace_url, stored.diagnosis, rescued)
     return with_trace_headers(response, trace_url, cache_state(stored))
+
+
+def found_response(url: str, rescued: str | None) -> Response:
+    """The redirect (7); for a rescued direct link whose Archive answers this very address (the own
+    Archive's file URLs look like URLib's), a 404 instead of a redirect loop."""
+    if rescued is not None and _same_resource(url, request.url):
+        return error_response(f"The Archive holding the item of {rescued} answers this very address, "
+                              "where this portal holds no such file.", 404)
+    return redirect(url, code=FOUND_STATUS)
 
 
 def cache_state(stored: StoredResolution) -> str:
@@ -110,20 +123,42 @@ def with_trace_headers(response: Response, trace_url: str, cache: str) -> Respon
 
 def received_url() -> str:
     """The persistent URL as the browser sent it (message (2)), path and query undecoded, without
-    a leading ``/ibi`` or ``/rep`` segment (``without_resolver_segment``)."""
+    a leading ``/ibi`` or ``/rep`` segment (``without_resolver_segment``); a URLib Archive's
+    direct link (``/col/<rep>/doc/<file>``, ``/attachment.cgi/…``, ``/archive.cgi/<rep>``) is the
+    persistent URL ``/<rep>/<file>``: rescued, it resolves to wherever the item lives now."""
+    path = without_resolver_segment(_raw_path())
+    return f"{request.scheme}://{request.host}{direct_link_path(path) or path}"  # request.host_url, without its IRI conversion (15 µs)
+
+
+def rescued_link() -> str | None:
+    """The request's path when it is a URLib Archive's direct link that :func:`received_url` rescued."""
+    path = _raw_path()
+    return path.split("?", 1)[0] if direct_link_path(path) is not None else None
+
+
+def _raw_path() -> str:
     raw = request.environ.get("RAW_URI") or request.environ.get("REQUEST_URI")
     if not raw:
         raw = request.full_path if request.query_string else request.path
-    return f"{request.scheme}://{request.host}{without_resolver_segment(raw)}"  # request.host_url, without its IRI conversion (15 µs)
+    return raw
 
 
-def alert_response(resolution, trace_url: str, diagnosis: NotFoundDiagnosis | None = None) -> Response:
+def _same_resource(url: str, requested: str) -> bool:
+    """An answer that sends the browser back to the address it asked (a loop, not a rescue)."""
+    return url.split("#", 1)[0].rstrip("/") == requested.split("#", 1)[0].rstrip("/")
+
+
+def alert_response(resolution, trace_url: str, diagnosis: NotFoundDiagnosis | None = None,
+                   rescued: str | None = None) -> Response:
     """The alert (7) as JSON, plain text or an HTML page, with its status; a not-found says why
-    and what to do next (``diagnosis``)."""
+    and what to do next (``diagnosis``); ``rescued`` is the direct Archive link the request was,
+    named beside the item's persistent URL."""
     alert = resolution.alert
     status = ALERT_STATUS[alert.reason]
     if wants_json():
         body = {"alert": alert.to_dict(), "persistent_url": resolution.persistent_url, "trace": trace_url}
+        if rescued is not None:
+            body["rescued_from"] = rescued
         if diagnosis is not None:
             body["diagnosis"] = diagnosis.to_dict()
         response = jsonify(body)
@@ -133,10 +168,12 @@ def alert_response(resolution, trace_url: str, diagnosis: NotFoundDiagnosis | No
     if best == "text/plain" and request.accept_mimetypes[best] > request.accept_mimetypes["text/html"]:
         when = f" ({alert.timestamp})" if alert.timestamp else ""
         text = f"{alert.reason.value}: {alert.message}{when}\n"
+        if rescued is not None:
+            text += f"{rescued} is a direct link to an Archive's copy of the item; its persistent URL: {resolution.persistent_url}\n"
         if diagnosis is not None:
             text += f"{diagnosis.subsystem.decoded}\n" + "".join(f"next: {step}\n" for step in diagnosis.next_steps)
         text += f"trace: {trace_url}\n"
         return Response(text, status, mimetype="text/plain")
     page = render_template("resolve/alert.html", resolution=resolution, alert=alert, trace_url=trace_url,
-                           diagnosis=diagnosis)
+                           diagnosis=diagnosis, rescued=rescued)
     return Response(page, status)

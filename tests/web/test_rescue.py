@@ -1,0 +1,57 @@
+"""Direct links to an Archive's copy (``/col/<rep>/doc/<file>``, ``/attachment.cgi/…``,
+``/archive.cgi/<rep>``), served at the same paths by the portal, are rescued: resolved like the
+persistent URL ``/<rep>/<file>`` (STANDARD.md §6), over the demo Archives of file 003 §10."""
+from __future__ import annotations
+
+import pytest
+
+from ibiportal import create_app
+from tests.servers import fresh_sqlite
+
+CLIENT = {"REMOTE_ADDR": "172.16.44.200"}
+ITEM = "sid.inpe.br/mtc-m19/2013/09.04.12.27.57"  # Example 8.9's item, with its file, held by a demo Archive
+FILE = "Relat%C3%B3rio%20Final.pdf"
+GONE = "sid.inpe.br/mtc-m21b/2017/08.10.22.44"  # a real item (tests/ibi/data/wild_ibis.py) no demo Archive holds
+
+
+@pytest.fixture(scope="module")
+def uncached(tmp_path_factory):
+    app = create_app({"TESTING": True, "DATABASE": fresh_sqlite(tmp_path_factory.mktemp("rescue") / "portal.sqlite"),
+                      "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False,
+                      "RESOLUTION_CACHE_SECONDS": 0, "NEGATIVE_CACHE_SECONDS": 0})
+    return app.test_client()
+
+
+@pytest.mark.parametrize(("link", "persistent"), [
+    (f"/col/{ITEM}/doc/{FILE}", f"/{ITEM}/{FILE}"),
+    (f"/attachment.cgi/{ITEM}/doc/{FILE}?ibiurl.backgroundlanguage=en", f"/{ITEM}/{FILE}?ibiurl.backgroundlanguage=en"),
+    (f"/archive.cgi/{ITEM}", f"/{ITEM}"),
+])
+def test_a_direct_link_redirects_where_the_persistent_url_does(uncached, link, persistent):
+    rescued = uncached.get(link, environ_base=CLIENT)
+    plain = uncached.get(persistent, environ_base=CLIENT)
+    assert rescued.status_code == plain.status_code == 302
+    assert rescued.headers["Location"] == plain.headers["Location"]
+    trace = uncached.get(rescued.headers["X-IBI-Trace"].split("localhost", 1)[1]).get_json()
+    assert trace["persistent_url"] == "http://localhost" + persistent
+
+
+def test_an_item_nobody_holds_is_named_with_its_persistent_url(uncached):
+    link = f"/col/{GONE}/doc/publicacao.pdf"
+    answer = uncached.get(link, environ_base=CLIENT, headers={"Accept": "application/json"})
+    assert answer.status_code == 404
+    body = answer.get_json()
+    assert body["persistent_url"] == f"http://localhost/{GONE}/publicacao.pdf"
+    assert body["rescued_from"] == link and body["alert"]["reason"] == "not-found"
+    page = uncached.get(link, environ_base=CLIENT, headers={"Accept": "text/html"}).get_data(as_text=True)
+    assert f"http://localhost/{GONE}/publicacao.pdf" in page and "direct link to one Archive" in page
+    assert "not a persistent URL" not in page
+
+
+def test_a_malformed_repository_name_in_a_direct_link_says_so(uncached):
+    answer = uncached.get("/col/sid.inpe.br/mtc-m21b/2017/13.10.22.44/doc/a.pdf", environ_base=CLIENT,
+                          headers={"Accept": "application/json"})
+    assert answer.status_code == 404
+    message = answer.get_json()["error"]["message"]
+    assert "direct link to an Archive's copy" in message and "month 13 out of range" in message
+    assert "not a persistent URL" not in message
