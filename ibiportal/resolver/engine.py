@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
@@ -37,6 +37,7 @@ from ibiportal.ibi.modifiers import GET_TRANSLATION, Verb
 from ibiportal.ibi.url import PersistentUrl
 from ibiportal.protocol.messages import UrlRequest, service_url
 from ibiportal.resolver import acknowledging, wording
+from ibiportal.resolver.acknowledging import PendingNotices
 from ibiportal.resolver.addresses import redirect_problem
 from ibiportal.resolver.asking import FanOut, Reply, Sender, milliseconds
 from ibiportal.resolver.reading import Reading, ibi_forms, read_reply, relation_of
@@ -105,7 +106,9 @@ class Resolver:
     ``archives`` are the included Archives; ``transports`` maps each endpoint's
     ``transport`` name to a :class:`~ibiportal.resolver.transport.Transport`. ``executor``
     runs the parallel ``urlRequest`` messages (a shared pool; one is created if not given);
-    ``clock`` is a monotonic clock in seconds.
+    ``clock`` is a monotonic clock in seconds. With ``notices``, the URL is returned once the
+    acknowledgment (5) is sent, without waiting for the notice (6), which ``notices`` follows
+    (:class:`~ibiportal.resolver.acknowledging.PendingNotices`); without, the notice is waited for.
     """
 
     def __init__(
@@ -116,6 +119,7 @@ class Resolver:
         settings: ResolverSettings = ResolverSettings(),
         executor: Executor | None = None,
         clock: Callable[[], float] = time.monotonic,
+        notices: PendingNotices | None = None,
     ) -> None:
         self.archives = tuple(archives)
         self.transports = dict(transports)
@@ -123,6 +127,7 @@ class Resolver:
         self._own_executor = executor is None
         self.executor = executor or ThreadPoolExecutor(max_workers=32, thread_name_prefix="ibi-resolver")
         self.clock = clock
+        self.notices = notices
 
     def close(self) -> None:
         """Shut the pool down if the resolver created it."""
@@ -158,7 +163,8 @@ class _Run:
         self.hops = 0
 
     def finish(self, *, alert: Alert | None = None, url: str | None = None, archive: str | None = None,
-               acknowledgment: AcknowledgmentMessage | None = None) -> Resolution:
+               acknowledgment: AcknowledgmentMessage | None = None,
+               pending_notice: Future[TraceStep] | None = None) -> Resolution:
         self.steps.append(_said(TraceStep(7, StepKind.OUTCOME, RESOLVER, BROWSER, "", hop=self.hops,
                                           alert=None if alert is None else alert.reason), alert=alert, url=url))
         return Resolution(
@@ -166,6 +172,7 @@ class _Run:
             archive=archive, hops=self.hops, elapsed_ms=milliseconds(self.clock() - self.start),
             acknowledgment_url=None if acknowledgment is None else acknowledgment.url,
             acknowledged=None if acknowledgment is None else acknowledgment.endpoint,
+            pending_notice=pending_notice,
         )
 
     def execute(self, parsed: PersistentUrl | None) -> Resolution:
@@ -286,21 +293,34 @@ class _Run:
             return self.finish(alert=Alert(AlertReason.UNSAFE_URL,
                                f"{reply.endpoint.name} answered url{reading.relation} {url[:120]!r}, which is not a URL to send you to ({problem}): not redirecting"))
         parts = urlsplit(url)
-        acknowledgment = self.acknowledge(reply, reading)
+        acknowledgment, pending_notice = self.acknowledge(reply, reading)
         if parsed.query:
             url += ("&" if parts.query else "?") + parsed.passed_on_query()
-        return self.finish(url=url, archive=reply.endpoint.name, acknowledgment=acknowledgment)
+        return self.finish(url=url, archive=reply.endpoint.name, acknowledgment=acknowledgment,
+                           pending_notice=pending_notice)
 
-    def acknowledge(self, reply: Reply, reading: Reading) -> AcknowledgmentMessage | None:
-        """Send (5) to the Archive that gave the URL and record its notice (6); the message sent."""
+    def acknowledge(self, reply: Reply, reading: Reading) -> tuple[AcknowledgmentMessage | None, Future[TraceStep] | None]:
+        """Send (5) to the Archive that gave the URL; the message sent, and the notice (6) when
+        it is not waited for (recorded as pending: acknowledging.PendingNotices), else ``None``
+        and the notice is recorded."""
         endpoint = reply.endpoint
         try:
             url = acknowledging.acknowledgment_url(endpoint, reading, self.client.ip_addresses,
                                                    self.received, self.settings.resolver_base)
         except ParseError as error:
             self.steps.append(_said(acknowledging.unsent(endpoint, reading, self.hops, str(error))))
-            return None
+            return None, None
+        notices = self.resolver.notices
+        if notices is not None and not notices.waits_for(endpoint):
+            refused = notices.admit(endpoint)
+            if refused is not None:
+                self.steps.append(_said(acknowledging.unsent(endpoint, reading, self.hops, refused)))
+                return None, None
+            self.steps.append(_said(acknowledging.sent(endpoint, reading, self.hops, url)))
+            exchange = self.sender.start(self.resolver.executor, [(endpoint, url)])[0]
+            self.steps.append(_said(acknowledging.pending(endpoint, self.hops)))
+            return AcknowledgmentMessage(endpoint, url), notices.follow(exchange, self.hops)
         self.steps.append(_said(acknowledging.sent(endpoint, reading, self.hops, url)))
         answer = self.sender.start(self.resolver.executor, [(endpoint, url)])[0].result()
         self.steps.append(_said(acknowledging.notice(answer, self.hops)))
-        return AcknowledgmentMessage(endpoint, url)
+        return AcknowledgmentMessage(endpoint, url), None

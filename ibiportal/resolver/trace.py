@@ -16,6 +16,7 @@ Everything is plain data: :meth:`Resolution.to_dict` gives JSON-ready dictionari
 """
 from __future__ import annotations
 
+from concurrent.futures import Future
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -94,6 +95,7 @@ class AcknowledgmentOutcome(StrEnum):
     NOTICE = "notice"  # notice {acknowledgment received}
     UNEXPECTED = "unexpected"  # an answer that is not the notice
     NO_ANSWER = "no-answer"  # the exchange failed
+    PENDING = "pending"  # the URL went out before the notice came (STANDARD.md §7); recorded when it comes
 
 
 @dataclass(frozen=True)
@@ -237,6 +239,9 @@ class Resolution:
     sent to that Archive, and ``acknowledged`` that Archive's endpoint. The endpoint is what a
     cache needs to send the same message again; it is this process's configuration, not part of
     the record, so :meth:`to_dict` leaves it out and a rebuilt resolution has none.
+    ``pending_notice`` is the notice (6) still on its way when the URL was returned, as the step
+    that replaces the trace's ``pending`` one once it comes (the engine's ``PendingNotices``);
+    also not part of the record.
     """
 
     persistent_url: str
@@ -248,6 +253,7 @@ class Resolution:
     hops: int = 0
     elapsed_ms: float = 0.0
     acknowledged: ArchiveEndpoint | None = field(default=None, compare=False, repr=False)
+    pending_notice: Future[TraceStep] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if (self.url is None) == (self.alert is None):

@@ -103,4 +103,6 @@ def _notice(step: TraceStep) -> str:
         return ACKNOWLEDGMENT_NOTICE.serialize(" ")
     if step.acknowledgment is AcknowledgmentOutcome.NO_ANSWER:
         return f"no notice ({step.status}): {step.error}; the URL is returned anyway"
+    if step.acknowledgment is AcknowledgmentOutcome.PENDING:
+        return "acknowledgment pending: the URL is returned without waiting for the notice"
     return "unexpected answer to the acknowledgment; the URL is returned anyway"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import delete, func, insert, select, update
 
 from .database import Storage, now_iso
 from .schema import trace
@@ -60,6 +60,26 @@ class TraceStore:
         """A stored trace's JSON body, or None when unknown or already dropped."""
         body = self.storage.connection.execute(select(trace.c.body).where(trace.c.id == trace_id)).scalar()
         return json.loads(body) if body is not None else None
+
+    def record_notice(self, trace_id: str, notice: dict) -> bool:
+        """Put ``notice``, the step (6) that came after the URL went out, in place of the stored
+        trace's ``pending`` one of the same hop; ``False`` when there is none (the trace was
+        dropped meanwhile, or already has it). The size is counted anew; the byte budget is
+        applied at the next save."""
+        with self.storage.write_transaction() as conn:
+            text = conn.execute(select(trace.c.body).where(trace.c.id == trace_id)).scalar()
+            if text is None:
+                return False
+            body = json.loads(text)
+            steps = body["trace"]["steps"]
+            where = next((index for index, step in enumerate(steps)
+                          if step["number"] == 6 and step["hop"] == notice["hop"] and step["acknowledgment"] == "pending"), None)
+            if where is None:
+                return False
+            steps[where] = notice
+            text = json.dumps(body)
+            conn.execute(update(trace).where(trace.c.id == trace_id).values(body=text, size=len(text.encode("utf-8"))))
+        return True
 
     def stored_bytes(self) -> tuple[int, int]:
         """How many traces are kept and their bytes (the budget's measure)."""

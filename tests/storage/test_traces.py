@@ -74,3 +74,15 @@ def test_recent_traces_are_the_newest_first(traces):
     recent = traces.recent_traces(3)
     assert [trace_id for trace_id, _, _ in recent] == ["t4", "t3", "t2"]
     assert recent[0][2]["persistent_url"] == "4" and recent[0][1].endswith("Z")
+
+
+def test_a_notice_that_came_later_replaces_the_pending_step(traces):
+    pending = {"number": 6, "hop": 1, "acknowledgment": "pending", "decision": "acknowledgment pending"}
+    others = [{"number": 5, "hop": 1, "acknowledgment": None}, {"number": 7, "hop": 1, "acknowledgment": None}]
+    traces.save_trace("t", "u", "found", {"trace": {"steps": [others[0], pending, others[1]]}}, keep=5, budget_bytes=10**6)
+    notice = {**pending, "acknowledgment": "notice", "decision": "notice {acknowledgment received}", "elapsed_ms": 2001.5}
+    assert traces.record_notice("t", notice)
+    assert traces.load_trace("t")["trace"]["steps"] == [others[0], notice, others[1]]
+    assert traces.stored_bytes()[1] == len(json.dumps(traces.load_trace("t")).encode())
+    assert not traces.record_notice("t", notice)  # recorded once
+    assert not traces.record_notice("gone", notice)  # a trace dropped meanwhile

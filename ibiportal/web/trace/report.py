@@ -347,7 +347,7 @@ def decisions_of(resolution: Resolution) -> list[Decision]:
             sent = step.acknowledgment is not AcknowledgmentOutcome.NOT_SENT
             decisions.append(Decision(5, step.hop, acknowledgment_sentence(step), "" if sent else "bad", anchor))
         elif step.kind is StepKind.NOTICE:
-            good = step.acknowledgment is AcknowledgmentOutcome.NOTICE
+            good = step.acknowledgment in (AcknowledgmentOutcome.NOTICE, AcknowledgmentOutcome.PENDING)
             decisions.append(Decision(6, step.hop, notice_sentence(step), "" if good else "warn", anchor))
         elif step.kind is StepKind.OUTCOME:
             tone = "good" if resolution.found else "bad"

@@ -81,4 +81,6 @@ def notice_sentence(step: TraceStep) -> str:
         return f"{step.sender} answered {ACKNOWLEDGMENT_NOTICE.serialize(' ')}."
     if step.acknowledgment is AcknowledgmentOutcome.NO_ANSWER:
         return f"{step.sender} sent no notice ({step.status}: {step.error}); the URL is returned anyway."
+    if step.acknowledgment is AcknowledgmentOutcome.PENDING:
+        return f"Acknowledgment pending: the URL was returned without waiting for the notice of {step.sender}."
     return f"{step.sender} answered something other than the notice; the URL is returned anyway."

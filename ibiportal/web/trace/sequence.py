@@ -209,8 +209,9 @@ class _Builder:
                                  "acknowledgment (Table 8.11) to the Archive that gave the URL" if sent
                                  else _join("not sent", step.error or ""), step.hop, (index,)))
             elif step.kind is StepKind.NOTICE:
-                noticed = step.acknowledgment is AcknowledgmentOutcome.NOTICE
-                self.add(Message(6, MESSAGE_NAMES[6], (step.sender,), (RESOLVER,), Tone.CHOSEN if noticed else Tone.FAILED,
+                tone = {AcknowledgmentOutcome.NOTICE: Tone.CHOSEN, AcknowledgmentOutcome.PENDING: Tone.SENT}.get(
+                    step.acknowledgment, Tone.FAILED)
+                self.add(Message(6, MESSAGE_NAMES[6], (step.sender,), (RESOLVER,), tone,
                                  _join(notice_sentence(step), milliseconds(step.elapsed_ms)), step.hop, (index,)))
             elif step.kind is StepKind.OUTCOME:
                 self.outcome(index, step)
