@@ -22,6 +22,7 @@ serve better than speed (the §7.2 confirmation, the conformance check, Cite's r
 """
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import os
@@ -66,7 +67,13 @@ _FAILURES: dict[int, tuple[Failure, str]] = {
 
 @dataclass(eq=False)
 class _Transfer:
-    """One exchange in flight: its handle, what has been read, and the future to complete."""
+    """One exchange in flight: its handle, what has been read, and the future to complete.
+
+    ``last_byte`` is when the Archive was last heard from (``time.monotonic()``): set when the
+    request leaves, then whenever its connection has bytes to read and whenever libcurl hands
+    over a header line or a piece of body. The loop ends the exchange once it is ``read``
+    seconds old (:meth:`_Loop._end_stalled`); ``None`` while connecting, which the connect
+    timeout bounds."""
 
     curl: pycurl.Curl
     cap: int
@@ -77,16 +84,19 @@ class _Transfer:
     announced: int | None = None
     header_lines: int = 0
     headers_ended: bool = False
+    last_byte: float | None = None
+    socket: int | None = None
+    stalled: bool = False
 
     @property
-    def stall_seconds(self) -> int:
-        """The read timeout as libcurl applies it: its low-speed time counts whole seconds."""
-        return max(1, math.ceil(min(self.timeouts.read, self.timeouts.total)))
+    def read_timeout(self) -> float:
+        return min(self.timeouts.read, self.timeouts.total)
 
     def header(self, line: bytes) -> int | None:
         """libcurl's header callback (once per complete line, the status line and the blank line
         that ends the headers included): note how far the answer got, and abort one that
         announces more than the cap (return 0)."""
+        self.last_byte = time.monotonic()
         self.header_lines += 1
         self.headers_ended = line in (b"\r\n", b"\n")
         name, _, value = line.partition(b":")
@@ -97,6 +107,7 @@ class _Transfer:
 
     def write(self, data: bytes) -> int | None:
         """libcurl's write callback: keep up to the cap, then abort the transfer (return 0)."""
+        self.last_byte = time.monotonic()
         room = self.cap - len(self.body)
         if len(data) > room:
             self.body.extend(data[:room])
@@ -112,7 +123,15 @@ class _Loop:
     libcurl's multi interface is not thread-safe, so only this thread touches it: other
     threads queue transfers and wake it through a socket pair. Sockets are watched with a
     :mod:`selectors` selector (epoll) as libcurl asks (``M_SOCKETFUNCTION``), and its timer
-    (``M_TIMERFUNCTION``) sets how long the selector may wait.
+    (``M_TIMERFUNCTION``) or the first read timeout due sets how long the selector may wait.
+
+    The read timeout is kept here, not by libcurl: its low-speed limit (``LOW_SPEED_TIME``)
+    samples the speed once a second, in whole seconds, and counts body bytes only, so an HTTPS
+    Archive trickling its answer was cut at 1 s instead of living to its deadline, and headers
+    trickling in ended as if nothing came. A connection with bytes to read is the Archive
+    speaking, header or body, complete line or not: the loop knows each transfer's connection
+    (``CURLINFO_ACTIVESOCKET``, once ``CURLOPT_PREREQFUNCTION`` says the request is leaving)
+    and stamps the transfer whenever the selector reports it readable.
     """
 
     def __init__(self) -> None:
@@ -126,6 +145,8 @@ class _Loop:
         self._selector.register(self._wake_read, selectors.EVENT_READ)
         self._incoming: deque[_Transfer] = deque()
         self._running: dict[pycurl.Curl, _Transfer] = {}
+        self._by_socket: dict[int, _Transfer] = {}
+        self._unplaced: list[_Transfer] = []
         self._timer: float | None = None
         self._closed = False
         self._thread = threading.Thread(target=self._run, name="ibi-curl-fan-out", daemon=True)
@@ -191,24 +212,62 @@ class _Loop:
         self._wake_read.close()
         self._wake_write.close()
 
+    def _on_request(self, transfer: _Transfer, *connection: object) -> int:
+        """``CURLOPT_PREREQFUNCTION``: connected (TLS included), the request is about to leave.
+        The read timeout counts from here; the loop learns the connection after this turn."""
+        transfer.last_byte = time.monotonic()
+        self._unplaced.append(transfer)
+        return pycurl.PREREQFUNC_OK
+
     def _turn(self) -> None:
-        """Wait for a socket, a wake-up or libcurl's timer, and let libcurl act on it."""
-        wait = None if self._timer is None else max(0.0, self._timer - time.monotonic())
-        for key, mask in self._selector.select(wait):
+        """Wait for a socket, a wake-up, libcurl's timer or a read timeout, and act on it."""
+        wait = self._wait()
+        events = self._selector.select(wait)
+        now = time.monotonic()
+        for key, mask in events:
             if key.fileobj is self._wake_read:
                 self._drain_wake_ups()
                 continue
+            if mask & selectors.EVENT_READ and (heard := self._by_socket.get(key.fd)) is not None:
+                heard.last_byte = now
             flags = (pycurl.CSELECT_IN if mask & selectors.EVENT_READ else 0) | \
                     (pycurl.CSELECT_OUT if mask & selectors.EVENT_WRITE else 0)
             self._multi.socket_action(key.fd, flags)
         while self._incoming:
             transfer = self._incoming.popleft()
             self._running[transfer.curl] = transfer
+            transfer.curl.setopt(pycurl.PREREQFUNCTION, functools.partial(self._on_request, transfer))
             self._multi.add_handle(transfer.curl)
         if self._timer is not None and time.monotonic() >= self._timer:
             self._timer = None
             self._multi.socket_action(pycurl.SOCKET_TIMEOUT, 0)
+        self._place()
         self._finish_done()
+        self._end_stalled(time.monotonic())
+
+    def _wait(self) -> float | None:
+        """Seconds until libcurl's timer or the first read timeout due (``None``: neither)."""
+        due = [transfer.last_byte + transfer.read_timeout
+               for transfer in self._running.values() if transfer.last_byte is not None]
+        if self._timer is not None:
+            due.append(self._timer)
+        return max(0.0, min(due) - time.monotonic()) if due else None
+
+    def _place(self) -> None:
+        """Note the connection of each transfer whose request left (outside libcurl's
+        callbacks: pycurl allows ``getinfo`` only there). HTTP/1.1: one transfer per connection."""
+        for transfer in self._unplaced:
+            if transfer.curl in self._running and (socket_ := transfer.curl.getinfo(pycurl.ACTIVESOCKET)) >= 0:
+                transfer.socket = socket_
+                self._by_socket[socket_] = transfer
+        self._unplaced.clear()
+
+    def _end_stalled(self, now: float) -> None:
+        """End every exchange that heard nothing from its Archive for its read timeout."""
+        for transfer in list(self._running.values()):
+            if transfer.last_byte is not None and now - transfer.last_byte >= transfer.read_timeout:
+                transfer.stalled = True
+                self._finish(transfer, pycurl.E_OPERATION_TIMEDOUT, "")
 
     def _abandon_incoming(self, why: str) -> None:
         """End the transfers that never reached libcurl."""
@@ -241,6 +300,8 @@ class _Loop:
         curl = transfer.curl
         self._multi.remove_handle(curl)
         del self._running[curl]
+        if self._by_socket.get(transfer.socket) is transfer:
+            del self._by_socket[transfer.socket]
         exchange = _exchange(transfer, code, message)
         curl.close()
         transfer.future.set_result(exchange)
@@ -259,6 +320,8 @@ def _exchange(transfer: _Transfer, code: int | None, message: str) -> Exchange:
     if transfer.announced is not None:
         return Exchange(status, content_type, None, Failure.TOO_LARGE,
                         f"answer announces {transfer.announced} bytes, more than the cap of {transfer.cap}", notes)
+    if transfer.stalled:
+        return Exchange(status, content_type, body or None, Failure.TIMEOUT, _stall_words(transfer), notes)
     if code == pycurl.E_OPERATION_TIMEDOUT:
         return Exchange(status, content_type, body or None, Failure.TIMEOUT, f"{_timeout_words(transfer, message)} ({message})", notes)
     if code is not None:
@@ -271,25 +334,24 @@ def _exchange(transfer: _Transfer, code: int | None, message: str) -> Exchange:
 
 
 def _timeout_words(transfer: _Transfer, message: str) -> str:
-    """Which of the three limits ended the exchange, told apart by libcurl's message (the error
-    code is the same for all three: CURLE_OPERATION_TIMEDOUT), and how far the answer got.
-
-    libcurl's low-speed limit (the read timeout) counts body bytes only: an Archive still
-    sending its headers – one byte at a time, say – meets it as one that sends nothing, so the
-    words say which part of the answer was missing rather than "nothing received"."""
+    """Which of libcurl's two limits ended the exchange, told apart by its message (the error
+    code is the same for both: CURLE_OPERATION_TIMEDOUT)."""
     connect, total = min(transfer.timeouts.connect, transfer.timeouts.total), transfer.timeouts.total
     if message.startswith("Connection timed out"):
         if transfer.curl.getinfo(pycurl.CONNECT_TIME) > 0:  # TCP connected: libcurl's connect includes TLS
             return f"connect timeout: connected, but the TLS handshake did not end within {connect:.3g} s"
         return f"connect timeout: no connection within {connect:.3g} s"
-    if message.startswith("Operation too slow"):
-        seconds = transfer.stall_seconds
-        if not transfer.header_lines:
-            return f"read timeout: the Archive sent no answer within {seconds} s"
-        if not transfer.headers_ended:
-            return f"read timeout: the Archive's headers were still incomplete after {seconds} s"
-        return f"read timeout: the Archive's answer stalled, nothing received for {seconds} s"
     return f"the exchange deadline ({total:.3g} s) passed"
+
+
+def _stall_words(transfer: _Transfer) -> str:
+    """The read timeout (kept by the loop), and how far the answer got before the silence."""
+    seconds = f"{transfer.read_timeout:.3g} s"
+    if not transfer.header_lines:
+        return f"read timeout: the Archive sent no answer within {seconds}"
+    if not transfer.headers_ended:
+        return f"read timeout: the Archive's headers stalled, nothing received for {seconds}"
+    return f"read timeout: the Archive's answer stalled, nothing received for {seconds}"
 
 
 class CurlTransport:
@@ -300,8 +362,8 @@ class CurlTransport:
     resolved and every address checked as :class:`HttpTransport` does, and libcurl connects
     only to the checked address (``CURLOPT_CONNECT_TO``; the URL's name still goes in the Host
     header, the TLS SNI and the certificate check). Timeouts: ``connect`` to connect,
-    ``total`` for the whole exchange, and ``read`` as "no byte for that many seconds" (libcurl's
-    low-speed limit, in whole seconds). Never raises for a network problem.
+    ``total`` for the whole exchange, and ``read`` as "no byte, header or body, for that many
+    seconds", kept by the loop to the millisecond. Never raises for a network problem.
     """
 
     def __init__(
@@ -392,8 +454,6 @@ class CurlTransport:
         curl.setopt(pycurl.NOSIGNAL, 1)
         curl.setopt(pycurl.CONNECTTIMEOUT_MS, _milliseconds(min(timeouts.connect, timeouts.total)))
         curl.setopt(pycurl.TIMEOUT_MS, _milliseconds(timeouts.total))
-        curl.setopt(pycurl.LOW_SPEED_LIMIT, 1)
-        curl.setopt(pycurl.LOW_SPEED_TIME, transfer.stall_seconds)
         curl.setopt(pycurl.HEADERFUNCTION, transfer.header)
         curl.setopt(pycurl.WRITEFUNCTION, transfer.write)
 

@@ -197,19 +197,27 @@ def endless(connection: socket.socket, head: bytes) -> None:
         connection.sendall(block)
 
 
-def trickles(where: str, every: float = 0.2) -> Behaviour:
-    """Sends one byte every ``every`` seconds forever, in the ``"headers"`` or in the ``"body"``:
-    each byte comes well within the read timeout, so only the exchange deadline can end it."""
+def trickles(where: str, every: float = 0.2, count: int | None = None) -> Behaviour:
+    """Sends one byte every ``every`` seconds, in the ``"headers"`` or in the ``"body"``: each
+    byte comes well within the read timeout, so only the exchange deadline can end it. With a
+    ``count``, it falls silent after that many bytes (until the portal hangs up), and only the
+    read timeout can. ``behaviour.sent`` holds when each byte left (``time.monotonic()``)."""
+    sent: list[float] = []
 
     def behaviour(connection: socket.socket, head: bytes) -> None:
         if where == "headers":
             connection.sendall(b"HTTP/1.1 200 OK\r\nX-Slow: ")
         else:
             connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nurl ")
-        while True:
+        while count is None or len(sent) < count:
+            if sent:
+                time.sleep(every)
             connection.sendall(b"a")
-            time.sleep(every)
+            sent.append(time.monotonic())
+        while connection.recv(4096):
+            pass
 
+    behaviour.sent = sent  # type: ignore[attr-defined]
     return behaviour
 
 

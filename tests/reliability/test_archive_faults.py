@@ -81,11 +81,8 @@ FAULTS = [
           {REQUESTS: "ReadTimeout", LIBCURL: "read timeout: the Archive sent no answer within 1 s"}, TIMEOUT),
     Fault("never accepts (blackhole)", {"accept": False}, Status.TIMEOUT,
           {REQUESTS: "ConnectTimeout", LIBCURL: "connect timeout: no connection within 1 s"}, TIMEOUT),
-    # libcurl's read timeout (its low-speed limit) counts body bytes only: headers trickling at
-    # 5 bytes a second end it, after 1 s; urllib3 times each recv, so only the deadline does.
     Fault("trickles its headers", {"behaviour": trickles("headers")}, Status.TIMEOUT,
-          {REQUESTS: "exchange deadline", LIBCURL: "read timeout: the Archive's headers were still incomplete after 1 s"},
-          {REQUESTS: DEADLINE, LIBCURL: TIMEOUT}),
+          {REQUESTS: "exchange deadline", LIBCURL: "the exchange deadline (1.9 s) passed"}),
     Fault("trickles its body", {"behaviour": trickles("body")}, Status.TIMEOUT,
           {REQUESTS: "exchange deadline", LIBCURL: "the exchange deadline (1.9 s) passed"}),
     Fault("resets the connection", {"behaviour": resets}, Status.TRANSPORT_ERROR,
@@ -240,20 +237,42 @@ def archive_test(host, port, *args, **kwargs):
     return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]
 
 
-@pytest.mark.parametrize(("where", "words"), [
-    ("headers", {REQUESTS: "exchange deadline", LIBCURL: "read timeout: the Archive's headers were still incomplete"}),
-    ("body", {REQUESTS: "exchange deadline", LIBCURL: "the exchange deadline (2 s) passed"}),
-])
+@pytest.mark.parametrize("where", ["headers", "body"])
 def test_an_https_archive_trickling_after_the_handshake_is_ended_at_the_deadline(
-        make_trusting_transport, transport_class, archive_certificate, where, words):
+        make_trusting_transport, archive_certificate, where):
     """Over TLS the socket read is the TLS socket made after the handshake, not the one dialed
-    (for requests the watchdog must shut that one). The test's certificate is the only CA trusted."""
+    (for requests the watchdog must shut that one). The test's certificate is the only CA trusted.
+    A byte every 0.2 s keeps a 1 s read timeout from ever ending it (libcurl's low-speed limit,
+    sampled once a second, cut it at 1 s when the first byte came after its first sample)."""
     with RawArchive(over_tls(trickles(where), *archive_certificate)) as archive:
         exchange, took = fetch_archive_test(make_trusting_transport(allow_private=True, getaddrinfo=archive_test),
                                             archive)
     assert archive.requests, "the TLS handshake did not complete"
+    assert exchange.failure is Failure.TIMEOUT and "the exchange deadline (2 s) passed" in exchange.error
+    assert TIMEOUT < took < DEADLINE + MARGIN
+
+
+@pytest.mark.parametrize("scheme", ["http", "https"])
+@pytest.mark.parametrize(("where", "words"), [
+    ("headers", {REQUESTS: "Read timed out", LIBCURL: "read timeout: the Archive's headers stalled, nothing received for 0.5 s"}),
+    ("body", {REQUESTS: "Read timed out", LIBCURL: "read timeout: the Archive's answer stalled, nothing received for 0.5 s"}),
+])
+def test_the_read_timeout_counts_from_the_last_byte(make_trusting_transport, transport_class, archive_certificate,
+                                                     scheme, where, words):
+    """An Archive sends a byte every 0.1 s for 0.7 s – longer than the 0.5 s read timeout – and
+    then falls silent: the exchange lives while bytes come (every byte is sent) and ends
+    ``read`` seconds after the last one, well before its 4 s deadline, in the headers or in the
+    body, over plain HTTP and over TLS. Sub-second: libcurl's own limit counted whole seconds."""
+    timeouts, count = Timeouts(connect=TIMEOUT, read=0.5, total=4.0), 8
+    trickle = trickles(where, every=0.1, count=count)
+    behaviour = over_tls(trickle, *archive_certificate) if scheme == "https" else trickle
+    with RawArchive(behaviour) as archive:
+        transport = make_trusting_transport(allow_private=True, getaddrinfo=archive_test)
+        exchange = transport.fetch(f"{scheme}://archive.test:{archive.port}/{SERVICE_IBI}", timeouts)
+        ended = time.monotonic()
     assert exchange.failure is Failure.TIMEOUT and per_client(words, transport_class) in exchange.error
-    assert took < DEADLINE + MARGIN
+    assert len(trickle.sent) == count
+    assert timeouts.read <= ended - trickle.sent[-1] < timeouts.read + MARGIN
 
 
 def test_an_https_archive_that_never_completes_the_handshake_is_ended_by_the_connect_timeout(make_trusting_transport,

@@ -215,14 +215,45 @@ def test_the_exchange_deadline_ends_a_trickling_archive(transport, where):
     assert 0.55 < took < 0.6 + MARGIN
 
 
-def test_the_read_timeout_is_worded_as_libcurl_applies_it(transport):
-    """libcurl's low-speed time counts whole seconds: a 0.3 s read timeout is 1 s, and says so."""
-    with RawArchive(says_nothing) as archive:
+def test_each_exchange_of_a_round_counts_its_own_archives_bytes(transport):
+    """One round to a silent Archive and to one trickling for longer than the 0.3 s read
+    timeout: the loop's stamps go to the exchange whose connection had bytes, so the silent one
+    ends at 0.3 s and the trickling one 0.3 s after its last byte."""
+    read = 0.3
+    timeouts = Timeouts(connect=1, read=read, total=4)
+    trickle = trickles("body", every=0.1, count=8)
+    with RawArchive(says_nothing) as silent, RawArchive(trickle) as speaking:
         started = time.monotonic()
-        exchange = transport.fetch(f"http://{archive.address}/a", Timeouts(1, 0.3, 3))
-        took = time.monotonic() - started
-    assert exchange.failure is Failure.TIMEOUT and took < 1 + MARGIN
-    assert exchange.error.startswith("read timeout: the Archive sent no answer within 1 s (Operation too slow.")
+        futures = transport.submit([(f"http://{silent.address}/a", timeouts), (f"http://{speaking.address}/a", timeouts)])
+        silence = futures[0].result()
+        silence_ended = time.monotonic()
+        speech = futures[1].result()
+        speech_ended = time.monotonic()
+    assert silence.error == f"read timeout: the Archive sent no answer within {read} s"
+    assert read <= silence_ended - started < read + MARGIN
+    assert speech.error == f"read timeout: the Archive's answer stalled, nothing received for {read} s"
+    assert len(trickle.sent) == 8 and speech.body == b"url " + b"a" * 8
+    assert read <= speech_ended - trickle.sent[-1] < read + MARGIN
+
+
+def test_a_kept_alive_connection_counts_the_bytes_of_the_exchange_it_carries(transport):
+    """The second exchange over a kept-alive connection is heard on it too: a trickle longer
+    than the read timeout lives, and ends ``read`` seconds after its last byte."""
+    read = 0.3
+    trickle = trickles("body", every=0.1, count=6)
+    first = keeps_alive(b"ok")
+
+    def answers_then_trickles(connection: socket.socket, head: bytes) -> None:
+        (trickle if b" /second " in head else first)(connection, head)
+
+    answers_then_trickles.keeps_alive = True  # type: ignore[attr-defined]
+    with RawArchive(answers_then_trickles) as archive:
+        answered = transport.fetch(f"http://{archive.address}/first", Timeouts(1, read, 4))
+        trickled = transport.fetch(f"http://{archive.address}/second", Timeouts(1, read, 4))
+        ended = time.monotonic()
+    assert answered.body == b"ok" and archive.accepted == 1
+    assert trickled.error == f"read timeout: the Archive's answer stalled, nothing received for {read} s"
+    assert len(trickle.sent) == 6 and read <= ended - trickle.sent[-1] < read + MARGIN
 
 
 def test_a_second_round_to_the_same_archive_reuses_its_connection(transport):
