@@ -196,13 +196,15 @@ def ibi_of(text: str, field: str | None = None) -> tuple[str, tuple[Note, ...]]:
     CLI): a bare IBI, or the IBI of a persistent URL in any form the recogniser reads, with the
     recogniser's notes. A text the recogniser left as it was and the parsers refuse comes back
     unchanged, so that the caller's own parser reports it exactly as it always has; one it
-    changed gets the error of its reading, placed in the text as given (in ``field``).
+    changed gets the error of its reading, placed in the text as given (in ``field``), and so
+    does a text meant as a URL (``scheme://`` or ``/`` first): the URL's error is the one that
+    says what is wrong in it, as on every other page.
     """
     try:
         url, recognition = read_url(text, field)
     except ParseError:
         recognition = recognise(text)
-        if recognition.notes:
+        if recognition.notes or _URL_START.match(recognition.reading):
             raise
         return text, ()
     return str(url.ibi), recognition.notes

@@ -108,8 +108,9 @@ def split_ibi(path: str) -> tuple[Identifier, int]:
       alphabet (``8JMKD3MGP8W/35MMLL8!:(oai_dc)`` ends before ``!``).
 
     A letter or digit right after that end (``35MMLL8O``) cannot start a modifier or a path,
-    so it is reported as a :class:`ParseError` at its position, as are all errors of the IBI
-    itself (positions are 1-based in ``path``).
+    so it is reported as a :class:`ParseError` at its position (for an IBIp before anything
+    else: ``…/ZZZZZZZ`` is one character outside the alphabet, not a missing date), as are all
+    errors of the IBI itself (positions are 1-based in ``path``).
     """
     check_text(path[:MAX_LENGTH])  # type and emptiness; the IBI's own length is checked below
     slashes = separator_indexes(path)
@@ -123,7 +124,10 @@ def split_ibi(path: str) -> tuple[Identifier, int]:
         cls, end, allowed = Ibip, slashes[0] + 1, IBIP_ALPHABET
     while end < len(path) and path[end].upper() in allowed:
         end += 1
+    stray = end < len(path) and path[end] in _ALPHANUMERIC
+    if stray and cls is Ibip:  # a letter or digit outside the alphabet: that character is the fault
+        raise ParseError(_UNEXPECTED[cls.form].format(character=path[end]), end + 1, "suffix")
     identifier = cls.parse(path[:end])
-    if end < len(path) and path[end] in _ALPHANUMERIC:
+    if stray:
         raise ParseError(_UNEXPECTED[cls.form].format(character=path[end]), end + 1, "suffix")
     return identifier, end

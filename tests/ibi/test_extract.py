@@ -11,7 +11,7 @@ BASE = "http://portal.test/"
 
 
 @pytest.mark.parametrize("text, entry, message, position", [
-    ("Disponível em: <http://urlib.net/8JMKD3MGP8W/ZZZZZZZ>.", "http://urlib.net/8JMKD3MGP8W/ZZZZZZZ", "coded date missing", 30),
+    ("Disponível em: <http://urlib.net/8JMKD3MGP8W/ZZZZZZZ>.", "http://urlib.net/8JMKD3MGP8W/ZZZZZZZ", "character 'Z' is not in the IBIp alphabet", 30),
     ("2020. IBI: <8JMKD3MGP8W/ZZZZZZZ>. Tese", "8JMKD3MGP8W/ZZZZZZZ", "character 'Z' is not in the IBIp alphabet", 13),
     ("(sid.inpe.br/mtc-m21d/2022/13.20.15.45-NTC).", "sid.inpe.br/mtc-m21d/2022/13.20.15.45-NTC", "month 13 out of range", 27),
     ("see http://mtc-m21c.sid.inpe.br/col/nothing-here/doc/a.pdf", "http://mtc-m21c.sid.inpe.br/col/nothing-here/doc/a.pdf", "", None),

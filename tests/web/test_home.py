@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import html as html_lib
 import re
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 import pytest
 
@@ -39,7 +39,7 @@ def test_landing_page_explains_offers_the_box_examples_and_every_tool(client):
     assert "Internet Based Identifier" in html
     assert '<label for="q">IBI or persistent URL</label>' in html
     assert 'method="get" action="/"' in html and "csrf_token" not in html.split('role="search"')[1].split("</form>")[0]
-    for example in ("sid.inpe.br/mtc-m18@80/2009/02.16.17.46", "8JMKD3MGP8W/34PGRBS", "35MMLL8!:(oai_dc)"):
+    for example in ("sid.inpe.br/mtc-m18@80/2009/07.21.13.23", "8JMKD3MGP8W/35MME4E", "35MMLL8!:(oai_dc)"):
         assert example in html
     assert 'href="/?q=http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)"' in html
     for path in ("/mint", "/convert", "/compose", "/parse"):
@@ -165,3 +165,16 @@ def test_classify_api_answers_every_text(client):
         "position": 19,
         "field": "q",
     }
+
+
+def test_every_example_offered_is_recognised_and_resolves(client):
+    """An example a new user clicks must lead somewhere: read as what it says, and redirected to the item."""
+    html = client.get("/").get_data(as_text=True)
+    examples = re.findall(r'<a href="/\?q=([^"]+)"', html.split('class="examples"')[1].split("</p>")[0])
+    assert len(examples) == 4
+    for example in examples:
+        text = unquote(example)
+        page = client.get("/", query_string={"q": text})
+        assert page.status_code == 200 and "This is" in page.get_data(as_text=True), text
+        path = "/" + text.removeprefix("http://urlib.net/")
+        assert client.get(path, environ_base={"REMOTE_ADDR": "172.16.44.200"}).status_code == 302, text
