@@ -38,6 +38,7 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
         "IBIPORTAL_MINT_REQUIRES_TOKEN": "MINT_REQUIRES_TOKEN",
         "IBIPORTAL_TRACE_RETENTION": "TRACE_RETENTION",
         "IBIPORTAL_TRACE_BYTES": "TRACE_BYTES",
+        "IBIPORTAL_MAX_FILE_BYTES": "MAX_FILE_BYTES",
         "IBIPORTAL_REDIS_URL": "REDIS_URL",
         "IBIPORTAL_SECURE_COOKIES": "SESSION_COOKIE_SECURE",
         "IBIPORTAL_RESOLUTION_CACHE_SECONDS": "RESOLUTION_CACHE_SECONDS",
@@ -55,7 +56,7 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
         if env.get(env_name):
             settings[key] = env[env_name]
     for key in ("MINT_PORT", "MINT_IBIP_PORT", "TRACE_RETENTION", "TRACE_BYTES", "RESOLUTION_CACHE_SECONDS",
-                "NEGATIVE_CACHE_SECONDS", "THREADS"):
+                "NEGATIVE_CACHE_SECONDS", "THREADS", "MAX_FILE_BYTES"):
         if key in settings:
             settings[key] = _integer(settings[key], key)
     for key in ("TRUSTED_PROXIES", "TRUSTED_HOSTS"):
@@ -96,6 +97,9 @@ DEFAULTS: dict = {
     # No request body is read beyond 8 MB (413): the largest legitimate one is a 1 MB CSV batch
     # posted again for its download; JSON bodies of the API are far smaller.
     "MAX_CONTENT_LENGTH": 8 * 1024 * 1024,
+    # The largest file an item of the own Archive may hold (bytes; uploads stream past
+    # MAX_CONTENT_LENGTH, which is for forms and JSON): 100 MB.
+    "MAX_FILE_BYTES": 100 * 1024 * 1024,
     "MINT_HOST": DEMO_MINT_HOST,
     "MINT_PORT": 80,
     "MINT_IP": DEMO_MINT_IP,

@@ -4,8 +4,11 @@ Items are read from the portal's storage (``minted_item`` and ``item_link``) and
 to :class:`~ibiportal.archive.service.ArchiveService` as :class:`~ibiportal.archive.model.Item`
 values, so the own Archive answers the protocol exactly as the demo Archives do: state
 Original, the target URL the user gave (else the portal's page for the item), oai_dc
-metadata generated from the given fields for both ``:`` and ``:(oai_dc)`` (Table 8.2), and
-links to other IBIs as ``ibi.nextedition`` and ``ibi.translation(xx)``.
+metadata generated from the given fields for both ``:`` and ``:(oai_dc)`` (Table 8.2),
+links to other IBIs as ``ibi.nextedition`` and ``ibi.translation(xx)``, and the files uploaded
+to the item, served as URLib serves them below the item's directory
+``/col/<repository name>/doc/`` (``parsedibiurl.filepath``, Example 9.11) and listed on the
+item's file-list page (``GetFileList``, Example 9.12).
 """
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ from ..citation.oai_dc import written_fields
 from ..citation.types import ItemType
 from ..ibi.identifier import parse_ibi
 from ..minted import ItemLink, MintedItem
-from .model import ArchiveIdentity, Behaviour, DublinCore, IbiForms, Item, ItemState, Metadata
+from .model import ArchiveIdentity, Behaviour, DublinCore, IbiForms, Item, ItemState, Metadata, url_path_encode
 from .relation import Relation
 from .service import ArchiveService
 from .store import ibi_key
@@ -46,6 +49,8 @@ class MintedItems(Protocol):
     def minted_items(self) -> list[MintedItem]: ...
 
     def item_links(self, ibi: str) -> list[ItemLink]: ...
+
+    def file_paths(self, ibi: str) -> list[str]: ...
 
 
 class OwnItemStore:
@@ -76,6 +81,9 @@ class OwnItemStore:
             state=ItemState.ORIGINAL,
             timestamp=timestamp,
             target_url=minted.target_url or item_page_url(self.portal_url, minted.ibip),
+            directory_url=item_directory_url(self.portal_url, minted.rep),
+            files=tuple(self.storage.file_paths(minted.ibip)),
+            file_list_url=item_file_list_url(self.portal_url, minted.ibip),
             language=minted.language,
             nextedition=_forms(next_edition) if next_edition else None,
             translations=tuple(
@@ -114,6 +122,22 @@ def _dublin_core(minted: MintedItem) -> DublinCore:
 def item_page_url(portal_url: str, ibip: str) -> str:
     """The portal's landing page of an item minted without a target URL."""
     return f"{portal_url.rstrip('/')}/archive/items/{ibip}"
+
+
+def item_directory_url(portal_url: str, rep: str) -> str:
+    """The directory an own item's files are served below, as URLib serves an item's files:
+    ``/col/<repository name>/doc/`` (Example 9.11)."""
+    return f"{portal_url.rstrip('/')}/col/{url_path_encode(rep)}/doc/"
+
+
+def item_file_url(portal_url: str, rep: str, path: str) -> str:
+    """Where the portal serves the file at ``path`` of an own item."""
+    return item_directory_url(portal_url, rep) + url_path_encode(path)
+
+
+def item_file_list_url(portal_url: str, ibip: str) -> str:
+    """The page listing an own item's files (``GetFileList``, Example 9.12)."""
+    return f"{item_page_url(portal_url, ibip)}/files"
 
 
 def item_metadata_url(portal_url: str, ibip: str) -> str:

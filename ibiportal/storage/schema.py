@@ -7,10 +7,10 @@ timestamp type would hold exactly, and ISO 8601 UTC strings.
 """
 from __future__ import annotations
 
-from sqlalchemy import CheckConstraint, Column, Index, Integer, MetaData, Table, Text, text
+from sqlalchemy import BigInteger, CheckConstraint, Column, Index, Integer, LargeBinary, MetaData, Table, Text, text
 
 #: The revision a database must be at for this code (the last file of ``migrations/versions``).
-SCHEMA_REVISION = "0006"
+SCHEMA_REVISION = "0007"
 
 metadata = MetaData()
 
@@ -70,6 +70,31 @@ item_copy = Table(
     Column("target_url", Text, nullable=False),
     Column("created_at", Text, nullable=False),
     Column("updated_at", Text, nullable=False),
+)
+
+#: The files of the own Archive's items (``ibiportal.storage.files``): one row per file, its
+#: bytes in ``item_file_chunk``. Every node reads them from here, so every node serves every file.
+item_file = Table(
+    "item_file", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("ibi", Text, nullable=False),  # the minted item's IBIp
+    Column("path", Text, nullable=False),  # ibiportal.archive.file_path, NFC
+    Column("content_type", Text, nullable=False),
+    Column("size", BigInteger, nullable=False),
+    Column("sha256", Text, nullable=False),  # hex: the ETag
+    Column("chunk_bytes", Integer, nullable=False),  # every chunk but the last has this many
+    Column("uploaded_at", Text, nullable=False),  # Last-Modified
+    Index("item_file_ibi_path", "ibi", "path", unique=True),
+    sqlite_autoincrement=True,
+)
+
+#: A file's bytes in chunks of ``item_file.chunk_bytes`` (seq 0, 1, …): a download or a Range
+#: request reads one chunk at a time, never the whole file.
+item_file_chunk = Table(
+    "item_file_chunk", metadata,
+    Column("file_id", Integer, primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("data", LargeBinary, nullable=False),
 )
 
 #: Prefix pairs added by administrators or learnt (STANDARD.md §1.4); the standard's own pairs

@@ -3,11 +3,13 @@ from __future__ import annotations
 
 from flask import Flask, current_app, g, request
 
+from ..application.files import ItemFiles
 from ..application.items import ItemService
 from ..ibi.prefixes import KNOWN_PREFIX_PAIRS
 from ..ibi.url import PersistentUrl
 from ..minting import Minter, Subsystem
 from ..storage.database import Storage
+from ..storage.files import FileStore
 from ..storage.identifiers import IdentifierStore
 from .services import change_announcer
 
@@ -33,6 +35,12 @@ def get_minter() -> Minter:
 def get_items() -> ItemService:
     """The own Archive's items, to read, change and delete (API and administrator's pages)."""
     return ItemService(IdentifierStore(get_storage()))
+
+
+def get_item_files() -> ItemFiles:
+    """The files of the own Archive's items, over the request's connection."""
+    storage = get_storage()
+    return ItemFiles(IdentifierStore(storage), FileStore(storage), current_app.config["MAX_FILE_BYTES"])
 
 
 def known_prefix_pairs() -> list[tuple[str, str]]:

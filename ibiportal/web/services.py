@@ -24,6 +24,7 @@ from ..resolver.engine import ResolverSettings
 from ..resolver.single_flight import SingleFlight
 from ..resolver.transport import HttpTransport, LocalTransport, Route, Transport
 from ..storage.database import Storage
+from ..storage.files import FileStore
 from ..storage.identifiers import IdentifierStore
 from ..storage.redis_flight import RedisFlight
 from ..storage.signal import GenerationSignal, RedisChanges, read_changes, signal_file
@@ -145,6 +146,13 @@ class FreshConnections:
 
     def item_links(self, ibi: str):
         return self._read("item_links", ibi)
+
+    def file_paths(self, ibi: str) -> list[str]:
+        storage = Storage(self.path)
+        try:
+            return [stored.path for stored in FileStore(storage).files(ibi)]
+        finally:
+            storage.close()
 
 
 def resolver_threads(request_threads: int) -> int:

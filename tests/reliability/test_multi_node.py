@@ -1,7 +1,8 @@
 """Two portal nodes (gunicorn, two workers each) on one PostgreSQL and one Redis, as in the
 README's two-node deployment: minting is unique across them, each serves the other's items,
 an Archive switched on or off through one is seen through the other at once, the API limit is
-one budget, and killing a node with SIGKILL loses nothing a client was given."""
+one budget, a file uploaded through one is served whole and in ranges by the other, and killing
+a node with SIGKILL loses nothing a client was given."""
 from __future__ import annotations
 
 import os
@@ -19,6 +20,7 @@ from ibiportal.registry import KeyHash
 from ibiportal.storage.database import Storage
 from ibiportal.storage.identifiers import IdentifierStore
 from ibiportal.storage.registry import ArchiveStore
+from ibiportal.storage.tokens import TokenStore
 from tests.reliability.processes import start_gunicorn
 from tests.standard_examples import SECTION_10_1_URL
 
@@ -26,6 +28,7 @@ RESOLVER_SERVICE_IBI = "J8LNKB5R7W/3FUQHC5"
 KEY = "1234567890-0987654321"
 ITEM = "/8JMKD3MGP8W/35MMLL8"  # held by the demo Archive mtc-m16c (§10.1)
 API_LIMIT = 20
+MAX_FILE_BYTES = 5_000_000
 
 pytestmark = pytest.mark.slow
 
@@ -39,6 +42,7 @@ def cluster(postgres_server, redis_server, tmp_path_factory):
         "IBIPORTAL_SECRET_KEY": "shared by the nodes", "IBIPORTAL_WORKERS": "2", "IBIPORTAL_THREADS": "4",
         "IBIPORTAL_GRANULARITY": "0.01", "IBIPORTAL_DEMO_ARCHIVES": "0", "IBIPORTAL_ALLOW_PRIVATE_ARCHIVES": "1",
         "IBIPORTAL_TRUSTED_PROXIES": "127.0.0.1", "IBIPORTAL_RATELIMIT_API": f"{API_LIMIT}/minute",
+        "IBIPORTAL_MAX_FILE_BYTES": str(MAX_FILE_BYTES),
     }
     nodes = [
         start_gunicorn({**common, "IBIPORTAL_INSTANCE": str(tmp_path_factory.mktemp(f"node-{name}"))})
@@ -106,6 +110,43 @@ def test_concurrent_mints_never_collide_and_each_node_serves_the_others_items(cl
         for item in [item for item in received if item["node"] == node.url][:4]:
             answer = requests.get(f"{other.url}/{item['ibip']}", allow_redirects=False, timeout=20)
             assert answer.status_code == 302 and answer.headers["Location"] == item["target"]
+
+
+def pieces(data: bytes, size: int = 65536):
+    """``data`` as a generator: requests sends it chunked, without Content-Length."""
+    for start in range(0, len(data), size):
+        yield data[start:start + size]
+
+
+def test_a_file_uploaded_through_one_node_is_served_by_the_other(cluster):
+    a, b = cluster["nodes"]
+    item = requests.post(f"{a.url}/api/v1/mint", json={"title": "Two nodes"}, headers=client_ip(900_001),
+                         timeout=30).json()
+    storage = Storage(cluster["database"])
+    try:
+        token = {"Authorization": f"Bearer {TokenStore(storage).create('two nodes')}"}
+    finally:
+        storage.close()
+    data = os.urandom(3 * 1024 * 1024 + 17)  # four chunks of the database, the last one short
+    put = requests.put(f"{a.url}/api/v1/items/{item['ibip']}/files/dados/série.bin", data=pieces(data),
+                       headers={"Content-Type": "application/octet-stream", **token, **client_ip(900_002)}, timeout=60)
+    assert put.status_code == 201, put.text
+    path = put.json()["url"].split("/col/", 1)[1]
+
+    whole = requests.get(f"{b.url}/col/{path}", timeout=60)
+    assert whole.status_code == 200 and whole.content == data
+    assert whole.headers["ETag"] == f'"{put.json()["sha256"]}"'
+    span = requests.get(f"{b.url}/col/{path}", headers={"Range": "bytes=1048570-2097160"}, timeout=60)
+    assert span.status_code == 206 and span.content == data[1048570:2097161]
+    found = requests.get(f"{b.url}/{item['ibip']}/dados/série.bin", allow_redirects=False, timeout=20)
+    assert found.status_code == 302 and found.headers["Location"] == f"{b.url}/col/{path}"
+
+    too_big = requests.put(f"{b.url}/api/v1/items/{item['ibip']}/files/big.bin",
+                           data=pieces(os.urandom(MAX_FILE_BYTES + 1)),
+                           headers={"Content-Type": "application/octet-stream", **token, **client_ip(900_003)}, timeout=60)
+    assert too_big.status_code == 413 and "5,000,000 bytes" in too_big.json()["error"]["message"]
+    listed = requests.get(f"{a.url}/api/v1/items/{item['rep']}/files", headers=client_ip(900_004), timeout=20)
+    assert [entry["path"] for entry in listed.json()["files"]] == ["dados/série.bin"]
 
 
 def switch(node, archive, message_cls) -> requests.Response:

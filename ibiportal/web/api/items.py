@@ -12,28 +12,29 @@ from flask import jsonify
 from ...application.items import ItemDeleted, ItemNotFound, ItemRecord
 from ...archive.model import format_timestamp
 from ...archive.own import item_page_url
-from ..context import get_items, resolver_base
+from ..context import get_item_files, get_items, resolver_base
 from ..errors import error_response
+from ..files import file_dict
 from ..host import portal_url
 from ..results import persistent_url
 from .tokens import token_required
 from .views import bp, json_body
 
 
-@bp.get("/items/<path:ibi>")
+@bp.get("/items/<item:ibi>")
 def get_item(ibi: str):
     """An own item: both forms, state, URLs, relations and metadata; a deleted one's tombstone too."""
     return jsonify(item_to_dict(get_items().find(ibi)))
 
 
-@bp.patch("/items/<path:ibi>")
+@bp.patch("/items/<item:ibi>")
 @token_required
 def change_item(ibi: str):
     """Change the fields the body gives (null clears one); the others stay."""
     return jsonify(item_to_dict(get_items().change(ibi, json_body())))
 
 
-@bp.delete("/items/<path:ibi>")
+@bp.delete("/items/<item:ibi>")
 @token_required
 def delete_item(ibi: str):
     """Make the item Deleted: the resolver answers 410 from now on; the IBI is never reused."""
@@ -79,4 +80,6 @@ def item_to_dict(record: ItemRecord) -> dict:
             "language": minted.language,
             **asdict(minted.bibliographic),
         },
+        "files": [file_dict(stored, portal_url(), minted.rep, resolver_base())
+                  for stored in get_item_files().listing(minted.ibip).files],
     }

@@ -96,7 +96,7 @@ _SCHEMAS: dict[str, dict] = {
         "type": "object",
         "description": "An item of the portal's own Archive, a deleted one's tombstone included.",
         "required": ["rep", "ibip", "utc", "persistent_url", "state", "timestamp", "target_url", "url", "relations",
-                     "metadata"],
+                     "metadata", "files"],
         "properties": {
             "rep": {"type": "string"}, "ibip": {"type": "string"},
             "utc": {"type": "string", "description": "the identification date, ISO 8601 UTC"},
@@ -119,6 +119,7 @@ _SCHEMAS: dict[str, dict] = {
                 "language": _NULLABLE_STRING, "item_type": _NULLABLE_STRING,
                 **{name: _NULLABLE_STRING for name in _BIBLIOGRAPHIC},
             }},
+            "files": {"type": "array", "items": _ref("ItemFile"), "description": "the item's files, by path"},
         },
     },
     "ItemChange": {
@@ -418,7 +419,33 @@ _SCHEMAS["Extraction"] = {
     },
 }
 
+_SCHEMAS["ItemFile"] = {
+    "type": "object",
+    "required": ["path", "content_type", "size", "sha256", "uploaded_at", "url", "persistent_url"],
+    "properties": {
+        "path": {"type": "string", "description": "the file's path in the item (NFC), e.g. docs/report.pdf"},
+        "content_type": {"type": "string", "description": "the Content-Type it was uploaded with, served as is"},
+        "size": {"type": "integer", "description": "bytes"},
+        "sha256": {"type": "string", "description": "hex SHA-256 of the bytes, also the ETag it is served with"},
+        "uploaded_at": {"type": "string", "description": "ISO 8601 UTC, also its Last-Modified"},
+        "url": {"type": "string", "description": "where the portal serves it: /col/<repository name>/doc/<path>"},
+        "persistent_url": {"type": "string", "description": "<resolver>/<IBIp>/<path>, which redirects to url"},
+    },
+}
+_SCHEMAS["ItemFileList"] = {
+    "type": "object",
+    "required": ["ibi", "files"],
+    "properties": {
+        "ibi": {"type": "object", "required": ["rep", "ibip"],
+                "properties": {"rep": {"type": "string"}, "ibip": {"type": "string"}}},
+        "files": {"type": "array", "items": _ref("ItemFile")},
+    },
+}
+
 _URL_ANSWER = _json(_ref("PersistentUrl"), "The URL's fields, meaning and canonical forms")
+_FILE_PATH = {"name": "path", "in": "path", "required": True, "schema": {"type": "string"},
+              "description": "the file's path in the item: relative, no `.` or `..` segments, UTF-8, "
+                             "each segment at most 255 bytes"}
 
 #: ``{ibi}`` of the items routes: the repository-name form keeps its slashes.
 _ITEM_IBI = {"name": "ibi", "in": "path", "required": True, "schema": {"type": "string"},
@@ -547,6 +574,32 @@ _PATHS: dict[str, dict] = {
         "parameters": [{"name": "trace_id", "in": "path", "required": True, "schema": {"type": "string"}}],
         "responses": {"200": _json(_ref("StoredTrace"), "The trace"), **_ERRORS},
     }},
+    "/api/v1/items/{ibi}/files": {"get": {
+        "operationId": "listItemFiles", "summary": "The files of an item of the own Archive",
+        "parameters": [_ITEM_IBI],
+        "responses": {"200": _json(_ref("ItemFileList"), "The item's files, by path"), **_ERRORS},
+    }},
+    "/api/v1/items/{ibi}/files/{path}": {
+        "put": {
+            "operationId": "putItemFile", "summary": "Store the raw body as a file of the item",
+            "security": [{"apiToken": []}],
+            "description": "The body is the file's bytes (`curl --data-binary @FILE`), its `Content-Type` kept "
+                           "(guessed from the name when absent). Replaces a file at the same path. At most "
+                           "IBIPORTAL_MAX_FILE_BYTES (413 beyond, before a byte is read when Content-Length "
+                           "says so); nothing is stored unless the whole body arrived.",
+            "parameters": [_ITEM_IBI, _FILE_PATH],
+            "requestBody": {"required": True, "content": {
+                "application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}},
+            "responses": {"201": _json(_ref("ItemFile"), "Stored, new"),
+                          "200": _json(_ref("ItemFile"), "Stored, replacing the file at that path"), **_ERRORS},
+        },
+        "delete": {
+            "operationId": "deleteItemFile", "summary": "Remove a file of the item",
+            "security": [{"apiToken": []}],
+            "parameters": [_ITEM_IBI, _FILE_PATH],
+            "responses": {"204": {"description": "Removed"}, **_ERRORS},
+        },
+    },
 }
 
 

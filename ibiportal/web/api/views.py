@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 from flask import Blueprint, jsonify, request
+from werkzeug.routing import PathConverter
 
 from ...errors import ParseError
 from ...ibi.classify import ibi_of
@@ -15,6 +16,17 @@ from ..results import minted_to_dict
 from .tokens import token_required_if
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
+
+
+class ItemConverter(PathConverter):
+    """``<item:ibi>``: an IBI in either form, slashes and all, up to a ``/files`` segment (no IBI
+    has one), so that ``/items/<ibi>`` and ``/items/<ibi>/files…`` never take each other's
+    requests: a method one of them lacks is its 405, not the other's answer."""
+
+    regex = r"[^/](?:(?!/files(?:/|$)).)*"
+
+
+bp.record_once(lambda state: state.app.url_map.converters.setdefault("item", ItemConverter))
 
 
 @bp.post("/mint")

@@ -1,4 +1,4 @@
-"""The Archives the portal hosts: its own Archive's service and item pages, and the
+"""The Archives the portal hosts: its own Archive's service, item pages and files, and the
 pages behind the demo Archives' URLs, so that every resolution ends on a real page."""
 from __future__ import annotations
 
@@ -7,9 +7,15 @@ from flask import Blueprint, Flask, Response, abort, render_template, request
 from ...archive.model import Item
 from ...archive.oai_dc import oai_dc_xml
 from ...archive.service import ArchiveService
+from ...application.items import ItemNotFound
+from ...archive.store import ibi_key
 from ...errors import ParseError
 from ..cite.embedded import embedded_metadata, item_record
-from ..context import resolver_base
+from ..context import get_item_files, resolver_base
+from ..errors import wants_json
+from ..files import file_response, listing_response, refusal_response
+from ..host import portal_url
+from ..resolve.views import resolve
 from ..services import get_demo_archives, get_own_archive
 
 bp = Blueprint("archive", __name__)
@@ -36,6 +42,53 @@ def own_item_metadata(ibi: str):
     """An own item's oai_dc record (its ``:`` and ``:(oai_dc)`` relations)."""
     item = _find(get_own_archive(), ibi)
     return Response(oai_dc_xml(item, resolver_base().rstrip("/")), mimetype="application/xml")
+
+
+@bp.get("/archive/items/<path:ibi>/files")
+def own_item_files(ibi: str):
+    """An own item's file list (``GetFileList``, Example 9.12): a page, or JSON for a client that
+    prefers it (``Accept: application/json``)."""
+    held = get_item_files().listing(ibi)
+    if wants_json():
+        return listing_response(held, portal_url(), resolver_base())
+    item = _find(get_own_archive(), held.item.ibip)
+    return render_template("archive/own_files.html", item=item, held=held)
+
+
+@bp.get("/col/<path:rest>")
+def direct_archive_link(rest: str):
+    """``/col/<repository name>/doc/<path>``, a direct Archive link as URLib serves files.
+
+    Step 1: the own Archive holds the item and the file: serve it (``web.files``).
+    Step 2: anything else is the resolver's rescue of a direct link (``resolve.views``): the
+    link is resolved as the persistent URL ``/<rep>/<path>`` and redirected wherever the item
+    lives. The own Archive answers this very URL for its own files (``url`` for
+    ``parsedibiurl.filepath``), so a file it does not hold must not be redirected back here:
+    the rescue answers 404 instead of such a loop.
+    """
+    located = split_direct_link(rest)
+    if located is not None:
+        stored = get_item_files().find(*located)
+        if stored is not None:
+            return file_response(stored)
+    return resolve(f"col/{rest}")
+
+
+def split_direct_link(rest: str) -> tuple[str, str] | None:
+    """``<rep>/doc/<path>`` as ``(rep, path)``, ``None`` when no ``/doc/`` follows an IBI
+    (the first one that does wins: no IBI has a ``doc`` segment after its own)."""
+    start = 0
+    while (index := rest.find("/doc/", start)) != -1:
+        try:
+            ibi_key(rest[:index])
+        except ParseError:
+            start = index + 1
+            continue
+        return rest[:index], rest[index + len("/doc/"):]
+    return None
+
+
+bp.register_error_handler(ItemNotFound, refusal_response)
 
 
 @bp.get("/archive/items/<path:ibi>")

@@ -1,0 +1,64 @@
+"""The path of a file inside an item, as the own Archive keeps it and serves it.
+
+URLib serves an item's files below its directory, ``/col/<repository name>/doc/<path>``, and
+the resolver passes such a path on as ``parsedibiurl.filepath`` (file 003 Table 8.9, Example
+9.11). The standard names no rule for the path itself; these are the rules of a Unix file name
+below a directory, which is what URLib's paths are:
+
+* relative: no leading ``/``; segments separated by ``/``, none empty, none ``.`` or ``..``
+  (a path never leaves its item);
+* text: UTF-8, no control characters (the U+FFFD a decoder puts for bytes that were not UTF-8
+  is refused as such);
+* each segment at most :data:`MAX_SEGMENT_BYTES` bytes of UTF-8 (``NAME_MAX`` of ext4 and most
+  file systems), the whole at most :data:`MAX_PATH_BYTES` (``PATH_MAX``), so that an item
+  copied to disk keeps every file name;
+* Unicode NFC: ``café.pdf`` typed on one system and on another is one file.
+"""
+from __future__ import annotations
+
+import unicodedata
+
+from ..errors import ParseError
+
+#: Bytes of UTF-8 in one segment of a file path (NAME_MAX).
+MAX_SEGMENT_BYTES = 255
+
+#: Bytes of UTF-8 in a whole file path (PATH_MAX).
+MAX_PATH_BYTES = 4096
+
+_FIELD = "path"
+
+
+def parse_file_path(text: str) -> str:
+    """``text`` as a file path of an item (module docstring), in NFC.
+
+    Raises :class:`ParseError` naming what is wrong, with the 1-based character where it is.
+    """
+    if not text:
+        raise ParseError("the file path is empty: name the file, e.g. report.pdf", 1, _FIELD)
+    for index, character in enumerate(text):
+        if character == "\ufffd":
+            raise ParseError("the file path is not UTF-8 (a byte that is not UTF-8 was sent)", index + 1, _FIELD)
+        if unicodedata.category(character) == "Cc":
+            raise ParseError(f"the file path has the control character U+{ord(character):04X}", index + 1, _FIELD)
+    if text.startswith("/"):
+        raise ParseError("the file path must be relative to the item: it may not begin with /", 1, _FIELD)
+    path = unicodedata.normalize("NFC", text)
+    start = 0
+    for segment in path.split("/"):
+        if segment == "":
+            raise ParseError("the file path has an empty segment (// or a / at the end)", start + 1, _FIELD)
+        if segment in (".", ".."):
+            raise ParseError(f"the file path may not have a {segment} segment: it stays inside the item",
+                             start + 1, _FIELD)
+        size = len(segment.encode("utf-8"))
+        if size > MAX_SEGMENT_BYTES:
+            raise ParseError(
+                f"a segment of the file path has {size} bytes of UTF-8; at most {MAX_SEGMENT_BYTES} are allowed",
+                start + 1, _FIELD,
+            )
+        start += len(segment) + 1
+    size = len(path.encode("utf-8"))
+    if size > MAX_PATH_BYTES:
+        raise ParseError(f"the file path has {size} bytes of UTF-8; at most {MAX_PATH_BYTES} are allowed", 1, _FIELD)
+    return path

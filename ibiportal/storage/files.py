@@ -1,0 +1,139 @@
+"""The own Archive's files, in the database: every node serves every file, none lives on one
+node's disk (with PostgreSQL the database is the storage the nodes share).
+
+A file is a row of ``item_file`` (path, type, size, SHA-256, when it was uploaded) and its bytes
+in chunks of :data:`CHUNK_BYTES` in ``item_file_chunk``: PostgreSQL's ``bytea`` and SQLite's
+BLOB hold a chunk comfortably, and neither an upload nor a download ever has more than one
+chunk in memory. A download reads each chunk on a pooled connection of its own
+(:func:`read_chunks`), so a slow reader of a 100 MB file holds no connection between chunks.
+
+An upload is stored whole or not at all: the caller has the complete body first (spooled and
+counted, ``ibiportal.application.files``), and :meth:`FileStore.put` writes its row and chunks
+in one transaction that also drops the file it replaces. A reader in the middle of a file that
+is replaced or deleted meanwhile finds a chunk gone: :class:`FileChanged` ends its download
+(a client sees an incomplete body, never a mix of two files).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from sqlalchemy import Connection, Row, delete, insert, select
+
+from ..errors import IbiError
+from .database import Storage, now_iso
+from .schema import item_file, item_file_chunk
+from .signal import ibis_changed
+
+#: Bytes per stored chunk: what a download holds in memory at once.
+CHUNK_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class StoredFile:
+    """A file of an own item (``ibi``: its IBIp), as stored."""
+
+    id: int
+    ibi: str
+    path: str
+    content_type: str
+    size: int
+    sha256: str
+    chunk_bytes: int
+    uploaded_at: str  # ISO 8601 UTC (storage.database.iso)
+
+
+class FileChanged(IbiError):
+    """A chunk of a file being read is gone: the file was replaced or deleted meanwhile."""
+
+
+class FileStore:
+    """The files of the own Archive's items over one :class:`Storage`."""
+
+    def __init__(self, storage: Storage):
+        self.storage = storage
+
+    def files(self, ibi: str) -> list[StoredFile]:
+        """The files of one item (its IBIp), by path."""
+        rows = self.storage.connection.execute(
+            select(item_file).where(item_file.c.ibi == ibi).order_by(item_file.c.path)
+        )
+        return [_stored(row) for row in rows]
+
+    def find(self, ibi: str, path: str) -> StoredFile | None:
+        """One file of an item, ``None`` if it has none at ``path``."""
+        row = self.storage.connection.execute(
+            select(item_file).where(item_file.c.ibi == ibi, item_file.c.path == path)
+        ).first()
+        return _stored(row) if row else None
+
+    def put(self, ibi: str, path: str, content_type: str, body: BinaryIO, size: int, sha256: str) -> StoredFile:
+        """Store ``body`` (``size`` bytes, read from its start) as the file at ``path`` of the item,
+        replacing the file there, all in one transaction; resolution caches empty (``<ibi>/<path>``
+        found nothing before, or another file)."""
+        uploaded_at = now_iso()
+        with self.storage.write_transaction() as conn:
+            _drop(conn, ibi, path)
+            file_id = conn.execute(
+                insert(item_file).values(
+                    ibi=ibi, path=path, content_type=content_type, size=size, sha256=sha256,
+                    chunk_bytes=CHUNK_BYTES, uploaded_at=uploaded_at,
+                )
+            ).inserted_primary_key[0]
+            seq = 0
+            while chunk := body.read(CHUNK_BYTES):
+                conn.execute(insert(item_file_chunk).values(file_id=file_id, seq=seq, data=chunk))
+                seq += 1
+            ibis_changed(self.storage, conn, [ibi])
+        return StoredFile(file_id, ibi, path, content_type, size, sha256, CHUNK_BYTES, uploaded_at)
+
+    def delete(self, ibi: str, path: str) -> bool:
+        """Remove one file of an item; ``False`` when there was none at ``path``."""
+        with self.storage.write_transaction() as conn:
+            removed = _drop(conn, ibi, path)
+            if removed:
+                ibis_changed(self.storage, conn, [ibi])
+        return removed
+
+    def chunk(self, file_id: int, seq: int) -> bytes | None:
+        """Chunk ``seq`` of a file, ``None`` when it is gone."""
+        data = self.storage.connection.execute(
+            select(item_file_chunk.c.data).where(item_file_chunk.c.file_id == file_id, item_file_chunk.c.seq == seq)
+        ).scalar()
+        return None if data is None else bytes(data)
+
+
+def read_chunks(open_storage: Callable[[], Storage], stored: StoredFile, start: int, stop: int) -> Iterator[bytes]:
+    """Bytes ``start`` to ``stop`` (exclusive) of a file, one chunk at a time, each chunk read on
+    a connection of its own (module docstring). Raises :class:`FileChanged` when a chunk is gone."""
+    position = start
+    while position < stop:
+        seq, offset = divmod(position, stored.chunk_bytes)
+        storage = open_storage()
+        try:
+            data = FileStore(storage).chunk(stored.id, seq)
+        finally:
+            storage.close()
+        if data is None:
+            raise FileChanged(f"{stored.path} of {stored.ibi} was replaced or deleted while it was read")
+        piece = data[offset: offset + stop - position]
+        if not piece:  # shorter than its row says: the file changed under the reader
+            raise FileChanged(f"{stored.path} of {stored.ibi} was replaced while it was read")
+        position += len(piece)
+        yield piece
+
+
+def _drop(conn: Connection, ibi: str, path: str) -> bool:
+    """Delete the file at ``path`` of the item and its chunks; whether there was one."""
+    file_id = conn.execute(select(item_file.c.id).where(item_file.c.ibi == ibi, item_file.c.path == path)).scalar()
+    if file_id is None:
+        return False
+    conn.execute(delete(item_file_chunk).where(item_file_chunk.c.file_id == file_id))
+    conn.execute(delete(item_file).where(item_file.c.id == file_id))
+    return True
+
+
+def _stored(row: Row) -> StoredFile:
+    return StoredFile(row.id, row.ibi, row.path, row.content_type, row.size, row.sha256, row.chunk_bytes,
+                      row.uploaded_at)

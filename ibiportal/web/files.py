@@ -1,0 +1,141 @@
+"""The own Archive's files over HTTP: served as URLib serves them, read from the request's raw
+body, described as JSON, and the statuses of what goes wrong.
+
+Serving (RFC 9110): ``ETag`` (the SHA-256 of the bytes), ``Last-Modified`` (the upload),
+conditional GETs answered 304, one byte range answered 206 (what PDF viewers ask for) and
+``If-Range`` honoured, an unsatisfiable range 416; several ranges get the whole file (200),
+as they may. The body is read from the database one chunk at a time, never whole
+(``storage.files.read_chunks``).
+
+No uploaded file may run script in the portal's origin. Every file is served with ``nosniff``
+and, except PDFs, with ``Content-Security-Policy: sandbox`` (a document that runs in an opaque
+origin, without script). Types that a browser would render as an active document (HTML, SVG,
+XML, anything not known to be passive) are also served as ``Content-Disposition: attachment``,
+so the browser saves them instead of showing them. PDFs are shown inline without the sandbox
+(Chromium's viewer refuses a sandboxed PDF); their scripts run in the viewer, not the page.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from urllib.parse import quote
+
+from flask import Response, current_app, jsonify, request
+from werkzeug.http import http_date, is_resource_modified
+
+from ..application.files import FileNotHeld, FileTooLarge, UploadRefused
+from ..application.items import ItemNotFound
+from ..archive.own import item_file_url
+from ..errors import IbiError
+from ..storage.database import Storage
+from ..storage.files import FileChanged, StoredFile, read_chunks
+from .errors import error_response
+
+#: Types a browser shows without running anything of the file's in the page: served inline.
+PASSIVE_TYPES = frozenset({
+    "application/pdf", "text/plain", "text/csv", "application/json",
+    "image/png", "image/jpeg", "image/gif", "image/webp", "image/avif", "image/bmp",
+})
+PASSIVE_PREFIXES = ("audio/", "video/")
+
+#: The policy of every file but a PDF: an opaque origin, no script, nothing loaded from elsewhere.
+SANDBOX_POLICY = "sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'"
+
+#: Files can be replaced: a cache keeps them but asks again (cheap: the ETag answers 304).
+CACHE_CONTROL = "no-cache"
+
+#: The status of each refusal of the file use case.
+STATUS = {ItemNotFound: 404, FileNotHeld: 404, FileTooLarge: 413, UploadRefused: 400}
+
+
+def refusal_response(error: IbiError):
+    """A refusal of the file use case as the usual error answer (JSON for the API)."""
+    status = next(code for kind, code in STATUS.items() if isinstance(error, kind))
+    return error_response(str(error), status)
+
+
+def is_passive(content_type: str) -> bool:
+    """Whether a browser shows this type without running anything of the file's."""
+    media_type = content_type.split(";")[0].strip().lower()
+    return media_type in PASSIVE_TYPES or media_type.startswith(PASSIVE_PREFIXES)
+
+
+def file_response(stored: StoredFile) -> Response:
+    """The file, whole or the range asked for, with its validators (module docstring)."""
+    last_modified = _moment(stored.uploaded_at)
+    headers = {
+        "ETag": f'"{stored.sha256}"',
+        "Last-Modified": http_date(last_modified),
+        "Cache-Control": CACHE_CONTROL,
+        "Accept-Ranges": "bytes",
+        "X-Content-Type-Options": "nosniff",
+    }
+    media_type = stored.content_type.split(";")[0].strip().lower()
+    disposition = "inline" if is_passive(stored.content_type) else "attachment"
+    headers["Content-Disposition"] = f"{disposition}; filename*=UTF-8''{quote(stored.path.rsplit('/', 1)[-1], safe='')}"
+    if media_type != "application/pdf":
+        headers["Content-Security-Policy"] = SANDBOX_POLICY
+    if not is_resource_modified(request.environ, etag=stored.sha256, last_modified=last_modified):
+        return Response(status=304, headers=headers)
+    start, stop, status = 0, stored.size, 200
+    asked = request.range
+    if asked is not None and _if_range_holds(stored.sha256, last_modified):
+        span = asked.range_for_length(stored.size)
+        if span is not None:
+            (start, stop), status = span, 206
+            headers["Content-Range"] = f"bytes {start}-{stop - 1}/{stored.size}"
+        elif len(asked.ranges) == 1:
+            headers["Content-Range"] = f"bytes */{stored.size}"
+            return Response(f"The file has {stored.size} bytes: the range asked for is outside it.\n", 416,
+                            headers=headers, mimetype="text/plain")
+    headers["Content-Length"] = str(stop - start)
+    body = _body(current_app.config["DATABASE"], current_app.logger, stored, start, stop)
+    return Response(body, status, headers=headers, content_type=stored.content_type, direct_passthrough=True)
+
+
+def _if_range_holds(etag: str, last_modified: datetime) -> bool:
+    """Whether a ``Range`` applies: no ``If-Range``, or one naming the file as it is now."""
+    if_range = request.if_range
+    if if_range.etag is not None:
+        return if_range.etag == etag
+    if if_range.date is not None:
+        return if_range.date == last_modified
+    return "If-Range" not in request.headers
+
+
+def _body(setting: str, logger: logging.Logger, stored: StoredFile, start: int, stop: int) -> Iterator[bytes]:
+    """The bytes, read after the view returned (outside the app context), each chunk on a
+    connection of its own; a file replaced meanwhile ends the body early (the client sees it
+    incomplete), with one warning."""
+    try:
+        yield from read_chunks(lambda: Storage(setting), stored, start, stop)
+    except FileChanged as changed:
+        logger.warning("download ended early: %s", changed)
+
+
+def _moment(iso: str) -> datetime:
+    """A stored ISO 8601 UTC time, to the second (what ``Last-Modified`` can say)."""
+    return datetime.strptime(iso[:19], "%Y-%m-%dT%H:%M:%S").replace(tzinfo=timezone.utc)
+
+
+def file_dict(stored: StoredFile, portal_url: str, rep: str, resolver_base: str) -> dict:
+    """A file as the API and the file-list page's JSON describe it."""
+    return {
+        "path": stored.path,
+        "content_type": stored.content_type,
+        "size": stored.size,
+        "sha256": stored.sha256,
+        "uploaded_at": stored.uploaded_at,
+        "url": item_file_url(portal_url, rep, stored.path),
+        "persistent_url": f"{resolver_base.rstrip('/')}/{stored.ibi}/{quote(stored.path)}",
+    }
+
+
+def listing_response(held, portal_url: str, resolver_base: str):
+    """An item's files as JSON: ``{"ibi": {"rep", "ibip"}, "files": [...]}``."""
+    item = held.item
+    return jsonify({
+        "ibi": {"rep": item.rep, "ibip": item.ibip},
+        "files": [file_dict(stored, portal_url, item.rep, resolver_base) for stored in held.files],
+    })
