@@ -65,6 +65,16 @@ KEY_MASK = "[hidden]"
 #: Characters of an answer quoted in a reason, so that an administrator sees what came back.
 EXCERPT_CHARACTERS = 120
 
+#: ``archiveadmemailaddress`` (Table 7.2: RFC 2396's authority, ``user@host``).
+_EMAIL = re.compile(r"[^@\s]+@[^@\s]+")
+
+#: The setting each pair of Table 7.2 comes from (the key excepted: it is typed).
+SETTINGS = {
+    "archiveaddress": "IBIPORTAL_PORTAL_URL",
+    "archiveserviceibi": "IBIPORTAL_ARCHIVE_SERVICE_IBI",
+    "archiveadmemailaddress": "IBIPORTAL_ADMIN_EMAIL",
+}
+
 
 class Action(StrEnum):
     """What the Archive asks a resolver: to include it (``inclusionRequest``) or exclude it."""
@@ -126,7 +136,7 @@ class ResolverService:
         offset = len(text) - len(text.lstrip())
         if not given:
             raise fail("give the resolver service URL, e.g. http://urlib.net/J8LNKB5R7W/3FUQHC5")
-        scheme, colon, rest = given.partition("://")
+        scheme, colon, _ = given.partition("://")
         if not colon or scheme.lower() not in ("http", "https"):
             raise fail("a resolver service URL starts with http:// or https:// (§6.1)", offset + 1)
         for char in "?#":
@@ -206,6 +216,9 @@ def archive_identity(portal_url: str, service_ibi: str, admin_email: str,
     if not admin_email:
         raise NotReady("IBIPORTAL_ADMIN_EMAIL is not set: Table 7.2 requires the e-mail of the Archive's "
                        "administrator (archiveadmemailaddress)")
+    if not _EMAIL.fullmatch(admin_email):
+        raise NotReady(f"IBIPORTAL_ADMIN_EMAIL {admin_email!r} is not an e-mail address (archiveadmemailaddress, "
+                       "Table 7.2)")
     host = parts.hostname
     literal = f"[{host}]" if ":" in host else host
     address = literal if port is None else f"{literal}:{port}"
@@ -287,17 +300,23 @@ class Joining:
 
     def _send(self, action: Action, resolver_url: str, key: str) -> ResolverAnswer:
         resolver = ResolverService.parse(resolver_url)
-        registration_key = RegistrationKey(key, field="registration_key")
+        try:  # the message names the key as people do; the field is the form's
+            registration_key = RegistrationKey(key, field="the registration key")
+        except ParseError as error:
+            raise ParseError(error.message, error.position, "registration_key") from error
         identity = self.identity()
         message_class = InclusionRequest if action is Action.JOIN else ExclusionRequest
-        message = message_class(
-            archive_address=identity.address,
-            archive_service_ibi=identity.service_ibi,
-            archive_ip=identity.ip,
-            archive_platform_version=identity.platform_version,
-            archive_adm_email_address=identity.admin_email,
-            registration_key=registration_key,
-        )
+        try:
+            message = message_class(
+                archive_address=identity.address,
+                archive_service_ibi=identity.service_ibi,
+                archive_ip=identity.ip,
+                archive_platform_version=identity.platform_version,
+                archive_adm_email_address=identity.admin_email,
+                registration_key=registration_key,
+            )
+        except ParseError as error:  # a setting Table 7.2 cannot carry (the key was checked above)
+            raise NotReady(f"{SETTINGS.get(error.field or '', 'the configuration')}: {error}") from error
         exchange = self.transport.fetch(f"{resolver.url}?{message.to_query()}", self.timeouts)
         outcome, status, reason = read_status(action, exchange, registration_key)
         answer = ResolverAnswer(resolver.url, action, outcome, status, reason, exchange.status, identity, self.clock())

@@ -67,7 +67,7 @@ def list_command() -> None:
 def _send(action: Action, resolver_url: str, key: str | None) -> None:
     use_case = joining()
     try:  # what can be checked before the key is asked for
-        ResolverService.parse(resolver_url)
+        resolver = ResolverService.parse(resolver_url)
         identity = use_case.identity()
     except ParseError as exc:
         _fail("resolver URL", str(exc), 2)
@@ -75,14 +75,14 @@ def _send(action: Action, resolver_url: str, key: str | None) -> None:
         _fail("configuration", str(exc), 2)
     if key is None:
         key = click.prompt("Registration key", hide_input=True)
-    click.echo(f"Sending {SUBJECTS[action]} to {resolver_url.strip()} as the Archive at {identity.address} "
+    click.echo(f"Sending {SUBJECTS[action]} to {resolver.url} as the Archive at {identity.address} "
                f"(archive service {identity.service_ibi}, IP {identity.ip}, administrator {identity.admin_email})…")
     for note in identity.notes:
         click.echo(f"note: {note}", err=True)
     try:
         answer = use_case.join(resolver_url, key) if action is Action.JOIN else use_case.leave(resolver_url, key)
-    except ParseError as exc:
-        _fail("resolver URL" if exc.field == "resolver_url" else "registration key", str(exc), 2)
+    except ParseError as exc:  # a key's error names it already
+        _fail("resolver URL" if exc.field == "resolver_url" else None, str(exc), 2)
     except NotReady as exc:
         _fail("configuration", str(exc), 2)
     _report(answer)
@@ -98,6 +98,6 @@ def _report(answer: ResolverAnswer) -> None:
     sys.exit(1)
 
 
-def _fail(what: str, message: str, status: int) -> NoReturn:
-    click.echo(f"error: {what}: {message}", err=True)
+def _fail(what: str | None, message: str, status: int) -> NoReturn:
+    click.echo(f"error: {what}: {message}" if what else f"error: {message}", err=True)
     sys.exit(status)

@@ -181,6 +181,12 @@ def test_without_the_settings_table_7_2_needs_nothing_is_sent(resolver, make_joi
         make_joining(portal_url="").join(resolver.url, KEY)
     with pytest.raises(NotReady, match="IBIPORTAL_ADMIN_EMAIL is not set"):
         make_joining(admin_email="").join(resolver.url, KEY)
+    with pytest.raises(NotReady, match="IBIPORTAL_ADMIN_EMAIL 'archive-admin' is not an e-mail address"):
+        make_joining(admin_email="archive-admin").join(resolver.url, KEY)
+    joining = make_joining()
+    joining.service_ibi = "not an IBI"
+    with pytest.raises(NotReady, match="^IBIPORTAL_ARCHIVE_SERVICE_IBI: archiveserviceibi: 'not an IBI' is not an IBI"):
+        joining.join(resolver.url, KEY)
     assert resolver.received == [] and ResolverStatusStore(storage).resolvers() == []
 
 

@@ -42,7 +42,7 @@ class LiveServer:
     each request (for the trusted loopback names only), as a portal deployed without one does.
     """
 
-    def __init__(self, database: str, *, told_its_address: bool = True):
+    def __init__(self, database: str, *, told_its_address: bool = True, **settings):
         self.server = make_server("127.0.0.1", 0, app=None, threaded=True)  # port first …
         self.url = f"http://127.0.0.1:{self.server.server_port}"
         config = {
@@ -58,7 +58,7 @@ class LiveServer:
         }
         if told_its_address:
             config["PORTAL_URL"] = self.url  # … so that the demo Archives point back here
-        self.app = create_app(config)
+        self.app = create_app({**config, **settings})
         self.server.app = self.app
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
@@ -66,13 +66,19 @@ class LiveServer:
         return Storage(self.app.config["DATABASE"])
 
 
-@pytest.fixture(scope="session")
-def live_server(tmp_path_factory) -> Iterator[LiveServer]:
-    server = LiveServer(fresh_sqlite(tmp_path_factory.mktemp("portal") / "portal.sqlite"))
+def serve_with_admin(database: str, **settings) -> LiveServer:
+    """A live portal with the administrator account, serving (``settings`` added to its config)."""
+    server = LiveServer(database, **settings)
     storage = server.storage()
     AccountStore(storage).set_admin_password_hash(ADMIN_USERNAME, generate_password_hash(ADMIN_PASSWORD))
     storage.close()
     server.thread.start()
+    return server
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory) -> Iterator[LiveServer]:
+    server = serve_with_admin(fresh_sqlite(tmp_path_factory.mktemp("portal") / "portal.sqlite"))
     yield server
     server.server.shutdown()
 
@@ -137,10 +143,15 @@ def phone(browser, live_server) -> Iterator[Page]:
 def addressless_page(request, browser, addressless_server) -> Iterator[Page]:
     """A page on the portal without ``PORTAL_URL``, at 1280 px then at 390 px
     (``page.width_name`` says which)."""
-    viewport, options = (DESKTOP, {}) if request.param == "desktop" else (
+    yield from sized_page(browser, addressless_server, request.param)
+
+
+def sized_page(browser: Browser, server: LiveServer, width_name: str) -> Iterator[Page]:
+    """A page on ``server`` at 1280 px (``desktop``) or 390 px (``phone``, touch), ``page.width_name`` saying which."""
+    viewport, options = (DESKTOP, {}) if width_name == "desktop" else (
         PHONE, {"is_mobile": True, "has_touch": True, "device_scale_factor": 2})
-    for page in _page(browser, addressless_server, viewport, **options):
-        page.width_name = request.param  # type: ignore[attr-defined]
+    for page in _page(browser, server, viewport, **options):
+        page.width_name = width_name  # type: ignore[attr-defined]
         yield page
 
 

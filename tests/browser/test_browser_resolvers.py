@@ -11,13 +11,11 @@ from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Page, expect
-from werkzeug.security import generate_password_hash
 
-from ibiportal.storage.accounts import AccountStore
 from tests.archive.independent_resolver import IndependentResolver
 from tests.servers import fresh_sqlite
 
-from .conftest import ADMIN_PASSWORD, ADMIN_USERNAME, DESKTOP, PHONE, LiveServer, _page, log_in, shoot
+from .conftest import LiveServer, log_in, serve_with_admin, shoot, sized_page
 
 SERVICE_IBI = "32G4GKPW/4GR3P92"
 KEY = "1234567890-0987654321"
@@ -25,12 +23,8 @@ KEY = "1234567890-0987654321"
 
 @pytest.fixture(scope="module")
 def archive_portal(tmp_path_factory) -> Iterator[LiveServer]:
-    server = LiveServer(fresh_sqlite(tmp_path_factory.mktemp("joining") / "portal.sqlite"))
-    server.app.config.update(ALLOW_PRIVATE_ARCHIVES=True, ADMIN_EMAIL="archive-admin@example.org")
-    storage = server.storage()
-    AccountStore(storage).set_admin_password_hash(ADMIN_USERNAME, generate_password_hash(ADMIN_PASSWORD))
-    storage.close()
-    server.thread.start()
+    server = serve_with_admin(fresh_sqlite(tmp_path_factory.mktemp("joining") / "portal.sqlite"),
+                              ALLOW_PRIVATE_ARCHIVES=True, ADMIN_EMAIL="archive-admin@example.org")
     yield server
     server.server.shutdown()
 
@@ -44,10 +38,7 @@ def resolver() -> Iterator[IndependentResolver]:
 
 @pytest.fixture(params=["desktop", "phone"])
 def admin(request, browser, archive_portal) -> Iterator[Page]:
-    viewport, options = (DESKTOP, {}) if request.param == "desktop" else (
-        PHONE, {"is_mobile": True, "has_touch": True, "device_scale_factor": 2})
-    for page in _page(browser, archive_portal, viewport, **options):
-        page.width_name = request.param  # type: ignore[attr-defined]
+    for page in sized_page(browser, archive_portal, request.param):
         log_in(page)
         yield page
 

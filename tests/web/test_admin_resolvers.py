@@ -105,7 +105,7 @@ def test_a_refusal_is_shown_with_the_resolvers_reason(tmp_path, resolver):
     ({"resolver_url": "http://192.0.2.7/J8LNKB5R7W/3FUQHC5", "registration_key": ""},
      "registration_key", "Give the key this Archive was registered with at that resolver."),
     ({"resolver_url": "http://192.0.2.7/J8LNKB5R7W/3FUQHC5", "registration_key": "12345"},
-     "registration_key", "Registration key: the first number has 5 digits"),
+     "registration_key", "the registration key: the first number has 5 digits"),
 ])
 def test_bad_input_is_shown_next_to_its_field_and_nothing_is_sent(tmp_path, resolver, data, field, message):
     client = admin_client(make_app(tmp_path))

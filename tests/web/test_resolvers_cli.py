@@ -155,7 +155,7 @@ def test_bad_input_and_missing_settings_exit_2_before_the_key_is_asked(tmp_path,
     assert result.exit_code == 2 and result.stderr.startswith("error: configuration: IBIPORTAL_ADMIN_EMAIL is not set")
     result = runner.invoke(args=["resolvers", "join", resolver.url, "--key", "12345"])
     assert result.exit_code == 2 and "12345" not in result.output
-    assert result.stderr.startswith("error: registration key: registration_key: the first number has 5 digits")
+    assert result.stderr.startswith("error: the registration key: the first number has 5 digits (Table 7.1")
     assert resolver.received == []
     assert runner.invoke(args=["resolvers", "list"]).stdout == (
         "No resolver has been asked yet: flask --app app resolvers join RESOLVER_SERVICE_URL.\n")
