@@ -15,8 +15,9 @@ What converts, and how:
 * ``None``: unknown (``prefix.rep`` or ``prefix.ibip`` is then ``None``).
 
 When the pair is one of the real servers of ``data/known_servers.json``, ``prefix.reference``
-is the published reference that prints both forms of one of its items (servers.py): the
-conversion says which pair it used and why that pair is a fact.
+is the published reference that prints both forms of one of its items (servers.py); for another
+pair, the source the table gives with it (prefixes.py: the portal's own subsystem, an
+administrator, an Archive's answer). The conversion says which pair it used and why it is a fact.
 
 ``prefix.host`` is the host of the repository-name prefix (Algorithm 1 inverse); ``prefix.ip``
 and ``prefix.port`` are the IP and port the IBIp prefix decodes to (the port of the IBIp
@@ -187,7 +188,7 @@ class _PrefixSides:
             decoded_ip, decoded_port = decode_ibip_prefix(ibip_text) if ibip_text else (None, None)
         except ParseError:
             return None
-        reference = _reference(rep_text, ibip_text, source)
+        reference = _reference(rep_text, ibip_text, source, self.pairs)
         return PrefixInfo(rep_text, ibip_text, host, decoded_ip, decoded_port, source, reference), tuple(warnings)
 
 
@@ -251,7 +252,7 @@ def convert_precisely(
             ip=decoded_ip,
             port=decoded_port,
             source=source,
-            reference=_reference(rep_text, ibip_text, source),
+            reference=_reference(rep_text, ibip_text, source, pairs),
         ),
         suffix=suffixes,
         utc=identifier.utc,
@@ -259,12 +260,20 @@ def convert_precisely(
     )
 
 
-def _reference(rep_text: str | None, ibip_text: str | None, source: str | None) -> str | None:
-    """The published reference of the pair a table conversion used, when it is a known server's."""
+def _reference(
+    rep_text: str | None, ibip_text: str | None, source: str | None, pairs: Iterable[Sequence[str]]
+) -> str | None:
+    """Why the pair a table conversion used is a fact: the published reference of a known server,
+    else the source the table gives with the pair (its third element), else None."""
     if source != SOURCE_TABLE or not rep_text or not ibip_text:
         return None
     server = known_server(rep_text, ibip_text)
-    return server.reference if server else None
+    if server is not None:
+        return server.reference
+    wanted = decode_rep_prefix(rep_text)
+    sources = (pair[2] for pair in pairs if len(pair) > 2 and pair[1].upper() == ibip_text
+               and decode_rep_prefix(pair[0]) == wanted)
+    return next(sources, None)
 
 
 def _ibip_prefix_for(

@@ -3,7 +3,9 @@
 A repository-name prefix names a host and port, an IBIp prefix an IP and port, and URLib
 used port 80 in names and 800 in IBIps for the same server: neither prefix follows from
 the other. Only a table of pairs seen together (file 003 examples, administrators, Archive
-answers ``ibi {rep ... ibip ...}``) links them. Pairs are ``(rep_prefix, ibip_prefix)``.
+answers ``ibi {rep ... ibip ...}``) links them. Pairs are ``(rep_prefix, ibip_prefix)``, or
+``(rep_prefix, ibip_prefix, source)`` where the table knows why the pair is a fact (the portal's
+own subsystem, an administrator, the Archive whose answer proved it): conversion names it.
 
 One subsystem may have several repository-name spellings: ``sid.inpe.br/mtc-m18@80``
 (the legacy ``@`` form, issued before August 2010) and ``sid.inpe.br/mtc-m18`` name the same
@@ -42,7 +44,7 @@ def _normalized_pairs(pairs: Iterable[Sequence[str]]) -> tuple[tuple[str, str, t
 def _normalize(pairs: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, str, tuple[str, int]], ...]:
     normalized = []
     for pair in pairs:
-        rep, ibip = pair
+        rep, ibip = pair[0], pair[1]  # a third element, where given, is the pair's source
         try:
             host_port = decode_rep_prefix(rep)
             decode_ibip_prefix(ibip)

@@ -172,6 +172,12 @@ class IdentifierStore:
 
     # -- prefix pairs --------------------------------------------------------------------
 
+    def minting_pairs(self) -> list[tuple[str, str]]:
+        """The prefix pair of every subsystem that has minted here (its clock's key is both
+        prefixes), so that what the portal minted converts both ways after a change of settings."""
+        rows = self.storage.connection.execute(select(subsystem_clock.c.subsystem).order_by(subsystem_clock.c.subsystem))
+        return [tuple(row.subsystem.split(" ", 1)) for row in rows if " " in row.subsystem]
+
     def prefix_pairs(self) -> list[tuple[str, str]]:
         """Stored (repository-name prefix, IBIp prefix) pairs, oldest first."""
         return [(record.rep_prefix, record.ibip_prefix) for record in self.prefix_pair_records()]

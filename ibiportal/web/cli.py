@@ -147,7 +147,7 @@ def extract_command(file: str, as_json: bool) -> None:
 def prefix_pair_command(rep_prefix: str | None, ibip_prefix: str | None) -> None:
     """List the known prefix pairs, or add REP_PREFIX IBIP_PREFIX (one subsystem's two prefixes)."""
     if rep_prefix is None:
-        for rep, ibip in known_prefix_pairs():
+        for rep, ibip, *_ in known_prefix_pairs():
             click.echo(f"{rep}\t{ibip}")
         return
     if ibip_prefix is None:

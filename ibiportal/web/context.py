@@ -43,9 +43,22 @@ def get_item_files() -> ItemFiles:
     return ItemFiles(IdentifierStore(storage), FileStore(storage), current_app.config["MAX_FILE_BYTES"])
 
 
-def known_prefix_pairs() -> list[tuple[str, str]]:
-    """The standard's pairs first, then those added by administrators or learnt."""
-    return list(KNOWN_PREFIX_PAIRS) + IdentifierStore(get_storage()).prefix_pairs()
+#: The source conversion names for the pairs of the portal's own subsystems.
+OWN_SUBSYSTEM_SOURCE = "this portal's identification subsystem, which minted the IBI (IBIPORTAL_MINT_*)"
+
+
+def known_prefix_pairs() -> list[tuple[str, ...]]:
+    """The standard's pairs first, then the portal's own subsystems (the configured one and every
+    one that has minted here: what the portal minted always converts both ways), then those added
+    by administrators or learnt from Archives' answers, each with its source."""
+    store = IdentifierStore(get_storage())
+    own = current_app.extensions["ibiportal.subsystem"]
+    minted = [(own.rep_prefix, own.ibip_prefix), *store.minting_pairs()]
+    return [
+        *KNOWN_PREFIX_PAIRS,
+        *((rep, ibip, OWN_SUBSYSTEM_SOURCE) for rep, ibip in dict.fromkeys(minted)),
+        *((record.rep_prefix, record.ibip_prefix, record.source) for record in store.prefix_pair_records()),
+    ]
 
 
 def resolver_base() -> str:

@@ -203,7 +203,7 @@ def add_prefix_pair():
         except ParseError as exc:
             show_error(form, exc)
         else:
-            if (rep, ibip) in known_prefix_pairs():
+            if (rep, ibip) in {tuple(pair[:2]) for pair in known_prefix_pairs()}:
                 flash(f"{rep} = {ibip} is already in the table.")
             else:
                 IdentifierStore(get_storage()).add_prefix_pair(rep, ibip, f"administrator {current_admin()}")
