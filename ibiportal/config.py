@@ -44,6 +44,7 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
         "IBIPORTAL_RESOLUTION_CACHE_SECONDS": "RESOLUTION_CACHE_SECONDS",
         "IBIPORTAL_NEGATIVE_CACHE_SECONDS": "NEGATIVE_CACHE_SECONDS",
         "IBIPORTAL_THREADS": "THREADS",
+        "IBIPORTAL_PENDING_NOTICES": "PENDING_NOTICES",
         "IBIPORTAL_RATELIMIT_ENABLED": "RATELIMIT_ENABLED",
         "IBIPORTAL_RATELIMIT_STORAGE": "RATELIMIT_STORAGE_URI",
         "IBIPORTAL_RATELIMIT_KEY_CHECKS": "RATELIMIT_KEY_CHECKS",
@@ -56,7 +57,7 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
         if env.get(env_name):
             settings[key] = env[env_name]
     for key in ("MINT_PORT", "MINT_IBIP_PORT", "TRACE_RETENTION", "TRACE_BYTES", "RESOLUTION_CACHE_SECONDS",
-                "NEGATIVE_CACHE_SECONDS", "THREADS", "MAX_FILE_BYTES"):
+                "NEGATIVE_CACHE_SECONDS", "THREADS", "MAX_FILE_BYTES", "PENDING_NOTICES"):
         if key in settings:
             settings[key] = _integer(settings[key], key)
     for key in ("TRUSTED_PROXIES", "TRUSTED_HOSTS"):
@@ -146,6 +147,10 @@ DEFAULTS: dict = {
     # Request threads per gunicorn worker (gunicorn.conf.py); the resolver's pool of threads
     # asking Archives is sized from it (ibiportal/web/services.py).
     "THREADS": 8,
+    # Notices (6) each worker awaits at once per Archive after redirecting without them
+    # (ibiportal/resolver/acknowledging.py: PendingNotices); beyond, an acknowledgment to that
+    # Archive is not sent, counted and logged (an Archive this far behind is not answering).
+    "PENDING_NOTICES": 64,
     # Rate limits (ibiportal.web.limits), in Flask-Limiter's notation ("10/minute",
     # "100 per hour", "5/minute;50/day"), counted per client IP (X-Forwarded-For only from
     # TRUSTED_PROXIES). GET /<persistent URL> and static files are not limited.

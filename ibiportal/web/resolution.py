@@ -6,9 +6,11 @@ itself (``ibiportal.resolver.engine``) knows nothing of Flask.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import secrets
 import time
+from concurrent.futures import Future
 from dataclasses import asdict, astuple, dataclass, replace
 from enum import StrEnum
 from datetime import datetime, timezone
@@ -21,15 +23,19 @@ from ..resolver.addresses import client_ip_list
 from ..resolver.cache import CachedOutcome, CachedRedirect, CacheKey, cached_outcome, depends_on
 from ..resolver.diagnosis import NotFoundDiagnosis, diagnose
 from ..resolver.engine import ClientInfo, Resolver, ResolverSettings, joined
-from ..resolver.trace import Resolution, Trace
+from ..resolver.trace import Resolution, Trace, TraceStep
 from ..resolver.transport import ArchiveEndpoint, Route, local_endpoint
+from ..storage.database import Storage
 from ..storage.redis_flight import Published
 from ..storage.registry import ArchiveStore
 from ..storage.traces import TraceStore
 from .context import get_storage, known_prefix_pairs
 from .services import get_demo_archives, get_executor, get_own_local_archive, get_transports
-from .services import get_acknowledger, get_redis_flight, get_resolution_cache, get_single_flight
+from .services import get_acknowledger, get_notice_recorder, get_pending_notices, get_redis_flight
+from .services import get_resolution_cache, get_single_flight
 from .services import resolution_changes
+
+log = logging.getLogger(__name__)
 
 #: What a stored trace keeps of each Archive's answer, in characters (and as much of its pairs):
 #: enough for any answer of the standard's examples many times over.
@@ -181,9 +187,34 @@ def resolve_and_store(persistent_url: str, archives: ArchiveSet, client: ClientI
         get_transports(),
         settings=ResolverSettings(resolver_base=request.url_root),
         executor=get_executor(),
+        notices=get_pending_notices(),
     )
     resolution = resolver.resolve(persistent_url, client, parsed=parsed)
-    return _store(persistent_url, archives, client, resolution)
+    stored = _store(persistent_url, archives, client, resolution)
+    if resolution.pending_notice is not None:
+        _record_when_it_comes(stored.trace_id, resolution.pending_notice)
+    return stored
+
+
+def _record_when_it_comes(trace_id: str, notice: Future[TraceStep]) -> None:
+    """Once the notice (6) the redirect went out without comes, it replaces the stored trace's
+    "acknowledgment pending" step (from the notice recorder's thread)."""
+    setting, recorder = current_app.config["DATABASE"], get_notice_recorder()
+    notice.add_done_callback(lambda done: recorder.submit(_record_notice, setting, trace_id, done.result()))
+
+
+def _record_notice(setting: str, trace_id: str, notice: TraceStep) -> None:
+    """Write the notice into the stored trace, cut as every stored answer is; a failure is logged
+    (a pool thread would otherwise drop it silently)."""
+    step = stored_trace({"trace": {"steps": [notice.to_dict()]}})["trace"]["steps"][0]
+    try:
+        storage = Storage(setting)
+        try:
+            TraceStore(storage).record_notice(trace_id, step)
+        finally:
+            storage.close()
+    except Exception:  # noqa: BLE001 - any failure: logged with its traceback, the trace keeps "pending"
+        log.exception("the notice for trace %s could not be recorded", trace_id)
 
 
 def _store(persistent_url: str, archives: ArchiveSet, client: ClientInfo, resolution: Resolution,

@@ -18,6 +18,7 @@ from flask import current_app
 from ..archive.demo import DemoArchive, load_demo_archives
 from ..archive.own import OwnArchive, own_archive_service
 from ..archive.service import ArchiveService
+from ..resolver.acknowledging import PendingNotices
 from ..resolver.cache import Acknowledger, Changes, ResolutionCache
 from ..resolver.curl_transport import CurlTransport
 from ..resolver.engine import ResolverSettings
@@ -209,6 +210,20 @@ def get_acknowledger() -> Acknowledger:
                             in_process={Route.LOCAL})
 
     return _service(f"acknowledger {portal_url()}", build)
+
+
+def get_pending_notices() -> PendingNotices:
+    """The notices (6) this worker awaits after redirects went out without them, at most
+    IBIPORTAL_PENDING_NOTICES per Archive; those of the Archives in this process (the own one,
+    the demo ones) are waited for, a function call."""
+    return _service("pending_notices", lambda: PendingNotices(current_app.config["PENDING_NOTICES"],
+                                                              in_process={Route.LOCAL}))
+
+
+def get_notice_recorder() -> ThreadPoolExecutor:
+    """The thread that writes notices into the stored traces as they come: a notice completes
+    on the transport's thread, which must not wait on the database."""
+    return _service("notice_recorder", lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="notice-recorder"))
 
 
 def get_redis_changes() -> RedisChanges | None:

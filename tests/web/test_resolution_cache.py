@@ -11,6 +11,7 @@ import functools
 import itertools
 import re
 import socket
+import time
 from urllib.parse import urlsplit
 
 import pytest
@@ -57,12 +58,14 @@ class ItemArchive:
 
     def __init__(self) -> None:
         self.failing = False  # answer every urlRequest with HTTP 500
+        self.notice_seconds = 0.0  # how long the notice (6) takes
         self.urlkeys = itertools.count(1)
 
     def __call__(self, request: ArchiveRequest) -> Answer | str:
         if request.subject == "inclusionConfirmationRequest":
             return "confirmation yes\r\n"
         if request.subject == "acknowledgment":
+            time.sleep(self.notice_seconds)
             return "notice {acknowledgment received}\r\n"
         if self.failing:
             return Answer(status=500)
