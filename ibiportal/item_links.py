@@ -10,11 +10,8 @@ from __future__ import annotations
 from sqlalchemy import Connection
 
 from .errors import ParseError
-from .minted import ItemLink, MintedItem
+from .minted import NEXT_EDITION, ItemLink, MintedItem
 from .storage.identifiers import IdentifierStore
-
-NEXT_EDITION = "nextedition"
-TRANSLATION = "translation"
 
 
 def linked_item(store: IdentifierStore, ibi: str, field: str, item: str) -> MintedItem:

@@ -22,6 +22,12 @@ class SubsystemClock:
     offset: Decimal
 
 
+#: The relations of an :class:`ItemLink`: ``ibi.nextedition`` and ``ibi.translation(<language>)``
+#: of Algorithm 2 (file 003 §9).
+NEXT_EDITION = "nextedition"
+TRANSLATION = "translation"
+
+
 @dataclass(frozen=True)
 class ItemLink:
     """A minted item's link to another IBI: ``nextedition``, or ``translation`` into ``language``."""

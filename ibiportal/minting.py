@@ -29,8 +29,8 @@ from .ibi.languages import country_problem, language_problem
 from .ibi.dates import split_date, utc_iso
 from .ibi.repository import rep_prefix, rep_suffix
 from .citation.types import ItemType
-from .minted import Bibliographic, ItemLink, MintedItem, SubsystemClock
-from .item_links import NEXT_EDITION, TRANSLATION, link, linked_item
+from .minted import NEXT_EDITION, TRANSLATION, Bibliographic, ItemLink, MintedItem, SubsystemClock
+from .item_links import link, linked_item
 from .storage.identifiers import IdentifierStore, SubsystemRaced
 
 #: Identifiers per API or page request; the CLI, run by an operator, allows more.

@@ -18,8 +18,8 @@ from dataclasses import asdict, dataclass
 from ..archive.model import ItemState
 from ..errors import IbiError, ParseError
 from ..ibi.identifier import parse_ibi
-from ..item_links import NEXT_EDITION, TRANSLATION, link, linked_item
-from ..minted import ItemLink, MintedItem
+from ..item_links import link, linked_item
+from ..minted import NEXT_EDITION, TRANSLATION, ItemLink, MintedItem
 from ..minting import BIBLIOGRAPHIC_LIMITS, MintRequest
 from ..storage.identifiers import IdentifierStore
 

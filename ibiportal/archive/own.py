@@ -20,25 +20,30 @@ from typing import Protocol
 from ..citation.oai_dc import written_fields
 from ..citation.types import ItemType
 from ..ibi.identifier import parse_ibi
-from ..minted import ItemLink, MintedItem
+from ..minted import NEXT_EDITION, TRANSLATION, ItemLink, MintedItem
 from .model import ArchiveIdentity, Behaviour, DublinCore, IbiForms, Item, ItemState, Metadata, url_path_encode
-from .relation import Relation
+from .relation import OAI_DC, Element, Kind, Relation
 from .service import ArchiveService
 from .store import ibi_key
 
-#: The relations the own Archive answers for (Table 9.5): the item, its last edition, its
-#: metadata in free format and oai_dc, and those of its last edition.
-OWN_RELATIONS = tuple(
-    Relation.parse(text)
-    for text in (
-        "",
-        ".lastedition",
-        ".metadata",
-        ".metadata(oai_dc)",
-        ".lastedition.metadata",
-        ".lastedition.metadata(oai_dc)",
-    )
-)
+def own_relations(item: Item) -> tuple[Relation, ...]:
+    """The relations the own Archive answers for ``item`` (Algorithm 2's GLOBAL ``relações``):
+    every composition of Table 9.5, ``([u [t]] | [t [u]]) [m [t]]``, so that each of Table 8.2's
+    14 modifier forms resolves when its items exist.
+
+    ``t`` is the bare ``.translation`` or one of the languages of the item and its translations
+    (§9.2: an Archive leaves out the languages it holds nothing in); ``m`` is ``.metadata`` or
+    ``.metadata(oai_dc)``. Metadata have no language here, so only their bare translation (the
+    metadata themselves, Example 9.2's ``.metadata.translation``) follows them.
+    """
+    languages = sorted({language for language, _ in item.translations} | ({item.language} if item.language else set()))
+    lastedition = (Element(Kind.LASTEDITION),)
+    translations = [(Element(Kind.TRANSLATION),), *((Element(Kind.TRANSLATION, language),) for language in languages)]
+    firsts = [(), lastedition, *(lastedition + t for t in translations), *translations,
+              *(t + lastedition for t in translations)]
+    metadata = [(Element(Kind.METADATA),), (Element(Kind.METADATA, OAI_DC),)]
+    seconds = [(), *metadata, *(m + (Element(Kind.TRANSLATION),) for m in metadata)]
+    return tuple(Relation(first + second) for first in firsts for second in seconds)
 
 
 class MintedItems(Protocol):
@@ -51,6 +56,8 @@ class MintedItems(Protocol):
     def item_links(self, ibi: str) -> list[ItemLink]: ...
 
     def file_paths(self, ibi: str) -> list[str]: ...
+
+    def links_to(self, target: str) -> list[tuple[str, ItemLink]]: ...
 
 
 class OwnItemStore:
@@ -74,7 +81,7 @@ class OwnItemStore:
         if minted.deleted:  # the tombstone: Algorithm 2 lines 11-15 answer ibi, state and timestamp only
             return Item(ibi=IbiForms(rep=minted.rep, ibip=minted.ibip), state=ItemState.DELETED, timestamp=timestamp)
         links = self.storage.item_links(minted.ibip)
-        next_edition = next((link.target for link in links if link.relation == "nextedition"), None)
+        next_edition = next((link.target for link in links if link.relation == NEXT_EDITION), None)
         metadata_url = item_metadata_url(self.portal_url, minted.ibip)
         return Item(
             ibi=IbiForms(rep=minted.rep, ibip=minted.ibip),
@@ -86,12 +93,33 @@ class OwnItemStore:
             file_list_url=item_file_list_url(self.portal_url, minted.ibip),
             language=minted.language,
             nextedition=_forms(next_edition) if next_edition else None,
-            translations=tuple(
-                (link.language, _forms(link.target)) for link in links if link.relation == "translation"
-            ),
+            translations=self._translations(minted, links),
             metadata=Metadata(url=metadata_url, state=ItemState.ORIGINAL, timestamp=timestamp, oai_dc_url=metadata_url),
             dc=_dublin_core(minted),
         )
+
+
+    def _translations(self, minted: MintedItem, links: list[ItemLink]) -> tuple[tuple[str, IbiForms], ...]:
+        """The item's ``.translation(xx)`` by language: its own translations; the item itself in
+        its own language (Example 9.2 names its English original ``.translation(en)``); and for a
+        translation, its original in the original's language (§8.1: "por extensão de linguagem",
+        ``+(en)`` reaches the English original) and the original's other translations."""
+        found: dict[str, IbiForms] = {}
+        for link in links:
+            if link.relation == TRANSLATION:
+                found.setdefault(link.language, _forms(link.target))
+        if minted.language:
+            found.setdefault(minted.language, IbiForms(rep=minted.rep, ibip=minted.ibip))
+        for source, link in self.storage.links_to(minted.ibip):
+            original = self.storage.find_minted(ibip=source) if link.relation == TRANSLATION else None
+            if original is None or original.deleted:
+                continue
+            if original.language:
+                found.setdefault(original.language, IbiForms(rep=original.rep, ibip=original.ibip))
+            for sibling in self.storage.item_links(source):
+                if sibling.relation == TRANSLATION:
+                    found.setdefault(sibling.language, _forms(sibling.target))
+        return tuple(sorted(found.items()))
 
 
 def _dublin_core(minted: MintedItem) -> DublinCore:
@@ -181,7 +209,7 @@ def own_archive_service(
 ) -> ArchiveService:
     """The own Archive's service (Algorithm 1 of §9) at ``http://<address>/<service_ibi>``."""
     identity = ArchiveIdentity(address=address, service_ibi=_forms(service_ibi))
-    return ArchiveService(identity, OwnItemStore(storage, portal_url), relations=OWN_RELATIONS, urlkey=urlkey)
+    return ArchiveService(identity, OwnItemStore(storage, portal_url), relations=own_relations, urlkey=urlkey)
 
 
 def _forms(ibi: str) -> IbiForms:

@@ -104,7 +104,7 @@ class Relation:
             elements.append(Element(kind, match[2]))
             index = match.end()
         relation = cls(tuple(elements))
-        if not _SHAPE.fullmatch(relation.shape()):
+        if not relation.follows_table_9_5():
             raise ParseError(
                 f"relation {text!r} does not follow Table 9.5: ([u [t]] | [t [u]]) [m [t]]",
                 field="relation",
@@ -130,6 +130,10 @@ class Relation:
     def shape(self) -> str:
         """The kinds as Table 9.5 letters, e.g. ``um`` for ``.lastedition.metadata``."""
         return "".join(_SHAPE_LETTER[element.kind] for element in self.elements)
+
+    def follows_table_9_5(self) -> bool:
+        """Whether the elements compose as Table 9.5 allows (``from_verbs`` may build others)."""
+        return _SHAPE.fullmatch(self.shape()) is not None
 
     def answers(self, wanted: Relation) -> bool:
         """Whether pairs qualified by this relation serve a request for ``wanted`` (Example 9.3)."""

@@ -41,7 +41,7 @@ from datetime import datetime, timezone
 
 from ibiportal.archive.model import ArchiveIdentity, ContentType, IbiForms, Item, ItemState, Metadata, format_timestamp
 from ibiportal.archive.relation import OAI_DC, Kind, Relation
-from ibiportal.archive.store import ItemStore, find_linked
+from ibiportal.archive.store import ItemStore, RememberingStore, find_linked
 from ibiportal.errors import ParseError
 from ibiportal.ibi.modifiers import GET_FILE_LIST, GET_LAST_EDITION, Verb
 from ibiportal.protocol.messages import Acknowledgment, InclusionConfirmationRequest, Request, UrlRequest, parse_request
@@ -107,7 +107,9 @@ def filter_url_list(answer: PairList, verbs: Sequence[Verb]) -> PairList:
     (the resolver follows it, §10.2); the ``contenttype``/``ibi``/``state``/``timestamp``/
     ``url`` pairs whose relation is the one the verbs ask for (a bare ``GetTranslation``
     keeps every ``.translation(xx)``); ``urlkey`` when a ``url`` pair is kept (the first
-    answer of §10.2 has neither). A Deleted answer (Algorithm 2 lines 11-15) is kept whole:
+    answer of §10.2 has neither), else the ``ibi`` pairs of the relation's first parts, which
+    lead toward the rest (``ibi.translation(pt)`` for ``+(pt)!`` when the translation has a next
+    edition). A Deleted answer (Algorithm 2 lines 11-15) is kept whole:
     the resolver must see the deletion.
     """
     if answer.get("state") == ItemState.DELETED:
@@ -116,7 +118,8 @@ def filter_url_list(answer: PairList, verbs: Sequence[Verb]) -> PairList:
     follows_editions = any(verb.name == GET_LAST_EDITION for verb in verbs)
     kept = [pair for pair in answer.pairs if _serves(pair.name, wanted, follows_editions)]
     if not any(pair.name.partition(".")[0] == "url" for pair in kept):
-        kept = [pair for pair in kept if pair.name != "urlkey"]
+        kept = [pair for pair in answer.pairs
+                if (pair in kept and pair.name != "urlkey") or _leads_toward(pair.name, wanted)]
     return PairList(tuple(kept))
 
 
@@ -127,7 +130,20 @@ def _serves(name: str, wanted: Relation, follows_editions: bool) -> bool:
     if name == "ibi.nextedition":
         return follows_editions
     prefix, dot, qualifier = name.partition(".")
-    return prefix in _RELATION_PREFIXES and Relation.parse(dot + qualifier).answers(wanted)
+    if prefix not in _RELATION_PREFIXES:
+        return False
+    return Relation.parse(dot + qualifier).answers(wanted)
+
+
+def _leads_toward(name: str, wanted: Relation) -> bool:
+    """Whether ``name`` is the ``ibi`` pair of a first part of ``wanted``: without the URL
+    wanted, the resolver asks about that IBI for the rest (§10.2), e.g. ``ibi.translation(pt)``
+    for ``.translation(pt).lastedition`` when the translation has a next edition."""
+    prefix, dot, qualifier = name.partition(".")
+    if prefix != "ibi" or name in _IDENTIFYING_NAMES or name == "ibi.nextedition" or not wanted.follows_table_9_5():
+        return False
+    relation = Relation.parse(dot + qualifier)
+    return any(relation.answers(Relation(wanted.elements[:length])) for length in range(1, len(wanted.elements)))
 
 
 @dataclass(frozen=True)
@@ -144,11 +160,18 @@ class _Related:
     format: str | None = None
 
 
+#: Algorithm 2's GLOBAL ``relações``: one set for every item, or the set for each item (an
+#: Archive whose languages are those of its items, as the portal's own: §9.2 lets each Archive
+#: choose its subset, and a translation relation no item has only costs work).
+Relations = Iterable[Relation] | Callable[[Item], Iterable[Relation]]
+
+
 class ArchiveService:
     """One Archive's service: Algorithm 1 over an :class:`ItemStore` (file 003, §9).
 
     ``relations`` is Algorithm 2's GLOBAL ``relações``: the relations (Table 9.5) this
-    Archive answers for; it must contain the empty relation (§9.2). ``clock`` gives aware UTC
+    Archive answers for, or a function giving them for an item; they must contain the empty
+    relation (§9.2). ``clock`` gives aware UTC
     datetimes; ``urlkey`` makes the ``urlkey`` of each answer (default :func:`new_urlkey` at
     ``clock()``).
     """
@@ -158,15 +181,15 @@ class ArchiveService:
         identity: ArchiveIdentity,
         store: ItemStore,
         *,
-        relations: Iterable[Relation] = (Relation(),),
+        relations: Relations = (Relation(),),
         clock: Callable[[], datetime] = _utc_now,
         urlkey: Callable[[], str] | None = None,
         filtering: bool = True,
     ) -> None:
         self.identity = identity
         self.store = store
-        self.relations = tuple(relations)
-        if Relation() not in self.relations:
+        self.relations: Relations = relations if callable(relations) else tuple(relations)
+        if not callable(self.relations) and Relation() not in self.relations:
             raise ValueError("an Archive's relations must contain the empty relation (file 003, §9.2)")
         self.clock = clock
         self._urlkey = urlkey or (lambda: new_urlkey(self.clock()))
@@ -213,7 +236,8 @@ class ArchiveService:
         Raises :class:`ParseError` when ``ibi`` is not an IBI.
         """
         answer: list[Pair] = []  # line 1
-        item = self.store.find(ibi)  # line 2, CRIARPARSTATE
+        store = RememberingStore(self.store)  # the relations ask for the same linked items again and again
+        item = store.find(ibi)  # line 2, CRIARPARSTATE
         if item is None:  # lines 3-4
             return PairList()
         identity = self.identity
@@ -229,8 +253,9 @@ class ArchiveService:
         if item.nextedition is not None:  # lines 17-18, CRIARPARNEXTEDITION
             answer.append(Pair("ibi.nextedition", str(item.nextedition)))
         answer.append(Pair("urlkey", self._urlkey()))  # lines 19-20
-        for relation in self.relations:  # line 21
-            related = self._related(relation, item)
+        relations = self.relations(item) if callable(self.relations) else self.relations
+        for relation in relations:  # line 21
+            related = self._related(store, relation, item)
             if related is None:
                 continue
             if related.ibi is not None:  # lines 22-23, CRIARPARIBI
@@ -244,17 +269,19 @@ class ArchiveService:
                 answer.append(Pair(f"timestamp{relation}", format_timestamp(timestamp)))
         return _in_name_order(answer)  # line 33
 
-    def _related(self, relation: Relation, item: Item) -> _Related | None:
+    @staticmethod
+    def _related(store: ItemStore, relation: Relation, item: Item) -> _Related | None:
         """The item of information in ``relation`` with ``item``, ``None`` when unknown here."""
         related = _Related(item.ibi, item=item)
         for element in relation.elements:
-            step = self._step(related, element.kind, element.parameter)
+            step = ArchiveService._step(store, related, element.kind, element.parameter)
             if step is None:
                 return None
             related = step
         return related
 
-    def _step(self, current: _Related, kind: Kind, parameter: str | None) -> _Related | None:
+    @staticmethod
+    def _step(store: ItemStore, current: _Related, kind: Kind, parameter: str | None) -> _Related | None:
         """One elementary relation of Table 9.5 applied to ``current``.
 
         * ``.lastedition``: the item itself when it has no next edition (§9.2, "a última
@@ -277,7 +304,7 @@ class ArchiveService:
             if parameter is None:
                 return current if item.language is None else None
             forms = item.translation(parameter)
-            return None if forms is None else _Related(forms, item=find_linked(self.store, forms))
+            return None if forms is None else _Related(forms, item=find_linked(store, forms))
         metadata = item.metadata
         if metadata is None or (parameter == OAI_DC and metadata.oai_dc_url is None):
             return None

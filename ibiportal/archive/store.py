@@ -60,3 +60,21 @@ class InMemoryItemStore:
 
     def items(self) -> Iterator[Item]:
         return iter(self._items)
+
+
+class RememberingStore:
+    """A store that asks the one it wraps once per IBI: for the span of one answer, whose
+    relations (Table 9.5) name the same linked items many times (``.translation(pt)``,
+    ``.translation(pt).metadata``, ``.lastedition.translation(pt)``, …)."""
+
+    def __init__(self, store: ItemStore) -> None:
+        self._store = store
+        self._found: dict[str, Item | None] = {}
+
+    def find(self, ibi: str) -> Item | None:
+        if ibi not in self._found:
+            self._found[ibi] = self._store.find(ibi)
+        return self._found[ibi]
+
+    def items(self) -> Iterator[Item]:
+        return self._store.items()

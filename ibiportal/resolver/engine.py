@@ -33,14 +33,15 @@ from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
 from ibiportal.errors import ParseError
-from ibiportal.ibi.modifiers import GET_TRANSLATION, Verb
+from ibiportal.ibi.explain import explain_verbs
+from ibiportal.ibi.modifiers import GET_LAST_EDITION, GET_TRANSLATION, Verb
 from ibiportal.ibi.url import PersistentUrl
 from ibiportal.protocol.messages import UrlRequest, service_url
 from ibiportal.resolver import acknowledging, wording
 from ibiportal.resolver.acknowledging import PendingNotices
 from ibiportal.resolver.addresses import redirect_problem
 from ibiportal.resolver.asking import FanOut, Reply, Sender, milliseconds
-from ibiportal.resolver.reading import Reading, ibi_forms, read_reply, relation_of
+from ibiportal.resolver.reading import Reading, ibi_forms, missing_step, read_reply, relation_of
 from ibiportal.resolver.selecting import Arrival, Choice, select, stops_waiting
 from ibiportal.resolver.trace import (
     BROWSER,
@@ -277,11 +278,25 @@ class _Run:
                      if step.kind is StepKind.URL_REQUEST and step.hop == self.hops and step.status is not None)
 
     def not_found(self, ibi: str, reply: Reply, reading: Reading) -> Alert:
-        translations = [verb for verb in reading.verbs if verb.name == GET_TRANSLATION]
-        if translations and not any(".translation" in name for name in reading.pairs.names()):
-            which = ", ".join(str(verb) for verb in translations)
-            return Alert(AlertReason.TRANSLATION_MISSING, f"translation does not exist: {reply.endpoint.name} offers no {which} of {ibi}")
-        return Alert(AlertReason.NOT_FOUND, f"not found: the answer from {reply.endpoint.name} about {ibi} has no url{reading.relation} and no IBI leading toward it")
+        """The chosen answer holds ``ibi`` but leads to no URL: say which step of the relation
+        (Table 9.5) its Archive does not know, in words and by the pairs it lacks."""
+        archive = reply.endpoint.name
+        missing = missing_step(reading)
+        if missing is None:
+            return Alert(AlertReason.RELATION_MISSING,
+                         f"no URL: {archive} holds {ibi} and knows {explain_verbs(reading.verbs, 'en', ibi)}, but "
+                         f"gives no URL for it (its answer has no url{reading.relation}): a file it does not hold, "
+                         "or a file list it does not offer")
+        known, verb = missing
+        relation = relation_of([*known, verb])
+        wanted = explain_verbs([*known, verb], "en", ibi)
+        lacks = f"its answer has no url{relation} and no ibi{relation}"
+        if verb.name == GET_TRANSLATION:
+            return Alert(AlertReason.TRANSLATION_MISSING, f"translation does not exist: {archive} holds {ibi}, but no {wanted} ({lacks})")
+        if verb.name == GET_LAST_EDITION:
+            return Alert(AlertReason.RELATION_MISSING, f"last edition unknown: {archive} holds {ibi}, but does not know the "
+                                                       f"{wanted} ({lacks}, and no ibi.nextedition)")
+        return Alert(AlertReason.RELATION_MISSING, f"metadata do not exist: {archive} holds {ibi}, but no {wanted} ({lacks})")
 
     # -- (5), (6) and (7) ------------------------------------------------------------
 

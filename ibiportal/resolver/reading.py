@@ -126,6 +126,22 @@ def onward(pairs: PairList, verbs: tuple[Verb, ...], concrete: tuple[Verb, ...])
     return None
 
 
+def missing_step(reading: Reading) -> tuple[tuple[Verb, ...], Verb] | None:
+    """Where an answer that holds the item stops knowing what the verbs ask (Table 9.5): the
+    verbs it knows (it answers ``ibi`` or ``url`` of their relation) and the first one it does
+    not; ``None`` when it knows the whole relation but gives no URL for it (a file it does not
+    hold, a file list it does not offer)."""
+    known: list[Verb] = []
+    for verb in reading.verbs:
+        if verb.name == GET_FILE_LIST:
+            continue
+        relation = relation_of([*known, verb])
+        if reading.pairs.get(f"url{relation}") is None and reading.pairs.get(f"ibi{relation}") is None:
+            return tuple(known), verb
+        known.append(verb)
+    return None
+
+
 def read_reply(reply: Reply, arrival: int, verbs: tuple[Verb, ...], hop: int,
                language_preference: str | None) -> tuple[TraceStep, Reading | None]:
     """The (3)+(4) step of one reply, ``arrival``-th of its round, and what its answer means if

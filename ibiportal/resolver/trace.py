@@ -34,6 +34,7 @@ class AlertReason(StrEnum):
     NOT_FOUND = "not-found"
     DELETED = "deleted"
     TRANSLATION_MISSING = "translation-does-not-exist"
+    RELATION_MISSING = "relation-does-not-exist"  # the item is held, not its metadata, last edition or file
     CONFLICTING_ORIGINALS = "conflicting-originals"
     NO_ORIGINAL = "no-original"
     NO_ARCHIVE_ANSWERED = "no-archive-answered"

@@ -155,6 +155,9 @@ class FreshConnections:
         finally:
             storage.close()
 
+    def links_to(self, target: str):
+        return self._read("links_to", target)
+
 
 def resolver_threads(request_threads: int) -> int:
     """Size of the pool resolutions fan out on, for a worker with ``request_threads`` threads."""

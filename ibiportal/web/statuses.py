@@ -15,6 +15,7 @@ FOUND_STATUS = 302
 ALERT_STATUS = {
     AlertReason.NOT_FOUND: 404,
     AlertReason.TRANSLATION_MISSING: 404,
+    AlertReason.RELATION_MISSING: 404,
     AlertReason.NO_ORIGINAL: 404,
     AlertReason.DELETED: 410,
     AlertReason.CONFLICTING_ORIGINALS: 409,

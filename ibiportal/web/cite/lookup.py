@@ -84,7 +84,7 @@ def _fall_forward(wanted: CiteRequest, resolution: Resolution) -> Suggestion | N
     to that relation, so it does not show ``ibi.nextedition``): if that resolves through a later
     edition, the last edition — the IBI its final hop asked about — is offered instead. Only then
     is a second resolution made (it is part of the same citation request)."""
-    if resolution.alert.reason is not AlertReason.NOT_FOUND or GET_LAST_EDITION in (v.name for v in wanted.item_url.verbs):
+    if resolution.alert.reason not in (AlertReason.NOT_FOUND, AlertReason.RELATION_MISSING) or GET_LAST_EDITION in (v.name for v in wanted.item_url.verbs):
         return None
     if not any(name == "ibi" for step in resolution.trace.numbered(3) for name, _ in step.pairs or ()):
         return None  # no Archive holds the item: it has no edition either

@@ -26,6 +26,7 @@ HEADLINES = {
     AlertReason.NOT_FOUND: "Not found",
     AlertReason.DELETED: "Deleted",
     AlertReason.TRANSLATION_MISSING: "Translation does not exist",
+    AlertReason.RELATION_MISSING: "The item is held, not what the modifiers ask",
     AlertReason.CONFLICTING_ORIGINALS: "Conflict: more than one original",
     AlertReason.NO_ORIGINAL: "No Archive claims the original",
     AlertReason.NO_ARCHIVE_ANSWERED: "No Archive answered",
@@ -46,6 +47,9 @@ NEXT_STEPS = {
           "restore it.",
     AlertReason.TRANSLATION_MISSING: "The item exists, but not in the language asked. Try the same URL with a "
           "plain + (any translation) or without it.",
+    AlertReason.RELATION_MISSING: "An Archive holds the item, but not the related item the URL asks for (its "
+          "metadata, its last edition, a file): the alert names the missing step. Try the URL without that "
+          "modifier or path; the Archive's administrator can add what is missing.",
     AlertReason.CONFLICTING_ORIGINALS: "Two or more Archives claim to hold the original (§8.2: \"under suspicion, "
           "investigation needed\"). Their administrators must find out which one holds a copy.",
     AlertReason.NO_ORIGINAL: "Archives hold copies, but none claims the original. Without \"require the "
