@@ -52,6 +52,7 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
         "IBIPORTAL_RATELIMIT_LOGIN": "RATELIMIT_LOGIN",
         "IBIPORTAL_RATELIMIT_API": "RATELIMIT_API",
         "IBIPORTAL_RATELIMIT_TRACE": "RATELIMIT_TRACE",
+        "IBIPORTAL_RATELIMIT_REFERENCES": "RATELIMIT_REFERENCES",
     }
     for env_name, key in names.items():
         if env.get(env_name):
@@ -169,4 +170,7 @@ DEFAULTS: dict = {
     "RATELIMIT_API": "120/minute",
     # POST /api/v1/trace on top of RATELIMIT_API: each one sends messages to every Archive.
     "RATELIMIT_TRACE": "20/minute",
+    # IBIs checked by POST /api/v1/extract?resolve=1 (the Check references page), per client IP:
+    # each distinct request of a list counts once; beyond it, the rest of the list is "not checked".
+    "RATELIMIT_REFERENCES": "1000/minute",
 }

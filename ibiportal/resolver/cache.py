@@ -59,12 +59,12 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Executor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ibiportal.protocol.pairlist import PairList, read_answer
 from ibiportal.protocol.status import ACKNOWLEDGMENT_NOTICE, carries_notice
 from ibiportal.resolver.reading import ibi_forms
-from ibiportal.resolver.trace import AcknowledgmentMessage, AlertReason, Resolution, Status, StepKind
+from ibiportal.resolver.trace import AcknowledgmentMessage, AlertReason, Resolution, Status, StepKind, Trace
 from ibiportal.resolver.transport import Exchange, Timeouts, Transport
 
 log = logging.getLogger(__name__)
@@ -159,7 +159,12 @@ _STABLE_STATUSES = frozenset({Status.ANSWERED, Status.EMPTY, Status.NOT_WAITED_F
 @dataclass(frozen=True)
 class CachedAlert:
     """A stable alert to serve again: the resolution that ended with it (its page shows the
-    alert and the persistent URL) and the permalink of that resolution's trace."""
+    alert and the persistent URL) and the permalink of that resolution's trace.
+
+    The resolution is kept without the Archives' answers (raw, parsed pairs, request URLs): the
+    alert page and the diagnosis read the steps' facts only, the whole trace is behind the
+    permalink, and a reference list of 5,000 unknown IBIs otherwise kept over 100 MiB of answers
+    in each worker for as long as the entries stayed in the cache."""
 
     resolution: Resolution
     trace_url: str
@@ -172,7 +177,9 @@ class CachedAlert:
         asked = [step for step in resolution.trace.steps if step.kind is StepKind.URL_REQUEST]
         if not asked or any(step.status not in _STABLE_STATUSES for step in asked):
             return None
-        return cls(resolution, trace_url)
+        light = Trace(tuple(replace(step, raw_answer=None, pairs=None, request_url=None)
+                            for step in resolution.trace.steps))
+        return cls(replace(resolution, trace=light), trace_url)
 
 
 CachedOutcome = CachedRedirect | CachedAlert

@@ -23,6 +23,11 @@ SERVICE``                  (a key check costs an scrypt)
                            with a citation type in ``Accept``): each one
                            sends messages to every Archive, bypassing the
                            cache
+``RATELIMIT_REFERENCES``   IBIs of reference lists checked                     1000/minute
+                           (``POST /api/v1/extract?resolve=1``): each
+                           distinct request of a list counts once, as it is
+                           taken (:func:`reference_budget`); the rest of a
+                           list beyond the limit is "not checked"
 =========================  ==================================================  =============
 
 Once a failure limit is reached, every request it covers is refused until the window
@@ -52,7 +57,7 @@ from collections.abc import Callable
 
 from flask import Flask, Response, current_app, request
 from flask_limiter import Limiter
-from limits import parse_many
+from limits import RateLimitItem, parse_many
 
 from ..errors import ParseError
 from ..protocol.query import parse_query
@@ -74,7 +79,10 @@ LIMIT_SETTINGS = (
     "RATELIMIT_LOGIN",
     "RATELIMIT_API",
     "RATELIMIT_TRACE",
+    "RATELIMIT_REFERENCES",
 )
+#: The scope under which reference checks count their IBIs.
+REFERENCES_SCOPE = "references"
 #: A stalled Redis must not hold requests: past this, the limits are counted in memory (see init_app).
 REDIS_OPTIONS = {"socket_timeout": REDIS_TIMEOUT_SECONDS, "socket_connect_timeout": REDIS_TIMEOUT_SECONDS}
 #: Endpoints that resolve on demand, never from the cache: each sends messages to every Archive.
@@ -124,6 +132,32 @@ def _not_on_demand_resolution() -> bool:
 
 def _limit(name: str) -> Callable[[], str]:
     return lambda: current_app.config[name]
+
+
+def reference_budget() -> Callable[[], str | None]:
+    """The per-IBI budget of this client's reference check (``RATELIMIT_REFERENCES``): each call
+    takes one IBI and answers ``None``, or, once the limit is reached, the refusal in words.
+
+    It counts in the limiter's own storage (Redis shared by every node when configured, this
+    worker's memory when it is down), so a list split over several requests shares one budget.
+    """
+    limiter: Limiter = current_app.extensions["ibiportal.limiter"]
+    if not limiter.enabled:
+        return lambda: None
+    setting = current_app.config["RATELIMIT_REFERENCES"]
+    items: list[RateLimitItem] = parse_many(setting)
+    client = client_address()
+
+    def take() -> str | None:
+        strategy = limiter.limiter  # the in-memory fallback while the storage is down
+        for item in items:
+            if not strategy.hit(item, REFERENCES_SCOPE, client):
+                reset = strategy.get_window_stats(item, REFERENCES_SCOPE, client).reset_time
+                wait = max(1, int(reset - time.time()))
+                return f"at most {setting} IBIs are checked for your address; check again in {wait} s"
+        return None
+
+    return take
 
 
 def check_settings(app: Flask) -> None:

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 from flask import current_app
 
+from ..application.references import CONCURRENCY
 from ..archive.demo import DemoArchive, load_demo_archives
 from ..archive.own import OwnArchive, own_archive_service
 from ..archive.service import ArchiveService
@@ -168,6 +169,13 @@ def get_executor() -> ThreadPoolExecutor:
     """The thread pool resolutions fan out on."""
     size = resolver_threads(current_app.config["THREADS"])
     return _service("executor", lambda: ThreadPoolExecutor(max_workers=size, thread_name_prefix="resolver"))
+
+
+def get_reference_executor() -> ThreadPoolExecutor:
+    """The threads reference checks resolve their requests on (ibiportal.application.references):
+    one check keeps at most ``CONCURRENCY`` resolutions under way; several checks share them."""
+    return _service("reference_executor",
+                    lambda: ThreadPoolExecutor(max_workers=CONCURRENCY, thread_name_prefix="reference-check"))
 
 
 def get_resolution_cache() -> ResolutionCache | None:

@@ -193,8 +193,14 @@ def well_behaved(demo_resolver, *names: str) -> Resolver:
 def test_a_stable_alert_is_cached_when_no_archive_failed(demo_resolver, path, reason):
     resolution = resolve_demo(well_behaved(demo_resolver, "mtc-m16c", "mtc-m16d", "tombstone", "origin"), path)
     kept = cached_outcome(resolution, TRACE)
-    assert isinstance(kept, CachedAlert) and kept.resolution is resolution and kept.trace_url == TRACE
+    assert isinstance(kept, CachedAlert) and kept.trace_url == TRACE
     assert resolution.alert.reason == reason
+    # Kept without the Archives' answers; every fact the alert page and the diagnosis read stays.
+    assert (kept.resolution.alert, kept.resolution.persistent_url) == (resolution.alert, resolution.persistent_url)
+    light = [(step.number, step.archive, step.status, step.hop, step.elapsed_ms) for step in kept.resolution.trace.steps]
+    assert light == [(step.number, step.archive, step.status, step.hop, step.elapsed_ms) for step in resolution.trace.steps]
+    assert any(step.request_url for step in resolution.trace.steps)
+    assert not any(step.raw_answer or step.pairs or step.request_url for step in kept.resolution.trace.steps)
 
 
 @pytest.mark.parametrize("faulty", ["slow", "garbled"])

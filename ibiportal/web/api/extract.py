@@ -2,18 +2,23 @@
 
 The body is JSON ``{"text": "…"}``, or a multipart form with a ``file`` (.txt, .bib, .ris or
 .pdf) or a ``text`` field. The answer is ``{"found": [{"text", "line", "start", "end", "ibi",
-"form", "rep", "ibip", "persistent_url", "warnings"}], "count", "distinct"}`` (``start`` and
-``end`` are 0-based offsets in the text, ``text[start:end]``). Limits as for batch conversion:
-more than 1 MB of text is a 413 naming the limit, more than 5,000 IBIs a 400; a PDF that cannot
-be read is a 400 saying so. The routes join the ``api`` blueprint of :mod:`.views`.
+"form", "rep", "ibip", "persistent_url", "warnings", "error"}], "count", "distinct", "broken"}``
+(``start`` and ``end`` are 0-based offsets in the text, ``text[start:end]``). Limits as for
+batch conversion: more than 1 MB of text is a 413 naming the limit, more than 5,000 IBIs a 400;
+a PDF that cannot be read is a 400 saying so. The routes join the ``api`` blueprint of :mod:`.views`.
+
+``?resolve=1`` also checks every entry (``web.references.checking``): each gets a
+``resolution`` and the answer a ``summary``; with ``Accept: application/x-ndjson`` the entries
+stream, one JSON line each, as they are resolved.
 """
 from __future__ import annotations
 
-from flask import jsonify, request
+from flask import Response, jsonify, request, stream_with_context
 
 from ...documents import TooLarge, text_of
 from ...errors import ParseError
 from ..errors import error_response
+from ..references.checking import NDJSON, resolved_document, resolved_lines
 from ..references.views import extraction_of
 from .views import bp, json_body
 
@@ -23,9 +28,25 @@ def extract_api():
     try:
         text = _body_text()
         result = extraction_of(text)
+        resolve = _resolve_flag()
     except TooLarge as exc:
         return error_response(exc.message, 413, exc.position, exc.field)
-    return jsonify(result.to_dict())
+    if not resolve:
+        return jsonify(result.to_dict())
+    if request.accept_mimetypes.best_match([NDJSON, "application/json"]) == NDJSON:
+        return Response(stream_with_context(resolved_lines(result)), mimetype=NDJSON,
+                        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    return jsonify(resolved_document(result))
+
+
+_FLAGS = {"": False, "0": False, "false": False, "no": False, "1": True, "true": True, "yes": True}
+
+
+def _resolve_flag() -> bool:
+    value = request.args.get("resolve", "").strip().lower()
+    if value not in _FLAGS:
+        raise ParseError(f"resolve must be 1 or 0 (true or false), not {value!r}", field="resolve")
+    return _FLAGS[value]
 
 
 def _body_text() -> str:

@@ -405,6 +405,17 @@ _SCHEMAS["Extraction"] = {
                 "ibip": _NULLABLE_STRING,
                 "persistent_url": _NULLABLE_STRING,
                 "warnings": _STRINGS,
+                "resolution": {"type": "object", "description": "with resolve=1: what the reference comes to",
+                               "required": ["outcome", "status", "location", "reason", "trace", "cache"],
+                               "properties": {
+                                   "outcome": {"enum": ["found", "deleted", "not found", "invalid", "error"]},
+                                   "status": {"type": ["integer", "null"],
+                                              "description": "the HTTP status GET /<persistent URL> answers"},
+                                   "location": _NULLABLE_STRING,
+                                   "reason": {"type": "string"},
+                                   "trace": {"type": ["string", "null"], "description": "the trace's permalink"},
+                                   "cache": {"type": ["string", "null"],
+                                             "description": "hit, stale, miss, joined or off, as X-IBI-Cache"}}},
                 "error": {"oneOf": [{"type": "null"}, {
                     "type": "object", "required": ["message", "position"],
                     "description": "why a string meant as an IBI is none (its IBI fields are then null)",
@@ -416,6 +427,8 @@ _SCHEMAS["Extraction"] = {
         "count": {"type": "integer", "description": "entries, broken ones included"},
         "distinct": {"type": "integer", "description": "items, both forms of one counted once"},
         "broken": {"type": "integer", "description": "entries meant as IBIs that are none"},
+        "summary": {"type": "object", "description": "with resolve=1: entries per outcome",
+                    "additionalProperties": {"type": "integer"}},
     },
 }
 
@@ -523,7 +536,16 @@ _PATHS: dict[str, dict] = {
     "/api/v1/extract": {"post": {
         "operationId": "extract", "summary": "Every IBI in a text or a .txt, .bib, .ris or .pdf file, in order",
         "description": f"At most 1 MB of text (413 beyond) and {MAX_ROWS:,} IBIs (400 beyond); DOIs, ordinary "
-                       "links and date-like paths of other sites are not IBIs.",
+                       "links and date-like paths of other sites are not IBIs. With `resolve=1` every entry is "
+                       "also checked as `GET /<persistent URL>` would resolve it (each distinct request once, "
+                       "cache included) and gets a `resolution`; the answer a `summary`. With "
+                       "`Accept: application/x-ndjson` the entries stream as they are resolved, one JSON object a "
+                       "line: first `{count, distinct, broken, requests}`, then each entry with its `index` "
+                       "in the text's order, last `{summary}`. Each distinct request counts against "
+                       "IBIPORTAL_RATELIMIT_REFERENCES; beyond it, entries are `error` 429 \"not checked\".",
+        "parameters": [{"name": "resolve", "in": "query", "required": False,
+                        "description": "1 (or true, yes) checks every entry's resolution",
+                        "schema": {"enum": ["0", "1", "true", "false", "yes", "no"]}}],
         "requestBody": {"required": True, "content": {
             "application/json": {"schema": {"type": "object", "required": ["text"],
                                             "properties": {"text": {"type": "string"}}}},
@@ -531,7 +553,10 @@ _PATHS: dict[str, dict] = {
                 "file": {"type": "string", "format": "binary", "description": ".txt, .bib, .ris or .pdf"},
                 "text": {"type": "string"}}}},
         }},
-        "responses": {"200": _json(_ref("Extraction"), "The IBIs found"), **_ERRORS},
+        "responses": {"200": {"description": "The IBIs found (and with resolve=1, their resolutions)", "content": {
+            "application/json": {"schema": _ref("Extraction")},
+            "application/x-ndjson": {"schema": {"type": "string", "description": "one JSON object a line"}},
+        }}, **_ERRORS},
     }},
     "/api/v1/archives/health": {"get": {
         "operationId": "getArchiveHealth",

@@ -1,0 +1,190 @@
+"""Checking a reference list: every entry's resolution, each distinct request resolved once.
+
+A thesis's bibliography holds hundreds of references and dozens of IBIs, many of them twice
+(``IBI: <…>`` and ``Disponível em: <http://urlib.net/…>`` in one reference). The check:
+
+* reads the entries ``ibiportal.ibi.extract`` found; a broken one (meant as an IBI, but none)
+  is **invalid** at once, with the recogniser's reason, and nothing is asked about it;
+* groups the others by the request they make, ``/<ibi><modifiers><path>?<query>`` (Table 8.1:
+  the same request on any resolver), so each distinct request is resolved once and every
+  entry making it gets that resolution;
+* resolves them concurrently, at most ``concurrency`` at a time (each resolution is itself the
+  resolver's fan-out to every Archive, Figure 8.1), through the same resolution as
+  ``GET /<persistent URL>``, cache and single flight included: a list checked twice, or a URL a
+  reader just followed, is not asked of the Archives again;
+* yields each entry's :class:`EntryResolution` as soon as its request is resolved (not in text
+  order), so the caller can stream them: what is held at any time is the entries' indices and
+  the resolutions under way, never the list's resolutions;
+* asks ``budget`` before each distinct request (the per-IBI rate limit); once it refuses, the
+  remaining entries are **error** ``429``, "not checked", and can be checked again later.
+
+The outcome words are the reader's, not the protocol's: found, deleted, not found, invalid,
+error (see :data:`OUTCOME_OF_ALERT`).
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from dataclasses import dataclass
+from enum import StrEnum
+
+from ..ibi.extract import Found
+from ..resolver.trace import Alert, AlertReason
+
+logger = logging.getLogger(__name__)
+
+#: Resolutions under way at once for one check, by default: 200 IBIs against Archives that take
+#: 100 ms each are about 7 rounds of 100 ms (benchmarks/references.py).
+CONCURRENCY = 32
+
+#: The status of an entry whose request the rate limit stopped, as the API answers a refusal.
+NOT_CHECKED_STATUS = 429
+
+
+class Outcome(StrEnum):
+    """What a reference's IBI came to, in the reader's words."""
+
+    FOUND = "found"
+    DELETED = "deleted"
+    NOT_FOUND = "not found"
+    INVALID = "invalid"
+    ERROR = "error"
+
+
+#: How each alert (7) counts for a reference: the item is gone (deleted), is not there (not
+#: found: also a translation or an original that does not exist), the request itself is wrong
+#: (invalid); anything else (no Archive answered, Archives that disagree, a loop) says nothing
+#: about the reference and is an error worth checking again.
+OUTCOME_OF_ALERT = {
+    AlertReason.DELETED: Outcome.DELETED,
+    AlertReason.NOT_FOUND: Outcome.NOT_FOUND,
+    AlertReason.TRANSLATION_MISSING: Outcome.NOT_FOUND,
+    AlertReason.NO_ORIGINAL: Outcome.NOT_FOUND,
+    AlertReason.BAD_REQUEST: Outcome.INVALID,
+}
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the resolver answered one request, as ``GET /<persistent URL>`` answers it: the URL
+    it redirects to or the alert, the permalink of the trace, and the cache state (``hit``,
+    ``stale``, ``miss``, ``joined`` or ``off``, as its ``X-IBI-Cache`` header says)."""
+
+    location: str | None
+    alert: Alert | None
+    trace_url: str
+    cache: str
+
+
+@dataclass(frozen=True)
+class EntryResolution:
+    """One entry's resolution: the outcome, the HTTP status the resolver answers for its request
+    (``None`` for a broken entry, which makes no request), where it redirects, the reason in
+    words, the trace's permalink, and whether the cache answered."""
+
+    outcome: Outcome
+    status: int | None
+    location: str | None
+    reason: str
+    trace: str | None = None
+    cache: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"outcome": self.outcome.value, "status": self.status, "location": self.location,
+                "reason": self.reason, "trace": self.trace, "cache": self.cache}
+
+
+@dataclass(frozen=True)
+class CheckedEntry:
+    """The entry at ``index`` of the list (text order) and its resolution."""
+
+    index: int
+    entry: Found
+    resolution: EntryResolution
+
+
+class ReferenceCheck:
+    """Resolves the entries of a reference list (module docstring).
+
+    ``resolve`` answers one entry's request (it is called with the first entry making it, from
+    ``executor``'s threads); ``alert_status`` is the HTTP status of each alert and
+    ``found_status`` that of a redirect, as the resolver answers them.
+    """
+
+    def __init__(
+        self,
+        resolve: Callable[[Found], Answer],
+        executor: Executor,
+        *,
+        alert_status: Mapping[AlertReason, int],
+        found_status: int,
+        concurrency: int = CONCURRENCY,
+    ) -> None:
+        self.resolve = resolve
+        self.executor = executor
+        self.alert_status = alert_status
+        self.found_status = found_status
+        self.concurrency = max(1, concurrency)
+
+    def run(self, entries: Iterable[Found], budget: Callable[[], str | None]) -> Iterator[CheckedEntry]:
+        """Each entry with its resolution, as they are resolved. ``budget`` is asked once per
+        distinct request: ``None`` lets it through, a sentence refuses it and every one after."""
+        entries = list(entries)
+        requests: dict[str, list[int]] = {}
+        for index, entry in enumerate(entries):
+            if entry.broken:
+                yield CheckedEntry(index, entry, self.invalid(entry))
+            else:
+                requests.setdefault(request_of(entry), []).append(index)
+        pending: dict[Future, list[int]] = {}
+        refusal: str | None = None
+        for indices in requests.values():
+            refusal = refusal or budget()
+            if refusal is not None:
+                not_checked = EntryResolution(Outcome.ERROR, NOT_CHECKED_STATUS, None, f"not checked: {refusal}")
+                yield from (CheckedEntry(index, entries[index], not_checked) for index in indices)
+                continue
+            if len(pending) >= self.concurrency:
+                yield from self._finished(pending, entries)
+            pending[self.executor.submit(self.resolve, entries[indices[0]])] = indices
+        while pending:
+            yield from self._finished(pending, entries)
+
+    def _finished(self, pending: dict[Future, list[int]], entries: list[Found]) -> Iterator[CheckedEntry]:
+        """Wait for one request at least; yield the entries of every request resolved."""
+        done, _ = wait(pending, return_when=FIRST_COMPLETED)
+        for future in done:
+            indices = pending.pop(future)
+            resolution = self._outcome(future, entries[indices[0]])
+            yield from (CheckedEntry(index, entries[index], resolution) for index in indices)
+
+    def _outcome(self, future: Future, entry: Found) -> EntryResolution:
+        try:
+            answer = future.result()
+        except Exception:  # one request's failure must not end the check of the others: logged with its cause
+            logger.exception("reference check: resolving %s failed", request_of(entry))
+            return EntryResolution(Outcome.ERROR, 500, None, "the portal failed while resolving it (logged); check it again")
+        return self.of_answer(answer)
+
+    def of_answer(self, answer: Answer) -> EntryResolution:
+        """The resolver's answer as an entry's resolution."""
+        if answer.alert is None:
+            return EntryResolution(Outcome.FOUND, self.found_status, answer.location,
+                                   f"redirects to {answer.location}", answer.trace_url, answer.cache)
+        alert = answer.alert
+        return EntryResolution(OUTCOME_OF_ALERT.get(alert.reason, Outcome.ERROR), self.alert_status[alert.reason],
+                               None, alert.message, answer.trace_url, answer.cache)
+
+    @staticmethod
+    def invalid(entry: Found) -> EntryResolution:
+        """A broken entry: invalid, with the recogniser's reason and where in the entry's text."""
+        error = entry.reading.error
+        where = "" if error is None or error.position is None else f" (at character {error.position})"
+        message = error.message if error is not None else "not an IBI"
+        return EntryResolution(Outcome.INVALID, None, None, f"not an IBI: {message}{where}")
+
+
+def request_of(entry: Found) -> str:
+    """The request an entry makes, on any resolver: ``/<ibi><modifiers><path>?<query>``."""
+    return entry.reading.resolver_path or ""

@@ -1,0 +1,101 @@
+"""A reference list's check for the request at hand: the use case
+(``ibiportal.application.references``) with this portal's resolution, threads and rate limit, and
+its answer as one JSON document or as a stream of lines (NDJSON).
+
+Each distinct request is resolved as ``GET /<persistent URL>`` on this portal would resolve it
+(:func:`resolve_as_get`): the same cache, single flight, Archives and trace. The resolutions run
+on the reference-check threads, each inside a copy of this request's context (the resolution
+reads the client's address and the portal's address from it).
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Executor, Future
+
+from flask import copy_current_request_context, request
+
+from ...application.references import Answer, CheckedEntry, Outcome, ReferenceCheck
+from ...ibi.extract import Extraction, Found
+from ...resolver.cache import CachedRedirect
+from ..limits import reference_budget
+from ..resolution import cached, request_client, resolve_and_cache, trace_permalink
+from ..resolve.views import cache_state
+from ..services import get_reference_executor
+from ..statuses import ALERT_STATUS, FOUND_STATUS
+
+#: The media type of the streamed answer: one JSON object per line.
+NDJSON = "application/x-ndjson"
+
+
+class RequestContextExecutor(Executor):
+    """Runs each call on ``executor`` inside a copy of the request context it was submitted in."""
+
+    def __init__(self, executor: Executor) -> None:
+        self.executor = executor
+
+    def submit(self, fn, /, *args, **kwargs) -> Future:
+        return self.executor.submit(copy_current_request_context(fn), *args, **kwargs)
+
+
+def resolve_as_get(entry: Found) -> Answer:
+    """The answer ``GET /<the entry's request>`` on this portal gives: from the cache when it
+    holds it, else resolved and cached (with single flight)."""
+    url = f"{request.scheme}://{request.host}{entry.reading.resolver_path}"
+    hit = cached(url)
+    if hit is not None:
+        outcome, state = hit
+        if isinstance(outcome, CachedRedirect):
+            return Answer(outcome.url, None, outcome.trace_url, state)
+        return Answer(None, outcome.resolution.alert, outcome.trace_url, state)
+    stored = resolve_and_cache(url, entry.reading.url, request_client())
+    resolution = stored.resolution
+    return Answer(resolution.url, resolution.alert, trace_permalink(stored.trace_id), cache_state(stored))
+
+
+def reference_check() -> ReferenceCheck:
+    """The check, wired to this portal."""
+    return ReferenceCheck(resolve_as_get, RequestContextExecutor(get_reference_executor()),
+                          alert_status=ALERT_STATUS, found_status=FOUND_STATUS)
+
+
+def checked_entries(extraction: Extraction) -> Iterator[CheckedEntry]:
+    """Every entry of ``extraction`` with its resolution, as they come, within this client's budget."""
+    return reference_check().run(extraction.found, reference_budget())
+
+
+def summary(outcomes: Iterable[Outcome]) -> dict[str, int]:
+    """How many entries came to each outcome (every outcome named, zeros included)."""
+    counts = Counter(outcomes)
+    return {outcome.value: counts[outcome] for outcome in Outcome}
+
+
+def resolved_document(extraction: Extraction) -> dict:
+    """The extraction's JSON with each entry's ``resolution`` and the ``summary``, in text order."""
+    body = extraction.to_dict()
+    rows = body["found"]
+    outcomes = []
+    for checked in checked_entries(extraction):
+        rows[checked.index]["resolution"] = checked.resolution.to_dict()
+        outcomes.append(checked.resolution.outcome)
+    body["summary"] = summary(outcomes)
+    return body
+
+
+def resolved_lines(extraction: Extraction) -> Iterator[str]:
+    """The same as NDJSON, each entry on its line as soon as it is resolved (not in text order):
+    first ``{"count", "distinct", "broken", "requests"}``, then each entry with its ``index`` in
+    the text order, last ``{"summary": {…}}``."""
+    requests = len({entry.reading.resolver_path for entry in extraction.found if not entry.broken})
+    yield _line({"count": len(extraction.found), "distinct": extraction.distinct, "broken": extraction.broken,
+                 "requests": requests})
+    counts: Counter = Counter()
+    for checked in checked_entries(extraction):
+        counts[checked.resolution.outcome] += 1
+        yield _line({"index": checked.index, **checked.entry.to_dict(), "resolution": checked.resolution.to_dict()})
+    yield _line({"summary": summary(counts.elements())})
+
+
+def _line(value: dict) -> str:
+    return json.dumps(value, ensure_ascii=False) + "\n"
