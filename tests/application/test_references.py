@@ -81,7 +81,7 @@ def test_every_entry_gets_its_resolution_each_request_asked_once(executor):
     assert sorted(resolver.asked) == sorted(["/8JMKD3MGP8W/35MMLL8", "/8JMKD3MGP8W/34PGRBS", "/8JMKD3MGP8W/35MMLL8!",
                                              "/sid.inpe.br/mtc-m18@80/2009/07.21.14.43", "/LK47B6W/362SFKH"])
     invalid = checked[3].resolution
-    assert invalid.reason == "not an IBI: coded date missing (at character 30)" and invalid.trace is None
+    assert invalid.reason == "not an IBI: character 'Z' is not in the IBIp alphabet (0 1 I O V Y Z are excluded, Table 7.1) (at character 30)" and invalid.trace is None
     found = checked[4].resolution.to_dict()
     assert found == {"outcome": "found", "status": 302, "location": "http://archive.test//8JMKD3MGP8W/35MMLL8!",
                      "reason": "redirects to http://archive.test//8JMKD3MGP8W/35MMLL8!", "trace": "t/1", "cache": "hit"}

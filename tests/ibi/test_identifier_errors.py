@@ -35,7 +35,7 @@ NONSENSE = [
     ("8JMKD3MGP8W34K/34PGRBS", 12, "port 800 is written as no port part"),
     ("8JMKD3MGP8W/34PGRBSW2", 21, "zero fraction"),
     ("8JMKD3MGP8W/34PGRBSW3W3", 22, "only one W"),
-    ("8JMKD3MGP8W/W3", 13, "coded date missing"),
+    ("8JMKD3MGP8W/W3", 13, "character 'Z' is not in the IBIp alphabet"),
     (REP + "2009/13.16.17.46", 26, "month 13 out of range 01-12"),
     (REP + "2009/00.16.17.46", 26, "month 00 out of range"),
     (REP + "2009/02.30.17.46", 29, "day 30 out of range 01-28 in 2009-02"),

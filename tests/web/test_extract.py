@@ -189,18 +189,18 @@ def test_broken_entries_and_modifiers_on_page_api_csv_and_cli(client, runner, tm
     body = client.post("/api/v1/extract", json={"text": BROKEN_LIST}).get_json()
     assert [(row["line"], row["text"], row["error"] and row["error"]["message"]) for row in body["found"]] == [
         (1, "8JMKD3MGP3W34T/47AF772", None),
-        (2, "http://urlib.net/8JMKD3MGP8W/ZZZZZZZ", "coded date missing"),
+        (2, "http://urlib.net/8JMKD3MGP8W/ZZZZZZZ", "character 'Z' is not in the IBIp alphabet (0 1 I O V Y Z are excluded, Table 7.1)"),
         (3, "http://urlib.net/D7N2U8HW/39G4TD2!", None),
     ]
     assert body["found"][2]["persistent_url"] == "http://urlib.net/D7N2U8HW/39G4TD2!"
     assert (body["count"], body["distinct"], body["broken"]) == (3, 2, 1)
     html = client.post("/references", data={"text": BROKEN_LIST}).get_data(as_text=True)
     assert "2 IBIs found" in html and "1 not IBI<" in html
-    assert "Not an IBI:</strong> coded date missing (at character 30)" in html
+    assert "Not an IBI:</strong> character &#39;Z&#39; is not in the IBIp alphabet (0 1 I O V Y Z are excluded, Table 7.1) (at character 30)" in html
     rows = list(csv.reader(io.StringIO(client.post("/references.csv", data={"text": BROKEN_LIST}).get_data(as_text=True))))
-    assert rows[0][-1] == "error" and rows[2][-1] == "coded date missing (at character 30)" and rows[1][-1] == ""
+    assert rows[0][-1] == "error" and rows[2][-1] == "character 'Z' is not in the IBIp alphabet (0 1 I O V Y Z are excluded, Table 7.1) (at character 30)" and rows[1][-1] == ""
     path = tmp_path / "refs.txt"
     path.write_text(BROKEN_LIST, encoding="utf-8")
     result = runner.invoke(args=["ibi", "extract", str(path)])
-    assert "2\thttp://urlib.net/8JMKD3MGP8W/ZZZZZZZ\tnot an IBI: coded date missing (at character 30)" in result.stdout
+    assert "2\thttp://urlib.net/8JMKD3MGP8W/ZZZZZZZ\tnot an IBI: character 'Z' is not in the IBIp alphabet (0 1 I O V Y Z are excluded, Table 7.1) (at character 30)" in result.stdout
     assert "2 IBIs found, 2 distinct items, 1 not IBIs" in result.stderr

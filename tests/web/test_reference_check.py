@@ -88,7 +88,7 @@ def test_every_entry_resolved_each_request_asked_once(live):
     assert first["reason"] == f"redirects to {first['location']}" and first["cache"] in ("miss", "joined", "hit")
     trace = app.test_client().get(first["trace"].replace("http://localhost", "")).get_json()
     assert trace["url"] == first["location"]  # the trace link is that resolution's
-    assert body["found"][3]["resolution"]["reason"] == "not an IBI: coded date missing (at character 30)"
+    assert body["found"][3]["resolution"]["reason"] == "not an IBI: character 'Z' is not in the IBIp alphabet (0 1 I O V Y Z are excluded, Table 7.1) (at character 30)"
     # Checked again: every answer from the cache of GET /<persistent URL>, no message sent.
     again = app.test_client().post("/api/v1/extract?resolve=1", json={"text": LIST}, environ_base=USER).get_json()
     assert {row["resolution"]["cache"] for row in again["found"] if row["resolution"]["outcome"] != "invalid"} == {"hit"}
