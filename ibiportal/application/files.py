@@ -154,13 +154,21 @@ class ItemFiles:
             replaced = self.files.find(item.ibip, path) is not None
             return Kept(item, self.files.put(item.ibip, path, content_type, spool, size, sha256), replaced)
 
+    def file(self, ibi: str, path: str) -> StoredFile:
+        """The file at ``path`` of the item; :class:`FileNotHeld` when there is none."""
+        item = self.item(ibi)
+        path = parse_file_path(path)
+        stored = self.files.find(item.ibip, path)
+        if stored is None:
+            raise FileNotHeld(item.ibip, path)
+        return stored
+
     def delete(self, ibi: str, path: str) -> StoredFile:
         """Remove the file at ``path`` of the item; :class:`FileNotHeld` when there is none."""
         item = self._changeable(ibi)
-        path = parse_file_path(path)
-        stored = self.files.find(item.ibip, path)
-        if stored is None or not self.files.delete(item.ibip, path):
-            raise FileNotHeld(item.ibip, path)
+        stored = self.file(item.ibip, path)
+        if not self.files.delete(item.ibip, stored.path):
+            raise FileNotHeld(item.ibip, stored.path)
         return stored
 
     def find(self, ibi: str, path: str) -> StoredFile | None:

@@ -20,6 +20,7 @@ from .api import items as api_items  # noqa: F401  (its routes join api_bp: /api
 from .api.docs import docs_bp as api_docs_bp  # its openapi.json joins api_bp
 from .archive.views import bp as archive_bp
 from .archive.views import register_service_route as register_archive_service
+from .admin.items import bp as admin_items_bp
 from .admin.views import bp as admin_bp
 from .admin import resolvers as admin_resolvers  # noqa: F401  (its routes join admin_bp: /admin/resolvers)
 from .archives_cli import archives_cli
@@ -53,6 +54,8 @@ def register(app: Flask) -> None:
     csrf.init_app(app)
     csrf.exempt(api_bp)  # JSON API: no cookies-based session to ride on
     csrf.exempt(registration_bp)  # Archives call it (§7.2), GET only
+    for upload_view in ("upload", "upload_form"):  # they check the token themselves (admin/items.py)
+        csrf.exempt(f"ibiportal.web.admin.items.{upload_view}")
     limits.init_app(app)  # rate limits on key checks, logins and the API
     log_redaction.install(app.logger)  # registration keys never reach a log line
     app.register_blueprint(probes_bp)
@@ -64,6 +67,7 @@ def register(app: Flask) -> None:
     app.register_blueprint(cite_bp)
     app.register_blueprint(references_bp)
     app.register_blueprint(admin_bp)
+    app.register_blueprint(admin_items_bp)
     app.register_blueprint(health_bp)
     app.register_blueprint(api_bp)
     app.register_blueprint(api_docs_bp)

@@ -15,6 +15,7 @@ MAIN_NAVIGATION = [
     ("Trace", "trace.trace_page", False, "trace."),
     ("Cite", "cite.cite_page", False, "cite."),
     ("References", "references.references_page", False, "references."),
+    ("Items", "admin_items.items_page", True, "admin_items."),
     ("Archives", "admin.archives_page", True, "admin."),
 ]
 

@@ -3,8 +3,11 @@ changes the registry or sends requests from the portal to an address an administ
 from __future__ import annotations
 
 from flask_wtf import FlaskForm
-from wtforms import PasswordField, StringField, SubmitField
+from flask_wtf.file import FileField
+from wtforms import HiddenField, PasswordField, StringField, SubmitField
 from wtforms.validators import DataRequired, Length, Optional
+
+from ..identifiers.forms import MintForm
 
 
 def _strip(value: str | None) -> str | None:
@@ -76,3 +79,25 @@ class ResolverRequestForm(FlaskForm):
     )
     join = SubmitField("Join (inclusionRequest)")  # the buttons are written in the template
     leave = SubmitField("Leave (exclusionRequest)")
+
+
+class ItemForm(MintForm):
+    """An own item's fields, as the Mint form has them (one item: no count); each field's error
+    next to it, by the core's rule (``application.items`` validates a change as a mint)."""
+
+    count = None
+
+
+class FilePathForm(FlaskForm):
+    """A file of an item, named by its path (its removal, after confirmation)."""
+
+    path = HiddenField()
+
+
+class UploadForm(FlaskForm):
+    """A file to upload into an item: the file and the path to keep it at (its name by default)."""
+
+    file = FileField("File", description="Any file up to the portal's limit; it is served with the type your "
+                     "browser gives it.")
+    path = StringField("Path in the item (optional)", filters=[_strip], validators=[Optional(), Length(max=4096)],
+                       description="e.g. docs/report.pdf: relative, no . or .. segments. Empty: the file's own name.")

@@ -7,15 +7,16 @@ from flask import Blueprint, Flask, Response, abort, render_template, request
 from ...archive.model import Item
 from ...archive.oai_dc import oai_dc_xml
 from ...archive.service import ArchiveService
-from ...application.items import ItemNotFound
+from ...application.items import ItemNotFound, ItemService
 from ...archive.store import ibi_key
 from ...errors import ParseError
 from ..cite.embedded import embedded_metadata, item_record
-from ..context import get_item_files, resolver_base
+from ..context import get_item_files, get_items, resolver_base
 from ..errors import wants_json
 from ..files import file_response, listing_response, refusal_response
 from ..host import portal_url
 from ..resolve.views import resolve
+from ..results import persistent_url
 from ..services import get_demo_archives, get_own_archive
 
 bp = Blueprint("archive", __name__)
@@ -93,10 +94,29 @@ bp.register_error_handler(ItemNotFound, refusal_response)
 
 @bp.get("/archive/items/<path:ibi>")
 def own_item(ibi: str):
-    """The landing page of an item minted without a target URL."""
+    """An own item's page (the landing page of an item minted without a target URL): what it
+    is, its files, its editions and translations, and Cite."""
     item = _find(get_own_archive(), ibi)
-    embedded = embedded_metadata(item_record(item))
-    return render_template("archive/item.html", item=item, archive="this portal", embedded=embedded)
+    items = get_items()
+    record = items.find(ibi)
+    relations = record.relations
+    related = [(label, target, _title(items, target)) for label, target in (
+        ("Previous edition", relations.previous_edition), ("Next edition", relations.next_edition),
+        (f"Translation of ({relations.translation_language})" if relations.translation_of else "", relations.translation_of),
+    ) if target]
+    related += [(f"Translation ({language})", target, _title(items, target)) for language, target in relations.translations]
+    embedded = embedded_metadata(item_record(item)) if item.dc else None
+    return render_template("archive/own_item.html", item=item, record=record, related=related,
+                           files=get_item_files().listing(record.minted.ibip).files,
+                           persistent=persistent_url(resolver_base(), record.minted.ibip), embedded=embedded)
+
+
+def _title(items: ItemService, ibi: str) -> str | None:
+    """The title of a related own item, ``None`` when it has none (or is not one)."""
+    try:
+        return items.find(ibi).minted.title
+    except (ItemNotFound, ParseError):
+        return None
 
 
 @bp.get("/demo/archives/<name>/col/<path:rest>")

@@ -1,0 +1,215 @@
+"""Administrator pages of the own Archive's items: the list with search, an item's edit form,
+its files (upload with a progress bar, removal) and its deletion, each removal confirmed on a
+page of its own first (works without script).
+
+The pages call the same use cases as the JSON API (``application.items``, ``application.files``)
+with the administrator's session instead of a token. Every POST carries a CSRF token. An upload
+is sent by ``static/js/upload.js`` as the raw body of a ``PUT`` (so its progress can be shown),
+with the token in ``X-CSRFToken``; without script the form posts it as multipart. Both are
+exempt from the app's automatic CSRF check, which would read the body as a form under the
+8 MB limit of forms before the view could raise it to ``IBIPORTAL_MAX_FILE_BYTES``: each view
+checks the token itself, before reading the body.
+"""
+from __future__ import annotations
+
+from flask import Blueprint, abort, current_app, flash, jsonify, redirect, render_template, request, url_for
+from flask_wtf.csrf import validate_csrf
+from werkzeug.exceptions import RequestEntityTooLarge
+from wtforms import ValidationError
+
+from ...application.files import FileNotHeld, FileTooLarge, Upload, UploadRefused
+from ...application.items import EDITABLE_FIELDS, ItemDeleted, ItemNotFound, ItemRecord
+from ...errors import IbiError, ParseError
+from ..auth.session import admin_required
+from ..context import get_item_files, get_items, resolver_base
+from ..errors import error_response
+from ..files import file_dict
+from ..form_errors import show_error
+from ..host import portal_url
+from ..results import persistent_url
+from .forms import ActionForm, FilePathForm, ItemForm, UploadForm
+
+bp = Blueprint("admin_items", __name__, url_prefix="/admin/items")
+
+#: Items per page of the list.
+PAGE_SIZE = 50
+
+#: What a multipart upload may carry beyond the file itself (its boundaries, the path, the token).
+FORM_OVERHEAD_BYTES = 64 * 1024
+
+
+@bp.get("/")
+@admin_required
+def items_page():
+    """The own Archive's items, newest first, those matching ``q`` (IBI, title, creators)."""
+    query = request.args.get("q", "").strip()[:200]
+    page = int(request.args["page"]) if request.args.get("page", "").isdigit() and int(request.args["page"]) > 0 else 1
+    records = get_items().search(query, PAGE_SIZE + 1, (page - 1) * PAGE_SIZE)
+    return render_template("admin/items.html", records=records[:PAGE_SIZE], query=query, page=page,
+                           more=len(records) > PAGE_SIZE)
+
+
+@bp.get("/<path:ibi>")
+@admin_required
+def edit_page(ibi: str):
+    """One item: its files, the upload form, its fields to change, and Delete."""
+    record = get_items().find(ibi)
+    return _edit_page(record, ItemForm(formdata=None, data=_form_data(record)))
+
+
+@bp.post("/<path:ibi>")
+@admin_required
+def change(ibi: str):
+    """Change the item's fields (Post/Redirect/Get); errors next to their fields, nothing changed."""
+    record = get_items().find(ibi)
+    form = ItemForm()
+    if form.validate_on_submit():
+        try:
+            get_items().change(ibi, {name: form.data[name] for name in EDITABLE_FIELDS})
+        except ParseError as exc:
+            show_error(form, exc)
+        else:
+            flash("Saved: the item's persistent URL answers the change at once.", "success")
+            return redirect(url_for("admin_items.edit_page", ibi=record.minted.ibip), code=303)
+    return _edit_page(record, form, 400)
+
+
+@bp.put("/<path:ibi>/files/<path:path>")
+@admin_required
+def upload(ibi: str, path: str):
+    """A file sent as the raw body by ``upload.js``: stored, then JSON (the page reloads)."""
+    _check_csrf(request.headers.get("X-CSRFToken"))
+    request.max_content_length = None  # counted while spooled, against IBIPORTAL_MAX_FILE_BYTES
+    kept = get_item_files().put(ibi, path, Upload(request.stream, request.headers.get("Content-Type"),
+                                                  request.content_length))
+    flash(_stored_message(kept), "success")
+    return jsonify(file_dict(kept.file, portal_url(), kept.item.rep, resolver_base())), 200 if kept.replaced else 201
+
+
+@bp.post("/<path:ibi>/files")
+@admin_required
+def upload_form(ibi: str):
+    """The same upload posted as a multipart form (no script); the outcome on the item's page."""
+    record = get_items().find(ibi)
+    request.max_content_length = current_app.config["MAX_FILE_BYTES"] + FORM_OVERHEAD_BYTES
+    try:
+        form = UploadForm(meta={"csrf": False})  # checked below, once the form is read
+        _check_csrf(request.form.get("csrf_token"))
+        sent = request.files.get("file")
+        if sent is None or not sent.filename:
+            raise UploadRefused("choose a file to upload")
+        kept = get_item_files().put(ibi, form.path.data or sent.filename, Upload(sent.stream, sent.mimetype))
+    except RequestEntityTooLarge:
+        flash(str(FileTooLarge(current_app.config["MAX_FILE_BYTES"])).capitalize() + ". Nothing was stored.", "error")
+    except (ParseError, FileTooLarge, UploadRefused) as refused:
+        flash(f"Nothing was stored: {refused}.", "error")
+    else:
+        flash(_stored_message(kept), "success")
+    return redirect(url_for("admin_items.edit_page", ibi=record.minted.ibip, _anchor="files"), code=303)
+
+
+@bp.get("/<path:ibi>/files/delete")
+@admin_required
+def confirm_file_removal(ibi: str):
+    """Ask before removing a file."""
+    record = get_items().find(ibi)
+    stored = get_item_files().file(record.minted.ibip, request.args.get("path", ""))
+    form = FilePathForm(formdata=None, data={"path": stored.path})
+    return render_template("admin/item_remove_file.html", record=record, stored=stored, form=form)
+
+
+@bp.post("/<path:ibi>/files/delete")
+@admin_required
+def remove_file(ibi: str):
+    """Remove a file, after :func:`confirm_file_removal`."""
+    record = get_items().find(ibi)
+    form = FilePathForm()
+    if not form.validate_on_submit():
+        abort(400, "The form expired: open the item again and remove the file from there.")
+    removed = get_item_files().delete(record.minted.ibip, form.path.data or "")
+    flash(f"Removed {removed.path}: its URL and persistent URL answer 404 from now on.", "success")
+    return redirect(url_for("admin_items.edit_page", ibi=record.minted.ibip, _anchor="files"), code=303)
+
+
+@bp.get("/<path:ibi>/delete")
+@admin_required
+def confirm_deletion(ibi: str):
+    """Ask before making the item Deleted, saying what that does."""
+    record = get_items().find(ibi)
+    if record.minted.deleted:
+        return redirect(url_for("admin_items.edit_page", ibi=record.minted.ibip), code=303)
+    files = get_item_files().listing(record.minted.ibip).files
+    return render_template("admin/item_delete.html", record=record, files=files, form=ActionForm())
+
+
+@bp.post("/<path:ibi>/delete")
+@admin_required
+def delete(ibi: str):
+    """Make the item Deleted, after :func:`confirm_deletion`."""
+    form = ActionForm()
+    if not form.validate_on_submit():
+        abort(400, "The form expired: open the item again and delete it from there.")
+    record = get_items().delete(ibi)
+    flash(f"Deleted {record.minted.ibip}: its persistent URL answers 410 Gone from now on, and the IBI is never "
+          "issued again.", "success")
+    return redirect(url_for("admin_items.items_page"), code=303)
+
+
+@bp.errorhandler(ItemNotFound)
+def item_not_found(error: ItemNotFound):
+    return error_response(str(error), 404)
+
+
+@bp.errorhandler(ItemDeleted)
+def item_deleted(error: ItemDeleted):
+    return error_response(str(error), 410)
+
+
+@bp.errorhandler(FileNotHeld)
+def file_not_held(error: FileNotHeld):
+    return error_response(f"{error}.", 404)
+
+
+@bp.errorhandler(FileTooLarge)
+@bp.errorhandler(UploadRefused)
+def upload_refused(error: IbiError):
+    return error_response(f"Nothing was stored: {error}.", 413 if isinstance(error, FileTooLarge) else 400)
+
+
+def _edit_page(record: ItemRecord, form: ItemForm, status: int = 200):
+    held = get_item_files().listing(record.minted.ibip)
+    page = render_template(
+        "admin/item.html", record=record, form=form, files=held.files, upload_form=UploadForm(),
+        persistent=persistent_url(resolver_base(), record.minted.ibip), max_file_bytes=current_app.config["MAX_FILE_BYTES"],
+        file_urls={stored.path: file_dict(stored, portal_url(), record.minted.rep, resolver_base())["url"]
+                   for stored in held.files},
+    )
+    return page, status
+
+
+def _form_data(record: ItemRecord) -> dict:
+    """The item as the edit form's fields."""
+    minted, relations = record.minted, record.relations
+    return {
+        "title": minted.title, "creators": "\n".join(minted.creators), "date": minted.item_date,
+        "language": minted.language, "target_url": minted.target_url,
+        "item_type": minted.bibliographic.item_type or "", "publisher": minted.bibliographic.publisher,
+        "place": minted.bibliographic.place, "extent": minted.bibliographic.extent,
+        "degree": minted.bibliographic.degree, "report_number": minted.bibliographic.report_number,
+        "previous_edition": relations.previous_edition, "translation_of": relations.translation_of,
+    }
+
+
+def _stored_message(kept) -> str:
+    verb = "Replaced" if kept.replaced else "Stored"
+    return f"{verb} {kept.file.path} ({kept.file.size:,} bytes, {kept.file.content_type})."
+
+
+def _check_csrf(token: str | None) -> None:
+    """The CSRF check the app makes on every other POST (module docstring)."""
+    if not current_app.config.get("WTF_CSRF_ENABLED", True):
+        return
+    try:
+        validate_csrf(token)
+    except ValidationError as exc:
+        abort(400, f"The page's security token is missing or expired ({exc}): reload the page and upload again.")

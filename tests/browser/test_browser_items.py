@@ -1,0 +1,183 @@
+"""The own Archive's items in Chromium: the public item page, and the administrator's list,
+search, edit form, upload with its progress bar, and removals after their confirmation page."""
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+import requests
+from playwright.sync_api import Page, expect
+
+from ibiportal.storage.tokens import TokenStore
+
+from .conftest import PHONE, log_in, shoot
+
+
+@pytest.fixture(scope="module")
+def token(live_server) -> str:
+    storage = live_server.storage()
+    try:
+        return TokenStore(storage).create("browser items")
+    finally:
+        storage.close()
+
+
+def mint(live_server, **fields) -> dict:
+    answer = requests.post(f"{live_server.url}/api/v1/mint", json=fields, timeout=20)
+    assert answer.status_code == 201, answer.text
+    return answer.json()
+
+
+def put_file(live_server, token: str, ibi: str, path: str, data: bytes, content_type: str) -> dict:
+    answer = requests.put(f"{live_server.url}/api/v1/items/{ibi}/files/{path}", data=data, timeout=20,
+                          headers={"Authorization": f"Bearer {token}", "Content-Type": content_type})
+    assert answer.status_code in (200, 201), answer.text
+    return answer.json()
+
+
+@pytest.fixture(scope="module")
+def family(live_server, token) -> dict:
+    """An original with a file, its English translation and its second edition."""
+    original = mint(live_server, title="Relatório de atividades do INPE", creators=["Banon, Gerald Jean Francis"],
+                    date="2009", language="pt", item_type="report", publisher="INPE")
+    put_file(live_server, token, original["ibip"], "relatório.pdf", b"%PDF-1.4\n" + os.urandom(40_000), "application/pdf")
+    put_file(live_server, token, original["ibip"], "dados/tabela.csv", b"ano,total\n2009,12\n", "text/csv")
+    english = mint(live_server, title="INPE activity report", language="en", translation_of=original["ibip"])
+    second = mint(live_server, title="Relatório de atividades do INPE, 2ª edição", language="pt",
+                  previous_edition=original["ibip"])
+    return {"original": original, "english": english, "second": second}
+
+
+def no_sideways_scroll(page: Page) -> None:
+    page.wait_for_load_state()
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], f"the page scrolls sideways on a phone ({width}px)"
+
+
+def test_the_item_page_lists_files_editions_translations_and_offers_cite(page, phone, family):
+    original = family["original"]
+    page.goto(f"/archive/items/{original['ibip']}")
+    files = page.get_by_role("region", name="Files")
+    expect(files.get_by_role("link", name="relatório.pdf")).to_be_visible()
+    expect(files.get_by_role("link", name="dados/tabela.csv")).to_be_visible()
+    expect(page.get_by_role("link", name="Relatório de atividades do INPE, 2ª edição")).to_be_visible()
+    expect(page.get_by_role("link", name="INPE activity report")).to_be_visible()
+    shoot(page, "item-page")
+    with page.expect_response(re.compile(r"/col/.*/doc/dados/tabela\.csv$")) as served:
+        files.get_by_role("link", name="dados/tabela.csv").click()
+    assert served.value.status == 200 and served.value.headers["content-type"] == "text/csv"
+    page.goto(f"/archive/items/{original['ibip']}")
+    page.get_by_role("link", name="Cite this item").click()
+    expect(page.get_by_text("Relatório de atividades do INPE").first).to_be_visible()
+    phone.goto(f"/archive/items/{original['ibip']}")
+    no_sideways_scroll(phone)
+    shoot(phone, "item-page-phone")
+
+
+def test_the_persistent_url_of_a_file_opens_it(page, family):
+    response = page.goto(f"/{family['original']['ibip']}/relat%C3%B3rio.pdf")
+    assert response is not None and response.status == 200
+    assert response.headers["content-type"] == "application/pdf"
+    assert "/col/" in page.url
+
+
+def test_an_administrator_finds_an_item_and_uploads_a_large_file_with_a_progress_bar(admin_page, family, tmp_path):
+    page = admin_page
+    page.goto("/")
+    page.get_by_role("navigation", name="Main").get_by_role("link", name="Items").click()
+    page.get_by_label("Search by IBI, title or creator").fill("banon")
+    page.get_by_role("button", name="Search").click()
+    expect(page.get_by_role("link", name="Relatório de atividades do INPE", exact=True)).to_be_visible()
+    expect(page.get_by_role("link", name="INPE activity report")).to_have_count(0)
+    shoot(page, "admin-items")
+    page.get_by_role("link", name="Relatório de atividades do INPE", exact=True).click()
+    expect(page.get_by_role("heading", name="Relatório de atividades do INPE")).to_be_visible()
+
+    large = tmp_path / "dados-brutos.bin"
+    large.write_bytes(os.urandom(8 * 1024 * 1024))
+    cdp = page.context.new_cdp_session(page)  # about 3 s on the wire, so the bar is seen moving
+    cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1,
+                                                  "uploadThroughput": 3 * 1024 * 1024})
+    page.get_by_label("File", exact=True).set_input_files(str(large))
+    page.get_by_label("Path in the item (optional)").fill("dados/brutos.bin")
+    page.get_by_role("button", name="Upload").click()
+    status = page.locator(".upload-status")
+    expect(status).to_have_text(re.compile(r"MiB of 8\.0 MiB sent \((?:[1-9]|[1-9][0-9])%\)"), timeout=15_000)
+    expect(page.get_by_role("progressbar", name="Upload progress")).to_be_visible()
+    shoot(page, "admin-item-uploading")
+    expect(page.get_by_text("Stored dados/brutos.bin (8,388,608 bytes")).to_be_visible(timeout=30_000)
+    cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1,
+                                                  "uploadThroughput": -1})
+    expect(page.get_by_role("link", name="dados/brutos.bin", exact=True)).to_be_visible()
+    shoot(page, "admin-item")
+
+
+def test_a_file_over_the_limit_is_refused_before_it_is_sent_and_a_cancelled_upload_stores_nothing(
+        admin_page, live_server, tmp_path):
+    page = admin_page
+    item = mint(live_server, title="Limits")
+    page.goto(f"/admin/items/{item['ibip']}")
+    before = live_server.app.config["MAX_FILE_BYTES"]
+    big = tmp_path / "big.bin"
+    big.write_bytes(b"x" * 2_000_000)
+    live_server.app.config["MAX_FILE_BYTES"] = 1024 * 1024
+    try:
+        page.reload()
+        page.get_by_label("File", exact=True).set_input_files(str(big))
+        page.get_by_role("button", name="Upload").click()
+        expect(page.get_by_role("alert")).to_contain_text("this portal keeps files of at most 1.0 MiB. Nothing was sent.")
+    finally:
+        live_server.app.config["MAX_FILE_BYTES"] = before
+    page.reload()
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1,
+                                                  "uploadThroughput": 200 * 1024})
+    page.get_by_label("File", exact=True).set_input_files(str(big))
+    page.get_by_role("button", name="Upload").click()
+    expect(page.locator(".upload-status")).to_contain_text("sent (")
+    page.get_by_role("button", name="Cancel").click()
+    expect(page.get_by_role("alert")).to_have_text("Upload cancelled: nothing was stored.")
+    page.reload()
+    expect(page.get_by_text("No files yet.")).to_be_visible()
+
+
+def test_the_edit_form_saves_and_shows_errors_next_to_fields(admin_page, live_server):
+    page = admin_page
+    item = mint(live_server, title="Rascunho")
+    page.goto(f"/admin/items/{item['ibip']}")
+    page.get_by_label("Target URL").fill("ftp://example.org/x")
+    page.get_by_role("button", name="Save changes").click()
+    expect(page.locator("#target_url-error")).to_be_visible()
+    expect(page.get_by_role("alert").first).to_contain_text("Nothing was changed")
+    page.get_by_label("Title").fill("Relatório final")
+    page.get_by_label("Target URL").fill("https://example.org/final")
+    page.get_by_role("button", name="Save changes").click()
+    expect(page.get_by_role("status").first).to_contain_text("Saved")
+    expect(page.get_by_role("heading", name="Relatório final")).to_be_visible()
+
+
+def test_removing_a_file_and_deleting_an_item_ask_first(admin_page, phone, live_server, token):
+    page = admin_page
+    item = mint(live_server, title="Para apagar")
+    put_file(live_server, token, item["ibip"], "a.txt", b"hello", "text/plain")
+    page.goto(f"/admin/items/{item['ibip']}")
+    page.get_by_role("link", name="Remove a.txt").click()
+    expect(page.get_by_role("heading", name="Remove this file?")).to_be_visible()
+    page.get_by_role("link", name="Keep it").click()
+    expect(page.get_by_role("link", name="a.txt", exact=True)).to_be_visible()
+    page.get_by_role("link", name="Remove a.txt").click()
+    page.get_by_role("button", name="Remove a.txt").click()
+    expect(page.get_by_role("status").first).to_contain_text("Removed a.txt")
+    page.get_by_role("link", name="Delete this item…").click()
+    expect(page.get_by_role("heading", name="Delete this item?")).to_be_visible()
+    shoot(page, "admin-item-delete")
+    page.get_by_role("button", name=f"Delete {item['ibip']}").click()
+    expect(page.get_by_role("status").first).to_contain_text("410 Gone")
+    assert requests.get(f"{live_server.url}/{item['ibip']}", allow_redirects=False, timeout=20).status_code == 410
+
+    log_in(phone)
+    phone.goto(f"/admin/items/?q={item['ibip']}")
+    expect(phone.get_by_text("Deleted")).to_be_visible()
+    no_sideways_scroll(phone)
+    shoot(phone, "admin-items-phone")
