@@ -63,6 +63,7 @@ from dataclasses import dataclass, replace
 
 from ibiportal.protocol.pairlist import PairList, read_answer
 from ibiportal.protocol.status import ACKNOWLEDGMENT_NOTICE, carries_notice
+from ibiportal.resolver.diagnosis import NotFoundDiagnosis
 from ibiportal.resolver.reading import ibi_forms
 from ibiportal.resolver.trace import AcknowledgmentMessage, AlertReason, Resolution, Status, StepKind, Trace
 from ibiportal.resolver.transport import Exchange, Timeouts, Transport
@@ -159,7 +160,9 @@ _STABLE_STATUSES = frozenset({Status.ANSWERED, Status.EMPTY, Status.NOT_WAITED_F
 @dataclass(frozen=True)
 class CachedAlert:
     """A stable alert to serve again: the resolution that ended with it (its page shows the
-    alert and the persistent URL) and the permalink of that resolution's trace.
+    alert and the persistent URL), the permalink of that resolution's trace, and why it found
+    nothing as its trace says (``diagnosis``): serving it again reads no registry, so that a
+    cached alert costs what a cached redirect costs (benchmarks/load.py).
 
     The resolution is kept without the Archives' answers (raw, parsed pairs, request URLs): the
     alert page and the diagnosis read the steps' facts only, the whole trace is behind the
@@ -168,9 +171,10 @@ class CachedAlert:
 
     resolution: Resolution
     trace_url: str
+    diagnosis: NotFoundDiagnosis | None = None
 
     @classmethod
-    def of(cls, resolution: Resolution, trace_url: str) -> CachedAlert | None:
+    def of(cls, resolution: Resolution, trace_url: str, diagnosis: NotFoundDiagnosis | None = None) -> CachedAlert | None:
         """The entry for a finished resolution, or ``None`` unless it ended with a stable alert."""
         if resolution.alert is None or resolution.alert.reason not in STABLE_ALERTS:
             return None
@@ -179,15 +183,16 @@ class CachedAlert:
             return None
         light = Trace(tuple(replace(step, raw_answer=None, pairs=None, request_url=None)
                             for step in resolution.trace.steps))
-        return cls(replace(resolution, trace=light), trace_url)
+        return cls(replace(resolution, trace=light), trace_url, diagnosis)
 
 
 CachedOutcome = CachedRedirect | CachedAlert
 
 
-def cached_outcome(resolution: Resolution, trace_url: str) -> CachedOutcome | None:
-    """What of a finished resolution may be served again: its redirect, its stable alert, or nothing."""
-    return CachedRedirect.of(resolution, trace_url) or CachedAlert.of(resolution, trace_url)
+def cached_outcome(resolution: Resolution, trace_url: str, diagnosis: NotFoundDiagnosis | None = None) -> CachedOutcome | None:
+    """What of a finished resolution may be served again: its redirect, its stable alert (with
+    the ``diagnosis`` of its trace), or nothing."""
+    return CachedRedirect.of(resolution, trace_url) or CachedAlert.of(resolution, trace_url, diagnosis)
 
 
 @dataclass

@@ -308,7 +308,7 @@ def _resolve_and_keep(key: CacheKey, persistent_url: str, parsed: PersistentUrl,
                             lambda: resolve_and_store(persistent_url, archives, client, parsed), published)
         stored = from_published(shared.outcome) if isinstance(shared, Published) else shared
     if cache is not None:
-        outcome = cached_outcome(stored.resolution, trace_permalink(stored.trace_id))
+        outcome = cached_outcome(stored.resolution, trace_permalink(stored.trace_id), stored.diagnosis)
         if outcome is not None:
             cache.put(key, changes, outcome, depends_on(stored.resolution, str(parsed.ibi)))
     return stored

@@ -15,11 +15,12 @@ import time
 from urllib.parse import urlsplit
 
 import pytest
+from sqlalchemy import event
 
 from ibiportal import create_app
 from ibiportal.resolver import registration
 from ibiportal.resolver.addresses import check_host
-from ibiportal.storage.database import Storage
+from ibiportal.storage.database import Storage, database
 from ibiportal.storage.signal import GenerationSignal, bump_resolution_generation, ibis_changed, read_changes
 from ibiportal.storage.signal import read_resolution_generation
 from ibiportal.web.context import get_storage
@@ -254,6 +255,25 @@ def test_a_changed_ibi_drops_its_kept_not_found(live):
         with storage.write_transaction() as conn:
             ibis_changed(storage, conn, ["8JMKD3MGP8W/34PGRBS"])
     assert [client.get(path, environ_base=USER).headers["X-IBI-Cache"] for path in (unknown, other)] == ["miss", "hit"]
+
+
+def test_a_cached_alert_reads_no_database_and_explains_itself_as_its_trace_does(live):
+    app, archive, _ = live
+    client = app.test_client()
+    include(client, archive)
+    json_ = {"Accept": "application/json"}
+    first = client.get("/8JMKD3MGP8W/34PGRBS", environ_base=USER, headers=json_)
+    statements = []
+    engine = database(app.config["DATABASE"]).engine
+    listen = lambda *args: statements.append(args[2])  # noqa: E731 - the statement text
+    event.listen(engine, "before_cursor_execute", listen)
+    try:
+        again = client.get("/8JMKD3MGP8W/34PGRBS", environ_base=USER, headers=json_)
+    finally:
+        event.remove(engine, "before_cursor_execute", listen)
+    assert (first.status_code, again.status_code, again.headers["X-IBI-Cache"]) == (404, 404, "hit")
+    assert statements == []
+    assert again.get_json()["diagnosis"] == first.get_json()["diagnosis"] is not None
 
 
 def test_a_not_found_while_an_archive_failed_is_resolved_every_time(live):

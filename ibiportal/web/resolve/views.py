@@ -20,7 +20,7 @@ from ...ibi.url import parse_persistent_url
 from ...resolver.cache import CachedRedirect
 from ...resolver.diagnosis import NotFoundDiagnosis
 from ..errors import error_response, wants_json
-from ..resolution import StoredResolution, cached, diagnosis_of, request_client, resolve_and_cache, trace_permalink
+from ..resolution import StoredResolution, cached, request_client, resolve_and_cache, trace_permalink
 from ..services import get_resolution_cache
 from ..statuses import ALERT_STATUS, FOUND_STATUS
 from .negotiation import citation_response, negotiate
@@ -57,7 +57,7 @@ def resolve(ibi_path: str):
         outcome, state = hit
         if isinstance(outcome, CachedRedirect):
             return with_trace_headers(found_response(outcome.url, rescued), outcome.trace_url, state)
-        response = alert_response(outcome.resolution, outcome.trace_url, diagnosis_of(outcome.resolution), rescued)
+        response = alert_response(outcome.resolution, outcome.trace_url, outcome.diagnosis, rescued)
         return with_trace_headers(response, outcome.trace_url, state)
     try:
         parsed = parse_persistent_url(received)
