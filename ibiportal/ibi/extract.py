@@ -35,9 +35,10 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ibiportal.ibi.classify import Classification, classify, notes_as_warnings
+from ibiportal.ibi.contradictions import contradictions
 from ibiportal.ibi.grammar import (
     IBIP_DIGIT, IBIP_PREFIX, IBIP_SUFFIX, LABEL, REP_SUFFIX, REPORT_NUMBER, REPOSITORY_NAME, WORD_PORT, YEAR,
 )
@@ -76,13 +77,16 @@ _SENTENCE_END = ".,;:?*"
 @dataclass(frozen=True)
 class Found:
     """One IBI found: the text as found, where (``line`` 1-based; ``start`` and ``end`` 0-based
-    offsets in the whole text, ``text[start:end]``), and what it was read as."""
+    offsets in the whole text, ``text[start:end]``), what it was read as, and the warnings of
+    an entry of the other form in its reference that names another item
+    (:mod:`~ibiportal.ibi.contradictions`)."""
 
     text: str
     line: int
     start: int
     end: int
     reading: Classification
+    contradictions: tuple[str, ...] = ()
 
     @property
     def broken(self) -> bool:
@@ -122,6 +126,7 @@ class Found:
             "warnings": [
                 *notes_as_warnings(reading.ibi or "", reading.notes),
                 *(conversion.warnings if conversion else ()),
+                *self.contradictions,
             ],
             "error": self.error,
         }
@@ -197,6 +202,8 @@ def extract(
             found.append(Found(text[start:end], _line_of(line_starts, start), start, end, reading))
             taken.add(start, end)
     found.sort(key=lambda item: item.start)
+    for index, warnings in contradictions(text, found).items():
+        found[index] = replace(found[index], contradictions=warnings)
     return Extraction(tuple(found), tuple(text.split("\n")))
 
 

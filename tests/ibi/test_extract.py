@@ -60,3 +60,45 @@ def test_modifiers_file_paths_and_queries_are_kept(text, entry, asks):
     (found,) = extract(text, base=BASE).found
     assert found.text == entry
     assert found.reading.portal_url == BASE + asks
+
+
+# The first reference is TATHU's as published (tests/data/references.txt); the second takes Reis's
+# thesis (8JMKD3MGP3W34T/47E2TRB, dated 2022-08-11T11:21) with TATHU's repository name pasted by
+# mistake (dated 2022-07-20T15:45).
+CONTRADICTING = """UBA, D. M. TATHU. IBI: <8JMKD3MGP3W34T/47AF772>. (sid.inpe.br/mtc-m21d/2022/07.20.15.45-NTC).
+
+REIS, M. S. Thesis. 2022. IBI: <8JMKD3MGP3W34T/47E2TRB>.
+(sid.inpe.br/mtc-m21d/2022/07.20.15.45-TDI).
+"""
+
+
+def test_a_reference_whose_ibi_and_repository_name_disagree_warns_on_both():
+    first, second, ibi, rep = extract(CONTRADICTING, base=BASE).found
+    assert first.contradictions == second.contradictions == ()  # TATHU's two forms are one item
+    assert ibi.contradictions == (
+        'this reference names two items: 8JMKD3MGP3W34T/47E2TRB here and sid.inpe.br/mtc-m21d/2022/07.20.15.45 '
+        '("sid.inpe.br/mtc-m21d/2022/07.20.15.45-TDI", line 4); their dates differ (2022-08-11T11:21:00Z and '
+        '2022-07-20T15:45:00Z)',)
+    assert rep.contradictions == (
+        'this reference names two items: sid.inpe.br/mtc-m21d/2022/07.20.15.45 here and 8JMKD3MGP3W34T/47E2TRB '
+        '("8JMKD3MGP3W34T/47E2TRB", line 3); their dates differ (2022-07-20T15:45:00Z and 2022-08-11T11:21:00Z)',)
+    assert ibi.contradictions[0] in ibi.to_dict()["warnings"] and rep.contradictions[0] in rep.to_dict()["warnings"]
+
+
+@pytest.mark.parametrize("text", [
+    # one IBI a line, no reference marks: each line is its own reference
+    "8JMKD3MGP8W/34PGRBS\nsid.inpe.br/mtc-m19/2013/09.04.12.27.57\n",
+    # two references, each in one form, told apart by the blank line or by the numbering
+    "IBI: <8JMKD3MGP8W/34PGRBS>.\n\n(sid.inpe.br/mtc-m19/2013/09.04.12.27.57).",
+    "[1] IBI: <8JMKD3MGP8W/34PGRBS>.\n[2] (sid.inpe.br/mtc-m19/2013/09.04.12.27.57).",
+    # the same item in both forms (file 003's pair) in one reference
+    "1. A. IBI: <8JMKD3MGP7W/3EPGUE5>. (sid.inpe.br/mtc-m19/2013/09.04.12.27.57).",
+])
+def test_no_warning_across_references_or_for_one_item(text):
+    assert all(found.contradictions == () for found in extract(text, base=BASE).found)
+
+
+def test_one_date_on_two_known_servers_is_two_items():
+    ibi, rep = extract("SILVA, M. IBI: <8JMKD3MGP8W/34PGRBS>. (sid.inpe.br/mtc-m19/2009/02.16.17.46).", base=BASE).found
+    assert ibi.contradictions[0].endswith("their servers differ (8JMKD3MGP8W/34PGRBS and 8JMKD3MGP7W/34PGRBS)")
+    assert rep.contradictions[0].endswith("their servers differ (8JMKD3MGP7W/34PGRBS and 8JMKD3MGP8W/34PGRBS)")
