@@ -1,10 +1,16 @@
-"""Text out of the files people check references in: ``.txt``, ``.bib``, ``.ris`` and ``.pdf``.
+"""Text out of the files people check references in: ``.txt``, ``.bib``, ``.ris``, ``.pdf``,
+``.docx`` and ``.odt``.
 
 The reference checker (``ibiportal.ibi.extract``) reads text; this module gets it from an
 uploaded file. Plain-text kinds are UTF-8 (a byte-order mark allowed), else Latin-1, the two
 encodings reference managers write. A PDF's text is extracted page by page with pypdf (a pure
 Python reader: no external program, nothing to install beside the package), pages joined by a
-line break; a PDF that cannot be read gets a message saying so, never a stack trace.
+line break; a PDF that cannot be read gets a message saying so, never a stack trace. A thesis is
+written in a word processor: a ``.docx`` is read with python-docx and an ``.odt`` with odfdo (both
+on lxml), one line per paragraph and table cell in document order; a link's address that its
+shown text does not hold is kept beside it (``the thesis <http://urlib.net/…>``), since a reference
+often shows "Available at: link" with the IBI in the link only. Both are ZIP files: one whose
+parts unpack to more than :data:`MAX_UNPACKED` bytes is refused before it is parsed.
 
 Limits are those of batch conversion (``ibiportal.ibi.batch``): at most ``MAX_BYTES`` of text,
 and of a file other than a PDF; a PDF may be larger (its text is far smaller than the file) up
@@ -14,6 +20,7 @@ from __future__ import annotations
 
 import io
 import logging
+import zipfile
 from pathlib import PurePath
 
 from .errors import ParseError
@@ -21,7 +28,13 @@ from .ibi.batch import MAX_BYTES, MAX_ROWS
 
 TEXT_KINDS = (".txt", ".bib", ".ris")
 PDF_KIND = ".pdf"
-KINDS = (*TEXT_KINDS, PDF_KIND)
+DOCX_KIND = ".docx"
+ODT_KIND = ".odt"
+KINDS = (*TEXT_KINDS, PDF_KIND, DOCX_KIND, ODT_KIND)
+#: The kinds in words, for messages and forms.
+KIND_NAMES = ".txt, .bib, .ris, .pdf, .docx or .odt"
+#: What the parts of a .docx or .odt may unpack to (a ZIP bomb is refused before it is parsed).
+MAX_UNPACKED = 50_000_000
 
 
 class TooLarge(ParseError):
@@ -45,9 +58,13 @@ def text_of(filename: str, data: bytes) -> str:
     """The text of an uploaded file, by its extension (``KINDS``)."""
     kind = PurePath(filename or "").suffix.lower()
     if kind not in KINDS:
-        raise ParseError(f"{filename or 'the file'!s} is not a .txt, .bib, .ris or .pdf file", field="file")
+        raise ParseError(f"{filename or 'the file'!s} is not a {KIND_NAMES} file", field="file")
     if kind == PDF_KIND:
         text = pdf_text(data)
+    elif kind == DOCX_KIND:
+        text = docx_text(data)
+    elif kind == ODT_KIND:
+        text = odt_text(data)
     else:
         if len(data) > MAX_BYTES:
             raise TooLarge(f"the file is {len(data):,} bytes; at most {MAX_BYTES:,} bytes (1 MB) are checked at once: split it",
@@ -80,3 +97,65 @@ def pdf_text(data: bytes) -> str:
         raise
     except Exception as exc:  # pypdf raises many kinds on damaged files; each means "unreadable"
         raise ParseError(f"the PDF could not be read ({type(exc).__name__}): is it damaged?", field="file") from exc
+
+
+def _check_package(data: bytes, kind: str) -> None:
+    """A .docx or .odt is a ZIP file whose parts unpack to at most MAX_UNPACKED bytes."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as package:
+            unpacked = sum(part.file_size for part in package.infolist())
+    except zipfile.BadZipFile as exc:
+        raise ParseError(f"the file is not a {kind} document (it is not a ZIP package): is it damaged?",
+                         field="file") from exc
+    if unpacked > MAX_UNPACKED:
+        raise TooLarge(f"the {kind} document unpacks to {unpacked:,} bytes; at most {MAX_UNPACKED:,} are read",
+                       field="file")
+
+
+def _with_link(text: str, address: str | None) -> str:
+    """``text`` and, when it does not show it, the link's address after it."""
+    return text if not address or address in text else f"{text} <{address}>"
+
+
+def docx_text(data: bytes) -> str:
+    """The text of a .docx, one line per paragraph and table cell, in document order."""
+    from docx import Document  # imported on use: only the reference checker reads .docx
+    from docx.table import Table
+
+    _check_package(data, ".docx")
+    try:
+        document = Document(io.BytesIO(data))
+        lines: list[str] = []
+
+        def read(blocks) -> None:
+            for block in blocks:
+                if isinstance(block, Table):
+                    for row in block.rows:
+                        for cell in row.cells:
+                            read(cell.iter_inner_content())
+                    continue
+                text = block.text
+                for link in block.hyperlinks:
+                    text = _with_link(text, link.url)
+                lines.append(text)
+
+        read(document.iter_inner_content())
+        return "\n".join(lines)
+    except Exception as exc:  # python-docx raises many kinds on damaged files; each means "unreadable"
+        raise ParseError(f"the .docx document could not be read ({type(exc).__name__}): is it damaged?",
+                         field="file") from exc
+
+
+def odt_text(data: bytes) -> str:
+    """The text of an .odt, one line per paragraph and heading (table cells too), in document
+    order; odfdo writes a link as ``[text](address)``, which the checker reads."""
+    from odfdo import Document  # imported on use: only the reference checker reads .odt
+
+    _check_package(data, ".odt")
+    try:
+        body = Document(io.BytesIO(data)).body
+        return "\n".join(element.text_recursive for element in
+                         body.get_elements("descendant::text:p | descendant::text:h"))
+    except Exception as exc:  # odfdo raises many kinds on damaged files; each means "unreadable"
+        raise ParseError(f"the .odt document could not be read ({type(exc).__name__}): is it damaged?",
+                         field="file") from exc

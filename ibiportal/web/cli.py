@@ -116,7 +116,7 @@ def convert_command(
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
 @click.option("--json", "as_json", is_flag=True, help="Print the API's JSON answer instead of one line per IBI.")
 def extract_command(file: str, as_json: bool) -> None:
-    """Find every IBI in FILE (.txt, .bib, .ris or .pdf; - reads text from standard input)."""
+    """Find every IBI in FILE (.txt, .bib, .ris, .pdf, .docx or .odt; - reads text from standard input)."""
     try:
         if file == "-":
             text = sys.stdin.read()

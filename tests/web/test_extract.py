@@ -140,8 +140,10 @@ def test_api_limits_and_unreadable_files(client, monkeypatch):
     assert broken.status_code == 400 and "the PDF could not be read" in broken.get_json()["error"]["message"]
     fake = client.post("/api/v1/extract", data={"file": (io.BytesIO(b"hello"), "refs.pdf")}, content_type="multipart/form-data")
     assert fake.status_code == 400 and "not a PDF" in fake.get_json()["error"]["message"]
-    other = client.post("/api/v1/extract", data={"file": (io.BytesIO(b"a,b"), "refs.docx")}, content_type="multipart/form-data")
-    assert other.status_code == 400 and ".txt, .bib, .ris or .pdf" in other.get_json()["error"]["message"]
+    other = client.post("/api/v1/extract", data={"file": (io.BytesIO(b"a,b"), "refs.doc")}, content_type="multipart/form-data")
+    assert other.status_code == 400 and ".txt, .bib, .ris, .pdf, .docx or .odt" in other.get_json()["error"]["message"]
+    not_zip = client.post("/api/v1/extract", data={"file": (io.BytesIO(b"a,b"), "refs.docx")}, content_type="multipart/form-data")
+    assert not_zip.status_code == 400 and "not a .docx document" in not_zip.get_json()["error"]["message"]
     nothing = client.post("/api/v1/extract", json={})
     assert nothing.status_code == 400 and nothing.get_json()["error"]["field"] == "text"
 

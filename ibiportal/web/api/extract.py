@@ -55,5 +55,5 @@ def _body_text() -> str:
         return text_of(upload.filename, upload.read())
     text = request.form.get("text") if request.form else json_body().get("text")
     if not isinstance(text, str):
-        raise ParseError('give "text" (a JSON string, or a form field) or a "file" (.txt, .bib, .ris or .pdf)', field="text")
+        raise ParseError('give "text" (a JSON string, or a form field) or a "file" (.txt, .bib, .ris, .pdf, .docx or .odt)', field="text")
     return text

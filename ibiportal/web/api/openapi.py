@@ -534,7 +534,7 @@ _PATHS: dict[str, dict] = {
         "responses": {"200": _json(_ref("Citation"), "The record and every citation form"), **_ERRORS},
     }},
     "/api/v1/extract": {"post": {
-        "operationId": "extract", "summary": "Every IBI in a text or a .txt, .bib, .ris or .pdf file, in order",
+        "operationId": "extract", "summary": "Every IBI in a text or a .txt, .bib, .ris, .pdf, .docx or .odt file, in order",
         "description": f"At most 1 MB of text (413 beyond) and {MAX_ROWS:,} IBIs (400 beyond); DOIs, ordinary "
                        "links and date-like paths of other sites are not IBIs. With `resolve=1` every entry is "
                        "also checked as `GET /<persistent URL>` would resolve it (each distinct request once, "
@@ -550,7 +550,7 @@ _PATHS: dict[str, dict] = {
             "application/json": {"schema": {"type": "object", "required": ["text"],
                                             "properties": {"text": {"type": "string"}}}},
             "multipart/form-data": {"schema": {"type": "object", "properties": {
-                "file": {"type": "string", "format": "binary", "description": ".txt, .bib, .ris or .pdf"},
+                "file": {"type": "string", "format": "binary", "description": ".txt, .bib, .ris, .pdf, .docx or .odt"},
                 "text": {"type": "string"}}}},
         }},
         "responses": {"200": {"description": "The IBIs found (and with resolve=1, their resolutions)", "content": {

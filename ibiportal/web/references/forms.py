@@ -19,7 +19,7 @@ class ReferencesForm(FlaskForm):
     )
     file = FileField(
         "Or a file",
-        description=f".txt, .bib, .ris or .pdf. {LIMITS}",
+        description=f".txt, .bib, .ris, .pdf, .docx or .odt. {LIMITS}",
     )
 
 

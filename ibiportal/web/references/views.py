@@ -82,7 +82,7 @@ def _input_text(form: ReferencesForm) -> str | None:
             return None
         return text_of(upload.filename, upload.read())
     if not pasted.strip():
-        add_error(form.text, "Paste a reference list, or choose a .txt, .bib, .ris or .pdf file.")
+        add_error(form.text, "Paste a reference list, or choose a .txt, .bib, .ris, .pdf, .docx or .odt file.")
         return None
     return pasted
 
