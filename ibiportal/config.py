@@ -6,8 +6,11 @@ UI says so.
 """
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
+
+from ibiportal.resolver.transport import ARCHIVE_TIMEOUTS
 
 DEMO_MINT_HOST = "demo.ibiportal.invalid"
 DEMO_MINT_IP = "192.0.2.1"  # TEST-NET-1 (RFC 5737): documentation-only address
@@ -53,6 +56,7 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
         "IBIPORTAL_RATELIMIT_API": "RATELIMIT_API",
         "IBIPORTAL_RATELIMIT_TRACE": "RATELIMIT_TRACE",
         "IBIPORTAL_RATELIMIT_REFERENCES": "RATELIMIT_REFERENCES",
+        "IBIPORTAL_ARCHIVE_READ_TIMEOUT": "ARCHIVE_READ_TIMEOUT",
     }
     for env_name, key in names.items():
         if env.get(env_name):
@@ -61,6 +65,8 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
                 "NEGATIVE_CACHE_SECONDS", "THREADS", "MAX_FILE_BYTES", "PENDING_NOTICES"):
         if key in settings:
             settings[key] = _integer(settings[key], key)
+    if "ARCHIVE_READ_TIMEOUT" in settings:
+        settings["ARCHIVE_READ_TIMEOUT"] = _seconds(settings["ARCHIVE_READ_TIMEOUT"], "ARCHIVE_READ_TIMEOUT")
     for key in ("TRUSTED_PROXIES", "TRUSTED_HOSTS"):
         if key in settings:
             settings[key] = [p.strip() for p in settings[key].split(",") if p.strip()]
@@ -75,6 +81,17 @@ def _integer(value: str, key: str) -> int:
     if not value.strip().isdigit():
         raise ValueError(f"IBIPORTAL_{key} must be a whole number, not {value!r}")
     return int(value)
+
+
+def _seconds(value: str, key: str) -> float:
+    """A number of seconds greater than 0: ``5``, ``0.5``."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not 0 < seconds < math.inf:
+        raise ValueError(f"IBIPORTAL_{key} must be a number of seconds greater than 0, like 5 or 0.5, not {value!r}")
+    return seconds
 
 
 def _flag(value: str, key: str) -> bool:
@@ -130,6 +147,9 @@ DEFAULTS: dict = {
     "MINT_REQUIRES_TOKEN": False,
     # Whether live Archives may be on loopback/private/link-local addresses (tests, intranets).
     "ALLOW_PRIVATE_ARCHIVES": False,
+    # Seconds the resolver waits for the next byte from an included Archive before it gives up
+    # on it (the trace says "read timeout"); the resolution's own deadline bounds it too.
+    "ARCHIVE_READ_TIMEOUT": ARCHIVE_TIMEOUTS.read,
     # How many resolution traces are kept, and how many bytes they may take in all (the oldest
     # go first beyond either; each stored answer is cut at 16 KiB: ibiportal/web/resolution.py).
     "TRACE_RETENTION": 1000,

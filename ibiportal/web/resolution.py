@@ -96,7 +96,8 @@ def archive_endpoints(archives: ArchiveSet) -> list[ArchiveEndpoint]:
         return demo
     live = [local_endpoint(get_own_local_archive())]
     live += [
-        ArchiveEndpoint(archive.address, archive.service_ibi, archive.address, Route.HTTP)
+        ArchiveEndpoint(archive.address, archive.service_ibi, archive.address, Route.HTTP,
+                        read_timeout=current_app.config["ARCHIVE_READ_TIMEOUT"])
         for archive in ArchiveStore(get_storage()).included_archives()
     ]
     return live if archives.group is ArchiveGroup.LIVE else demo + live

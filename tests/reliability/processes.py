@@ -30,6 +30,16 @@ class Portal:
         children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
         return [int(pid) for pid in children.read_text().split()] if children.exists() else []
 
+    def wait_for_lines(self, text: str, count: int, timeout: float) -> int:
+        """Wait until ``count`` lines of stderr contain ``text`` (or ``timeout`` seconds pass,
+        or the process ends); how many do."""
+        deadline = time.monotonic() + timeout
+        while (seen := sum(text in line for line in list(self.lines))) < count:
+            if time.monotonic() > deadline or self.process.poll() is not None:
+                break
+            time.sleep(0.05)
+        return seen
+
     def stop(self) -> str:
         """Stop gracefully; return everything written to stderr."""
         if self.process.poll() is None:

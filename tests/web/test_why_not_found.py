@@ -9,11 +9,9 @@ from datetime import datetime, timezone
 import pytest
 
 from ibiportal.ibi.ibip import ibip_prefix
-from ibiportal.protocol.messages import RegistrationKey
-from ibiportal.registry import ArchiveDetails, Confirmation, KeyHash
 from ibiportal.storage.database import Storage
 from ibiportal.storage.registry import ArchiveStore
-from tests.reliability.faulty_archives import RawArchive, says_nothing
+from tests.reliability.faulty_archives import RawArchive, include, says_nothing
 
 ADDRESS = "150.163.34.243"  # what 8JMKD3MGP8W encodes (Algorithm 5), a public IP literal: no DNS
 UNKNOWN = "/8JMKD3MGP8W/34PGRBS"
@@ -23,14 +21,11 @@ JSON = {"Accept": "application/json"}
 
 def register(app, *, included: bool, address: str = ADDRESS) -> None:
     """Register the Archive at ``address`` and include it (then exclude it unless ``included``)."""
-    storage = Storage(app.config["DATABASE"])
-    store, now = ArchiveStore(storage), datetime.now(timezone.utc)
-    store.register_archive(SERVICE_IBI, KeyHash.of(RegistrationKey("1234567890")), now)
-    details = ArchiveDetails(address, address.rsplit(":", 1)[0], "URLib 2.1", "admin@example.org")
-    store.record_inclusion(SERVICE_IBI, details, Confirmation(True, "confirmation yes"), now)
+    include(app.config["DATABASE"], address, SERVICE_IBI)
     if not included:
-        store.record_exclusion(SERVICE_IBI, now)
-    storage.close()
+        storage = Storage(app.config["DATABASE"])
+        ArchiveStore(storage).record_exclusion(SERVICE_IBI, datetime.now(timezone.utc))
+        storage.close()
 
 
 def not_found(client) -> dict:
@@ -62,7 +57,8 @@ def test_the_archive_at_the_address_is_excluded(app, client):
 
 def test_the_archive_at_the_address_timed_out(app, client):
     """The Archive at the IBIp's address (loopback here) accepts and never answers: the portal's
-    read timeout ends the exchange."""
+    read timeout (``IBIPORTAL_ARCHIVE_READ_TIMEOUT``, 0.5 s here instead of 5) ends the exchange."""
+    app.config["ARCHIVE_READ_TIMEOUT"] = 0.5
     with RawArchive(says_nothing) as silent:
         app.config["ALLOW_PRIVATE_ARCHIVES"] = True
         register(app, included=True, address=silent.address)
@@ -73,7 +69,7 @@ def test_the_archive_at_the_address_timed_out(app, client):
     assert diagnosis["case"] == "included-but-failed"
     (here,) = diagnosis["at_address"]
     assert here["name"] == SERVICE_IBI and here["state"] == "failed"
-    assert here["detail"].startswith("did not answer in time") and "read timeout" in here["detail"]
+    assert here["detail"].startswith("did not answer in time") and "no answer within 0.5 s" in here["detail"]
     assert diagnosis["next_steps"][0].startswith(
         f"The Archive {SERVICE_IBI} at {silent.address} is included but did not answer in time")
     assert "check that its server is up" in diagnosis["next_steps"][0]

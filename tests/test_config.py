@@ -1,0 +1,21 @@
+"""Settings from ``IBIPORTAL_*`` environment variables: parsed once, refused with a message
+naming the variable and the value when they make no sense."""
+from __future__ import annotations
+
+import pytest
+
+from ibiportal.config import DEFAULTS, from_environment
+
+
+def test_the_archive_read_timeout_is_seconds_and_defaults_to_5():
+    assert DEFAULTS["ARCHIVE_READ_TIMEOUT"] == 5.0
+    assert from_environment({"IBIPORTAL_ARCHIVE_READ_TIMEOUT": "0.5"})["ARCHIVE_READ_TIMEOUT"] == 0.5
+    assert from_environment({"IBIPORTAL_ARCHIVE_READ_TIMEOUT": "12"})["ARCHIVE_READ_TIMEOUT"] == 12.0
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "five", "nan", "inf", "1e999"])
+def test_an_archive_read_timeout_that_is_not_a_positive_number_is_refused(value):
+    with pytest.raises(ValueError) as refused:
+        from_environment({"IBIPORTAL_ARCHIVE_READ_TIMEOUT": value})
+    assert str(refused.value) == ("IBIPORTAL_ARCHIVE_READ_TIMEOUT must be a number of seconds greater than 0, "
+                                  f"like 5 or 0.5, not {value!r}")
