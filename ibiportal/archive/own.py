@@ -13,18 +13,24 @@ item's file-list page (``GetFileList``, Example 9.12).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import datetime, timezone
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..citation.oai_dc import written_fields
 from ..citation.types import ItemType
+from ..ibi.conversion import convert
 from ..ibi.identifier import parse_ibi
+from ..ibi.prefixes import KNOWN_PREFIX_PAIRS
 from ..minted import NEXT_EDITION, TRANSLATION, ItemLink, MintedItem
 from .model import ArchiveIdentity, Behaviour, DublinCore, IbiForms, Item, ItemState, Metadata, url_path_encode
 from .relation import OAI_DC, Element, Kind, Relation
 from .service import ArchiveService
 from .store import ibi_key
+
+if TYPE_CHECKING:
+    from ..storage.copies import CopyRecord
 
 def own_relations(item: Item) -> tuple[Relation, ...]:
     """The relations the own Archive answers for ``item`` (Algorithm 2's GLOBAL ``relações``):
@@ -34,8 +40,13 @@ def own_relations(item: Item) -> tuple[Relation, ...]:
     ``t`` is the bare ``.translation`` or one of the languages of the item and its translations
     (§9.2: an Archive leaves out the languages it holds nothing in); ``m`` is ``.metadata`` or
     ``.metadata(oai_dc)``. Metadata have no language here, so only their bare translation (the
-    metadata themselves, Example 9.2's ``.metadata.translation``) follows them.
+    metadata themselves, Example 9.2's ``.metadata.translation``) follows them. A copy answers
+    the item only: its editions and metadata are the original Archive's to tell.
     """
+    if item.state is ItemState.COPY:  # the item as another Archive holds it: not its editions, nor metadata
+        return (Relation(),)
+    if item.metadata is None:  # the archive service IBI
+        return (Relation(), Relation.parse(".lastedition"))
     languages = sorted({language for language, _ in item.translations} | ({item.language} if item.language else set()))
     lastedition = (Element(Kind.LASTEDITION),)
     translations = [(Element(Kind.TRANSLATION),), *((Element(Kind.TRANSLATION, language),) for language in languages)]
@@ -59,18 +70,39 @@ class MintedItems(Protocol):
 
     def links_to(self, target: str) -> list[tuple[str, ItemLink]]: ...
 
+    def prefix_pairs(self) -> list[tuple[str, str]]: ...
+
+    def find_copy(self, forms: Sequence[str]) -> CopyRecord | None: ...
+
 
 class OwnItemStore:
-    """An :class:`~ibiportal.archive.store.ItemStore` over the portal's minted items."""
+    """An :class:`~ibiportal.archive.store.ItemStore` over the portal's minted items, the
+    copies it holds of other Archives' items, and its own archive service IBI (§7.1), which
+    answers as an item leading to the portal's home page."""
 
-    def __init__(self, storage: MintedItems, portal_url: str) -> None:
+    def __init__(self, storage: MintedItems, portal_url: str, service_ibi: IbiForms | None = None) -> None:
         self.storage = storage
         self.portal_url = portal_url.rstrip("/")
+        self.service_ibi = service_ibi
 
     def find(self, ibi: str) -> Item | None:
         key = ibi_key(ibi)
         minted = self.storage.find_minted(rep=key, ibip=key)
-        return None if minted is None else self.item(minted)
+        if minted is not None:
+            return self.item(minted)
+        if self.service_ibi is not None and key in (ibi_key(form) for form in self.service_ibi.forms()):
+            return self.service_item(self.service_ibi)
+        forms = known_forms(key, [*KNOWN_PREFIX_PAIRS, *self.storage.prefix_pairs()])
+        copy = self.storage.find_copy([ibi_key(form) for form in forms.forms()])
+        if copy is None:
+            return None
+        return Item(ibi=forms, state=ItemState.COPY, timestamp=copy.timestamp, target_url=copy.target_url)
+
+    def service_item(self, forms: IbiForms) -> Item:
+        """The archive service IBI as an item (its date is its suffix's): the Archive itself,
+        whose URL is the portal's home page."""
+        moment = datetime.fromtimestamp(int(parse_ibi(forms.forms()[0]).date), tz=timezone.utc)
+        return Item(ibi=forms, state=ItemState.ORIGINAL, timestamp=moment, target_url=self.portal_url + "/")
 
     def items(self) -> Iterator[Item]:
         return (self.item(minted) for minted in self.storage.minted_items())
@@ -209,7 +241,15 @@ def own_archive_service(
 ) -> ArchiveService:
     """The own Archive's service (Algorithm 1 of §9) at ``http://<address>/<service_ibi>``."""
     identity = ArchiveIdentity(address=address, service_ibi=_forms(service_ibi))
-    return ArchiveService(identity, OwnItemStore(storage, portal_url), relations=own_relations, urlkey=urlkey)
+    store = OwnItemStore(storage, portal_url, identity.service_ibi)
+    return ArchiveService(identity, store, relations=own_relations, urlkey=urlkey)
+
+
+def known_forms(ibi: str, pairs: Iterable[Sequence[str]]) -> IbiForms:
+    """An IBI in both forms where ``pairs`` (the prefix table, STANDARD.md §1.4) say what the
+    other prefix is, else in the form given: a copy is asked about in either form."""
+    conversion = convert(ibi, pairs)
+    return IbiForms(rep=conversion.rep, ibip=conversion.ibip)
 
 
 def _forms(ibi: str) -> IbiForms:

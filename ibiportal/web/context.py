@@ -4,12 +4,14 @@ from __future__ import annotations
 from flask import Flask, current_app, g, request
 
 from ..application.files import ItemFiles
+from ..application.copies import CopyService
 from ..application.items import ItemService
 from ..ibi.prefixes import KNOWN_PREFIX_PAIRS
 from ..ibi.url import PersistentUrl
 from ..minting import Minter, Subsystem
 from ..storage.database import Storage
 from ..storage.files import FileStore
+from ..storage.copies import CopyStore
 from ..storage.identifiers import IdentifierStore
 from .services import change_announcer
 
@@ -45,6 +47,13 @@ def get_item_files() -> ItemFiles:
 
 #: The source conversion names for the pairs of the portal's own subsystems.
 OWN_SUBSYSTEM_SOURCE = "this portal's identification subsystem, which minted the IBI (IBIPORTAL_MINT_*)"
+
+
+def get_copies() -> CopyService:
+    """The copies the own Archive holds of other Archives' items (API and administrator's pages)."""
+    storage = get_storage()
+    return CopyService(CopyStore(storage), IdentifierStore(storage), known_prefix_pairs(),
+                       current_app.config["ARCHIVE_SERVICE_IBI"])
 
 
 def known_prefix_pairs() -> list[tuple[str, ...]]:

@@ -27,6 +27,7 @@ from ..resolver.single_flight import SingleFlight
 from ..resolver.transport import HttpTransport, LocalTransport, Route, Transport
 from ..storage.database import Storage
 from ..storage.files import FileStore
+from ..storage.copies import CopyStore
 from ..storage.identifiers import IdentifierStore
 from ..storage.redis_flight import RedisFlight
 from ..storage.signal import GenerationSignal, RedisChanges, read_changes, signal_file
@@ -158,6 +159,16 @@ class FreshConnections:
 
     def links_to(self, target: str):
         return self._read("links_to", target)
+
+    def prefix_pairs(self):
+        return self._read("prefix_pairs")
+
+    def find_copy(self, forms):
+        storage = Storage(self.path)
+        try:
+            return CopyStore(storage).find(forms)
+        finally:
+            storage.close()
 
 
 def resolver_threads(request_threads: int) -> int:

@@ -3,10 +3,12 @@ each of Table 8.2's 14 modifier forms resolves on the portal when its items exis
 missing one is named in the alert."""
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import pytest
 
 from ibiportal import create_app
-from ibiportal.archive.model import IbiForms, Item, ItemState
+from ibiportal.archive.model import IbiForms, Item, ItemState, Metadata
 from ibiportal.archive.own import own_relations
 from ibiportal.archive.relation import Relation
 
@@ -111,8 +113,10 @@ def test_a_missing_file_is_not_called_a_missing_ibi(client):
 
 
 def test_the_relations_are_table_9_5s_compositions_for_the_items_languages():
-    item = Item(IbiForms(ibip="8JMKD3MGP8W/34PGRBS"), ItemState.ORIGINAL, timestamp=None,  # type: ignore[arg-type]
-                language="en", translations=(("pt", IbiForms(ibip="8JMKD3MGP8W/34PGRE5")),))
+    moment = datetime(2009, 2, 16, 17, 46, tzinfo=timezone.utc)
+    item = Item(IbiForms(ibip="8JMKD3MGP8W/34PGRBS"), ItemState.ORIGINAL, moment, language="en",
+                translations=(("pt", IbiForms(ibip="8JMKD3MGP8W/34PGRE5")),),
+                metadata=Metadata("http://portal.test/m", ItemState.ORIGINAL, moment, oai_dc_url="http://portal.test/m"))
     relations = own_relations(item)
     assert len(relations) == len(set(relations)) == (2 + 3 * 3) * 5  # t: bare, en, pt; m: 2 formats
     assert Relation() in relations

@@ -122,6 +122,20 @@ _SCHEMAS: dict[str, dict] = {
             "files": {"type": "array", "items": _ref("ItemFile"), "description": "the item's files, by path"},
         },
     },
+    "Copy": {
+        "type": "object",
+        "description": "A copy the own Archive holds of another Archive's item: it answers `state Copy`.",
+        "required": ["ibi", "rep", "ibip", "persistent_url", "state", "target_url", "created_at", "updated_at"],
+        "properties": {
+            "ibi": {"type": "string", "description": "the IBI as given (normalized)"},
+            "rep": {**_NULLABLE_STRING, "description": "its repository-name form, when the prefix table knows it"},
+            "ibip": {**_NULLABLE_STRING, "description": "its IBIp form, when the prefix table knows it"},
+            "persistent_url": {"type": "string"},
+            "state": {"const": "Copy"},
+            "target_url": {"type": "string"},
+            "created_at": {"type": "string"}, "updated_at": {"type": "string"},
+        },
+    },
     "ItemChange": {
         "type": "object",
         "description": "The fields to change, as a mint request names them; null clears one, a field left "
@@ -594,6 +608,29 @@ _PATHS: dict[str, dict] = {
             "responses": {"200": _json(_ref("Item"), "The tombstone"), **_ERRORS},
         },
     },
+    "/api/v1/copies": {
+        "get": {
+            "operationId": "listCopies", "summary": "The copies the own Archive holds",
+            "responses": {"200": _json({"type": "array", "items": _ref("Copy")}, "Newest change first"), **_ERRORS},
+        },
+        "post": {
+            "operationId": "holdCopy", "summary": "Hold a copy of another Archive's item (state Copy)",
+            "description": "The Archive answers the IBI (either form, where the prefix table knows both) with "
+                           "`state Copy` and `url` target_url. Posting an IBI held already moves its copy (200). "
+                           "An own item or the archive service IBI is a 409.",
+            "security": [{"apiToken": []}],
+            "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                "type": "object", "required": ["ibi", "target_url"],
+                "properties": {"ibi": {"type": "string"}, "target_url": {"type": "string"}}}}}},
+            "responses": {"201": _json(_ref("Copy"), "Held from now on"), "200": _json(_ref("Copy"), "Moved"),
+                          **_ERRORS},
+        },
+    },
+    "/api/v1/copies/{ibi}": {"delete": {
+        "operationId": "endCopy", "summary": "Stop holding a copy: the Archive no longer answers for the IBI",
+        "security": [{"apiToken": []}], "parameters": [_ITEM_IBI],
+        "responses": {"200": _json(_ref("Copy"), "The copy that was held (404: none)"), **_ERRORS},
+    }},
     "/api/v1/trace/{trace_id}": {"get": {
         "operationId": "getTrace", "summary": "A stored trace, while it is kept",
         "parameters": [{"name": "trace_id", "in": "path", "required": True, "schema": {"type": "string"}}],

@@ -1,0 +1,87 @@
+"""Copies the own Archive holds of other Archives' items (file 003 §5.2: an item may be held by
+several Archives, each answering its own ``state``; a copy answers ``state Copy``).
+
+Holding a copy is saying "this Archive serves item X at URL U": the resolver may then send a
+user there when no original is required (§8.2). The copy is found in either form of its IBI
+where the prefix table knows both (STANDARD.md §1.4), and every change drops the IBI's cached
+resolutions on every node.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..archive.model import IbiForms
+from ..archive.own import known_forms
+from ..archive.store import ibi_key
+from ..errors import IbiError, ParseError
+from ..minting import MintRequest
+from ..storage.copies import CopyRecord, CopyStore
+from ..storage.identifiers import IdentifierStore
+
+
+class CopyConflict(IbiError):
+    """The IBI is this Archive's own (an item it minted, or its archive service IBI): 409."""
+
+
+class CopyNotFound(IbiError):
+    """The Archive holds no copy of that IBI: 404."""
+
+
+@dataclass(frozen=True)
+class HeldCopy:
+    """A copy with the forms it is answered in (Table 9.4)."""
+
+    record: CopyRecord
+    forms: IbiForms
+
+
+class CopyService:
+    """Hold, list and end copies. ``prefix_pairs`` is the prefix table; ``service_ibi`` the own
+    Archive's archive service IBI."""
+
+    def __init__(self, copies: CopyStore, identifiers: IdentifierStore, prefix_pairs: Sequence[Sequence[str]],
+                 service_ibi: str) -> None:
+        self.copies = copies
+        self.identifiers = identifiers
+        self.prefix_pairs = prefix_pairs
+        self.service_ibi = service_ibi
+
+    def hold(self, ibi: object, target_url: object) -> tuple[HeldCopy, bool]:
+        """Hold a copy of ``ibi`` served at ``target_url`` (or move the one held there); whether
+        it is new. Raises :class:`ParseError` naming ``ibi`` or ``target_url``, or
+        :class:`CopyConflict`."""
+        forms = self._forms(ibi)
+        url = MintRequest.parse({"target_url": target_url}).target_url
+        if url is None:
+            raise ParseError("target_url is required: where this Archive serves its copy", field="target_url")
+        keys = [ibi_key(form) for form in forms.forms()]
+        minted = next((item for key in keys if (item := self.identifiers.find_minted(rep=key, ibip=key))), None)
+        if minted is not None:
+            raise CopyConflict(f"{ibi} is this Archive's own item {minted.ibip} (state Original): "
+                               "change its target URL with PATCH /api/v1/items/<ibi> instead")
+        if ibi_key(self.service_ibi) in keys:
+            raise CopyConflict(f"{ibi} is this Archive's own archive service IBI")
+        record, created = self.copies.put(ibi_key(str(ibi)), keys, url)
+        return HeldCopy(record, forms), created
+
+    def end(self, ibi: object) -> HeldCopy:
+        """Stop holding the copy of ``ibi``: the Archive no longer answers for it (an empty
+        answer, Algorithm 2 lines 3-4). Raises :class:`CopyNotFound`."""
+        forms = self._forms(ibi)
+        record = self.copies.remove([ibi_key(form) for form in forms.forms()])
+        if record is None:
+            raise CopyNotFound(f"this Archive holds no copy of {ibi}")
+        return HeldCopy(record, forms)
+
+    def held(self) -> list[HeldCopy]:
+        """Every copy held, newest change first."""
+        return [HeldCopy(record, known_forms(record.ibi, self.prefix_pairs)) for record in self.copies.records()]
+
+    def _forms(self, ibi: object) -> IbiForms:
+        if not isinstance(ibi, str) or not ibi.strip():
+            raise ParseError("ibi is required: the IBI of the item copied, in either form", field="ibi")
+        try:
+            return known_forms(ibi_key(ibi.strip()), self.prefix_pairs)
+        except ParseError as error:
+            raise ParseError(error.message, error.position, "ibi") from error

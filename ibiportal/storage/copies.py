@@ -1,0 +1,73 @@
+"""Copies the own Archive holds of other Archives' items (state Copy, file 003 §5.2, Table 9.3):
+an IBI, in the form it was given, and the URL where the copy is served."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import delete, insert, select, update
+
+from .database import Storage, now_iso
+from .schema import item_copy
+from .signal import ibis_changed
+
+
+@dataclass(frozen=True)
+class CopyRecord:
+    """A copy as stored: ``ibi`` normalized, times ISO 8601 UTC."""
+
+    ibi: str
+    target_url: str
+    created_at: str
+    updated_at: str
+
+    @property
+    def timestamp(self) -> datetime:
+        """Table 9.3 ``timestamp``: when the copy last changed (whole seconds)."""
+        return datetime.fromisoformat(self.updated_at).replace(microsecond=0)
+
+
+class CopyStore:
+    """The own Archive's copies over one :class:`Storage`."""
+
+    def __init__(self, storage: Storage):
+        self.storage = storage
+
+    def put(self, ibi: str, forms: Sequence[str], target_url: str) -> tuple[CopyRecord, bool]:
+        """Hold a copy of ``ibi`` at ``target_url``, or move the one held (found by any of
+        ``forms``); whether it is new. The resolution caches of every form drop it."""
+        with self.storage.write_transaction() as conn:
+            held = self._find(forms)
+            moment = now_iso()
+            if held is None:
+                conn.execute(insert(item_copy).values(ibi=ibi, target_url=target_url, created_at=moment, updated_at=moment))
+            else:
+                ibi = held.ibi
+                conn.execute(update(item_copy).where(item_copy.c.ibi == ibi).values(target_url=target_url, updated_at=moment))
+            ibis_changed(self.storage, conn, forms)
+        record = self._find((ibi,))
+        assert record is not None
+        return record, held is None
+
+    def remove(self, forms: Sequence[str]) -> CopyRecord | None:
+        """Stop holding the copy any of ``forms`` names; the copy that was, ``None`` if none."""
+        with self.storage.write_transaction() as conn:
+            held = self._find(forms)
+            if held is not None:
+                conn.execute(delete(item_copy).where(item_copy.c.ibi == held.ibi))
+                ibis_changed(self.storage, conn, forms)
+        return held
+
+    def find(self, forms: Sequence[str]) -> CopyRecord | None:
+        """The copy held under any of ``forms`` (normalized IBIs), ``None`` if none."""
+        return self._find(forms)
+
+    def records(self) -> list[CopyRecord]:
+        """Every copy, newest change first."""
+        rows = self.storage.connection.execute(select(item_copy).order_by(item_copy.c.updated_at.desc()))
+        return [CopyRecord(row.ibi, row.target_url, row.created_at, row.updated_at) for row in rows]
+
+    def _find(self, forms: Sequence[str]) -> CopyRecord | None:
+        row = self.storage.connection.execute(select(item_copy).where(item_copy.c.ibi.in_(list(forms)))).first()
+        return None if row is None else CopyRecord(row.ibi, row.target_url, row.created_at, row.updated_at)
