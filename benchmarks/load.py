@@ -1,7 +1,12 @@
 """Load test: the portal under gunicorn (``gunicorn.conf.py``: several workers) on loopback, wrk
 with fixed connections for a bounded time, cached hits alone against the mix, in one run.
 
-Run: ``.venv/bin/python benchmarks/load.py`` (needs wrk: ``apt-get install -y wrk``).
+Run: ``.venv/bin/python benchmarks/load.py [--postgres] [--round-seconds N]`` (needs wrk:
+``apt-get install -y wrk``). ``--postgres``: two portal nodes sharing a throwaway PostgreSQL
+(fsync on) and Redis (``tests/servers.py``; Debian's ``postgresql`` and ``redis-server``), two
+workers each, the connections split between them, as a deployment of several nodes runs;
+without it, one node on SQLite. ``--round-seconds`` sets each round's length (20 s; 150 s makes
+the four rounds a 10-minute run, for memory).
 
 The mix (``MIX``), requested in turn on every connection, with the demo Archives that take part
 in ``GET /<persistent URL>`` (the well-behaved ones: every Archive answers):
@@ -15,7 +20,8 @@ in ``GET /<persistent URL>`` (the well-behaved ones: every Archive answers):
 
 Rounds alternate (``ROUNDS``: hits, mix, mix, hits) so that other programs on the shared machine
 weigh on both alike. The figure that judges is the ratio of the client's p99 over the mix to the
-p99 of cached hits alone (goal ≤ 2), with zero errors. An error is a connection error, no answer
+p99 of cached hits alone (goal ≤ 2), with zero errors; with two nodes, a round's p99 is the
+larger of the two nodes' (each node's wrk measures its own connections). An error is a connection error, no answer
 within ``CLIENT_TIMEOUT_SECONDS``, or a status other than the one its URL must get; the statuses
 are counted and checked against the mix's proportions. The access log gives the time in the
 server per kind of request and how many requests resolved (``cache=miss``) or joined another's
@@ -26,6 +32,7 @@ the first interval is the ramp, growth is measured after it. Results are appende
 """
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import runpy
@@ -35,6 +42,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from contextlib import ExitStack
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -58,6 +66,7 @@ CONNECTIONS = 32
 WRK_THREADS = 2
 SAMPLE_SECONDS = 10
 WARM_UP_SECONDS = 5
+WORKERS_PER_NODE = 2  # with --postgres: two nodes of two workers on the machine's cores
 #: A request unanswered this long is an error: gunicorn.conf.py's worker timeout, three times a
 #: resolution's 10 s deadline (an uncached resolution may legitimately take that deadline).
 CLIENT_TIMEOUT_SECONDS = 30
@@ -93,20 +102,34 @@ def sample(start: float, workers: list[int]) -> tuple[float, dict[int, int], int
     return time.monotonic() - start, {pid: rss_kib(pid) for pid in workers}, sum(map(thread_count, workers))
 
 
-def load_round(served, paths: dict[str, int], start: float, workers: list[int], samples: list) -> dict:
-    """One wrk round on ``paths`` in turn, memory sampled meanwhile; its summary and the access log."""
-    result: dict = {}
-    load = threading.Thread(target=lambda: result.update(wrk(
-        served.base_url + "/", SECONDS, CONNECTIONS, threads=WRK_THREADS, script="wrk_mix.lua", args=tuple(paths),
-        timeout_seconds=CLIENT_TIMEOUT_SECONDS,
-    )))
-    log_before = len(served.log_text())
-    load.start()
-    while load.is_alive():
+def load_round(nodes, paths: dict[str, int], seconds: int, start: float, workers: list[int], samples: list) -> dict:
+    """One wrk round on ``paths`` in turn, against every node at once (the connections split
+    between them), memory sampled meanwhile; the summary (the larger p50/p90/p99/max of the
+    nodes, the sums of the rest) and the access logs of the round."""
+    results: list[dict] = [{} for _ in nodes]
+
+    def run(index: int) -> None:
+        results[index] = wrk(nodes[index].base_url + "/", seconds, CONNECTIONS // len(nodes), threads=WRK_THREADS,
+                             script="wrk_mix.lua", args=tuple(paths), timeout_seconds=CLIENT_TIMEOUT_SECONDS)
+
+    logs_before = [len(node.log_text()) for node in nodes]
+    loads = [threading.Thread(target=run, args=(index,)) for index in range(len(nodes))]
+    for load in loads:
+        load.start()
+    while any(load.is_alive() for load in loads):
         samples.append(sample(start, workers))
-        load.join(SAMPLE_SECONDS)
+        deadline = time.monotonic() + SAMPLE_SECONDS
+        for load in loads:
+            load.join(max(0.0, deadline - time.monotonic()))
     time.sleep(1)  # requests still in flight when wrk stopped are logged
-    result["log"] = served.log_text()[log_before:]
+    result = {name: max(each[name] for each in results) for name in ("p50_us", "p90_us", "p99_us", "max_us", "duration_us")}
+    for name in ("requests", "connect_errors", "read_errors", "write_errors", "timeouts"):
+        result[name] = sum(each[name] for each in results)
+    result["statuses"] = {}
+    for each in results:
+        for status, count in each["statuses"].items():
+            result["statuses"][status] = result["statuses"].get(status, 0) + count
+    result["log"] = "".join(node.log_text()[before:] for node, before in zip(nodes, logs_before))
     return result
 
 
@@ -122,23 +145,51 @@ def errors_of(result: dict, paths: dict[str, int]) -> tuple[int, int, int, list[
     return wrong + socket_errors + len(off_share), wrong, socket_errors, off_share
 
 
+def nodes_of(stack: ExitStack, postgres: bool) -> list:
+    """One node on SQLite, or two on a throwaway PostgreSQL and Redis; each serving the app with
+    recycling off, so that a leak would show."""
+    if not postgres:
+        folder = Path(stack.enter_context(workdir()))
+        return [stack.enter_context(portal("app:app", folder, extra_args=("--max-requests", "0")))]
+    from tests.servers import PostgresServer, RedisServer  # only this mode needs the servers
+
+    database_server, redis = PostgresServer.start(durable=True), RedisServer.start()
+    stack.callback(database_server.stop)
+    stack.callback(redis.stop)
+    database = database_server.new_database()
+    nodes = []
+    for _ in range(2):
+        folder = stack.enter_context(workdir())
+        environment = {"IBIPORTAL_DATABASE": database, "IBIPORTAL_REDIS_URL": redis.url, "IBIPORTAL_INSTANCE": folder}
+        nodes.append(stack.enter_context(portal("app:app", Path(folder), workers=WORKERS_PER_NODE,
+                                                extra_args=("--max-requests", "0"), environment=environment)))
+    return nodes
+
+
 def main() -> None:
+    options = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    options.add_argument("--postgres", action="store_true", help="two nodes on PostgreSQL and Redis")
+    options.add_argument("--round-seconds", type=int, default=SECONDS, help="length of each round")
+    arguments = options.parse_args()
     require_wrk()
     load_at_start = Path("/proc/loadavg").read_text().split()[0]  # other programs on the machine
     samples: list[tuple[float, dict[int, int], int]] = []  # seconds, RSS kB per worker, threads in all
     rounds: list[tuple[str, dict]] = []
-    with workdir() as folder, portal("app:app", Path(folder), extra_args=("--max-requests", "0")) as served:
-        workers = served.worker_pids()
-        for path, expected in MIX.items():  # each URL answers as it should before the load
-            status, _ = status_of(served.base_url + path)
-            assert status == expected, f"{path}: {status}, expected {expected}"
-        wrk(served.base_url + "/", WARM_UP_SECONDS, CONNECTIONS, threads=WRK_THREADS, script="wrk_mix.lua",
-            args=tuple(MIX))  # every worker resolves the URLs once and fills its cache
+    with ExitStack() as stack:
+        nodes = nodes_of(stack, arguments.postgres)
+        workers = [pid for node in nodes for pid in node.worker_pids()]
+        for node in nodes:
+            for path, expected in MIX.items():  # each URL answers as it should before the load
+                status, _ = status_of(node.base_url + path)
+                assert status == expected, f"{path}: {status}, expected {expected}"
+            wrk(node.base_url + "/", WARM_UP_SECONDS, CONNECTIONS, threads=WRK_THREADS, script="wrk_mix.lua",
+                args=tuple(MIX))  # every worker resolves the URLs once and fills its cache
         start = time.monotonic()
         for kind in ROUNDS:
-            rounds.append((kind, load_round(served, HITS if kind == "hits" else MIX, start, workers, samples)))
+            rounds.append((kind, load_round(nodes, HITS if kind == "hits" else MIX, arguments.round_seconds,
+                                            start, workers, samples)))
         samples.append(sample(start, workers))
-        assert served.worker_pids() == workers, "a worker was replaced during the run"
+        assert [pid for node in nodes for pid in node.worker_pids()] == workers, "a worker was replaced during the run"
 
     p99 = {kind: [result["p99_us"] / 1000 for each, result in rounds if each == kind] for kind in ("hits", "mix")}
     ratio = statistics.median(p99["mix"]) / statistics.median(p99["hits"])
@@ -154,11 +205,13 @@ def main() -> None:
         for status, milliseconds, cache in ACCESS_LINE.findall(result["log"]):  # the server's own time
             by_kind.setdefault(f"{KINDS.get(status, status)} ({cache})", []).append(int(milliseconds))
 
+    where = ("two nodes on PostgreSQL (fsync on) and Redis, wrk against both at once, the connections split"
+             if arguments.postgres else "one node on SQLite")
     lines = [
         "Load test: cached hits alone against the mix, the portal under gunicorn.conf.py on loopback",
-        f"{len(workers)} gthread workers x {runpy.run_path(str(ROOT / 'gunicorn.conf.py'))['threads']} threads on "
-        f"{os.cpu_count()} cores "
-        f"(recycling off for the run); wrk -t{WRK_THREADS} -c{CONNECTIONS}, rounds {', '.join(ROUNDS)} of {SECONDS} s; "
+        f"{where}; {len(workers)} gthread workers in all x {runpy.run_path(str(ROOT / 'gunicorn.conf.py'))['threads']} "
+        f"threads on {os.cpu_count()} cores (recycling off for the run); wrk -t{WRK_THREADS} -c{CONNECTIONS} in all, "
+        f"rounds {', '.join(ROUNDS)} of {arguments.round_seconds} s; "
         f"load average {load_at_start} at the start, {Path('/proc/loadavg').read_text().split()[0]} at the end",
         f"mix, in turn on every connection: {', '.join(f'{path} ({status})' for path, status in MIX.items())}",
         "",
