@@ -1,60 +1,143 @@
-// Check references: resolve every IBI found on demand, one POST /api/v1/trace each (progressive
-// enhancement: without this script each row keeps its "Trace" link). Each check is a trace and
-// counts against the trace rate limit; a refusal (429) is shown on the rows it stops.
+// Check references: the whole list is checked in one request, POST /api/v1/extract?resolve=1,
+// whose entries stream in (NDJSON) as they are resolved; each row shows its outcome, the
+// progress bar and the summary chart follow. "Only problems" hides the rows that resolved
+// without a warning; "Re-check unresolved" sends again only the rows with no outcome yet or an
+// error (the per-IBI limit, an Archive that did not answer). The downloads post the outcomes
+// received, so the CSV and JSON carry them. Without this script each row keeps its Trace link.
 "use strict";
 
 (() => {
-  const button = document.getElementById("check-all");
-  if (!button) return;
-  const help = document.getElementById("check-help");
-  button.hidden = false;
-  if (help) help.hidden = false;
+  const panel = document.getElementById("check");
+  if (!panel) return;
+  const rows = Array.from(document.querySelectorAll(".found-table tbody tr"));
+  const table = document.querySelector(".found-table");
+  const progress = document.getElementById("check-progress");
+  const status = document.getElementById("check-status");
+  const recheck = document.getElementById("recheck");
+  const onlyProblems = document.getElementById("only-problems");
+  const outcomes = ["found", "deleted", "not found", "invalid", "error"];
+  const labels = { found: "found", deleted: "deleted", "not found": "not found", invalid: "invalid", error: "not checked" };
+  const resolutions = rows.map(() => null);
+  panel.hidden = false;
 
-  function show(cell, text, good) {
+  function counts() {
+    const tally = Object.fromEntries(outcomes.map((outcome) => [outcome, 0]));
+    rows.forEach((row) => { if (row.dataset.outcome) tally[row.dataset.outcome] += 1; });
+    return tally;
+  }
+
+  // The summary: each outcome's count, and the chart's bars as shares of every entry.
+  function summarise() {
+    const tally = counts();
+    let x = 0;
+    outcomes.forEach((outcome) => {
+      panel.querySelector(`[data-count="${outcome}"]`).textContent = String(tally[outcome]);
+      const width = rows.length ? (100 * tally[outcome]) / rows.length : 0;
+      const bar = panel.querySelector(`rect[data-outcome="${outcome}"]`);
+      bar.setAttribute("x", String(x));
+      bar.setAttribute("width", String(width));
+      x += width;
+    });
+    const done = rows.filter((row) => row.dataset.outcome && row.dataset.outcome !== "error").length;
+    progress.value = done;
+    progress.max = rows.length;
+    const open = rows.filter(unresolved).length;
+    recheck.disabled = open === 0;
+    recheck.textContent = open ? `Re-check ${open} unresolved` : "Re-check unresolved";
+    return tally;
+  }
+
+  function unresolved(row) {
+    return row.dataset.recheck && (!row.dataset.outcome || row.dataset.outcome === "error");
+  }
+
+  function tracePage(permalink) {
+    const id = permalink.split("/").pop();
+    return panel.dataset.tracePage.replace("TRACE_ID", encodeURIComponent(id));
+  }
+
+  function show(row, resolution) {
+    resolutions[Number(row.dataset.index)] = resolution;
+    row.dataset.outcome = resolution.outcome;
+    const cell = row.querySelector("td.check");
     const outcome = cell.querySelector(".outcome");
-    outcome.textContent = text;
-    outcome.classList.toggle("good", good === true);
-    outcome.classList.toggle("bad", good === false);
+    outcome.textContent = resolution.status ? `${labels[resolution.outcome]} (${resolution.status})` : labels[resolution.outcome];
+    outcome.className = `outcome o-${resolution.outcome.replace(" ", "-")}`;
+    const reason = cell.querySelector(".reason");
+    if (reason) reason.textContent = resolution.reason;
+    const link = cell.querySelector("a.trace");
+    if (link && resolution.trace) link.href = tracePage(resolution.trace);
   }
 
-  async function check(cell) {
-    show(cell, "checking…", null);
+  // One check: the entries of `text`, row i of the page being rowOf(i) of the answer.
+  async function check(text, rowOf, expected) {
+    recheck.disabled = true;
+    status.textContent = `Checking ${expected} IBI${expected === 1 ? "" : "s"}…`;
+    let response;
     try {
-      const response = await fetch(button.dataset.trace, {
+      response = await fetch(panel.dataset.api, {
         method: "POST",
-        headers: { "Content-Type": "application/json", Accept: "application/json" },
-        body: JSON.stringify({ url: cell.dataset.url, archives: button.dataset.archives }),
+        headers: { "Content-Type": "application/json", Accept: "application/x-ndjson" },
+        body: JSON.stringify({ text }),
       });
-      const body = await response.json();
-      if (response.status === 429) {
-        show(cell, `not checked: ${body.error.message}`, false);
-        return false;
-      }
-      if (!response.ok) {
-        show(cell, body.error ? body.error.message : `HTTP ${response.status}`, false);
-        return true;
-      }
-      const link = cell.querySelector("a");
-      if (body.id) link.href = button.dataset.tracePage.replace("TRACE_ID", encodeURIComponent(body.id));
-      link.textContent = "Trace";
-      if (body.url) show(cell, "resolves", true);
-      else show(cell, body.alert ? body.alert.message : "does not resolve", false);
-      return true;
     } catch (error) {
-      show(cell, "not checked: the portal did not answer", false);
-      return true;
+      status.textContent = "Not checked: the portal did not answer. Re-check when it is back.";
+      summarise();
+      return;
     }
+    if (!response.ok) {
+      const body = await response.json().catch(() => null);
+      status.textContent = `Not checked: ${body && body.error ? body.error.message : `HTTP ${response.status}`}`;
+      summarise();
+      return;
+    }
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    let pending = 0;
+    const handle = (line) => {
+      if (!line.trim()) return;
+      const item = JSON.parse(line);
+      if (item.resolution) {
+        const row = rowOf(item.index);
+        if (row) show(row, item.resolution);
+        pending += 1;
+        if (pending % 10 === 0) summarise();
+      }
+    };
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      const lines = buffer.split("\n");
+      buffer = lines.pop();
+      lines.forEach(handle);
+    }
+    handle(buffer);
+    const tally = summarise();
+    const open = rows.filter(unresolved).length;
+    status.textContent = `Checked: ${tally.found} found, ${tally.deleted} deleted, ${tally["not found"]} not found, `
+      + `${tally.invalid} invalid${open ? `; ${open} not checked yet` : ""}.`;
   }
 
-  button.addEventListener("click", async () => {
-    button.disabled = true;
-    const cells = Array.from(document.querySelectorAll(".found-table td.check"));
-    for (const cell of cells) {
-      if (!(await check(cell))) {
-        cells.slice(cells.indexOf(cell) + 1).forEach((rest) => show(rest, "not checked: too many traces for now", false));
-        break;
-      }
-    }
-    button.disabled = false;
+  onlyProblems.addEventListener("change", () => table.classList.toggle("only-problems", onlyProblems.checked));
+
+  recheck.addEventListener("click", () => {
+    const open = rows.filter(unresolved);
+    open.forEach((row) => {
+      delete row.dataset.outcome;
+      row.querySelector("td.check .outcome").textContent = "checking…";
+    });
+    check(open.map((row) => row.dataset.recheck).join("\n"), (index) => open[index], open.length);
   });
+
+  document.querySelectorAll("form.download").forEach((form) => {
+    form.addEventListener("submit", () => {
+      form.querySelector("input[name='resolutions']").value = JSON.stringify(resolutions);
+    });
+  });
+
+  summarise();
+  const text = document.querySelector("form.download input[name='text']").value;
+  check(text, (index) => rows[index], rows.filter((row) => row.dataset.recheck).length);
 })();

@@ -1,18 +1,30 @@
-"""Check references in Chromium, at 1280 px and 390 px: paste a real reference list, see the table
-with each IBI's line highlighted, check resolution on demand, download CSV; upload a .bib."""
+"""Check references in Chromium, at 1280 px and 390 px: paste a real reference list and see the
+table, its check stream in (progress bar, summary chart, each row's outcome), filter the
+problems, re-check only what is unresolved, download CSV and JSON with the outcomes; upload a
+.bib and a .docx on a phone."""
 from __future__ import annotations
 
+import csv
+import io
+import json
+import re
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import shoot
+from tests.browser.conftest import PHONE, LiveServer, serve_with_admin, shoot, sized_page
+from tests.servers import fresh_sqlite
+from tests.test_documents import make_docx
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 REFERENCES = (DATA / "references.txt").read_text(encoding="utf-8")
-#: §10.1's item, which the demo Archives hold, and the standard's Example 2 in a printed reference.
-DEMO = ("Banon, G. Example. IBI: <8JMKD3MGP8W/35MMLL8>. Disponível em: <http://urlib.net/ibi/8JMKD3MGP8W/35MMLL8>.\n"
-        "(sid.inpe.br/mtc-m18@80/2009/02.16.17.46-NTC). doi: 10.1109/ACCESS.2020.2997019\n")
+#: §10.1's item, which the demo Archives hold, the standard's Example 2 (held by none of them),
+#: a broken link, and a reference whose IBIp and repository name are two items.
+DEMO = ("1. Banon, G. Example. IBI: <8JMKD3MGP8W/35MMLL8>. Disponível em: <http://urlib.net/ibi/8JMKD3MGP8W/35MMLL8>.\n"
+        "2. (sid.inpe.br/mtc-m18@80/2009/02.16.17.46-NTC). doi: 10.1109/ACCESS.2020.2997019\n"
+        "3. Broken: <http://urlib.net/8JMKD3MGP8W/ZZZZZZZ>.\n"
+        "4. REIS, M. S. Thesis. IBI: <8JMKD3MGP3W34T/47E2TRB>. (sid.inpe.br/mtc-m21d/2022/07.20.15.45-TDI).\n")
 
 
 def find(page: Page, text: str) -> None:
@@ -22,43 +34,95 @@ def find(page: Page, text: str) -> None:
     page.wait_for_load_state()
 
 
+def checked(page: Page, count: int) -> None:
+    """Wait until the check has given every row an outcome."""
+    expect(page.locator("#check-status")).to_contain_text("Checked:", timeout=30_000)
+    expect(page.locator("table.found-table tbody tr[data-outcome]")).to_have_count(count)
+
+
 def no_sideways_scroll(page: Page, width: int) -> None:
     page.wait_for_load_state()
     assert page.evaluate("document.documentElement.scrollWidth") <= width
 
 
-def test_a_reference_list_at_desktop_width(page, tmp_path):
+def test_a_reference_list_checked_at_desktop_width(page, tmp_path):
     find(page, REFERENCES)
     expect(page.get_by_role("heading", name="12 IBIs found")).to_be_visible()
     table = page.locator("table.found-table")
     expect(table.locator("tbody tr")).to_have_count(12)
     first = table.locator("tbody tr").nth(1)
     expect(first.locator("mark")).to_have_text("sid.inpe.br/mtc-m21d/2022/07.20.15.45-NTC")
-    expect(first).to_contain_text("8JMKD3MGP3W34T/47AF772")
     expect(first).to_contain_text("report-number suffix")
+    checked(page, 12)
+    # The demo Archives hold none of these published items: every row is "not found (404)".
+    expect(table.locator("td.check .outcome")).to_have_text(["not found (404)"] * 12)
+    expect(page.locator('[data-count="not found"]')).to_have_text("12")
+    expect(page.locator("#check-progress")).to_have_attribute("value", "12")
+    assert page.locator('#check-chart rect[data-outcome="not found"]').get_attribute("width") == "100"
+    expect(page.locator("#check-status")).to_have_text("Checked: 0 found, 0 deleted, 12 not found, 0 invalid.")
     with page.expect_download() as download:
         page.get_by_role("button", name="Download CSV").click()
-    saved = tmp_path / "found.csv"
-    download.value.save_as(saved)
-    assert saved.read_text(encoding="utf-8").count("\n") == 13
+    rows = list(csv.reader(io.StringIO(Path(download.value.path()).read_text(encoding="utf-8"))))
+    assert rows[0][-5:] == ["outcome", "status", "location", "reason", "trace"] and len(rows) == 13
+    assert {row[-5] for row in rows[1:]} == {"not found"} and {row[-4] for row in rows[1:]} == {"404"}
+    assert all(row[-1].startswith("http://127.0.0.1") and "/api/v1/trace/" in row[-1] for row in rows[1:])
     no_sideways_scroll(page, 1280)
     shoot(page, "references-desktop")
 
 
-def test_resolution_is_checked_on_demand(page):
+def test_outcomes_filter_trace_links_and_json_download(page):
     find(page, DEMO)
-    expect(page.get_by_role("heading", name="3 IBIs found")).to_be_visible()
-    page.get_by_role("button", name="Check resolution").click()
+    expect(page.get_by_role("heading", name="5 IBIs found")).to_be_visible()
+    checked(page, 6)
     outcomes = page.locator("td.check .outcome")
-    expect(outcomes.nth(0)).to_have_text("resolves", timeout=20_000)
-    expect(outcomes.nth(1)).to_have_text("resolves", timeout=20_000)
-    expect(outcomes.nth(2)).not_to_have_text("checking…", timeout=20_000)  # §1's Example 2: held by no demo Archive
-    expect(outcomes.nth(2)).to_have_class("outcome bad")
-    link = page.locator("td.check a").first
-    expect(link).to_have_attribute("href", __import__("re").compile(r"^/trace/[\w-]+$"))
+    expect(outcomes).to_have_text(["found (302)", "found (302)", "not found (404)", "invalid",
+                                   "not found (404)", "not found (404)"])
+    expect(page.locator('[data-count="found"]')).to_have_text("2")
+    expect(page.locator('[data-count="invalid"]')).to_have_text("1")
+    expect(page.locator("td.check .reason").nth(0)).to_contain_text("redirects to http://")
+    expect(page.locator("td.check a.trace").first).to_have_attribute("href", re.compile(r"^/trace/[\w-]+$"))
+    expect(page.locator("ul.contradictions")).to_have_count(2)
+    page.get_by_label("Only problems").check()
+    visible = page.locator("table.found-table tbody tr:visible")
+    expect(visible).to_have_count(4)  # the two found rows hide; the contradicting ones stay
+    shoot(page, "references-problems")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download JSON").click()
+    body = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
+    assert [row["resolution"]["outcome"] for row in body["found"]] == [
+        "found", "found", "not found", "invalid", "not found", "not found"]
+    assert body["summary"] == {"found": 2, "deleted": 0, "not found": 3, "invalid": 1, "error": 0}
 
 
-def test_phone_width_and_a_bib_upload(phone, tmp_path):
+@pytest.fixture
+def limited_page(browser, tmp_path) -> Page:
+    """A desktop page on a portal of its own that checks 2 IBIs a minute per client."""
+    server: LiveServer = serve_with_admin(fresh_sqlite(tmp_path / "limited.sqlite"), RATELIMIT_REFERENCES="2/minute")
+    yield from sized_page(browser, server, "desktop")
+    server.server.shutdown()
+
+
+def test_recheck_sends_only_the_unresolved_rows(limited_page):
+    page = limited_page
+    find(page, DEMO)
+    checked(page, 6)
+    outcomes = page.locator("td.check .outcome")
+    # Two requests within the limit (35MMLL8, asked by two rows, and Example 2), the rest not checked.
+    expect(outcomes).to_have_text(["found (302)", "found (302)", "not found (404)", "invalid",
+                                   "not checked (429)", "not checked (429)"])
+    expect(page.locator("td.check .reason").nth(4)).to_contain_text("at most 2/minute IBIs are checked")
+    expect(page.locator("#check-status")).to_contain_text("2 not checked yet")
+    button = page.get_by_role("button", name="Re-check 2 unresolved")
+    with page.expect_request(re.compile(r"/api/v1/extract\?resolve=1$")) as sent:
+        button.click()
+    text = json.loads(sent.value.post_data)["text"]
+    assert text.split("\n") == ["http://urlib.net/8JMKD3MGP3W34T/47E2TRB",
+                                "http://urlib.net/sid.inpe.br/mtc-m21d/2022/07.20.15.45"]
+    checked(page, 6)
+    expect(outcomes.nth(0)).to_have_text("found (302)")  # resolved rows are left as they were
+
+
+def test_phone_width_with_bib_and_docx_uploads(phone, tmp_path):
     bib = tmp_path / "refs.bib"
     bib.write_text((DATA / "references.bib").read_text(encoding="utf-8"), encoding="utf-8")
     phone.goto("/references")
@@ -66,6 +130,14 @@ def test_phone_width_and_a_bib_upload(phone, tmp_path):
     phone.get_by_role("button", name="Find IBIs").click()
     phone.wait_for_load_state()
     expect(phone.get_by_role("heading", name="5 IBIs found")).to_be_visible()
-    expect(phone.locator("table.found-table tbody tr")).to_have_count(5)
-    no_sideways_scroll(phone, 390)  # the table scrolls inside its own region
+    checked(phone, 5)
+    no_sideways_scroll(phone, PHONE["width"])  # the table scrolls inside its own region
     shoot(phone, "references-phone")
+    document = tmp_path / "refs.docx"
+    document.write_bytes(make_docx())
+    phone.goto("/references")
+    phone.get_by_label("Or a file").set_input_files(str(document))
+    phone.get_by_role("button", name="Find IBIs").click()
+    phone.wait_for_load_state()
+    expect(phone.get_by_role("heading", name="3 IBIs found")).to_be_visible()
+    checked(phone, 3)

@@ -200,7 +200,8 @@ def test_broken_entries_and_modifiers_on_page_api_csv_and_cli(client, runner, tm
     assert "2 IBIs found" in html and "1 not IBI<" in html
     assert "Not an IBI:</strong> character &#39;Z&#39; is not in the IBIp alphabet (0 1 I O V Y Z are excluded, Table 7.1) (at character 30)" in html
     rows = list(csv.reader(io.StringIO(client.post("/references.csv", data={"text": BROKEN_LIST}).get_data(as_text=True))))
-    assert rows[0][-1] == "error" and rows[2][-1] == "character 'Z' is not in the IBIp alphabet (0 1 I O V Y Z are excluded, Table 7.1) (at character 30)" and rows[1][-1] == ""
+    error = rows[0].index("error")
+    assert rows[2][error] == "character 'Z' is not in the IBIp alphabet (0 1 I O V Y Z are excluded, Table 7.1) (at character 30)" and rows[1][error] == ""
     path = tmp_path / "refs.txt"
     path.write_text(BROKEN_LIST, encoding="utf-8")
     result = runner.invoke(args=["ibi", "extract", str(path)])
@@ -213,3 +214,25 @@ def test_the_page_shows_a_contradiction_on_both_entries(client):
     html = client.post("/references", data={"text": text}).get_data(as_text=True)
     assert html.count('<ul class="contradictions" role="note">') == 2
     assert "this reference names two items: 8JMKD3MGP3W34T/47E2TRB here and sid.inpe.br/mtc-m21d/2022/07.20.15.45" in html
+
+
+def test_downloads_carry_the_resolutions_the_page_posts(client):
+    found = {"outcome": "found", "status": 302, "location": "http://archive.test/item.pdf",
+             "reason": "redirects to http://archive.test/item.pdf", "trace": "http://localhost/api/v1/trace/abc",
+             "cache": "miss", "extra": "dropped"}
+    posted = json.dumps([found, None, {"outcome": "found", "status": "=HYPERLINK(1)"}])
+    rows = list(csv.reader(io.StringIO(client.post("/references.csv", data={"text": BROKEN_LIST, "resolutions": posted})
+                                       .get_data(as_text=True))))
+    assert rows[0][-5:] == ["outcome", "status", "location", "reason", "trace"]
+    assert rows[1][-5:] == ["found", "302", "http://archive.test/item.pdf", "redirects to http://archive.test/item.pdf",
+                            "http://localhost/api/v1/trace/abc"]
+    # The broken entry is invalid whatever was posted; a field of the wrong type is left empty.
+    assert rows[2][-5] == "invalid" and rows[2][-2].startswith("not an IBI: ")
+    assert rows[3][-5:-3] == ["found", ""]
+    body = json.loads(client.post("/references.json", data={"text": BROKEN_LIST, "resolutions": posted}).get_data(as_text=True))
+    assert body["found"][0]["resolution"] == {key: value for key, value in found.items() if key != "extra"}
+    assert body["summary"] == {"found": 2, "deleted": 0, "not found": 0, "invalid": 1, "error": 0}
+    unchecked = list(csv.reader(io.StringIO(client.post("/references.csv", data={"text": BROKEN_LIST}).get_data(as_text=True))))
+    assert [row[-5] for row in unchecked[1:]] == ["", "invalid", ""]
+    wrong = client.post("/references.csv", data={"text": BROKEN_LIST, "resolutions": "[1, 2]"})
+    assert wrong.status_code == 400 and "do not match the references" in wrong.get_data(as_text=True)

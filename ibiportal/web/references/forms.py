@@ -24,6 +24,8 @@ class ReferencesForm(FlaskForm):
 
 
 class ReferencesDownloadForm(FlaskForm):
-    """POST form (CSRF) behind the CSV and JSON downloads: the text the page read, posted again."""
+    """POST form (CSRF) behind the CSV and JSON downloads: the text the page read, posted again,
+    and the resolutions the page's check received (JSON, one per entry; empty without a check)."""
 
     text = HiddenField()
+    resolutions = HiddenField()

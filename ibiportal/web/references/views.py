@@ -2,11 +2,12 @@
 
 * ``GET /references``: the form;
 * ``POST /references``: the IBIs found (``ibiportal.ibi.extract``), each with its line shown and
-  the found text highlighted, both forms, the persistent URL and the recogniser's notes; the
-  page's script checks resolution on demand through ``POST /api/v1/trace`` (each check is one
-  trace, counted by the trace rate limit);
+  the found text highlighted, both forms, the persistent URL, the recogniser's notes and any
+  contradiction; the page's script checks the whole list through ``POST /api/v1/extract?resolve=1``
+  (NDJSON, entries as they are resolved: ``web.references.checking``);
 * ``POST /references.csv`` and ``POST /references.json``: the same, downloaded (the text the
-  page read is posted again, as Convert's batch download does).
+  page read is posted again, as Convert's batch download does), with the resolution of each
+  entry that the page's check received (posted back with it).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import json
 
 from flask import Blueprint, Response, render_template, request
 
+from ...application.references import Outcome, ReferenceCheck
 from ...documents import TooLarge, check_found_count, check_text_size, text_of
 from ...errors import ParseError
 from ...ibi.batch import MAX_BYTES, neutralise
@@ -23,12 +25,17 @@ from ...ibi.extract import Extraction, extract
 from ..context import known_prefix_pairs, resolver_base
 from ..errors import error_response
 from ..form_errors import add_error
-from ..resolution import default_selection
+from .checking import summary
 from .forms import ReferencesDownloadForm, ReferencesForm
 
 bp = Blueprint("references", __name__)
 
-CSV_COLUMNS = ("line", "text", "ibi", "form", "repository name", "IBIp", "persistent URL", "warnings", "error")
+#: The resolution's fields, as the page posts them back, and their types.
+RESOLUTION_FIELDS = {"outcome": str, "status": int, "location": str, "reason": str, "trace": str, "cache": str}
+#: The resolution's columns of the CSV download.
+RESOLUTION_COLUMNS = ("outcome", "status", "location", "reason", "trace")
+CSV_COLUMNS = ("line", "text", "ibi", "form", "repository name", "IBIp", "persistent URL", "warnings", "error",
+               *RESOLUTION_COLUMNS)
 #: Room for the pasted text (and the text posted again by a download) beyond the 1 MB limit,
 #: so that a text a little over it is refused next to its field, naming the limit.
 FORM_MEMORY = 4 * MAX_BYTES
@@ -90,7 +97,7 @@ def _input_text(form: ReferencesForm) -> str | None:
 def _page(form: ReferencesForm, result: Extraction | None, text: str | None, status: int = 200):
     download = ReferencesDownloadForm(formdata=None, text=text) if result is not None else None
     page = render_template(
-        "references/references.html", form=form, result=result, download=download, archives=default_selection().group,
+        "references/references.html", form=form, result=result, download=download,
     )
     return page, status
 
@@ -105,24 +112,55 @@ def download(extension: str):
         result = extraction_of(form.text.data or "")
     except TooLarge as exc:
         return error_response(exc.message, 413, field="text")
+    resolutions = posted_resolutions(form.resolutions.data, result)
     if extension == "json":
-        body, mimetype = json.dumps(result.to_dict(), ensure_ascii=False, indent=2) + "\n", "application/json"
+        document = result.to_dict()
+        for row, resolution in zip(document["found"], resolutions):
+            row["resolution"] = resolution
+        document["summary"] = summary(Outcome(resolution["outcome"]) for resolution in resolutions if resolution)
+        body, mimetype = json.dumps(document, ensure_ascii=False, indent=2) + "\n", "application/json"
     else:
-        body, mimetype = to_csv(result), "text/csv"
+        body, mimetype = to_csv(result, resolutions), "text/csv"
     return Response(body, mimetype=mimetype,
                     headers={"Content-Disposition": f'attachment; filename="ibis-found.{extension}"'})
 
 
-def to_csv(result: Extraction) -> str:
-    """The IBIs found as CSV (RFC 4180, formulas neutralised as in Convert's batch download)."""
+def posted_resolutions(posted: str | None, result: Extraction) -> list[dict | None]:
+    """The resolutions the page's check received, one per entry (``None`` where it has none),
+    as the API gave them: only their known fields, of their types. A broken entry is invalid
+    whatever was posted (the page needs no check to know it)."""
+    entries = result.found
+    try:
+        values = json.loads(posted) if posted and posted.strip() else [None] * len(entries)
+    except json.JSONDecodeError as exc:
+        raise ParseError("the resolutions posted are not JSON: check the references again", field="resolutions") from exc
+    if not isinstance(values, list) or len(values) != len(entries):
+        raise ParseError("the resolutions posted do not match the references: check them again", field="resolutions")
+    resolutions: list[dict | None] = []
+    for entry, value in zip(entries, values):
+        if entry.broken:
+            resolutions.append(ReferenceCheck.invalid(entry).to_dict())
+        elif isinstance(value, dict) and value.get("outcome") in set(Outcome):
+            resolutions.append({name: value.get(name) if isinstance(value.get(name), kind) else None
+                                for name, kind in RESOLUTION_FIELDS.items()})
+        else:
+            resolutions.append(None)
+    return resolutions
+
+
+def to_csv(result: Extraction, resolutions: list[dict | None]) -> str:
+    """The IBIs found, with their resolutions, as CSV (RFC 4180, formulas neutralised as in
+    Convert's batch download); an entry not checked has empty resolution cells."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(CSV_COLUMNS)
-    for found in result.found:
+    for found, resolution in zip(result.found, resolutions):
         row = found.to_dict()
-        writer.writerow([neutralise(str(cell)) for cell in (
+        checked = resolution or {}
+        writer.writerow([neutralise("" if cell is None else str(cell)) for cell in (
             row["line"], row["text"], row["ibi"], row["form"], row["rep"] or "", row["ibip"] or "",
             row["persistent_url"] or "", " | ".join(row["warnings"]), _error_text(row["error"]),
+            *(checked.get(name) for name in RESOLUTION_COLUMNS),
         )])
     return out.getvalue()
 
