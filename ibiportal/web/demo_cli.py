@@ -1,10 +1,17 @@
-"""``flask --app app demo-archive list|serve``: the demo Archives as standalone HTTP servers."""
+"""``flask --app app demo-archive list|serve|seed``: the demo Archives as standalone HTTP servers,
+and the own Archive's demo items (``bin/serve`` seeds them on a new demo portal)."""
 from __future__ import annotations
 
 import click
 from flask.cli import AppGroup
 
+from flask import current_app
+
+from ..application.demo_items import DEMO_FILE, DemoItemSeeder
 from ..archive.http_server import ArchiveHTTPServer
+from ..config import DEMO_MINT_HOST
+from ..storage.identifiers import IdentifierStore
+from .context import get_item_files, get_minter, get_storage
 from .services import get_demo_archives
 
 demo_cli = AppGroup("demo-archive", help="The demo Archives (file 003 §10 and support scenarios).")
@@ -36,3 +43,19 @@ def serve_command(name: str, host: str, port: int, delay: float) -> None:
         pass
     finally:
         server.server_close()
+
+
+@demo_cli.command("seed")
+def seed_command() -> None:
+    """Give a new demo portal's own Archive its demo items: one with a file, its translation and its
+    second edition (only with the demo subsystem, and only into an Archive that has minted nothing)."""
+    demo_subsystem = current_app.config["MINT_HOST"] == DEMO_MINT_HOST
+    seeded = DemoItemSeeder(get_minter(), IdentifierStore(get_storage()), get_item_files(), demo_subsystem).seed()
+    if seeded is None:
+        reason = "its items are minted already" if demo_subsystem else "it mints with a real subsystem (IBIPORTAL_MINT_*)"
+        click.echo(f"The own Archive gets no demo items: {reason}.")
+        return
+    original = seeded.original.ibip
+    click.echo(f"Demo items minted: {original} (with the file {DEMO_FILE}), its translation "
+               f"{seeded.translation.ibip} (pt) and its second edition {seeded.second_edition.ibip}.")
+    click.echo(f"Try /{original}/{DEMO_FILE}, /{original}+(pt), /{original}! and /{original}+(pt):(oai_dc)")
