@@ -1,7 +1,8 @@
 """The own Archive's demo items: what a new user of ``bin/serve`` finds minted already, so that
 every part of an Archive can be seen working before minting anything – an item with a file
 (``X/report.pdf``, ``X?ibiurl.verblist=GetFileList``), its Portuguese translation (``X+(pt)``),
-its second edition (``X!``) and the combinations of Table 8.2 (``X!+(pt):``, …).
+its second edition (``X!``), translated too, so that all 14 forms of Table 8.2 resolve
+(``X!+(pt):``, ``X+(pt)!``, …).
 
 They are minted only by the demo identification subsystem (its identifiers name no real
 server) and only into an Archive that has never minted anything: a real institution's Archive
@@ -24,15 +25,18 @@ _ORIGINAL = {"title": "Archive in a box: a demo item of the IBI Portal", "creato
              "date": "2026", "language": "en", "item_type": "report", "publisher": "IBI Portal", "place": "São José dos Campos"}
 _TRANSLATION = {**_ORIGINAL, "title": "Arquivo numa caixa: um item de demonstração do IBI Portal", "language": "pt"}
 _SECOND_EDITION = {**_ORIGINAL, "title": "Archive in a box: a demo item of the IBI Portal (2nd edition)"}
+_SECOND_TRANSLATION = {**_TRANSLATION, "title": "Arquivo numa caixa: um item de demonstração do IBI Portal (2ª edição)"}
 
 
 @dataclass(frozen=True)
 class DemoItems:
-    """The items seeded: the original (with :data:`DEMO_FILE`), its translation, its second edition."""
+    """The items seeded: the original (with :data:`DEMO_FILE`), its translation, its second
+    edition and the second edition's translation (the next edition of the first translation)."""
 
     original: MintedItem
     translation: MintedItem
     second_edition: MintedItem
+    second_translation: MintedItem
 
 
 class DemoItemSeeder:
@@ -53,7 +57,9 @@ class DemoItemSeeder:
         self.files.put(original.ibip, DEMO_FILE, Upload(io.BytesIO(demo_pdf(_ORIGINAL["title"], original.rep)), "application/pdf"))
         translation = self.minter.mint(MintRequest.parse({**_TRANSLATION, "translation_of": original.ibip}))
         second = self.minter.mint(MintRequest.parse({**_SECOND_EDITION, "previous_edition": original.ibip}))
-        return DemoItems(original, translation, second)
+        second_translation = self.minter.mint(MintRequest.parse(
+            {**_SECOND_TRANSLATION, "translation_of": second.ibip, "previous_edition": translation.ibip}))
+        return DemoItems(original, translation, second, second_translation)
 
 
 def demo_pdf(title: str, rep: str) -> bytes:

@@ -47,8 +47,9 @@ def serve_command(name: str, host: str, port: int, delay: float) -> None:
 
 @demo_cli.command("seed")
 def seed_command() -> None:
-    """Give a new demo portal's own Archive its demo items: one with a file, its translation and its
-    second edition (only with the demo subsystem, and only into an Archive that has minted nothing)."""
+    """Give a new demo portal's own Archive its demo items: one with a file, its translation, its
+    second edition and that edition's translation (only with the demo subsystem, and only into an
+    Archive that has minted nothing)."""
     demo_subsystem = current_app.config["MINT_HOST"] == DEMO_MINT_HOST
     seeded = DemoItemSeeder(get_minter(), IdentifierStore(get_storage()), get_item_files(), demo_subsystem).seed()
     if seeded is None:
@@ -57,5 +58,6 @@ def seed_command() -> None:
         return
     original = seeded.original.ibip
     click.echo(f"Demo items minted: {original} (with the file {DEMO_FILE}), its translation "
-               f"{seeded.translation.ibip} (pt) and its second edition {seeded.second_edition.ibip}.")
-    click.echo(f"Try /{original}/{DEMO_FILE}, /{original}+(pt), /{original}! and /{original}+(pt):(oai_dc)")
+               f"{seeded.translation.ibip} (pt), its second edition {seeded.second_edition.ibip} and that "
+               f"edition's translation {seeded.second_translation.ibip}.")
+    click.echo(f"Try /{original}/{DEMO_FILE}, /{original}+(pt), /{original}!, /{original}!+(pt):(oai_dc)")

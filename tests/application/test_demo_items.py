@@ -19,7 +19,7 @@ def app(new_database):
     return create_app({"TESTING": True, "DATABASE": new_database(), "SECRET_KEY": "test", "GRANULARITY": "0.001"})
 
 
-def test_a_new_demo_portal_gets_an_item_with_a_file_a_translation_and_a_second_edition(app, client, runner):
+def test_a_new_demo_portal_gets_an_item_with_a_file_translations_and_a_second_edition(app, client, runner):
     result = runner.invoke(args=["demo-archive", "seed"])
     assert result.exit_code == 0 and "Demo items minted" in result.output, result.output
     items = client.get("/api/v1/items/" + result.output.split("Demo items minted: ")[1].split(" ")[0]).get_json()
@@ -29,7 +29,8 @@ def test_a_new_demo_portal_gets_an_item_with_a_file_a_translation_and_a_second_e
     pdf = client.get(client.get(f"/{original}/report.pdf", environ_base=CLIENT).headers["Location"].replace("http://localhost", ""))
     assert pdf.status_code == 200 and pdf.mimetype == "application/pdf"
     assert "Archive in a box" in pypdf.PdfReader(io.BytesIO(pdf.data)).pages[0].extract_text()
-    for modifier in ("+(pt)", "!", "+(pt):(oai_dc)", "+(pt)!", "!:"):
+    for modifier in (":", ":+", "!", "!+(pt)", "!:", "!+(pt):", "!:+", "!+(pt):+", "+(pt)", "+(pt)!", "+(pt):",
+                     "+(pt)!:", "+(pt):+", "+(pt)!:+"):  # Table 8.2
         assert client.get(f"/{original}{modifier}", environ_base=CLIENT).status_code == 302, modifier
     again = runner.invoke(args=["demo-archive", "seed"])
     assert again.exit_code == 0 and "minted already" in again.output
