@@ -44,7 +44,7 @@ workers = _whole_number("IBIPORTAL_WORKERS", min(2 * (os.cpu_count() or 1) + 1, 
 # Threads per worker (IBIPORTAL_THREADS, default 8): a resolution mostly WAITS for Archives
 # (up to its 10 s deadline, engine.ResolverSettings), and a sync worker would serve nobody
 # meanwhile. The resolver's pool of threads asking Archives is sized from the same number
-# (ibiportal/web/services.py), so set it here, not with --threads.
+# (ibiportal/application/__init__.py), so set it here, not with --threads.
 worker_class = "gthread"
 threads = _portal["THREADS"]
 

@@ -41,7 +41,7 @@ from ibiportal.config import DEFAULTS  # noqa: E402
 from ibiportal.resolver.curl_transport import CurlTransport  # noqa: E402
 from ibiportal.resolver.engine import ClientInfo, Resolver  # noqa: E402
 from ibiportal.resolver.transport import ArchiveEndpoint, HttpTransport, Timeouts, Transport  # noqa: E402
-from ibiportal.web.services import resolver_threads  # noqa: E402
+from ibiportal.application import resolver_threads  # noqa: E402
 
 DELAY = 0.1
 UNKNOWN = "http://urlib.net/8JMKD3MGP8W/34PGRBS"

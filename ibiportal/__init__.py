@@ -22,6 +22,9 @@ def create_app(test_config: dict | None = None) -> Flask:
     The instance folder (``IBIPORTAL_INSTANCE``, else ``instance/``) holds what a node makes for
     itself: the secret key when none is configured, the SQLite database by default, and the file
     through which its workers learn of changes.
+
+    The application layer (:class:`~ibiportal.application.Application`: the use cases and the
+    transports, pools and caches they share) is built here, once per app, and handed to the views.
     """
     instance = os.environ.get("IBIPORTAL_INSTANCE") if test_config is None else test_config.get("INSTANCE_PATH")
     app = Flask(
@@ -41,7 +44,9 @@ def create_app(test_config: dict | None = None) -> Flask:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = instance_secret_key(app.instance_path)
 
+    from .application import Application
     from .web import register
+    from .web.context import get_storage
 
-    register(app)
+    register(app, Application(app.config, app.instance_path, get_storage))
     return app

@@ -151,7 +151,7 @@ DEFAULTS: dict = {
     # on it (the trace says "read timeout"); the resolution's own deadline bounds it too.
     "ARCHIVE_READ_TIMEOUT": ARCHIVE_TIMEOUTS.read,
     # How many resolution traces are kept, and how many bytes they may take in all (the oldest
-    # go first beyond either; each stored answer is cut at 16 KiB: ibiportal/web/resolution.py).
+    # go first beyond either; each stored answer is cut at 16 KiB: ibiportal/storage/traces.py).
     "TRACE_RETENTION": 1000,
     "TRACE_BYTES": 50_000_000,
     # Redis shared by every node (redis://host:6379/0): one rate-limit budget across nodes and
@@ -166,7 +166,7 @@ DEFAULTS: dict = {
     # included, and such changes empty the caches at once anyway.
     "NEGATIVE_CACHE_SECONDS": 10,
     # Request threads per gunicorn worker (gunicorn.conf.py); the resolver's pool of threads
-    # asking Archives is sized from it (ibiportal/web/services.py).
+    # asking Archives is sized from it (ibiportal/application/__init__.py).
     "THREADS": 8,
     # Notices (6) each worker awaits at once per Archive after redirecting without them
     # (ibiportal/resolver/acknowledging.py: PendingNotices); beyond, an acknowledgment to that

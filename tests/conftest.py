@@ -18,7 +18,7 @@ from ibiportal.archive.demo import load_demo_archives
 from ibiportal.archive.http_server import ArchiveHTTPServer
 from ibiportal.resolver.curl_transport import CurlTransport
 from ibiportal.resolver.transport import HttpTransport
-from ibiportal.web import services
+from ibiportal.application import Application
 from tests.reliability.faulty_archives import tls_files
 from tests.scripted_archive import ScriptedArchive
 from tests.servers import PostgresServer, RedisServer, fresh_sqlite
@@ -195,6 +195,6 @@ def loopback_fan_out(monkeypatch):
     while the app's other exchanges keep its address policy: for tests of that policy on what
     such an Archive answers (a record URL, a redirect), with IBIPORTAL_ALLOW_PRIVATE_ARCHIVES off."""
     transport = CurlTransport(allow_private=True)
-    monkeypatch.setattr(services, "get_fan_out_transport", lambda: transport)
+    monkeypatch.setattr(Application, "fan_out_transport", property(lambda self: transport))
     yield transport
     transport.close()

@@ -1,1 +1,244 @@
-"""The portal's use cases, without Flask."""
+"""The application layer: use cases as plain classes, built with their collaborators, taking
+parsed values and returning facts (dataclasses). No Flask here: the web blueprints and the CLI
+parse once, call a use case, and render what it returns.
+
+:class:`Application` is made from the configuration (a mapping of the ``IBIPORTAL_*`` settings
+read by ``ibiportal.config``), the instance folder, a way to reach the storage of the current unit
+of work and a clock. It holds the long-lived parts every request shares (the transports, the
+thread pools, the resolution cache, single flight, the Archives this process answers for) and
+the use cases built on them: :class:`~.resolving.Resolving` (``GET /<persistent URL>``, the
+trace).
+
+Fork safety: gunicorn imports ``app.py`` in each worker (no ``preload_app``), so ``create_app``
+runs after the fork. Even so, the parts that own threads, sockets or connections (the libcurl
+loop, the thread pools, the ``requests`` session, the Redis client, the signal file's map) are
+made on first use, by the process and thread that needs them, under one lock of this object:
+an application built in a parent process (a test, a CLI that forks) hands none of them across.
+This is no service locator: every part is a named attribute of the one object create_app built.
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..archive.demo import DemoArchive, load_demo_archives
+from ..archive.own import OwnArchive, own_archive_service
+from ..archive.service import ArchiveService
+from ..resolver.acknowledging import PendingNotices
+from ..resolver.cache import Acknowledger, Changes, ResolutionCache
+from ..resolver.curl_transport import CurlTransport
+from ..resolver.engine import ResolverSettings
+from ..resolver.single_flight import SingleFlight
+from ..resolver.transport import HttpTransport, LocalTransport, Route, Transport
+from ..storage.database import Storage
+from ..storage.identifiers import FreshConnections
+from ..storage.redis_flight import RedisFlight
+from ..storage.signal import GenerationSignal, RedisChanges, read_changes, signal_file
+from ..storage.signal import write_signal_file
+from .references import CONCURRENCY
+
+#: Threads asking the Archives of this process (the own and the demo ones; live Archives are
+#: asked from the libcurl transport's one thread), per request thread of the worker
+#: (IBIPORTAL_THREADS): every resolution asks all Archives at once, and an exchange no longer
+#: waited for (a slow demo Archive) still holds its thread until it ends, so each request thread
+#: may need one per Archive; with more than this many, a resolution's later messages queue.
+RESOLVER_THREADS_PER_REQUEST_THREAD = 16
+
+#: Redirects kept per worker process (least recently used dropped first): about 1 kB each.
+RESOLUTION_CACHE_ENTRIES = 10_000
+
+#: Acknowledgments of cached redirects queued or being sent, per request thread of the worker
+#: (a few hundred bytes each); beyond that they are dropped (cache.Acknowledger): at 200 hits a
+#: second per worker, that is five seconds of an Archive not answering.
+PENDING_ACKNOWLEDGMENTS_PER_REQUEST_THREAD = 128
+
+#: Seconds a cross-worker flight's lock outlives a resolution's deadline: time to store the
+#: leader's trace and publish its outcome (a killed leader's lock is gone that long after it).
+FLIGHT_LOCK_MARGIN_SECONDS = 2.0
+
+
+def resolver_threads(request_threads: int) -> int:
+    """Size of the pool resolutions fan out on, for a worker with ``request_threads`` threads."""
+    return max(1, request_threads) * RESOLVER_THREADS_PER_REQUEST_THREAD
+
+
+def utc_now() -> datetime:
+    """The real clock, in UTC."""
+    return datetime.now(timezone.utc)
+
+
+class Holdings:
+    """The Archives this process answers for at one address of the portal: the demo Archives
+    (their URLs point into the portal) and the portal's own Archive, with the transport that
+    reaches them in process. One set per address the portal is served at (``web.host``)."""
+
+    def __init__(self, portal_url: str, config: Mapping[str, Any]) -> None:
+        self.portal_url = portal_url
+        self.demo: dict[str, DemoArchive] = load_demo_archives(portal_url=portal_url)
+        self.own: ArchiveService = own_archive_service(
+            FreshConnections(config["DATABASE"]),
+            address=urlsplit(portal_url).netloc,
+            service_ibi=config["ARCHIVE_SERVICE_IBI"],
+            portal_url=portal_url,
+        )
+        self.own_local = OwnArchive(self.own)
+        self.local_transport = LocalTransport([self.own_local, *self.demo.values()])
+
+
+class Application:
+    """The one object the web layer calls: settings, long-lived parts and use cases.
+
+    ``storage`` gives the storage of the current unit of work (in the web layer, the request's
+    connection); ``clock`` the current time, in UTC.
+    """
+
+    def __init__(self, config: Mapping[str, Any], instance_path: str, storage: Callable[[], Storage],
+                 clock: Callable[[], datetime] = utc_now) -> None:
+        from .resolving import Resolving
+
+        self.config = config
+        self.instance_path = instance_path
+        self.storage = storage
+        self.clock = clock
+        self._lock = threading.RLock()  # re-entrant: making one part may make those it uses
+        self._parts: dict[str, Any] = {}
+        self.resolving = Resolving(self)
+
+    def _part(self, name: str, make: Callable[[], Any]) -> Any:
+        """The part ``name``, made on its first use (module docstring: fork safety)."""
+        parts = self._parts
+        if name not in parts:
+            with self._lock:
+                if name not in parts:
+                    parts[name] = make()
+        return parts[name]
+
+    # -- transports and pools --------------------------------------------------------------
+
+    @property
+    def http_transport(self) -> HttpTransport:
+        """The ``requests`` transport for one-off exchanges with live Archives (the §7.2
+        confirmation request, Cite's record fetch), with the address policy of
+        IBIPORTAL_ALLOW_PRIVATE_ARCHIVES."""
+        return self._part("http_transport", lambda: HttpTransport(allow_private=self.config["ALLOW_PRIVATE_ARCHIVES"]))
+
+    @property
+    def fan_out_transport(self) -> CurlTransport:
+        """The resolver's transport to registered Archives: every message of a round on the wire
+        at once (ibiportal.resolver.curl_transport), with the same address policy."""
+        return self._part("fan_out_transport", lambda: CurlTransport(allow_private=self.config["ALLOW_PRIVATE_ARCHIVES"]))
+
+    @property
+    def executor(self) -> ThreadPoolExecutor:
+        """The thread pool resolutions fan out on (to the Archives of this process)."""
+        size = resolver_threads(self.config["THREADS"])
+        return self._part("executor", lambda: ThreadPoolExecutor(max_workers=size, thread_name_prefix="resolver"))
+
+    @property
+    def reference_executor(self) -> ThreadPoolExecutor:
+        """The threads reference checks resolve their requests on (.references): one check keeps
+        at most ``CONCURRENCY`` resolutions under way; several checks share them."""
+        return self._part("reference_executor",
+                          lambda: ThreadPoolExecutor(max_workers=CONCURRENCY, thread_name_prefix="reference-check"))
+
+    @property
+    def pending_notices(self) -> PendingNotices:
+        """The notices (6) this worker awaits after redirects went out without them, at most
+        IBIPORTAL_PENDING_NOTICES per Archive; those of the Archives in this process (the own one,
+        the demo ones) are waited for, a function call."""
+        return self._part("pending_notices",
+                          lambda: PendingNotices(self.config["PENDING_NOTICES"], in_process={Route.LOCAL}))
+
+    @property
+    def notice_recorder(self) -> ThreadPoolExecutor:
+        """The thread that writes notices into the stored traces as they come: a notice completes
+        on the transport's thread, which must not wait on the database."""
+        return self._part("notice_recorder",
+                          lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="notice-recorder"))
+
+    def holdings(self, portal_url: str) -> Holdings:
+        """The Archives this process answers for at ``portal_url``."""
+        return self._part(f"holdings {portal_url}", lambda: Holdings(portal_url, self.config))
+
+    def transports(self, portal_url: str) -> dict[Route, Transport]:
+        """The engine's transports, by the route of each endpoint."""
+        return {Route.LOCAL: self.holdings(portal_url).local_transport, Route.HTTP: self.fan_out_transport}
+
+    def acknowledger(self, portal_url: str) -> Acknowledger:
+        """Sends the acknowledgments of cached redirects: to local Archives at once, to those over
+        HTTP from a pool of its own, so that a slow Archive's acknowledgments never hold the
+        threads resolutions fan out on."""
+        threads = max(1, self.config["THREADS"])
+
+        def make() -> Acknowledger:
+            executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="acknowledgment")
+            return Acknowledger(self.transports(portal_url), executor,
+                                threads * PENDING_ACKNOWLEDGMENTS_PER_REQUEST_THREAD, in_process={Route.LOCAL})
+
+        return self._part(f"acknowledger {portal_url}", make)
+
+    # -- the cache, single flight and the news of changes --------------------------------------
+
+    @property
+    def resolution_cache(self) -> ResolutionCache | None:
+        """This worker's cache of redirects and stable alerts, or ``None`` when both
+        IBIPORTAL_RESOLUTION_CACHE_SECONDS and IBIPORTAL_NEGATIVE_CACHE_SECONDS are 0."""
+        seconds, alert_seconds = self.config["RESOLUTION_CACHE_SECONDS"], self.config["NEGATIVE_CACHE_SECONDS"]
+        return self._part(
+            "resolution_cache",
+            lambda: ResolutionCache(seconds, RESOLUTION_CACHE_ENTRIES, alert_ttl=alert_seconds)
+            if seconds or alert_seconds else None,
+        )
+
+    @property
+    def single_flight(self) -> SingleFlight:
+        """This worker's resolutions under way, shared by identical requests (resolver.single_flight)."""
+        return self._part("single_flight", SingleFlight)
+
+    @property
+    def redis_changes(self) -> RedisChanges | None:
+        """This process's link to the other nodes through Redis, when IBIPORTAL_REDIS_URL is set."""
+        url = self.config["REDIS_URL"]
+        return self._part("redis_changes", lambda: RedisChanges(url) if url else None)
+
+    @property
+    def redis_flight(self) -> RedisFlight | None:
+        """Single flight across workers and nodes (storage.redis_flight) when IBIPORTAL_REDIS_URL
+        is set: followers wait at most a resolution's deadline, then resolve by themselves."""
+        deadline = ResolverSettings().deadline
+
+        def make() -> RedisFlight | None:
+            changes = self.redis_changes
+            if changes is None:
+                return None
+            return RedisFlight(changes.client, lock_seconds=deadline + FLIGHT_LOCK_MARGIN_SECONDS, wait_seconds=deadline)
+
+        return self._part("redis_flight", make)
+
+    @property
+    def signal_file(self) -> str:
+        """The node's file through which its workers learn that resolution caches are stale."""
+        return signal_file(self.config["DATABASE"], self.instance_path)
+
+    def announce(self, generation: int) -> None:
+        """What a commit that empties resolution caches calls: the node's signal file, then Redis."""
+        write_signal_file(self.signal_file, generation)
+        redis = self.redis_changes
+        if redis is not None:
+            redis.publish(generation)
+
+    def resolution_changes(self) -> Changes:
+        """What changed in what resolutions answer, as this worker process sees it (GenerationSignal)."""
+        def read(seen: Changes | None) -> Changes:
+            storage = Storage(self.config["DATABASE"])
+            try:
+                return read_changes(storage, seen)
+            finally:
+                storage.close()
+
+        signal = self._part("generation_signal", lambda: GenerationSignal(self.signal_file, read, self.redis_changes))
+        return signal.current()

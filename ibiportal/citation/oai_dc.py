@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ibiportal.citation.record import CitationRecord
 from ibiportal.citation.types import ItemType, read_dc_type
-from ibiportal.errors import ParseError
+from ibiportal.errors import IbiError, ParseError
 
 MAX_OAI_DC_BYTES = 1_000_000
 OAI_DC_NAMESPACE = "http://www.openarchives.org/OAI/2.0/oai_dc/"
@@ -128,7 +128,7 @@ def _report_number(text: str) -> str | None:
     return text if _INPE_SERIES.fullmatch(text) else None
 
 
-class _RefusedDeclaration(Exception):
+class _RefusedDeclaration(IbiError):
     """Raised inside expat's callbacks; turned into a ParseError with expat's position."""
 
 

@@ -162,6 +162,7 @@ class _Run:
         self.start = self.clock()
         self.sender = Sender(resolver.transports, self.clock, self.start + self.settings.deadline)
         self.hops = 0
+        self.parsed: PersistentUrl | None = None
 
     def finish(self, *, alert: Alert | None = None, url: str | None = None, archive: str | None = None,
                acknowledgment: AcknowledgmentMessage | None = None,
@@ -173,7 +174,7 @@ class _Run:
             archive=archive, hops=self.hops, elapsed_ms=milliseconds(self.clock() - self.start),
             acknowledgment_url=None if acknowledgment is None else acknowledgment.url,
             acknowledged=None if acknowledgment is None else acknowledgment.endpoint,
-            pending_notice=pending_notice,
+            pending_notice=pending_notice, request=self.parsed,
         )
 
     def execute(self, parsed: PersistentUrl | None) -> Resolution:
@@ -183,6 +184,7 @@ class _Run:
             self.steps.append(_said(TraceStep(2, StepKind.CAPTURE, BROWSER, RESOLVER, "", request_url=self.received,
                                               parse_error=ParseProblem(error.message, error.position))))
             return self.finish(alert=Alert(AlertReason.BAD_REQUEST, f"not a persistent URL: {error}"))
+        self.parsed = parsed
         captured = (
             ("clientinformation.ipaddress", " ".join(self.client.ip_addresses)),
             ("languagepreference", self.client.language_preference or ""),

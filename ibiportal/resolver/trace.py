@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
 from typing import Any
 
+from ibiportal.ibi.url import PersistentUrl
 from ibiportal.resolver.transport import ArchiveEndpoint
 
 #: The lifelines of the steps that are not an Archive's (Figure 8.1): who sends and who receives.
@@ -246,7 +247,9 @@ class Resolution:
     the record, so :meth:`to_dict` leaves it out and a rebuilt resolution has none.
     ``pending_notice`` is the notice (6) still on its way when the URL was returned, as the step
     that replaces the trace's ``pending`` one once it comes (the engine's ``PendingNotices``);
-    also not part of the record.
+    also not part of the record. ``request``
+    is the persistent URL received, parsed (``None`` when it did not parse, or for a resolution
+    rebuilt from its record): what later steps read instead of parsing ``persistent_url`` again.
     """
 
     persistent_url: str
@@ -259,6 +262,7 @@ class Resolution:
     elapsed_ms: float = 0.0
     acknowledged: ArchiveEndpoint | None = field(default=None, compare=False, repr=False)
     pending_notice: Future[TraceStep] | None = field(default=None, compare=False, repr=False)
+    request: PersistentUrl | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if (self.url is None) == (self.alert is None):

@@ -23,6 +23,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
+from ..errors import IbiError
 from .schema import SCHEMA_REVISION
 from .signal import changes_committed, signal_file, write_signal_file
 
@@ -37,7 +38,7 @@ SERVER_POOL_SIZE = 5
 SERVER_POOL_OVERFLOW = 5
 
 
-class SchemaNotCurrent(Exception):
+class SchemaNotCurrent(IbiError):
     """The database is not at the schema this code needs: the operator runs ``db upgrade``."""
 
     def __init__(self, url: str, revision: str | None):

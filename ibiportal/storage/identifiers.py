@@ -8,14 +8,19 @@ same date, and an item is stored before its identifier is handed out.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields
 from decimal import Decimal
 
 from sqlalchemy import Connection, Row, delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
+from ..errors import IbiError
 from ..minted import Bibliographic, ItemLink, MintedItem, SubsystemClock
 from .database import Storage, now_iso
+from .copies import CopyRecord, CopyStore
+from .files import FileStore
 from .schema import item_link, minted_item, prefix_pair, subsystem_clock
 from .signal import ibis_changed
 
@@ -34,7 +39,7 @@ class PrefixPairRecord:
 BIBLIOGRAPHIC_COLUMNS = tuple(field.name for field in fields(Bibliographic))
 
 
-class SubsystemRaced(Exception):
+class SubsystemRaced(IbiError):
     """Another node stored a subsystem's very first state while this transaction computed its
     own: the transaction is rolled back and minting starts again (it then finds the row)."""
 
@@ -218,3 +223,51 @@ def _minted_item(row: Row) -> MintedItem:
         updated_at=row.updated_at,
         deleted_at=row.deleted_at,
     )
+
+
+class FreshConnections:
+    """The own Archive's reads, each on a connection of its own.
+
+    The resolver asks Archives from worker threads, which share no request's connection: each
+    read takes a pooled connection for its one query and gives it back, and always sees the
+    latest mints.
+    """
+
+    def __init__(self, setting: str) -> None:
+        self.setting = setting
+
+    @contextmanager
+    def _storage(self) -> Iterator[Storage]:
+        storage = Storage(self.setting)
+        try:
+            yield storage
+        finally:
+            storage.close()
+
+    def find_minted(self, rep: str | None = None, ibip: str | None = None) -> MintedItem | None:
+        with self._storage() as storage:
+            return IdentifierStore(storage).find_minted(rep=rep, ibip=ibip)
+
+    def minted_items(self) -> list[MintedItem]:
+        with self._storage() as storage:
+            return IdentifierStore(storage).minted_items()
+
+    def item_links(self, ibi: str) -> list[ItemLink]:
+        with self._storage() as storage:
+            return IdentifierStore(storage).item_links(ibi)
+
+    def links_to(self, target: str) -> list[tuple[str, ItemLink]]:
+        with self._storage() as storage:
+            return IdentifierStore(storage).links_to(target)
+
+    def file_paths(self, ibi: str) -> list[str]:
+        with self._storage() as storage:
+            return [stored.path for stored in FileStore(storage).files(ibi)]
+
+    def prefix_pairs(self) -> list[tuple[str, str]]:
+        with self._storage() as storage:
+            return IdentifierStore(storage).prefix_pairs()
+
+    def find_copy(self, forms: Sequence[str]) -> CopyRecord | None:
+        with self._storage() as storage:
+            return CopyStore(storage).find(forms)

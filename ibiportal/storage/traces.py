@@ -3,8 +3,8 @@
 
 Anyone can make the portal store a trace (every resolution does), and an Archive chooses what
 its answers hold, so neither count nor size may grow without limit: each save drops the oldest
-traces beyond either bound. The newest one is always kept, whatever its size (the caller caps
-what one trace may hold: ``ibiportal.web.resolution``).
+traces beyond either bound. The newest one is always kept, whatever its size, and what one trace
+may hold is capped here too (:func:`stored_trace`).
 
 Saves are **group-committed**: threads of one process saving at once (a reference list's
 resolutions, a burst of requests) have their traces written by whichever of them gets the write
@@ -23,6 +23,33 @@ from sqlalchemy import delete, func, insert, select, update
 
 from .database import Storage, now_iso
 from .schema import trace
+
+#: What a stored trace keeps of each Archive's answer, in characters (and as much of its pairs):
+#: enough for any answer of the standard's examples many times over.
+STORED_ANSWER_CHARS = 16_384
+
+
+def stored_trace(body: dict) -> dict:
+    """A trace's JSON as stored: each Archive's answer and its pairs cut at
+    :data:`STORED_ANSWER_CHARS`, with a note saying so, so that one trace stays small whatever
+    the Archives send (the transport reads up to 256 KiB of each, and there may be many)."""
+    for step in body["trace"]["steps"]:
+        raw = step.get("raw_answer")
+        if raw is not None and len(raw) > STORED_ANSWER_CHARS:
+            step["raw_answer"] = raw[:STORED_ANSWER_CHARS]
+            step["notes"] = [*step["notes"], f"the stored answer is cut at {STORED_ANSWER_CHARS:,} of its {len(raw):,} characters"]
+        pairs = step.get("pairs")
+        total = sum(len(name) + len(value) for name, value in pairs or ())
+        if total > STORED_ANSWER_CHARS:
+            kept, room = [], STORED_ANSWER_CHARS
+            for name, value in pairs:
+                if room <= len(name):
+                    break
+                kept.append([name, value[:room - len(name)]])
+                room -= len(name) + len(value)
+            step["pairs"] = kept
+            step["notes"] = [*step["notes"], f"the stored pairs are cut at {STORED_ANSWER_CHARS:,} of their {total:,} characters"]
+    return body
 
 
 class TraceStore:

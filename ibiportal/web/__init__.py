@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 from flask import Flask
+
+from ..application import Application
 from flask_wtf import CSRFProtect
 
 from . import context, host, limits, log_redaction, navigation, security
@@ -45,9 +47,9 @@ from .urls.views import bp as urls_bp
 csrf = CSRFProtect()
 
 
-def register(app: Flask) -> None:
-    """Attach every extension, blueprint, error handler and command to ``app``."""
-    context.init_app(app)
+def register(app: Flask, built: Application) -> None:
+    """Attach the application, every extension, blueprint, error handler and command to ``app``."""
+    context.init_app(app, built)
     host.init_app(app)
     security.init_app(app)
     navigation.init_app(app)

@@ -1,4 +1,9 @@
-"""Per-request access to storage and services (flaskr ``db.py`` style: one connection on ``g``)."""
+"""Per-request access to storage and to the application (flaskr ``db.py`` style: one connection on ``g``).
+
+The :class:`~ibiportal.application.Application` is built once by ``create_app`` and kept in
+``app.extensions``; :func:`application` hands it to the views, and :func:`request_caller` and
+:func:`request_site` translate the request into the values its use cases take.
+"""
 from __future__ import annotations
 
 from flask import Flask, current_app, g, request
@@ -9,17 +14,50 @@ from ..application.items import ItemService
 from ..ibi.prefixes import KNOWN_PREFIX_PAIRS
 from ..ibi.url import PersistentUrl
 from ..minting import Minter, Subsystem
+from ..resolver.engine import ClientInfo
 from ..storage.database import Storage
 from ..storage.files import FileStore
 from ..storage.copies import CopyStore
 from ..storage.identifiers import IdentifierStore
-from .services import change_announcer
+from ..application import Application, Holdings
+from ..application.resolving import Caller, Site
+from .host import portal_url
+
+#: The key of the application in ``app.extensions``.
+APPLICATION = "ibiportal.application"
+
+
+def application() -> Application:
+    """The application this Flask app was built with (``create_app``)."""
+    return current_app.extensions[APPLICATION]
+
+
+def holdings() -> Holdings:
+    """The Archives this process answers for, at the address this request came to."""
+    return application().holdings(portal_url())
+
+
+def request_caller() -> Caller:
+    """Who sent the request, as received: peer address, X-Forwarded-For, Accept-Language (read
+    from the WSGI environment: a cache hit is a few dozen microseconds of work in all)."""
+    environ = request.environ
+    return Caller(environ.get("REMOTE_ADDR"), environ.get("HTTP_X_FORWARDED_FOR"), environ.get("HTTP_ACCEPT_LANGUAGE"))
+
+
+def request_client() -> ClientInfo:
+    """Table 8.6 from the request: the client then its proxies (trusted ones only), and Accept-Language."""
+    return application().resolving.client(request_caller())
+
+
+def request_site() -> Site:
+    """Where the request was served: the portal's own address and the request's root URL."""
+    return Site(portal_url(), request.url_root)
 
 
 def get_storage() -> Storage:
     """The request's database connection, opened on first use."""
     if "storage" not in g:
-        g.storage = Storage(current_app.config["DATABASE"], announce=change_announcer())
+        g.storage = Storage(current_app.config["DATABASE"], announce=application().announce)
     return g.storage
 
 
@@ -82,6 +120,7 @@ def canonical_base(url: PersistentUrl, given: str | None = None) -> str:
     return given or resolver_base()
 
 
-def init_app(app: Flask) -> None:
+def init_app(app: Flask, built: Application) -> None:
+    app.extensions[APPLICATION] = built
     app.extensions["ibiportal.subsystem"] = Subsystem.from_config(app.config)
     app.teardown_appcontext(close_storage)

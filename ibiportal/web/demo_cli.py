@@ -11,8 +11,7 @@ from ..application.demo_items import DEMO_FILE, DemoItemSeeder
 from ..archive.http_server import ArchiveHTTPServer
 from ..config import DEMO_MINT_HOST
 from ..storage.identifiers import IdentifierStore
-from .context import get_item_files, get_minter, get_storage
-from .services import get_demo_archives
+from .context import get_item_files, get_minter, get_storage, holdings
 
 demo_cli = AppGroup("demo-archive", help="The demo Archives (file 003 §10 and support scenarios).")
 
@@ -20,7 +19,7 @@ demo_cli = AppGroup("demo-archive", help="The demo Archives (file 003 §10 and s
 @demo_cli.command("list")
 def list_command() -> None:
     """The demo Archives, with what each shows."""
-    for name, archive in get_demo_archives().items():
+    for name, archive in holdings().demo.items():
         click.echo(f"{name:12} {archive.service.identity.address:28} {archive.description}")
 
 
@@ -31,7 +30,7 @@ def list_command() -> None:
 @click.option("--delay", type=float, default=0.0, help="Seconds to hold every answer back.")
 def serve_command(name: str, host: str, port: int, delay: float) -> None:
     """Run demo Archive NAME over HTTP; it answers as http://HOST:PORT/<its archive service IBI>."""
-    archives = get_demo_archives()
+    archives = holdings().demo
     if name not in archives:
         raise click.BadParameter(f"no demo Archive {name!r}; one of: {', '.join(archives)}", param_hint="NAME")
     archive = archives[name]

@@ -1,12 +1,16 @@
 """Small input parsers shared by the API, the pages and the CLI."""
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
+from ..application.resolving import Asked
 from ..errors import ParseError
 from ..ibi.classify import read_url
 from ..ibi.recognise import Recognition
 from ..ibi.url import PersistentUrl
+from ..resolver.addresses import client_ip_list
+from ..resolver.engine import ClientInfo
 
 _NO = frozenset({"", "0", "false", "no", "off"})
 _YES = frozenset({"1", "true", "yes", "on"})
@@ -58,8 +62,33 @@ def query_pairs(texts: Iterable[str]) -> list[tuple[str, str]]:
     return pairs
 
 
-def resolution_target(text: str, recognition: Recognition) -> str:
-    """What a trace resolves for ``text``: the text as given (stripped) when the recogniser set
-    nothing aside, so the trace shows exactly what was typed; else the recogniser's reading
-    (``http://urlib.net/ibi/X`` is resolved as ``http://urlib.net/X``, as ``GET /ibi/X`` is)."""
-    return recognition.reading if recognition.notes else text.strip()
+def asked_url_input(text: str | None) -> Asked:
+    """What a trace resolves for ``text``, read once: the text as given (stripped) when the
+    recogniser set nothing aside, so the trace shows exactly what was typed; else the
+    recogniser's reading (``http://urlib.net/ibi/X`` is resolved as ``http://urlib.net/X``, as
+    ``GET /ibi/X`` is). Errors as :func:`recognised_url_input`'s."""
+    parsed, recognition = recognised_url_input(text)
+    return Asked(recognition.reading if recognition.notes else text.strip(), parsed)
+
+def client_input(own: ClientInfo, client_ip: object = None, accept_language: object = None) -> ClientInfo:
+    """The client to resolve as: ``own`` (the request's), or the ``client_ip`` / ``accept_language`` given.
+
+    ``client_ip`` is one IP address or the list of Table 8.10 (the user's, then its proxies',
+    separated by spaces or commas); a part that is no IP is an error naming it and its
+    1-based position. ``accept_language`` replaces the request's header when not ``None``.
+    """
+    client = own
+    if client_ip:
+        text = str(client_ip)
+        ips: list[str] = []
+        for match in re.finditer(r"[^\s,]+", text):
+            parsed = client_ip_list(match[0], None, ())
+            if not parsed:
+                raise ParseError(f"client_ip {match[0]!r} is not an IP address", match.start() + 1, "client_ip")
+            ips.extend(parsed)
+        client = ClientInfo(tuple(ips), client.language_preference)
+    if accept_language is not None:
+        if not isinstance(accept_language, str):
+            raise ParseError("accept_language must be text such as 'pt-BR,en;q=0.5'", field="accept_language")
+        client = ClientInfo(client.ip_addresses, accept_language)
+    return client

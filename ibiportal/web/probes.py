@@ -13,7 +13,7 @@ from flask import Blueprint, current_app, jsonify
 
 from ..storage.database import Storage
 from ..storage.schema import SCHEMA_REVISION
-from .services import get_redis_changes
+from .context import application
 
 bp = Blueprint("probes", __name__)
 
@@ -50,7 +50,7 @@ def _database() -> dict:
 
 
 def _redis() -> dict:
-    redis = get_redis_changes()
+    redis = application().redis_changes
     if redis is None:
         return {"ok": True, "configured": False}
     problem = redis.reachable()

@@ -12,7 +12,7 @@ import pytest
 
 from ibiportal import create_app
 from ibiportal.resolver.transport import DEFAULT_MAX_ANSWER_BYTES
-from ibiportal.web.resolution import STORED_ANSWER_CHARS
+from ibiportal.storage.traces import STORED_ANSWER_CHARS
 from tests.reliability.faulty_archives import RawArchive, by_ibi, endless, include
 from tests.servers import fresh_sqlite
 

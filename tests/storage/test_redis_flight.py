@@ -23,7 +23,7 @@ from ibiportal.resolver.engine import ClientInfo, Resolver, joined
 from ibiportal.resolver.transport import LocalTransport
 from ibiportal.storage.redis_flight import Published, RedisFlight
 from ibiportal.storage.signal import REDIS_TIMEOUT_SECONDS, RedisChanges
-from ibiportal.web.resolution import StoredResolution, from_published, published
+from ibiportal.application.resolving import StoredResolution, from_published, published
 from tests.servers import RedisServer
 from tests.standard_examples import SECTION_10_1_URL
 

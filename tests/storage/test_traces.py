@@ -6,8 +6,7 @@ import json
 import pytest
 
 from ibiportal.storage.database import Storage
-from ibiportal.storage.traces import TraceStore
-from ibiportal.web.resolution import STORED_ANSWER_CHARS, stored_trace
+from ibiportal.storage.traces import STORED_ANSWER_CHARS, TraceStore, stored_trace
 
 
 @pytest.fixture

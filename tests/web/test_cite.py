@@ -20,7 +20,7 @@ from ibiportal.registry import ArchiveDetails, Confirmation, KeyHash
 from ibiportal.storage.registry import ArchiveStore
 from ibiportal.web.cite.lookup import CiteProblem, oai_dc_record
 from ibiportal.web.context import get_storage
-from ibiportal.web.services import get_demo_archives, get_http_transport
+from ibiportal.web.context import APPLICATION, holdings
 from tests.servers import fresh_sqlite
 
 #: A demo item with an oai_dc record (ibiportal/archive/data/demo_archives.json, Archive "origin").
@@ -47,7 +47,7 @@ RECORD = """<?xml version="1.0" encoding="UTF-8"?>
 
 def demo_dc(ibi: str):
     """The Dublin Core of a demo item, read from the demo data (what every answer must show)."""
-    return get_demo_archives()["origin"].service.store.find(ibi).dc
+    return holdings().demo["origin"].service.store.find(ibi).dc
 
 
 def error_next_to_ibi(html: str) -> str:
@@ -287,8 +287,7 @@ def remote(tmp_path, monkeypatch, scripted_archive, loopback_fan_out):
 
     yield start
     for app in apps:
-        with app.app_context():
-            get_http_transport().close()
+        app.extensions[APPLICATION].http_transport.close()
 
 
 @responses.activate

@@ -15,7 +15,7 @@ import requests
 
 from ibiportal import create_app
 from ibiportal.resolver.engine import ResolverSettings
-from ibiportal.web.services import get_executor
+from ibiportal.web.context import APPLICATION
 from tests.servers import fresh_sqlite
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -97,8 +97,7 @@ def test_gunicorn_reads_the_file(environment):
 
 def test_the_resolver_pool_follows_the_threads(tmp_path):
     app = create_app({"TESTING": True, "DATABASE": fresh_sqlite(tmp_path / "t.sqlite"), "SECRET_KEY": "t", "THREADS": 2})
-    with app.app_context():
-        assert get_executor()._max_workers == 32  # 16 Archives at once for each request thread
+    assert app.extensions[APPLICATION].executor._max_workers == 32  # 16 Archives at once for each request thread
 
 
 @pytest.mark.slow

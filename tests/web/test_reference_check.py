@@ -13,7 +13,7 @@ import pytest
 from ibiportal.ibi.numerals import encode_base27
 from ibiportal.resolver import registration
 from ibiportal.resolver.addresses import check_host
-from ibiportal.web.services import get_fan_out_transport, get_http_transport
+from ibiportal.web.context import APPLICATION
 from tests.scripted_archive import ArchiveRequest
 from tests.servers import fresh_sqlite
 from tests.web.test_resolution_cache import INCLUDE, ITEM, SERVICE_IBI, ItemArchive, fake_dns, include, make_app
@@ -67,9 +67,8 @@ def live(tmp_path, monkeypatch, scripted_archive):
     include(app.test_client(), archive, INCLUDE)
     yield app, archive, start
     for each in apps:
-        with each.app_context():
-            get_http_transport().close()
-            get_fan_out_transport().close()
+        each.extensions[APPLICATION].http_transport.close()
+        each.extensions[APPLICATION].fan_out_transport.close()
 
 
 def test_every_entry_resolved_each_request_asked_once(live):

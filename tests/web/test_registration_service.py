@@ -18,7 +18,7 @@ from ibiportal.resolver import registration
 from ibiportal.resolver.addresses import check_host
 from ibiportal.storage.registry import ArchiveStore
 from ibiportal.web.context import get_storage
-from ibiportal.web.services import get_http_transport
+from ibiportal.web.context import APPLICATION
 from tests import standard_examples as standard
 from tests.standard_examples import query_of
 from tests.servers import fresh_sqlite, sqlite_dump
@@ -57,8 +57,7 @@ def make_app(tmp_path: Path, **config):
 
 
 def close_transport(app) -> None:
-    with app.app_context():
-        get_http_transport().close()
+    app.extensions[APPLICATION].http_transport.close()
 
 
 @pytest.fixture

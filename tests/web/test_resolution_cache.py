@@ -23,9 +23,8 @@ from ibiportal.resolver.addresses import check_host
 from ibiportal.storage.database import Storage, database
 from ibiportal.storage.signal import GenerationSignal, bump_resolution_generation, ibis_changed, read_changes
 from ibiportal.storage.signal import read_resolution_generation
-from ibiportal.web.context import get_storage
+from ibiportal.web.context import APPLICATION, get_storage
 from ibiportal.storage.signal import signal_file
-from ibiportal.web.services import get_fan_out_transport, get_http_transport
 from tests import standard_examples as standard
 from tests.scripted_archive import Answer, ArchiveRequest
 from tests.standard_examples import query_of
@@ -109,9 +108,8 @@ def live(tmp_path, monkeypatch, scripted_archive):
     assert result.exit_code == 0, result.output
     yield app, archive, start
     for each in apps:
-        with each.app_context():
-            get_http_transport().close()
-            get_fan_out_transport().close()
+        each.extensions[APPLICATION].http_transport.close()
+        each.extensions[APPLICATION].fan_out_transport.close()
 
 
 def include(client, archive, query: str = INCLUDE) -> None:

@@ -11,7 +11,7 @@ from ibiportal import create_app
 from ibiportal.resolver.engine import ClientInfo, Resolver
 from ibiportal.resolver.trace import Alert, AlertReason, Resolution, Trace, TraceStep, StepKind
 from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Timeouts
-from ibiportal.web.trace import views
+from ibiportal.application.resolving import Resolving
 from ibiportal.web.trace.display import clip, marked, visible, visible_text
 from ibiportal.web.trace.forms import accept_language_problem
 from ibiportal.web.trace.report import build_report
@@ -56,7 +56,7 @@ def error_of(html: str, field: str) -> str:
 # -- the form --------------------------------------------------------------------------------
 
 def test_the_form_is_prefilled_from_the_query_string_and_never_resolves(client, monkeypatch):
-    monkeypatch.setattr(views, "resolve_and_store", lambda *args: pytest.fail("GET /trace resolved something"))
+    monkeypatch.setattr(Resolving, "trace", lambda *args: pytest.fail("GET /trace resolved something"))
     response = client.get("/trace?url=http://urlib.net/8JMKD3MGP8W/35MMLL8&archives=live&accept_language=pt-BR"
                           "&client_ip=150.163.2.175&require_original=y")
     assert response.status_code == 200
@@ -123,7 +123,7 @@ def test_require_original_asks_for_the_original(client):
     ],
 )
 def test_errors_are_next_to_their_fields_and_nothing_runs(client, monkeypatch, fields, field, words):
-    monkeypatch.setattr(views, "resolve_and_store", lambda *args: pytest.fail("resolved despite an error"))
+    monkeypatch.setattr(Resolving, "trace", lambda *args: pytest.fail("resolved despite an error"))
     response = trace(client, **fields)
     assert response.status_code == 400
     html = response.get_data(as_text=True)
@@ -171,7 +171,7 @@ def csrf_client(tmp_path):
 
 
 def test_without_its_csrf_token_a_trace_is_refused(csrf_client, monkeypatch):
-    monkeypatch.setattr(views, "resolve_and_store", lambda *args: pytest.fail("resolved without a CSRF token"))
+    monkeypatch.setattr(Resolving, "trace", lambda *args: pytest.fail("resolved without a CSRF token"))
     response = csrf_client.post("/trace", data={"url": "http://urlib.net/8JMKD3MGP8W/35MMLL8"}, environ_base=CLIENT)
     assert response.status_code == 400
     assert "The CSRF token is missing." in response.get_data(as_text=True)
@@ -288,7 +288,7 @@ class HostileArchives:
 
 def hostile_trace() -> dict:
     """A real resolution (the engine asking both hostile Archives, the original required so both are
-    waited for), as ``resolve_and_store`` stores it."""
+    waited for), as ``Resolving.trace`` stores it."""
     endpoints = [ArchiveEndpoint("evil.example", "evil.example/svc/2020/01.01.00.00", EVIL_NAME, "hostile"),
                  ArchiveEndpoint("garbage.example", "garbage.example/svc/2020/01.01.00.00", "garbage", "hostile")]
     resolver = Resolver(endpoints, {"hostile": HostileArchives()})

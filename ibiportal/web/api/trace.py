@@ -5,9 +5,9 @@ from flask import abort, jsonify, url_for
 
 from ...errors import ParseError
 from ...storage.traces import TraceStore
-from ..context import get_storage
-from ..inputs import recognised_url_input, resolution_target
-from ..resolution import ArchiveGroup, ArchiveSet, requested_client, resolve_and_store, with_original
+from ...application.resolving import ArchiveGroup, ArchiveSet
+from ..context import application, get_storage, request_client, request_site
+from ..inputs import asked_url_input, client_input
 from .views import bp, json_body
 
 
@@ -18,11 +18,12 @@ def run_trace():
     url = body.get("url")
     if not isinstance(url, str) or not url.strip():
         raise ParseError("url is required: the persistent URL to trace", field="url")
-    _, recognition = recognised_url_input(url)  # a bad URL is a 400 naming the character, before any message
+    asked = asked_url_input(url)  # a bad URL is a 400 naming the character, before any message
     archives = ArchiveSet.parse(body.get("archives", ArchiveGroup.ALL), body.get("include_faulty", False))
-    client = requested_client(body.get("client_ip"), body.get("accept_language"))
-    target = resolution_target(url, recognition)
-    stored = resolve_and_store(with_original(target, body.get("require_original")), archives, client)
+    client = client_input(request_client(), body.get("client_ip"), body.get("accept_language"))
+    if body.get("require_original"):
+        asked = asked.requiring_original()
+    stored = application().resolving.trace(asked, archives, client, request_site())
     result = {"id": stored.trace_id, "permalink": url_for("api.get_trace", trace_id=stored.trace_id, _external=True)}
     if stored.diagnosis is not None:
         result["diagnosis"] = stored.diagnosis.to_dict()

@@ -11,13 +11,12 @@ from ...application.items import ItemNotFound, ItemService
 from ...archive.store import ibi_key
 from ...errors import ParseError
 from ..cite.embedded import embedded_metadata, item_record
-from ..context import get_item_files, get_items, resolver_base
+from ..context import get_item_files, get_items, holdings, resolver_base
 from ..errors import wants_json
 from ..files import file_response, listing_response, refusal_response
 from ..host import portal_url
 from ..resolve.views import resolve
 from ..results import persistent_url
-from ..services import get_demo_archives, get_own_archive
 
 bp = Blueprint("archive", __name__)
 
@@ -34,14 +33,14 @@ def register_service_route(app: Flask) -> None:
 
 def own_archive_service():
     """The own Archive answers the protocol: Algorithm 1 of §9 on the query string."""
-    answer = get_own_archive().respond(request.query_string)
+    answer = holdings().own.respond(request.query_string)
     return Response(answer.text, answer.status, mimetype=PAIR_LIST_MIMETYPE, headers={"Cache-Control": "no-store"})
 
 
 @bp.get("/archive/items/<path:ibi>/oai_dc.xml")
 def own_item_metadata(ibi: str):
     """An own item's oai_dc record (its ``:`` and ``:(oai_dc)`` relations)."""
-    item = _find(get_own_archive(), ibi)
+    item = _find(holdings().own, ibi)
     return Response(oai_dc_xml(item, resolver_base().rstrip("/")), mimetype="application/xml")
 
 
@@ -52,7 +51,7 @@ def own_item_files(ibi: str):
     held = get_item_files().listing(ibi)
     if wants_json():
         return listing_response(held, portal_url(), resolver_base())
-    item = _find(get_own_archive(), held.item.ibip)
+    item = _find(holdings().own, held.item.ibip)
     return render_template("archive/own_files.html", item=item, held=held)
 
 
@@ -96,7 +95,7 @@ bp.register_error_handler(ItemNotFound, refusal_response)
 def own_item(ibi: str):
     """An own item's page (the landing page of an item minted without a target URL): what it
     is, its files, its editions and translations, and Cite."""
-    item = _find(get_own_archive(), ibi)
+    item = _find(holdings().own, ibi)
     items = get_items()
     record = items.find(ibi)
     relations = record.relations
@@ -143,7 +142,7 @@ def demo_file_list(name: str, ibi: str):
 
 
 def _demo(name: str) -> ArchiveService:
-    archive = get_demo_archives().get(name)
+    archive = holdings().demo.get(name)
     if archive is None:
         abort(404, description=f"no demo Archive named {name}")
     return archive.service

@@ -13,9 +13,8 @@ from ...archive.oai_dc import oai_dc_xml
 from ...citation import CitationRecord, from_oai_dc
 from ...citation.metadata import highwire_tags, json_ld_text
 from ...errors import ParseError
-from ..context import resolver_base
+from ..context import holdings, resolver_base
 from ..results import persistent_url
-from ..services import get_demo_archives, get_own_archive
 
 
 def embedded_metadata(record: CitationRecord | None) -> dict | None:
@@ -38,7 +37,7 @@ def item_record(item: Item) -> CitationRecord | None:
 
 def record_held_here(ibi: str) -> CitationRecord | None:
     """The record of ``ibi`` if the own Archive or a well-behaved demo Archive holds it."""
-    services = [get_own_archive()] + [archive.service for archive in get_demo_archives().values() if not archive.faulty]
+    services = [holdings().own] + [archive.service for archive in holdings().demo.values() if not archive.faulty]
     for service in services:
         try:
             item = service.store.find(ibi)

@@ -31,8 +31,8 @@ from ...ibi.modifiers import GET_LAST_EDITION, Verb
 from ...ibi.url import PersistentUrl
 from ...protocol.messages import parse_request_url
 from ...resolver.trace import AlertReason, Resolution
-from ..context import known_prefix_pairs, resolver_base
-from ..resolution import default_selection, request_client, resolve_and_store, trace_permalink
+from ...application.resolving import Asked, StoredResolution
+from ..context import application, known_prefix_pairs, request_client, request_site, resolver_base
 from ..statuses import ALERT_STATUS
 from .problems import BAD_GATEWAY, CiteProblem, Suggestion
 from .records import oai_dc_record
@@ -54,7 +54,7 @@ class CiteResult:
 def cite(text: str | None) -> CiteResult:
     """The citation of the item ``text`` names (see the module docstring for the steps)."""
     wanted = CiteRequest.parse(text)
-    stored = resolve_and_store(wanted.metadata_url.canonical_symbols(request.url_root), default_selection(), request_client())
+    stored = _resolve(wanted.metadata_url.canonical_symbols(request.url_root))
     resolution = stored.resolution
     if not resolution.found:
         alert = resolution.alert
@@ -90,7 +90,7 @@ def _fall_forward(wanted: CiteRequest, resolution: Resolution) -> Suggestion | N
         return None  # no Archive holds the item: it has no edition either
     verbs = [*wanted.item_url.verbs, Verb(GET_LAST_EDITION), OAI_DC]
     forward = compose(wanted.item_url.ibi, verbs, original=wanted.item_url.required_item_status is not None)
-    stored = resolve_and_store(forward.canonical_symbols(request.url_root), default_selection(), request_client())
+    stored = _resolve(forward.canonical_symbols(request.url_root))
     asked = [step.request_url for step in stored.resolution.trace.numbered(3) if step.request_url]
     if not stored.resolution.found or not asked:
         return None
@@ -108,9 +108,14 @@ def _fall_forward(wanted: CiteRequest, resolution: Resolution) -> Suggestion | N
     return Suggestion(ibi, url, reason)
 
 
+def _resolve(url: str) -> StoredResolution:
+    resolving = application().resolving
+    return resolving.trace(Asked(url, PersistentUrl.parse(url)), resolving.default_archives, request_client(), request_site())
+
+
 def trace_links(trace_id: str) -> dict[str, str]:
     """The trace's permalinks: ``api`` (JSON) and ``page`` (the Trace page)."""
-    return {"api": trace_permalink(trace_id), "page": url_for("trace.trace_view", trace_id=trace_id)}
+    return {"api": request_site().trace_permalink(trace_id), "page": url_for("trace.trace_view", trace_id=trace_id)}
 
 
 def _ibi_forms(typed: str, identifiers: tuple[str, ...]) -> tuple[str, str | None]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...errors import IbiError
+
 #: HTTP status of a problem after the resolution: the Archive's record could not be used.
 BAD_GATEWAY = 502
 
@@ -20,7 +22,7 @@ class Suggestion:
         return {"ibi": self.ibi, "persistent_url": self.persistent_url, "reason": self.reason}
 
 
-class CiteProblem(Exception):
+class CiteProblem(IbiError):
     """Why no citation could be made, for the user; ``trace_id`` names the stored trace;
     ``suggestion`` an edition that can be cited instead (:class:`Suggestion`)."""
 

@@ -5,7 +5,7 @@ records here), the record is written in process by the Archive that serves it, f
 item store its pages read: an HTTP request to ourselves could wait forever on a single worker.
 The demo Archives playing the standard's (``mtc-m16c.sid.inpe.br``, …) answer their real hosts'
 URLs, which are not reachable offline: their records are written in process too. Any other URL
-is fetched, one exchange, with the portal's ``requests`` transport (``get_http_transport``), which
+is fetched, one exchange, with the portal's ``requests`` transport (``Application.http_transport``), which
 keeps the resolver's guarantees: its SSRF guard (``IBIPORTAL_ALLOW_PRIVATE_ARCHIVES``), IP pinning,
 timeouts, no redirects and a size cap.
 """
@@ -22,9 +22,8 @@ from ...archive.own import metadata_ibi
 from ...archive.service import ArchiveService
 from ...errors import ParseError
 from ...resolver.transport import ARCHIVE_TIMEOUTS
-from ..context import resolver_base
+from ..context import application, holdings, resolver_base
 from ..host import portal_url
-from ..services import get_demo_archives, get_http_transport, get_own_archive
 from .problems import BAD_GATEWAY, CiteProblem
 
 
@@ -35,10 +34,10 @@ def oai_dc_record(url: str) -> bytes | str:
     if path is not None:
         return _written(_local_item(url, path))
     if current_app.config["DEMO_ARCHIVES"]:
-        item = item_with_metadata_at(get_demo_archives().values(), url)
+        item = item_with_metadata_at(holdings().demo.values(), url)
         if item is not None:
             return _written(item)
-    exchange = get_http_transport().fetch(url, ARCHIVE_TIMEOUTS)
+    exchange = application().http_transport.fetch(url, ARCHIVE_TIMEOUTS)
     if exchange.failure is not None:
         raise CiteProblem(f"The record at {url} could not be fetched: {exchange.error}", BAD_GATEWAY)
     if exchange.status != 200:
@@ -69,9 +68,9 @@ def _local_item(url: str, path: str) -> Item:
     service: ArchiveService | None = None
     ibi = metadata_ibi(path)
     if ibi is not None:
-        service = get_own_archive()
+        service = holdings().own
     elif (place := metadata_place(path)) is not None:
-        archive = get_demo_archives().get(place[0])
+        archive = holdings().demo.get(place[0])
         service, ibi = (archive.service if archive else None), place[1]
     if service is None or ibi is None:
         raise CiteProblem(f"The Archive answered {url}, a page of this portal that is not an oai_dc record", BAD_GATEWAY)

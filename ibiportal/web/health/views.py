@@ -8,8 +8,7 @@ from flask import Blueprint, render_template
 from ...resolver.health import ArchiveHealth, archive_health
 from ...storage.registry import ArchiveStore
 from ...storage.traces import TraceStore
-from ..context import get_storage
-from ..services import get_demo_archives, get_own_local_archive
+from ..context import get_storage, holdings
 
 bp = Blueprint("health", __name__)
 
@@ -22,8 +21,8 @@ def current_health() -> tuple[list[ArchiveHealth], int]:
     """Each Archive's row, and how many traces they were counted from."""
     storage = get_storage()
     traces = TraceStore(storage).recent_traces(HEALTH_WINDOW)
-    local = {archive.service.identity.address: "demo, in-process" for archive in get_demo_archives().values()}
-    local[get_own_local_archive().service.identity.address] = "this portal's own"
+    local = {archive.service.identity.address: "demo, in-process" for archive in holdings().demo.values()}
+    local[holdings().own_local.service.identity.address] = "this portal's own"
     return archive_health(traces, ArchiveStore(storage).archives(), local), len(traces)
 
 

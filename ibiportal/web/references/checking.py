@@ -17,12 +17,11 @@ from concurrent.futures import Executor, Future
 from flask import copy_current_request_context, request
 
 from ...application.references import Answer, CheckedEntry, Outcome, ReferenceCheck
+from ...application.resolving import Asked
 from ...ibi.extract import Extraction, Found
 from ...resolver.cache import CachedRedirect
 from ..limits import reference_budget
-from ..resolution import cached, request_client, resolve_and_cache, trace_permalink
-from ..resolve.views import cache_state
-from ..services import get_reference_executor
+from ..context import application, request_caller, request_site
 from ..statuses import ALERT_STATUS, FOUND_STATUS
 
 #: The media type of the streamed answer: one JSON object per line.
@@ -43,20 +42,21 @@ def resolve_as_get(entry: Found) -> Answer:
     """The answer ``GET /<the entry's request>`` on this portal gives: from the cache when it
     holds it, else resolved and cached (with single flight)."""
     url = f"{request.scheme}://{request.host}{entry.reading.resolver_path}"
-    hit = cached(url)
+    resolving, caller, site = application().resolving, request_caller(), request_site()
+    hit = resolving.cached(url, caller, site)
     if hit is not None:
         outcome, state = hit
         if isinstance(outcome, CachedRedirect):
             return Answer(outcome.url, None, outcome.trace_url, state)
         return Answer(None, outcome.resolution.alert, outcome.trace_url, state)
-    stored = resolve_and_cache(url, entry.reading.url, request_client())
+    stored = resolving.resolve(Asked(url, entry.reading.url), caller, site)
     resolution = stored.resolution
-    return Answer(resolution.url, resolution.alert, trace_permalink(stored.trace_id), cache_state(stored))
+    return Answer(resolution.url, resolution.alert, site.trace_permalink(stored.trace_id), resolving.cache_state(stored))
 
 
 def reference_check() -> ReferenceCheck:
     """The check, wired to this portal."""
-    return ReferenceCheck(resolve_as_get, RequestContextExecutor(get_reference_executor()),
+    return ReferenceCheck(resolve_as_get, RequestContextExecutor(application().reference_executor),
                           alert_status=ALERT_STATUS, found_status=FOUND_STATUS)
 
 

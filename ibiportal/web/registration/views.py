@@ -20,8 +20,7 @@ from flask_limiter import RateLimitExceeded
 from ...protocol.status import refused
 from ...resolver.registration import RegistrationService, normalize_service_ibi
 from ...storage.registry import ArchiveStore
-from ..context import get_storage
-from ..services import get_http_transport
+from ..context import application, get_storage
 
 bp = Blueprint("registration", __name__)
 
@@ -39,7 +38,7 @@ def answer() -> Response:
     """The pair list answering this request's query string (§7.2)."""
     service = RegistrationService(
         ArchiveStore(get_storage()),
-        get_http_transport(),
+        application().http_transport,
         allow_private=current_app.config["ALLOW_PRIVATE_ARCHIVES"],
     )
     outcome = service.answer(request.query_string)

@@ -17,11 +17,11 @@ from ...errors import ParseError
 from ...ibi.identifier import split_ibi
 from ...ibi.recognise import direct_link_path, without_resolver_segment
 from ...ibi.url import parse_persistent_url
+from ...application.resolving import Asked
 from ...resolver.cache import CachedRedirect
 from ...resolver.diagnosis import NotFoundDiagnosis
+from ..context import application, request_caller, request_site
 from ..errors import error_response, wants_json
-from ..resolution import StoredResolution, cached, request_client, resolve_and_cache, trace_permalink
-from ..services import get_resolution_cache
 from ..statuses import ALERT_STATUS, FOUND_STATUS
 from .negotiation import citation_response, negotiate
 
@@ -52,7 +52,8 @@ def resolve(ibi_path: str):
     wanted = negotiate(request.headers.get("Accept"))
     if wanted is not None:  # a citation type asked for above all else (negotiation.py)
         return citation_response(wanted, received)
-    hit = cached(received)  # only resolutions of URLs that parsed are cached
+    resolving, caller, site = application().resolving, request_caller(), request_site()
+    hit = resolving.cached(received, caller, site)  # only resolutions of URLs that parsed are cached
     if hit is not None:
         outcome, state = hit
         if isinstance(outcome, CachedRedirect):
@@ -71,14 +72,14 @@ def resolve(ibi_path: str):
         except ParseError as not_ibi:
             return unknown_page(ibi_path, not_ibi, len(ibi_path) - len(ibi_part))
         raise exc
-    stored = resolve_and_cache(received, parsed, request_client())
+    stored = resolving.resolve(Asked(received, parsed), caller, site)
     resolution = stored.resolution
-    trace_url = trace_permalink(stored.trace_id)
+    trace_url = site.trace_permalink(stored.trace_id)
     if resolution.found:
         response = found_response(resolution.url, rescued)
     else:
         response = alert_response(resolution, trace_url, stored.diagnosis, rescued)
-    return with_trace_headers(response, trace_url, cache_state(stored))
+    return with_trace_headers(response, trace_url, resolving.cache_state(stored))
 
 
 def found_response(url: str, rescued: str | None) -> Response:
@@ -88,14 +89,6 @@ def found_response(url: str, rescued: str | None) -> Response:
         return error_response(f"The Archive holding the item of {rescued} answers this very address, "
                               "where this portal holds no such file.", 404)
     return redirect(url, code=FOUND_STATUS)
-
-
-def cache_state(stored: StoredResolution) -> str:
-    """``X-IBI-Cache`` of a request that was not a hit (module docstring)."""
-    if stored.joined:
-        return "joined"
-    cache = get_resolution_cache()
-    return "miss" if cache is not None and cache.lifetime(stored.resolution.found) > 0 else "off"
 
 
 def unknown_page(ibi_path: str, problem: ParseError, skipped: int = 0):

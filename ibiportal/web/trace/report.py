@@ -2,7 +2,7 @@
 and every decision of the resolver in order (file 003, §8.2 and §10).
 
 Built from the stored JSON (``Resolution.to_dict()`` plus ``request``, see
-``web/resolution.py``); no Flask here, so it is tested as plain data.
+``application/resolving.py``); no Flask here, so it is tested as plain data.
 """
 from __future__ import annotations
 

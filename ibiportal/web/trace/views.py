@@ -11,10 +11,10 @@ from flask import Blueprint, current_app, jsonify, redirect, render_template, re
 from ...errors import ParseError
 from ...resolver.trace import Resolution
 from ...storage.traces import TraceStore
-from ..context import get_storage
+from ...application.resolving import ArchiveSet
+from ..context import application, get_storage, request_client, request_site
 from ..form_errors import show_error
-from ..inputs import recognised_url_input, resolution_target
-from ..resolution import ArchiveSet, default_selection, request_client, requested_client, resolve_and_store, with_original
+from ..inputs import asked_url_input, client_input
 from .compare import compare
 from .diagram import diagram_of
 from .display import RAW_LIMIT, VALUE_LIMIT, clip, marked, visible, visible_text
@@ -58,34 +58,35 @@ def _tooltip(text: str | None) -> str:
 @bp.get("/trace")
 def trace_page():
     """The form, prefilled from the query string (``/trace?url=…``); nothing is resolved on GET."""
-    form = TraceForm(request.args or None, archives=default_selection().group)
+    form = TraceForm(request.args or None, archives=application().resolving.default_archives.group)
     return _form_page(form, 200)
 
 
 @bp.post("/trace")
 def run_trace():
     """Resolve the persistent URL with the options given, keep the trace, and go to its permalink."""
-    form = TraceForm(archives=default_selection().group)
+    resolving = application().resolving
+    form = TraceForm(archives=resolving.default_archives.group)
     valid = form.validate()  # CSRF and the fields' own checks; then the core's, so every error shows at once
     text = form.url.data or ""
     where = None
-    asked = text.strip()
-    if asked:
+    asked = None
+    if text.strip():
         try:
-            _, recognition = recognised_url_input(text)
+            asked = asked_url_input(text)
         except ParseError as exc:
             show_error(form, exc)
             where = marked(text, exc.position) if exc.position else None
-        else:
-            asked = resolution_target(text, recognition)
     try:
-        client = requested_client(form.client_ip.data or None, None if form.accept_language.errors
-                                  else form.accept_language.data or None)
+        client = client_input(request_client(), form.client_ip.data or None,
+                              None if form.accept_language.errors else form.accept_language.data or None)
     except ParseError as exc:
         show_error(form, exc, default_field="client_ip")
-    if valid and not form.errors:  # the select field has checked ``archives`` against ArchiveGroup's values
+    if valid and not form.errors and asked is not None:  # the select field has checked ``archives`` against ArchiveGroup's values
         archives = ArchiveSet.parse(form.archives.data, form.include_faulty.data)
-        stored = resolve_and_store(with_original(asked, form.require_original.data), archives, client)
+        if form.require_original.data:
+            asked = asked.requiring_original()
+        stored = resolving.trace(asked, archives, client, request_site())
         target = url_for("trace.trace_view", trace_id=stored.trace_id, compare=form.previous.data or None)
         return redirect(target, code=303)
     return _form_page(form, 400, where)

@@ -1,0 +1,347 @@
+"""Resolving a persistent URL for a request: which Archives, how to reach them, where the trace goes.
+
+Used by ``GET /<persistent URL>`` (through the cache of outcomes and single flight), by
+``POST /api/v1/trace``, the Trace page and Cite (never from a cache: a trace must show the
+messages of that very resolution). The engine itself (``ibiportal.resolver.engine``) knows
+nothing of storage or of other requests; this module adds them.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import time
+from concurrent.futures import Future
+from dataclasses import asdict, astuple, dataclass, replace
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from ..errors import ParseError
+from ..ibi.prefixes import KNOWN_PREFIX_PAIRS
+from ..ibi.url import ORIGINAL, PersistentUrl
+from ..resolver.addresses import client_ip_list
+from ..resolver.cache import CachedOutcome, CachedRedirect, CacheKey, cached_outcome, depends_on
+from ..resolver.diagnosis import NotFoundDiagnosis, diagnose
+from ..resolver.engine import ClientInfo, Resolver, ResolverSettings, joined
+from ..resolver.trace import Resolution, Trace, TraceStep
+from ..resolver.transport import ArchiveEndpoint, Route, local_endpoint
+from ..storage.identifiers import IdentifierStore
+from ..storage.database import Storage
+from ..storage.redis_flight import Published
+from ..storage.registry import ArchiveStore
+from ..storage.traces import TraceStore, stored_trace
+
+if TYPE_CHECKING:
+    from . import Application
+
+log = logging.getLogger(__name__)
+
+#: Where a stored trace's JSON is served, under the portal's root (``GET /api/v1/trace/<id>``).
+TRACE_PATH = "api/v1/trace/"
+
+
+class ArchiveGroup(StrEnum):
+    """The demo Archives, the live ones (registered Archives and the portal's own), or both.
+    The values are what the Trace form and API take as ``archives``."""
+
+    DEMO = "demo"
+    LIVE = "live"
+    ALL = "all"
+
+
+@dataclass(frozen=True)
+class ArchiveSet:
+    """Which Archives a resolution asks: a group, and whether the faulty demo Archives
+    (``DemoArchive.faulty``) join it, which only a trace asks for (they exist to show a timeout
+    or garbage on the Trace page, never to a reader following a link)."""
+
+    group: ArchiveGroup
+    include_faulty: bool = False
+
+    @classmethod
+    def parse(cls, archives: object, include_faulty: object = False) -> ArchiveSet:
+        """The Trace form's or API's ``archives`` and ``include_faulty`` as an Archive set, or a
+        ParseError naming the field that is wrong and what it takes."""
+        try:
+            group = ArchiveGroup(archives)
+        except ValueError:
+            raise ParseError(f"archives must be one of {', '.join(ArchiveGroup)}, not {archives!r}",
+                             field="archives") from None
+        if not isinstance(include_faulty, bool):
+            raise ParseError("include_faulty must be true or false (whether to ask the faulty demo Archives too)",
+                             field="include_faulty")
+        return cls(group, include_faulty)
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who sent the request, as received (Table 8.6): the socket's peer address, the
+    X-Forwarded-For header and the Accept-Language header. Kept raw so that a cache hit needs
+    no address parsing; :meth:`Resolving.client` makes the IP list of Table 8.10 of it."""
+
+    peer: str | None
+    forwarded_for: str | None = None
+    accept_language: str | None = None
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where a request was served: ``portal_url``, the portal's own address without a trailing
+    ``/`` (the demo Archives' and the own Archive's URLs are on it), and ``root``, the request's
+    root URL with its ``/`` (the base of trace permalinks, and the resolver's base in Table 8.11)."""
+
+    portal_url: str
+    root: str
+
+    def trace_permalink(self, trace_id: str) -> str:
+        """The permalink of a stored trace."""
+        return f"{self.root}{TRACE_PATH}{trace_id}"
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One persistent URL to resolve: ``text`` as given (what the trace shows) and ``parsed``,
+    the same URL read once by the caller."""
+
+    text: str
+    parsed: PersistentUrl
+
+    def requiring_original(self) -> Asked:
+        """This URL with ``ibiurl.requireditemstatus=Original`` (Table 8.3), unless it has it."""
+        if self.parsed.required_item_status is not None:
+            return self
+        text = self.text + ("&" if "?" in self.text else "?") + "ibiurl.requireditemstatus=Original"
+        return Asked(text, replace(self.parsed, required_item_status=ORIGINAL))
+
+
+@dataclass(frozen=True)
+class StoredResolution:
+    """A resolution, the id of its stored trace (the permalink), and why it found nothing
+    (``diagnosis``); ``joined`` when it shares the outcome of an identical request's resolution
+    instead of asking the Archives itself (a follower's own, or the outcome a leader in another
+    worker published, which carries the leader's trace id: :func:`from_published`)."""
+
+    trace_id: str
+    resolution: Resolution
+    joined: bool = False
+    diagnosis: NotFoundDiagnosis | None = None
+
+
+class Resolving:
+    """The resolve use case: resolve and keep the trace; for ``GET /<persistent URL>``, first
+    the cache of outcomes, and single flight among identical requests."""
+
+    def __init__(self, application: Application) -> None:
+        self.application = application
+        self.config = application.config
+
+    # -- values a request is made of ---------------------------------------------------------
+
+    @property
+    def default_archives(self) -> ArchiveSet:
+        """What ``GET /<persistent URL>`` asks: every Archive, or only live ones when the demo is off."""
+        return ArchiveSet(ArchiveGroup.ALL if self.config["DEMO_ARCHIVES"] else ArchiveGroup.LIVE)
+
+    def client(self, caller: Caller) -> ClientInfo:
+        """Table 8.6 from the request: the client then its proxies (trusted ones only), and Accept-Language."""
+        ips = client_ip_list(caller.peer, caller.forwarded_for, self.config["TRUSTED_PROXIES"])
+        return ClientInfo(ips, caller.accept_language)
+
+    def archive_endpoints(self, archives: ArchiveSet, portal_url: str) -> list[ArchiveEndpoint]:
+        """The endpoints of the Archives of ``archives``, in the order they are asked."""
+        holdings = self.application.holdings(portal_url)
+        demo = [local_endpoint(archive) for archive in holdings.demo.values()
+                if archives.include_faulty or not archive.faulty]
+        if archives.group is ArchiveGroup.DEMO:
+            return demo
+        live = [local_endpoint(holdings.own_local)]
+        live += [
+            ArchiveEndpoint(archive.address, archive.service_ibi, archive.address, Route.HTTP,
+                            read_timeout=self.config["ARCHIVE_READ_TIMEOUT"])
+            for archive in ArchiveStore(self.application.storage()).included_archives()
+        ]
+        return live if archives.group is ArchiveGroup.LIVE else demo + live
+
+    # -- a resolution that is traced, never cached ---------------------------------------------
+
+    def trace(self, asked: Asked, archives: ArchiveSet, client: ClientInfo, site: Site) -> StoredResolution:
+        """Resolve (never from a cache) and keep the trace for its permalink.
+
+        The stored trace is the resolution's JSON plus ``request``: how it was asked for (the
+        Archives chosen, whether the faulty demo ones were included, the client's IP list and
+        Accept-Language, the time), so that the Trace page can show it and run it again with the
+        same options; and for a not-found, ``diagnosis``: why, with the registry as it was then
+        (a permalink read later must still explain that resolution, not today's registry).
+        """
+        application = self.application
+        resolver = Resolver(
+            self.archive_endpoints(archives, site.portal_url),
+            application.transports(site.portal_url),
+            settings=ResolverSettings(resolver_base=site.root),
+            executor=application.executor,
+            notices=application.pending_notices,
+        )
+        resolution = resolver.resolve(asked.text, client, parsed=asked.parsed)
+        stored = self._store(archives, client, resolution)
+        if resolution.pending_notice is not None:
+            self._record_when_it_comes(stored.trace_id, resolution.pending_notice)
+        return stored
+
+    def _record_when_it_comes(self, trace_id: str, notice: Future[TraceStep]) -> None:
+        """Once the notice (6) the redirect went out without comes, it replaces the stored trace's
+        "acknowledgment pending" step (from the notice recorder's thread)."""
+        setting, recorder = self.config["DATABASE"], self.application.notice_recorder
+        notice.add_done_callback(lambda done: recorder.submit(_record_notice, setting, trace_id, done.result()))
+
+    def _store(self, archives: ArchiveSet, client: ClientInfo, resolution: Resolution,
+               known_diagnosis: NotFoundDiagnosis | None = None) -> StoredResolution:
+        """Keep the trace; a joined resolution asked no Archive itself, so it keeps the diagnosis of
+        the resolution it joined (``known_diagnosis``)."""
+        trace_id = secrets.token_urlsafe(12)
+        outcome = "found" if resolution.found else resolution.alert.reason.value
+        asked = {
+            "archives": archives.group,
+            "include_faulty": archives.include_faulty,
+            "client_ip": " ".join(client.ip_addresses),
+            "accept_language": client.language_preference,
+            "traced_at": self.application.clock().isoformat(timespec="seconds").replace("+00:00", "Z"),
+        }
+        diagnosis = known_diagnosis or self.diagnosis(resolution)
+        body = {**resolution.to_dict(), "request": asked}
+        if diagnosis is not None:
+            body["diagnosis"] = diagnosis.to_dict()
+        TraceStore(self.application.storage()).save_trace(
+            trace_id, resolution.persistent_url, outcome, stored_trace(body),
+            self.config["TRACE_RETENTION"], self.config["TRACE_BYTES"],
+        )
+        return StoredResolution(trace_id, resolution, diagnosis=diagnosis)
+
+    def diagnosis(self, resolution: Resolution) -> NotFoundDiagnosis | None:
+        """Why a resolution found nothing, against the registry as it is now (``None`` if it found)."""
+        if resolution.found:
+            return None
+        storage = self.application.storage()
+        known_pairs = list(KNOWN_PREFIX_PAIRS) + IdentifierStore(storage).prefix_pairs()
+        return diagnose(resolution, ArchiveStore(storage).archives(), known_pairs)
+
+    # -- GET /<persistent URL> only: the cache of outcomes and single flight -------------------
+
+    def cached(self, received: str, caller: Caller, site: Site) -> tuple[CachedOutcome, str] | None:
+        """The outcome cached for this request and ``"hit"``, or the previous one and ``"stale"``
+        while an identical request is resolving it again; a redirect's acknowledgment (5) is sent
+        again to the Archive whose URL it is. ``None`` on a miss or with the cache off
+        (ibiportal.resolver.cache). Only resolutions of URLs that parsed are cached, so
+        ``received`` is looked up before it is parsed: a hit is a few dozen microseconds."""
+        cache = self.application.resolution_cache
+        if cache is None:
+            return None
+        key, changes = self._cache_key(received, caller), self.application.resolution_changes()
+        outcome, state = cache.get(key, changes), "hit"
+        if outcome is None and self.application.single_flight.running(key):
+            outcome, state = cache.get_stale(key, changes), "stale"
+        if outcome is None:
+            return None
+        if isinstance(outcome, CachedRedirect) and outcome.acknowledgment is not None:
+            self.application.acknowledger(site.portal_url).send(outcome.acknowledgment)
+        return outcome, state
+
+    def resolve(self, asked: Asked, caller: Caller, site: Site) -> StoredResolution:
+        """After a miss: :meth:`trace` with the default Archives, its redirect or stable alert kept
+        for the next identical requests with its trace permalink. Identical requests that arrive
+        while it runs wait for it and share its outcome (ibiportal.resolver.single_flight; with
+        Redis, across workers and nodes too: ibiportal.storage.redis_flight); each of them stores
+        a trace that says so and links the one it joined."""
+        key = self._cache_key(asked.text, caller)
+        client = self.client(caller)
+        started = time.monotonic()
+        shared = self.application.single_flight.run(key, lambda: self._resolve_and_keep(key, asked, client, site))
+        leader = shared.result
+        if not (shared.joined or leader.joined):
+            return leader
+        resolution = joined(leader.resolution, site.trace_permalink(leader.trace_id),
+                            round((time.monotonic() - started) * 1000, 1))
+        if resolution.acknowledgment is not None:
+            self.application.acknowledger(site.portal_url).send(resolution.acknowledgment)
+        stored = self._store(self.default_archives, client, resolution, known_diagnosis=leader.diagnosis)
+        return StoredResolution(stored.trace_id, resolution, joined=True, diagnosis=leader.diagnosis)
+
+    def cache_state(self, stored: StoredResolution) -> str:
+        """``X-IBI-Cache`` of a request that was not a hit: ``joined``, ``miss``, or ``off`` when
+        the cache keeps no outcome of this kind."""
+        if stored.joined:
+            return "joined"
+        cache = self.application.resolution_cache
+        return "miss" if cache is not None and cache.lifetime(stored.resolution.found) > 0 else "off"
+
+    def _resolve_and_keep(self, key: CacheKey, asked: Asked, client: ClientInfo, site: Site) -> StoredResolution:
+        """This worker's resolution of ``key``, or, with Redis, the outcome of the identical one
+        another worker or node is running (``joined``); kept in this worker's cache either way, so
+        that every worker the burst reached answers the next identical requests itself."""
+        cache, flight = self.application.resolution_cache, self.application.redis_flight
+        archives = self.default_archives
+        if cache is None and flight is None:
+            return self.trace(asked, archives, client, site)
+        changes = self.application.resolution_changes()  # read first: an Archive included or the item changed meanwhile wins
+        if flight is None:
+            stored = self.trace(asked, archives, client, site)
+        else:
+            # the cache's key as of these changes: an Archive included meanwhile starts a new flight
+            shared = flight.run(json.dumps([*astuple(key), changes.generation, changes.last]),
+                                lambda: self.trace(asked, archives, client, site), published)
+            stored = from_published(shared.outcome) if isinstance(shared, Published) else shared
+        if cache is not None:
+            outcome = cached_outcome(stored.resolution, site.trace_permalink(stored.trace_id), stored.diagnosis)
+            if outcome is not None:
+                cache.put(key, changes, outcome, depends_on(stored.resolution, str(asked.parsed.ibi)))
+        return stored
+
+    def _cache_key(self, received: str, caller: Caller) -> CacheKey:
+        """The request's key: what :meth:`client` and :attr:`default_archives` are made of."""
+        return CacheKey(received, caller.peer, caller.forwarded_for, tuple(self.config["TRUSTED_PROXIES"]),
+                        caller.accept_language, self.default_archives.group)
+
+
+def _record_notice(setting: str, trace_id: str, notice: TraceStep) -> None:
+    """Write the notice into the stored trace, cut as every stored answer is; a failure is logged
+    (a pool thread would otherwise drop it silently)."""
+    step = stored_trace({"trace": {"steps": [notice.to_dict()]}})["trace"]["steps"][0]
+    try:
+        storage = Storage(setting)
+        try:
+            TraceStore(storage).record_notice(trace_id, step)
+        finally:
+            storage.close()
+    except Exception:  # noqa: BLE001 - any failure: logged with its traceback, the trace keeps "pending"
+        log.exception("the notice for trace %s could not be recorded", trace_id)
+
+
+def published(stored: StoredResolution) -> dict:
+    """What a follower in another worker or node needs of a leader's resolution, as JSON: the
+    outcome, the id of the trace it links, the diagnosis, and the Archive its redirect
+    acknowledges again (the endpoint, which a rebuilt resolution otherwise lacks). Of the trace only
+    the (3) steps, without the Archives' answers and the request URLs, and the (7) steps travel: the
+    cache and the diagnosis read the former's statuses, :func:`joined` the latter; and the (4) steps,
+    which name the IBIs the loop followed (the cache drops the outcome when one changes). The
+    whole trace is in the shared database, behind the permalink."""
+    resolution = stored.resolution
+    light = Trace(tuple(replace(step, raw_answer=None, pairs=None, request_url=None)
+                        for step in resolution.trace.steps if step.number in (3, 4, 7)))
+    endpoint = resolution.acknowledged
+    return {
+        "trace_id": stored.trace_id,
+        "resolution": replace(resolution, trace=light).to_dict(),
+        "acknowledged": None if endpoint is None else asdict(endpoint),
+        "diagnosis": None if stored.diagnosis is None else stored.diagnosis.to_dict(),
+    }
+
+
+def from_published(outcome: dict) -> StoredResolution:
+    """The inverse of :func:`published`, as the leader's ``joined`` resolution."""
+    resolution = Resolution.from_dict(outcome["resolution"])
+    endpoint = outcome["acknowledged"]
+    if endpoint is not None:
+        archive = ArchiveEndpoint(**{**endpoint, "transport": Route(endpoint["transport"])})
+        resolution = replace(resolution, acknowledged=archive)
+    diagnosis = outcome["diagnosis"]
+    return StoredResolution(outcome["trace_id"], resolution, joined=True,
+                            diagnosis=None if diagnosis is None else NotFoundDiagnosis.from_dict(diagnosis))
