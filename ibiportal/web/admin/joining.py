@@ -5,8 +5,7 @@ from __future__ import annotations
 from flask import current_app
 
 from ...application.joining import Action, Joining, Outcome, ResolverAnswer
-from ..context import get_storage
-from ..services import get_http_transport
+from ..context import application, get_storage
 
 
 def joining() -> Joining:
@@ -17,7 +16,7 @@ def joining() -> Joining:
         portal_url=config["PORTAL_URL"],
         service_ibi=config["ARCHIVE_SERVICE_IBI"],
         admin_email=config["ADMIN_EMAIL"],
-        transport=get_http_transport(),
+        transport=application().http_transport,
         storage=get_storage,
     )
 
