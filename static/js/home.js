@@ -10,7 +10,25 @@
   let timer = null;
   let pending = null;
 
-  function show(answer) {
+  const offer = document.getElementById("reference-offer");
+
+  // A reference (an unknown text with IBIs inside) is offered to Check references, with the text.
+  function offerReference(reference, text) {
+    if (!offer) return;
+    offer.hidden = !reference;
+    if (!reference) return;
+    document.getElementById("reference-title").textContent =
+      `This looks like a reference: ${reference.ibis} IBI${reference.ibis === 1 ? "" : "s"} found`;
+    document.getElementById("reference-text").value = text;
+  }
+
+  function show(answer, text) {
+    offerReference(answer.reference, text);
+    if (answer.reference) {
+      live.textContent = "";
+      live.classList.remove("good");
+      return;
+    }
     if (answer.kind === "unknown") {
       const where = answer.error.position ? ` (at character ${answer.error.position})` : "";
       live.textContent = `Not recognised yet: ${answer.error.message}${where}`;
@@ -33,7 +51,7 @@
         signal: pending.signal,
         headers: { Accept: "application/json" },
       });
-      if (response.ok) show(await response.json());
+      if (response.ok) show(await response.json(), text);
     } catch (error) {
       if (error.name !== "AbortError") live.textContent = "";
     }
@@ -45,6 +63,7 @@
     if (!text.trim()) {
       if (pending) pending.abort();
       live.textContent = "";
+      offerReference(null, "");
       return;
     }
     timer = setTimeout(() => ask(text), 250);

@@ -141,3 +141,28 @@ def test_phone_width_with_bib_and_docx_uploads(phone, tmp_path):
     phone.wait_for_load_state()
     expect(phone.get_by_role("heading", name="3 IBIs found")).to_be_visible()
     checked(phone, 3)
+
+
+REFERENCE_LINE = ("UBA, D. M. et al. TATHU - Software para rastreio. São José dos Campos: INPE, 2022. 39 p. "
+                  "IBI: <8JMKD3MGP3W34T/47AF772>. (sid.inpe.br/mtc-m21d/2022/07.20.15.45-NTC). "
+                  "Disponível em: <http://urlib.net/ibi/8JMKD3MGP3W34T/47AF772>.")
+
+
+@pytest.mark.parametrize("width_name", ["desktop", "phone"])
+def test_the_home_box_offers_a_pasted_reference_to_check_references(browser, live_server, width_name):
+    for page in sized_page(browser, live_server, width_name):
+        page.goto("/")
+        page.get_by_label("IBI or persistent URL").fill(REFERENCE_LINE)
+        offer = page.get_by_role("heading", name="This looks like a reference: 3 IBIs found")
+        expect(offer).to_be_visible()
+        expect(page.locator("#q-live")).to_have_text("")  # no parser jargon beside it
+        shoot(page, f"home-reference-{width_name}")
+        page.get_by_role("button", name="Check in References").click()
+        page.wait_for_load_state()
+        expect(page.get_by_role("heading", name="3 IBIs found")).to_be_visible()
+        checked(page, 3)
+        # Typed away: the offer goes.
+        page.goto("/")
+        page.get_by_label("IBI or persistent URL").fill("8JMKD3MGP8W/35MME4E")
+        expect(page.locator("#q-live")).to_contain_text("Looks like an IBI")
+        expect(page.locator("#reference-offer")).to_be_hidden()

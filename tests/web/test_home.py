@@ -178,3 +178,25 @@ def test_every_example_offered_is_recognised_and_resolves(client):
         assert page.status_code == 200 and "This is" in page.get_data(as_text=True), text
         path = "/" + text.removeprefix("http://urlib.net/")
         assert client.get(path, environ_base={"REMOTE_ADDR": "172.16.44.200"}).status_code == 302, text
+
+
+REFERENCE_LINE = ("UBA, D. M. et al. TATHU - Software para rastreio. São José dos Campos: INPE, 2022. 39 p. "
+                  "IBI: <8JMKD3MGP3W34T/47AF772>. (sid.inpe.br/mtc-m21d/2022/07.20.15.45-NTC). "
+                  "Disponível em: <http://urlib.net/ibi/8JMKD3MGP3W34T/47AF772>.")
+
+
+def test_a_pasted_reference_is_offered_to_check_references(client):
+    response = client.get("/", query_string={"q": REFERENCE_LINE})
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200
+    assert "This looks like a reference: 3 IBIs found" in html
+    assert 'action="/references#found"' in html and "Check in References" in html
+    assert "longer than" not in html and "Not recognised" not in html  # no parser jargon
+    answer = client.get("/api/v1/classify", query_string={"q": REFERENCE_LINE}).get_json()
+    assert answer["kind"] == "unknown" and answer["reference"] == {"ibis": 3, "distinct": 1}
+    # Text without an IBI keeps the parser's message; an IBI keeps its own answer.
+    plain = client.get("/", query_string={"q": "hello world, no identifier here"})
+    assert plain.status_code == 400 and "This looks like a reference" not in plain.get_data(as_text=True)
+    assert client.get("/api/v1/classify", query_string={"q": "8JMKD3MGP8W/35MME4E"}).get_json()["reference"] is None
+    checked = client.post("/references", data={"text": REFERENCE_LINE})
+    assert checked.status_code == 200 and "3 IBIs found" in checked.get_data(as_text=True)

@@ -9,6 +9,7 @@ from flask import jsonify, request
 
 from ...ibi.classify import classify
 from ..context import known_prefix_pairs, resolver_base
+from ..references.views import reference_hint
 from .views import bp
 
 
@@ -18,7 +19,9 @@ def classify_text():
     or ``unknown`` with ``"error": {"message", "position", "field": "q"}`` saying why.
 
     Always 200: every text gets an answer, "unknown" being one (the home page asks as the user
-    types, half-typed texts included). A 4xx is for a request the API cannot read.
+    types, half-typed texts included). A 4xx is for a request the API cannot read. An unknown text
+    that holds IBIs (a reference) also gets ``"reference": {"ibis", "distinct"}``.
     """
-    result = classify(request.args.get("q", ""), known_prefix_pairs(), resolver_base())
-    return jsonify(result.to_dict())
+    text = request.args.get("q", "")
+    result = classify(text, known_prefix_pairs(), resolver_base())
+    return jsonify({**result.to_dict(), "reference": None if result.recognised else reference_hint(text)})

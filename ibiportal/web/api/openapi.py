@@ -255,6 +255,10 @@ _SCHEMAS: dict[str, dict] = {
             "warnings": _STRINGS,
             "error": {"oneOf": [{"type": "null"}, {"type": "object", "required": ["message"],
                                                    "properties": {"message": {"type": "string"}}}]},
+            "reference": {"oneOf": [{"type": "null"}, {
+                "type": "object", "required": ["ibis", "distinct"],
+                "description": "an unknown text that holds IBIs: a reference, to check on the References page",
+                "properties": {"ibis": {"type": "integer"}, "distinct": {"type": "integer"}}}]},
         },
     },
     "TraceStep": {

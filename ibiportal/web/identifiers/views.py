@@ -18,6 +18,7 @@ from ..cite.embedded import embedded_metadata, record_held_here
 from ..context import get_minter, get_storage, known_prefix_pairs, resolver_base
 from ..errors import error_response
 from ..form_errors import show_error
+from ..references.views import reference_hint
 from ..inputs import persistent_url_input
 from .actions import actions_for
 from .cards import minted_card
@@ -31,20 +32,20 @@ bp = Blueprint("identifiers", __name__)
 def home():
     """What IBIs are, the box that says what a text is and offers what to do with it, and the tools."""
     form = LookupForm(request.args)
-    result = actions = meaning = embedded = None
+    result = actions = meaning = embedded = reference = None
     if "q" in request.args and form.validate():
         result = classify(form.q.data or "", known_prefix_pairs(), resolver_base())
         if result.recognised:
             actions = actions_for(result, request.script_root)
             meaning = explain(result.url, "en")
             embedded = embedded_metadata(record_held_here(str(result.url.ibi)))
-        else:
+        elif (reference := reference_hint(result.text)) is None:
             show_error(form, result.error, default_field="q")
     status = 400 if form.errors else 200
     return (
         render_template(
             "identifiers/home.html", form=form, result=result, actions=actions, meaning=meaning,
-            where=_where(result), embedded=embedded,
+            where=None if reference else _where(result), embedded=embedded, reference=reference,
         ),
         status,
     )

@@ -36,6 +36,8 @@ RESOLUTION_FIELDS = {"outcome": str, "status": int, "location": str, "reason": s
 RESOLUTION_COLUMNS = ("outcome", "status", "location", "reason", "trace")
 CSV_COLUMNS = ("line", "text", "ibi", "form", "repository name", "IBIp", "persistent URL", "warnings", "error",
                *RESOLUTION_COLUMNS)
+#: Words a text must have to be taken for a reference rather than a mistyped identifier.
+REFERENCE_WORDS = 3
 #: Room for the pasted text (and the text posted again by a download) beyond the 1 MB limit,
 #: so that a text a little over it is refused next to its field, naming the limit.
 FORM_MEMORY = 4 * MAX_BYTES
@@ -54,6 +56,19 @@ def extraction_of(text: str) -> Extraction:
     found = extract(text, known_prefix_pairs(), resolver_base())
     check_found_count(len(found.found))
     return found
+
+
+def reference_hint(text: str) -> dict | None:
+    """For a text that is no IBI or persistent URL as a whole: ``{"ibis", "distinct"}`` when it
+    is prose of a few words (at least :data:`REFERENCE_WORDS`) holding IBIs, a reference pasted
+    into the home box, so it is offered to this page rather than answered with the parser's
+    complaint about the whole text; else ``None`` (a mistyped URL such as ``…/35MMLL8!!`` keeps
+    the parser's message, which says exactly what is wrong)."""
+    if len(text.split()) < REFERENCE_WORDS:
+        return None
+    found = extract(text, known_prefix_pairs(), resolver_base())
+    ibis = len(found.found) - found.broken
+    return {"ibis": ibis, "distinct": found.distinct} if ibis else None
 
 
 @bp.get("/references")
