@@ -170,6 +170,15 @@ def log_in(page: Page) -> None:
     page.wait_for_load_state()
 
 
+def hold_timers(page: Page) -> None:
+    """Stop the page's clock (Playwright's fake timers), so that a label the page changes back
+    after a delay – a Copy button says "Copied" for 1.5 s – stays until the test moves the clock
+    on with ``page.clock.run_for``. On a loaded machine the 1.5 s could pass before Playwright
+    looked, and "Copied" was never seen."""
+    page.clock.install()
+    page.clock.pause_at(page.evaluate("Date.now()") + 1000)
+
+
 def shoot(page: Page, name: str) -> Path:
     """Save a full-page screenshot as ``build/screenshots/<name>.png`` (look at it!)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)

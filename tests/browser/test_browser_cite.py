@@ -7,7 +7,7 @@ import re
 
 from playwright.sync_api import expect
 
-from .conftest import shoot
+from .conftest import hold_timers, shoot
 
 DEMO_IBIP = "D7N2U8HW/3J5AC3H"  # Archive "origin" of the demo data, with an oai_dc record
 TITLE = "Carbon stocks of mangrove forests on the Bragança peninsula, Pará: 2014 field survey"
@@ -47,9 +47,11 @@ def test_cite_a_demo_item_copy_bibtex_and_download_ris(page, live_server):
     assert shown.startswith("@misc{almeida2015carbon,") and f"url = {{{url}}}" in shown
     copy = bibtex.get_by_role("button", name="Copy BibTeX")
     copy.focus()
+    hold_timers(page)
     page.keyboard.press("Enter")
     expect(copy).to_have_text("Copied")
     assert page.evaluate("navigator.clipboard.readText()") == shown
+    page.clock.resume()
 
     ris = page.get_by_role("region", name="RIS")
     with page.expect_download() as download_info:
@@ -73,6 +75,7 @@ READ_CLIPBOARD = """async () => {
 def test_copy_puts_html_and_plain_text_on_the_clipboard(page, live_server):
     cite_from_the_keyboard(page, DEMO_IBIP)
     url = f"{live_server.url}/{DEMO_IBIP}"
+    hold_timers(page)
     for style, label in (("apa", "Copy APA"), ("abnt", "Copy ABNT"), ("inpe", "Copy INPE")):
         section = page.locator(f'section[data-style="{style}"]')
         shown_html = section.locator(".citation-text").inner_html()
@@ -81,6 +84,8 @@ def test_copy_puts_html_and_plain_text_on_the_clipboard(page, live_server):
         button = section.locator("button[data-copy-html]")  # its name becomes "Copied"
         button.click()
         expect(button).to_have_text("Copied")
+        page.clock.run_for(1500)
+        expect(button).to_have_text(label)  # back after 1.5 s
         clipboard = page.evaluate(READ_CLIPBOARD)
         assert clipboard["text"] == shown_text
         # Chromium wraps pasted HTML in a <meta charset> prologue; the fragment itself is ours.

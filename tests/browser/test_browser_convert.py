@@ -7,7 +7,7 @@ import io
 
 from playwright.sync_api import Page, expect
 
-from .conftest import PHONE, shoot
+from .conftest import PHONE, hold_timers, shoot
 
 # The standard's worked example (STANDARD.md §1.2, §1.4).
 REP = "sid.inpe.br/mtc-m18@80/2009/02.16.17.46"
@@ -182,9 +182,12 @@ def test_keyboard_only(page):
     expect(page.locator(".form-rep .strip")).to_have_text("sid.inpe.br/mtc-m18/2009/02.16.17.46")
     copy = page.locator(".form-rep").get_by_role("button", name="Copy")
     copy.focus()
+    hold_timers(page)
     page.keyboard.press("Enter")
     expect(copy).to_have_text("Copied")
     assert page.evaluate("navigator.clipboard.readText()") == "sid.inpe.br/mtc-m18/2009/02.16.17.46"
+    page.clock.run_for(1500)
+    expect(copy).to_have_text("Copy")  # the label comes back after 1.5 s
 
     page.get_by_label("Identifiers, one per line").focus()
     page.keyboard.type(f"{REP}\n{BAD}")

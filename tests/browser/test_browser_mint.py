@@ -10,7 +10,7 @@ from playwright.sync_api import Page, expect
 from ibiportal.ibi.identifier import parse_ibi
 from ibiportal.web.identifiers.qr import qr_svg
 
-from .conftest import shoot
+from .conftest import hold_timers, shoot
 
 
 def card_value(page: Page, term: str, index: int = 0) -> str:
@@ -33,9 +33,11 @@ def test_mint_one_item_with_qr_code_copy_and_citations(page, live_server):
     assert url == f"{live_server.url}/{ibip}"
 
     # The copy button puts the persistent URL on the clipboard.
+    hold_timers(page)
     page.get_by_role("button", name=f"Copy: {url}").click()
     expect(page.get_by_role("button", name=f"Copy: {url}")).to_have_text("Copied")
     assert page.evaluate("navigator.clipboard.readText()") == url
+    page.clock.resume()
 
     # The QR code is segno's SVG of that very URL, shown as an image; the download is the same file.
     image = page.get_by_role("img", name=f"QR code of {url}")
@@ -169,8 +171,10 @@ def test_mint_a_doctoral_thesis_and_copy_its_inpe_citation_with_emphasis(page, l
     expect(inpe.locator("span")).to_have_text(expected)
     expect(inpe.locator("b")).to_have_text("Segmentação hierárquica de imagens de radar")
     expect(page.locator('dd[data-style="apa"] i')).to_have_text("Segmentação hierárquica de imagens de radar")
+    hold_timers(page)
     inpe.locator("button").click()
     expect(inpe.locator("button")).to_have_text("Copied")
+    page.clock.resume()
     clipboard = page.evaluate("""async () => {
       const [item] = await navigator.clipboard.read();
       return {html: await (await item.getType("text/html")).text(), text: await (await item.getType("text/plain")).text()};

@@ -9,7 +9,7 @@ from playwright.sync_api import Page, expect
 
 from ibiportal.archive.demo import load_demo_archives
 
-from tests.browser.conftest import shoot
+from tests.browser.conftest import hold_timers, shoot
 from tests.web.test_trace_page import EVIL_NAME, HUGE, IMG, SCRIPT, hostile_trace
 from ibiportal.storage.traces import TraceStore
 
@@ -90,6 +90,7 @@ def test_download_the_json_and_copy_the_permalink(page: Page):
     assert body["id"] == trace_id and body["url"] == SECTION_10_2_FINAL and body["hops"] == 2
     assert body["request"]["client_ip"] == "172.16.44.200 150.163.68.1"
     assert [s["number"] for s in body["trace"]["steps"]][-3:] == [5, 6, 7]
+    hold_timers(page)
     page.get_by_role("button", name="Copy permalink").click()
     expect(page.get_by_role("button", name="Copy permalink")).to_have_text("Copied")
     assert page.evaluate("navigator.clipboard.readText()") == page.url
