@@ -51,3 +51,19 @@ def _refuse_circle(store: IdentifierStore, earlier: str, item: str, field: str) 
             raise ParseError(f"{earlier} is a later edition of {item}: it cannot also be its previous edition", field=field)
         seen.add(current)
         current = next((link.target for link in store.item_links(current) if link.relation == NEXT_EDITION), None)
+
+
+def linked_items(store: IdentifierStore, ibip: str) -> set[str]:
+    """Every own item (IBIp) joined to ``ibip`` through links either way: its edition chain, its
+    translations, their editions… A change of ``ibip`` can make the cached resolutions of any
+    of them wrong, because an answer gives the URL of a related item without a hop to it
+    (``X+(pt)`` is answered by X with T's URL; ``T+(en)`` by T with X's)."""
+    seen: set[str] = set()
+    waiting = [ibip]
+    while waiting:
+        current = waiting.pop()
+        if current not in seen:
+            seen.add(current)
+            waiting += [link.target for link in store.item_links(current)]
+            waiting += [source for source, _ in store.links_to(current)]
+    return seen

@@ -5,7 +5,8 @@ rewrites what was given at minting (target URL, bibliographic fields, language) 
 item's links (the previous edition whose ``ibi.nextedition`` it is, the original whose
 ``ibi.translation(<language>)`` it is); a deletion leaves the tombstone Algorithm 2 answers
 (``ibi``, ``state Deleted``, ``timestamp``). Every change happens in one write transaction that
-drops the IBI's cached resolutions on every node (``storage.signal.ibis_changed``), so the
+drops the cached resolutions of the IBI, and of every item linked to it (whose answers may give
+its URL without a hop to it: ``X+(pt)``), on every node (``storage.signal.ibis_changed``), so the
 resolver answers the new state at once. A change is validated exactly as a mint request is
 (:class:`~ibiportal.minting.MintRequest`), so nothing can be changed into something that could
 not have been minted.
@@ -18,7 +19,7 @@ from dataclasses import asdict, dataclass
 from ..archive.model import ItemState
 from ..errors import IbiError, ParseError
 from ..ibi.identifier import parse_ibi
-from ..item_links import link, linked_item
+from ..item_links import link, linked_item, linked_items
 from ..minted import NEXT_EDITION, TRANSLATION, ItemLink, MintedItem
 from ..minting import BIBLIOGRAPHIC_LIMITS, MintRequest
 from ..storage.identifiers import IdentifierStore
@@ -102,11 +103,13 @@ class ItemService:
             assert minted is not None  # items are never removed, only marked deleted
             _refuse_deleted(minted)
             relations = self._relations(minted)
+            related = linked_items(self.store, minted.ibip)
             relinked = self._relink_edition(conn, minted, relations, wanted)
             relinked = self._relink_translation(conn, minted, relations, wanted) or relinked
             columns = _changed_columns(minted, wanted)
             if columns or relinked:
-                self.store.change_minted(conn, minted, **columns)
+                related |= linked_items(self.store, minted.ibip) if relinked else set()
+                self.store.change_minted(conn, minted, related, **columns)
         return self.find(record.minted.ibip)
 
     def delete(self, ibi: str) -> ItemRecord:
@@ -117,7 +120,7 @@ class ItemService:
             minted = self.store.lock_minted(conn, record.minted.ibip)
             assert minted is not None
             _refuse_deleted(minted)
-            self.store.delete_minted(conn, minted)
+            self.store.delete_minted(conn, minted, linked_items(self.store, minted.ibip))
         return self.find(record.minted.ibip)
 
     def _minted(self, ibi: str) -> MintedItem:

@@ -8,7 +8,7 @@ same date, and an item is stored before its identifier is handed out.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields
 from decimal import Decimal
@@ -125,21 +125,23 @@ class IdentifierStore:
         row = conn.execute(select(minted_item).where(minted_item.c.ibip == ibip).with_for_update()).first()
         return _minted_item(row) if row else None
 
-    def change_minted(self, conn: Connection, item: MintedItem, **values: object) -> None:
+    def change_minted(self, conn: Connection, item: MintedItem, related: Iterable[str] = (), **values: object) -> None:
         """Set columns of a minted item (``title``, ``target_url``, ``creators`` as a tuple,
         ``item_date``, ``language``, the bibliographic ones) and its ``updated_at``, inside the
-        caller's transaction; its cached resolutions are dropped."""
+        caller's transaction; its cached resolutions are dropped, and those of the ``related``
+        IBIs (whose answers name it)."""
         if "creators" in values:
             values["creators"] = json.dumps(list(values["creators"]))  # type: ignore[arg-type]
         conn.execute(update(minted_item).where(minted_item.c.ibip == item.ibip).values(updated_at=now_iso(), **values))
-        ibis_changed(self.storage, conn, (item.rep, item.ibip))
+        ibis_changed(self.storage, conn, (item.rep, item.ibip, *related))
 
-    def delete_minted(self, conn: Connection, item: MintedItem) -> None:
+    def delete_minted(self, conn: Connection, item: MintedItem, related: Iterable[str] = ()) -> None:
         """Make a minted item Deleted (Algorithm 2 lines 11-15), inside the caller's
-        transaction: its row and metadata stay as the tombstone, dated now."""
+        transaction: its row and metadata stay as the tombstone, dated now; its cached
+        resolutions are dropped, and those of the ``related`` IBIs."""
         moment = now_iso()
         conn.execute(update(minted_item).where(minted_item.c.ibip == item.ibip).values(updated_at=moment, deleted_at=moment))
-        ibis_changed(self.storage, conn, (item.rep, item.ibip))
+        ibis_changed(self.storage, conn, (item.rep, item.ibip, *related))
 
     def search_minted(self, text: str = "", limit: int = 50, offset: int = 0) -> list[MintedItem]:
         """Minted items, newest first, whose IBI (either form), title or creators contain

@@ -160,3 +160,21 @@ def test_the_archive_answers_a_deleted_item_with_ibi_state_and_timestamp_only(cl
     names = [line.split(" ", 1)[0] for line in answer.strip().split("\r\n")]
     assert names == ["archiveaddress", "ibi", "ibi.archiveservice", "ibi.platformsoftware", "state", "timestamp"]
     assert "state Deleted" in answer
+
+
+def test_a_change_reaches_the_cached_resolutions_of_the_items_linked_to_it(client, auth):
+    original = mint(client, language="en", target_url="https://example.org/x")
+    translation = mint(client, language="pt", translation_of=original["ibip"], target_url="https://example.org/t")
+    second = mint(client, previous_edition=original["ibip"], target_url="https://example.org/x2")
+    for path, url in ((original["ibip"] + "+(pt)", "https://example.org/t"), (original["ibip"] + "!", "https://example.org/x2"),
+                      (translation["ibip"] + "+(en)", "https://example.org/x")):
+        assert resolved(client, path).headers["Location"] == url
+        assert resolved(client, path).headers["Location"] == url  # cached
+    client.patch(f"/api/v1/items/{translation['ibip']}", json={"target_url": "https://example.org/t-new"}, headers=auth)
+    assert resolved(client, original["ibip"] + "+(pt)").headers["Location"] == "https://example.org/t-new"
+    client.patch(f"/api/v1/items/{second['ibip']}", json={"target_url": "https://example.org/x2-new"}, headers=auth)
+    assert resolved(client, original["ibip"] + "!").headers["Location"] == "https://example.org/x2-new"
+    client.patch(f"/api/v1/items/{original['ibip']}", json={"target_url": "https://example.org/x-new"}, headers=auth)
+    assert resolved(client, translation["ibip"] + "+(en)").headers["Location"] == "https://example.org/x-new"
+    client.delete(f"/api/v1/items/{translation['ibip']}", headers=auth)
+    assert resolved(client, original["ibip"] + "+(pt)").status_code == 410
