@@ -16,7 +16,8 @@
   const recheck = document.getElementById("recheck");
   const onlyProblems = document.getElementById("only-problems");
   const outcomes = ["found", "deleted", "not found", "invalid", "error"];
-  const labels = { found: "found", deleted: "deleted", "not found": "not found", invalid: "invalid", error: "not checked" };
+  // An error with 429 is the per-IBI limit: that row was not checked; any other error was.
+  const label = (resolution) => (resolution.outcome === "error" && resolution.status === 429 ? "not checked" : resolution.outcome);
   const resolutions = rows.map(() => null);
   panel.hidden = false;
 
@@ -61,7 +62,7 @@
     row.dataset.outcome = resolution.outcome;
     const cell = row.querySelector("td.check");
     const outcome = cell.querySelector(".outcome");
-    outcome.textContent = resolution.status ? `${labels[resolution.outcome]} (${resolution.status})` : labels[resolution.outcome];
+    outcome.textContent = resolution.status ? `${label(resolution)} (${resolution.status})` : label(resolution);
     outcome.className = `outcome o-${resolution.outcome.replace(" ", "-")}`;
     const reason = cell.querySelector(".reason");
     if (reason) reason.textContent = resolution.reason;
