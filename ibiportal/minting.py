@@ -164,6 +164,8 @@ def parse_count(value: object, maximum: int = MAX_COUNT) -> int:
     # ASCII digits only: str.isdigit also takes '²' and other digits int() cannot read.
     if isinstance(value, bool) or not (text.isascii() and text.isdigit()):
         raise ParseError(f"count must be a whole number from 1 to {maximum}", field="count")
+    if len(text.lstrip("0")) > len(str(maximum)):  # never int() of thousands of digits
+        raise ParseError(f"count must be from 1 to {maximum}, not a number of {len(text)} digits", field="count")
     count = int(text)
     if not 1 <= count <= maximum:
         raise ParseError(f"count must be from 1 to {maximum}, not {count}", field="count")

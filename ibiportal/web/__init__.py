@@ -6,7 +6,7 @@ from flask import Flask
 from ..application import Application
 from flask_wtf import CSRFProtect
 
-from . import context, host, limits, log_redaction, navigation, security
+from . import context, edge, host, limits, log_redaction, navigation, security
 from .auth.cli import admin_cli
 from .auth.views import bp as auth_bp
 from .api.views import bp as api_bp
@@ -54,6 +54,7 @@ def register(app: Flask, built: Application) -> None:
     security.init_app(app)
     navigation.init_app(app)
     app.jinja_env.add_extension("jinja2.ext.do")
+    edge.init_app(app)  # every query string and form checked as text before any view
     csrf.init_app(app)
     csrf.exempt(api_bp)  # JSON API: no cookies-based session to ride on
     csrf.exempt(registration_bp)  # Archives call it (§7.2), GET only

@@ -37,7 +37,8 @@ def handle_parse_error(exc: ParseError):
 
 
 def handle_http_exception(exc: HTTPException):
-    if isinstance(exc, RequestEntityTooLarge):  # werkzeug's words name no limit
+    if isinstance(exc, RequestEntityTooLarge) and exc.description == RequestEntityTooLarge.description:
+        # werkzeug's words name no limit
         limit = current_app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
         return error_response(f"The request is too large: the portal reads at most {limit} MB.", 413)
     if isinstance(exc, SecurityError):  # an untrusted Host (web.host): no page links may be built for it

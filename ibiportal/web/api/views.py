@@ -1,8 +1,6 @@
 """JSON API views. Errors are ``{"error": {"message", "position"}}`` with a 4xx status."""
 from __future__ import annotations
 
-import json
-
 from flask import Blueprint, jsonify, request
 from werkzeug.routing import PathConverter
 
@@ -10,6 +8,7 @@ from ...errors import ParseError
 from ...ibi.classify import ibi_of
 from ...ibi.conversion import convert
 from ...minting import MintRequest, parse_count
+from ..edge import read_json
 from ..inputs import optional_port
 from ..context import get_minter, known_prefix_pairs, resolver_base
 from ..results import minted_to_dict
@@ -60,14 +59,12 @@ def convert_view():
 
 
 def json_body() -> dict:
-    """The request's JSON object; an empty body is ``{}``; anything else is a 400 naming where."""
-    raw = request.get_data(as_text=True)
+    """The request's JSON object, read within the edge's bounds (``web.edge``); an empty body is ``{}``;
+    anything else is a 400 naming where."""
+    raw = request.get_data()
     if not raw.strip():
         return {}
-    try:
-        body = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise ParseError(f"the body is not valid JSON: {exc.msg}", position=exc.pos + 1, field="body") from exc
+    body = read_json(raw)
     if not isinstance(body, dict):
         raise ParseError("the body must be a JSON object", position=1, field="body")
     return body

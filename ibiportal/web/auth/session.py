@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
+from urllib.parse import unquote, urlsplit
 
 from flask import abort, current_app, redirect, request, session, url_for
 from werkzeug.security import check_password_hash
@@ -41,10 +42,26 @@ def log_out() -> None:
 
 
 def safe_next(target: str | None) -> str:
-    """Only a path on this site is followed after login (no open redirect via ``next``)."""
-    if target and target.startswith("/") and not target.startswith(("//", "/\\")) and "\\" not in target:
-        return target
-    return url_for("identifiers.home")
+    """Only a path on this site is followed after login (no open redirect via ``next``); anything
+    else leads to the home page."""
+    return target if target and is_local_path(target) else url_for("identifiers.home")
+
+
+def is_local_path(target: str) -> bool:
+    r"""``target`` names a path of this site, however a browser or a proxy reads it.
+
+    Browsers drop tabs, CR and LF from a ``Location`` (``/\t/evil.example`` becomes
+    ``//evil.example``, another host) and read ``\`` as ``/``; a proxy may decode ``%2F``. So a
+    path is a path only if no character of it, as given or percent-decoded, is a control
+    character or a backslash, it has no scheme nor host, and it starts with one ``/``.
+    """
+    decoded = unquote(target)
+    if any(not char.isprintable() or char == "\\" for char in target + decoded):
+        return False
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc:
+        return False
+    return all(text.startswith("/") and not text.startswith("//") for text in (target, decoded))
 
 
 def admin_required(view: Callable) -> Callable:

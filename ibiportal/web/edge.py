@@ -1,0 +1,158 @@
+"""Text checked once, at the edge: every query string, form and JSON body, before any view.
+
+A lone surrogate (``"\\udfff"`` is valid JSON but no Unicode text) cannot be encoded as UTF-8:
+stored, it broke every page that showed it. A control character has no place in an identifier,
+a title or a URL (CR/LF in a ``Location`` was a 500, a tab one a browser drops was an open
+redirect). An over-long value only costs. And a JSON body is parsed within bounds: Python's
+parser recurses per nesting level and ``int()`` refuses more than 4,300 digits, both 500s.
+
+The rules (400 naming the field and the character; 413 for a JSON body over its size):
+
+* no value or name holds a lone surrogate, nor a control character (Unicode category Cc), except
+  tab, CR and LF in the multi-line fields of :data:`MULTILINE_FIELDS`;
+* a value is at most :data:`MAX_TEXT_CHARS` characters, except in the multi-line fields (which
+  the request's size bounds);
+* a JSON body is at most :data:`MAX_JSON_BYTES` bytes, nests at most :data:`MAX_JSON_DEPTH`
+  arrays and objects, and its numbers have at most :data:`MAX_NUMBER_DIGITS` digits.
+
+Raw bodies (files) are not text and are not looked at.
+"""
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections import deque
+from collections.abc import Iterable
+from typing import Any
+
+from flask import Flask, request
+from werkzeug.exceptions import RequestEntityTooLarge
+
+from ..errors import ParseError
+
+MAX_TEXT_CHARS = 4096
+"""A single-line value: an IBI, a URL (browsers keep about 2,000 characters), a title, a name."""
+MULTILINE_FIELDS = frozenset({"text", "identifiers", "creators", "query"})
+"""Text areas (reference lists, identifier lists, one creator a line, query pairs; also under a form's
+prefix, ``download-text``) and their JSON twins."""
+MAX_JSON_BYTES = 1024 * 1024
+MAX_JSON_DEPTH = 32
+MAX_NUMBER_DIGITS = 32
+FORM_MIMETYPES = frozenset({"application/x-www-form-urlencoded", "multipart/form-data"})
+RAW_BODY_ENDPOINTS = frozenset({"admin_items.upload_form"})
+"""Forms holding a file up to ``IBIPORTAL_MAX_FILE_BYTES``: the view reads them under that limit."""
+
+_PLAIN_QUERY = re.compile(rb"[^\x20-\x24\x26-\x7e]")  # anything but printable ASCII without '%'
+_LINE_BREAKS = frozenset("\t\r\n")
+_JSON_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')  # strings skipped whole, brackets
+
+
+def text_fault(value: str, field: str, multiline: bool = False) -> ParseError | None:
+    """What is wrong with ``value`` as the text of ``field``, or ``None``; the position is 1-based."""
+    if not multiline and len(value) > MAX_TEXT_CHARS:
+        return ParseError(f"{field} is {len(value)} characters long; at most {MAX_TEXT_CHARS} are read",
+                          position=MAX_TEXT_CHARS + 1, field=field)
+    if value.isprintable():  # the common case, in C: no control character, no surrogate
+        return None
+    for index, char in enumerate(value):
+        category = unicodedata.category(char)
+        if category == "Cs":
+            return ParseError(f"{field} holds U+{ord(char):04X}, half of a surrogate pair, which is not text: "
+                              "send valid Unicode (UTF-8)", position=index + 1, field=field)
+        if category == "Cc" and not (multiline and char in _LINE_BREAKS):
+            allowed = " (only tab, CR and LF are, in this multi-line field)" if multiline else ""
+            return ParseError(f"{field} holds the control character U+{ord(char):04X}, which is not allowed{allowed}",
+                              position=index + 1, field=field)
+    return None
+
+
+def is_multiline(name: str) -> bool:
+    """A multi-line field, also under a form's prefix (``download-text``)."""
+    return name.rpartition("-")[2] in MULTILINE_FIELDS
+
+
+def check_pairs(pairs: Iterable[tuple[str, str]]) -> None:
+    """Names and values of a query string or a form, each value judged as its name's field."""
+    for name, value in pairs:
+        fault = text_fault(name, "query") or text_fault(value, name, multiline=is_multiline(name))
+        if fault is not None:
+            raise fault
+
+
+def check_request() -> None:
+    """Before every view: the query string, then the form (bodies of other types are the views')."""
+    query = request.query_string
+    if _PLAIN_QUERY.search(query) is not None or len(query) > MAX_TEXT_CHARS:  # else nothing to decode
+        check_pairs(request.args.items(multi=True))
+    if (request.method not in ("GET", "HEAD") and request.mimetype in FORM_MIMETYPES
+            and request.endpoint not in RAW_BODY_ENDPOINTS):
+        check_pairs(request.form.items(multi=True))
+
+
+def read_json(raw: bytes) -> Any:
+    """A JSON body parsed within the bounds of the module docstring; its strings checked as text."""
+    if len(raw) > MAX_JSON_BYTES:
+        raise RequestEntityTooLarge(f"The JSON body is {len(raw)} bytes; the portal reads at most "
+                                    f"{MAX_JSON_BYTES // 1024} KiB of JSON.")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        raise ParseError(f"the body has the byte 0x{bad.object[bad.start]:02X}, which is not UTF-8",
+                         position=bad.start + 1, field="body") from bad
+    _check_depth(text)
+
+    def number(kind):
+        def parse(digits: str):
+            if sum(c.isdigit() for c in digits) > MAX_NUMBER_DIGITS:
+                raise ParseError(f"the body has a number of {len(digits)} characters; numbers have at most "
+                                 f"{MAX_NUMBER_DIGITS} digits", position=text.find(digits) + 1, field="body")
+            return kind(digits)
+        return parse
+
+    try:
+        body = json.loads(text, parse_int=number(int), parse_float=number(float))
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"the body is not valid JSON: {exc.msg}", position=exc.pos + 1, field="body") from exc
+    _check_strings(body)
+    return body
+
+
+def _check_depth(text: str) -> None:
+    depth = 0
+    for token in _JSON_TOKENS.finditer(text):
+        bracket = token.group()
+        if bracket in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                raise ParseError(f"the body nests arrays and objects more than {MAX_JSON_DEPTH} deep",
+                                 position=token.start() + 1, field="body")
+        elif bracket in "]}":
+            depth -= 1
+
+
+def _check_strings(body: Any) -> None:
+    """Every key and string of ``body``, named by its path (``creators[1]``); the multi-line
+    fields are the top-level members of :data:`MULTILINE_FIELDS` and the strings under them."""
+    waiting: deque[tuple[Any, str, bool]] = deque([(body, "body", False)])  # the first fault in reading order
+    while waiting:
+        value, path, multiline = waiting.popleft()
+        if isinstance(value, str):
+            fault = text_fault(value, path, multiline)
+        elif isinstance(value, dict):
+            fault = None
+            for key, member in value.items():
+                fault = fault or text_fault(key, path)
+                name = key if path == "body" else f"{path}.{key}"
+                waiting.append((member, name, multiline or (path == "body" and key in MULTILINE_FIELDS)))
+        elif isinstance(value, list):
+            fault = None
+            waiting.extend((member, f"{path}[{index}]", multiline) for index, member in enumerate(value))
+        else:
+            fault = None
+        if fault is not None:
+            raise fault
+
+
+def init_app(app: Flask) -> None:
+    app.before_request(check_request)
