@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, delete, func, insert, select, update
 
+from ..log_limits import LimitedLog
 from ..resolver.cache import Changes
 from .schema import minted_item, resolution_change, resolution_generation
 
@@ -168,6 +169,7 @@ class RedisChanges:
             url, socket_timeout=REDIS_TIMEOUT_SECONDS, socket_connect_timeout=REDIS_TIMEOUT_SECONDS
         )
         self.heard = 0  # messages heard and reconnections: any change of it means "read again"
+        self._log = LimitedLog(logger)  # one line a minute while Redis is down, not one per change
         self._listener: threading.Thread | None = None
 
     def publish(self, generation: int) -> None:
@@ -175,7 +177,10 @@ class RedisChanges:
         try:
             self.client.publish(CHANNEL, str(generation))
         except self._redis.RedisError as error:
-            logger.warning("Redis unreachable, other nodes learn of resolution generation %d late: %s", generation, error)
+            self._log.warning("publish", "Redis unreachable, other nodes learn of resolution generation %d late: %s",
+                              generation, error)
+        else:
+            self._log.recovered("publish", "Redis reachable again: other nodes learn of changes at once")
 
     def reachable(self) -> str | None:
         """``None`` when Redis answers a PING, else why not (for the readiness check)."""

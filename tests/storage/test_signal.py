@@ -68,6 +68,16 @@ def test_redis_down_is_logged_and_changes_nothing_else(database_setting, tmp_pat
     writer.close()
 
 
+def test_redis_down_is_one_line_a_minute_however_many_changes(tmp_path, caplog):
+    """901 mints with Redis stopped were 901 WARNING lines; now the first, the rest counted."""
+    down = RedisChanges(f"redis://127.0.0.1:{free_port()}/0")
+    with caplog.at_level(logging.WARNING, logger="ibiportal.storage.signal"):
+        for generation in range(1, 21):
+            down.publish(generation)
+    assert [record.getMessage().split(":")[0] for record in caplog.records] == [
+        "Redis unreachable, other nodes learn of resolution generation 1 late"]
+
+
 def test_a_rolled_back_change_is_never_announced(database_setting):
     announced: list[int] = []
     writer = Storage(database_setting, announce=announced.append)
