@@ -95,3 +95,13 @@ def test_unknown_ibi_is_not_found(demo_resolver):
     resolution = demo_resolver.resolve("http://urlib.net/D7N2U8HW/3J5AC3J", CLIENT)
     assert resolution.alert.reason is AlertReason.NOT_FOUND
     assert "do not hold this IBI" in resolution.alert.message
+
+
+def test_every_composition_of_table_8_2_resolves_at_the_scenario_archives(demo_resolver):
+    # The survey and its Portuguese translation have no next edition: ! is the item itself (§9.2).
+    for modifier in ("!+(pt)", "+(pt)!", "!+(pt):", "+(pt)!:", "!+(pt):(oai_dc)", "+(pt)!:(oai_dc)", ":+", "!:+",
+                     "+(pt):+", "!+(pt):+", "+(pt)!:+"):
+        resolution = demo_resolver.resolve(f"http://urlib.net/{SURVEY}{modifier}", CLIENT)
+        assert resolution.found, (modifier, resolution.alert)
+    translation = demo_resolver.resolve(f"http://urlib.net/{SURVEY}+(pt)", CLIENT).url
+    assert demo_resolver.resolve(f"http://urlib.net/{SURVEY}!+(pt)", CLIENT).url == translation
