@@ -45,6 +45,11 @@ SANDBOX_POLICY = "sandbox; default-src 'none'; img-src 'self' data:; media-src '
 #: Files can be replaced: a cache keeps them but asks again (cheap: the ETag answers 304).
 CACHE_CONTROL = "no-cache"
 
+#: ``request.max_content_length`` of an upload: MAX_CONTENT_LENGTH (for forms and JSON) does not
+#: apply, the file use case counts the body against IBIPORTAL_MAX_FILE_BYTES itself (a declared
+#: length first), and says which limit it is.
+UNCAPPED = 2**63 - 1
+
 #: The status of each refusal of the file use case.
 STATUS = {ItemNotFound: 404, FileNotHeld: 404, FileTooLarge: 413, UploadRefused: 400}
 

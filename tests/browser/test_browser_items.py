@@ -181,3 +181,27 @@ def test_removing_a_file_and_deleting_an_item_ask_first(admin_page, phone, live_
     expect(phone.get_by_text("Deleted")).to_be_visible()
     no_sideways_scroll(phone)
     shoot(phone, "admin-items-phone")
+
+
+HOSTILE_HTML = b"<html><body><h1 id=ran>uploaded</h1><script>alert(document.cookie)</script></body></html>"
+HOSTILE_SVG = b'<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(2)</script></svg>'
+
+
+def test_no_uploaded_file_runs_script_in_the_portals_origin(page, live_server, token):
+    item = mint(live_server, title="Hostile uploads")
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    urls = {name: put_file(live_server, token, item["ibip"], name, body, kind)["url"] for name, body, kind in (
+        ("page.html", HOSTILE_HTML, "text/html"), ("drawing.svg", HOSTILE_SVG, "image/svg+xml"),
+        ("fake.png", HOSTILE_HTML, "image/png"), ("notes.txt", HOSTILE_HTML, "text/plain"),
+    )}
+    page.goto(f"/archive/items/{item['ibip']}")
+    for name in ("page.html", "drawing.svg"):  # active types: saved, never shown
+        with page.expect_download() as download:
+            page.get_by_role("link", name=name).click()
+        assert download.value.suggested_filename == name
+    for name in ("fake.png", "notes.txt"):  # passive types: shown, sandboxed, never sniffed as HTML
+        response = page.goto(urls[name])
+        assert response is not None and response.headers["content-security-policy"].startswith("sandbox")
+        expect(page.locator("#ran")).to_have_count(0)
+    assert dialogs == []

@@ -39,10 +39,12 @@ def test_a_file_is_kept_in_chunks_and_read_back_in_any_range(database_setting, s
 
     assert b"".join(read_chunks(open_storage, found, 0, len(DATA))) == DATA
     assert len(opened) == 8  # one connection per chunk, each given back
-    for start, stop in ((0, 1), (99, 101), (150, 450), (700, 772), (771, 772)):
+    for start, stop, chunks in ((0, 1, 1), (99, 101, 2), (150, 450, 4), (700, 772, 1), (771, 772, 1), (250, 260, 1)):
+        opened.clear()
         pieces = list(read_chunks(open_storage, found, start, stop))
         assert b"".join(pieces) == DATA[start:stop]
         assert max(len(piece) for piece in pieces) <= 100
+        assert len(opened) == chunks  # a range reads the chunks it covers, no others
 
 
 def test_a_file_put_again_replaces_the_old_one_and_its_chunks(database_setting, small_chunks):

@@ -8,6 +8,9 @@ import re
 
 import pytest
 
+from werkzeug.datastructures import FileStorage
+from werkzeug.test import stream_encode_multipart
+
 from ibiportal import create_app
 
 PDF = b"%PDF-1.4\n" + b"x" * 3000
@@ -71,6 +74,22 @@ def test_an_upload_with_the_pages_token_is_stored_and_shown(admin):
     too_big = admin.put(f"{edit}/files/big.bin", data=b"x" * 10_001,
                         headers={"X-CSRFToken": token, "Accept": "application/json"})
     assert too_big.status_code == 413 and "10,000 bytes" in too_big.get_json()["error"]["message"]
+
+
+def test_an_upload_larger_than_the_limit_of_forms_goes_through_both_ways(admin, app):
+    app.config["MAX_FILE_BYTES"] = 12 * 1024 * 1024  # forms stop at MAX_CONTENT_LENGTH, 8 MB
+    item = mint(admin, title="Large")
+    edit = f"/admin/items/{item['ibip']}"
+    token = csrf_token(admin, edit)
+    data = b"z" * (9 * 1024 * 1024)
+    assert admin.put(f"{edit}/files/raw.bin", data=data, headers={"X-CSRFToken": token}).status_code == 201
+    # encoded in memory: the test client would spool a body this large to a file it never closes
+    stream, _, boundary = stream_encode_multipart(
+        {"csrf_token": token, "file": FileStorage(io.BytesIO(data), filename="form.bin")}, use_tempfile=False)
+    posted = admin.post(f"{edit}/files", data=stream.getvalue(), content_type=f"multipart/form-data; boundary={boundary}")
+    assert posted.status_code == 303
+    sizes = {entry["path"]: entry["size"] for entry in admin.get(f"/api/v1/items/{item['ibip']}/files").get_json()["files"]}
+    assert sizes == {"raw.bin": len(data), "form.bin": len(data)}
 
 
 def test_an_upload_without_script_posts_the_file_as_a_form(admin):

@@ -170,6 +170,16 @@ def test_a_file_over_the_cap_is_refused_before_it_is_read(client, item, app):
     assert put(client, item["ibip"], "exact.pdf", b"x" * 10_000).status_code == 201
 
 
+def test_files_larger_than_the_limit_of_forms_go_through(client, item, app, token):
+    app.config["MAX_FILE_BYTES"] = 12 * 1024 * 1024  # forms and JSON stop at MAX_CONTENT_LENGTH, 8 MB
+    data = bytes(range(256)) * (9 * 4096)  # 9 MiB
+    announced = put(client, item["ibip"], "nine.bin", data, "application/octet-stream")
+    assert announced.status_code == 201 and announced.get_json()["size"] == len(data)
+    status, body = raw_put(app, token, f"/api/v1/items/{item['ibip']}/files/chunked.bin", io.BytesIO(data), None)
+    assert status.startswith("201"), body
+    assert client.get(local(announced.get_json()["url"]), headers={"Range": "bytes=9437000-"}).data == data[9437000:]
+
+
 class Unannounced(io.RawIOBase):
     """A body without Content-Length (as chunked transfer encoding sends it): ``size`` bytes."""
 

@@ -23,7 +23,7 @@ from ...errors import IbiError, ParseError
 from ..auth.session import admin_required
 from ..context import get_item_files, get_items, resolver_base
 from ..errors import error_response
-from ..files import file_dict
+from ..files import UNCAPPED, file_dict
 from ..form_errors import show_error
 from ..host import portal_url
 from ..results import persistent_url
@@ -79,7 +79,7 @@ def change(ibi: str):
 def upload(ibi: str, path: str):
     """A file sent as the raw body by ``upload.js``: stored, then JSON (the page reloads)."""
     _check_csrf(request.headers.get("X-CSRFToken"))
-    request.max_content_length = None  # counted while spooled, against IBIPORTAL_MAX_FILE_BYTES
+    request.max_content_length = UNCAPPED  # counted while spooled, against IBIPORTAL_MAX_FILE_BYTES
     kept = get_item_files().put(ibi, path, Upload(request.stream, request.headers.get("Content-Type"),
                                                   request.content_length))
     flash(_stored_message(kept), "success")

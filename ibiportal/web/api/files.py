@@ -15,7 +15,7 @@ from flask import jsonify, request
 
 from ...application.files import FileNotHeld, FileTooLarge, Upload, UploadRefused
 from ..context import get_item_files, resolver_base
-from ..files import file_dict, listing_response, refusal_response
+from ..files import UNCAPPED, file_dict, listing_response, refusal_response
 from ..host import portal_url
 from .tokens import token_required
 from .views import bp
@@ -25,7 +25,7 @@ from .views import bp
 @token_required
 def put_file(ibi: str, path: str):
     """Store the request's body as a file of the item."""
-    request.max_content_length = None  # counted while spooled, against IBIPORTAL_MAX_FILE_BYTES
+    request.max_content_length = UNCAPPED  # counted while spooled, against IBIPORTAL_MAX_FILE_BYTES
     upload = Upload(request.stream, request.headers.get("Content-Type"), request.content_length)
     kept = get_item_files().put(ibi, path, upload)
     body = file_dict(kept.file, portal_url(), kept.item.rep, resolver_base())
