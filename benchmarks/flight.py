@@ -46,10 +46,11 @@ ITEM = "/8JMKD3MGP8W/35MMLL8"  # held by mtc-m16c (§10.1)
 
 
 class CountingArchive:
-    """mtc-m16c over HTTP on loopback, slow, counting the ``urlRequest`` messages it answers."""
+    """mtc-m16c over HTTP on loopback, answering ``delay`` seconds late, counting the
+    ``urlRequest`` messages it answers."""
 
-    def __init__(self) -> None:
-        self.server = ArchiveHTTPServer(load_demo_archives()["mtc-m16c"].service, delay=ARCHIVE_SECONDS)
+    def __init__(self, delay: float = ARCHIVE_SECONDS) -> None:
+        self.server = ArchiveHTTPServer(load_demo_archives()["mtc-m16c"].service, delay=delay)
         self.url_requests = 0
         self._lock, respond = threading.Lock(), self.server.service.respond
 

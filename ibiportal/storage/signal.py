@@ -57,6 +57,9 @@ REDIS_RETRY_SECONDS = 0.5
 #: (asleep through a burst of edits) empties its cache instead of reading them.
 RETAINED_CHANGES = 10_000
 
+#: The old changes are dropped when a change's id is a multiple of this.
+PRUNE_EVERY = 100
+
 #: IBI changes a process remembers, for resolutions that started before the newest were read.
 REMEMBERED_CHANGES = 1_000
 
@@ -97,9 +100,10 @@ def ibis_changed(storage: Storage, conn: Connection, ibis: Iterable[str]) -> Non
                             .where(minted_item.c.rep.in_(forms) | minted_item.c.ibip.in_(forms))):
         forms.update((row.rep, row.ibip))
     conn.execute(select(resolution_generation.c.value).where(resolution_generation.c.id == 1).with_for_update())
-    conn.execute(insert(resolution_change), [{"ibi": ibi} for ibi in sorted({form.casefold() for form in forms})])
-    newest = conn.execute(select(func.max(resolution_change.c.id))).scalar_one()
-    conn.execute(delete(resolution_change).where(resolution_change.c.id <= newest - RETAINED_CHANGES))
+    rows = [{"ibi": ibi} for ibi in sorted({form.casefold() for form in forms})]
+    ids = conn.execute(insert(resolution_change).values(rows).returning(resolution_change.c.id)).scalars().all()
+    if any(number % PRUNE_EVERY == 0 for number in ids):  # now and then: each statement lengthens the lock
+        conn.execute(delete(resolution_change).where(resolution_change.c.id <= max(ids) - RETAINED_CHANGES))
     storage.on_commit(storage.announce_change)
 
 

@@ -128,6 +128,7 @@ def test_the_number_announced_grows_with_every_commit_of_either_kind_once_per_tr
 
 def test_a_reader_that_missed_changes_no_longer_kept_knows_it(database_setting, monkeypatch):
     monkeypatch.setattr(signal_module, "RETAINED_CHANGES", 3)
+    monkeypatch.setattr(signal_module, "PRUNE_EVERY", 1)
     storage = Storage(database_setting)
     seen = read_changes(storage, None)
     for n in range(6):
