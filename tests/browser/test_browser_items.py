@@ -82,14 +82,20 @@ def test_the_persistent_url_of_a_file_opens_it(page, family):
     assert "/col/" in page.url
 
 
-def test_an_administrator_finds_an_item_and_uploads_a_large_file_with_a_progress_bar(admin_page, family, tmp_path):
+def test_an_administrator_finds_an_item_and_uploads_a_large_file_with_a_progress_bar(
+        admin_page, family, live_server, token, tmp_path):
     page = admin_page
+    copy = requests.post(f"{live_server.url}/api/v1/copies", timeout=20, headers={"Authorization": f"Bearer {token}"},
+                         json={"ibi": "8JMKD3MGP8W/34PGRBS", "target_url": "https://mirror.example.org/relatorio"})
+    assert copy.status_code in (200, 201), copy.text
     page.goto("/")
     page.get_by_role("navigation", name="Main").get_by_role("link", name="Items").click()
     page.get_by_label("Search by IBI, title or creator").fill("banon")
     page.get_by_role("button", name="Search").click()
     expect(page.get_by_role("link", name="Relatório de atividades do INPE", exact=True)).to_be_visible()
     expect(page.get_by_role("link", name="INPE activity report")).to_have_count(0)
+    copies = page.get_by_role("region", name="Copies of other Archives' items")
+    expect(copies.get_by_role("link", name="https://mirror.example.org/relatorio")).to_be_visible()
     shoot(page, "admin-items")
     page.get_by_role("link", name="Relatório de atividades do INPE", exact=True).click()
     expect(page.get_by_role("heading", name="Relatório de atividades do INPE")).to_be_visible()

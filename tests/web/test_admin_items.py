@@ -170,3 +170,14 @@ def test_the_item_page_shows_files_editions_translations_and_cite(client):
     assert f'href="/cite?ibi={original["ibip"]}"' in page
     translated = client.get(f"/archive/items/{english['ibip']}").get_data(as_text=True)
     assert "Translation of (en)" in translated and "Relatório técnico" in translated
+
+
+def test_the_list_shows_the_copies_held(admin, runner):
+    assert "The own Archive holds no copies." in admin.get("/admin/items/").get_data(as_text=True)
+    token = runner.invoke(args=["api-token", "create", "copies"]).output.strip().splitlines()[-1]
+    held = admin.post("/api/v1/copies", json={"ibi": "8JMKD3MGP8W/34PGRBS", "target_url": "https://mirror.example/r"},
+                      headers={"Authorization": f"Bearer {token}"})
+    assert held.status_code == 201, held.get_json()
+    page = admin.get("/admin/items/").get_data(as_text=True)
+    assert "8JMKD3MGP8W/34PGRBS" in page and "sid.inpe.br/mtc-m18/2009/02.16.17.46" in page
+    assert 'href="https://mirror.example/r"' in page

@@ -1,4 +1,5 @@
-"""Administrator pages of the own Archive's items: the list with search, an item's edit form,
+"""Administrator pages of the own Archive's items: the list with search (and the copies it holds
+of other Archives' items, ``application.copies``), an item's edit form,
 its files (upload with a progress bar, removal) and its deletion, each removal confirmed on a
 page of its own first (works without script).
 
@@ -21,7 +22,7 @@ from ...application.files import FileNotHeld, FileTooLarge, Upload, UploadRefuse
 from ...application.items import EDITABLE_FIELDS, ItemDeleted, ItemNotFound, ItemRecord
 from ...errors import IbiError, ParseError
 from ..auth.session import admin_required
-from ..context import get_item_files, get_items, resolver_base
+from ..context import get_copies, get_item_files, get_items, resolver_base
 from ..errors import error_response
 from ..files import UNCAPPED, file_dict
 from ..form_errors import show_error
@@ -41,12 +42,13 @@ FORM_OVERHEAD_BYTES = 64 * 1024
 @bp.get("/")
 @admin_required
 def items_page():
-    """The own Archive's items, newest first, those matching ``q`` (IBI, title, creators)."""
+    """The own Archive's items, newest first, those matching ``q`` (IBI, title, creators), and
+    the copies it holds of other Archives' items."""
     query = request.args.get("q", "").strip()[:200]
     page = int(request.args["page"]) if request.args.get("page", "").isdigit() and int(request.args["page"]) > 0 else 1
     records = get_items().search(query, PAGE_SIZE + 1, (page - 1) * PAGE_SIZE)
     return render_template("admin/items.html", records=records[:PAGE_SIZE], query=query, page=page,
-                           more=len(records) > PAGE_SIZE)
+                           more=len(records) > PAGE_SIZE, copies=get_copies().held(), resolver=resolver_base())
 
 
 @bp.get("/<path:ibi>")
