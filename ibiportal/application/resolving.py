@@ -17,12 +17,13 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from ..errors import ParseError
-from ..ibi.prefixes import KNOWN_PREFIX_PAIRS
+from ..ibi.prefixes import KNOWN_PREFIX_PAIRS, ibip_prefixes_for
 from ..ibi.url import ORIGINAL, PersistentUrl
 from ..resolver.addresses import client_ip_list
 from ..resolver.cache import CachedOutcome, CachedRedirect, CacheKey, cached_outcome, depends_on
 from ..resolver.diagnosis import NotFoundDiagnosis, diagnose
 from ..resolver.engine import ClientInfo, Resolver, ResolverSettings, joined
+from ..resolver.reading import proven_prefix_pairs
 from ..resolver.trace import Resolution, Trace, TraceStep
 from ..resolver.transport import ArchiveEndpoint, Route, local_endpoint
 from ..storage.identifiers import IdentifierStore
@@ -134,6 +135,7 @@ class Resolving:
     def __init__(self, application: Application) -> None:
         self.application = application
         self.config = application.config
+        self._pairs_seen: set[tuple[str, str]] = set()  # prefix pairs answered, looked up once per worker
 
     # -- values a request is made of ---------------------------------------------------------
 
@@ -182,10 +184,26 @@ class Resolving:
             notices=application.pending_notices,
         )
         resolution = resolver.resolve(asked.text, client, parsed=asked.parsed)
+        self._learn_prefix_pairs(resolution)
         stored = self._store(archives, client, resolution)
         if resolution.pending_notice is not None:
             self._record_when_it_comes(stored.trace_id, resolution.pending_notice)
         return stored
+
+    def _learn_prefix_pairs(self, resolution: Resolution) -> None:
+        """Keep the prefix pairs the Archives' answers proved and the table did not know, with the
+        Archive and date as their source (STANDARD.md §7). The worker remembers the pairs it has
+        seen, so a pair costs a look at the table once per worker."""
+        new = [pair for pair in proven_prefix_pairs(resolution.trace.steps)
+               if (pair.rep_prefix, pair.ibip_prefix) not in self._pairs_seen]
+        if not new:
+            return
+        store = IdentifierStore(self.application.storage())
+        table = [*KNOWN_PREFIX_PAIRS, *store.minting_pairs(), *store.prefix_pairs()]
+        for pair in new:
+            self._pairs_seen.add((pair.rep_prefix, pair.ibip_prefix))
+            if pair.ibip_prefix not in ibip_prefixes_for(pair.rep_prefix, table):
+                store.learn_prefix_pair(pair.rep_prefix, pair.ibip_prefix, pair.archive, pair.evidence)
 
     def _record_when_it_comes(self, trace_id: str, notice: Future[TraceStep]) -> None:
         """Once the notice (6) the redirect went out without comes, it replaces the stored trace's

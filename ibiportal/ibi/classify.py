@@ -29,10 +29,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ibiportal.errors import ParseError
-from ibiportal.ibi.conversion import Conversion, convert
+from ibiportal.ibi.conversion import SOURCE_TABLE, Conversion, convert
 from ibiportal.ibi.identifier import parse_ibi
 from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS
 from ibiportal.ibi.recognise import Note, Recognition, recognise
+from ibiportal.ibi.servers import known_server
 from ibiportal.ibi.url import DEFAULT_RESOLVER, PersistentUrl, parse_persistent_url
 
 KIND_REP = "rep"
@@ -102,7 +103,9 @@ class Classification:
     @property
     def rep(self) -> str | None:
         """The repository-name form, None when the prefix table does not know it."""
-        return self.conversion.rep if self.conversion else None
+        if self.conversion is None:  # a repository name with no IBIp form is still one
+            return self.ibi if self.form == KIND_REP else None
+        return self.conversion.rep
 
     @property
     def ibip(self) -> str | None:
@@ -227,17 +230,33 @@ def _recognised(
         start = recognition.position_in_text(recognition.reading.casefold().find(published.casefold()) + 1)
         return Classification(recognition.text, KIND_UNKNOWN, error=ParseError(glued, start, "q"), notes=recognition.notes)
     on = base if url.resolver in (None, "/") else url.resolver
+    try:
+        conversion = convert(str(url.ibi), pairs)
+    except ParseError as exc:  # a repository name dated before the IBIp epoch: no IBIp form, still an IBI
+        conversion, notes = None, (Note(f"no IBIp form: {exc.message}", 1, len(recognition.text)),)
+    else:
+        notes = _pair_source(conversion, len(recognition.text))
     return Classification(
         recognition.text,
         kind,
         url=url,
-        conversion=convert(str(url.ibi), pairs),
+        conversion=conversion,
         persistent_url=url.canonical_symbols(on),
-        notes=recognition.notes,
+        notes=recognition.notes + notes,
         portal_url=url.canonical_symbols(base),
         original_url=url.canonical_symbols(recognition.original_resolver or DEFAULT_RESOLVER),
         published=published,
     )
+
+
+def _pair_source(conversion: Conversion, length: int) -> tuple[Note, ...]:
+    """A note naming where the prefix pair that gave the other form comes from, when it is not a
+    published server's (those are the table's own): the portal's subsystem, an administrator, or
+    the Archive whose answer proved it."""
+    prefix = conversion.prefix
+    if prefix.source != SOURCE_TABLE or not prefix.reference or known_server(prefix.rep, prefix.ibip):
+        return ()
+    return (Note(f"the other form comes from the prefix pair {prefix.rep} = {prefix.ibip}, {prefix.reference}", 1, length),)
 
 
 def _published(recognition: Recognition, ibi: str) -> str:

@@ -232,7 +232,10 @@ def convert_precisely(
     if isinstance(identifier, RepositoryName):
         rep_text = identifier.prefix
         ibip_text, source = _ibip_prefix_for(identifier.prefix, identifier.host, pairs, ip, port, host, warnings)
-        suffixes = SuffixPair(identifier.suffix, ibip_suffix(identifier.date))
+        try:
+            suffixes = SuffixPair(identifier.suffix, ibip_suffix(identifier.date))
+        except ParseError as exc:  # dated before the IBIp epoch: an IBI with no IBIp form
+            raise ParseError(exc.message, len(identifier.prefix) + 2, "suffix") from exc
         _check_round_trip(identifier, suffixes.ibip, warnings)
     else:
         rep_text, source = _rep_prefix_for(identifier.prefix, identifier.ip, identifier.port, pairs, host, port, ip,

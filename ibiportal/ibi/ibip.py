@@ -22,7 +22,7 @@ from decimal import Decimal
 from typing import ClassVar
 
 from ibiportal.errors import ParseError
-from ibiportal.ibi.dates import EPOCH, check_seconds, join_date, split_date, utc_iso
+from ibiportal.ibi.dates import EPOCH, join_date, split_date, utc_iso
 from ibiportal.ibi.numerals import (
     BASE27_DIGITS,
     EXCLUDED_IBIP_CHARACTERS,
@@ -136,7 +136,7 @@ def ibip_suffix(date: Decimal) -> str:
 
     The fraction digits are those the Decimal writes (dates.py), read as one integer, so a
     fraction with leading zeros is not kept (see the module docstring). Raises
-    :class:`ParseError` (field ``date``) outside the supported range.
+    :class:`ParseError` (field ``date``) for a date before the IBIp epoch, which has no IBIp form.
     """
     seconds, fraction = split_date(date)
     suffix = encode_base27(seconds - EPOCH)
@@ -150,7 +150,6 @@ def _decode_suffix(suffix: str, offset: int) -> tuple[str, Decimal]:
     upper = _check_alphabet(suffix, offset, "suffix", FRACTION_SEPARATOR)
     whole, separator, coded_fraction = upper.partition(FRACTION_SEPARATOR)
     seconds = EPOCH + _decode_numeral(whole, offset + 1, "coded date", "suffix")
-    check_seconds(seconds, offset + 1, "suffix")
     if not separator:
         return upper, join_date(seconds, "")
     fraction_position = offset + len(whole) + 2

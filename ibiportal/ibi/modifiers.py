@@ -208,12 +208,36 @@ def check_composition(verbs: Sequence[Verb], positions: Sequence[int] | None = N
 
 
 def union_verbs(first: Sequence[Verb], second: Sequence[Verb]) -> tuple[Verb, ...]:
-    """§8.2 union without repetition, order kept: ``first``, then the verbs of ``second`` not in ``first``.
+    """§8.2 union without repetition, order kept: ``first``, then the verbs of ``second`` it keeps
+    (:func:`kept_in_union`)."""
+    return tuple(first) + tuple(second[index] for index in kept_in_union(first, second))
 
-    The repetitions dropped are those across the two lists; a composition's own repeated ``+``
-    (``+:+``) is one operator applied twice and stays.
+
+def kept_in_union(first: Sequence[Verb], second: Sequence[Verb]) -> tuple[int, ...]:
+    """The indexes of the verbs of ``second`` (``ibiurl.verblist``) that the union with ``first``
+    (the modifier's verbs) keeps.
+
+    A verb already in ``first`` is dropped (§8.2: "a união, sem repetição"). A verb repeated within
+    ``second`` is merged too (STANDARD.md §7), unless the repetition composes a modifier of Table
+    8.2: ``GetTranslation+GetMetadata+GetTranslation`` is ``+:+``, the translation of the metadata
+    of a translation, while ``GetMetadata+GetMetadata`` asks the metadata once.
     """
-    return tuple(first) + tuple(verb for verb in second if verb not in first)
+    union = list(first)
+    kept: list[int] = []
+    for index, verb in enumerate(second):
+        if verb in first or (verb in union and not _composes([*union, verb])):
+            continue
+        union.append(verb)
+        kept.append(index)
+    return tuple(kept)
+
+
+def _composes(verbs: Sequence[Verb]) -> bool:
+    try:
+        check_composition(verbs)
+    except ParseError:
+        return False
+    return True
 
 
 def _read_parameter(text: str, index: int, positions: Sequence[int]) -> tuple[str | None, int, int]:

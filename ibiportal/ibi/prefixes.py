@@ -17,11 +17,13 @@ takes, so table and computation agree.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from ibiportal.errors import ParseError
-from ibiportal.ibi.ibip import decode_ibip_prefix
+from ibiportal.ibi.ibip import Ibip, decode_ibip_prefix
+from ibiportal.ibi.identifier import parse_ibi
 from ibiportal.ibi.repository import decode_rep_prefix
 from ibiportal.ibi.servers import KNOWN_SERVERS
 
@@ -89,3 +91,22 @@ def check_prefix_pair(rep_prefix: str, ibip_prefix: str) -> tuple[str, str]:
     except ParseError as error:
         raise ParseError(error.message, error.position, "ibip_prefix") from error
     return rep_prefix.lower(), ibip_prefix.upper()
+
+
+_BOTH_FORMS = re.compile(r"\{?\s*rep\s+(\S+)\s+ibip\s+([^\s}]+)\s*\}?")
+
+
+def pair_proved_by(value: str) -> tuple[str, str] | None:
+    """The prefix pair an Archive's value ``rep X ibip Y`` proves (file 003, Table 9.4: both forms
+    of one IBI), normalized, when X is a repository name and Y an IBIp of the same date; else None
+    (a value with one form, or two forms that are not one identifier, proves nothing)."""
+    both = _BOTH_FORMS.fullmatch(value.strip())
+    if both is None:
+        return None
+    try:
+        rep, ibip = parse_ibi(both[1]), parse_ibi(both[2])
+    except ParseError:
+        return None
+    if rep.form != "rep" or not isinstance(ibip, Ibip) or rep.date != ibip.date:
+        return None
+    return rep.prefix, ibip.prefix

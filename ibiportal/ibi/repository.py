@@ -9,20 +9,19 @@ In particular the port part is kept as issued: ``@80``, ``.80`` and no port name
 host and port but are different identifiers (``sid.inpe.br/mtc-m18@80/...`` is the identifier
 URLib issued, not ``sid.inpe.br/mtc-m18/...``). :func:`decode_rep_prefix` gives the host and
 port, so callers can tell spellings of one subsystem apart from different subsystems.
-Stricter than Table 6.1 in three places, each because Algorithms 1-2 never write the
-rejected text: a port has no leading zero, a year has exactly 4 digits, seconds are 00-59.
+Stricter than Table 6.1 in two places, each because Algorithms 1-2 never write the rejected
+text: a port has no leading zero, seconds are 00-59. A year has four or more digits (STANDARD.md
+§7). A name dated before the IBIp epoch 1995-08-01 is valid (it resolves); it has no IBIp form.
 """
 from __future__ import annotations
 
-import calendar
 import string
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from decimal import Decimal
 from typing import ClassVar
 
 from ibiportal.errors import ParseError
-from ibiportal.ibi.dates import check_seconds, join_date, split_date, unix_seconds, utc_datetime, utc_iso
+from ibiportal.ibi.dates import check_seconds, join_date, month_days, split_date, unix_seconds, utc_fields, utc_iso
 from ibiportal.ibi.syntax import MAX_PORT, MIN_PORT, SEPARATOR, check_port, check_text, separator_indexes
 
 #: Algorithm 1 omits this port from the prefix.
@@ -40,7 +39,7 @@ _DIGITS = frozenset(string.digits)
 _TIME_FIELDS = ("month", "day", "hour", "minute", "second", "fraction of a second")
 _REQUIRED_TIME_FIELDS = 4
 _FIELD_RANGES = {"month": (1, 12), "hour": (0, 23), "minute": (0, 59), "second": (0, 59)}
-_FIRST_YEAR = 1995  # the IBIp epoch 1995-08-01 (see dates.py)
+_FIRST_YEAR = 1970  # the Unix origin, the earliest date supported (see dates.py)
 _YEAR_DIGITS = 4
 
 
@@ -148,12 +147,12 @@ def rep_suffix(date: Decimal) -> str:
     fraction digits are those the Decimal writes (see dates.py), an all-zero fraction
     counting as none. Raises :class:`ParseError` (field ``date``) outside the supported range.
     """
-    seconds, fraction = split_date(date)
-    moment = utc_datetime(seconds)
-    suffix = moment.strftime("%Y/%m.%d.%H.%M")
+    seconds, fraction = split_date(date, ibip=False)
+    year, month, day, hour, minute, second = utc_fields(seconds)
+    suffix = f"{year:04d}/{month:02d}.{day:02d}.{hour:02d}.{minute:02d}"
     if fraction.strip("0"):
-        return f"{suffix}.{moment:%S}.{fraction}"
-    return f"{suffix}.{moment:%S}" if moment.second else suffix
+        return f"{suffix}.{second:02d}.{fraction}"
+    return f"{suffix}.{second:02d}" if second else suffix
 
 
 def _parse_suffix(suffix: str, offset: int) -> Decimal:
@@ -162,15 +161,13 @@ def _parse_suffix(suffix: str, offset: int) -> Decimal:
     if not slash:
         raise ParseError("missing '/' between year and month", offset + len(suffix) + 1, "suffix")
     _check_digits(year_text, offset + 1, "year")
-    if len(year_text) != _YEAR_DIGITS:
-        raise ParseError(f"year {year_text!r} must have {_YEAR_DIGITS} digits", offset + 1, "suffix")
+    if len(year_text) < _YEAR_DIGITS:
+        raise ParseError(f"year {year_text!r} must have {_YEAR_DIGITS} or more digits", offset + 1, "suffix")
     year = int(year_text)
     if year < _FIRST_YEAR:
-        raise ParseError(
-            f"year {year_text} is before 1995: IBI suffixes start at 1995-08-01T00:00:00Z", offset + 1, "suffix"
-        )
+        raise ParseError(f"year {year_text} is before {_FIRST_YEAR}: dates start at {_FIRST_YEAR}-01-01", offset + 1, "suffix")
     fields, fraction = _parse_time_fields(year, time_text, offset + len(year_text) + 2)
-    seconds = unix_seconds(datetime(year, *fields, tzinfo=timezone.utc))
+    seconds = unix_seconds(year, *fields)
     check_seconds(seconds, offset + 1, "suffix")
     return join_date(seconds, fraction)
 
@@ -220,7 +217,7 @@ def _parse_time_fields(year: int, text: str, position: int) -> tuple[list[int], 
 def _field_range(name: str, year: int, earlier: list[int]) -> tuple[int, int]:
     """Allowed values of a time field; the day's depends on year and month (leap years)."""
     if name == "day":
-        return 1, calendar.monthrange(year, earlier[0])[1]
+        return 1, month_days(year, earlier[0])
     return _FIELD_RANGES[name]
 
 

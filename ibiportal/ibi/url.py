@@ -28,7 +28,8 @@ host, from a host-less path (``/LK47B6W/362SFKH+``) or from a bare IBI with its 
   the escapes' case), and a value whose escapes are not UTF-8 (URLib's older pages wrote
   Latin-1: ``num%E9rica``) is decoded as Latin-1 for display instead of being refused.
 * ``parsedibiurl.verblist`` is the modifier's verbs, then the ``ibiurl.verblist`` verbs not
-  already among them (§8.2); together they must still form a modifier of Table 8.2 plus at
+  already among them, a verb repeated in the list counted once unless the repetition composes
+  a modifier (``+:+``) (§8.2: "a união, sem repetição"; STANDARD.md §7); together they must still form a modifier of Table 8.2 plus at
   most one ``GetFileList``, else the URL asks for something that does not exist.
 """
 from __future__ import annotations
@@ -41,7 +42,9 @@ from urllib.parse import quote, unquote_plus
 
 from ibiportal.errors import ParseError
 from ibiportal.ibi.identifier import Identifier, split_ibi
-from ibiportal.ibi.modifiers import Modifier, Verb, check_composition, scan_modifier, scan_verb_list, union_verbs
+from ibiportal.ibi.modifiers import (
+    Modifier, Verb, check_composition, kept_in_union, scan_modifier, scan_verb_list, union_verbs,
+)
 
 DEFAULT_RESOLVER = "http://urlib.net/"
 """The resolver of Table 8.1 (``"http://urlib.net/" IBI …``)."""
@@ -393,7 +396,7 @@ def parse_persistent_url(text: str) -> PersistentUrl:
             )
         filepath = check_filepath(chars[after:], positions[after:])
     status, located, query, written = _read_query(text, query_at + 1, body_end) if query_at >= 0 else (None, (), (), ())
-    added = [(verb, where) for verb, where in located if verb not in modifier.verbs]
+    added = [located[index] for index in kept_in_union(modifier.verbs, [verb for verb, _ in located])]
     # The modifier is valid on its own and Table 8.2 is prefix-closed, so only an added verb can break the composition.
     check_composition(
         modifier.verbs + tuple(verb for verb, _ in added),

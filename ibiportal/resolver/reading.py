@@ -9,10 +9,11 @@ records what they find as the trace's facts.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from ibiportal.ibi.modifiers import GET_FILE_LIST, GET_LAST_EDITION, GET_TRANSLATION, Verb
+from ibiportal.ibi.prefixes import pair_proved_by
 from ibiportal.protocol.pairlist import PairList, read_answer
 from ibiportal.resolver.asking import Reply
 from ibiportal.resolver.language import choose_translation
@@ -166,3 +167,28 @@ def read_reply(reply: Reply, arrival: int, verbs: tuple[Verb, ...], hop: int,
     return replace(step, status=Status.ANSWERED, pairs=tuple(parsed), notes=exchange.notes + reading.notes,
                    relation=reading.relation, meaning=reading.meaning, deciding_pair=reading.deciding_pair,
                    onward_ibi=None if reading.onward is None else reading.onward[0]), reading
+
+
+@dataclass(frozen=True)
+class ProvenPair:
+    """A prefix pair an Archive's answer proved (STANDARD.md §7): both prefixes, the Archive that
+    answered and the answer's pair that gives both forms of one IBI (``ibi {rep … ibip …}``)."""
+
+    rep_prefix: str
+    ibip_prefix: str
+    archive: str
+    evidence: str
+
+
+def proven_prefix_pairs(steps: Iterable[TraceStep]) -> tuple[ProvenPair, ...]:
+    """The prefix pairs the answers to ``urlRequest`` prove, each once, first proof kept: any
+    ``ibi…`` pair whose value gives both forms of one IBI (file 003, Table 9.4)."""
+    proven: dict[tuple[str, str], ProvenPair] = {}
+    for step in steps:
+        if step.kind is not StepKind.URL_REQUEST or not step.pairs or step.archive is None:
+            continue
+        for name, value in step.pairs:
+            pair = pair_proved_by(value) if name == "ibi" or name.startswith("ibi.") else None
+            if pair is not None and pair not in proven:
+                proven[pair] = ProvenPair(*pair, step.archive, f"{name} {{{value.strip('{}')}}}")
+    return tuple(proven.values())

@@ -194,14 +194,23 @@ class IdentifierStore:
         rows = self.storage.connection.execute(select(prefix_pair).order_by(prefix_pair.c.added_at))
         return [PrefixPairRecord(row.rep_prefix, row.ibip_prefix, row.source, row.added_at) for row in rows]
 
-    def add_prefix_pair(self, rep_prefix: str, ibip_prefix: str, source: str) -> None:
-        """Add a pair; one already stored stays as it was (its first source and time)."""
+    def learn_prefix_pair(self, rep_prefix: str, ibip_prefix: str, archive: str, evidence: str) -> bool:
+        """Record a pair an Archive's answer proved (``evidence``, its ``ibi {rep … ibip …}`` pair),
+        with the Archive and today's date as its source; False when the pair was stored already."""
+        source = f"learnt from the answer of the Archive {archive} on {now_iso()[:10]}: {evidence}"
+        return self.add_prefix_pair(rep_prefix, ibip_prefix, source, archive=archive, evidence=evidence)
+
+    def add_prefix_pair(self, rep_prefix: str, ibip_prefix: str, source: str,
+                        archive: str | None = None, evidence: str | None = None) -> bool:
+        """Add a pair; one already stored stays as it was (its first source and time): False then."""
         with self.storage.write_transaction() as conn:
-            conn.execute(
+            result = conn.execute(
                 self.storage.insert(prefix_pair)
-                .values(rep_prefix=rep_prefix, ibip_prefix=ibip_prefix, source=source, added_at=now_iso())
+                .values(rep_prefix=rep_prefix, ibip_prefix=ibip_prefix, source=source, added_at=now_iso(),
+                        archive=archive, evidence=evidence)
                 .on_conflict_do_nothing()
             )
+        return result.rowcount == 1
 
 
 def _contains(text: str) -> str:

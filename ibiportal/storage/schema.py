@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import BigInteger, CheckConstraint, Column, Index, Integer, LargeBinary, MetaData, Table, Text, text
 
 #: The revision a database must be at for this code (the last file of ``migrations/versions``).
-SCHEMA_REVISION = "0007"
+SCHEMA_REVISION = "0008"
 
 metadata = MetaData()
 
@@ -105,6 +105,8 @@ prefix_pair = Table(
     Column("ibip_prefix", Text, primary_key=True),
     Column("source", Text, nullable=False),
     Column("added_at", Text, nullable=False),
+    Column("archive", Text),  # learnt: the Archive whose answer proved the pair
+    Column("evidence", Text),  # learnt: that answer's pair, ``ibi {rep … ibip …}``
 )
 
 #: Resolution traces, kept within a count and a byte budget; ``size`` is the body's UTF-8 bytes.

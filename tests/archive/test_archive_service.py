@@ -208,7 +208,7 @@ def test_two_items_with_one_ibi_in_one_store_are_rejected():
             "not an IPv4 or IPv6 address",
         ),
         (URL_REQUEST + "LK47B6W/362SFKO", "not in the IBIp alphabet"),
-        (URL_REQUEST + "sid.inpe.br/mtc-m18/1994/01.01.00.00", "1995"),
+        (URL_REQUEST + "sid.inpe.br/mtc-m18/1969/01.01.00.00", "1970"),
         (URL_REQUEST + "LK47B6W/362SFKH&parsedibiurl.verblist=GetEverything", "verb"),
         (URL_REQUEST + "LK47B6W/362SFKH&parsedibiurl.verblist=GetTranslation(xx)", "not a language"),
         (URL_REQUEST + "LK47B6W/362SFKH&parsedibiurl.filepath=reference.bib", "path-absolute"),
@@ -252,3 +252,10 @@ def test_any_request_gets_a_pair_list_never_an_exception(query):
 def test_an_item_target_file_must_be_one_of_its_files():
     with pytest.raises(ValueError, match="not one of its files"):
         item("ibiportal.test/lab/2015/03.10.14.22", target_file="gone.html")
+
+
+def test_an_ibi_dated_before_1995_is_asked_about_like_any_other(archives):
+    """STANDARD.md §7: such a repository name is an IBI (it only has no IBIp form): an Archive that
+    does not hold it answers the empty list, as for any unknown IBI (Algorithm 2)."""
+    answer = archives["mtc-m16d"].service.respond(URL_REQUEST + "sid.inpe.br/mtc-m18/1994/01.01.00.00")
+    assert answer.status == 200 and not answer.refused and answer.text == ""

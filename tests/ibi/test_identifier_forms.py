@@ -117,13 +117,32 @@ def test_fraction_digits_are_one_integer_as_in_the_tcl():
     assert ibip_suffix(Decimal("1287588115.05")) == ibip_suffix(Decimal("1287588115.5"))
 
 
-@pytest.mark.parametrize("bad", [Decimal("807235199"), Decimal("NaN"), 1234806360.0, Decimal("253402300800")])
+@pytest.mark.parametrize("bad", [Decimal("-1"), Decimal("NaN"), 1234806360.0])
 def test_suffix_generation_refuses_dates_out_of_range(bad):
     with pytest.raises(ParseError) as caught:
         rep_suffix(bad)
     assert caught.value.field == "date"
     with pytest.raises(ParseError):
         ibip_suffix(bad)
+
+
+def test_a_date_before_the_ibip_epoch_has_a_repository_name_and_no_ibip():
+    """STANDARD.md §7: a repository name may be dated before 1995-08-01; only its IBIp does not exist."""
+    assert rep_suffix(Decimal("807235199")) == "1995/07.31.23.59.59"
+    assert decode_rep_suffix("1994/07.20.15.45") == Decimal("774719100")
+    with pytest.raises(ParseError, match="before 1995-08-01T00:00:00Z, the origin of IBIp suffixes"):
+        ibip_suffix(Decimal("807235199"))
+
+
+@pytest.mark.parametrize(("rep", "seconds"), [
+    ("10000/01.01.00.00", 253402300800),  # the first second past four-digit years
+    ("12345/02.16.17.46.05", 327407420765),  # 2345-02-16 plus 25 Gregorian cycles of 146097 days
+])
+def test_years_of_five_digits_convert_both_ways(rep, seconds):
+    """Table 6.1: a year of four or more digits (STANDARD.md §7)."""
+    date = decode_rep_suffix(rep)
+    assert date == Decimal(seconds) and rep_suffix(date) == rep
+    assert decode_ibip_suffix(ibip_suffix(date)) == date
 
 
 def test_same_item_both_forms_share_the_date(vectors):

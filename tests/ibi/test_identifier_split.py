@@ -37,7 +37,8 @@ def test_split(path, ibi, rest):
         ("sid.inpe.br/x/2009/07.21!", 25, "hour missing"),
         ("sid.inpe.br/x", 14, "4 '/'-separated parts"),
         ("8JMKD3MGP8W!", 13, "missing '/'"),
-        ("8JMKD3MGP8W/!", 13, "character 'Z' is not in the IBIp alphabet"),
+        ("8JMKD3MGP8W/!", 13, "coded date missing"),
+        ("8JMKD3MGP8W/ZZZZZZZ", 13, "character 'Z' is not in the IBIp alphabet"),
         ("", None, "empty"),
     ],
 )

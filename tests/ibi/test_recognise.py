@@ -59,7 +59,7 @@ MALFORMED_NEIGHBOURS = [
     ("(sid.inpe.br/mtc-m21d/2022/07.20.15.45-ntc).", "character '-' in the minute is not a digit", 39),
     ("(sid.inpe.br/mtc-m21d/2022/07.20.15.45-NTC", "character '(' is not allowed in a host name", 1),
     ("sid.inpe.br/mtc-m21d/2022/07.20.15.4", "minute '4' must have 2 digits", 36),
-    ("sid.inpe.br/mtc-m21d/1994/07.20.15.45", "year 1994 is before 1995", 22),
+    ("sid.inpe.br/mtc-m21d/1969/07.20.15.45", "year 1969 is before 1970", 22),
     # A report-number suffix follows a repository name, never an IBIp.
     ("8JMKD3MGP3W34T/47AF772-TDI", "character '-' is not allowed in an IBIp", 23),
     ("http://urlib.net/ibi/8JMKD3MGP3W34T", "missing '/' between IBIp prefix and suffix", 36),
@@ -211,3 +211,10 @@ def test_a_date_broken_by_a_space_is_joined_with_a_warning_at_the_space():
     warning = next(note for note in result.notes if note.message.startswith("warning: a space"))
     assert text[warning.start - 1] == " " and warning.start == warning.end
     assert result.url.filepath is None and result.ibi == "sid.inpe.br/mtc-m19@80/2010/01.20.19.25"
+
+
+def test_a_repository_name_before_1995_is_an_ibi_without_an_ibip_form():
+    """STANDARD.md §7: it resolves as a persistent URL; only the conversion is refused, saying why."""
+    result = classify("http://urlib.net/sid.inpe.br/mtc-m21d/1994/07.20.15.45")
+    assert result.kind == KIND_URL and result.rep == "sid.inpe.br/mtc-m21d/1994/07.20.15.45" and result.ibip is None
+    assert any("no IBIp form" in note.message and "before 1995-08-01" in note.message for note in result.notes)

@@ -195,7 +195,6 @@ MALFORMED = [
     (U + "?ibiurl.verblist=GetMetaData", 50, "`GetMetaData` is not a verb"),
     (U + "?ibiurl.verblist=GetLastEdition++GetMetadata", 65, "a verb is expected"),
     (U + "?ibiurl.verblist=GetTranslation(pt-br)", 68, "`br` is not a country"),
-    (U + "?ibiurl.verblist=GetFileList+GetFileList", 62, "`GetFileList` is asked once"),
     (U + ":?ibiurl.verblist=GetLastEdition", 51, "`GetLastEdition` may not follow `GetMetadata`"),
     (U + "+(pt)?ibiurl.verblist=GetTranslation(en)", 55, "a translation is not translated again"),
     (U + "!:?ibiurl.verblist=GetMetadata(oai_dc)", 52, "metadata is asked once"),
@@ -247,3 +246,9 @@ def test_ibi_errors_are_chained_from_the_identifier_parser():
         parse_persistent_url("http://urlib.net/LK47B6W/362SFKO")
     assert isinstance(caught.value.__cause__, ParseError)
     assert caught.value.__cause__.position == 15
+
+
+def test_a_verb_repeated_in_the_verb_list_is_merged():
+    """§8.2's union without repetition (STANDARD.md §7): a repeated verb is counted once, never refused."""
+    url = parse_persistent_url(U + "!?ibiurl.verblist=GetFileList+GetLastEdition+GetFileList+GetMetadata+GetMetadata")
+    assert [str(verb) for verb in url.verbs] == ["GetLastEdition", "GetFileList", "GetMetadata"]

@@ -62,7 +62,7 @@ def test_api_convert_with_user_supplied_ip(client):
         ({"ibi": "8JMKD3MGP8W"}, None, None, "/"),
         ({"ibi": "sid.inpe.br/mtc-m18/2009/13.16.17.46"}, "suffix", 26, "month 13"),
         ({"ibi": "sid.inpe.br/mtc-m18/2009/02.30.17.46"}, "suffix", None, "30"),
-        ({"ibi": "sid.inpe.br/mtc-m18/1995/07.31.23.59"}, "suffix", None, "1995-08-01"),
+        ({"ibi": "sid.inpe.br/mtc-m18/1995/07.31.23.59"}, "suffix", 21, "no IBIp form"),
         ({"ibi": "8JMKD3MGP8W/34PGRBS", "host": "mtc-m18.sid.inpe.br", "port": "99999"}, "port", None, "99999"),
         ({"ibi": "sid.inpe.br/mtc-m18/2009/02.16.17.46", "ip": "300.1.2.3"}, "ip", None, "300.1.2.3"),
         ({"ibi": "sid.inpe.br/mtc-m18/2009/02.16.17.46", "ip": "10.0.0.1", "port": "abc"}, "port", 1, "number"),

@@ -138,8 +138,19 @@ MALFORMED = [
     (U + "?ibiurl.verblist=GetMetadata++GetLastEdition", 62, "a verb is expected"),
     (U + "?ibiurl.verblist=GetMetadata&ibiurl.verblist=GetMetadata", 62, "given twice (first at character 34)"),
     (U + ":?ibiurl.verblist=GetLastEdition", 51, "`:!` is not a modifier of Table 8.2"),
-    (U + "?ibiurl.verblist=GetFileList+GetFileList", 62, "`GetFileList` is asked once"),
 ]
+
+
+@pytest.mark.parametrize(("query", "verbs", "canonical"), [
+    ("?ibiurl.verblist=GetFileList+GetFileList", ["GetFileList"], "?ibiurl.verblist=GetFileList"),
+    ("?ibiurl.verblist=GetMetadata+GetMetadata", ["GetMetadata"], ":"),
+    ("?ibiurl.verblist=GetLastEdition+GetMetadata+GetLastEdition", ["GetLastEdition", "GetMetadata"], "!:"),
+])
+def test_a_verb_repeated_in_the_verb_list_is_merged(client, query, verbs, canonical):
+    """§8.2: parsedibiurl.verblist is the union without repetition (STANDARD.md §7), never an error."""
+    body = parse(client, U + query).get_json()
+    assert body["parsedibiurl.verblist"] == verbs
+    assert U + canonical in (body["canonical"]["symbols"], body["canonical"]["verblist"])
 
 
 @pytest.mark.parametrize(("url", "position", "fragment"), MALFORMED, ids=[repr(row[0]) for row in MALFORMED])
@@ -236,3 +247,4 @@ def test_compose_bad_choice_is_a_400_naming_field_and_position(client, params, f
     error = response.get_json()["error"]
     assert error["field"] == field and error["position"] == position
     assert fragment in error["message"]
+
