@@ -27,20 +27,19 @@ def linked_item(store: IdentifierStore, ibi: str, field: str, item: str) -> Mint
     return other
 
 
-def link(store: IdentifierStore, conn: Connection, earlier: MintedItem, new: ItemLink, field: str) -> bool:
-    """Give ``earlier`` the link ``new`` (its next edition, or its translation into a language);
-    ``False`` when it has it already. Refused: ``earlier`` already has another next edition or
+def link(store: IdentifierStore, conn: Connection, earlier: MintedItem, new: ItemLink, field: str) -> None:
+    """Give ``earlier`` the link ``new`` (its next edition, or its translation into a language),
+    unless it has it already. Refused: ``earlier`` already has another next edition or
     translation into that language, or a next edition that would close a circle of editions."""
     for old in store.item_links(earlier.ibip):
         if (old.relation, old.language) == (new.relation, new.language):
             if old.target == new.target:
-                return False
+                return
             what = f"translation into {new.language}" if new.language else "next edition"
             raise ParseError(f"{earlier.ibip} already has a {what}: {old.target}", field=field)
     if new.relation == NEXT_EDITION:
         _refuse_circle(store, earlier.ibip, new.target, field)
     store.add_item_link(conn, earlier.ibip, new)
-    return True
 
 
 def _refuse_circle(store: IdentifierStore, earlier: str, item: str, field: str) -> None:

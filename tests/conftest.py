@@ -92,6 +92,14 @@ def runner(app):
 
 
 @pytest.fixture
+def api_token(runner) -> str:
+    """A token for the API's writes, made as an administrator makes one (its last output line)."""
+    result = runner.invoke(args=["api-token", "create", "tests"])
+    assert result.exit_code == 0, result.output
+    return result.output.strip().splitlines()[-1]
+
+
+@pytest.fixture
 def serve_demo_archive():
     """``serve_demo_archive(NAME)`` runs demo Archive NAME (its misbehaviour included) as an
     ArchiveHTTPServer on a loopback port, over real sockets; every one is stopped after the test."""

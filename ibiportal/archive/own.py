@@ -21,8 +21,10 @@ from typing import TYPE_CHECKING, Protocol
 from ..citation.oai_dc import written_fields
 from ..citation.types import ItemType
 from ..ibi.conversion import convert
+from ..ibi.ibip import ibip_suffix
 from ..ibi.identifier import parse_ibi
 from ..ibi.prefixes import KNOWN_PREFIX_PAIRS
+from ..ibi.repository import rep_suffix
 from ..minted import NEXT_EDITION, TRANSLATION, ItemLink, MintedItem
 from .model import ArchiveIdentity, Behaviour, DublinCore, IbiForms, Item, ItemState, Metadata, url_path_encode
 from .relation import OAI_DC, Element, Kind, Relation
@@ -72,7 +74,7 @@ class MintedItems(Protocol):
 
     def prefix_pairs(self) -> list[tuple[str, str]]: ...
 
-    def find_copy(self, forms: Sequence[str]) -> CopyRecord | None: ...
+    def copy_candidates(self, ibi: str, other_suffix: str) -> list[CopyRecord]: ...
 
 
 class OwnItemStore:
@@ -92,8 +94,21 @@ class OwnItemStore:
             return self.item(minted)
         if self.service_ibi is not None and key in (ibi_key(form) for form in self.service_ibi.forms()):
             return self.service_item(self.service_ibi)
+        return self.copy(key)
+
+    def copy(self, key: str) -> Item | None:
+        """The copy held of ``key``, found in either form: one query for the copies under it or
+        under its date in the other form (the suffix converts exactly), and only when there are
+        such, the prefix table says which is the same IBI (every IBI the Archive does not hold
+        passes here, so a miss costs one query)."""
+        identifier = parse_ibi(key)
+        other_suffix = rep_suffix(identifier.date) if identifier.form == "ibip" else ibip_suffix(identifier.date)
+        candidates = self.storage.copy_candidates(key, other_suffix)
+        if not candidates:
+            return None
         forms = known_forms(key, [*KNOWN_PREFIX_PAIRS, *self.storage.prefix_pairs()])
-        copy = self.storage.find_copy([ibi_key(form) for form in forms.forms()])
+        keys = {ibi_key(form) for form in forms.forms()}
+        copy = next((candidate for candidate in candidates if candidate.ibi in keys), None)
         if copy is None:
             return None
         return Item(ibi=forms, state=ItemState.COPY, timestamp=copy.timestamp, target_url=copy.target_url)

@@ -63,6 +63,16 @@ class CopyStore:
         """The copy held under any of ``forms`` (normalized IBIs), ``None`` if none."""
         return self._find(forms)
 
+    def candidates(self, ibi: str, other_suffix: str) -> list[CopyRecord]:
+        """The copies held under ``ibi`` or under any IBI ending in ``/<other_suffix>`` (the same
+        date in the other form: which of those is ``ibi`` only the prefix table can say), in
+        one query."""
+        pattern = "%/" + other_suffix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        rows = self.storage.connection.execute(
+            select(item_copy).where((item_copy.c.ibi == ibi) | item_copy.c.ibi.like(pattern, escape="\\"))
+        )
+        return [CopyRecord(row.ibi, row.target_url, row.created_at, row.updated_at) for row in rows]
+
     def records(self) -> list[CopyRecord]:
         """Every copy, newest change first."""
         rows = self.storage.connection.execute(select(item_copy).order_by(item_copy.c.updated_at.desc()))

@@ -279,6 +279,6 @@ class FreshConnections:
         with self._storage() as storage:
             return IdentifierStore(storage).prefix_pairs()
 
-    def find_copy(self, forms: Sequence[str]) -> CopyRecord | None:
+    def copy_candidates(self, ibi: str, other_suffix: str) -> list[CopyRecord]:
         with self._storage() as storage:
-            return CopyStore(storage).find(forms)
+            return CopyStore(storage).candidates(ibi, other_suffix)

@@ -87,19 +87,22 @@ def test_the_original_answers_as_the_translation_into_its_language(client, editi
     assert response.headers["Location"] == "https://example.org/x"
 
 
-def test_a_missing_translation_is_named_as_such(client, editions):
-    response = client.get(f"/{editions['x']}+(de)", environ_base=CLIENT, headers={"Accept": "application/json"})
+def alert_message(client, path: str) -> str:
+    """The alert of a resolution that must end in a 404, as the JSON a client asks for."""
+    response = client.get(path, environ_base=CLIENT, headers={"Accept": "application/json"})
     assert response.status_code == 404
-    message = response.get_json()["alert"]["message"]
+    return response.get_json()["alert"]["message"]
+
+
+def test_a_missing_translation_is_named_as_such(client, editions):
+    message = alert_message(client, f"/{editions['x']}+(de)")
     assert message.startswith("translation does not exist: portal holds")
     assert "translation into German" in message and "url.translation(de)" in message
 
 
 def test_an_item_without_language_or_translation_says_which_translation_is_missing(client):
     plain = mint(client, target_url="https://example.org/p")
-    response = client.get(f"/{plain}!+(pt):", environ_base=CLIENT, headers={"Accept": "application/json"})
-    assert response.status_code == 404
-    message = response.get_json()["alert"]["message"]
+    message = alert_message(client, f"/{plain}!+(pt):")
     # its last edition is itself (ibi.lastedition, followed): that has no Portuguese translation
     assert message.startswith("translation does not exist: portal holds")
     assert "no translation into Portuguese of the item" in message and "url.translation(pt)" in message
@@ -107,9 +110,7 @@ def test_an_item_without_language_or_translation_says_which_translation_is_missi
 
 def test_a_missing_file_is_not_called_a_missing_ibi(client):
     plain = mint(client, target_url="https://example.org/p")
-    response = client.get(f"/{plain}/nothing.pdf", environ_base=CLIENT, headers={"Accept": "application/json"})
-    assert response.status_code == 404
-    assert response.get_json()["alert"]["message"].startswith(f"no URL: portal holds {plain}")
+    assert alert_message(client, f"/{plain}/nothing.pdf").startswith(f"no URL: portal holds {plain}")
 
 
 def test_the_relations_are_table_9_5s_compositions_for_the_items_languages():

@@ -13,9 +13,8 @@ OTHER_REP = "sid.inpe.br/mtc-m18/2009/02.16.17.46"
 
 
 @pytest.fixture
-def auth(runner) -> dict:
-    result = runner.invoke(args=["api-token", "create", "mirror"])
-    return {"Authorization": "Bearer " + result.output.strip().splitlines()[-1]}
+def auth(api_token) -> dict:
+    return {"Authorization": f"Bearer {api_token}"}
 
 
 def ask_own_archive(client, app, ibi: str):
@@ -83,3 +82,12 @@ def test_the_archive_service_ibi_answers_as_an_item(client, app):
     pairs = ask_own_archive(client, app, service_ibi)
     assert pairs.get("state") == "Original" and pairs.text("url") == "http://localhost/"
     assert client.get("/" + service_ibi + "!", environ_base=CLIENT).headers["Location"] == "http://localhost/"
+
+
+def test_a_copy_of_another_date_or_prefix_is_not_taken_for_it(client, app, auth):
+    # Same date, other server: 8JMKD3MGP7W is mtc-m19, not mtc-m18 (file 003's pairs).
+    client.post("/api/v1/copies", json={"ibi": "8JMKD3MGP7W/34PGRBS", "target_url": "https://mirror.example/m19"},
+                headers=auth)
+    assert not ask_own_archive(client, app, OTHER_REP)
+    assert not ask_own_archive(client, app, OTHER)
+    assert ask_own_archive(client, app, "sid.inpe.br/mtc-m19/2009/02.16.17.46").get("state") == "Copy"

@@ -8,15 +8,8 @@ CLIENT = {"REMOTE_ADDR": "172.16.44.200"}
 
 
 @pytest.fixture
-def token(runner) -> str:
-    result = runner.invoke(args=["api-token", "create", "editor"])
-    assert result.exit_code == 0, result.output
-    return result.output.strip().splitlines()[-1]
-
-
-@pytest.fixture
-def auth(token) -> dict:
-    return {"Authorization": f"Bearer {token}"}
+def auth(api_token) -> dict:
+    return {"Authorization": f"Bearer {api_token}"}
 
 
 def mint(client, **fields) -> dict:
