@@ -67,7 +67,8 @@ class Classification:
     Archive link); ``notes`` what the recogniser removed or interpreted; ``error`` says why an
     unknown text is not recognised (its position counts in ``text`` as given); ``published`` is
     the IBI in the case it was printed in (``sid.inpe.br/ePrint@1905/…``), for display beside
-    the normalized :attr:`ibi`.
+    the normalized :attr:`ibi`; ``archive_link`` that the text was a link to one Archive's copy
+    of the item (``/col/…/doc/…`` and the CGI links), read as its persistent URL.
     """
 
     text: str
@@ -80,6 +81,7 @@ class Classification:
     portal_url: str | None = None
     original_url: str | None = None
     published: str | None = None
+    archive_link: bool = False
 
     @property
     def recognised(self) -> bool:
@@ -246,6 +248,7 @@ def _recognised(
         portal_url=url.canonical_symbols(base),
         original_url=url.canonical_symbols(recognition.original_resolver or DEFAULT_RESOLVER),
         published=published,
+        archive_link=recognition.archive_link,
     )
 
 

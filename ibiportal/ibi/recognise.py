@@ -130,7 +130,9 @@ class Recognition:
     entry for the end). ``original_resolver`` is the resolver base the text names, such as
     ``http://urlib.net/``: urlib.net (Table 8.1) for a bare IBI and for a direct Archive link,
     whose reading is put there; None for a host-less path. ``refusal`` says why a URLib link
-    names no item (a mirror's own page), with ``refusal_at`` the 1-based span it is about.
+    names no item (a mirror's own page), with ``refusal_at`` the 1-based span it is about;
+    ``archive_link`` that the text is a link to one Archive's copy of the item (not persistent:
+    where the item is now is for the resolver to say).
     """
 
     text: str
@@ -140,6 +142,7 @@ class Recognition:
     original_resolver: str | None
     refusal: str | None = None
     refusal_at: tuple[int, int] | None = None
+    archive_link: bool = False
 
     def position_in_text(self, position: int | None) -> int | None:
         """A 1-based position in the reading, as a 1-based position in the given text."""
@@ -206,11 +209,11 @@ def recognise(text: str) -> Recognition:
     _unwrap(work, notes)
     _report_suffix(work, notes)
     _add_scheme(work, notes)
-    resolver, refusal, refusal_at = _path_segments(work, notes)
+    resolver, refusal, refusal_at, archive_link = _path_segments(work, notes)
     _query_pairs(work, notes)
     _published_case(work, notes)
     notes.sort(key=lambda note: note.start)
-    return Recognition(text, work.chars, tuple(notes), tuple(work.origin), resolver, refusal, refusal_at)
+    return Recognition(text, work.chars, tuple(notes), tuple(work.origin), resolver, refusal, refusal_at, archive_link)
 
 
 def _strip_spaces(work: _Text) -> None:
@@ -369,32 +372,32 @@ def _add_scheme(work: _Text, notes: list[Note]) -> None:
     notes.append(Note(f"no scheme: read as http://{host.group()}…", 1, host.end() - 1))
 
 
-def _path_segments(work: _Text, notes: list[Note]) -> tuple[str | None, str | None, tuple[int, int] | None]:
+def _path_segments(work: _Text, notes: list[Note]) -> tuple[str | None, str | None, tuple[int, int] | None, bool]:
     """Remove ``ibi/`` or ``rep/`` after the host, read an Archive's link as the item; the resolver
-    base, and why the link names no item (a mirror's page) with where."""
+    base, why the link names no item (a mirror's page) with where, and whether it was an Archive's link."""
     chars = work.chars
     scheme = _SCHEME.match(chars)
     if scheme:
         slash = chars.find("/", scheme.end())
         if slash < 0:
-            return None, None, None
+            return None, None, None, False
         base, at = chars[: slash + 1].lower(), slash + 1
     elif chars.startswith("/"):
         base, at = None, 1
     else:
-        return DEFAULT_RESOLVER, None, None
+        return DEFAULT_RESOLVER, None, None, False
     link = _ARCHIVE_LINK.match(chars, at)
     segment = _SEGMENT.match(chars, at)
     if link and link["mirror"]:
         return _mirror_page(work, notes, link)
     if link:
         _archive_item(work, notes, link, at)
-        return DEFAULT_RESOLVER, None, None
+        return DEFAULT_RESOLVER, None, None, True
     if segment:
         start, end = work.cut(at, segment.end())
         name = segment.group(1).lower()
         notes.append(Note(f"`/{name}/` is the path segment URLib's resolvers put before an IBI (as urlib.net does today): the IBI follows it", start, end))
-    return base, None, None
+    return base, None, None, False
 
 
 def _archive_item(work: _Text, notes: list[Note], link: re.Match[str], at: int) -> None:
@@ -413,7 +416,7 @@ def _archive_item(work: _Text, notes: list[Note], link: re.Match[str], at: int) 
         f"its persistent URL is {DEFAULT_RESOLVER}{rep}{rest if link['doc'] else ''}", start, end))
 
 
-def _mirror_page(work: _Text, notes: list[Note], link: re.Match[str]) -> tuple[str | None, str | None, tuple[int, int] | None]:
+def _mirror_page(work: _Text, notes: list[Note], link: re.Match[str]) -> tuple[str | None, str | None, tuple[int, int] | None, bool]:
     """A mirror's pages: ``mirror.cgi`` is the mirror's own page; ``mirrorget.cgi`` shows an item
     through the mirror, the item named by its metadata repository in the query."""
     chars = work.chars
@@ -424,7 +427,7 @@ def _mirror_page(work: _Text, notes: list[Note], link: re.Match[str]) -> tuple[s
     if item is None:
         what = ("the mirror's page mirrorget.cgi names no item (no `metadatarepository` pair)"
                 if link["mirror"].lower().endswith("get.cgi") else "the mirror's own page (mirror.cgi)")
-        return None, f"a page of the URLib mirror {mirror}, not a link to an item: {what}", span
+        return None, f"a page of the URLib mirror {mirror}, not a link to an item: {what}", span, False
     start_keep, end_keep = metadata.start(1), metadata.start(1) + len(item)
     before, after = work.keep(start_keep, end_keep)
     work.insert(0, DEFAULT_RESOLVER)
@@ -432,7 +435,7 @@ def _mirror_page(work: _Text, notes: list[Note], link: re.Match[str]) -> tuple[s
         f"a page of the URLib mirror {mirror} (mirrorget.cgi) showing the item whose metadata is kept in "
         f"repository {metadata.group(1)}: URLib names an item's metadata repository after the item, plus "
         f"seconds, so the item is read as {item}; its persistent URL is {DEFAULT_RESOLVER}{item}"), before, after)
-    return DEFAULT_RESOLVER, None, None
+    return DEFAULT_RESOLVER, None, None, True
 
 
 def _item_of_metadata(repository: str) -> str | None:

@@ -55,3 +55,20 @@ def test_a_malformed_repository_name_in_a_direct_link_says_so(uncached):
     message = answer.get_json()["error"]["message"]
     assert "direct link to an Archive's copy" in message and "month 13 out of range" in message
     assert "not a persistent URL" not in message
+
+
+def test_pasting_a_dead_direct_link_on_the_home_page_says_where_the_item_is_now(uncached):
+    dead = f"http://mtc-m16c.sid.inpe.br/col/{ITEM}/doc/{FILE}"  # the host in the link is not where the item is
+    now = uncached.get(f"/{ITEM}/{FILE}", environ_base=CLIENT).headers["Location"]
+    page = uncached.get("/", query_string={"q": dead}, environ_base=CLIENT).get_data(as_text=True)
+    where = page.split('id="where-now-heading"')[1].split("</div>")[0]
+    assert "the resolver found the item at" in where and f'href="{now}"' in where
+    gone = uncached.get("/", query_string={"q": f"http://mtc-m21b.sid.inpe.br/col/{GONE}/doc/publicacao.pdf"},
+                        environ_base=CLIENT).get_data(as_text=True)
+    assert "No Archive the resolver asks holds this item now" in gone.split('id="where-now-heading"')[1]
+
+
+def test_a_persistent_url_on_the_home_page_is_not_resolved(uncached):
+    """Only a direct link asks where the item is now: a persistent URL already is the way to it."""
+    page = uncached.get("/", query_string={"q": f"http://urlib.net/{ITEM}"}, environ_base=CLIENT).get_data(as_text=True)
+    assert "where-now-heading" not in page

@@ -10,12 +10,16 @@ from ...config import DEMO_MINT_HOST
 from ...errors import ParseError
 from ...ibi.classify import classify
 from ...ibi.explain import explain
-from ...ibi.url import normalize_base
+from ...application.resolving import Asked
+from ...ibi.url import normalize_base, parse_persistent_url
 from ...minting import MintRequest
+from ...resolver.trace import Resolution
 from ...storage.identifiers import IdentifierStore
 from ..auth.session import admin_required_if
 from ..cite.embedded import embedded_metadata, record_held_here
-from ..context import get_minter, get_storage, known_prefix_pairs, resolver_base
+from ..context import (
+    application, get_minter, get_storage, known_prefix_pairs, request_caller, request_site, resolver_base,
+)
 from ..errors import error_response
 from ..form_errors import show_error
 from ..references.views import reference_hint
@@ -32,23 +36,34 @@ bp = Blueprint("identifiers", __name__)
 def home():
     """What IBIs are, the box that says what a text is and offers what to do with it, and the tools."""
     form = LookupForm(request.args)
-    result = actions = meaning = embedded = reference = None
+    result = actions = meaning = embedded = reference = now = None
     if "q" in request.args and form.validate():
         result = classify(form.q.data or "", known_prefix_pairs(), resolver_base())
         if result.recognised:
             actions = actions_for(result, request.script_root)
             meaning = explain(result.url, "en")
             embedded = embedded_metadata(record_held_here(str(result.url.ibi)))
+            now = _where_now(result) if result.archive_link else None
         elif (reference := reference_hint(result.text)) is None:
             show_error(form, result.error, default_field="q")
     status = 400 if form.errors else 200
     return (
         render_template(
             "identifiers/home.html", form=form, result=result, actions=actions, meaning=meaning,
-            where=None if reference else _where(result), embedded=embedded, reference=reference,
+            where=None if reference else _where(result), embedded=embedded, reference=reference, now=now,
         ),
         status,
     )
+
+
+def _where_now(result) -> tuple[Resolution, str]:
+    """Where the item of a pasted direct Archive link lives now: its persistent URL on this portal,
+    resolved as a ``GET`` of it is (the Archive in the link may have moved or died), with the
+    trace's permalink."""
+    site = request_site()
+    asked = Asked(result.portal_url, parse_persistent_url(result.portal_url))
+    stored = application().resolving.resolve(asked, request_caller(), site)
+    return stored.resolution, site.trace_permalink(stored.trace_id)
 
 
 def _where(result) -> tuple[str, str, str] | None:
