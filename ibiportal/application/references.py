@@ -53,13 +53,14 @@ class Outcome(StrEnum):
 
 
 #: How each alert (7) counts for a reference: the item is gone (deleted), is not there (not
-#: found: also a translation or an original that does not exist), the request itself is wrong
+#: found: also a translation, metadata, a file or an original that does not exist), the request itself is wrong
 #: (invalid); anything else (no Archive answered, Archives that disagree, a loop) says nothing
 #: about the reference and is an error worth checking again.
 OUTCOME_OF_ALERT = {
     AlertReason.DELETED: Outcome.DELETED,
     AlertReason.NOT_FOUND: Outcome.NOT_FOUND,
     AlertReason.TRANSLATION_MISSING: Outcome.NOT_FOUND,
+    AlertReason.RELATION_MISSING: Outcome.NOT_FOUND,
     AlertReason.NO_ORIGINAL: Outcome.NOT_FOUND,
     AlertReason.BAD_REQUEST: Outcome.INVALID,
 }

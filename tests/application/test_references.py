@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from ibiportal.application.references import (
-    Answer, NOT_CHECKED_STATUS, Outcome, ReferenceCheck, request_of,
+    Answer, NOT_CHECKED_STATUS, OUTCOME_OF_ALERT, Outcome, ReferenceCheck, request_of,
 )
 from ibiportal.ibi.extract import extract
 from ibiportal.resolver.trace import Alert, AlertReason
@@ -123,3 +123,10 @@ def test_a_failure_is_an_error_on_its_own_entries_only(executor, caplog):
     assert "storage went away" not in checked["8JMKD3MGP8W/34PGRBS"].reason  # the cause is logged, not shown
     assert "storage went away" in caplog.text
     assert checked["LK47B6W/362SFKH"].outcome is Outcome.DELETED
+
+
+def test_a_reference_to_what_an_item_does_not_have_is_not_found():
+    # X: of an item without metadata, X/file.pdf of one without that file: the item is held, the
+    # reference still leads nowhere (not "an error worth checking again").
+    assert OUTCOME_OF_ALERT[AlertReason.RELATION_MISSING] is Outcome.NOT_FOUND
+    assert OUTCOME_OF_ALERT[AlertReason.TRANSLATION_MISSING] is Outcome.NOT_FOUND
