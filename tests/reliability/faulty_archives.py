@@ -201,7 +201,8 @@ def trickles(where: str, every: float = 0.2, count: int | None = None) -> Behavi
     """Sends one byte every ``every`` seconds, in the ``"headers"`` or in the ``"body"``: each
     byte comes well within the read timeout, so only the exchange deadline can end it. With a
     ``count``, it falls silent after that many bytes (until the portal hangs up), and only the
-    read timeout can. ``behaviour.sent`` holds when each byte left (``time.monotonic()``)."""
+    read timeout can. ``behaviour.sent`` holds when each byte was about to leave
+    (``time.monotonic()`` before the send: the client cannot have it any earlier)."""
     sent: list[float] = []
 
     def behaviour(connection: socket.socket, head: bytes) -> None:
@@ -212,8 +213,9 @@ def trickles(where: str, every: float = 0.2, count: int | None = None) -> Behavi
         while count is None or len(sent) < count:
             if sent:
                 time.sleep(every)
+            leaving = time.monotonic()
             connection.sendall(b"a")
-            sent.append(time.monotonic())
+            sent.append(leaving)
         while connection.recv(4096):
             pass
 
