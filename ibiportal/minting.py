@@ -19,6 +19,7 @@ from datetime import date
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 from urllib.parse import urlsplit
 
 from .errors import ParseError
@@ -172,6 +173,10 @@ def parse_count(value: object, maximum: int = MAX_COUNT) -> int:
     return count
 
 
+AlsoStored = Callable[[Any, MintedItem], None]
+"""What else a mint stores in its transaction, given the transaction's connection and the item."""
+
+
 class Minter:
     """Issues identifiers of one subsystem; the clock and the sleep are injectable for tests."""
 
@@ -187,22 +192,24 @@ class Minter:
         self.clock = clock
         self.sleep = sleep
 
-    def mint(self, request: MintRequest = MintRequest()) -> MintedItem:
+    def mint(self, request: MintRequest = MintRequest(), also: AlsoStored | None = None) -> MintedItem:
         """One identifier, both forms from the same date, stored before it is returned.
 
         The subsystem's state is read under a row lock and advanced in the transaction that
         stores the item. Only a subsystem's very first mint has no row to lock; when two nodes
-        make it at once, one of them finds the other's row on its second attempt.
+        make it at once, one of them finds the other's row on its second attempt. ``also`` runs
+        in that transaction with the new item (an idempotency key recording it): if it raises,
+        nothing was minted.
         """
         try:
-            item, step = self._reserve(request)
+            item, step = self._reserve(request, also)
         except SubsystemRaced:
-            item, step = self._reserve(request)
+            item, step = self._reserve(request, also)
         if step.delay > 0:  # Algorithm 4 line 7, after the commit: the lock is not held
             self.sleep(float(step.delay))
         return item
 
-    def _reserve(self, request: MintRequest) -> tuple[MintedItem, DistributorStep]:
+    def _reserve(self, request: MintRequest, also: AlsoStored | None) -> tuple[MintedItem, DistributorStep]:
         """One write transaction: the next slot, the item stored in it, and its links."""
         r = self.subsystem.granularity
         with self.store.storage.write_transaction() as conn:
@@ -225,6 +232,8 @@ class Minter:
             )
             self.store.record_minted(conn, item, SubsystemClock(suffix_date, now, offset), first=state is None)
             self._link(conn, item, request)
+            if also is not None:
+                also(conn, item)
         return item, step
 
     def _link(self, conn, item: MintedItem, request: MintRequest) -> None:
@@ -256,9 +265,9 @@ class Minter:
             return state.last_reading, state.offset + (state.last_reading - now)
         return now, state.offset
 
-    def mint_many(self, count: int, request: MintRequest = MintRequest()) -> list[MintedItem]:
+    def mint_many(self, count: int, request: MintRequest = MintRequest(), also: AlsoStored | None = None) -> list[MintedItem]:
         """``count`` identifiers, each committed on its own so other workers interleave."""
-        return [self.mint(request) for _ in range(count)]
+        return [self.mint(request, also) for _ in range(count)]
 
 
 def _ibip_safe_step(now: Decimal, last: Decimal | None, r: Decimal) -> DistributorStep:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import BigInteger, CheckConstraint, Column, Index, Integer, LargeBinary, MetaData, Table, Text, text
 
 #: The revision a database must be at for this code (the last file of ``migrations/versions``).
-SCHEMA_REVISION = "0008"
+SCHEMA_REVISION = "0009"
 
 metadata = MetaData()
 
@@ -197,4 +197,18 @@ resolution_change = Table(
     Column("id", Integer, primary_key=True),
     Column("ibi", Text, nullable=False),  # casefolded
     sqlite_autoincrement=True,
+)
+
+#: Idempotency keys of mint requests (``Idempotency-Key``): per ``scope`` (an API token or a
+#: client address), the request's fingerprint, how many items it asked for, and the IBIps minted
+#: for it so far (space-separated, in order), each added in the transaction that stores its item.
+mint_key = Table(
+    "mint_key", metadata,
+    Column("scope", Text, primary_key=True),
+    Column("idempotency_key", Text, primary_key=True),
+    Column("fingerprint", Text, nullable=False),
+    Column("wanted", Integer, nullable=False),
+    Column("ibips", Text, nullable=False),
+    Column("created_at", Text, nullable=False),
+    Index("mint_key_created_at", "created_at"),
 )

@@ -10,15 +10,18 @@ from flask import Flask, current_app, g, request
 
 from ..application.files import ItemFiles
 from ..application.copies import CopyService
+from ..application.idempotent_minting import IdempotentMinting
 from ..application.items import ItemService
 from ..ibi.prefixes import KNOWN_PREFIX_PAIRS
 from ..ibi.url import PersistentUrl
 from ..minting import Minter, Subsystem
+from ..resolver.addresses import client_ip_list
 from ..resolver.engine import ClientInfo
 from ..storage.database import Storage
 from ..storage.files import FileStore
 from ..storage.copies import CopyStore
 from ..storage.identifiers import IdentifierStore
+from ..storage.mint_keys import MintKeyStore
 from ..application import Application, Holdings
 from ..application.resolving import Caller, Site
 from .host import portal_url
@@ -54,6 +57,14 @@ def request_site() -> Site:
     return Site(portal_url(), request.url_root)
 
 
+def client_address() -> str:
+    """The client's IP: the first of Table 8.10's list (trusted proxies' X-Forwarded-For believed)."""
+    ips = client_ip_list(
+        request.remote_addr, request.headers.get("X-Forwarded-For"), current_app.config["TRUSTED_PROXIES"]
+    )
+    return ips[0] if ips else (request.remote_addr or "unknown")
+
+
 def get_storage() -> Storage:
     """The request's database connection, opened on first use."""
     if "storage" not in g:
@@ -70,6 +81,12 @@ def close_storage(_exc: BaseException | None = None) -> None:
 def get_minter() -> Minter:
     """The portal's identification subsystem, as configured (validated at start-up)."""
     return Minter(IdentifierStore(get_storage()), current_app.extensions["ibiportal.subsystem"])
+
+
+def get_idempotent_minting() -> IdempotentMinting:
+    """Minting that a client may retry with the same ``Idempotency-Key`` (API and Mint page)."""
+    storage = get_storage()
+    return IdempotentMinting(get_minter(), MintKeyStore(storage), IdentifierStore(storage))
 
 
 def get_items() -> ItemService:

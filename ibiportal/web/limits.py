@@ -61,10 +61,10 @@ from limits import RateLimitItem, parse_many
 
 from ..errors import ParseError
 from ..protocol.query import parse_query
-from ..resolver.addresses import client_ip_list
 from ..resolver.registration import normalize_service_ibi
 from ..storage.signal import REDIS_TIMEOUT_SECONDS
 from .api.views import bp as api_bp
+from .context import client_address
 from .auth.views import bp as auth_bp
 from .cite.views import bp as cite_bp
 from .registration.views import bp as registration_bp
@@ -89,14 +89,6 @@ REDIS_OPTIONS = {"socket_timeout": REDIS_TIMEOUT_SECONDS, "socket_connect_timeou
 ON_DEMAND_RESOLUTIONS = {"api.run_trace", "trace.run_trace", "api.cite_api", "cite.cite_page", "cite.download"}
 RESOLVE_ENDPOINT = "resolve.resolve"
 LOGIN_ENDPOINT = "auth.login"
-
-
-def client_address() -> str:
-    """The client's IP: the first of Table 8.10's list (trusted proxies' X-Forwarded-For believed)."""
-    ips = client_ip_list(
-        request.remote_addr, request.headers.get("X-Forwarded-For"), current_app.config["TRUSTED_PROXIES"]
-    )
-    return ips[0] if ips else (request.remote_addr or "unknown")
 
 
 def archive_of_request() -> str:

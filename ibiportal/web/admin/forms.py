@@ -86,6 +86,7 @@ class ItemForm(MintForm):
     next to it, by the core's rule (``application.items`` validates a change as a mint)."""
 
     count = None
+    idempotency_key = None  # a change is not a mint
 
 
 class FilePathForm(FlaskForm):

@@ -11,6 +11,7 @@ Every error is the portal's one shape, ``{"error": {"message", "position"[, "fie
 from __future__ import annotations
 
 from ...citation import SLUGS, STYLE_KEYS
+from ...application.idempotent_minting import KEPT_HOURS, MAX_KEY_LENGTH
 from ...minting import MAX_COUNT
 from ...ibi.batch import MAX_ROWS
 from ...resolver.diagnosis import Case
@@ -493,11 +494,22 @@ _PATHS: dict[str, dict] = {
         "description": "An empty body mints one. `previous_edition` / `translation_of` make the new item the "
                        "`ibi.nextedition` / `ibi.translation(<language>)` of an earlier item of this portal. "
                        "Open to anyone, unless the portal sets IBIPORTAL_MINT_REQUIRES_TOKEN: then it needs an "
-                       "API token (401 without one).",
+                       "API token (401 without one). With an `Idempotency-Key`, the request may be sent again "
+                       "(its answer lost): the items its first sending minted are answered, never new ones.",
         "security": [{}, {"apiToken": []}],
+        "parameters": [{"name": "Idempotency-Key", "in": "header", "required": False,
+                        "description": f"1 to {MAX_KEY_LENGTH} printable ASCII characters, such as a UUID, new "
+                                       f"for each request; kept {KEPT_HOURS} hours per API token (else per client "
+                                       "address). The same key with another body is a 422.",
+                        "schema": {"type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH,
+                                   "pattern": "^[!-~]+$"}}],
         "requestBody": {"required": False, "content": {"application/json": {"schema": _ref("MintRequest")}}},
-        "responses": {"201": _json({"oneOf": [_ref("Minted"), {"type": "array", "items": _ref("Minted")}]},
-                                   "The item minted, or a list of them when `count` was given"), **_ERRORS},
+        "responses": {"201": {**_json({"oneOf": [_ref("Minted"), {"type": "array", "items": _ref("Minted")}]},
+                                      "The item minted, or a list of them when `count` was given"),
+                              "headers": {"Idempotent-Replayed": {
+                                  "description": "`true` when the items were minted by an earlier sending with "
+                                                 "this Idempotency-Key", "schema": {"type": "string", "enum": ["true"]}}}},
+                      **_ERRORS},
     }},
     "/api/v1/convert": {"get": {
         "operationId": "convert", "summary": "One IBI in the other form, with its anatomy",

@@ -1,16 +1,18 @@
 """JSON API views. Errors are ``{"error": {"message", "position"}}`` with a 4xx status."""
 from __future__ import annotations
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, g, jsonify, request
 from werkzeug.routing import PathConverter
 
+from ...application.idempotent_minting import KeyReused, fingerprint, idempotency_key
 from ...errors import ParseError
 from ...ibi.classify import ibi_of
 from ...ibi.conversion import convert
 from ...minting import MintRequest, parse_count
 from ..edge import read_json
 from ..inputs import optional_port
-from ..context import get_minter, known_prefix_pairs, resolver_base
+from ..context import client_address, get_idempotent_minting, known_prefix_pairs, resolver_base
+from ..errors import error_response
 from ..results import minted_to_dict
 from .tokens import token_required_if
 
@@ -32,14 +34,23 @@ bp.record_once(lambda state: state.app.url_map.converters.setdefault("item", Ite
 @token_required_if("MINT_REQUIRES_TOKEN")
 def mint():
     """Mint one identifier, or ``count`` of them, with optional title and target URL (an API
-    token only with ``IBIPORTAL_MINT_REQUIRES_TOKEN``)."""
+    token only with ``IBIPORTAL_MINT_REQUIRES_TOKEN``). With ``Idempotency-Key``, a request sent
+    again answers the items its first sending minted (``application.idempotent_minting``)."""
     body = json_body()
     count = parse_count(body.get("count"))
     mint_request = MintRequest.parse(body)
-    items = get_minter().mint_many(count, mint_request)
+    key = idempotency_key(request.headers.get("Idempotency-Key"))
+    scope = f"token:{g.api_token_name}" if "api_token_name" in g else f"client:{client_address()}"
+    outcome = get_idempotent_minting().mint(count, mint_request, key, scope, fingerprint(body))
     base = resolver_base()
-    results = [minted_to_dict(item, base) for item in items]
-    return jsonify(results if "count" in body else results[0]), 201
+    results = [minted_to_dict(item, base) for item in outcome.items]
+    headers = {"Idempotent-Replayed": "true"} if outcome.replayed else {}
+    return jsonify(results if "count" in body else results[0]), 201, headers
+
+
+@bp.errorhandler(KeyReused)
+def key_reused(error: KeyReused):
+    return error_response(str(error), 422, field="Idempotency-Key")
 
 
 @bp.get("/convert")

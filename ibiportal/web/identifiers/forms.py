@@ -1,8 +1,10 @@
 """Forms of the Home and Mint pages. The Mint form's field names match the API's JSON keys."""
 from __future__ import annotations
 
+import uuid
+
 from flask_wtf import FlaskForm
-from wtforms import IntegerField, SelectField, StringField, TextAreaField
+from wtforms import HiddenField, IntegerField, SelectField, StringField, TextAreaField
 from wtforms.fields.choices import SelectChoice
 from wtforms.fields import Field
 from wtforms.validators import Length, NumberRange, Optional, ValidationError
@@ -42,8 +44,16 @@ def _core_rule(form: FlaskForm, field: Field) -> None:
             raise ValidationError(labelled(str(exc), field)) from exc
 
 
+def new_idempotency_key() -> str:
+    return uuid.uuid4().hex
+
+
 class MintForm(FlaskForm):
-    """POST form (CSRF-protected): what a researcher may give with a new identifier."""
+    """POST form (CSRF-protected): what a researcher may give with a new identifier. Each form
+    shown carries its own idempotency key: pressing Mint twice, or posting the form again after a
+    lost answer, shows the items of the first press instead of minting new ones."""
+
+    idempotency_key = HiddenField(default=new_idempotency_key)
 
     title = StringField("Title", validators=[Optional(), _core_rule])
     creators = TextAreaField(

@@ -10,6 +10,7 @@ from ...config import DEMO_MINT_HOST
 from ...errors import ParseError
 from ...ibi.classify import classify
 from ...ibi.explain import explain
+from ...application.idempotent_minting import KeyReused, fingerprint, idempotency_key
 from ...application.resolving import Asked
 from ...ibi.url import normalize_base, parse_persistent_url
 from ...minting import MintRequest
@@ -18,7 +19,8 @@ from ...storage.identifiers import IdentifierStore
 from ..auth.session import admin_required_if
 from ..cite.embedded import embedded_metadata, record_held_here
 from ..context import (
-    application, get_minter, get_storage, known_prefix_pairs, request_caller, request_site, resolver_base,
+    application, client_address, get_idempotent_minting, get_storage, known_prefix_pairs, request_caller,
+    request_site, resolver_base,
 )
 from ..errors import error_response
 from ..form_errors import show_error
@@ -26,7 +28,7 @@ from ..references.views import reference_hint
 from ..inputs import persistent_url_input
 from .actions import actions_for
 from .cards import minted_card
-from .forms import LookupForm, MintForm
+from .forms import LookupForm, MintForm, new_idempotency_key
 from .qr import qr_svg
 
 bp = Blueprint("identifiers", __name__)
@@ -88,11 +90,17 @@ def mint():
     (Post/Redirect/Get: reloading the result never mints again)."""
     form = MintForm()
     if form.validate_on_submit():
+        fields = {name: value for name, value in form.data.items() if name not in ("csrf_token", "idempotency_key")}
         try:
             mint_request = MintRequest.parse(form.data)
-            items = get_minter().mint_many(form.count.data or 1, mint_request)
+            key = idempotency_key(form.idempotency_key.data or None, "idempotency_key")
+            items = get_idempotent_minting().mint(form.count.data or 1, mint_request, key,
+                                                  f"page:{client_address()}", fingerprint(fields)).items
         except ParseError as exc:
             show_error(form, exc)
+        except KeyReused:  # the same form posted again with other values: it becomes a new form
+            form.idempotency_key.data = new_idempotency_key()
+            form.form_errors.append("This form was used already with other values: check them and press Mint again.")
         else:
             links = [("Next edition of", mint_request.previous_edition), ("Translation of", mint_request.translation_of)]
             result_id = _keep_result([item.ibip for item in items], [(label, ibi) for label, ibi in links if ibi])
