@@ -53,8 +53,9 @@ def request_client() -> ClientInfo:
 
 
 def request_site() -> Site:
-    """Where the request was served: the portal's own address and the request's root URL."""
-    return Site(portal_url(), request.url_root)
+    """Where the request was served: the portal's own address and the request's root URL (built
+    from its parts: request.url_root's IRI conversion cost a cached redirect 200 µs)."""
+    return Site(portal_url(), f"{request.scheme}://{request.host}{request.script_root}/")
 
 
 def client_address() -> str:
