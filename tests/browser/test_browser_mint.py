@@ -183,3 +183,40 @@ def test_mint_a_doctoral_thesis_and_copy_its_inpe_citation_with_emphasis(page, l
     assert "<b>Segmentação hierárquica de imagens de radar</b>" in clipboard["html"]
     assert page.locator("details.citations pre").first.inner_text().startswith("@phdthesis{")
     shoot(page, "mint-thesis-desktop")
+
+
+def test_the_mint_result_links_an_item_page_anyone_can_open(page, phone, live_server):
+    """The result page lives in the minting session; the item page it links to is public and
+    cites as Cite does (the phone is another browser context: no session, no cookie)."""
+    page.goto("/mint")
+    page.get_by_label("Title").fill("Modelagem de fluxos de carbono")
+    page.get_by_label("Creators (one per line)").fill("Silva, Maria da\nLeite Filho, Waldir de Carvalho")
+    page.get_by_label("Date of the item").fill("2020")
+    page.locator("details.advanced-bibliographic summary").click()
+    page.get_by_label("Kind of item").select_option("doctoral thesis")
+    page.get_by_label("Pages").fill("182 p.")
+    page.get_by_role("button", name="Mint").click()
+    expect(page.get_by_role("heading", name="Minted 1 identifier")).to_be_visible()
+    ibip, rep = card_value(page, "IBIp"), card_value(page, "Repository name")
+    assert "pages = {182}" in page.locator("details.citations pre").first.inner_text()
+    with page.expect_download() as download:
+        page.locator("article.minted").get_by_role("link", name="BibTeX").click()
+    assert "pages = {182}" in Path(download.value.path()).read_text()
+    item_page = page.locator("a.item-page")
+    expect(item_page).to_have_text(f"{live_server.url}/archive/items/{ibip}")
+    shoot(page, "mint-result-item-link-desktop")
+
+    phone.goto(page.url)  # the result page itself: this browser did not mint it
+    expect(phone.locator("main")).to_contain_text("Each minted item has its own public page")
+    phone.goto(item_page.get_attribute("href"))
+    expect(phone.get_by_role("heading", name="Modelagem de fluxos de carbono")).to_be_visible()
+    expect(phone.locator("dt:text-is('Repository name') + dd code")).to_have_text(rep)
+    expect(phone.locator("dt:text-is('IBIp') + dd code")).to_have_text(ibip)
+    expect(phone.locator("dt:text-is('Persistent URL') + dd a")).to_have_text(f"{live_server.url}/{ibip}")
+    phone.wait_for_load_state()
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+    shoot(phone, "item-page-phone")
+    phone.get_by_role("link", name="Cite this item").click()
+    expect(phone.locator('[data-style="apa"]')).to_contain_text("Silva, M. da, & Leite Filho, W. de C. (2020)")
+    page.goto(f"/archive/items/{ibip}")
+    shoot(page, "item-page-desktop")

@@ -333,3 +333,19 @@ def test_a_bad_remote_record_is_a_message_with_the_trace(remote, record_url, moc
     assert re.search(r'<a href="/trace/[\w-]+">the trace of this resolution</a>', failure)
     if mock is None:
         assert "192.168.1.10" in failure and record_url not in [call.request.url for call in responses.calls]
+
+
+def test_a_demo_items_landing_page_labels_both_forms_and_offers_cite(app, client):
+    response = client.get("/demo/archives/library/col/ibiportal.test/lab/2019/12.04.15.16/doc/publicacao.pdf")
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200
+    with app.app_context():
+        item = holdings().demo["library"].service.store.find("ibiportal.test/lab/2019/12.04.15.16")
+    rep, ibip = item.ibi.rep, item.ibi.ibip
+    assert f"<dt>Repository name</dt><dd><code>{rep}</code>" in html
+    assert f"<dt>IBIp</dt><dd><code>{ibip}</code>" in html
+    assert "<dt>IBI</dt>" not in html
+    assert f'<a class="url" href="http://localhost/{ibip}">http://localhost/{ibip}</a>' in html
+    assert f'href="/cite?ibi={ibip}">Cite this item</a>' in html
+    download = client.get(f"/cite.ris?ibi={ibip}")
+    assert f'href="/cite.ris?ibi={ibip}" download' in html and download.status_code == 200

@@ -42,3 +42,19 @@ def test_the_offer_cites_the_last_edition(client):
     assert body["ibi"] == LAST_EDITION
     assert body["metadata"]["title"] == "Reference model for an open archival information system (OAIS)"
     assert "Reference model for an open archival information system" in body["citations"]["formatted"]["apa"]
+
+
+def test_content_negotiation_answers_404_with_a_link_to_the_last_edition(client):
+    response = client.get(f"/{ITEM}", headers={"Accept": "application/x-bibtex"})
+    assert response.status_code == 404
+    assert response.headers["Link"] == f'<http://localhost/{LAST_EDITION}>; rel="latest-version"'
+    text = response.get_data(as_text=True)
+    assert f"No oai_dc metadata for {ITEM}" in text and f"http://localhost/{LAST_EDITION}" in text
+    # The link cites: the same request on the last edition answers the citation.
+    cited = client.get(f"/{LAST_EDITION}", headers={"Accept": "application/x-bibtex"})
+    assert cited.status_code == 200 and cited.get_data(as_text=True).startswith("@")
+
+
+def test_no_link_when_there_is_no_later_edition(client):
+    response = client.get("/D7N2U8HW/3AAAAAA", headers={"Accept": "application/x-bibtex"})
+    assert response.status_code == 404 and "Link" not in response.headers

@@ -421,3 +421,39 @@ def test_errors_use_the_labels_people_see_and_are_announced(client):
     assert errors["date"].startswith("Date of the item '30-11-2023' must be")
     assert re.search(r'<p class="error error-summary" role="alert">Nothing was minted: correct these fields:\s*Date of the item, Target URL\.</p>',
                      response.get_data(as_text=True))
+
+
+# --- Shareable pages: the item page, one source for citations --------------------------------
+
+THESIS_FIELDS = {
+    "title": "Modelagem de fluxos", "creators": "Silva, Maria da\nLeite Filho, Waldir de Carvalho",
+    "date": "2020", "item_type": "doctoral thesis", "extent": "182 p.", "publisher": "INPE",
+    "place": "São José dos Campos", "degree": "Doutorado em Computação Aplicada",
+    "target_url": "https://example.org/thesis.pdf", "count": "1",
+}
+
+
+def test_the_mint_result_cites_as_cite_does_and_links_the_public_item_page(app, client):
+    html = client.post("/mint", data=THESIS_FIELDS, follow_redirects=True).get_data(as_text=True)
+    ibip = re.search(r"<dt>IBIp</dt>\s*<dd><code>([^<]+)</code>", html).group(1)
+    cited = client.get("/api/v1/cite", query_string={"ibi": ibip}).get_json()["citations"]
+    assert "pages = {182}" in cited["bibtex"]
+    # The card shows exactly Cite's BibTeX, RIS and formatted texts (escaped as the page escapes them).
+    from markupsafe import escape
+    for text in (cited["bibtex"], cited["ris"], *cited["formatted_html"].values()):
+        assert str(escape(text)) in html or text in html
+    for extension in ("bib", "ris", "json"):
+        assert f'href="/cite.{extension}?ibi={ibip}" download' in html
+    page_url = f"http://localhost/archive/items/{ibip}"
+    assert f'<a class="item-page" href="{page_url}">' in html
+    # Anyone opens the item page (no session), with both forms labelled, the URL, Cite and downloads.
+    stranger = app.test_client()
+    page = stranger.get(f"/archive/items/{ibip}")
+    assert page.status_code == 200
+    text = page.get_data(as_text=True)
+    assert re.search(r"<dt>Repository name</dt><dd><code>[^<]+</code>", text)
+    assert f"<dt>IBIp</dt><dd><code>{ibip}</code>" in text
+    assert f'href="http://localhost/{ibip}"' in text and f'href="/cite?ibi={ibip}"' in text
+    assert f'href="/cite.bib?ibi={ibip}" download' in text
+    download = stranger.get(f"/cite.bib?ibi={ibip}")
+    assert download.status_code == 200 and download.get_data(as_text=True) == cited["bibtex"]

@@ -131,7 +131,9 @@ def demo_item_resource(name: str, rest: str):
     ibi, _, path = rest.partition("/doc/")
     item = _find(service, ibi)
     embedded = embedded_metadata(item_record(item))
-    return render_template("archive/item.html", item=item, archive=name, file=path or None, embedded=embedded)
+    cited = item.ibi.ibip or item.ibi.rep
+    return render_template("archive/item.html", item=item, archive=name, file=path or None, embedded=embedded,
+                           cited=cited, persistent=persistent_url(resolver_base(), cited))
 
 
 @bp.get("/demo/archives/<name>/filelist/<path:ibi>")

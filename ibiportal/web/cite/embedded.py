@@ -35,6 +35,17 @@ def item_record(item: Item) -> CitationRecord | None:
     return metadata.citation_record(persistent_url(base, ibi), ibi, item.ibi.rep)
 
 
+def own_item_record(ibi: str) -> CitationRecord | None:
+    """The record of an item of the own Archive, read back from the oai_dc record it serves:
+    the one source of the citations the Mint result, the item page and Cite show (the record
+    normalises what minting kept as typed, such as an extent of ``182 p.``)."""
+    try:
+        item = holdings().own.store.find(ibi)
+    except ParseError:
+        return None
+    return item_record(item) if item is not None else None
+
+
 def record_held_here(ibi: str) -> CitationRecord | None:
     """The record of ``ibi`` if the own Archive or a well-behaved demo Archive holds it."""
     services = [holdings().own] + [archive.service for archive in holdings().demo.values() if not archive.faulty]

@@ -116,7 +116,8 @@ def mint_result(result_id: str):
     kept = session.get(MINT_RESULTS, {}).get(result_id)
     if kept is None:
         message = ("This mint result is shown only in the browser session that minted it, "
-                   f"and only for its last {KEPT_MINT_RESULTS} results.")
+                   f"and only for its last {KEPT_MINT_RESULTS} results. Each minted item has its own public "
+                   "page, /archive/items/<IBI>, which the result links to: share that, or the persistent URL.")
         return error_response(message, 404)
     store, base = IdentifierStore(get_storage()), resolver_base()
     items = [item for ibip in kept["ibips"] if (item := store.find_minted(ibip=ibip)) is not None]

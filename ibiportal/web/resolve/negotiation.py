@@ -11,7 +11,10 @@ keep today's redirect. The rules:
 * the first one that is a citation type we offer wins; a citation type with parameters we do
   not offer (``style=mla``, APA in ``locale=pt-BR``) is passed over;
 * any other range met first (``text/html``, ``*/*``, ``application/json``…) means the redirect;
-* when every acceptable range is a citation type we do not offer: 406, with the list of what is.
+* when every acceptable range is a citation type we do not offer: 406, with the list of what is;
+* an item whose own answer has no metadata but whose last edition has (§10.2) answers 404 with
+  ``Link: <last edition>; rel="latest-version"`` (RFC 5829), what Cite offers in one click: the
+  client chooses to cite that edition; the portal does not cite another item in its place.
 """
 from __future__ import annotations
 
@@ -130,9 +133,15 @@ def citation_response(wanted: CitationFormat | NotOffered, received: str) -> Res
     try:
         result = cite(received)
     except CiteProblem as problem:
-        response = Response(problem.message + "\n", problem.status, mimetype="text/plain")
+        text = problem.message + "\n"
+        if problem.suggestion:
+            text += problem.suggestion.reason + "\n" + problem.suggestion.persistent_url + "\n"
+        response = Response(text, problem.status, mimetype="text/plain")
         if problem.trace_id:
             response.headers["X-IBI-Trace"] = trace_links(problem.trace_id)["api"]
+        if problem.suggestion:
+            # RFC 5829's relation: the citable edition is the latest one (§10.2), as Cite offers it.
+            response.headers["Link"] = f'<{problem.suggestion.persistent_url}>; rel="latest-version"'
         response.headers["Vary"] = "Accept"
         return response
     forms = result.citations
