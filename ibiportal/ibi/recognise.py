@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 
 from ibiportal.errors import ParseError
-from ibiportal.ibi.grammar import MINUTE, REPORT_NUMBER, YEAR
+from ibiportal.ibi.grammar import IBIP_PREFIX, IBIP_SUFFIX, MINUTE, REPORT_NUMBER, REPOSITORY_NAME, YEAR
 from ibiportal.ibi.identifier import ibi_form, parse_ibi, split_ibi
 from ibiportal.ibi.url import DEFAULT_RESOLVER, RESOLVER_PAIRS
 
@@ -74,8 +74,10 @@ _MARKDOWN_INSIDE = re.compile(r"(?:^|(?<=\s))\[[^\]\n]*\]\(")
 _HTML_LINK = re.compile(r"<[A-Za-z][\w.-]*\s[^>]*?\bhref\s*=\s*([\"'])(.*?)\1", re.IGNORECASE | re.DOTALL)
 _ATTRIBUTE = re.compile(r"[\w.-]+\s*=\s*([\"'])(.*?)\1", re.DOTALL)
 """``link="…"`` (an attribute of a page's code holding the link)."""
-_URL_INSIDE = re.compile(r"(?:^|(?<=\s))[A-Za-z][A-Za-z0-9+.-]*://[^\s<>\"'`]+")
+_URL_INSIDE = re.compile(r"(?:^|(?<=[\s<(\[\"']))[A-Za-z][A-Za-z0-9+.-]*://[^\s<>\"'`]+")
 _PATH_WORD = re.compile(r"(?:^|(?<=\s))[^\s/]+/\S+")
+_IBI_SHAPED = re.compile(rf"{IBIP_PREFIX}/{IBIP_SUFFIX}|{REPOSITORY_NAME}", re.IGNORECASE)
+"""An IBI of either form anywhere (grammar.py): text around a link holding one is a reference."""
 """A word with a ``/`` in a sentence: where an IBI printed without a link would be."""
 _PAIR_LIST = re.compile(
     r"(?:(?P<name>ibi(?:\.[A-Za-z0-9.()-]*)?)\s+)?(?P<brace>\{\s*)?(?:rep\s+(?P<rep>[^\s{}]+))?\s*"
@@ -263,12 +265,25 @@ def _unwrap(work: _Text, notes: list[Note]) -> None:
             notes.append(Note(f"`{chars[-1]}` after the IBI is the reference's punctuation, not part of the IBI", start, end))
         elif len(chars) > 2 and (chars[0] == "*" or chars.endswith("**")):
             _take_emphasis(work, notes)
-        elif len(chars) > 2 and _PAIRS.get(chars[0]) == chars[-1]:
+        elif len(chars) > 2 and _PAIRS.get(chars[0]) == chars[-1] and _encloses(chars):
             work.cut(len(chars) - 1, len(chars))
             start, end = work.cut(0, 1)
             notes.append(Note(f"the enclosing `{chars[0]}…{chars[-1]}` of a printed reference is not part of the IBI", start, end))
         elif not _take_link_inside(work, notes):
             return
+
+
+def _encloses(chars: str) -> bool:
+    """The first and last characters are one pair around the rest (``<a>. b <c>`` is two)."""
+    opening, closing = chars[0], chars[-1]
+    if opening == closing:
+        return closing not in chars[1:-1]
+    depth = 0
+    for index, character in enumerate(chars[:-1]):
+        depth += (character == opening) - (character == closing)
+        if depth == 0 and index > 0:
+            return False
+    return True
 
 
 def _markdown_target(chars: str, start: int) -> tuple[int, int] | None:
@@ -337,6 +352,8 @@ def _take_link_inside(work: _Text, notes: list[Note]) -> bool:
         span, what = (at, at + len(words[0])), "the words around it are not part of the IBI"
     else:
         return False
+    if _IBI_SHAPED.search(chars[: span[0]]) or _IBI_SHAPED.search(chars[span[1]:]):
+        return False  # several IBIs: a whole reference, for the reference checker, not one link
     before, after = work.keep(*span)
     _note_cut(notes, what, before, after)
     return True

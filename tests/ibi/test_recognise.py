@@ -16,7 +16,7 @@ from ibiportal.ibi.prefixes import equivalent_rep_prefixes
 from ibiportal.ibi.recognise import recognise, without_resolver_segment
 from ibiportal.ibi.url import parse_persistent_url
 from tests.ibi.data.wild_ibis import NOT_RECOGNISED, RECOGNISED
-from tests.ibi.data.wild_links import LINKS, MIRROR, PASSAGES
+from tests.ibi.data.wild_links import HELD_OUT, LINKS, MIRROR, PASSAGES
 
 PORTAL = "https://portal.example/"
 
@@ -218,3 +218,9 @@ def test_a_repository_name_before_1995_is_an_ibi_without_an_ibip_form():
     result = classify("http://urlib.net/sid.inpe.br/mtc-m21d/1994/07.20.15.45")
     assert result.kind == KIND_URL and result.rep == "sid.inpe.br/mtc-m21d/1994/07.20.15.45" and result.ibip is None
     assert any("no IBIp form" in note.message and "before 1995-08-01" in note.message for note in result.notes)
+
+
+@pytest.mark.parametrize(("text", "meant", "source"), HELD_OUT, ids=[row[0][:60] for row in HELD_OUT])
+def test_strings_collected_after_the_code_are_found(text, meant, source):
+    found = {item.reading.ibi.casefold() for item in extract(text).found if not item.broken}
+    assert found == {meant.casefold()}, source
