@@ -250,8 +250,8 @@ def _unwrap(work: _Text, notes: list[Note]) -> None:
         if _IBI_SCHEME.match(chars):
             start, end = work.cut(0, 4)
             notes.append(Note("`ibi:` is the URI scheme of IBIs (registration requested in 2026): the IBI follows it", start, end))
-        elif _MARKDOWN.match(chars) and _markdown_target(chars, 0):
-            _take_markdown(work, notes)
+        elif _MARKDOWN.match(chars) and (target := _markdown_target(chars, 0)):
+            _take_markdown(work, notes, target)
         elif pairs and (pairs["rep"] or pairs["ibip"] or pairs["value"]):
             _take_pairs(work, notes, pairs)
         elif label:
@@ -301,9 +301,8 @@ def _markdown_target(chars: str, start: int) -> tuple[int, int] | None:
     return None
 
 
-def _take_markdown(work: _Text, notes: list[Note]) -> None:
-    target = _markdown_target(work.chars, 0)
-    assert target is not None  # checked by the caller
+def _take_markdown(work: _Text, notes: list[Note], target: tuple[int, int]) -> None:
+    """``[label](target)rest``: the target is kept, the rest noted as not part of the link."""
     rest = work.chars[target[1] + 1 :]
     before, after = work.keep(*target)
     notes.append(Note("a Markdown link: its target is read", before[0], before[1] + (1 if after is None else 0)))

@@ -5,21 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from ibiportal import create_app
-from tests.servers import fresh_sqlite
+from tests.web.test_resolve_segments import uncached  # noqa: F401 (the module's app without a resolution cache)
 
 CLIENT = {"REMOTE_ADDR": "172.16.44.200"}
 ITEM = "sid.inpe.br/mtc-m19/2013/09.04.12.27.57"  # Example 8.9's item, with its file, held by a demo Archive
 FILE = "Relat%C3%B3rio%20Final.pdf"
 GONE = "sid.inpe.br/mtc-m21b/2017/08.10.22.44"  # a real item (tests/ibi/data/wild_ibis.py) no demo Archive holds
-
-
-@pytest.fixture(scope="module")
-def uncached(tmp_path_factory):
-    app = create_app({"TESTING": True, "DATABASE": fresh_sqlite(tmp_path_factory.mktemp("rescue") / "portal.sqlite"),
-                      "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False,
-                      "RESOLUTION_CACHE_SECONDS": 0, "NEGATIVE_CACHE_SECONDS": 0})
-    return app.test_client()
 
 
 @pytest.mark.parametrize(("link", "persistent"), [
