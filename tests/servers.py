@@ -19,6 +19,7 @@ import sqlite3
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,6 +81,8 @@ class PostgresServer:
     folder: Path
     port: int
     process: subprocess.Popen
+    command: list[str]
+    as_owner: Callable[[], None]
     _names: itertools.count = field(default_factory=lambda: itertools.count(1))
 
     @classmethod
@@ -104,13 +107,11 @@ class PostgresServer:
             check=True, capture_output=True, preexec_fn=as_owner,
         )
         port = free_port()
-        process = subprocess.Popen(
-            [str(POSTGRES_BIN / "postgres"), "-D", str(data), "-p", str(port), "-k", str(folder),
-             "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300",
-             *(() if durable else ("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"))],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=as_owner,
-        )
-        server = cls(folder, port, process)
+        command = [str(POSTGRES_BIN / "postgres"), "-D", str(data), "-p", str(port), "-k", str(folder),
+                   "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300",
+                   *(() if durable else ("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"))]
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=as_owner)
+        server = cls(folder, port, process, command, as_owner)
         _wait_for(lambda: server.admin().close() is None, "PostgreSQL", process)
         with server.admin() as connection:
             connection.execute(f"CREATE DATABASE {TEMPLATE}")
@@ -130,13 +131,23 @@ class PostgresServer:
             connection.execute(f"CREATE DATABASE {name}" + (f" TEMPLATE {TEMPLATE}" if migrated else ""))
         return self.url(name)
 
-    def stop(self) -> None:
+    def halt(self) -> None:
+        """Stop the server, keeping its data (an outage: :meth:`resume` starts it again)."""
         self.process.send_signal(signal.SIGINT)  # "fast" shutdown: pooled connections are not waited for
         try:
             self.process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+
+    def resume(self) -> None:
+        """Start the halted server again, on the same port and data, and wait until it answers."""
+        self.process = subprocess.Popen(self.command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                        preexec_fn=self.as_owner)
+        _wait_for(lambda: self.admin().close() is None, "PostgreSQL", self.process)
+
+    def stop(self) -> None:
+        self.halt()
         shutil.rmtree(self.folder, ignore_errors=True)
 
 

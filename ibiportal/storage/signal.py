@@ -33,9 +33,11 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, delete, func, insert, select, update
+from sqlalchemy.exc import SQLAlchemyError
 
 from ..log_limits import LimitedLog
 from ..resolver.cache import Changes
+from .outage import unreachable
 from .schema import minted_item, resolution_change, resolution_generation
 
 if TYPE_CHECKING:
@@ -52,6 +54,13 @@ REDIS_TIMEOUT_SECONDS = 0.5
 
 #: Seconds between attempts to listen again after the connection to Redis was lost.
 REDIS_RETRY_SECONDS = 0.5
+
+#: Seconds cached resolutions are still served, as they stood, while the database does not
+#: answer the read that would revalidate them (an outage, a restart); past this, 503.
+STALE_SECONDS = 60
+
+#: Seconds between reads tried while the database does not answer (not one per lookup).
+RETRY_SECONDS = 1.0
 
 #: IBI changes kept in the database: a process that has read none of the last this many
 #: (asleep through a burst of edits) empties its cache instead of reading them.
@@ -230,7 +239,8 @@ class GenerationSignal:
     change reads the new changes.
     """
 
-    def __init__(self, path: str, read: Callable[[Changes | None], Changes], redis: RedisChanges | None = None) -> None:
+    def __init__(self, path: str, read: Callable[[Changes | None], Changes], redis: RedisChanges | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             if os.fstat(descriptor).st_size < _SIGNAL_BYTES:
@@ -244,10 +254,19 @@ class GenerationSignal:
             redis.listen()
         self._state: tuple[bytes, int, Changes] | None = None  # (file seen, Redis count, changes)
         self._reading = threading.Lock()
+        self._clock = clock
+        self._unreachable_since: float | None = None  # the database did not answer a read since then
+        self._next_try = 0.0
+        self._log = LimitedLog(logger)
 
     def current(self) -> Changes:
         """The changes; safe from several threads (one reads the database at a time, since each
-        read starts where the last ended; the state is replaced in one assignment)."""
+        read starts where the last ended; the state is replaced in one assignment).
+
+        While the database does not answer, the changes last read are answered for at most
+        :data:`STALE_SECONDS` (cached redirects keep being served through a restart or an outage;
+        the read is tried again at most every :data:`RETRY_SECONDS`), then the error is raised.
+        """
         signal = self._map[:_SIGNAL_BYTES]
         heard = self._redis.heard if self._redis is not None else 0
         state = self._state
@@ -255,6 +274,28 @@ class GenerationSignal:
             with self._reading:
                 state = self._state
                 if state is None or state[0] != signal or state[1] != heard:
-                    state = (signal, heard, self._read(None if state is None else state[2]))
-                    self._state = state
+                    return self._read_again(state, signal, heard)
         return state[2]
+
+    def _read_again(self, state: tuple[bytes, int, Changes] | None, signal: bytes, heard: int) -> Changes:
+        now = self._clock()
+        if state is not None and self._unreachable_since is not None and now < self._next_try \
+                and now - self._unreachable_since <= STALE_SECONDS:
+            return state[2]
+        try:
+            changes = self._read(None if state is None else state[2])
+        except SQLAlchemyError as error:
+            if state is None or not unreachable(error):
+                raise
+            self._unreachable_since = self._unreachable_since or now
+            self._next_try = now + RETRY_SECONDS
+            if now - self._unreachable_since > STALE_SECONDS:
+                raise
+            self._log.warning("unreachable", "database unreachable: cached resolutions are served as they "
+                              "stood for up to %d s: %s", STALE_SECONDS, error.__class__.__name__)
+            return state[2]
+        if self._unreachable_since is not None:
+            self._unreachable_since = None
+            self._log.recovered("unreachable", "database reachable again: cached resolutions are revalidated")
+        self._state = (signal, heard, changes)
+        return changes

@@ -1,6 +1,8 @@
 """Error handlers: a clear message and a 4xx for bad input, never a stack trace to a user."""
 from __future__ import annotations
 
+import logging
+
 from flask import Flask, Response, current_app, jsonify, make_response, render_template, request
 from werkzeug.exceptions import (
     HTTPException,
@@ -12,7 +14,11 @@ from werkzeug.exceptions import (
 )
 
 from ..errors import ParseError
+from ..log_limits import LimitedLog
 from ..storage.database import SchemaNotCurrent
+from ..storage.outage import RETRY_AFTER_SECONDS, unreachable
+
+_OUTAGE_LOG = LimitedLog(logging.getLogger(__name__))
 
 
 def wants_json() -> bool:
@@ -74,6 +80,17 @@ def handle_undecodable(exc: UnicodeDecodeError):
     return handle_unexpected(exc)
 
 
+def database_unreachable(exc: Exception):
+    """The database does not answer (an outage, a restart): 503 with ``Retry-After``, saying so.
+    Logged once a minute with the number of requests it turned away, not once per request."""
+    _OUTAGE_LOG.warning("database", "database unreachable, answering 503: %s", exc.__class__.__name__)
+    response = make_response(error_response(
+        "The portal's database is not answering at the moment (a restart or an outage); links to items "
+        f"already looked up still lead on. Try again in {RETRY_AFTER_SECONDS} seconds.", 503))
+    response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
+
+
 def handle_schema_not_current(exc: SchemaNotCurrent):
     """A database behind this version's schema (an upgrade not run yet): 503 until it is."""
     current_app.logger.error("%s", exc)
@@ -83,6 +100,8 @@ def handle_schema_not_current(exc: SchemaNotCurrent):
 def handle_unexpected(exc: Exception):
     if isinstance(exc, HTTPException):
         return handle_http_exception(exc)
+    if unreachable(exc):
+        return database_unreachable(exc)
     current_app.logger.exception("unhandled error on %s", request.path)
     return error_response(InternalServerError.description, 500)
 

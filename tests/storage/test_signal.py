@@ -7,7 +7,9 @@ import logging
 import threading
 import time
 
+import pytest
 from sqlalchemy import insert
+from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from ibiportal.resolver.cache import Changes
 from ibiportal.storage import signal as signal_module
@@ -181,3 +183,41 @@ def mint(storage: Storage, rep: str, ibip: str) -> None:
     with storage.write_transaction() as conn:
         conn.execute(insert(minted_item).values(rep=rep, ibip=ibip, date="1234806360", utc="", subsystem="s",
                                                 title="t", created_at="2009-02-16T17:46:00Z"))
+
+
+def test_while_the_database_does_not_answer_the_last_changes_stand_for_a_bounded_time(tmp_path, caplog):
+    """Cached redirects outlive a restart: the last changes read are answered, the read tried
+    again once a RETRY_SECONDS, for at most STALE_SECONDS; then the outage is the caller's."""
+    path = str(tmp_path / "node")
+    now = [100.0]
+    reads: list[str] = []
+    answers = {"mode": "up"}
+
+    def read(seen):
+        reads.append(answers["mode"])
+        if answers["mode"] == "down":
+            raise OperationalError("SELECT 1", {}, ConnectionRefusedError("connection refused"))
+        if answers["mode"] == "bug":
+            raise ProgrammingError("SELEC 1", {}, Exception("syntax error"))
+        return Changes(len(reads), 0, (), 0)
+
+    signal = GenerationSignal(path, read, clock=lambda: now[0])
+    first = signal.current()
+    answers["mode"] = "down"
+    write_signal_file(path, 1)  # something was committed: the next lookup must revalidate
+    with caplog.at_level(logging.WARNING, logger="ibiportal.storage.signal"):
+        assert signal.current() == first and signal.current() == first
+        assert reads == ["up", "down"]  # not one read per lookup
+        now[0] += signal_module.RETRY_SECONDS
+        assert signal.current() == first and reads == ["up", "down", "down"]
+        now[0] += signal_module.STALE_SECONDS
+        with pytest.raises(OperationalError):
+            signal.current()
+        answers["mode"] = "up"
+        assert signal.current().generation == 5 and reads == ["up", "down", "down", "down", "up"]
+    assert [record.getMessage().split(":")[0] for record in caplog.records] == [
+        "database unreachable", "database reachable again"]
+    answers["mode"] = "bug"
+    write_signal_file(path, 2)
+    with pytest.raises(ProgrammingError):  # a wrong statement is no outage
+        signal.current()
