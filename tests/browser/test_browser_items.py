@@ -100,6 +100,8 @@ def test_an_administrator_finds_an_item_and_uploads_a_large_file_with_a_progress
     page.get_by_role("link", name="Relatório de atividades do INPE", exact=True).click()
     expect(page.get_by_role("heading", name="Relatório de atividades do INPE")).to_be_visible()
 
+    expect(page.get_by_role("button", name="Cancel")).to_be_hidden()  # until an upload is under way
+    expect(page.get_by_role("progressbar", name="Upload progress")).to_be_hidden()
     large = tmp_path / "dados-brutos.bin"
     large.write_bytes(os.urandom(8 * 1024 * 1024))
     cdp = page.context.new_cdp_session(page)  # about 3 s on the wire, so the bar is seen moving

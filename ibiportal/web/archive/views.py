@@ -52,7 +52,7 @@ def own_item_files(ibi: str):
     if wants_json():
         return listing_response(held, portal_url(), resolver_base())
     item = _find(holdings().own, held.item.ibip)
-    return render_template("archive/own_files.html", item=item, held=held)
+    return render_template("archive/own_files.html", item=item, held=held, file_urls=_file_urls(item, held.files))
 
 
 @bp.get("/col/<path:rest>")
@@ -105,9 +105,15 @@ def own_item(ibi: str):
     ) if target]
     related += [(f"Translation ({language})", target, _title(items, target)) for language, target in relations.translations]
     embedded = embedded_metadata(item_record(item)) if item.dc else None
-    return render_template("archive/own_item.html", item=item, record=record, related=related,
-                           files=get_item_files().listing(record.minted.ibip).files,
-                           persistent=persistent_url(resolver_base(), record.minted.ibip), embedded=embedded)
+    files = get_item_files().listing(record.minted.ibip).files
+    return render_template("archive/own_item.html", item=item, record=record, related=related, files=files,
+                           file_urls=_file_urls(item, files), persistent=persistent_url(resolver_base(), record.minted.ibip),
+                           embedded=embedded)
+
+
+def _file_urls(item: Item, files) -> dict[str, str | None]:
+    """Where each file of an own item is served (``None`` once the item is deleted)."""
+    return {stored.path: item.file_url(stored.path) for stored in files}
 
 
 def _title(items: ItemService, ibi: str) -> str | None:
