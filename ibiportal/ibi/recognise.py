@@ -502,6 +502,17 @@ def without_resolver_segment(path: str) -> str:
     return path
 
 
+_PASTED_URL = re.compile(r"/https?:/+[^/?#]+(?=[/?#])", re.IGNORECASE)
+
+
+def without_pasted_resolver(path: str) -> str:
+    """A request path holding a whole persistent URL, as a person pastes one after the portal's
+    address (``/http://urlib.net/8JMKD3MGP8W/34PGRBS``; a proxy may merge its ``//``), as that
+    URL's own path: this portal resolves it, whichever resolver it named. Any other path as given."""
+    pasted = _PASTED_URL.match(path)
+    return path[pasted.end():] if pasted else path
+
+
 def direct_link_path(path: str) -> str | None:
     """A request path that is a URLib Archive's link to an item, as the persistent URL's path:
     ``/col/<rep>/doc/<file>`` and ``/attachment.cgi/<rep>/doc/<file>`` → ``/<rep>/<file>``,

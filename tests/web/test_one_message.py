@@ -44,3 +44,15 @@ def test_the_resolver_names_the_same_fault(client):
     assert response.status_code == 404
     error = response.get_json()["error"]
     assert error["message"].endswith(MESSAGE) and error["position"] == len("/8JMKD3MGP8W/") + 1
+
+
+def test_a_whole_url_pasted_after_the_portal_names_the_same_fault_or_resolves(client):
+    """GET /<URL>: a persistent URL pasted after the portal's address is read as its path."""
+    response = client.get("/" + BAD, environ_base=CLIENT, headers={"Accept": "application/json"})
+    assert response.status_code == 404
+    error = response.get_json()["error"]
+    assert error["message"].endswith(MESSAGE) and error["position"] == len("/" + BAD) - 6  # the first Z, in the path
+    for pasted in ("/http://urlib.net/8JMKD3MGP8W/35MME4E", "/http:/urlib.net/8JMKD3MGP8W/35MME4E"):
+        found = client.get(pasted, environ_base=CLIENT)
+        assert found.status_code == 302 and found.headers["Location"] == client.get(
+            "/8JMKD3MGP8W/35MME4E", environ_base=CLIENT).headers["Location"]

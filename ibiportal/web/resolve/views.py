@@ -15,7 +15,7 @@ from werkzeug.routing import PathConverter
 
 from ...errors import ParseError
 from ...ibi.identifier import split_ibi
-from ...ibi.recognise import direct_link_path, without_resolver_segment
+from ...ibi.recognise import direct_link_path, without_pasted_resolver, without_resolver_segment
 from ...ibi.url import parse_persistent_url
 from ...application.resolving import Asked
 from ...resolver.cache import CachedRedirect
@@ -67,7 +67,7 @@ def resolve(ibi_path: str):
             return error_response(f"{rescued} is a direct link to an Archive's copy of an item, but the item's "
                                   f"repository name does not read: {exc.message}", 404, None, "path")
         try:
-            ibi_part = without_resolver_segment("/" + ibi_path)[1:]
+            ibi_part = without_resolver_segment(without_pasted_resolver("/" + ibi_path))[1:]
             split_ibi(ibi_part)
         except ParseError as not_ibi:
             return unknown_page(ibi_path, not_ibi, len(ibi_path) - len(ibi_part))
@@ -118,14 +118,16 @@ def received_url() -> str:
     """The persistent URL as the browser sent it (message (2)), path and query undecoded, without
     a leading ``/ibi`` or ``/rep`` segment (``without_resolver_segment``); a URLib Archive's
     direct link (``/col/<rep>/doc/<file>``, ``/attachment.cgi/…``, ``/archive.cgi/<rep>``) is the
-    persistent URL ``/<rep>/<file>``: rescued, it resolves to wherever the item lives now."""
-    path = without_resolver_segment(_raw_path())
+    persistent URL ``/<rep>/<file>``: rescued, it resolves to wherever the item lives now; and a
+    whole persistent URL pasted after the portal's address is read as its path
+    (``without_pasted_resolver``)."""
+    path = without_resolver_segment(without_pasted_resolver(_raw_path()))
     return f"{request.scheme}://{request.host}{direct_link_path(path) or path}"  # request.host_url, without its IRI conversion (15 µs)
 
 
 def rescued_link() -> str | None:
     """The request's path when it is a URLib Archive's direct link that :func:`received_url` rescued."""
-    path = _raw_path()
+    path = without_pasted_resolver(_raw_path())
     return path.split("?", 1)[0] if direct_link_path(path) is not None else None
 
 
