@@ -19,7 +19,7 @@ from ibiportal.protocol.messages import RegistrationKey
 from ibiportal.registry import ArchiveDetails, Confirmation, KeyHash
 from ibiportal.storage.database import Storage
 from ibiportal.storage.registry import ArchiveStore
-from tests.reliability.processes import start_gunicorn
+from tests.reliability.processes import start_gunicorns
 from tests.standard_examples import SECTION_10_1_URL
 
 CONCURRENT = 40
@@ -74,7 +74,7 @@ def test_forty_requests_over_two_nodes_send_one_url_request_and_every_follower_l
         "IBIPORTAL_WORKERS": "2", "IBIPORTAL_THREADS": str(THREADS), "IBIPORTAL_DEMO_ARCHIVES": "0",
         "IBIPORTAL_ALLOW_PRIVATE_ARCHIVES": "1",
     }
-    nodes = [start_gunicorn({**common, "IBIPORTAL_INSTANCE": str(tmp_path / name)}) for name in "ab"]
+    nodes = start_gunicorns([{**common, "IBIPORTAL_INSTANCE": str(tmp_path / name)} for name in "ab"])
     start = threading.Barrier(CONCURRENT)
     public = {"Host": nodes[0].url.removeprefix("http://")}  # one address for both, as a reverse proxy keeps it
 

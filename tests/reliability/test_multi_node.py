@@ -21,7 +21,7 @@ from ibiportal.storage.database import Storage
 from ibiportal.storage.identifiers import IdentifierStore
 from ibiportal.storage.registry import ArchiveStore
 from ibiportal.storage.tokens import TokenStore
-from tests.reliability.processes import start_gunicorn
+from tests.reliability.processes import start_gunicorns
 from tests.standard_examples import SECTION_10_1_URL
 
 RESOLVER_SERVICE_IBI = "J8LNKB5R7W/3FUQHC5"
@@ -44,10 +44,8 @@ def cluster(postgres_server, redis_server, tmp_path_factory):
         "IBIPORTAL_TRUSTED_PROXIES": "127.0.0.1", "IBIPORTAL_RATELIMIT_API": f"{API_LIMIT}/minute",
         "IBIPORTAL_MAX_FILE_BYTES": str(MAX_FILE_BYTES),
     }
-    nodes = [
-        start_gunicorn({**common, "IBIPORTAL_INSTANCE": str(tmp_path_factory.mktemp(f"node-{name}"))})
-        for name in "ab"
-    ]
+    nodes = start_gunicorns([{**common, "IBIPORTAL_INSTANCE": str(tmp_path_factory.mktemp(f"node-{name}"))}
+                             for name in "ab"])
     yield {"database": database, "nodes": nodes}
     for node in nodes:
         node.stop()
