@@ -170,6 +170,8 @@ def main() -> None:
     options = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     options.add_argument("--postgres", action="store_true", help="two nodes on PostgreSQL and Redis")
     options.add_argument("--round-seconds", type=int, default=SECONDS, help="length of each round")
+    options.add_argument("--warm-up-seconds", type=int, default=WARM_UP_SECONDS,
+                         help="the mix before the rounds (120: caches expired and refilled, thread pools at their size)")
     arguments = options.parse_args()
     require_wrk()
     load_at_start = Path("/proc/loadavg").read_text().split()[0]  # other programs on the machine
@@ -182,8 +184,8 @@ def main() -> None:
             for path, expected in MIX.items():  # each URL answers as it should before the load
                 status, _ = status_of(node.base_url + path)
                 assert status == expected, f"{path}: {status}, expected {expected}"
-            wrk(node.base_url + "/", WARM_UP_SECONDS, CONNECTIONS, threads=WRK_THREADS, script="wrk_mix.lua",
-                args=tuple(MIX))  # every worker resolves the URLs once and fills its cache
+            wrk(node.base_url + "/", arguments.warm_up_seconds, CONNECTIONS, threads=WRK_THREADS, script="wrk_mix.lua",
+                args=tuple(MIX), timeout_seconds=CLIENT_TIMEOUT_SECONDS)  # every worker resolves the URLs and fills its cache
         start = time.monotonic()
         for kind in ROUNDS:
             rounds.append((kind, load_round(nodes, HITS if kind == "hits" else MIX, arguments.round_seconds,
@@ -211,7 +213,7 @@ def main() -> None:
         "Load test: cached hits alone against the mix, the portal under gunicorn.conf.py on loopback",
         f"{where}; {len(workers)} gthread workers in all x {runpy.run_path(str(ROOT / 'gunicorn.conf.py'))['threads']} "
         f"threads on {os.cpu_count()} cores (recycling off for the run); wrk -t{WRK_THREADS} -c{CONNECTIONS} in all, "
-        f"rounds {', '.join(ROUNDS)} of {arguments.round_seconds} s; "
+        f"the mix {arguments.warm_up_seconds} s to warm up, then rounds {', '.join(ROUNDS)} of {arguments.round_seconds} s; "
         f"load average {load_at_start} at the start, {Path('/proc/loadavg').read_text().split()[0]} at the end",
         f"mix, in turn on every connection: {', '.join(f'{path} ({status})' for path, status in MIX.items())}",
         "",
