@@ -43,7 +43,7 @@ class LimitedLog:
                 return
             self._causes[cause] = _Cause(now)
         held_back = known.held_back if known is not None else 0
-        self.logger.warning(message + self._held_back(held_back), *args)
+        self.logger.warning(message + self._held_back(held_back), *args, stacklevel=2)  # the caller's line
 
     def recovered(self, cause: str, message: str, *args: object) -> None:
         """The fault of ``cause`` is over: ``message`` once (with what was held back), then nothing
@@ -53,7 +53,7 @@ class LimitedLog:
         with self._lock:
             known = self._causes.pop(cause, None)
         if known is not None:
-            self.logger.warning(message + self._held_back(known.held_back), *args)
+            self.logger.warning(message + self._held_back(known.held_back), *args, stacklevel=2)
 
     def _held_back(self, count: int) -> str:
         if not count:

@@ -189,7 +189,10 @@ class Storage:
             yield self.connection
         except BaseException:
             self._after_commit.clear()
-            self.connection.exec_driver_sql("ROLLBACK")
+            if self.connection.invalidated:  # the server went away: nothing to roll back there
+                self.connection.rollback()  # (SQLAlchemy's side: the connection may be used again)
+            else:
+                self.connection.exec_driver_sql("ROLLBACK")
             raise
         self.connection.exec_driver_sql("COMMIT")
         callbacks, self._after_commit = self._after_commit, []
