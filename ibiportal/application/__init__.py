@@ -7,7 +7,7 @@ read by ``ibiportal.config``), the instance folder, a way to reach the storage o
 of work and a clock. It holds the long-lived parts every request shares (the transports, the
 thread pools, the resolution cache, single flight, the Archives this process answers for) and
 the use cases built on them: :class:`~.resolving.Resolving` (``GET /<persistent URL>``, the
-trace).
+trace) and :class:`~.citing.Citing` (Cite).
 
 Fork safety: gunicorn imports ``app.py`` in each worker (no ``preload_app``), so ``create_app``
 runs after the fork. Even so, the parts that own threads, sockets or connections (the libcurl
@@ -29,13 +29,15 @@ from ..archive.demo import DemoArchive, load_demo_archives
 from ..archive.own import OwnArchive, own_archive_service
 from ..archive.service import ArchiveService
 from ..resolver.acknowledging import PendingNotices
+from ..ibi.prefixes import KNOWN_PREFIX_PAIRS
+from ..minting import Subsystem
 from ..resolver.cache import Acknowledger, Changes, ResolutionCache
 from ..resolver.curl_transport import CurlTransport
 from ..resolver.engine import ResolverSettings
 from ..resolver.single_flight import SingleFlight
 from ..resolver.transport import HttpTransport, LocalTransport, Route, Transport
 from ..storage.database import Storage
-from ..storage.identifiers import FreshConnections
+from ..storage.identifiers import FreshConnections, IdentifierStore
 from ..storage.redis_flight import RedisFlight
 from ..storage.signal import GenerationSignal, RedisChanges, read_changes, signal_file
 from ..storage.signal import write_signal_file
@@ -59,6 +61,10 @@ PENDING_ACKNOWLEDGMENTS_PER_REQUEST_THREAD = 128
 #: Seconds a cross-worker flight's lock outlives a resolution's deadline: time to store the
 #: leader's trace and publish its outcome (a killed leader's lock is gone that long after it).
 FLIGHT_LOCK_MARGIN_SECONDS = 2.0
+
+
+#: The source conversion names for the pairs of the portal's own subsystems.
+OWN_SUBSYSTEM_SOURCE = "this portal's identification subsystem, which minted the IBI (IBIPORTAL_MINT_*)"
 
 
 def resolver_threads(request_threads: int) -> int:
@@ -98,15 +104,18 @@ class Application:
 
     def __init__(self, config: Mapping[str, Any], instance_path: str, storage: Callable[[], Storage],
                  clock: Callable[[], datetime] = utc_now) -> None:
+        from .citing import Citing
         from .resolving import Resolving
 
         self.config = config
         self.instance_path = instance_path
         self.storage = storage
         self.clock = clock
+        self.subsystem = Subsystem.from_config(config)  # the portal's own, validated at start-up
         self._lock = threading.RLock()  # re-entrant: making one part may make those it uses
         self._parts: dict[str, Any] = {}
         self.resolving = Resolving(self)
+        self.citing = Citing(self)
 
     def _part(self, name: str, make: Callable[[], Any]) -> Any:
         """The part ``name``, made on its first use (module docstring: fork safety)."""
@@ -116,6 +125,19 @@ class Application:
                 if name not in parts:
                     parts[name] = make()
         return parts[name]
+
+    def known_prefix_pairs(self) -> list[tuple[str, ...]]:
+        """The standard's pairs first, then the portal's own subsystems (the configured one and
+        every one that has minted here: what the portal minted always converts both ways), then
+        those added by administrators or learnt from Archives' answers, each with its source."""
+        store = IdentifierStore(self.storage())
+        own = self.subsystem
+        minted = [(own.rep_prefix, own.ibip_prefix), *store.minting_pairs()]
+        return [
+            *KNOWN_PREFIX_PAIRS,
+            *((rep, ibip, OWN_SUBSYSTEM_SOURCE) for rep, ibip in dict.fromkeys(minted)),
+            *((record.rep_prefix, record.ibip_prefix, record.source) for record in store.prefix_pair_records()),
+        ]
 
     # -- transports and pools --------------------------------------------------------------
 

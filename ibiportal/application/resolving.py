@@ -26,7 +26,6 @@ from ..resolver.engine import ClientInfo, Resolver, ResolverSettings, joined
 from ..resolver.reading import proven_prefix_pairs
 from ..resolver.trace import Resolution, Trace, TraceStep
 from ..resolver.transport import ArchiveEndpoint, Route, local_endpoint
-from ..storage.identifiers import IdentifierStore
 from ..storage.database import Storage
 from ..storage.redis_flight import Published
 from ..storage.registry import ArchiveStore
@@ -88,11 +87,14 @@ class Caller:
 @dataclass(frozen=True)
 class Site:
     """Where a request was served: ``portal_url``, the portal's own address without a trailing
-    ``/`` (the demo Archives' and the own Archive's URLs are on it), and ``root``, the request's
-    root URL with its ``/`` (the base of trace permalinks, and the resolver's base in Table 8.11)."""
+    ``/`` (the demo Archives' and the own Archive's URLs are on it); ``root``, the request's
+    root URL with its ``/`` (the base of trace permalinks, and the resolver's base in Table 8.11);
+    ``resolver_base``, the base of the persistent URLs the portal prints
+    (``IBIPORTAL_RESOLVER_BASE``, else ``root``)."""
 
     portal_url: str
     root: str
+    resolver_base: str
 
     def trace_permalink(self, trace_id: str) -> str:
         """The permalink of a stored trace."""
@@ -238,9 +240,8 @@ class Resolving:
         """Why a resolution found nothing, against the registry as it is now (``None`` if it found)."""
         if resolution.found:
             return None
-        storage = self.application.storage()
-        known_pairs = list(KNOWN_PREFIX_PAIRS) + IdentifierStore(storage).prefix_pairs()
-        return diagnose(resolution, ArchiveStore(storage).archives(), known_pairs)
+        registry = ArchiveStore(self.application.storage()).archives()
+        return diagnose(resolution, registry, self.application.known_prefix_pairs())
 
     # -- GET /<persistent URL> only: the cache of outcomes and single flight -------------------
 
@@ -337,13 +338,14 @@ def published(stored: StoredResolution) -> dict:
     """What a follower in another worker or node needs of a leader's resolution, as JSON: the
     outcome, the id of the trace it links, the diagnosis, and the Archive its redirect
     acknowledges again (the endpoint, which a rebuilt resolution otherwise lacks). Of the trace only
-    the (3) steps, without the Archives' answers and the request URLs, and the (7) steps travel: the
-    cache and the diagnosis read the former's statuses, :func:`joined` the latter; and the (4) steps,
-    which name the IBIs the loop followed (the cache drops the outcome when one changes). The
-    whole trace is in the shared database, behind the permalink."""
+    the (2) step (the IBI asked, which the diagnosis reads), the (3) steps, without the Archives'
+    answers and the request URLs, and the (7) steps travel: the cache and the diagnosis read the
+    former's statuses, :func:`joined` the latter; and the (4) steps, which name the IBIs the loop
+    followed (the cache drops the outcome when one changes). The whole trace is in the shared
+    database, behind the permalink."""
     resolution = stored.resolution
     light = Trace(tuple(replace(step, raw_answer=None, pairs=None, request_url=None)
-                        for step in resolution.trace.steps if step.number in (3, 4, 7)))
+                        for step in resolution.trace.steps if step.number in (2, 3, 4, 7)))
     endpoint = resolution.acknowledged
     return {
         "trace_id": stored.trace_id,

@@ -18,11 +18,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from ..errors import ParseError
 from ..ibi.ibip import Ibip, decode_ibip_prefix
+from ..ibi.identifier import parse_ibi
 from ..ibi.prefixes import ibip_prefixes_for, rep_prefixes_for
 from ..ibi.repository import decode_rep_prefix
-from ..ibi.url import PersistentUrl
 from ..registry import RegisteredArchive
 from .trace import AlertReason, Resolution, Status, TraceStep
 
@@ -158,10 +157,10 @@ def diagnose(
     """The diagnosis of a not-found resolution; ``None`` when it found a URL or ended otherwise."""
     if resolution.alert is None or resolution.alert.reason not in NOT_FOUND_ALERTS:
         return None
-    try:
-        ibi = PersistentUrl.parse(resolution.persistent_url).ibi
-    except ParseError:  # the engine's own bad-request alert is not a not-found
+    asked = asked_ibi(resolution)
+    if asked is None:  # the engine's own bad-request alert is not a not-found
         return None
+    ibi = parse_ibi(asked)
     subsystem = subsystem_of(ibi, prefix_pairs)
     registry = list(registry)
     by_address = {archive.address.lower(): archive for archive in registry if archive.address}
@@ -182,6 +181,15 @@ def diagnose(
     case = _case(here)
     return NotFoundDiagnosis(str(ibi), case, subsystem, tuple(here), failed,
                              _next_steps(str(ibi), case, subsystem, here, failed))
+
+
+def asked_ibi(resolution: Resolution) -> str | None:
+    """The IBI of the persistent URL resolved, as the trace's facts say: the capture (2), or the
+    first round's (3) in a trace that travelled without its capture (``published``)."""
+    for step in (*resolution.trace.numbered(2), *_first_round(resolution)):
+        if step.ibi:
+            return step.ibi
+    return None
 
 
 def _first_round(resolution: Resolution) -> list[TraceStep]:

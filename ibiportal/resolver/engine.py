@@ -90,7 +90,7 @@ def joined(resolution: Resolution, trace_url: str, waited_ms: float) -> Resoluti
     its own was sent, so its trace says whose resolution it shares and links it. A redirect
     keeps that resolution's acknowledgment, to be sent again for this request as a cache hit's is.
     """
-    share = _said(TraceStep(4, StepKind.SELECTION, RESOLVER, RESOLVER, "", notes=(trace_url,),
+    share = _said(TraceStep(4, StepKind.SELECTION, RESOLVER, RESOLVER, "", joined_trace=trace_url,
                             selection=Selection.JOINED))
     outcome = resolution.trace.numbered(7)
     return replace(resolution, trace=Trace((share, *outcome)), hops=0, elapsed_ms=waited_ms)
@@ -191,7 +191,8 @@ class _Run:
             *((name, _captured_text(value)) for name, value in parsed.to_table_8_8().items()),
         )
         self.steps.append(_said(TraceStep(2, StepKind.CAPTURE, BROWSER, RESOLVER, "", request_url=self.received,
-                                          pairs=captured)))
+                                          pairs=captured, ibi=str(parsed.ibi), verbs=tuple(str(verb) for verb in parsed.verbs),
+                                          client_ips=self.client.ip_addresses)))
         if not self.client.ip_addresses:
             return self.finish(alert=Alert(AlertReason.BAD_REQUEST, "the user's IP address is unknown (Table 8.9 needs it)"))
         if not self.resolver.archives:
@@ -238,6 +239,7 @@ class _Run:
         """Send (3) to every Archive in parallel and select an answer (4) by arrival order."""
         message = UrlRequest(self.client.ip_addresses, ibi, filepath, tuple(str(verb) for verb in verbs))
         query = message.to_query(sort=True)  # the same for every Archive: encoded once, not once per Archive
+        asked = {"ibi": ibi, "verbs": message.verbs, "client_ips": message.client_ips, "relation": relation_of(verbs)}
         fan_out = FanOut(self.resolver.executor, self.sender)
         for endpoint in self.resolver.archives:
             try:
@@ -245,7 +247,7 @@ class _Run:
             except ParseError as error:
                 self.steps.append(_said(TraceStep(3, StepKind.URL_REQUEST, RESOLVER, endpoint.name, "", hop=self.hops,
                                                   archive=endpoint.address, status=Status.NOT_SENT, error=str(error),
-                                                  relation=relation_of(verbs))))
+                                                  **asked)))
                 continue
             fan_out.ask(endpoint, url)
         arrivals: list[Arrival] = []
@@ -253,7 +255,7 @@ class _Run:
         for batch in fan_out.batches():
             for reply in batch:
                 step, reading = read_reply(reply, len(arrivals) + 1, verbs, self.hops, self.client.language_preference)
-                self.steps.append(_said(step))
+                self.steps.append(_said(replace(step, ibi=ibi, verbs=message.verbs, client_ips=message.client_ips)))
                 arrivals.append((reply, reading))
                 stopped = stopped or stops_waiting(reading, original)
             if stopped:
@@ -261,7 +263,7 @@ class _Run:
         unanswered = fan_out.unanswered
         for endpoint in unanswered:
             self.steps.append(_said(TraceStep(3, StepKind.URL_REQUEST, RESOLVER, endpoint.name, "", hop=self.hops,
-                                              archive=endpoint.address, relation=relation_of(verbs),
+                                              archive=endpoint.address, **asked,
                                               status=Status.NOT_WAITED_FOR if stopped else Status.TIMEOUT)))
         choice = select(arrivals, original, unanswered)
         if isinstance(choice, Alert):

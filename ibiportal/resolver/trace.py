@@ -122,13 +122,19 @@ class TraceStep:
     ``decision`` is a sentence for people, rendered by :mod:`ibiportal.resolver.wording` from
     the structured facts below; nothing but people reads it. The facts:
 
+    * ``ibi``, ``verbs``, ``client_ips``: on (2), the IBI and verb list parsed from the persistent
+      URL and the user's IP list (Tables 8.6, 8.8 and 8.10); on (3), what the ``urlRequest`` asks
+      (Table 8.9), also on a (3) that was never sent: so that no reader parses ``request_url``
+      or the persistent URL again;
     * ``relation``: the relation sought (Table 9.5), on (3) and (5);
     * ``meaning``, ``deciding_pair``, ``onward_ibi``: on an answered (3), what the answer offers
       and the pair that says so (``url<relation>``, ``state``, ``ibi.nextedition``…);
     * ``selection``, ``chosen``, ``alert``, ``outcomes``: on (4), how it chose, the Archive whose
       answer it chose, the alert it ended with, and every Archive's status in the round;
     * ``acknowledgment``: on (5) and (6), what came of the acknowledgment;
-    * ``alert`` on (7) too: the alert sent instead of a URL.
+    * ``alert`` on (7) too: the alert sent instead of a URL;
+    * ``joined_trace``: on a (4) that joined the resolution of an identical request, the
+      permalink of that resolution's trace.
     """
 
     number: int
@@ -158,6 +164,10 @@ class TraceStep:
     alert: AlertReason | None = None
     outcomes: tuple[tuple[str, Status], ...] = ()
     acknowledgment: AcknowledgmentOutcome | None = None
+    ibi: str | None = None
+    verbs: tuple[str, ...] = ()
+    client_ips: tuple[str, ...] = ()
+    joined_trace: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: enums as their values, pairs as ``[name, raw value]`` lists. Field by field,
@@ -170,6 +180,8 @@ class TraceStep:
         data["pairs"] = None if self.pairs is None else [list(pair) for pair in self.pairs]
         data["notes"] = list(self.notes)
         data["outcomes"] = [[name, status.value] for name, status in self.outcomes]
+        data["verbs"] = list(self.verbs)
+        data["client_ips"] = list(self.client_ips)
         return data
 
     @classmethod
@@ -184,6 +196,8 @@ class TraceStep:
         problem = values.get("parse_error")
         values["parse_error"] = None if problem is None else ParseProblem(**problem)
         values["notes"] = tuple(values.get("notes", ()))
+        values["verbs"] = tuple(values.get("verbs", ()))
+        values["client_ips"] = tuple(values.get("client_ips", ()))
         return cls(**values)
 
 

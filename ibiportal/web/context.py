@@ -12,9 +12,8 @@ from ..application.files import ItemFiles
 from ..application.copies import CopyService
 from ..application.idempotent_minting import IdempotentMinting
 from ..application.items import ItemService
-from ..ibi.prefixes import KNOWN_PREFIX_PAIRS
 from ..ibi.url import PersistentUrl
-from ..minting import Minter, Subsystem
+from ..minting import Minter
 from ..resolver.addresses import client_ip_list
 from ..resolver.engine import ClientInfo
 from ..storage.database import Storage
@@ -53,9 +52,11 @@ def request_client() -> ClientInfo:
 
 
 def request_site() -> Site:
-    """Where the request was served: the portal's own address and the request's root URL (built
-    from its parts: request.url_root's IRI conversion cost a cached redirect 200 µs)."""
-    return Site(portal_url(), f"{request.scheme}://{request.host}{request.script_root}/")
+    """Where the request was served: the portal's own address, the request's root URL (built
+    from its parts: request.url_root's IRI conversion cost a cached redirect 200 µs), and the
+    base of persistent URLs (IBIPORTAL_RESOLVER_BASE, else that root)."""
+    root = f"{request.scheme}://{request.host}{request.script_root}/"
+    return Site(portal_url(), root, current_app.config.get("RESOLVER_BASE") or root)
 
 
 def client_address() -> str:
@@ -81,7 +82,7 @@ def close_storage(_exc: BaseException | None = None) -> None:
 
 def get_minter() -> Minter:
     """The portal's identification subsystem, as configured (validated at start-up)."""
-    return Minter(IdentifierStore(get_storage()), current_app.extensions["ibiportal.subsystem"])
+    return Minter(IdentifierStore(get_storage()), application().subsystem)
 
 
 def get_idempotent_minting() -> IdempotentMinting:
@@ -101,10 +102,6 @@ def get_item_files() -> ItemFiles:
     return ItemFiles(IdentifierStore(storage), FileStore(storage), current_app.config["MAX_FILE_BYTES"])
 
 
-#: The source conversion names for the pairs of the portal's own subsystems.
-OWN_SUBSYSTEM_SOURCE = "this portal's identification subsystem, which minted the IBI (IBIPORTAL_MINT_*)"
-
-
 def get_copies() -> CopyService:
     """The copies the own Archive holds of other Archives' items (API and administrator's pages)."""
     storage = get_storage()
@@ -113,17 +110,8 @@ def get_copies() -> CopyService:
 
 
 def known_prefix_pairs() -> list[tuple[str, ...]]:
-    """The standard's pairs first, then the portal's own subsystems (the configured one and every
-    one that has minted here: what the portal minted always converts both ways), then those added
-    by administrators or learnt from Archives' answers, each with its source."""
-    store = IdentifierStore(get_storage())
-    own = current_app.extensions["ibiportal.subsystem"]
-    minted = [(own.rep_prefix, own.ibip_prefix), *store.minting_pairs()]
-    return [
-        *KNOWN_PREFIX_PAIRS,
-        *((rep, ibip, OWN_SUBSYSTEM_SOURCE) for rep, ibip in dict.fromkeys(minted)),
-        *((record.rep_prefix, record.ibip_prefix, record.source) for record in store.prefix_pair_records()),
-    ]
+    """The prefix pairs conversion knows (:meth:`Application.known_prefix_pairs`)."""
+    return application().known_prefix_pairs()
 
 
 def resolver_base() -> str:
@@ -140,5 +128,4 @@ def canonical_base(url: PersistentUrl, given: str | None = None) -> str:
 
 def init_app(app: Flask, built: Application) -> None:
     app.extensions[APPLICATION] = built
-    app.extensions["ibiportal.subsystem"] = Subsystem.from_config(app.config)
     app.teardown_appcontext(close_storage)

@@ -39,6 +39,9 @@ every start) and its key stays safe.
 Not limited: ``GET /<persistent URL>`` (resolution is the portal's main job and must take
 the load test's traffic), pages, and static files.
 
+Each blueprint declares its own limits (:func:`declare`, next to its views); this module holds
+the limiter, the settings and the words of a refusal, and knows no blueprint.
+
 A refusal is a 429 with ``Retry-After`` (seconds) and ``X-RateLimit-*`` headers; its body is
 the JSON error of the API, the HTML error page, or – at the resolver service, which speaks
 pair lists to Archives – a ``status.archive refused`` pair list (see its views).
@@ -54,23 +57,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
-from flask import Flask, Response, current_app, request
+from flask import Blueprint, Flask, current_app
+from flask.blueprints import BlueprintSetupState
 from flask_limiter import Limiter
 from limits import RateLimitItem, parse_many
 
-from ..errors import ParseError
-from ..protocol.query import parse_query
-from ..resolver.registration import normalize_service_ibi
 from ..storage.signal import REDIS_TIMEOUT_SECONDS
-from .api.views import bp as api_bp
 from .context import client_address
-from .auth.views import bp as auth_bp
-from .cite.views import bp as cite_bp
-from .registration.views import bp as registration_bp
-from .resolve.negotiation import mentions_citation
-from .resolve.views import bp as resolve_bp
-from .trace.views import bp as trace_bp
 
 #: The settings holding a limit, checked at start-up.
 LIMIT_SETTINGS = (
@@ -85,45 +80,55 @@ LIMIT_SETTINGS = (
 REFERENCES_SCOPE = "references"
 #: A stalled Redis must not hold requests: past this, the limits are counted in memory (see init_app).
 REDIS_OPTIONS = {"socket_timeout": REDIS_TIMEOUT_SECONDS, "socket_connect_timeout": REDIS_TIMEOUT_SECONDS}
-#: Endpoints that resolve on demand, never from the cache: each sends messages to every Archive.
-ON_DEMAND_RESOLUTIONS = {"api.run_trace", "trace.run_trace", "api.cite_api", "cite.cite_page", "cite.download"}
-RESOLVE_ENDPOINT = "resolve.resolve"
-LOGIN_ENDPOINT = "auth.login"
+#: The key of the app's limiter in ``app.extensions``.
+LIMITER = "ibiportal.limiter"
 
 
-def archive_of_request() -> str:
-    """The normalized ``archiveserviceibi`` of a resolver-service request; empty (not counted) if none."""
-    try:
-        values = [pair.value for pair in parse_query(request.query_string) if pair.name == "archiveserviceibi"]
-        return "archive:" + normalize_service_ibi(values[0]) if values else ""
-    except ParseError:
-        return ""
+class Rules:
+    """What a blueprint's declaration uses: the app's limiter, and limits named by their setting
+    with the refusal in words (what was counted, the limit, and when to try again)."""
+
+    def __init__(self, limiter: Limiter) -> None:
+        self.limiter = limiter
+
+    def _message(self, what: str, setting: str) -> Callable[[], str]:
+        def text() -> str:
+            current = self.limiter.current_limit
+            wait = max(1, int(current.reset_at - time.time())) if current is not None else 60
+            return f"too many {what}: at most {current_app.config[setting]}; try again in {wait} s"
+
+        return text
+
+    def limit(self, setting: str, what: str, **options: Any):
+        """A limit of its own on the blueprint it decorates, from ``setting``."""
+        return self.limiter.limit(lambda: current_app.config[setting], error_message=self._message(what, setting), **options)
+
+    def shared(self, setting: str, what: str, scope: str, **options: Any):
+        """One budget shared by every blueprint it decorates under ``scope``, from ``setting``."""
+        return self.limiter.shared_limit(lambda: current_app.config[setting], scope=scope,
+                                         error_message=self._message(what, setting), **options)
+
+    def on_demand(self, counts: Callable[[], bool]):
+        """``RATELIMIT_TRACE``: traces and citations, API and pages together; each one sends
+        messages to every Archive, bypassing the cache. ``counts`` says whether this request is one."""
+        return self.shared("RATELIMIT_TRACE", "traces and citations from your address", "trace",
+                           exempt_when=lambda: not counts())
 
 
-def _refused_key_check(response: Response) -> bool:
-    return response.status_code == 403
+def declare(blueprint: Blueprint) -> Callable[[Callable[[Rules], None]], Callable[[Rules], None]]:
+    """``@declare(bp)`` on a function of :class:`Rules` that puts the blueprint's limits on it,
+    when the blueprint is registered on an app whose limiter is enabled (:func:`init_app` runs first)."""
 
+    def wrap(attach: Callable[[Rules], None]) -> Callable[[Rules], None]:
+        def on_register(state: BlueprintSetupState) -> None:
+            limiter = state.app.extensions[LIMITER]
+            if limiter.enabled:
+                attach(Rules(limiter))
 
-def _failed_login(response: Response) -> bool:
-    return response.status_code != 302
+        blueprint.record_once(on_register)
+        return attach
 
-
-def _asks_for_citation() -> bool:
-    """``GET /<IBI>`` with a citation type in ``Accept``: a citation, made like the Cite page's."""
-    return request.endpoint == RESOLVE_ENDPOINT and mentions_citation(request.headers.get("Accept", ""))
-
-
-def _not_on_demand_resolution() -> bool:
-    """Only a request that resolves counts: the Cite page without an IBI is just the form."""
-    if _asks_for_citation():
-        return False
-    if request.endpoint not in ON_DEMAND_RESOLUTIONS:
-        return True
-    return request.method == "GET" and not request.args.get("ibi")
-
-
-def _limit(name: str) -> Callable[[], str]:
-    return lambda: current_app.config[name]
+    return wrap
 
 
 def reference_budget() -> Callable[[], str | None]:
@@ -166,7 +171,7 @@ def check_settings(app: Flask) -> None:
 
 
 def init_app(app: Flask) -> Limiter:
-    """Create this app's limiter and attach the limits of the module docstring."""
+    """Create this app's limiter; the blueprints registered after it declare their limits."""
     check_settings(app)
     storage_uri = app.config["RATELIMIT_STORAGE_URI"]
     if storage_uri == "memory://" and app.config["REDIS_URL"]:
@@ -184,50 +189,5 @@ def init_app(app: Flask) -> Limiter:
         enabled=app.config["RATELIMIT_ENABLED"],
     )
     limiter.init_app(app)
-    # Not limited, and not even looked at: the limiter's per-request work was a quarter of a
-    # cached resolution's (benchmarks/cache.py).
-    limiter.request_filter(lambda: request.endpoint == RESOLVE_ENDPOINT and not _asks_for_citation())
-    app.extensions["ibiportal.limiter"] = limiter
-    if not limiter.enabled:
-        return limiter
-
-    def message(what: str, setting: str) -> Callable[[], str]:
-        """The refusal in words: what was counted, the limit, and when to try again."""
-
-        def text() -> str:
-            current = limiter.current_limit
-            wait = max(1, int(current.reset_at - time.time())) if current is not None else 60
-            return f"too many {what}: at most {current_app.config[setting]}; try again in {wait} s"
-
-        return text
-
-    limiter.limit(
-        _limit("RATELIMIT_RESOLVER_SERVICE"), scope="resolver-service",
-        error_message=message("requests from your address", "RATELIMIT_RESOLVER_SERVICE"),
-    )(registration_bp)
-    limiter.limit(
-        _limit("RATELIMIT_KEY_CHECKS"), scope="key-checks-by-client", deduct_when=_refused_key_check,
-        error_message=message("wrong registration keys from your address", "RATELIMIT_KEY_CHECKS"),
-    )(registration_bp)
-    limiter.limit(
-        _limit("RATELIMIT_KEY_CHECKS"), scope="key-checks-by-archive", key_func=archive_of_request,
-        deduct_when=_refused_key_check,
-        error_message=message("wrong registration keys for this archiveserviceibi", "RATELIMIT_KEY_CHECKS"),
-    )(registration_bp)
-    limiter.limit(
-        _limit("RATELIMIT_LOGIN"), scope="login", methods=["POST"], deduct_when=_failed_login,
-        exempt_when=lambda: request.endpoint != LOGIN_ENDPOINT,
-        error_message=message("failed logins from your address", "RATELIMIT_LOGIN"),
-    )(auth_bp)
-    limiter.shared_limit(
-        _limit("RATELIMIT_API"), scope="api",
-        error_message=message("API requests from your address", "RATELIMIT_API"),
-    )(api_bp)
-    on_demand = limiter.shared_limit(
-        _limit("RATELIMIT_TRACE"), scope="trace",
-        exempt_when=_not_on_demand_resolution,
-        error_message=message("traces and citations from your address", "RATELIMIT_TRACE"),
-    )
-    for blueprint in (api_bp, trace_bp, cite_bp, resolve_bp):
-        on_demand(blueprint)
+    app.extensions[LIMITER] = limiter
     return limiter

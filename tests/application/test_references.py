@@ -14,7 +14,7 @@ from ibiportal.application.references import (
 )
 from ibiportal.ibi.extract import extract
 from ibiportal.resolver.trace import Alert, AlertReason
-from ibiportal.web.statuses import ALERT_STATUS, FOUND_STATUS
+from ibiportal.resolver.statuses import ALERT_STATUS, FOUND_STATUS
 
 LIST = """A. IBI: <8JMKD3MGP8W/35MMLL8>. Disponível em: <http://urlib.net/ibi/8JMKD3MGP8W/35MMLL8>.
 B. IBI: <8JMKD3MGP8W/34PGRBS>.

@@ -1,10 +1,11 @@
 """Engine bounds: hop limit and cycle detection, each ending with an alert that says why."""
 from __future__ import annotations
 
+import json
 from urllib.parse import parse_qs, urlsplit
 
 from ibiportal.resolver.engine import ClientInfo, Resolver, ResolverSettings
-from ibiportal.resolver.trace import AlertReason
+from ibiportal.resolver.trace import AlertReason, Resolution
 from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Timeouts
 
 CLIENT = ClientInfo(("203.0.113.7",))
@@ -58,3 +59,20 @@ def test_no_archives_and_no_transport():
     resolver.close()
     assert resolution.alert.reason is AlertReason.NO_ARCHIVE_ANSWERED
     assert "no transport named 'fake'" in resolution.alert.message
+
+
+def test_every_url_request_names_what_it_asks_as_facts_the_json_keeps():
+    resolution, transport = resolve({"D7N2U8HW/39G4TD2": "D7N2U8HW/3ETPTF5", "D7N2U8HW/3ETPTF5": "D7N2U8HW/39G4TD2"})
+    body = Resolution.from_dict(json.loads(json.dumps(resolution.to_dict())))
+    captured = body.trace.numbered(2)[0]
+    assert (captured.ibi, captured.verbs, captured.client_ips) == ("D7N2U8HW/39G4TD2", ("GetLastEdition",), CLIENT.ip_addresses)
+    asked = [(step.hop, step.ibi, step.verbs, step.client_ips, step.relation) for step in body.trace.numbered(3)]
+    assert asked == [(1, "D7N2U8HW/39G4TD2", ("GetLastEdition",), CLIENT.ip_addresses, ".lastedition"),
+                     (2, "D7N2U8HW/3ETPTF5", ("GetLastEdition",), CLIENT.ip_addresses, ".lastedition")]
+    assert [ibi for _, ibi, *_ in asked] == transport.asked  # the facts are what went on the wire
+    for step in body.trace.numbered(3):  # and what the request URL says, read the other way
+        query = parse_qs(urlsplit(step.request_url).query)
+        assert query["parsedibiurl.ibi"] == [step.ibi] and query["parsedibiurl.verblist"] == [" ".join(step.verbs)]
+    followed = [step.onward_ibi for step in body.trace.numbered(4) if step.onward_ibi]
+    assert followed == ["D7N2U8HW/3ETPTF5", "D7N2U8HW/39G4TD2"]  # the second one closes the cycle
+    assert resolution.request.ibi == resolution.request.parse(resolution.persistent_url).ibi  # the parsed request kept

@@ -18,9 +18,9 @@ from ibiportal.resolver import transport
 from ibiportal.protocol.messages import RegistrationKey
 from ibiportal.registry import ArchiveDetails, Confirmation, KeyHash
 from ibiportal.storage.registry import ArchiveStore
-from ibiportal.web.cite.lookup import CiteProblem, oai_dc_record
+from ibiportal.application.citing import CiteProblem
 from ibiportal.web.context import get_storage
-from ibiportal.web.context import APPLICATION, holdings
+from ibiportal.web.context import APPLICATION, application, holdings, request_site
 from tests.servers import fresh_sqlite
 
 #: A demo item with an oai_dc record (ibiportal/archive/data/demo_archives.json, Archive "origin").
@@ -216,6 +216,11 @@ def test_no_metadata_is_a_message_with_the_trace(client, ibi, status, words):
     assert words in api.get_json()["error"]["message"] and api.get_json()["trace"].startswith("http://localhost/api/v1/trace/")
     download = client.get("/cite.bib", query_string={"ibi": ibi})
     assert download.status_code == status and words in download.get_data(as_text=True)
+
+
+def oai_dc_record(url: str) -> bytes | str:
+    """The record Cite reads at ``url``, for the request in context."""
+    return application().citing.oai_dc_record(url, request_site())
 
 
 def test_a_portal_page_that_is_not_an_oai_dc_record_is_refused(app):

@@ -18,6 +18,7 @@ from ibiportal.ibi.identifier import parse_ibi
 from ibiportal.minting import Minter, MintRequest, Subsystem
 from ibiportal.storage.database import Storage
 from ibiportal.storage.identifiers import IdentifierStore
+from ibiportal.web.context import APPLICATION
 from ibiportal.web.identifiers.qr import qr_svg
 from tests.servers import fresh_sqlite
 
@@ -136,7 +137,7 @@ def test_api_mint_without_body(client):
 
 def test_api_mint_count_gives_a_list_of_distinct_increasing_identifiers(app, client):
     app.config["GRANULARITY"] = "0.01"
-    app.extensions["ibiportal.subsystem"] = Subsystem.from_config(app.config)
+    app.extensions[APPLICATION].subsystem = Subsystem.from_config(app.config)
     response = client.post("/api/v1/mint", json={"count": 5})
     assert response.status_code == 201
     items = response.get_json()
@@ -302,7 +303,7 @@ def test_qr_download_refuses_other_text(client, url, fragment):
 
 def test_minting_several_gives_one_compact_card_each(app, client):
     app.config["GRANULARITY"] = "0.01"
-    app.extensions["ibiportal.subsystem"] = Subsystem.from_config(app.config)
+    app.extensions[APPLICATION].subsystem = Subsystem.from_config(app.config)
     html = client.post("/mint", data={"title": "Batch", "count": "3"}, follow_redirects=True).get_data(as_text=True)
     assert "Minted 3 identifiers" in html
     assert html.count('<article class="minted card compact"') == 3

@@ -56,7 +56,7 @@ def test_forty_concurrent_requests_send_one_url_request_per_archive(app, monkeyp
         trace = requests.get(follower.headers["X-IBI-Trace"], timeout=10).json()
         assert trace["url"] == SECTION_10_1_URL and trace["hops"] == 0
         (share,) = [step for step in trace["trace"]["steps"] if step["number"] == 4]
-        assert "joined the resolution" in share["decision"] and share["notes"] == [leader.headers["X-IBI-Trace"]]
+        assert "joined the resolution" in share["decision"] and share["joined_trace"] == leader.headers["X-IBI-Trace"]
         page = requests.get(follower.headers["X-IBI-Trace"].replace("/api/v1/trace/", "/trace/"), timeout=10)
         assert page.status_code == 200 and leader.headers["X-IBI-Trace"] in page.text
     finally:

@@ -286,6 +286,12 @@ _SCHEMAS: dict[str, dict] = {
             "parse_error": {"type": ["object", "null"]},
             "error": _NULLABLE_STRING,
             "notes": _STRINGS,
+            "ibi": {"type": ["string", "null"],
+                    "description": "on (2) the IBI of the persistent URL, on (3) the IBI the urlRequest asks about"},
+            "verbs": {**_STRINGS, "description": "on (2) and (3): the verb list (Table 8.9 parsedibiurl.verblist)"},
+            "client_ips": {**_STRINGS, "description": "on (2) and (3): the user's IP, then its proxies' (Table 8.10)"},
+            "joined_trace": {"type": ["string", "null"],
+                             "description": "on a (4) that joined an identical request's resolution: its trace"},
         },
     },
     "Resolution": {

@@ -10,6 +10,7 @@ from ...ibi.classify import ibi_of
 from ...ibi.conversion import convert
 from ...minting import MintRequest, parse_count
 from ..edge import read_json
+from .. import limits
 from ..inputs import optional_port
 from ..context import client_address, get_idempotent_minting, known_prefix_pairs, resolver_base
 from ..errors import error_response
@@ -17,6 +18,18 @@ from ..results import minted_to_dict
 from .tokens import token_required_if
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
+
+#: The API's endpoints that resolve on demand, never from the cache (``RATELIMIT_TRACE``).
+ON_DEMAND_RESOLUTIONS = frozenset({"api.run_trace", "api.cite_api"})
+
+
+@limits.declare(bp)
+def _limits(rules: limits.Rules) -> None:
+    """``RATELIMIT_API`` on every endpoint together; a trace or a citation also counts against
+    ``RATELIMIT_TRACE`` (a citation only when it names an ``ibi``: without one nothing resolves)."""
+    rules.shared("RATELIMIT_API", "API requests from your address", "api")(bp)
+    rules.on_demand(lambda: request.endpoint in ON_DEMAND_RESOLUTIONS
+                    and not (request.method == "GET" and not request.args.get("ibi")))(bp)
 
 
 class ItemConverter(PathConverter):

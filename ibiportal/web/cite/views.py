@@ -14,12 +14,19 @@ from flask import Blueprint, Response, abort, render_template, request
 
 from ...citation import STYLES
 from ...errors import ParseError
+from .. import limits
 from ..form_errors import show_error
 from .embedded import embedded_metadata
 from .forms import CiteForm
 from .lookup import CiteProblem, CiteResult, cite, trace_links
 
 bp = Blueprint("cite", __name__)
+
+
+@limits.declare(bp)
+def _limits(rules: limits.Rules) -> None:
+    """A citation resolves on demand (``RATELIMIT_TRACE``); the page without an ``ibi`` is just the form."""
+    rules.on_demand(lambda: bool(request.args.get("ibi")))(bp)
 
 #: Download formats: media type and what the file holds.
 DOWNLOADS = {

@@ -7,7 +7,7 @@ from ...citation import citations
 from ...citation.reading import comma_less_reading
 from ...minted import MintedItem
 from ..cite.embedded import own_item_record
-from ..cite.lookup import today
+from ..context import application
 from ..host import portal_url
 from ..results import minted_to_dict
 from .qr import qr_data_uri
@@ -25,7 +25,7 @@ def minted_card(item: MintedItem, base: str, links: list[tuple[str, str]]) -> di
         **card,
         "qr": qr_data_uri(card["persistent_url"]),
         "item_page": item_page_url(portal_url(), item.ibip),
-        "citations": citations(record, today()) if record else None,
+        "citations": citations(record, application().clock().date()) if record else None,
         "links": links,
         "creator_notes": [note for creator in item.creators if (note := comma_less_reading(creator))],
     }

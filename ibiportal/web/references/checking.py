@@ -22,7 +22,7 @@ from ...ibi.extract import Extraction, Found
 from ...resolver.cache import CachedRedirect
 from ..limits import reference_budget
 from ..context import application, request_caller, request_site
-from ..statuses import ALERT_STATUS, FOUND_STATUS
+from ...resolver.statuses import ALERT_STATUS, FOUND_STATUS
 
 #: The media type of the streamed answer: one JSON object per line.
 NDJSON = "application/x-ndjson"

@@ -17,14 +17,39 @@ from flask import Blueprint, Response, current_app, request
 from flask.blueprints import BlueprintSetupState
 from flask_limiter import RateLimitExceeded
 
+from ...errors import ParseError
+from ...protocol.query import parse_query
 from ...protocol.status import refused
 from ...resolver.registration import RegistrationService, normalize_service_ibi
 from ...storage.registry import ArchiveStore
+from .. import limits
 from ..context import application, get_storage
 
 bp = Blueprint("registration", __name__)
 
 PAIR_LIST_CONTENT_TYPE = "text/plain; charset=us-ascii"
+
+
+def archive_of_request() -> str:
+    """The normalized ``archiveserviceibi`` of a request; empty (not counted) if none."""
+    try:
+        values = [pair.value for pair in parse_query(request.query_string) if pair.name == "archiveserviceibi"]
+        return "archive:" + normalize_service_ibi(values[0]) if values else ""
+    except ParseError:
+        return ""
+
+
+@limits.declare(bp)
+def _limits(rules: limits.Rules) -> None:
+    """``RATELIMIT_RESOLVER_SERVICE`` on every request (a key check costs an scrypt), and
+    ``RATELIMIT_KEY_CHECKS`` on the 403s of wrong keys, per client IP and, separately, per
+    ``archiveserviceibi`` (a key guessed from many IPs)."""
+    wrong_key = lambda response: response.status_code == 403  # noqa: E731
+    rules.limit("RATELIMIT_RESOLVER_SERVICE", "requests from your address", scope="resolver-service")(bp)
+    rules.limit("RATELIMIT_KEY_CHECKS", "wrong registration keys from your address", scope="key-checks-by-client",
+                deduct_when=wrong_key)(bp)
+    rules.limit("RATELIMIT_KEY_CHECKS", "wrong registration keys for this archiveserviceibi",
+                scope="key-checks-by-archive", key_func=archive_of_request, deduct_when=wrong_key)(bp)
 
 
 @bp.record_once

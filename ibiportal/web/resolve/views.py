@@ -21,11 +21,27 @@ from ...application.resolving import Asked
 from ...resolver.cache import CachedRedirect
 from ...resolver.diagnosis import NotFoundDiagnosis
 from ..context import application, request_caller, request_site
+from .. import limits
 from ..errors import error_response, wants_json
-from ..statuses import ALERT_STATUS, FOUND_STATUS
-from .negotiation import citation_response, negotiate
+from ...resolver.statuses import ALERT_STATUS, FOUND_STATUS
+from .negotiation import citation_response, mentions_citation, negotiate
 
 bp = Blueprint("resolve", __name__)
+
+
+def _asks_for_citation() -> bool:
+    """``GET /<IBI>`` with a citation type in ``Accept``: a citation, made like the Cite page's."""
+    return mentions_citation(request.headers.get("Accept", ""))
+
+
+@limits.declare(bp)
+def _limits(rules: limits.Rules) -> None:
+    """Resolution is not limited (it is the portal's main job and must take the load test's
+    traffic), nor even looked at by the limiter, whose per-request work was a quarter of a
+    cached resolution's (benchmarks/cache.py); a citation asked for in ``Accept`` counts
+    against ``RATELIMIT_TRACE``."""
+    rules.limiter.request_filter(lambda: request.endpoint == "resolve.resolve" and not _asks_for_citation())
+    rules.on_demand(_asks_for_citation)(bp)
 
 
 class PersistentPathConverter(PathConverter):

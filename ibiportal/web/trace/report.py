@@ -10,15 +10,13 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from urllib.parse import urlsplit
 
-from ...errors import ParseError
-from ...ibi.url import PersistentUrl
-from .sequence import SequenceDiagram, request_parameters, sequence_of
+from .sequence import SequenceDiagram, asked_about, sequence_of
 from ...resolver.diagnosis import NotFoundDiagnosis
 from ...resolver.trace import AcknowledgmentOutcome, AlertReason, AnswerMeaning, Resolution, Selection, Status, StepKind, TraceStep
 from .sentences import (
     acknowledgment_sentence, answer_words, capture_sentence, milliseconds, notice_sentence, selection_sentence,
 )
-from ..statuses import ALERT_STATUS, FOUND_STATUS
+from ...resolver.statuses import ALERT_STATUS, FOUND_STATUS
 
 
 #: The outcome in a few words, by alert reason.
@@ -365,8 +363,7 @@ def _round_decisions(steps: tuple[TraceStep, ...], hop: int) -> list[Decision]:
     """One round: what was asked, each non-empty answer or failure, the empty ones together, the notes."""
     requests = [(i, s) for i, s in enumerate(steps) if s.kind is StepKind.URL_REQUEST and s.hop == hop]
     sent = [s for _, s in requests if s.status is not Status.NOT_SENT]
-    pairs = next((request_parameters(s.request_url) for s in sent if s.request_url), {})
-    ibi, verbs = pairs.get("parsedibiurl.ibi"), pairs.get("parsedibiurl.verblist")
+    ibi, verbs = asked_about(sent)
     about = f" about {ibi}" + (f" with the verbs {verbs}" if verbs else "") if ibi else ""
     out = [Decision(3, hop, f"Round {hop}: asked {len(sent)} Archive{'s' if len(sent) != 1 else ''}{about} "
                     "in parallel (urlRequest, Table 8.9).", "", f"hop-{hop}")]
@@ -405,14 +402,11 @@ def _sentence(text: str) -> str:
 def _facts(report: TraceReport) -> list[Fact]:
     resolution, asked = report.resolution, report.asked
     facts = [Fact("Persistent URL", resolution.persistent_url)]
-    try:
-        parsed = PersistentUrl.parse(resolution.persistent_url)
-    except ParseError:
-        parsed = None
-    if parsed is not None:
-        facts.append(Fact("IBI", str(parsed.ibi)))
-        if parsed.verbs:
-            facts.append(Fact("Verbs", " ".join(str(verb) for verb in parsed.verbs)))
+    captured = next(iter(resolution.trace.numbered(2)), None)
+    if captured is not None and captured.ibi:
+        facts.append(Fact("IBI", captured.ibi))
+        if captured.verbs:
+            facts.append(Fact("Verbs", " ".join(captured.verbs)))
     if resolution.archive:
         address = next((line.address for line in report.sequence.lifelines if line.key == resolution.archive), None)
         facts.append(Fact("URL from Archive", resolution.archive + (f" ({address})" if address else "")))
@@ -440,7 +434,7 @@ def _selection_words(selection: str) -> str:
 
 def _first_client(resolution: Resolution) -> str | None:
     for step in resolution.trace.steps:
-        if step.kind is StepKind.URL_REQUEST and step.request_url:
-            return request_parameters(step.request_url).get("clientinformation.ipaddress")
+        if step.kind is StepKind.URL_REQUEST and step.client_ips:
+            return " ".join(step.client_ips)
     return None
 

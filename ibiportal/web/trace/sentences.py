@@ -63,7 +63,7 @@ def selection_sentence(step: TraceStep) -> str:
         return (f"The answer of {step.chosen} leads on through {step.deciding_pair} {step.onward_ibi}: "
                 f"every Archive is asked about it in round {step.hop + 1}.")
     if step.selection is Selection.JOINED:
-        shared = step.notes[0] if step.notes else "another request's"
+        shared = step.joined_trace or "another request's"
         return f"Joined the resolution of the same request already under way ({shared}); no Archive was asked again."
     return f"No answer could be chosen: the resolution ends with the alert {step.alert}."
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
 
 from ...resolver.trace import AcknowledgmentOutcome, Resolution, Selection, Status, StepKind, TraceStep
 from .sentences import milliseconds, notice_sentence, selection_sentence
@@ -155,11 +155,11 @@ _NO_ANSWER = {
 }
 
 
-def request_parameters(url: str | None) -> dict[str, str]:
-    """The pairs of a ``urlRequest`` URL (Table 8.9), decoded; empty for no URL."""
-    if not url:
-        return {}
-    return dict(parse_qsl(urlsplit(url).query, keep_blank_values=True))
+def asked_about(requests: list[TraceStep]) -> tuple[str | None, str]:
+    """What a round's ``urlRequest`` steps asked (Table 8.9): the IBI and the verb list as
+    written in the message (``""`` for none), from the steps' own facts."""
+    first = next((step for step in requests if step.ibi), None)
+    return (None, "") if first is None else (first.ibi, " ".join(first.verbs))
 
 
 def sequence_of(resolution: Resolution) -> SequenceDiagram:
@@ -244,8 +244,7 @@ class _Builder:
         indexes = [i for i, step in enumerate(self.steps) if step.kind is StepKind.URL_REQUEST and step.hop == hop]
         requests = [self.steps[i] for i in indexes]
         sent = [step for step in requests if step.status is not Status.NOT_SENT]
-        pairs = next((request_parameters(step.request_url) for step in sent if step.request_url), {})
-        ibi, verbs = pairs.get("parsedibiurl.ibi"), pairs.get("parsedibiurl.verblist")
+        ibi, verbs = asked_about(sent)
         self.hops.append(Hop(hop, ibi, verbs, len(self.messages), len(self.messages)))
         self.hop_open = True
         self.gathered = {}

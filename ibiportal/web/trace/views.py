@@ -13,6 +13,7 @@ from ...resolver.trace import Resolution
 from ...storage.traces import TraceStore
 from ...application.resolving import ArchiveSet
 from ..context import application, get_storage, request_client, request_site
+from .. import limits
 from ..form_errors import show_error
 from ..inputs import asked_url_input, client_input
 from .compare import compare
@@ -22,6 +23,12 @@ from .forms import TRACE_ID, TraceForm
 from .report import build_report
 
 bp = Blueprint("trace", __name__)
+
+
+@limits.declare(bp)
+def _limits(rules: limits.Rules) -> None:
+    """Running a trace resolves on demand (``RATELIMIT_TRACE``); the form and permalinks do not."""
+    rules.on_demand(lambda: request.endpoint == "trace.run_trace")(bp)
 
 #: Worked examples for the form: the standard's (§10.1, §10.2) and the demo Archives' scenarios.
 EXAMPLES = (

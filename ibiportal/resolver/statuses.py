@@ -5,7 +5,7 @@ live here, in one table, instead of in one blueprint that the others import.
 """
 from __future__ import annotations
 
-from ..resolver.trace import AlertReason
+from .trace import AlertReason
 
 #: A URL was found: the resolver redirects the browser to it (Figure 8.1, message 7).
 FOUND_STATUS = 302
