@@ -40,7 +40,8 @@ from ibiportal.archive.http_server import ArchiveHTTPServer, with_address  # noq
 from ibiportal.config import DEFAULTS  # noqa: E402
 from ibiportal.resolver.curl_transport import CurlTransport  # noqa: E402
 from ibiportal.resolver.engine import ClientInfo, Resolver  # noqa: E402
-from ibiportal.resolver.transport import ArchiveEndpoint, HttpTransport, Timeouts, Transport  # noqa: E402
+from ibiportal.resolver.transport import ArchiveEndpoint, Timeouts, Transport  # noqa: E402
+from ibiportal.resolver.http_transport import HttpTransport  # noqa: E402
 from ibiportal.application import resolver_threads  # noqa: E402
 
 DELAY = 0.1

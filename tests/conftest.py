@@ -18,7 +18,7 @@ from ibiportal import create_app
 from ibiportal.archive.demo import load_demo_archives
 from ibiportal.archive.http_server import ArchiveHTTPServer
 from ibiportal.resolver.curl_transport import CurlTransport
-from ibiportal.resolver.transport import HttpTransport
+from ibiportal.resolver.http_transport import HttpTransport
 from ibiportal.application import Application
 from tests.reliability.faulty_archives import tls_files
 from tests.scripted_archive import ScriptedArchive

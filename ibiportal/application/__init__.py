@@ -35,7 +35,9 @@ from ..resolver.cache import Acknowledger, Changes, ResolutionCache
 from ..resolver.curl_transport import CurlTransport
 from ..resolver.engine import ResolverSettings
 from ..resolver.single_flight import SingleFlight
-from ..resolver.transport import HttpTransport, LocalTransport, Route, Transport
+from ..resolver.transport import Route, Transport
+from ..resolver.http_transport import HttpTransport
+from ..resolver.local_transport import LocalTransport
 from ..storage.database import Storage
 from ..storage.identifiers import FreshConnections, IdentifierStore
 from ..storage.redis_flight import RedisFlight

@@ -25,7 +25,8 @@ from ..resolver.diagnosis import NotFoundDiagnosis, diagnose
 from ..resolver.engine import ClientInfo, Resolver, ResolverSettings, joined
 from ..resolver.reading import proven_prefix_pairs
 from ..resolver.trace import Resolution, Trace, TraceStep
-from ..resolver.transport import ArchiveEndpoint, Route, local_endpoint
+from ..resolver.transport import ArchiveEndpoint, Route
+from ..resolver.local_transport import local_endpoint
 from ..storage.database import Storage
 from ..storage.redis_flight import Published
 from ..storage.registry import ArchiveStore

@@ -26,7 +26,7 @@ from ..ibi.identifier import parse_ibi
 from ..ibi.prefixes import KNOWN_PREFIX_PAIRS
 from ..ibi.repository import rep_suffix
 from ..minted import NEXT_EDITION, TRANSLATION, ItemLink, MintedItem
-from .model import ArchiveIdentity, Behaviour, DublinCore, IbiForms, Item, ItemState, Metadata, url_path_encode
+from .model import ArchiveIdentity, DublinCore, IbiForms, Item, ItemState, Metadata, url_path_encode
 from .relation import OAI_DC, Element, Kind, Relation
 from .service import ArchiveService
 from .store import ibi_key
@@ -243,7 +243,6 @@ class OwnArchive:
 
     service: ArchiveService
     name: str = OWN_ARCHIVE_NAME
-    behaviour: Behaviour = Behaviour()
 
 
 def own_archive_service(

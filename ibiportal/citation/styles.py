@@ -1,12 +1,7 @@
 """Formatted citations: APA, ABNT, IEEE, Harvard and INPE's own form, written from their rules.
 
-Why not citeproc-py with the CSL styles any more: for the names and item kinds INPE's
-researchers cite it printed ``Silva, M. da .`` (a Portuguese connective read as a name
-particle), put IEEE's comma outside the title's quotes, wrote ``[s.l.: s.n.]`` where NBR
-6023:2018 has ``[S. l.: s. n.]``, repeated the title of an item without creators, lost every
-emphasis in plain-text mode, and has no style for INPE's library form at all. Each fix would
-have been a patch on its output; the rules themselves are short, so each style is written
-here once, in order, from its manual:
+Each style is written here once, in order, from its manual (why not a CSL processor: the
+README's *Citations*):
 
 * APA — *Publication Manual*, 7th ed., ch. 9–10 (reports, theses, data sets, software);
 * ABNT — NBR 6023:2018 (7.1, 7.13, 8.1–8.6: names, ``[S. l.]``, ``[s. n.]``, ``Acesso em:``);

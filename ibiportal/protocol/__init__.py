@@ -4,7 +4,7 @@ No Flask, no network: values in, text out, and back. Three layers:
 
 * :mod:`.pairlist` – answers (Table 6.2): :func:`parse_pair_list`, :func:`read_answer`
   (never raises, for the resolver), :class:`PairList`, :class:`Pair`.
-* :mod:`.query` – Table 6.1 encoding of request pairs: :func:`encode_value`,
+* :mod:`.query` – Table 6.1 encoding of request pairs: :func:`encode_query_value`,
   :func:`parse_query`.
 * :mod:`.messages` – typed requests (:class:`UrlRequest`, :class:`Acknowledgment`,
   :class:`InclusionRequest`, :class:`ExclusionRequest`,

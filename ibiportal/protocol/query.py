@@ -22,7 +22,7 @@ query at all (control characters, ``#`` which would start a fragment, and
 space (that is why Table 6.1 escapes it: ``GetLastEdition+GetMetadata`` is the verb list
 ``GetLastEdition GetMetadata``).
 
-Text values are ISO-8859-1 strings: ``decode_value(encode_value(t)) == t`` for every ``t``
+Text values are ISO-8859-1 strings: ``decode_query_value(encode_query_value(t)) == t`` for every ``t``
 whose characters are at most U+00FF, and every byte sequence survives as its Latin-1 text.
 """
 from __future__ import annotations
@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 from ibiportal.errors import ParseError
 
-TABLE_6_1 = {" ": "%20", "%": "%25", "&": "%26", "+": "%2B", "=": "%3D", "?": "%3F"}
+TABLE_6_1_ESCAPES = {" ": "%20", "%": "%25", "&": "%26", "+": "%2B", "=": "%3D", "?": "%3F"}
 _NOT_IN_URL = set('#"<>\\^`{|}')
 _PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 #: What a request may not contain unencoded: space, control characters, non-ASCII (one regex
@@ -41,7 +41,7 @@ _PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _MUST_BE_ENCODED = re.compile(r"[^\x21-\x7e]")
 
 
-def encode_value(text: str) -> str:
+def encode_query_value(text: str) -> str:
     """Encode a name or value for a request URL (Table 6.1).
 
     Raises ``ValueError`` for a character above U+00FF (not ISO-8859-1).
@@ -49,8 +49,8 @@ def encode_value(text: str) -> str:
     out: list[str] = []
     for index, char in enumerate(text):
         code = ord(char)
-        if char in TABLE_6_1:
-            out.append(TABLE_6_1[char])
+        if char in TABLE_6_1_ESCAPES:
+            out.append(TABLE_6_1_ESCAPES[char])
         elif code > 0xFF:
             raise ValueError(
                 f"character {char!r} (U+{code:04X}) at position {index + 1} is not in ISO-8859-1 "
@@ -63,7 +63,7 @@ def encode_value(text: str) -> str:
     return "".join(out)
 
 
-def decode_value(encoded: str, position: int = 1) -> str:
+def decode_query_value(encoded: str, position: int = 1) -> str:
     """Decode a name or value of a request URL: ``%hh`` (either case) and ``+`` → space.
 
     ``position`` is where ``encoded`` starts in its query, for error positions. A ``%`` not
@@ -93,8 +93,8 @@ class QueryPair(NamedTuple):
 
 
 def build_query(pairs: Iterable[tuple[str, str]]) -> str:
-    """``name=value&…`` from ``(name, text)`` pairs, each side encoded by :func:`encode_value`."""
-    return "&".join(f"{encode_value(name)}={encode_value(value)}" for name, value in pairs)
+    """``name=value&…`` from ``(name, text)`` pairs, each side encoded by :func:`encode_query_value`."""
+    return "&".join(f"{encode_query_value(name)}={encode_query_value(value)}" for name, value in pairs)
 
 
 def parse_query(query: str | bytes) -> tuple[QueryPair, ...]:
@@ -132,8 +132,8 @@ def parse_query(query: str | bytes) -> tuple[QueryPair, ...]:
         value_position = position + len(name) + 1
         pairs.append(
             QueryPair(
-                decode_value(name, position),
-                decode_value(encoded, value_position),
+                decode_query_value(name, position),
+                decode_query_value(encoded, value_position),
                 position,
                 value_position,
                 encoded,

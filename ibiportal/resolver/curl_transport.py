@@ -2,7 +2,7 @@
 
 Figure 8.1 (3) sends one ``urlRequest`` to every Archive and waits for the first usable answer;
 with 50 Archives that each take 100 ms, the round should end shortly after 100 ms. With one
-thread per exchange (:class:`~ibiportal.resolver.transport.HttpTransport` on the executor) it
+thread per exchange (:class:`~ibiportal.resolver.http_transport.HttpTransport` on the executor) it
 ended at 120 ms: the requests left over 10–20 ms, one thread waking after another on a shared
 interpreter, and their answers were read the same way (``benchmarks/resolution.py``).
 

@@ -49,7 +49,7 @@ class Case(StrEnum):
 
 
 @dataclass(frozen=True)
-class Subsystem:
+class IssuingSubsystem:
     """The server an IBI's prefix names: from the prefix itself and from known prefix pairs."""
 
     prefix: str
@@ -112,7 +112,7 @@ class NotFoundDiagnosis:
 
     ibi: str
     case: Case
-    subsystem: Subsystem
+    subsystem: IssuingSubsystem
     at_address: tuple[ArchiveOutcome, ...]
     failed: tuple[ArchiveOutcome, ...]
     next_steps: tuple[str, ...]
@@ -133,7 +133,7 @@ class NotFoundDiagnosis:
         return cls(
             ibi=data["ibi"],
             case=Case(data["case"]),
-            subsystem=Subsystem(subsystem["prefix"], subsystem["form"], tuple(subsystem["hosts"]),
+            subsystem=IssuingSubsystem(subsystem["prefix"], subsystem["form"], tuple(subsystem["hosts"]),
                                 tuple(subsystem["ips"]), subsystem["port"]),
             at_address=tuple(ArchiveOutcome(**outcome) for outcome in data["at_address"]),
             failed=tuple(ArchiveOutcome(**outcome) for outcome in data["failed"]),
@@ -141,14 +141,14 @@ class NotFoundDiagnosis:
         )
 
 
-def subsystem_of(ibi: Ibip | Any, prefix_pairs: Iterable[Sequence[str]] = ()) -> Subsystem:
+def subsystem_of(ibi: Ibip | Any, prefix_pairs: Iterable[Sequence[str]] = ()) -> IssuingSubsystem:
     """The server ``ibi``'s prefix names, completed by the known (rep prefix, IBIp prefix) pairs."""
     pairs = list(prefix_pairs)
     if ibi.form == "ibip":
         hosts = tuple(_unique(decode_rep_prefix(rep)[0] for rep in rep_prefixes_for(ibi.prefix, pairs)))
-        return Subsystem(ibi.prefix, "ibip", hosts, (ibi.ip,), ibi.port)
+        return IssuingSubsystem(ibi.prefix, "ibip", hosts, (ibi.ip,), ibi.port)
     ips = tuple(_unique(decode_ibip_prefix(ibip)[0] for ibip in ibip_prefixes_for(ibi.prefix, pairs)))
-    return Subsystem(ibi.prefix, "rep", (ibi.host,), ips, ibi.port)
+    return IssuingSubsystem(ibi.prefix, "rep", (ibi.host,), ips, ibi.port)
 
 
 def diagnose(
@@ -226,7 +226,7 @@ def _case(here: Sequence[ArchiveOutcome]) -> Case:
     return Case.NONE_REGISTERED
 
 
-def _next_steps(ibi: str, case: Case, subsystem: Subsystem, here: Sequence[ArchiveOutcome],
+def _next_steps(ibi: str, case: Case, subsystem: IssuingSubsystem, here: Sequence[ArchiveOutcome],
                 failed: Sequence[ArchiveOutcome]) -> tuple[str, ...]:
     where = subsystem.where
     steps: list[str] = []

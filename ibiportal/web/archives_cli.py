@@ -26,7 +26,8 @@ import click
 from flask.cli import AppGroup
 
 from ..errors import ParseError
-from ..resolver.conformance import ConformanceReport, Verdict, check_archive, format_ms
+from ..resolver.conformance import ConformanceReport, check_archive
+from ..resolver.conformance_rules import Verdict, format_ms
 from ..resolver.registration import normalize_service_ibi
 from ..storage.registry import ArchiveStore
 from .admin.registering import AlreadyRegistered, register_archive

@@ -25,7 +25,8 @@ from ibiportal.application.joining import (
 )
 from ibiportal.errors import ParseError
 from ibiportal.protocol.messages import RegistrationKey
-from ibiportal.resolver.transport import Exchange, Failure, HttpTransport
+from ibiportal.resolver.transport import Exchange, Failure
+from ibiportal.resolver.http_transport import HttpTransport
 from ibiportal.storage.database import Storage
 from ibiportal.storage.resolvers import ResolverStatusStore
 from tests.archive.independent_resolver import IndependentResolver

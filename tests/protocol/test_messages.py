@@ -23,7 +23,7 @@ from ibiportal.protocol import (
     parse_request_url,
     request_url,
 )
-from ibiportal.protocol.query import build_query, decode_value, encode_value, parse_query
+from ibiportal.protocol.query import build_query, decode_query_value, encode_query_value, parse_query
 from tests.standard_examples import (
     EXAMPLE_6_1,
     EXAMPLE_7_2,
@@ -166,14 +166,14 @@ def test_unknown_pairs_are_kept_as_extra():
 
 
 def test_table_6_1_encoding():
-    assert encode_value("1997-07-16T19:20+01:00") == "1997-07-16T19:20%2B01:00"  # §6.1's own example
-    assert encode_value(" %&+=?") == "%20%25%26%2B%3D%3F"
-    assert encode_value("Relatório#1\n") == "Relat%f3rio%231%0a"
-    assert encode_value("a/b@c:d!(e)") == "a/b@c:d!(e)"
-    assert decode_value("Relat%F3rio+Final%2B1") == "Relatório Final+1"
+    assert encode_query_value("1997-07-16T19:20+01:00") == "1997-07-16T19:20%2B01:00"  # §6.1's own example
+    assert encode_query_value(" %&+=?") == "%20%25%26%2B%3D%3F"
+    assert encode_query_value("Relatório#1\n") == "Relat%f3rio%231%0a"
+    assert encode_query_value("a/b@c:d!(e)") == "a/b@c:d!(e)"
+    assert decode_query_value("Relat%F3rio+Final%2B1") == "Relatório Final+1"
     assert build_query([("a b", "c&d")]) == "a%20b=c%26d"
     with pytest.raises(ValueError, match="U\\+20AC"):
-        encode_value("€")
+        encode_query_value("€")
 
 
 def test_parse_query_accepts_bytes_and_keeps_positions():

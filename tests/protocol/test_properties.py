@@ -18,7 +18,7 @@ from ibiportal.protocol import (
     read_answer,
     request_url,
 )
-from ibiportal.protocol.query import decode_value, encode_value
+from ibiportal.protocol.query import decode_query_value, encode_query_value
 
 WORD_CHARACTERS = "".join(chr(code) for code in [*range(0x21, 0x7B), 0x7C, 0x7E])
 names = st.text(alphabet=WORD_CHARACTERS, min_size=1, max_size=12)
@@ -66,9 +66,9 @@ def test_parse_pair_list_raises_only_parse_error_on_text(body):
 
 @given(latin1)
 def test_query_value_round_trip(text):
-    encoded = encode_value(text)
+    encoded = encode_query_value(text)
     assert encoded.isascii() and not set(encoded) & set(" &=?+#")
-    assert decode_value(encoded) == text
+    assert decode_query_value(encoded) == text
 
 
 @given(st.text(max_size=60))

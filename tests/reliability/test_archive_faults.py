@@ -23,7 +23,8 @@ import requests
 from ibiportal.resolver.curl_transport import CurlTransport
 from ibiportal.resolver.engine import ClientInfo, Resolver, ResolverSettings
 from ibiportal.resolver.trace import Status
-from ibiportal.resolver.transport import DEFAULT_MAX_ANSWER_BYTES, ArchiveEndpoint, Failure, HttpTransport, Timeouts
+from ibiportal.resolver.transport import ArchiveEndpoint, DEFAULT_MAX_ANSWER_BYTES, Failure, Timeouts
+from ibiportal.resolver.http_transport import HttpTransport
 from tests.reliability.faulty_archives import (
     SERVICE_IBI,
     RawArchive,

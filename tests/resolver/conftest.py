@@ -5,7 +5,7 @@ import pytest
 
 from ibiportal.archive.demo import load_demo_archives
 from ibiportal.resolver.engine import ClientInfo, Resolver, ResolverSettings
-from ibiportal.resolver.transport import LocalTransport
+from ibiportal.resolver.local_transport import LocalTransport
 
 #: §10.1 and §10.2: the user behind a proxy, and the browser's language preference.
 STANDARD_CLIENT = ClientInfo(("172.16.44.200", "150.163.68.1"), "pt-BR,fr;q=0.8,en;q=0.5,pt;q=0.3")

@@ -19,17 +19,11 @@ from ibiportal.archive.demo import load_demo_archives
 from ibiportal.archive.service import ArchiveService
 from ibiportal.errors import ParseError
 from ibiportal.ibi.identifier import parse_ibi
-from ibiportal.resolver.conformance import (
-    RULES,
-    ConformanceReport,
-    Verdict,
-    ServiceAddress,
-    check_archive,
-    invent_unknown_ibi,
-    parse_service_address,
-    send_confirmation_request,
-)
-from ibiportal.resolver.transport import Exchange, HttpTransport, Timeouts
+from ibiportal.resolver.conformance import ConformanceReport, check_archive, send_confirmation_request
+from ibiportal.resolver.conformance_probes import ServiceAddress, invent_unknown_ibi, parse_service_address
+from ibiportal.resolver.conformance_rules import RULES, Verdict
+from ibiportal.resolver.transport import Exchange, Timeouts
+from ibiportal.resolver.http_transport import HttpTransport
 
 ARCHIVES = load_demo_archives()
 M16C = ARCHIVES["mtc-m16c"].service

@@ -6,7 +6,7 @@ import pytest
 
 from ibiportal.ibi.identifier import parse_ibi
 from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS
-from ibiportal.resolver.diagnosis import Case, NotFoundDiagnosis, Subsystem, diagnose, subsystem_of
+from ibiportal.resolver.diagnosis import Case, NotFoundDiagnosis, IssuingSubsystem, diagnose, subsystem_of
 from ibiportal.resolver.engine import ClientInfo, Resolver
 from ibiportal.registry import KeyHash, RegisteredArchive
 from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Failure, Timeouts
@@ -117,5 +117,5 @@ def test_to_dict_and_back():
 
 @pytest.mark.parametrize("address, expected", [("[2001:db8::1]:80", True), ("2001:db8::1", True), ("x.org", False)])
 def test_ipv6_addresses_are_matched_by_host(address, expected):
-    subsystem = Subsystem("P", "ibip", (), ("2001:db8::1",), 800)
+    subsystem = IssuingSubsystem("P", "ibip", (), ("2001:db8::1",), 800)
     assert subsystem.holds(address) is expected

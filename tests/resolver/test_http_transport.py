@@ -14,7 +14,8 @@ from requests.exceptions import ConnectTimeout
 from ibiportal.resolver.curl_transport import CurlTransport
 from ibiportal.resolver.engine import ClientInfo, Resolver, ResolverSettings
 from ibiportal.resolver.trace import AlertReason, Status
-from ibiportal.resolver.transport import ArchiveEndpoint, Failure, HttpTransport, Timeouts
+from ibiportal.resolver.transport import ArchiveEndpoint, Failure, Timeouts
+from ibiportal.resolver.http_transport import HttpTransport
 from tests.standard_examples import SECTION_10_1_ANSWER, SECTION_10_1_URL
 
 CLIENT = ClientInfo(("172.16.44.200", "150.163.68.1"))

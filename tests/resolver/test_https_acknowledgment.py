@@ -5,7 +5,7 @@ from ibiportal.archive.demo import load_demo_archives
 from ibiportal.protocol.messages import Acknowledgment, parse_request
 from ibiportal.resolver.engine import ClientInfo, Resolver, ResolverSettings
 from ibiportal.resolver.trace import Status
-from ibiportal.resolver.transport import LocalTransport
+from ibiportal.resolver.local_transport import LocalTransport
 
 SURVEY = "D7N2U8HW/3J5AC3H"  # original at origin, copy at mirror
 CLIENT = ClientInfo(("203.0.113.7",), "en")

@@ -23,7 +23,8 @@ from ibiportal.resolver.registration import (
     RegistrationService,
 )
 from ibiportal.registry import ArchiveDetails, ArchiveEvent, Confirmation, KeyHash, RegisteredArchive
-from ibiportal.resolver.transport import Exchange, Failure, HttpTransport, Timeouts
+from ibiportal.resolver.transport import Exchange, Failure, Timeouts
+from ibiportal.resolver.http_transport import HttpTransport
 from ibiportal.storage.database import Storage
 from ibiportal.storage.registry import ARCHIVE_HISTORY_LIMIT, ArchiveStore
 from ibiportal.storage.schema import metadata

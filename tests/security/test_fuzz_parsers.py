@@ -27,7 +27,7 @@ from ibiportal.ibi.modifiers import Modifier, Verb, parse_verb_list
 from ibiportal.ibi.url import PersistentUrl, parse_persistent_url
 from ibiportal.protocol.messages import check_key, parse_request, parse_request_url
 from ibiportal.protocol.pairlist import PairList, UnreadableAnswer, decode_value, parse_pair_list, read_answer
-from ibiportal.protocol.query import decode_value as decode_query_value
+from ibiportal.protocol.query import decode_query_value
 from ibiportal.protocol.query import parse_query
 from tests import standard_examples as standard
 from tests.standard_examples import query_of

@@ -26,7 +26,8 @@ from ibiportal.resolver.addresses import refusal_reason
 from ibiportal.resolver.curl_transport import CurlTransport
 from ibiportal.resolver.engine import ClientInfo, Resolver, ResolverSettings
 from ibiportal.resolver.trace import AlertReason, Status
-from ibiportal.resolver.transport import ArchiveEndpoint, Failure, HttpTransport, Timeouts
+from ibiportal.resolver.transport import ArchiveEndpoint, Failure, Timeouts
+from ibiportal.resolver.http_transport import HttpTransport
 from tests import standard_examples as standard
 from tests.reliability.faulty_archives import SERVICE_IBI, RawArchive, answers, include, keeps_alive, over_tls
 from tests.standard_examples import query_of

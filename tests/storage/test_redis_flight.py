@@ -20,7 +20,7 @@ from ibiportal.archive.demo import load_demo_archives
 from ibiportal.resolver.cache import cached_outcome
 from ibiportal.resolver.diagnosis import diagnose
 from ibiportal.resolver.engine import ClientInfo, Resolver, joined
-from ibiportal.resolver.transport import LocalTransport
+from ibiportal.resolver.local_transport import LocalTransport
 from ibiportal.storage.redis_flight import Published, RedisFlight
 from ibiportal.storage.signal import REDIS_TIMEOUT_SECONDS, RedisChanges
 from ibiportal.application.resolving import StoredResolution, from_published, published

@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 import requests
 from werkzeug.serving import make_server
 
-from ibiportal.resolver.transport import LocalTransport
+from ibiportal.resolver.local_transport import LocalTransport
 from tests.standard_examples import SECTION_10_1_URL
 
 CONCURRENT = 40

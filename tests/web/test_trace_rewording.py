@@ -14,7 +14,7 @@ from ibiportal.archive.demo import load_demo_archives
 from ibiportal.resolver import wording
 from ibiportal.resolver.engine import ClientInfo, Resolver, ResolverSettings
 from ibiportal.resolver.trace import Resolution
-from ibiportal.resolver.transport import LocalTransport
+from ibiportal.resolver.local_transport import LocalTransport
 from ibiportal.web.context import get_storage
 from ibiportal.web.trace.diagram import diagram_of
 from ibiportal.web.trace.sequence import sequence_of

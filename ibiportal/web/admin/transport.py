@@ -1,6 +1,6 @@
 """The HTTP transport of the administrator's checks (confirmation request, conformance check).
 
-A fresh :class:`~ibiportal.resolver.transport.HttpTransport` per check, with the resolver's
+A fresh :class:`~ibiportal.resolver.http_transport.HttpTransport` per check, with the resolver's
 address policy as configured at that moment (``IBIPORTAL_ALLOW_PRIVATE_ARCHIVES``): an
 address typed into an admin form is refused exactly where the resolver would refuse it,
 since such a form could otherwise be used to probe the portal's own network (SSRF).
@@ -12,7 +12,7 @@ from contextlib import contextmanager
 
 from flask import current_app
 
-from ...resolver.transport import HttpTransport
+from ...resolver.http_transport import HttpTransport
 
 
 @contextmanager

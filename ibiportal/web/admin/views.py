@@ -16,14 +16,9 @@ from flask import Blueprint, abort, current_app, flash, redirect, render_templat
 from werkzeug.wrappers import Response
 
 from ...errors import ParseError
-from ...resolver.conformance import (
-    CHECK_BUDGET_SECONDS,
-    CHECK_TIMEOUTS,
-    ServiceAddress,
-    check_archive,
-    format_ms,
-    send_confirmation_request,
-)
+from ...resolver.conformance import CHECK_BUDGET_SECONDS, check_archive, send_confirmation_request
+from ...resolver.conformance_probes import CHECK_TIMEOUTS, ServiceAddress
+from ...resolver.conformance_rules import format_ms
 from ...registry import Confirmation, RegisteredArchive
 from ...resolver.registration import normalize_service_ibi, utc_now
 from ...storage.registry import ArchiveStore

@@ -28,10 +28,10 @@ def register_service_route(app: Flask) -> None:
 
     A fixed rule, so it wins over the resolver's ``/<path>`` rule.
     """
-    app.add_url_rule(f"/{app.config['ARCHIVE_SERVICE_IBI']}", "own_archive_service", own_archive_service)
+    app.add_url_rule(f"/{app.config['ARCHIVE_SERVICE_IBI']}", "own_archive_service", answer_own_archive)
 
 
-def own_archive_service():
+def answer_own_archive():
     """The own Archive answers the protocol: Algorithm 1 of §9 on the query string."""
     answer = holdings().own.respond(request.query_string)
     return Response(answer.text, answer.status, mimetype=PAIR_LIST_MIMETYPE, headers={"Cache-Control": "no-store"})

@@ -41,12 +41,11 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from urllib.parse import urlsplit
 
-from ...resolver.trace import AcknowledgmentOutcome, Resolution, Selection, Status, StepKind, TraceStep
+from ...resolver.trace import BROWSER, RESOLVER, AcknowledgmentOutcome, Resolution, Selection, Status, StepKind, TraceStep
 from .sentences import milliseconds, notice_sentence, selection_sentence
 
+#: The lifeline left of the browser's (Figure 8.1); the browser's and the resolver's are the trace's own.
 USER = "user"
-BROWSER = "browser"
-RESOLVER = "resolver"
 
 #: Figure 8.1's message names, in English, by number.
 MESSAGE_NAMES = {

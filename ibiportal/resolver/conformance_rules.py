@@ -1,0 +1,290 @@
+"""The conformance check's rules: what file 003 requires of an Archive service's answers,
+each rule citing its source, and the judges that give each rule its verdict from the probes."""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from ibiportal.errors import ParseError
+from ibiportal.protocol.messages import CONTENT_TYPES, ITEM_STATES, check_key
+from ibiportal.protocol.pairlist import PairList, UnreadableAnswer, read_answer
+from ibiportal.protocol.status import ACKNOWLEDGMENT_NOTICE
+from ibiportal.resolver.conformance_probes import CHECK_TIMEOUTS, Probe
+from ibiportal.resolver.transport import Failure, Timeouts
+
+_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})")
+_IBI_FORMS = re.compile(r"rep [^ ]+( ibip [^ ]+)?|ibip [^ ]+")
+
+
+class Verdict(StrEnum):
+    PASSED = "passed"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+    # The resolver's address policy refused to contact the Archive: nothing was sent, so a rule
+    # judged on its answers neither passed nor failed; "failed" would blame the Archive.
+    NOT_CHECKED = "not-checked"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One requirement of the standard: an id, what it asks, and where it says so."""
+
+    rule_id: str
+    title: str
+    source: str
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("confirmation", "Answers inclusionConfirmationRequest with 'confirmation yes'",
+         "file 003 §7.2 (Example 7.4, message 4), §9.1, §9.2 Algorithm 1 lines 2-4"),
+    Rule("unknown-ibi", "Answers urlRequest about an IBI it does not hold with the empty answer",
+         "file 003 §9.2 Algorithm 2 lines 1-4 (CRIARPARSTATE gives \"\")"),
+    Rule("known-ibi", "Answers urlRequest about an IBI it holds with a URL list",
+         "file 003 §9.2 Algorithm 2, Table 9.3, Table 9.4; Example 9.2"),
+    Rule("acknowledgment", "Answers acknowledgment with 'notice {acknowledgment received}'",
+         "file 003 §8.2 (Table 8.11, Example 8.9), §9.1, §9.2 Algorithm 1 lines 19-21"),
+    Rule("http-status", "Every answer has HTTP status 200",
+         "file 003 §6 (requests and answers are HTTP messages); the resolver uses no other answer"),
+    Rule("content-type", "Every answer is Content-Type text/plain",
+         "file 003 §6.2 (\"gerada com o Content-Type assumindo o valor text/plain\")"),
+    Rule("ascii", "Every answer is ASCII only (other characters written %hh)",
+         "file 003 §6.2, Table 6.2 rule caractere"),
+    Rule("grammar", "Every answer is a pair list",
+         "file 003 §6.2, Table 6.2 (lista-de-pares)"),
+    Rule("urlkey", "Each URL list has a fresh urlkey shaped as Table 7.1 (recommended)",
+         "file 003 §9.2 Algorithm 2 line 19, Table 9.3 (urlkey: regra chave da Tabela 7.1); "
+         "\"essa chave deveria ser trocada a cada resposta\""),
+    Rule("timing", "Every answer arrives within the resolver's timeouts",
+         f"file 003 §8.2 (the resolver asks every Archive and selects among the answers); "
+         f"this resolver waits {CHECK_TIMEOUTS.connect:g} s to connect and {CHECK_TIMEOUTS.read:g} s "
+         f"for an answer"),
+)
+_RULES = {rule.rule_id: rule for rule in RULES}
+
+
+@dataclass(frozen=True)
+class RuleResult:
+    """A rule's verdict, why, and the requests it was judged on."""
+
+    rule_id: str
+    title: str
+    source: str
+    outcome: Verdict
+    detail: str
+    evidence: tuple[Probe, ...] = ()
+
+    @property
+    def passed(self) -> bool:
+        return self.outcome is Verdict.PASSED
+
+    @property
+    def failed(self) -> bool:
+        return self.outcome is Verdict.FAILED
+
+    @property
+    def duration_ms(self) -> float:
+        return sum(probe.duration_ms for probe in self.evidence)
+
+
+def _result(rule_id: str, outcome: Verdict, detail: str, evidence: Iterable[Probe] = ()) -> RuleResult:
+    rule = _RULES[rule_id]
+    return RuleResult(rule.rule_id, rule.title, rule.source, outcome, detail, tuple(evidence))
+
+
+def judge_constant_answer(rule_id: str, probe: Probe, expected: PairList) -> RuleResult:
+    """Algorithm 1 answers these subjects with a constant pair list, and nothing else."""
+    if probe.exchange is None:
+        return _result(rule_id, Verdict.SKIPPED, f"Not sent: {probe.not_sent}.", [probe])
+    answer = probe.answer()
+    wanted = expected.serialize(" ")
+    if isinstance(answer, str):
+        return _result(rule_id, Verdict.FAILED, f"Expected '{wanted}'; {answer}.", [probe])
+    if answer != expected:
+        got = answer.serialize(" ") or "the empty answer"
+        return _result(rule_id, Verdict.FAILED, f"Expected '{wanted}', got '{got[:200]}'.", [probe])
+    return _result(rule_id, Verdict.PASSED, f"'{wanted}'.", [probe])
+
+
+def judge_unknown_ibi(probe: Probe, ibi: str) -> RuleResult:
+    if probe.exchange is None:
+        return _result("unknown-ibi", Verdict.SKIPPED, f"Not sent: {probe.not_sent}.", [probe])
+    answer = probe.answer()
+    if isinstance(answer, str):
+        return _result("unknown-ibi", Verdict.FAILED, f"Asked about {ibi} (invented); {answer}.", [probe])
+    if answer:
+        names = ", ".join(answer.names()[:8])
+        return _result("unknown-ibi", Verdict.FAILED,
+                       f"Asked about {ibi}, an IBI invented for this check, the Archive answered "
+                       f"{len(answer)} pair(s) ({names}) instead of the empty answer.", [probe])
+    return _result("unknown-ibi", Verdict.PASSED, f"Empty answer about {ibi}, an IBI invented for this check.", [probe])
+
+
+def judge_known_ibi(probes: Sequence[Probe], ibi: str | None) -> RuleResult:
+    if not probes:
+        return _result("known-ibi", Verdict.SKIPPED, "No known IBI given: give the IBI of an item this Archive holds.")
+    probe = probes[0]
+    if probe.exchange is None:
+        return _result("known-ibi", Verdict.SKIPPED, f"Not sent: {probe.not_sent}.", [probe])
+    answer = probe.answer()
+    if isinstance(answer, str):
+        return _result("known-ibi", Verdict.FAILED, f"Asked about {ibi}; {answer}.", [probe])
+    if not answer:
+        return _result("known-ibi", Verdict.FAILED,
+                       f"The answer about {ibi} is empty: the Archive says it does not hold it.", [probe])
+    problems = url_list_problems(answer)
+    if problems:
+        return _result("known-ibi", Verdict.FAILED, "; ".join(problems) + ".", [probe])
+    if answer.get("state") == "Deleted":
+        return _result("known-ibi", Verdict.PASSED,
+                       f"A URL list saying {ibi} was Deleted (Algorithm 2 lines 11-15): no URL to follow.", [probe])
+    return _result("known-ibi", Verdict.PASSED,
+                   f"url {answer.text('url')} ({answer.get('contenttype')}, {answer.get('state')}, "
+                   f"{answer.get('timestamp')}).", [probe])
+
+
+def url_list_problems(answer: PairList) -> list[str]:
+    """What a non-empty answer to ``urlRequest`` lacks or gets wrong (Algorithm 2, Table 9.3).
+
+    Always ``archiveaddress``, ``ibi.archiveservice`` and ``ibi.platformsoftware``
+    (lines 6-10); for a Deleted item ``ibi``, ``state`` and ``timestamp`` (lines 11-15); else
+    ``urlkey`` (line 19) and, for the empty relation every Archive supports, ``url``,
+    ``contenttype``, ``state`` and ``timestamp`` (lines 21-32).
+    """
+    problems: list[str] = []
+
+    def need(name: str, valid: Callable[[str], bool] = bool, what: str = "") -> None:
+        value = answer.get(name)
+        if value is None:
+            problems.append(f"no {name} pair")
+        elif not valid(value):
+            problems.append(f"{name} {value[:80]!r} is not {what}")
+
+    need("archiveaddress")
+    need("ibi.archiveservice", _IBI_FORMS.fullmatch, "'rep …', 'ibip …' or 'rep … ibip …' (Table 9.4)")
+    need("ibi.platformsoftware", lambda v: v == "" or bool(_IBI_FORMS.fullmatch(v)), "IBI forms or {} (Table 9.3)")
+    if answer.get("state") == "Deleted":
+        need("ibi", _IBI_FORMS.fullmatch, "IBI forms (Table 9.4)")
+        need("timestamp", _TIMESTAMP.fullmatch, "an ISO 8601 date and time")
+        return problems
+    need("urlkey", _is_key, "a key of Table 7.1")
+    need("url", lambda v: v.lower().startswith(("http://", "https://")), "an http URL")
+    need("contenttype", lambda v: v in CONTENT_TYPES, " or ".join(CONTENT_TYPES))
+    need("state", lambda v: v in ITEM_STATES, " or ".join(ITEM_STATES + ("Deleted",)))
+    need("timestamp", _TIMESTAMP.fullmatch, "an ISO 8601 date and time")
+    return problems
+
+
+def _is_key(text: str) -> bool:
+    try:
+        check_key(text, "urlkey")
+    except ParseError:
+        return False
+    return True
+
+
+def judge_acknowledgment(probe: Probe | None, known_ibi: str | None) -> RuleResult:
+    if probe is None:
+        why = ("No known IBI given: an acknowledgment repeats the url and urlkey of an answer "
+               "(Table 8.11)." if not known_ibi else
+               "Not sent: the answer about the known IBI has no URL to acknowledge (see known-ibi).")
+        return _result("acknowledgment", Verdict.SKIPPED, why)
+    return judge_constant_answer("acknowledgment", probe, ACKNOWLEDGMENT_NOTICE)
+
+
+def _answered(probes: Iterable[Probe]) -> list[Probe]:
+    return [probe for probe in probes if probe.answered]
+
+
+def _per_answer(rule_id: str, probes: Sequence[Probe], problem: Callable[[Probe], str | None], ok: str) -> RuleResult:
+    """A rule every HTTP answer must meet: failed with each offender named, else passed."""
+    answered = _answered(probes)
+    if not answered:
+        return _result(rule_id, Verdict.SKIPPED, "No request got an HTTP answer.", probes)
+    failures = [(probe, problem(probe)) for probe in answered]
+    failures = [(probe, text) for probe, text in failures if text]
+    if failures:
+        detail = "; ".join(f"{probe.name}: {text}" for probe, text in failures)
+        return _result(rule_id, Verdict.FAILED, detail + ".", [probe for probe, _ in failures])
+    return _result(rule_id, Verdict.PASSED, f"{len(answered)} answer(s) {ok}.", answered)
+
+
+def judge_http_status(probes: Sequence[Probe]) -> RuleResult:
+    return _per_answer("http-status", probes,
+                       lambda p: None if p.status == 200 else f"HTTP status {p.status}", "with HTTP status 200")
+
+
+def judge_content_type(probes: Sequence[Probe]) -> RuleResult:
+    def problem(probe: Probe) -> str | None:
+        media = (probe.content_type or "").split(";")[0].strip().lower()
+        return None if media == "text/plain" else f"Content-Type {probe.content_type or '(none)'}"
+
+    return _per_answer("content-type", probes, problem, "with Content-Type text/plain")
+
+
+def judge_ascii(probes: Sequence[Probe]) -> RuleResult:
+    def problem(probe: Probe) -> str | None:
+        body = probe.body
+        index = next((i for i, byte in enumerate(body) if byte > 0x7F), None)
+        if index is None:
+            return None
+        return f"byte 0x{body[index]:02X} at character {index + 1} (write it %{body[index]:02x})"
+
+    return _per_answer("ascii", probes, problem, "in ASCII only")
+
+
+def judge_grammar(probes: Sequence[Probe]) -> RuleResult:
+    def problem(probe: Probe) -> str | None:
+        answer = read_answer(probe.body)
+        return str(answer) if isinstance(answer, UnreadableAnswer) else None
+
+    return _per_answer("grammar", probes, problem, "read as pair lists")
+
+
+def judge_urlkey(probes: Sequence[Probe]) -> RuleResult:
+    if not probes:
+        return _result("urlkey", Verdict.SKIPPED, "No known IBI given: only a URL list carries a urlkey.")
+    unsent = next((probe for probe in probes if probe.exchange is None), None)
+    if unsent is not None:
+        return _result("urlkey", Verdict.SKIPPED, f"Not sent: {unsent.not_sent}.", probes)
+    answers = [probe.answer() for probe in probes]
+    unreadable = [f"{probe.name}: {answer}" for probe, answer in zip(probes, answers) if isinstance(answer, str)]
+    if unreadable:
+        return _result("urlkey", Verdict.FAILED, "; ".join(unreadable) + ".", probes)
+    if any(answer.get("state") == "Deleted" or not answer for answer in answers):
+        return _result("urlkey", Verdict.SKIPPED, "No URL list to look at (the known IBI is Deleted or not held).", probes)
+    keys = [answer.get("urlkey") for answer in answers]
+    if None in keys:
+        missing = ", ".join(probe.name for probe, key in zip(probes, keys) if key is None)
+        return _result("urlkey", Verdict.FAILED, f"No urlkey in the answer: {missing}.", probes)
+    for probe, key in zip(probes, keys):
+        try:
+            check_key(key, "urlkey")
+        except ParseError as error:
+            return _result("urlkey", Verdict.FAILED, f"{probe.name}: urlkey {key[:60]!r}: {error}.", probes)
+    if keys[0] == keys[1]:
+        return _result("urlkey", Verdict.FAILED,
+                       f"The same urlkey {keys[0]} in two answers: it should change with each answer.", probes)
+    return _result("urlkey", Verdict.PASSED, f"Two answers, two keys: {keys[0]} then {keys[1]}.", probes)
+
+
+def judge_timing(probes: Sequence[Probe], timeouts: Timeouts) -> RuleResult:
+    reached = [probe for probe in probes
+               if probe.answered or (probe.exchange is not None and probe.exchange.failure is Failure.TIMEOUT)]
+    if not reached:
+        return _result("timing", Verdict.SKIPPED, "No request reached the Archive.", probes)
+    times = ", ".join(f"{probe.name} {format_ms(probe.duration_ms)}" for probe in reached)
+    late = [probe for probe in reached if probe.exchange is not None and probe.exchange.failure is Failure.TIMEOUT]
+    if late:
+        names = ", ".join(probe.name for probe in late)
+        return _result("timing", Verdict.FAILED,
+                       f"No answer in time to: {names} (limits: {timeouts.connect:g} s to connect, "
+                       f"{timeouts.read:g} s to answer). Times: {times}.", reached)
+    slowest = max(probe.duration_ms for probe in reached)
+    return _result("timing", Verdict.PASSED, f"Slowest answer {format_ms(slowest)}. Times: {times}.", reached)
+
+
+def format_ms(milliseconds: float) -> str:
+    """``0.4 ms``, ``12 ms``: a tenth of a millisecond only where it says something."""
+    return f"{milliseconds:.1f} ms" if milliseconds < 10 else f"{milliseconds:.0f} ms"

@@ -1,0 +1,89 @@
+"""The Archives this process answers for itself, reached without a network: :class:`LocalTransport`.
+
+The portal's own Archive and the demo Archives, each an
+:class:`~ibiportal.archive.service.ArchiveService`; a demo Archive may misbehave on purpose
+(:class:`Misbehaving`: slow, or a garbled answer) to show it on the Trace page.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from urllib.parse import urlsplit
+
+from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Failure, Route, Timeouts
+
+if TYPE_CHECKING:
+    from ibiportal.archive.model import Behaviour
+    from ibiportal.archive.service import ArchiveService
+
+
+class LocalArchive(Protocol):
+    """An Archive this process answers for: its name and its service."""
+
+    name: str
+    service: ArchiveService
+
+
+@runtime_checkable
+class Misbehaving(LocalArchive, Protocol):
+    """A demo Archive that misbehaves on purpose, as its ``behaviour`` says."""
+
+    behaviour: Behaviour
+
+
+def local_endpoint(archive: LocalArchive, connect_timeout: float = 1.0, read_timeout: float = 2.0) -> ArchiveEndpoint:
+    """The endpoint of a local Archive (:attr:`Route.LOCAL`), its service IBI in the first form (§10)."""
+    return ArchiveEndpoint(
+        address=archive.service.identity.address,
+        service_ibi=archive.service.identity.service_ibi.forms()[0],
+        name=archive.name,
+        transport=Route.LOCAL,
+        connect_timeout=connect_timeout,
+        read_timeout=read_timeout,
+    )
+
+
+class LocalTransport:
+    """The Archives this process answers for, reached without a network.
+
+    ``archives`` are :class:`LocalArchive` objects: the portal's own Archive
+    (:class:`~ibiportal.archive.own.OwnArchive`) and the demo Archives of
+    :func:`~ibiportal.archive.demo.load_demo_archives`. A request URL
+    ``http://<address>/<service IBI>?<query>`` goes to the Archive with that address and its
+    :class:`~ibiportal.archive.service.ArchiveService` answers the query (Algorithm 1 of §9).
+    A :class:`Misbehaving` Archive's ``behaviour`` is honoured: ``delay_seconds`` holds the answer back (by
+    ``sleep``), and a delay beyond the read timeout or the exchange's total ends as a timeout
+    AT that limit, not after the full delay; ``malformed`` replaces the answer's body.
+    """
+
+    def __init__(self, archives: Iterable[LocalArchive], *, sleep: Callable[[float], None] = time.sleep) -> None:
+        self.archives = {archive.service.identity.address.lower(): archive for archive in archives}
+        self.behaviours = {address: archive.behaviour for address, archive in self.archives.items()
+                           if isinstance(archive, Misbehaving)}
+        self._sleep = sleep
+
+    def endpoints(self, connect_timeout: float = 1.0, read_timeout: float = 2.0) -> tuple[ArchiveEndpoint, ...]:
+        """One endpoint per Archive (see :func:`local_endpoint`)."""
+        return tuple(local_endpoint(archive, connect_timeout, read_timeout) for archive in self.archives.values())
+
+    def fetch(self, url: str, timeouts: Timeouts) -> Exchange:
+        """Answer ``url`` from the addressed demo Archive; see the class docstring."""
+        parts = urlsplit(url)
+        archive = self.archives.get(parts.netloc.lower())
+        if archive is None:
+            return Exchange(failure=Failure.UNKNOWN_ARCHIVE, error=f"no local Archive at {parts.netloc}")
+        service_ibi = parts.path.lstrip("/")
+        if service_ibi.casefold() not in (form.casefold() for form in archive.service.identity.service_ibi.forms()):
+            return Exchange(404, "text/plain", b"", Failure.CONNECTION, f"{parts.netloc} has no service {service_ibi}")
+        behaviour = self.behaviours.get(parts.netloc.lower())
+        delay = 0.0 if behaviour is None else behaviour.delay_seconds
+        limit = min(timeouts.read, timeouts.total)
+        if delay > limit:
+            self._sleep(limit)
+            return Exchange(failure=Failure.TIMEOUT, error=f"no answer within {limit:g} s (this demo Archive takes {delay:g} s)")
+        if delay:
+            self._sleep(delay)
+        answer = archive.service.respond(parts.query)
+        body = answer.text if behaviour is None or behaviour.malformed is None else behaviour.malformed
+        return Exchange(answer.status, "text/plain", body.encode("latin-1"))
