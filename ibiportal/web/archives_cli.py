@@ -6,7 +6,7 @@ administrator enters both here. The Archive is then included when it switches on
 ``inclusionRequest`` (§7.2). The key is stored hashed and never printed; without ``--key``
 it is asked for without echo. With ``--generate`` the portal makes the key and prints it
 once, to be sent to the Archive's administrator (the Archives page does the same, through
-the same function: :func:`.admin.registering.register_archive`).
+the same function: :func:`ibiportal.application.registering.register_archive`).
 
 ``check ADDRESS [--ibi KNOWN]`` runs the conformance check
 (:mod:`ibiportal.resolver.conformance`) against an Archive service address and prints each
@@ -30,7 +30,7 @@ from ..resolver.conformance import ConformanceReport, check_archive
 from ..resolver.conformance_rules import Verdict, format_ms
 from ..resolver.registration import normalize_service_ibi
 from ..storage.registry import ArchiveStore
-from .admin.registering import AlreadyRegistered, register_archive
+from ..application.registering import AlreadyRegistered, register_archive
 from .admin.transport import check_transport
 from .context import get_storage
 

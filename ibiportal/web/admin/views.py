@@ -26,7 +26,7 @@ from ..auth.session import admin_required, current_admin
 from ..context import get_storage
 from ..form_errors import add_error, show_error
 from .forms import ActionForm, ConformanceForm, RegisterForm
-from .registering import AlreadyRegistered, inclusion_request_pairs, register_archive
+from ...application.registering import AlreadyRegistered, inclusion_request_pairs, register_archive
 from ...protocol.query import build_query
 from .transport import check_transport
 

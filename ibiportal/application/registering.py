@@ -14,12 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ...errors import IbiError, ParseError
-from ...protocol.messages import InclusionRequest, RegistrationKey
-from ...registry import KeyHash
-from ...ibi.identifier import parse_ibi
-from ...resolver.registration import utc_now
-from ...storage.registry import ArchiveStore
+from ..errors import IbiError, ParseError
+from ..protocol.messages import InclusionRequest, RegistrationKey
+from ..registry import KeyHash
+from ..ibi.identifier import parse_ibi
+from ..resolver.registration import utc_now
+from ..storage.registry import ArchiveStore
 
 #: Digits in each of the two numbers of a generated key (Table 7.1 asks for 10 or more):
 #: 2 × 15 random decimal digits, about 100 bits.
