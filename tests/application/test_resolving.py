@@ -1,0 +1,86 @@
+"""The resolve use case without Flask: a parsed persistent URL in, a stored trace and facts out."""
+from __future__ import annotations
+
+import ast
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from ibiportal import config
+from ibiportal.application import Application
+from ibiportal.application.resolving import ArchiveGroup, ArchiveSet, Asked, Caller, Site
+from ibiportal.ibi.url import PersistentUrl
+from ibiportal.resolver.engine import ClientInfo
+from ibiportal.resolver.trace import AlertReason
+from ibiportal.storage.database import Storage
+from ibiportal.storage.traces import TraceStore
+from tests.standard_examples import SECTION_10_1_URL
+
+PACKAGE = Path(__file__).resolve().parents[2] / "ibiportal"
+TRACED_AT = datetime(2026, 11, 24, 8, 30, 5, tzinfo=timezone.utc)
+SITE = Site("http://portal.test", "http://portal.test/", "http://urlib.net/")
+CLIENT = ClientInfo(("172.16.44.200", "150.163.68.1"), "pt-BR")
+
+
+@pytest.fixture
+def application(database_setting, tmp_path):
+    storage = Storage(database_setting)
+    settings = {**config.DEFAULTS, "DATABASE": database_setting, "TRUSTED_PROXIES": ["192.0.2.9"]}
+    built = Application(settings, str(tmp_path), lambda: storage, clock=lambda: TRACED_AT)
+    yield built, storage
+    storage.close()
+
+
+def asked(text: str) -> Asked:
+    return Asked(text, PersistentUrl.parse(text))
+
+
+def test_a_trace_resolves_the_parsed_url_and_keeps_its_facts(application):
+    built, storage = application
+    stored = built.resolving.trace(asked("http://urlib.net/8JMKD3MGP8W/35MMLL8"), ArchiveSet(ArchiveGroup.DEMO), CLIENT, SITE)
+    assert stored.resolution.url == SECTION_10_1_URL  # §10.1, answered by the demo mtc-m16c
+    assert stored.resolution.request.ibi == PersistentUrl.parse("8JMKD3MGP8W/35MMLL8").ibi
+    body = TraceStore(storage).load_trace(stored.trace_id)
+    assert body["request"] == {"archives": "demo", "include_faulty": False, "client_ip": "172.16.44.200 150.163.68.1",
+                               "accept_language": "pt-BR", "traced_at": "2026-11-24T08:30:05Z"}
+    first_round = [step for step in body["trace"]["steps"] if step["kind"] == "urlRequest" and step["hop"] == 1]
+    assert first_round and {(step["ibi"], tuple(step["verbs"]), tuple(step["client_ips"])) for step in first_round} == {
+        ("8JMKD3MGP8W/35MMLL8", (), CLIENT.ip_addresses)}
+    assert SITE.trace_permalink(stored.trace_id) == f"http://portal.test/api/v1/trace/{stored.trace_id}"
+
+
+def test_requiring_the_original_changes_the_parsed_url_and_the_text_shown(application):
+    built, _ = application
+    original = asked("http://urlib.net/D7N2U8HW/3MP9QLE").requiring_original()
+    assert original.text == "http://urlib.net/D7N2U8HW/3MP9QLE?ibiurl.requireditemstatus=Original"
+    assert original.parsed.required_item_status == "Original"
+    stored = built.resolving.trace(original, ArchiveSet(ArchiveGroup.DEMO), CLIENT, SITE)
+    assert stored.resolution.alert.reason is AlertReason.CONFLICTING_ORIGINALS  # two demo Archives claim it
+
+
+def test_a_not_found_is_diagnosed_from_the_traces_facts(application):
+    built, _ = application
+    stored = built.resolving.trace(asked("http://urlib.net/8JMKD3MGP8W/34PGRBS"), ArchiveSet(ArchiveGroup.DEMO), CLIENT, SITE)
+    assert stored.resolution.alert.reason is AlertReason.NOT_FOUND
+    assert stored.diagnosis is not None and stored.diagnosis.subsystem.prefix == "8JMKD3MGP8W"
+
+
+def test_the_client_is_the_callers_list_with_trusted_proxies_only(application):
+    built, _ = application
+    trusted = built.resolving.client(Caller("192.0.2.9", "203.0.113.7", "en"))
+    assert trusted == ClientInfo(("203.0.113.7", "192.0.2.9"), "en")
+    assert built.resolving.client(Caller("198.51.100.3", "203.0.113.7")).ip_addresses == ("198.51.100.3",)
+
+
+def test_no_module_of_the_application_or_below_imports_flask():
+    flask_free = ["application", "resolver", "archive", "protocol", "ibi", "storage", "citation"]
+    importers = []
+    for package in flask_free:
+        for path in (PACKAGE / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                         else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+                if any(name == "flask" or name.startswith(("flask.", "flask_")) for name in names):
+                    importers.append(str(path.relative_to(PACKAGE)))
+    assert importers == []
