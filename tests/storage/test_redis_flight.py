@@ -131,7 +131,7 @@ def test_a_redirect_or_an_alert_reaches_a_follower_in_another_worker_as_the_lead
     if expected == "found":
         assert original.url == SECTION_10_1_URL
     steps = json.loads(redis_client.get(redis_client.keys("ibiportal:flight:*:result")[0]))["resolution"]["trace"]["steps"]
-    assert {step["number"] for step in steps} == {3, 4, 7}  # (4) names the IBIs the loop followed
+    assert {step["number"] for step in steps} == {2, 3, 4, 7}  # (2) names the IBI asked, (4) the IBIs the loop followed
     assert all(step["raw_answer"] is None and step["pairs"] is None for step in steps)  # answers stay in the database
 
 
