@@ -28,6 +28,7 @@ def _limits(rules: limits.Rules) -> None:
     """A citation resolves on demand (``RATELIMIT_TRACE``); the page without an ``ibi`` is just the form."""
     rules.on_demand(lambda: bool(request.args.get("ibi")))(bp)
 
+
 #: Download formats: media type and what the file holds.
 DOWNLOADS = {
     "bib": "application/x-bibtex; charset=utf-8",

@@ -30,6 +30,7 @@ def _limits(rules: limits.Rules) -> None:
     """Running a trace resolves on demand (``RATELIMIT_TRACE``); the form and permalinks do not."""
     rules.on_demand(lambda: request.endpoint == "trace.run_trace")(bp)
 
+
 #: Worked examples for the form: the standard's (§10.1, §10.2) and the demo Archives' scenarios.
 EXAMPLES = (
     ("§10.1: an item, no modifier", "http://urlib.net/8JMKD3MGP8W/35MMLL8", {}),
