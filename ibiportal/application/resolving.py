@@ -28,6 +28,7 @@ from ..resolver.trace import Resolution, Trace, TraceStep
 from ..resolver.transport import ArchiveEndpoint, Route
 from ..resolver.local_transport import local_endpoint
 from ..storage.database import Storage
+from ..storage.identifiers import IdentifierStore
 from ..storage.redis_flight import Published
 from ..storage.registry import ArchiveStore
 from ..storage.traces import TraceStore, stored_trace
