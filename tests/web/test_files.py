@@ -316,3 +316,18 @@ def test_direct_links_the_own_archive_cannot_serve_are_handed_over_to_the_rescue
     elsewhere = client.get("/col/sid.inpe.br/mtc-m19/2013/09.04.12.27.57/doc/Relat%C3%B3rio%20Final.pdf")
     assert elsewhere.status_code == 302  # Example 8.9: held by a demo Archive
     assert client.get("/col/nothing/here").status_code == 404
+
+
+def test_the_own_archive_service_answers_the_url_of_a_file_and_of_the_file_list(client, item, app):
+    body = put(client, item["ibip"], "docs/relatório.pdf", PDF).get_json()
+    service = f"/{app.config['ARCHIVE_SERVICE_IBI']}?servicesubject=urlRequest&clientinformation.ipaddress=1.2.3.4"
+    ibi = item["rep"].replace("/", "%2F")
+    # a pair's %hh is one ISO-8859-1 character (file 003 §6.2, Example 6.2's Relat%f3rio)
+    file_answer = client.get(f"{service}&parsedibiurl.ibi={ibi}&parsedibiurl.filepath=%2Fdocs%2Frelat%F3rio.pdf")
+    pairs = dict(line.split(" ", 1) for line in file_answer.get_data(as_text=True).splitlines())
+    assert pairs["url"] == body["url"] and pairs["state"] == "Original"  # Example 9.11, on this portal
+    listed = client.get(f"{service}&parsedibiurl.ibi={ibi}&parsedibiurl.verblist=GetFileList")
+    pairs = dict(line.split(" ", 1) for line in listed.get_data(as_text=True).splitlines())
+    assert pairs["url"] == f"http://localhost/archive/items/{item['ibip']}/files"  # Example 9.12
+    missing = client.get(f"{service}&parsedibiurl.ibi={ibi}&parsedibiurl.filepath=%2Fnone.pdf")
+    assert "url" not in dict(line.split(" ", 1) for line in missing.get_data(as_text=True).splitlines())
