@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from sqlalchemy import Connection, Row, delete, insert, select
+from sqlalchemy import Connection, Row, delete, insert, select, text
 
 from ..errors import IbiError
 from .database import Storage, now_iso
@@ -74,6 +74,7 @@ class FileStore:
         found nothing before, or another file)."""
         uploaded_at = now_iso()
         with self.storage.write_transaction() as conn:
+            self._lock(conn, ibi, path)
             _drop(conn, ibi, path)
             file_id = conn.execute(
                 insert(item_file).values(
@@ -91,10 +92,20 @@ class FileStore:
     def delete(self, ibi: str, path: str) -> bool:
         """Remove one file of an item; ``False`` when there was none at ``path``."""
         with self.storage.write_transaction() as conn:
+            self._lock(conn, ibi, path)
             removed = _drop(conn, ibi, path)
             if removed:
                 ibis_changed(self.storage, conn, [ibi])
         return removed
+
+    def _lock(self, conn: Connection, ibi: str, path: str) -> None:
+        """Writers of one path take turns until their commit. Under PostgreSQL's READ COMMITTED,
+        two uploads of the same path would each find no file to drop (the other's row is not yet
+        committed) and the second would fail on the unique (ibi, path); a transaction-scoped
+        advisory lock makes it wait and then replace the first. SQLite's ``BEGIN IMMEDIATE``
+        already lets one writer in at a time."""
+        if not self.storage.database.is_sqlite:
+            conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": f"item_file {ibi} {path}"})
 
     def chunk(self, file_id: int, seq: int) -> bytes | None:
         """Chunk ``seq`` of a file, ``None`` when it is gone."""

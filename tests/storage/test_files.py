@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import threading
 
 import pytest
 
@@ -82,3 +83,39 @@ def test_an_upload_that_fails_while_stored_leaves_nothing(database_setting, smal
     (kept,) = FileStore(storage).files("IBIP/1")
     assert kept.size == len(b"the old file")
     assert b"".join(read_chunks(lambda: Storage(database_setting), kept, 0, kept.size)) == b"the old file"
+
+
+def test_two_uploads_of_one_path_at_once_leave_the_later_file_and_no_error(database_setting, small_chunks):
+    """The second upload waits for the first to commit and replaces it: on PostgreSQL it used to
+    find no file to drop (the first was not committed) and fail on the unique (ibi, path)."""
+    second_started = threading.Event()
+    results: dict[str, object] = {}
+
+    class HeldBody(io.BytesIO):
+        """The first upload's body: held open until the second upload has begun."""
+
+        def read(self, size=-1):
+            if self.tell() == 0:
+                second_started.wait(10)
+                threading.Event().wait(0.3)  # the second reaches its drop and insert meanwhile
+            return super().read(size)
+
+    def upload(name: str, body: io.BytesIO, data: bytes) -> None:
+        storage = Storage(database_setting)
+        try:
+            results[name] = FileStore(storage).put("IBIP/1", "a/b.bin", "application/octet-stream", body,
+                                                   len(data), hashlib.sha256(data).hexdigest())
+        except Exception as error:  # the assertion below names it
+            results[name] = error
+        finally:
+            storage.close()
+
+    first = threading.Thread(target=upload, args=("first", HeldBody(DATA), DATA))
+    first.start()
+    second_started.set()
+    upload("second", io.BytesIO(b"second"), b"second")
+    first.join(20)
+    assert not isinstance(results["first"], Exception), results["first"]
+    assert not isinstance(results["second"], Exception), results["second"]
+    stored = FileStore(Storage(database_setting)).files("IBIP/1")
+    assert len(stored) == 1 and stored[0].sha256 in {results["first"].sha256, results["second"].sha256}
