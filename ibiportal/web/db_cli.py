@@ -10,10 +10,11 @@ import click
 from flask import current_app
 from flask.cli import AppGroup
 
-from ..storage.database import database
+from ..storage.database import Storage, database
 from ..storage.migrations import upgrade
+from ..storage.transfer import TransferRefused, export_lines, import_lines
 
-db_cli = AppGroup("db", help="The portal's database schema.")
+db_cli = AppGroup("db", help="The portal's database: its schema, and its data moved out and in.")
 
 
 @db_cli.command("upgrade")
@@ -22,3 +23,38 @@ def upgrade_command() -> None:
     setting = current_app.config["DATABASE"]
     upgrade(setting)
     click.echo(f"The database {database(setting).shown_url} is at the current schema.")
+
+
+@db_cli.command("export")
+@click.argument("path", type=click.Path(dir_okay=False, writable=True, allow_dash=True))
+def export_command(path: str) -> None:
+    """Write everything the portal holds to PATH ('-': standard output) as ibiportal-export JSON Lines."""
+    storage = Storage(current_app.config["DATABASE"])
+    try:
+        with click.open_file(path, "w", encoding="utf-8", atomic=path != "-") as out:
+            rows = 0
+            for line in export_lines(storage):
+                out.write(line + "\n")
+                rows += 1
+    except TransferRefused as refusal:
+        raise click.ClickException(str(refusal)) from refusal
+    finally:
+        storage.close()
+    if path != "-":
+        click.echo(f"Exported {rows - 2} rows of {database(current_app.config['DATABASE']).shown_url} to {path}.")
+
+
+@db_cli.command("import")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+def import_command(path: str) -> None:
+    """Load an ibiportal-export file into this portal's empty database (run db upgrade first)."""
+    storage = Storage(current_app.config["DATABASE"])
+    try:
+        with click.open_file(path, "r", encoding="utf-8") as lines:
+            counts = import_lines(storage, lines)
+    except (TransferRefused, ValueError) as refusal:
+        raise click.ClickException(f"nothing was imported: {refusal}") from refusal
+    finally:
+        storage.close()
+    shown = ", ".join(f"{name} {count}" for name, count in counts.items() if count)
+    click.echo(f"Imported {sum(counts.values())} rows ({shown or 'none'}).")
