@@ -85,8 +85,10 @@ def test_the_persistent_url_of_a_file_opens_it(page, family):
 def test_an_administrator_finds_an_item_and_uploads_a_large_file_with_a_progress_bar(
         admin_page, family, live_server, token, tmp_path):
     page = admin_page
+    # An IBI no other test asks for: the portal is shared, and a copy of 8JMKD3MGP8W/34PGRBS made
+    # every later test that resolves it as "not found" get a redirect to the mirror.
     copy = requests.post(f"{live_server.url}/api/v1/copies", timeout=20, headers={"Authorization": f"Bearer {token}"},
-                         json={"ibi": "8JMKD3MGP8W/34PGRBS", "target_url": "https://mirror.example.org/relatorio"})
+                         json={"ibi": "8JMKD3MGP8W/3E3S86E", "target_url": "https://mirror.example.org/relatorio"})
     assert copy.status_code in (200, 201), copy.text
     page.goto("/")
     page.get_by_role("navigation", name="Main").get_by_role("link", name="Items").click()
