@@ -82,3 +82,11 @@ def test_an_unknown_style_names_the_closest():
     with pytest.raises(UnknownStyle) as raised:
         style_name("zzzz")
     assert raised.value.closest == []
+
+
+def test_title_case_only_for_items_not_declared_in_another_language():
+    from dataclasses import replace
+
+    assert "“Modelagem De Fluxos De Carbono”" in csl_citation(THESIS, "chicago-author-date").plain
+    portuguese = replace(THESIS, language="pt")
+    assert "“Modelagem de fluxos de carbono”" in csl_citation(portuguese, "chicago-author-date").plain
