@@ -63,6 +63,12 @@ def no_sideways_scroll(page: Page) -> None:
     assert width <= 390, f"the page scrolls sideways on a phone ({width}px)"
 
 
+def test_a_login_without_next_lands_on_the_archives_page(page):
+    log_in(page)
+    expect(page).to_have_url(re.compile(r"/admin/archives$"))
+    expect(page.get_by_role("heading", name="Register an Archive")).to_be_visible()
+
+
 def test_anonymous_user_is_sent_to_the_login_page(page):
     page.goto("/admin/archives")
     expect(page).to_have_url(re.compile(r"/admin/login\?next=/admin/archives$"))

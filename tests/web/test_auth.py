@@ -38,6 +38,12 @@ def test_login_then_logout(client, admin):
     assert "Administrator login" in client.get("/").get_data(as_text=True)
 
 
+def test_without_next_the_login_leads_to_the_archives_page(client, admin):
+    page = client.post("/admin/login", data={"username": "ada", "password": PASSWORD})
+    assert page.status_code == 302 and page.headers["Location"] == "/admin/archives"
+    assert "Register an Archive" in client.get(page.headers["Location"]).get_data(as_text=True)
+
+
 @pytest.mark.parametrize(("username", "password"), [("ada", "wrong password!"), ("nobody", PASSWORD)])
 def test_wrong_credentials_are_one_message_next_to_the_password(client, admin, username, password):
     page = client.post("/admin/login", data={"username": username, "password": password})
@@ -72,7 +78,7 @@ def test_a_login_never_leads_off_site(client, admin, target):
     if page.status_code == 400:  # a control character: refused at the edge, naming the field
         assert "of next" in page.get_data(as_text=True)
     else:
-        assert page.status_code == 302 and page.headers["Location"] == "/"
+        assert page.status_code == 302 and page.headers["Location"] == "/admin/archives"
 
 
 def test_session_cookie_flags(tmp_path, runner, admin):

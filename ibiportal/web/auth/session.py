@@ -43,8 +43,8 @@ def log_out() -> None:
 
 def safe_next(target: str | None) -> str:
     """Only a path on this site is followed after login (no open redirect via ``next``); anything
-    else leads to the home page."""
-    return target if target and is_local_path(target) else url_for("identifiers.home")
+    else leads to the Archives page, where an administrator's work starts."""
+    return target if target and is_local_path(target) else url_for("admin.archives_page")
 
 
 def is_local_path(target: str) -> bool:
