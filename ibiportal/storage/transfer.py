@@ -88,8 +88,12 @@ def import_lines(storage: Storage, lines: Iterable[str]) -> dict[str, int]:
             table = known.get(record.get("table"))
             if table is None:
                 raise TransferRefused(f"line {number} names table {record.get('table')!r}, which this schema does not have")
+            row = record.get("row")
+            unknown = set(row) - set(table.c.keys()) if isinstance(row, dict) else {"(no row)"}
+            if unknown:
+                raise TransferRefused(f"line {number}: table {table.name} has no column {', '.join(sorted(unknown))}")
             pending.setdefault(table.name, []).append(
-                {name: _from_json(table, name, value) for name, value in record["row"].items()})
+                {name: _from_json(table, name, value) for name, value in row.items()})
             counts[table.name] += 1
             if len(pending[table.name]) >= _BATCH:
                 conn.execute(table.insert(), pending.pop(table.name))

@@ -81,12 +81,12 @@ def check_pairs(pairs: Iterable[tuple[str, str]]) -> None:
 
 
 def check_request() -> None:
-    """Before every view: the query string, then the form (bodies of other types are the views')."""
+    """Before every view: the query string, then a posted form (a PUT's body is a file, whatever its
+    type; bodies of other types are the views')."""
     query = request.query_string
     if _PLAIN_QUERY.search(query) is not None or len(query) > MAX_TEXT_CHARS:  # else nothing to decode
         check_pairs(request.args.items(multi=True))
-    if (request.method not in ("GET", "HEAD") and request.mimetype in FORM_MIMETYPES
-            and request.endpoint not in RAW_BODY_ENDPOINTS):
+    if request.method == "POST" and request.mimetype in FORM_MIMETYPES and request.endpoint not in RAW_BODY_ENDPOINTS:
         check_pairs(request.form.items(multi=True))
 
 

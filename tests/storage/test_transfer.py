@@ -114,6 +114,8 @@ def test_refusals_import_nothing(new_database):
         imported(target, lines[:-3])
     with pytest.raises(TransferRefused, match="format version 2"):
         imported(target, [json.dumps({**json.loads(lines[0]), "version": 2}), *lines[1:]])
+    with pytest.raises(TransferRefused, match="line 2: table minted_item has no column colour"):
+        imported(target, [lines[0], '{"table": "minted_item", "row": {"colour": "red"}}', lines[-1]])
     with pytest.raises(TransferRefused, match="line 1 is not JSON"):
         imported(target, ["hello"])
     with pytest.raises(TransferRefused, match="not an ibiportal-export file"):
