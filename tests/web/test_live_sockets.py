@@ -16,6 +16,7 @@ import requests
 
 from ibiportal.archive.demo import load_demo_archives
 from ibiportal.protocol.messages import ExclusionRequest, InclusionRequest, request_url
+from ibiportal.resolver.transport import ARCHIVE_TIMEOUTS
 from tests.standard_examples import SECTION_10_1_URL, SECTION_10_2_URL
 from tests.servers import fresh_sqlite
 
@@ -81,6 +82,19 @@ def switch(live: dict, name: str, message_cls) -> requests.Response:
     return requests.get(request_url(live["portal"], RESOLVER_SERVICE_IBI, message), timeout=10)
 
 
+def with_the_notice(trace_url: str) -> dict:
+    """The stored trace once the Archive's notice (6) is in it: the redirect leaves as soon as the
+    acknowledgment (5) is sent, and the notice is recorded when it comes, within the
+    acknowledgment's exchange deadline (``ARCHIVE_TIMEOUTS.total``)."""
+    deadline = time.monotonic() + ARCHIVE_TIMEOUTS.total
+    while True:
+        trace = requests.get(trace_url, timeout=10).json()
+        (notice,) = [step for step in trace["trace"]["steps"] if step["number"] == 6]
+        if notice["raw_answer"] is not None or time.monotonic() > deadline:
+            return trace
+        time.sleep(0.05)
+
+
 @pytest.mark.slow
 def test_register_include_resolve_exclude_over_real_sockets(live, vectors):
     for name in live["archives"]:
@@ -106,7 +120,7 @@ def test_register_include_resolve_exclude_over_real_sockets(live, vectors):
     assert first.status_code == 302
     # The final URLs (7) as the standard prints them: the demo items keep their Archive's URLs.
     assert first.headers["Location"] == SECTION_10_1_URL
-    trace = requests.get(first.headers["X-IBI-Trace"], timeout=10).json()
+    trace = with_the_notice(first.headers["X-IBI-Trace"])
     ack = next(step for step in trace["trace"]["steps"] if step["number"] == 5)
     assert ack["request_url"].startswith(f"http://127.0.0.1:{m16c}/sid.inpe.br/mtc-m18@80/2008/03.17.15.17?")
     assert next(step for step in trace["trace"]["steps"] if step["number"] == 6)["raw_answer"].strip() == (
