@@ -165,6 +165,13 @@ class CheckedHost:
     addresses: tuple[str, ...]
 
 
+#: Said with every refused address, so that whoever reads the refusal (an Archive's administrator
+#: reading the resolver service's ``status.reason``, the portal's administrator reading a history
+#: or a check) learns the one setting that changes it.
+PRIVATE_REFUSED = ("private Archives are not allowed by this resolver; its administrator can allow them "
+                   "with IBIPORTAL_ALLOW_PRIVATE_ARCHIVES=1")
+
+
 def check_host(
     host: str, port: int, *, allow_private: bool, getaddrinfo: GetAddrInfo | None = None
 ) -> CheckedHost:
@@ -188,7 +195,7 @@ def check_host(
         ip = ipaddress.ip_address(text)
         reason = None if allow_private else refusal_reason(ip)
         if reason is not None:
-            raise AddressRefused(host, reason + " (private Archives are not allowed)")
+            raise AddressRefused(host, reason + f" ({PRIVATE_REFUSED})")
         if str(ip) not in addresses:
             addresses.append(str(ip))
     if not addresses:

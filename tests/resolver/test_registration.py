@@ -376,6 +376,10 @@ def test_forbidden_address_is_refused_422_and_never_contacted(registry, address,
     assert outcome.answer.get("status.archive") == "refused"
     assert outcome.answer.text("status.reason").startswith("address not allowed: ")
     assert why in outcome.answer.text("status.reason")
+    # the setting is named when it would change the answer: not for a name that does not resolve
+    named = "IBIPORTAL_ALLOW_PRIVATE_ARCHIVES=1" in outcome.answer.text("status.reason")
+    assert named is (why != "does not resolve")
+    assert registry.history(SERVICE_IBI)[-1].detail == outcome.answer.text("status.reason")
     assert transport.urls == [] and registry.state(SERVICE_IBI) == before
     assert registry.history(SERVICE_IBI)[-1].kind == "refused"
 

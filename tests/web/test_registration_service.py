@@ -153,7 +153,7 @@ def test_address_change_between_inclusions_is_stored(served):
         (query(archiveip=None), 400, "archiveip: missing mandatory pair for inclusionRequest"),
         (query(registrationkey=None), 400, "registrationkey: missing mandatory pair for inclusionRequest"),
         (query(archiveprotocol="USP"), 400, "archiveprotocol: 'USP' is not HTTP"),
-        (query(archiveaddress="127.0.0.1", archiveip="127.0.0.1"), 422, "address not allowed: 127.0.0.1 is a loopback address"),
+        (query(archiveaddress="127.0.0.1", archiveip="127.0.0.1"), 422, "address not allowed: 127.0.0.1 is a loopback address (private Archives are not allowed by this resolver; its administrator can allow them with IBIPORTAL_ALLOW_PRIVATE_ARCHIVES=1)"),
         (query(archiveaddress="intranet.example"), 422, "address not allowed: 192.168.1.10 is a private address"),
         ("servicesubject=urlRequest&clientinformation.ipaddress=1.2.3.4&parsedibiurl.ibi=a/b", 400, "'urlRequest' is not answered"),
         ("servicesubject=nonsense", 400, "'nonsense' is not answered"),
