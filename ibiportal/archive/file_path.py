@@ -43,11 +43,15 @@ def parse_file_path(text: str) -> str:
             raise ParseError(f"the file path has the control character U+{ord(character):04X}", index + 1, _FIELD)
     if text.startswith("/"):
         raise ParseError("the file path must be relative to the item: it may not begin with /", 1, _FIELD)
-    path = unicodedata.normalize("NFC", text)
+    # Positions are counted in the text as sent; "/" never composes, so each segment is
+    # normalized on its own and the path is their NFC forms joined.
+    segments = []
     start = 0
-    for segment in path.split("/"):
-        if segment == "":
-            raise ParseError("the file path has an empty segment (// or a / at the end)", start + 1, _FIELD)
+    for given in text.split("/"):
+        segment = unicodedata.normalize("NFC", given)
+        if segment == "":  # a trailing "/" is the character named
+            raise ParseError("the file path has an empty segment (// or a / at the end)",
+                             min(start + 1, len(text)), _FIELD)
         if segment in (".", ".."):
             raise ParseError(f"the file path may not have a {segment} segment: it stays inside the item",
                              start + 1, _FIELD)
@@ -57,7 +61,9 @@ def parse_file_path(text: str) -> str:
                 f"a segment of the file path has {size} bytes of UTF-8; at most {MAX_SEGMENT_BYTES} are allowed",
                 start + 1, _FIELD,
             )
-        start += len(segment) + 1
+        segments.append(segment)
+        start += len(given) + 1
+    path = "/".join(segments)
     size = len(path.encode("utf-8"))
     if size > MAX_PATH_BYTES:
         raise ParseError(f"the file path has {size} bytes of UTF-8; at most {MAX_PATH_BYTES} are allowed", 1, _FIELD)

@@ -142,7 +142,7 @@ def test_without_a_content_type_the_name_suggests_one(client, item):
     ("docs/../../x", "may not have a .. segment", 6),
     ("a/./b", "may not have a . segment", 3),
     ("a//b", "empty segment", 3),
-    ("a/", "empty segment", 3),
+    ("a/", "empty segment", 2),
     ("x" * 256, "256 bytes of UTF-8; at most 255", 1),
     ("ok/" + "é" * 128, "256 bytes of UTF-8; at most 255", 4),
     ("a\x01b", "control character U+0001", 2),
