@@ -97,12 +97,30 @@ class ArchiveStore:
             )
             bump_resolution_generation(self.storage, conn)
 
-    def record_exclusion(self, service_ibi: str, at: datetime) -> None:
+    def record_exclusion(self, service_ibi: str, at: datetime, detail: str = "switched off") -> None:
+        """The Archive is no longer asked (its ``exclusionRequest`` of §7.2, or an administrator);
+        its address is kept for a later inclusion and the resolution caches are emptied."""
         when = iso(at)
         with self.storage.write_transaction() as conn:
             conn.execute(update(archive).where(archive.c.service_ibi == service_ibi).values(included=0, updated_at=when))
-            _add_archive_event(conn, service_ibi, when, "excluded", "switched off")
+            _add_archive_event(conn, service_ibi, when, "excluded", detail)
             bump_resolution_generation(self.storage, conn)
+
+    def record_reinclusion(self, service_ibi: str, at: datetime, detail: str) -> bool:
+        """An administrator includes an excluded Archive again at the address of its last
+        inclusion; ``False`` (nothing written) when it has never been included, so has no address."""
+        when = iso(at)
+        with self.storage.write_transaction() as conn:
+            changed = conn.execute(
+                update(archive)
+                .where(archive.c.service_ibi == service_ibi, archive.c.address.is_not(None))
+                .values(included=1, updated_at=when)
+            ).rowcount
+            if not changed:
+                return False
+            _add_archive_event(conn, service_ibi, when, "included", detail)
+            bump_resolution_generation(self.storage, conn)
+        return True
 
     def record_refusal(self, service_ibi: str, reason: str, at: datetime) -> None:
         with self.storage.write_transaction() as conn:

@@ -137,6 +137,31 @@ def test_archive_page_confirmation_request_and_conformance_check(admin_page, ser
     expect(page.locator("li.rule-passed")).to_have_count(10)
 
 
+def test_exclude_and_include_again_beside_remove_with_the_history_kept(admin_page, registry):
+    page = admin_page
+    now = datetime.now(timezone.utc)
+    registry.register_archive(NEW_IBI, KeyHash.of(RegistrationKey("1234567890-1234567890")), now)
+    details = ArchiveDetails("150.163.34.239", "150.163.34.239", "URLib 2.1", "admin@example.org")
+    registry.record_inclusion(NEW_IBI, details, Confirmation(True, "confirmation yes"), now)
+    page.goto(f"/admin/archives/{NEW_IBI}")
+    actions = page.locator("div.actions")
+    expect(actions.get_by_role("link", name="Remove this Archive…")).to_be_visible()
+    actions.get_by_role("button", name="Exclude this Archive").click()
+    expect(page).to_have_url(re.compile(f"/admin/archives/{re.escape(NEW_IBI)}$"))
+    expect(page.get_by_role("status").first).to_contain_text(f"Excluded {NEW_IBI}: the resolver no longer asks it.")
+    expect(page.locator("table.history tbody tr").first).to_contain_text("excluded by the administrator")
+    shoot(page, "admin-archive-excluded-desktop")
+    assert not registry.find_archive(NEW_IBI).included
+
+    page.reload()  # Post/Redirect/Get: a reload sends nothing again and the message is gone
+    expect(page.get_by_text("the resolver no longer asks it")).to_have_count(0)
+    page.locator("div.actions").get_by_role("button", name="Include again at 150.163.34.239").click()
+    expect(page.get_by_role("status").first).to_contain_text(f"Included {NEW_IBI} again at 150.163.34.239")
+    expect(page.locator("table.history tbody tr")).to_have_count(4)  # registered, included, excluded, included
+    expect(page.locator("div.actions").get_by_role("button", name="Exclude this Archive")).to_be_visible()
+    assert registry.find_archive(NEW_IBI).included
+
+
 def test_conformance_check_of_a_garbled_archive_by_keyboard(admin_page, serve_demo_archive, allow_private):
     page = admin_page
     server = serve_demo_archive("garbled")

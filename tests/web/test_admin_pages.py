@@ -99,10 +99,13 @@ def test_posts_without_the_csrf_token_are_refused(tmp_path):
     for path, data in [("/admin/archives", {"service_ibi": "8JMKD3MGP8W/35MMLL8"}),
                        (f"/admin/archives/{SERVICE_IBI}/remove", {}),
                        (f"/admin/archives/{SERVICE_IBI}/confirm", {}),
+                       (f"/admin/archives/{SERVICE_IBI}/exclude", {}),
+                       (f"/admin/archives/{SERVICE_IBI}/include", {}),
                        ("/admin/conformance", {"address": M16C_BASE})]:
         response = client.post(path, data=data)
         assert response.status_code == 400 and "CSRF" in response.get_data(as_text=True), path
     assert [archive.service_ibi for archive in store(app).archives()] == [SERVICE_IBI]
+    assert store(app).find_archive(SERVICE_IBI).included
     page = client.get("/admin/archives").get_data(as_text=True)
     assert 'name="csrf_token"' in page
 
@@ -243,6 +246,49 @@ def test_remove_asks_first_then_removes(app, admin):
     assert response.status_code == 302 and response.headers["Location"] == "/admin/archives"
     assert store(app).find_archive(SERVICE_IBI) is None and store(app).archive_events(SERVICE_IBI) == []
     assert f"Removed {SERVICE_IBI} and its history" in admin.get("/admin/archives").get_data(as_text=True)
+
+
+def test_exclude_then_include_again_keeps_the_registration_and_the_history(app, admin):
+    register(app)
+    page = admin.get(f"/admin/archives/{SERVICE_IBI}").get_data(as_text=True)
+    assert "Exclude this Archive" in page and "Include again" not in page
+    response = admin.post(f"/admin/archives/{SERVICE_IBI}/exclude")
+    assert response.status_code == 303 and response.headers["Location"] == f"/admin/archives/{SERVICE_IBI}"
+    excluded = store(app).find_archive(SERVICE_IBI)
+    assert not excluded.included and excluded.address == ADDRESS  # the address is kept
+    assert store(app).included_archives() == []
+    page = admin.get(response.headers["Location"]).get_data(as_text=True)
+    assert f"Excluded {SERVICE_IBI}: the resolver no longer asks it." in page
+    assert f"Include again at {ADDRESS}" in page and "Exclude this Archive" not in page
+    assert "excluded by the administrator ada" in page
+
+    response = admin.post(f"/admin/archives/{SERVICE_IBI}/include")
+    assert response.status_code == 303
+    included = store(app).find_archive(SERVICE_IBI)
+    assert included.included and included.address == ADDRESS and included.key_hash == excluded.key_hash
+    assert [archive.service_ibi for archive in store(app).included_archives()] == [SERVICE_IBI]
+    assert f"Included {SERVICE_IBI} again at {ADDRESS}" in admin.get(response.headers["Location"]).get_data(as_text=True)
+    events = [(event.kind, event.detail) for event in store(app).archive_events(SERVICE_IBI)]
+    assert [kind for kind, _ in events] == ["registered", "included", "excluded", "included"]
+    assert events[2][1] == "excluded by the administrator ada"
+    assert events[3][1] == f"again at {ADDRESS} by the administrator ada"
+
+
+def test_an_archive_never_included_cannot_be_included_again(app, admin):
+    register(app, included=False)
+    assert "Include again" not in admin.get(f"/admin/archives/{SERVICE_IBI}").get_data(as_text=True)
+    response = admin.post(f"/admin/archives/{SERVICE_IBI}/include", follow_redirects=True)
+    assert "has never been included, so its address is not known" in response.get_data(as_text=True)
+    assert not store(app).find_archive(SERVICE_IBI).included
+    assert [event.kind for event in store(app).archive_events(SERVICE_IBI)] == ["registered"]
+
+
+def test_excluding_twice_changes_nothing_the_second_time(app, admin):
+    register(app)
+    admin.post(f"/admin/archives/{SERVICE_IBI}/exclude")
+    page = admin.post(f"/admin/archives/{SERVICE_IBI}/exclude", follow_redirects=True).get_data(as_text=True)
+    assert "was already excluded: nothing changed" in page
+    assert [event.kind for event in store(app).archive_events(SERVICE_IBI)].count("excluded") == 1
 
 
 # -- the conformance check page ----------------------------------------------------------------------------

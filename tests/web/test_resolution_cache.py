@@ -162,6 +162,24 @@ def test_exclusion_through_the_resolver_service_ends_the_cached_redirect(live):
     assert after.get_json()["alert"]["reason"] == "not-found"  # only the own Archive was asked
 
 
+def test_exclusion_by_the_administrator_ends_the_cached_redirect_on_every_worker_as_the_request_does(live):
+    app, archive, start = live
+    client, other_worker = app.test_client(), start().test_client()
+    include(client, archive)
+    for worker in (client, other_worker):
+        worker.get(f"/{ITEM}", environ_base=USER)
+        assert worker.get(f"/{ITEM}", environ_base=USER).headers["X-IBI-Cache"] == "hit"
+    with client.session_transaction() as session:
+        session["admin"] = "ada"
+    assert client.post(f"/admin/archives/{SERVICE_IBI}/exclude").status_code == 303
+    for worker in (client, other_worker):
+        after = worker.get(f"/{ITEM}", environ_base=USER)
+        assert after.status_code == 404 and after.headers["X-IBI-Cache"] == "miss"
+    assert client.post(f"/admin/archives/{SERVICE_IBI}/include").status_code == 303
+    again = other_worker.get(f"/{ITEM}", environ_base=USER)
+    assert again.status_code == 302 and again.headers["X-IBI-Cache"] == "miss"
+
+
 def test_inclusion_at_a_new_address_replaces_the_cached_redirect(live):
     app, archive, _ = live
     client = app.test_client()

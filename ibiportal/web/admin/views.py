@@ -158,6 +158,44 @@ def confirm(service_ibi: str):
     return _archive_page(_registered(archive.service_ibi), confirmation=(probe, result))
 
 
+@bp.post("/archives/<path:service_ibi>/exclude")
+@admin_required
+def exclude(service_ibi: str):
+    """Switch an Archive off as its ``exclusionRequest`` would (§7.2): it is no longer asked, the
+    resolution caches are emptied, its registration, address and history are kept."""
+    archive = _registered(service_ibi)
+    if not ActionForm().validate_on_submit():
+        abort(400, "The form expired; reload the page and try again.")
+    if archive.included:
+        _store().record_exclusion(archive.service_ibi, utc_now(), f"excluded by the administrator {current_admin()}")
+        logger.info("archive %s excluded by %s", archive.service_ibi, current_admin())
+        flash(f"Excluded {archive.service_ibi}: the resolver no longer asks it. Its registration and history are "
+              "kept; include it again here, or the Archive can send inclusionRequest.", "success")
+    else:
+        flash(f"{archive.service_ibi} was already excluded: nothing changed.", "notice")
+    return redirect(url_for("admin.archive_page", service_ibi=archive.service_ibi), code=303)
+
+
+@bp.post("/archives/<path:service_ibi>/include")
+@admin_required
+def include_again(service_ibi: str):
+    """Include an excluded Archive again at the address of its last inclusion (no request from it)."""
+    archive = _registered(service_ibi)
+    if not ActionForm().validate_on_submit():
+        abort(400, "The form expired; reload the page and try again.")
+    if archive.included:
+        flash(f"{archive.service_ibi} is already included: nothing changed.", "notice")
+    elif _store().record_reinclusion(archive.service_ibi, utc_now(),
+                                     f"again at {archive.address} by the administrator {current_admin()}"):
+        logger.info("archive %s included again by %s", archive.service_ibi, current_admin())
+        flash(f"Included {archive.service_ibi} again at {archive.address}: the resolver asks it from now on. "
+              "Send a confirmation request to check that it still answers there.", "success")
+    else:
+        flash(f"{archive.service_ibi} has never been included, so its address is not known: the Archive must send "
+              "inclusionRequest itself (§7.2).", "failure")
+    return redirect(url_for("admin.archive_page", service_ibi=archive.service_ibi), code=303)
+
+
 @bp.route("/archives/<path:service_ibi>/remove", methods=["GET", "POST"])
 @admin_required
 def remove(service_ibi: str):
