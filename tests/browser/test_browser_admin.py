@@ -102,6 +102,24 @@ def test_register_an_archive_with_the_keyboard_and_see_its_key_once(admin_page, 
     assert key not in page.content()
 
 
+def test_the_key_can_be_shown_and_a_pasted_service_url_is_split(admin_page, registry):
+    page = admin_page
+    page.goto("/admin/archives")
+    key_field = page.get_by_label("Registration key (optional)")
+    expect(key_field).to_have_attribute("type", "password")
+    key_field.fill("1234567890-0987654321")
+    show = page.get_by_role("button", name="Show")
+    show.click()
+    expect(key_field).to_have_attribute("type", "text")
+    expect(page.get_by_role("button", name="Hide")).to_have_attribute("aria-pressed", "true")
+    expect(key_field).to_be_focused()
+    page.get_by_label("Archive service IBI").fill(f"http://127.0.0.1:8741/{NEW_IBI}")
+    shoot(page, "admin-register-key-shown-desktop")
+    page.get_by_role("button", name="Register", exact=True).click()
+    expect(page.get_by_role("heading", name="Archive registered")).to_be_visible()
+    assert registry.find_archive(NEW_IBI).key_hash.matches(RegistrationKey("1234567890-0987654321"))
+
+
 def test_register_error_is_next_to_the_field(admin_page, registry):
     page = admin_page
     page.goto("/admin/archives")

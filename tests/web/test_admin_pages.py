@@ -184,6 +184,30 @@ def test_register_errors_are_next_to_their_field(app, admin, data, field, messag
     assert store(app).archives() == []
 
 
+@pytest.mark.parametrize(("pasted", "expected"), [
+    (f"http://127.0.0.1:8741/{SERVICE_IBI}", SERVICE_IBI),  # as the Archive prints its service URL
+    (f"127.0.0.1:8741/{SERVICE_IBI}", SERVICE_IBI),
+    (f" HTTPS://mtc-m21.sid.inpe.br/{SERVICE_IBI}/ ", SERVICE_IBI),
+    (f"http://[::1]:8741/{SERVICE_IBI}?servicesubject=inclusionConfirmationRequest", SERVICE_IBI),
+    ("http://150.163.34.243/sid.inpe.br/mtc-m18%4080/2008/03.17.15.17", "sid.inpe.br/mtc-m18@80/2008/03.17.15.17"),
+])
+def test_a_pasted_service_url_registers_its_service_ibi(app, admin, pasted, expected):
+    posted = admin.post("/admin/archives", data={"service_ibi": pasted, "registration_key": KEY})
+    assert posted.status_code == 303
+    assert [archive.service_ibi for archive in store(app).archives()] == [expected]
+
+
+def test_a_url_without_a_service_ibi_is_refused_next_to_the_field(app, admin):
+    page = admin.post("/admin/archives", data={"service_ibi": "http://127.0.0.1:8741/"}).get_data(as_text=True)
+    assert "service_ibi-error" in page and store(app).archives() == []
+
+
+def test_the_key_field_is_masked_with_a_show_button_added_by_a_static_script(admin):
+    page = admin.get("/admin/archives").get_data(as_text=True)
+    assert re.search(r'<input[^>]*data-reveal[^>]*type="password"|<input[^>]*type="password"[^>]*data-reveal', page)
+    assert '<script src="/static/js/reveal.js" defer></script>' in page
+
+
 def test_registering_twice_is_an_error_next_to_the_ibi(app, admin):
     register(app)
     page = admin.post("/admin/archives", data={"service_ibi": SERVICE_IBI}).get_data(as_text=True)

@@ -2,6 +2,9 @@
 changes the registry or sends requests from the portal to an address an administrator gave."""
 from __future__ import annotations
 
+import re
+from urllib.parse import unquote
+
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
 from wtforms import HiddenField, PasswordField, StringField, SubmitField
@@ -14,15 +17,30 @@ def _strip(value: str | None) -> str | None:
     return value.strip() if isinstance(value, str) else value
 
 
+#: An Archive service URL as an Archive prints it (file 003 §6.1): ``http://<hostport>/<service IBI>``,
+#: or without the scheme, where the port tells a host from an IBI's first part (``sid.inpe.br/…``).
+_SERVICE_URL = re.compile(r"(?:https?://[^/?#\s]+|[^/:?#\s]+:\d+)/(?P<ibi>[^?#]+)[?#]?.*", re.IGNORECASE | re.DOTALL)
+
+
+def service_ibi_of(value: str | None) -> str | None:
+    """The service IBI of a pasted service URL (``http://host:port/<IBI>`` or ``host:port/<IBI>``),
+    percent-decoded; anything else unchanged. The address part is not kept: the Archive gives its
+    address itself when it sends ``inclusionRequest`` (§7.2)."""
+    value = _strip(value)
+    match = _SERVICE_URL.fullmatch(value) if value else None
+    return unquote(match["ibi"]).strip("/") if match else value
+
+
 class RegisterForm(FlaskForm):
     """§7.1: the Archive's service IBI, and its key when the Archive's administrator chose one."""
 
     service_ibi = StringField(
         "Archive service IBI",
-        filters=[_strip],
+        filters=[service_ibi_of],
         validators=[DataRequired(message="Give the IBI of the Archive's service (file 003, Example 7.1)."),
                     Length(max=300)],
-        description="The IBI of the Archive's service, either form (file 003 §7.1, Example 7.1).",
+        description="The IBI of the Archive's service, either form (file 003 §7.1, Example 7.1), or its service "
+        "URL as the Archive prints it, http://host:port/<service IBI>: the IBI is taken from it.",
     )
     registration_key = PasswordField(
         "Registration key (optional)",
