@@ -140,13 +140,19 @@ def _archive_page(archive: RegisteredArchive, **outcome):
     )
 
 
+def _posted_action_on(service_ibi: str) -> RegisteredArchive:
+    """The registered Archive an action button was posted for, its CSRF token checked (else 400)."""
+    archive = _registered(service_ibi)
+    if not ActionForm().validate_on_submit():
+        abort(400, "The form expired; reload the page and try again.")
+    return archive
+
+
 @bp.post("/archives/<path:service_ibi>/confirm")
 @admin_required
 def confirm(service_ibi: str):
     """Send "Solicitar confirmação" (§7.2 message 3) now; show what went and what came back."""
-    archive = _registered(service_ibi)
-    if not ActionForm().validate_on_submit():
-        abort(400, "The form expired; reload the page and try again.")
+    archive = _posted_action_on(service_ibi)
     target = _service_address(archive)
     if target is None:
         abort(409, "This Archive has not been included yet: the portal does not know its address.")
@@ -163,9 +169,7 @@ def confirm(service_ibi: str):
 def exclude(service_ibi: str):
     """Switch an Archive off as its ``exclusionRequest`` would (§7.2): it is no longer asked, the
     resolution caches are emptied, its registration, address and history are kept."""
-    archive = _registered(service_ibi)
-    if not ActionForm().validate_on_submit():
-        abort(400, "The form expired; reload the page and try again.")
+    archive = _posted_action_on(service_ibi)
     if archive.included:
         _store().record_exclusion(archive.service_ibi, utc_now(), f"excluded by the administrator {current_admin()}")
         logger.info("archive %s excluded by %s", archive.service_ibi, current_admin())
@@ -180,9 +184,7 @@ def exclude(service_ibi: str):
 @admin_required
 def include_again(service_ibi: str):
     """Include an excluded Archive again at the address of its last inclusion (no request from it)."""
-    archive = _registered(service_ibi)
-    if not ActionForm().validate_on_submit():
-        abort(400, "The form expired; reload the page and try again.")
+    archive = _posted_action_on(service_ibi)
     if archive.included:
         flash(f"{archive.service_ibi} is already included: nothing changed.", "notice")
     elif _store().record_reinclusion(archive.service_ibi, utc_now(),
