@@ -72,9 +72,12 @@ def is_multiline(name: str) -> bool:
     return name.rpartition("-")[2] in MULTILINE_FIELDS
 
 
-def check_pairs(pairs: Iterable[tuple[str, str]]) -> None:
+def check_pairs(pairs: Iterable[tuple[str | None, str]]) -> None:
     """Names and values of a query string or a form, each value judged as its name's field."""
     for name, value in pairs:
+        if name is None:  # a multipart part whose Content-Disposition names no field
+            raise ParseError("a part of the form has no name: every part needs Content-Disposition: "
+                             'form-data; name="…"', field="form")
         fault = text_fault(name, "query") or text_fault(value, name, multiline=is_multiline(name))
         if fault is not None:
             raise fault

@@ -115,3 +115,24 @@ def test_a_form_posted_with_a_control_character_is_a_400_naming_its_field(client
     assert page.status_code == 400 and "control character U+0007" in text and "(at character 2 of title)" in text
     kept = client.post("/mint", data={"creators": "Silva, M.\r\nSouza, J.", "title": "Two creators"})
     assert kept.status_code < 400
+
+
+def test_a_form_part_without_a_name_is_a_400_naming_the_form(client):
+    """A multipart part whose Content-Disposition has no ``name`` (schemathesis made one): once a
+    500, since werkzeug keeps it under the name ``None``."""
+    boundary = "b0undary"
+    body = (f'--{boundary}\r\nContent-Disposition: form-data\r\n\r\nloose\r\n'
+            f'--{boundary}\r\nContent-Disposition: form-data; name="text"\r\n\r\n8JMKD3MGP8W/34PGRBS\r\n'
+            f"--{boundary}--\r\n")
+    response = client.post("/api/v1/extract", data=body.encode(), content_type=f"multipart/form-data; boundary={boundary}")
+    assert response.status_code == 400
+    error = response.get_json()["error"]
+    assert error["field"] == "form" and "has no name" in error["message"]
+
+
+def test_the_resolve_flag_takes_exactly_the_documented_values(client):
+    for value, status in (("", 200), ("1", 200), ("no", 200), ("TRUE", 400), (" 1", 400)):
+        response = client.post(f"/api/v1/extract?resolve={value}", json={"text": "nothing here"})
+        assert response.status_code == status, value
+        if status == 400:
+            assert response.get_json()["error"]["field"] == "resolve"

@@ -43,9 +43,9 @@ _FLAGS = {"": False, "0": False, "false": False, "no": False, "1": True, "true":
 
 
 def _resolve_flag() -> bool:
-    value = request.args.get("resolve", "").strip().lower()
+    value = request.args.get("resolve", "")  # exactly as the OpenAPI document's enum lists them
     if value not in _FLAGS:
-        raise ParseError(f"resolve must be 1 or 0 (true or false), not {value!r}", field="resolve")
+        raise ParseError(f"resolve must be 1, true or yes (or 0, false, no), not {value!r}", field="resolve")
     return _FLAGS[value]
 
 

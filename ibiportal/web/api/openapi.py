@@ -588,14 +588,16 @@ _PATHS: dict[str, dict] = {
                        "in the text's order, last `{summary}`. Each distinct request counts against "
                        "IBIPORTAL_RATELIMIT_REFERENCES; beyond it, entries are `error` 429 \"not checked\".",
         "parameters": [{"name": "resolve", "in": "query", "required": False,
-                        "description": "1 (or true, yes) checks every entry's resolution",
-                        "schema": {"enum": ["0", "1", "true", "false", "yes", "no"]}}],
+                        "description": "1 (or true, yes) checks every entry's resolution; empty is 0",
+                        "schema": {"enum": ["", "0", "1", "true", "false", "yes", "no"]}}],
         "requestBody": {"required": True, "content": {
             "application/json": {"schema": {"type": "object", "required": ["text"],
                                             "properties": {"text": {"type": "string"}}}},
             "multipart/form-data": {"schema": {"type": "object", "properties": {
                 "file": {"type": "string", "format": "binary", "description": ".txt, .bib, .ris, .pdf, .docx or .odt"},
-                "text": {"type": "string"}}}},
+                # No type: a form field is always text, so "a number in the text field" is not a
+                # request the server could tell apart from the text of that number.
+                "text": {"description": "the text to read, as a form field"}}}},
         }},
         "responses": {"200": {"description": "The IBIs found (and with resolve=1, their resolutions)", "content": {
             "application/json": {"schema": _ref("Extraction")},
