@@ -197,24 +197,12 @@ def _sides_of_table(pairs: tuple[tuple[str, ...], ...]) -> _PrefixSides:
     return _PrefixSides(pairs)
 
 
-_last_table: tuple[object, _PrefixSides] | None = None
-"""The table the last conversion used and its sides: a batch passes one tuple for every row, which
-is then recognised by identity instead of hashing the whole table per row."""
-
-
 def _prefix_sides(pairs: Iterable[Sequence[str]]) -> _PrefixSides:
-    global _last_table
-    last = _last_table  # one read: other threads replace it whole
-    if last is not None and last[0] is pairs:
-        return last[1]
+    """The sides of a prefix table, built once per table (the table is hashed, which for a few
+    dozen pairs costs a microsecond; the core keeps no other state between calls)."""
     if isinstance(pairs, tuple) and all(isinstance(pair, tuple) for pair in pairs):
-        table = pairs  # tuples of strings all the way down: cannot change under the cache
-    else:
-        table = tuple(tuple(pair) for pair in pairs)
-    sides = _sides_of_table(table)
-    if table is pairs:
-        _last_table = (pairs, sides)
-    return sides
+        return _sides_of_table(pairs)  # tuples of strings all the way down: cannot change under the cache
+    return _sides_of_table(tuple(tuple(pair) for pair in pairs))
 
 
 def convert_precisely(

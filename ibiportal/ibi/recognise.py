@@ -157,9 +157,6 @@ class Recognition:
         """A parser's error on the reading, its position moved onto the given text."""
         return ParseError(error.message, self.position_in_text(error.position), field or error.field)
 
-    def to_notes(self) -> list[dict]:
-        return [note.to_dict() for note in self.notes]
-
 
 class _Text:
     """The reading being built: characters, each with the index in the given text it came from."""

@@ -205,10 +205,6 @@ class PairList:
         found = self.pair(name)
         return default if found is None else found.text
 
-    def get_all(self, name: str) -> tuple[str, ...]:
-        """The raw values of every pair called ``name``, in order."""
-        return tuple(pair.value for pair in self.pairs if pair.name == name)
-
     def get_pairs(self, name: str) -> PairList | None:
         """The value of the first pair called ``name`` read as a nested pair list.
 
