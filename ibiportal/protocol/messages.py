@@ -33,7 +33,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from ibiportal.errors import ParseError
 from ibiportal.protocol.pairlist import PairList
-from ibiportal.protocol.query import build_query, parse_query
+from ibiportal.protocol.query import QueryPair, build_query, parse_query
 
 RESOLVER_ADDRESS = "urlib.net"
 """Web address of the resolver (§6.1); Examples 7.2 and 7.3 use ``www.urlib.net``."""
@@ -448,7 +448,12 @@ def parse_request(query: str | bytes) -> Request:
     (its ``position`` is where the value starts, or the exact character when the value
     has no escapes). Registration keys are never quoted.
     """
-    pairs = parse_query(query)
+    return request_of_pairs(parse_query(query))
+
+
+def request_of_pairs(pairs: tuple[QueryPair, ...]) -> Request:
+    """:func:`parse_request` on a query already split into pairs (the resolver service reads the
+    subject first, then the message, from one parse)."""
     first_seen: dict[str, int] = {}
     for pair in pairs:
         if pair.name in first_seen:

@@ -55,7 +55,7 @@ from ibiportal.protocol.messages import (
     ExclusionRequest,
     InclusionConfirmationRequest,
     InclusionRequest,
-    parse_request,
+    request_of_pairs,
     request_url,
 )
 from ibiportal.protocol.pairlist import PairList, UnreadableAnswer, read_answer
@@ -160,14 +160,15 @@ class RegistrationService:
     def answer(self, query: str | bytes) -> ServiceAnswer:
         """The answer to a request's query string (without ``?``), whatever it holds."""
         try:
-            subjects = [pair.value for pair in parse_query(query) if pair.name == "servicesubject"]
+            pairs = parse_query(query)
+            subjects = [pair.value for pair in pairs if pair.name == "servicesubject"]
             if subjects and subjects[0] not in SUBJECTS:
                 return self._refuse(
                     f"servicesubject {subjects[0][:60]!r} is not answered by the resolver service; "
                     f"send {' or '.join(SUBJECTS)} (file 003, section 7.2)",
                     MALFORMED,
                 )
-            message = parse_request(query)
+            message = request_of_pairs(pairs)
         except ParseError as error:
             return self._refuse(str(error), MALFORMED)
         if isinstance(message, InclusionRequest):
