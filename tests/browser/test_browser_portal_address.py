@@ -20,7 +20,10 @@ def mint_here(page: Page, base: str, title: str) -> str:
     page.get_by_role("button", name="Mint", exact=True).click()
     card = page.locator("article.minted")
     expect(card).to_contain_text(title)
-    expect(card.get_by_role("link", name=re.compile("^http"))).to_have_attribute("href", re.compile(f"^{re.escape(base)}/"))
+    links = card.get_by_role("link", name=re.compile("^http"))  # the persistent URL and the item's page
+    expect(links).to_have_count(2)
+    for link in links.all():
+        expect(link).to_have_attribute("href", re.compile(f"^{re.escape(base)}/"))
     return card.locator("dt:text-is('IBIp') + dd code").inner_text()
 
 

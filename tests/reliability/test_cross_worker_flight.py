@@ -103,7 +103,7 @@ def test_forty_requests_over_two_nodes_send_one_url_request_and_every_follower_l
             trace = requests.get(follower.headers["X-IBI-Trace"], timeout=10).json()
             (share,) = [step for step in trace["trace"]["steps"] if step["number"] == 4]
             assert "joined the resolution" in share["decision"] and trace["hops"] == 0
-            assert share["notes"] == [leader_trace] and follower.headers["X-IBI-Trace"] != leader_trace
+            assert share["joined_trace"] == leader_trace and follower.headers["X-IBI-Trace"] != leader_trace
         acknowledged_by = time.monotonic() + 10  # a follower's acknowledgment leaves from a thread pool
         while asked["acknowledgment"] < CONCURRENT and time.monotonic() < acknowledged_by:
             time.sleep(0.05)
