@@ -136,12 +136,6 @@ class TraceStore:
             conn.execute(update(trace).where(trace.c.id == trace_id).values(body=text, size=len(text.encode("utf-8"))))
         return True
 
-    def stored_bytes(self) -> tuple[int, int]:
-        """How many traces are kept and their bytes (the budget's measure)."""
-        count, total = self.storage.connection.execute(select(func.count(), func.coalesce(func.sum(trace.c.size), 0))).one()
-        return int(count), int(total)
-
-
 @dataclass(eq=False)
 class _Pending:
     """A trace waiting for its group's commit: written (``done``), or failed with ``error``."""

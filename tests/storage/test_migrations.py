@@ -27,6 +27,7 @@ from ibiportal.storage.registry import ArchiveStore
 from ibiportal.storage.schema import SCHEMA_REVISION, metadata
 from ibiportal.storage.signal import read_resolution_generation
 from ibiportal.storage.traces import TraceStore
+from tests.storage.trace_measure import stored_bytes
 
 RELEASE_DUMP = Path(__file__).with_name("release_5964d45.sql")
 ARCHIVE = "sid.inpe.br/mtc-m21/2012/06.05.15.34.39"
@@ -68,7 +69,7 @@ def test_a_release_database_upgrades_in_place_with_nothing_lost(tmp_path):
     assert [event.kind for event in ArchiveStore(storage).archive_events(ARCHIVE)] == ["registered", "included"]
     assert TraceStore(storage).load_trace("ReleaseTrace1")["note"] == "açúcar"
     body_bytes = len(Path(RELEASE_DUMP).read_text(encoding="utf-8").split("'found','", 1)[1].split("');", 1)[0].encode())
-    assert TraceStore(storage).stored_bytes() == (1, body_bytes)  # the new size column, filled in
+    assert stored_bytes(storage) == (1, body_bytes)  # the new size column, filled in
     assert read_resolution_generation(storage) == 3
 
     # Minting goes on after the release's last date, from its persisted state.

@@ -7,6 +7,7 @@ import pytest
 
 from ibiportal.storage.database import Storage
 from ibiportal.storage.traces import STORED_ANSWER_CHARS, TraceStore, stored_trace
+from tests.storage.trace_measure import stored_bytes
 
 
 @pytest.fixture
@@ -23,7 +24,7 @@ def body(size: int, tag: str) -> dict:
 def test_the_oldest_traces_go_beyond_the_count(traces):
     for number in range(7):
         traces.save_trace(f"t{number}", "u", "found", body(10, str(number)), keep=5, budget_bytes=10**6)
-    assert traces.stored_bytes()[0] == 5
+    assert stored_bytes(traces.storage)[0] == 5
     assert traces.load_trace("t1") is None and traces.load_trace("t2")["persistent_url"] == "2"
 
 
@@ -31,7 +32,7 @@ def test_the_oldest_traces_go_beyond_the_byte_budget(traces):
     one = len(json.dumps(body(1000, "0")).encode())
     for number in range(10):
         traces.save_trace(f"t{number}", "u", "found", body(1000, str(number)), keep=1000, budget_bytes=3 * one + 10)
-    count, stored = traces.stored_bytes()
+    count, stored = stored_bytes(traces.storage)
     assert (count, stored) == (3, 3 * one)
     assert [traces.load_trace(f"t{n}") is not None for n in range(10)] == [False] * 7 + [True] * 3
 
@@ -44,7 +45,7 @@ def test_the_newest_trace_is_kept_even_beyond_the_budget(traces):
 
 def test_utf8_bytes_are_what_counts(traces):
     traces.save_trace("accents", "u", "found", {"text": "ç" * 100}, keep=10, budget_bytes=10**6)
-    assert traces.stored_bytes()[1] == len(json.dumps({"text": "ç" * 100}).encode("utf-8"))
+    assert stored_bytes(traces.storage)[1] == len(json.dumps({"text": "ç" * 100}).encode("utf-8"))
 
 
 def test_a_stored_trace_keeps_only_the_start_of_each_huge_answer():
@@ -82,6 +83,6 @@ def test_a_notice_that_came_later_replaces_the_pending_step(traces):
     notice = {**pending, "acknowledgment": "notice", "decision": "notice {acknowledgment received}", "elapsed_ms": 2001.5}
     assert traces.record_notice("t", notice)
     assert traces.load_trace("t")["trace"]["steps"] == [others[0], notice, others[1]]
-    assert traces.stored_bytes()[1] == len(json.dumps(traces.load_trace("t")).encode())
+    assert stored_bytes(traces.storage)[1] == len(json.dumps(traces.load_trace("t")).encode())
     assert not traces.record_notice("t", notice)  # recorded once
     assert not traces.record_notice("gone", notice)  # a trace dropped meanwhile
