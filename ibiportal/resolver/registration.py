@@ -59,7 +59,7 @@ from ibiportal.protocol.messages import (
     request_url,
 )
 from ibiportal.protocol.pairlist import PairList, UnreadableAnswer, read_answer
-from ibiportal.protocol.query import parse_query
+from ibiportal.protocol.query import QueryPair, parse_query
 from ibiportal.protocol.status import EXCLUDED, REASON_UNKNOWN_ARCHIVE, REASON_WRONG_KEY, included, refused
 from ibiportal.registry import ArchiveDetails, Confirmation, RegisteredArchive
 from ibiportal.resolver.addresses import AddressRefused, GetAddrInfo, check_host
@@ -157,10 +157,11 @@ class RegistrationService:
         self._getaddrinfo = getaddrinfo
         self.timeouts = timeouts
 
-    def answer(self, query: str | bytes) -> ServiceAnswer:
-        """The answer to a request's query string (without ``?``), whatever it holds."""
+    def answer(self, query: str | bytes | tuple[QueryPair, ...]) -> ServiceAnswer:
+        """The answer to a request's query string (without ``?``), whatever it holds, or to its
+        pairs when the caller has split it already (the web layer's rate limiter reads them first)."""
         try:
-            pairs = parse_query(query)
+            pairs = query if isinstance(query, tuple) else parse_query(query)
             subjects = [pair.value for pair in pairs if pair.name == "servicesubject"]
             if subjects and subjects[0] not in SUBJECTS:
                 return self._refuse(

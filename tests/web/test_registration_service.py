@@ -309,3 +309,21 @@ def test_inclusion_over_real_http_on_loopback(tmp_path, vectors):
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+def test_a_request_query_is_split_once_for_the_limiter_and_the_answer(served, monkeypatch):
+    from ibiportal.protocol.query import parse_query
+    from ibiportal.web.registration import views
+
+    splits = []
+
+    def counted(query):
+        splits.append(query)
+        return parse_query(query)
+
+    monkeypatch.setattr(views, "parse_query", counted)
+    monkeypatch.setattr(registration, "parse_query", counted)
+    assert served.config["RATELIMIT_ENABLED"]  # the per-Archive key function reads the pairs first
+    response = served.test_client().get(f"/J8LNKB5R7W/3FUQHC5?{query(registrationkey='9999999999')}")
+    assert response.status_code == 403
+    assert len(splits) == 1

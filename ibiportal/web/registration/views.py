@@ -13,7 +13,7 @@ always wins over the resolver's catch-all ``/<path:…>`` rule, whatever the ord
 """
 from __future__ import annotations
 
-from flask import Blueprint, Response, current_app, request
+from flask import Blueprint, Response, current_app, g, request
 from flask.blueprints import BlueprintSetupState
 from flask_limiter import RateLimitExceeded
 
@@ -31,9 +31,11 @@ PAIR_LIST_CONTENT_TYPE = "text/plain; charset=us-ascii"
 
 
 def archive_of_request() -> str:
-    """The normalized ``archiveserviceibi`` of a request; empty (not counted) if none."""
+    """The normalized ``archiveserviceibi`` of a request; empty (not counted) if none. The pairs
+    split here are kept for the service's answer, so a request's query is split once."""
     try:
-        values = [pair.value for pair in parse_query(request.query_string) if pair.name == "archiveserviceibi"]
+        g.resolver_service_pairs = parse_query(request.query_string)
+        values = [pair.value for pair in g.resolver_service_pairs if pair.name == "archiveserviceibi"]
         return "archive:" + normalize_service_ibi(values[0]) if values else ""
     except ParseError:
         return ""
@@ -66,7 +68,7 @@ def answer() -> Response:
         application().http_transport,
         allow_private=current_app.config["ALLOW_PRIVATE_ARCHIVES"],
     )
-    outcome = service.answer(request.query_string)
+    outcome = service.answer(g.get("resolver_service_pairs") or request.query_string)
     return Response(
         outcome.body,
         outcome.status,
