@@ -24,6 +24,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from ..errors import IbiError
+from .outage import unreachable
 from .schema import SCHEMA_REVISION
 from .signal import changes_committed, signal_file, write_signal_file
 
@@ -91,9 +92,11 @@ class Database:
         """The migration revision the database is at (``None``: no migrations ran yet)."""
         try:
             return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
-        except SQLAlchemyError:
+        except SQLAlchemyError as error:
             connection.rollback()
-            return None
+            if not self.is_sqlite and unreachable(error):
+                raise  # a server that does not answer says nothing of its schema: an outage (503)
+            return None  # no such table (SQLite reports that as an OperationalError too)
 
 
 _DATABASES: dict[str, Database] = {}

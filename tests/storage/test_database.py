@@ -6,7 +6,9 @@ import os
 import pytest
 
 from ibiportal import create_app
-from ibiportal.storage.database import database_url
+from sqlalchemy.exc import OperationalError
+
+from ibiportal.storage.database import database, database_url
 
 
 def test_a_path_is_the_embedded_sqlite(tmp_path):
@@ -34,3 +36,25 @@ def test_a_sqlite_url_serves_like_a_path(new_database):
     assert minted.status_code == 201
     answer = client.get(f"/{minted.get_json()['ibip']}")
     assert answer.status_code == 302 and answer.headers["Location"] == "https://example.org/u"
+
+
+class _LostConnection:
+    """A connection whose server went away: every statement fails as psycopg's do then."""
+
+    def execute(self, *args, **kwargs):
+        raise OperationalError("SELECT version_num FROM alembic_version", {}, Exception("server closed the connection"))
+
+    def rollback(self) -> None:
+        pass
+
+
+def test_a_postgresql_server_that_does_not_answer_is_an_outage_not_an_old_schema():
+    """A worker's first schema check during a restart used to read "revision None" and answer the
+    old-schema 503 without Retry-After; the outage's error now reaches the outage handler."""
+    with pytest.raises(OperationalError):
+        database("postgresql+psycopg://portal:secret@127.0.0.1:9/portal").revision(_LostConnection())
+
+
+def test_sqlite_without_the_migrations_table_is_at_no_revision(tmp_path):
+    """SQLite says "no such table" with an OperationalError too: that is no revision, not an outage."""
+    assert database(str(tmp_path / "new.sqlite")).revision(_LostConnection()) is None
