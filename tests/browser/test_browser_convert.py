@@ -188,6 +188,7 @@ def test_keyboard_only(page):
     assert page.evaluate("navigator.clipboard.readText()") == "sid.inpe.br/mtc-m18/2009/02.16.17.46"
     page.clock.run_for(1500)
     expect(copy).to_have_text("Copy")  # the label comes back after 1.5 s
+    page.clock.resume()  # the rest of the page runs on real time again
 
     page.get_by_label("Identifiers, one per line").focus()
     page.keyboard.type(f"{REP}\n{BAD}")
@@ -199,6 +200,7 @@ def test_keyboard_only(page):
     expect(page.locator(".counts")).to_contain_text("1 failed")
     download = page.get_by_role("button", name="Download CSV")
     download.focus()
+    expect(download).to_be_focused()  # Enter goes to the button, not to whatever had the focus
     with page.expect_download() as waiting:
         page.keyboard.press("Enter")
     assert waiting.value.suggested_filename == "ibi-conversions.csv"
