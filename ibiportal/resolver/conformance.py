@@ -20,10 +20,13 @@ and judges the answers by the rules of :data:`~.conformance_rules.RULES`, each c
 ends ``passed``, ``failed`` or ``skipped`` (with the reason: no known IBI given, or the
 request it needs could not be sent) – never silently.
 
-Bounds, because an administrator's page waits for the result: each exchange has the limits
-the resolver gives an included Archive (:data:`CHECK_TIMEOUTS`), the whole check a budget
-(:data:`CHECK_BUDGET_SECONDS`), and after a request that got no HTTP answer at all (address
-refused, connection failed, timeout) nothing more is sent.
+Bounds, because an administrator's page waits for the result: each request has the whole of
+the limits the resolver gives an included Archive (:data:`CHECK_TIMEOUTS`), so an Archive that
+answers every request within the protocol's limit passes however many requests the check sends
+(at most :data:`CHECK_REQUESTS`, so the check ends within :func:`check_bound`); after a request
+that got no HTTP answer at all (address refused, connection failed, timeout) nothing more is
+sent. :meth:`ConformanceCheck.results` gives each rule's verdict as soon as the requests it
+judges are answered, for a page that shows the check's progress rule by rule.
 
 The transport decides what may be contacted: with
 :class:`~ibiportal.resolver.http_transport.HttpTransport` an address that resolves to a loopback
@@ -40,12 +43,18 @@ Pure Python: no Flask. Used by the admin pages and ``flask archives check``.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from ibiportal.errors import ParseError
 from ibiportal.ibi.identifier import parse_ibi
-from ibiportal.protocol.messages import RESOLVER_ADDRESS, Acknowledgment, InclusionConfirmationRequest, UrlRequest
+from ibiportal.protocol.messages import (
+    RESOLVER_ADDRESS,
+    Acknowledgment,
+    InclusionConfirmationRequest,
+    Request,
+    UrlRequest,
+)
 from ibiportal.protocol.status import CONFIRMATION
 from ibiportal.resolver.conformance_probes import (
     CHECK_CLIENT_IP,
@@ -72,8 +81,13 @@ from ibiportal.resolver.conformance_rules import (
 )
 from ibiportal.resolver.transport import Timeouts, Transport
 
-CHECK_BUDGET_SECONDS = 15.0
-"""The whole check; requests that would start later are not sent (their rules are skipped)."""
+CHECK_REQUESTS = 5
+"""Requests the check sends at most: confirmation, unknown IBI, known IBI twice, acknowledgment."""
+
+
+def check_bound(timeouts: Timeouts = CHECK_TIMEOUTS) -> float:
+    """The longest a whole check can take, in seconds: every request given its full limit."""
+    return CHECK_REQUESTS * timeouts.total
 
 
 @dataclass(frozen=True)
@@ -118,7 +132,7 @@ def send_confirmation_request(
 ) -> tuple[Probe, RuleResult]:
     """"Solicitar confirmação" (3) on its own (Example 7.4), for an administrator: what was
     sent, what came back, and whether it is the ``confirmation yes`` of §7.2."""
-    probe = Sender(target, transport, clock, timeouts, timeouts.total).send(
+    probe = Sender(target, transport, clock, timeouts).send(
         "confirmation", InclusionConfirmationRequest()
     )
     return probe, judge_constant_answer("confirmation", probe, CONFIRMATION)
@@ -132,68 +146,109 @@ def check_archive(
     known_ibi: str | None = None,
     unknown_ibi: str | None = None,
     timeouts: Timeouts = CHECK_TIMEOUTS,
-    budget: float = CHECK_BUDGET_SECONDS,
     resolver_address: str = RESOLVER_ADDRESS,
 ) -> ConformanceReport:
-    """Run the check (module docstring) against ``target``.
+    """Run the whole check (module docstring) against ``target``: :class:`ConformanceCheck` at once."""
+    check = ConformanceCheck(target, clock=clock, known_ibi=known_ibi, unknown_ibi=unknown_ibi,
+                             timeouts=timeouts, resolver_address=resolver_address)
+    for _ in check.results(transport):
+        pass
+    return check.report()
+
+
+class ConformanceCheck:
+    """One check of one Archive service, rule by rule.
 
     ``target`` is a :class:`ServiceAddress` or its text (:func:`parse_service_address`);
     ``known_ibi`` an IBI the Archive holds (checked with the IBI grammar: a
     :class:`ParseError` for field ``known_ibi``); ``unknown_ibi`` replaces the invented one
     (tests); ``clock`` measures durations (monotonic seconds); ``resolver_address`` goes
-    into the acknowledgment's ``url.persistent`` (Table 8.11). Raises only
-    :class:`ParseError`, before anything is sent.
+    into the acknowledgment's ``url.persistent`` (Table 8.11). The constructor raises only
+    :class:`ParseError`, before anything is sent; :meth:`results` sends the requests through
+    a transport.
     """
-    if isinstance(target, str):
-        target = parse_service_address(target)
-    if known_ibi is not None:
-        known_ibi = known_ibi.strip()
+
+    def __init__(
+        self,
+        target: ServiceAddress | str,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        known_ibi: str | None = None,
+        unknown_ibi: str | None = None,
+        timeouts: Timeouts = CHECK_TIMEOUTS,
+        resolver_address: str = RESOLVER_ADDRESS,
+    ) -> None:
+        self.target = parse_service_address(target) if isinstance(target, str) else target
+        if known_ibi is not None:
+            known_ibi = known_ibi.strip()
+            try:
+                parse_ibi(known_ibi)
+            except ParseError as error:
+                raise ParseError(f"known IBI: {error.message}", error.position, "known_ibi") from error
+        self.known_ibi = known_ibi or None
+        self.unknown_ibi = unknown_ibi or invent_unknown_ibi()
+        self.timeouts = timeouts
+        self.resolver_address = resolver_address
+        self._clock = clock
+        self._sender: Sender | None = None
+        self._probes: list[Probe] = []
+        self._results: list[RuleResult] = []
+        self._duration_ms = 0.0
+
+    def results(self, transport: Transport) -> Iterator[RuleResult]:
+        """Send the requests one at a time through ``transport``, and give each rule's result
+        (in :data:`RULES` order) as soon as the requests it judges have been answered."""
+        self._sender = Sender(self.target, transport, self._clock, self.timeouts)
+        started = self._clock()
+        client = (CHECK_CLIENT_IP,)
+        confirmation = self._send("confirmation", InclusionConfirmationRequest())
+        yield self._decided(judge_constant_answer("confirmation", confirmation, CONFIRMATION))
+        unknown = self._send("unknown IBI", UrlRequest(client, self.unknown_ibi))
+        yield self._decided(judge_unknown_ibi(unknown, self.unknown_ibi))
+        known: tuple[Probe, ...] = ()
+        acknowledgment: Probe | None = None
+        if self.known_ibi:
+            known = (self._send("known IBI", UrlRequest(client, self.known_ibi)),
+                     self._send("known IBI again", UrlRequest(client, self.known_ibi)))
+        yield self._decided(judge_known_ibi(known, self.known_ibi))
+        if known:
+            acknowledgment = self._acknowledge(known[0])
+        yield self._decided(judge_acknowledgment(acknowledgment, self.known_ibi))
+        probes = tuple(self._probes)
+        for result in (judge_http_status(probes), judge_content_type(probes), judge_ascii(probes),
+                       judge_grammar(probes), judge_urlkey(known), judge_timing(probes, self.timeouts)):
+            yield self._decided(result)
+        self._duration_ms = (self._clock() - started) * 1000
+
+    def report(self) -> ConformanceReport:
+        """Every rule's result, once :meth:`results` has run to its end."""
+        return ConformanceReport(self.target, self.known_ibi, self.unknown_ibi, tuple(self._results),
+                                 tuple(self._probes), self._duration_ms)
+
+    def _send(self, name: str, message: Request) -> Probe:
+        assert self._sender is not None  # made by results()
+        probe = self._sender.send(name, message)
+        self._probes.append(probe)
+        return probe
+
+    def _decided(self, result: RuleResult) -> RuleResult:
+        """A rule failed only because nothing could be sent to a refused address is "not checked"."""
+        first = self._probes[0]
+        if first.refused and result.failed:
+            reason = f"Not checked: refused to contact {self.target.address} ({first.problem})."
+            result = replace(result, outcome=Verdict.NOT_CHECKED, detail=reason)
+        self._results.append(result)
+        return result
+
+    def _acknowledge(self, known: Probe) -> Probe | None:
+        """"Agradecer" (5) built from the known answer as the resolver builds it (Table 8.11);
+        ``None`` when that answer offers nothing to acknowledge (the rule says why)."""
+        answer = known.answer()
+        if isinstance(answer, str) or not answer or answer.get("state") == "Deleted":
+            return None
+        url_persistent = f"http://{self.resolver_address}:80/{self.known_ibi}"
         try:
-            parse_ibi(known_ibi)
-        except ParseError as error:
-            raise ParseError(f"known IBI: {error.message}", error.position, "known_ibi") from error
-    unknown_ibi = unknown_ibi or invent_unknown_ibi()
-    started = clock()
-    sender = Sender(target, transport, clock, timeouts, budget)
-    client = (CHECK_CLIENT_IP,)
-
-    confirmation = sender.send("confirmation", InclusionConfirmationRequest())
-    unknown = sender.send("unknown IBI", UrlRequest(client, unknown_ibi))
-    known: tuple[Probe, ...] = ()
-    acknowledgment: Probe | None = None
-    if known_ibi:
-        known = (sender.send("known IBI", UrlRequest(client, known_ibi)),
-                 sender.send("known IBI again", UrlRequest(client, known_ibi)))
-        acknowledgment = _acknowledge(sender, known[0], f"http://{resolver_address}:80/{known_ibi}")
-    probes = (confirmation, unknown, *known, *((acknowledgment,) if acknowledgment else ()))
-
-    results = (
-        judge_constant_answer("confirmation", confirmation, CONFIRMATION),
-        judge_unknown_ibi(unknown, unknown_ibi),
-        judge_known_ibi(known, known_ibi),
-        judge_acknowledgment(acknowledgment, known_ibi),
-        judge_http_status(probes),
-        judge_content_type(probes),
-        judge_ascii(probes),
-        judge_grammar(probes),
-        judge_urlkey(known),
-        judge_timing(probes, timeouts),
-    )
-    if probes[0].refused:
-        reason = f"Not checked: refused to contact {target.address} ({probes[0].problem})."
-        results = tuple(replace(result, outcome=Verdict.NOT_CHECKED, detail=reason) if result.failed else result
-                        for result in results)
-    return ConformanceReport(target, known_ibi or None, unknown_ibi, results, probes, (clock() - started) * 1000)
-
-
-def _acknowledge(sender: Sender, known: Probe, url_persistent: str) -> Probe | None:
-    """"Agradecer" (5) built from the known answer as the resolver builds it (Table 8.11);
-    ``None`` when that answer offers nothing to acknowledge (the rule says why)."""
-    answer = known.answer()
-    if isinstance(answer, str) or not answer or answer.get("state") == "Deleted":
-        return None
-    try:
-        message = Acknowledgment.from_answer(answer, client_ips=(CHECK_CLIENT_IP,), url_persistent=url_persistent)
-    except ParseError:
-        return None
-    return sender.send("acknowledgment", message)
+            message = Acknowledgment.from_answer(answer, client_ips=(CHECK_CLIENT_IP,), url_persistent=url_persistent)
+        except ParseError:
+            return None
+        return self._send("acknowledgment", message)

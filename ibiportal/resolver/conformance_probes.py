@@ -161,29 +161,27 @@ class Probe:
 
 
 class Sender:
-    """Sends the check's requests one by one, within the budget; stops after a lost exchange."""
+    """Sends the check's requests one by one, each within the full limits; stops after a lost exchange.
+
+    Each request has the whole of ``timeouts``, as the resolver gives each of its own
+    requests: an Archive is judged by how it answers each request, never by how many
+    requests the check happens to send.
+    """
 
     def __init__(self, target: ServiceAddress, transport: Transport, clock: Callable[[], float],
-                 timeouts: Timeouts, budget: float) -> None:
+                 timeouts: Timeouts) -> None:
         self.target = target
         self.transport = transport
         self.clock = clock
         self.timeouts = timeouts
-        self.deadline = clock() + budget
-        self.budget = budget
         self.stopped: str | None = None
 
     def send(self, name: str, message: Request) -> Probe:
         url = request_url(self.target.address, self.target.service_ibi, message)
-        remaining = self.deadline - self.clock()
-        if self.stopped is None and remaining <= 0:
-            self.stopped = f"the check's {self.budget:g} s were spent"
         if self.stopped is not None:
             return Probe(name, message.SUBJECT, url, None, not_sent=self.stopped)
-        limits = Timeouts(min(self.timeouts.connect, remaining), min(self.timeouts.read, remaining),
-                          min(self.timeouts.total, remaining))
         started = self.clock()
-        exchange = self.transport.fetch(url, limits)
+        exchange = self.transport.fetch(url, self.timeouts)
         probe = Probe(name, message.SUBJECT, url, exchange, (self.clock() - started) * 1000)
         if not probe.answered:
             self.stopped = f"the {name} request got no answer ({probe.problem})"

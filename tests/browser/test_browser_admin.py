@@ -8,15 +8,19 @@ registered: the portal is shared with the other browser tests.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
+from urllib.parse import urlsplit
 from datetime import datetime, timezone
 
 import pytest
 from playwright.sync_api import Page, expect
 
+from ibiportal.archive.demo import load_demo_archives
 from ibiportal.archive.http_server import ArchiveHTTPServer
 from ibiportal.protocol.messages import RegistrationKey
 from ibiportal.registry import ArchiveDetails, Confirmation, KeyHash
+from ibiportal.resolver.conformance_probes import CHECK_TIMEOUTS
 from ibiportal.storage.registry import ArchiveStore
 
 from .conftest import log_in, shoot
@@ -24,6 +28,7 @@ from .conftest import log_in, shoot
 M16C_IBI = "sid.inpe.br/mtc-m18@80/2008/03.17.15.17"  # the Archive of §10.1
 KNOWN_IBI = "8JMKD3MGP8W/35MMLL8"  # held by it
 NEW_IBI = "sid.inpe.br/mtc-m21/2012/06.05.15.34.39"  # Example 7.1's Archive
+M16C = load_demo_archives()["mtc-m16c"].service
 
 
 @pytest.fixture
@@ -202,6 +207,28 @@ def test_conformance_check_of_a_garbled_archive_by_keyboard(admin_page, serve_de
     page.keyboard.press("Enter")  # evidence opens from the keyboard
     expect(page.locator("#rule-timing details")).to_have_attribute("open", "")
     shoot(page, "admin-conformance-desktop")
+
+
+def test_conformance_check_of_a_slow_archive_shows_each_rule_as_it_comes(admin_page, scripted_archive, allow_private):
+    page = admin_page
+    delay = CHECK_TIMEOUTS.read * 0.15  # well within the limit; five of them make a wait worth watching
+
+    def slow_m16c(request):
+        time.sleep(delay)
+        return M16C.respond(urlsplit(request.target).query).text
+
+    archive = scripted_archive(slow_m16c)
+    page.goto("/admin/conformance")
+    page.get_by_label("Archive service address").fill(f"http://{archive.address}/{M16C_IBI}")
+    page.get_by_label("Known IBI (optional)").fill(KNOWN_IBI)
+    page.get_by_role("button", name="Run the check").click()
+    expect(page.locator("#rule-confirmation")).to_contain_text("passed")
+    # The first rule is on the screen while the Archive is still being asked the others.
+    expect(page.locator("p.running")).to_be_visible()
+    assert page.locator("#summary").count() == 0 and len(archive.received) < 5
+    expect(page.locator("#summary")).to_contain_text("No rule failed")
+    expect(page.locator("p.running")).to_be_hidden()
+    expect(page.locator("ol.rules > li.rule-passed")).to_have_count(10)
 
 
 def test_loopback_archive_is_refused_unless_private_archives_are_allowed(admin_page, serve_demo_archive):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import socket
+import time
 from collections.abc import Callable
 from urllib.parse import parse_qs, urlsplit
 
@@ -19,8 +20,15 @@ from ibiportal.archive.demo import load_demo_archives
 from ibiportal.archive.service import ArchiveService
 from ibiportal.errors import ParseError
 from ibiportal.ibi.identifier import parse_ibi
-from ibiportal.resolver.conformance import ConformanceReport, check_archive, send_confirmation_request
-from ibiportal.resolver.conformance_probes import ServiceAddress, invent_unknown_ibi, parse_service_address
+from ibiportal.resolver.conformance import (
+    CHECK_REQUESTS,
+    ConformanceCheck,
+    ConformanceReport,
+    check_archive,
+    check_bound,
+    send_confirmation_request,
+)
+from ibiportal.resolver.conformance_probes import CHECK_TIMEOUTS, ServiceAddress, invent_unknown_ibi, parse_service_address
 from ibiportal.resolver.conformance_rules import RULES, Verdict
 from ibiportal.resolver.transport import Exchange, Timeouts
 from ibiportal.resolver.http_transport import HttpTransport
@@ -237,7 +245,7 @@ def test_an_answer_too_late_fails_timing_and_nothing_more_is_sent(http):
         assert "Not sent: the unknown IBI request got no answer (timeout" in result(report, rule_id).detail
 
 
-def test_the_whole_check_keeps_to_its_budget():
+def test_each_request_has_the_whole_limit_however_many_the_check_sends():
     class Clock:
         now = 0.0
 
@@ -245,21 +253,29 @@ def test_the_whole_check_keeps_to_its_budget():
             return self.now
 
     clock = Clock()
+    late = CHECK_TIMEOUTS.total * 0.8  # every answer just within the protocol's limit
 
     class SlowTransport:
         limits: list[Timeouts] = []
 
         def fetch(self, url: str, timeouts: Timeouts) -> Exchange:
             self.limits.append(timeouts)
-            clock.now += 4.0
-            return Exchange(200, "text/plain", b"confirmation yes\r\n" if "Confirmation" in url else b"")
+            clock.now += late
+            return Exchange(200, "text/plain", M16C.respond(urlsplit(url).query).text.encode("ascii"))
 
     transport = SlowTransport()
-    report = check_archive(BASE, transport, clock=clock, known_ibi=KNOWN, budget=10.0)
-    assert [probe.exchange is not None for probe in report.probes] == [True, True, True, False]
-    assert transport.limits[2] == Timeouts(2.0, 2.0, 2.0)  # the last 2 s of the budget
-    assert "Not sent: the check's 10 s were spent" in result(report, "urlkey").detail
-    assert report.duration_ms == 12000.0
+    check = ConformanceCheck(BASE, clock=clock, known_ibi=KNOWN, unknown_ibi=UNKNOWN)
+    decided = []
+    for rule in check.results(transport):  # each rule is decided once its own requests were answered
+        decided.append((rule.rule_id, len(transport.limits)))
+    assert decided[:4] == [("confirmation", 1), ("unknown-ibi", 2), ("known-ibi", 4), ("acknowledgment", 5)]
+    assert [rule_id for rule_id, _ in decided] == [rule.rule_id for rule in RULES]
+    report = check.report()
+    assert transport.limits == [CHECK_TIMEOUTS] * CHECK_REQUESTS
+    assert outcomes(report) == {rule.rule_id: Verdict.PASSED for rule in RULES}
+    assert report.duration_ms == pytest.approx(CHECK_REQUESTS * late * 1000)
+    assert report.duration_ms / 1000 > 3 * CHECK_TIMEOUTS.total  # beyond the old budget of the whole check
+    assert check_bound() == CHECK_REQUESTS * CHECK_TIMEOUTS.total
 
 
 # -- SSRF: the resolver's address policy applies ------------------------------------------------
@@ -359,3 +375,28 @@ def test_real_sockets_slow_archive_fails_timing_within_the_limit(serve_demo_arch
         transport.close()
     assert failed(report) == {"confirmation", "timing"}
     assert report.duration_ms < 900  # one timed-out request, then nothing more sent
+
+
+def test_real_sockets_a_slow_but_compliant_archive_passes_every_rule(scripted_archive):
+    # The protocol's limits scaled down so that the test stays short; each answer comes at 70 %
+    # of the limit to answer, and the five of them take together more than three limits (the
+    # check once had one budget of three limits for all its requests, and failed such an Archive).
+    timeouts = Timeouts(CHECK_TIMEOUTS.connect * 0.3, CHECK_TIMEOUTS.read * 0.3, CHECK_TIMEOUTS.total * 0.3)
+    delay = 0.7 * timeouts.read
+
+    def slow_m16c(request):
+        time.sleep(delay)
+        return M16C.respond(urlsplit(request.target).query).text
+
+    archive = scripted_archive(slow_m16c)
+    transport = HttpTransport(allow_private=True)
+    try:
+        report = check_archive(f"http://{archive.address}/{SERVICE_IBI}", transport, known_ibi=KNOWN,
+                               timeouts=timeouts)
+    finally:
+        transport.close()
+    assert outcomes(report) == {rule.rule_id: Verdict.PASSED for rule in RULES}
+    assert [request.subject for request in archive.received] == [
+        "inclusionConfirmationRequest", "urlRequest", "urlRequest", "urlRequest", "acknowledgment"]
+    assert all(probe.duration_ms >= delay * 1000 for probe in report.probes)
+    assert 3 * timeouts.total < report.duration_ms / 1000 < check_bound(timeouts)

@@ -331,6 +331,23 @@ def test_conformance_report_of_a_good_archive(admin):
 
 
 @responses.activate
+def test_conformance_page_streams_each_rule_as_soon_as_it_is_decided(admin):
+    mock_m16c()
+    response = admin.post("/admin/conformance", data={"address": M16C_BASE, "known_ibi": "8JMKD3MGP8W/35MMLL8"},
+                          buffered=False)
+    sent_when_shown, page = {}, ""
+    for chunk in response.response:
+        page += chunk.decode()
+        for rule_id in re.findall(r'<li class="rule rule-\w+" id="rule-([\w-]+)">', page):
+            sent_when_shown.setdefault(rule_id, len(responses.calls))
+    response.close()
+    # Each rule reached the browser before the next request went out: progress, rule by rule.
+    assert list(sent_when_shown.items())[:4] == [("confirmation", 1), ("unknown-ibi", 2), ("known-ibi", 4),
+                                                 ("acknowledgment", 5)]
+    assert len(sent_when_shown) == 10
+
+
+@responses.activate
 def test_hostile_archive_content_is_shown_as_text(admin):
     mock_m16c(body='<script>alert("owned")</script> <img src=x onerror=alert(1)>\r\n')
     page = admin.post("/admin/conformance", data={"address": M16C_BASE}).get_data(as_text=True)

@@ -11,14 +11,15 @@ address policy, and are bounded in time (:mod:`ibiportal.resolver.conformance`).
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 
-from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, stream_template, url_for
 from werkzeug.wrappers import Response
 
 from ...errors import ParseError
-from ...resolver.conformance import CHECK_BUDGET_SECONDS, check_archive, send_confirmation_request
+from ...resolver.conformance import ConformanceCheck, check_bound, send_confirmation_request
 from ...resolver.conformance_probes import CHECK_TIMEOUTS, ServiceAddress
-from ...resolver.conformance_rules import format_ms
+from ...resolver.conformance_rules import RuleResult, format_ms
 from ...registry import Confirmation, RegisteredArchive
 from ...resolver.registration import normalize_service_ibi, utc_now
 from ...storage.registry import ArchiveStore
@@ -217,19 +218,27 @@ def remove(service_ibi: str):
 @bp.route("/conformance", methods=["GET", "POST"])
 @admin_required
 def conformance_page():
-    """Check an Archive service against file 003 (§6.2, §7.2, §9): each rule passed or failed."""
+    """Check an Archive service against file 003 (§6.2, §7.2, §9): each rule passed or failed.
+
+    The page is streamed: each rule appears as soon as it is decided, the summary last, so an
+    administrator watches a slow Archive's check progress without any script."""
     form = ConformanceForm()
-    report = None
+    check = None
     if form.validate_on_submit():
         try:
-            with check_transport() as transport:
-                report = check_archive(form.address.data, transport, known_ibi=form.known_ibi.data or None)
+            check = ConformanceCheck(form.address.data, known_ibi=form.known_ibi.data or None)
         except ParseError as exc:
             show_error(form, exc, default_field="address")
-        else:
-            logger.info("conformance check of %s by %s: %d failed, %d passed", report.target, current_admin(),
-                        report.count("failed"), report.count("passed"))
-    status = 400 if form.errors else 200
-    page = render_template("admin/conformance.html", form=form, report=report, private_hint=PRIVATE_HINT,
-                           timeouts=CHECK_TIMEOUTS, budget=CHECK_BUDGET_SECONDS)
-    return page, status
+    context = {"form": form, "private_hint": PRIVATE_HINT, "timeouts": CHECK_TIMEOUTS, "bound": check_bound()}
+    if check is None:
+        return render_template("admin/conformance.html", check=None, **context), 400 if form.errors else 200
+    return stream_template("admin/conformance.html", check=check, results=_run(check), **context)
+
+
+def _run(check: ConformanceCheck) -> Iterator[RuleResult]:
+    """The check's results as they come, sent through a transport made for it, then logged."""
+    with check_transport() as transport:
+        yield from check.results(transport)
+    report = check.report()
+    logger.info("conformance check of %s by %s: %d failed, %d passed", report.target, current_admin(),
+                report.count("failed"), report.count("passed"))
