@@ -242,8 +242,8 @@ class Resolving:
         """Why a resolution found nothing, against the registry as it is now (``None`` if it found)."""
         if resolution.found:
             return None
-        registry = ArchiveStore(self.application.storage()).archives()
-        return diagnose(resolution, registry, self.application.known_prefix_pairs())
+        store = ArchiveStore(self.application.storage())
+        return diagnose(resolution, store.archives(), self.application.known_prefix_pairs(), store.last_exclusions())
 
     # -- GET /<persistent URL> only: the cache of outcomes and single flight -------------------
 

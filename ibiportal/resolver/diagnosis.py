@@ -13,8 +13,8 @@ by the caller, so this module knows no database and no Flask.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -22,7 +22,7 @@ from ..ibi.ibip import Ibip, decode_ibip_prefix
 from ..ibi.identifier import parse_ibi
 from ..ibi.prefixes import ibip_prefixes_for, rep_prefixes_for
 from ..ibi.repository import decode_rep_prefix
-from ..registry import RegisteredArchive
+from ..registry import ArchiveEvent, RegisteredArchive
 from .trace import AlertReason, Resolution, Status, TraceStep
 
 #: The alerts that mean "nobody gave a URL for this IBI" and get a diagnosis.
@@ -46,6 +46,39 @@ class Case(StrEnum):
     EXCLUDED = "excluded"
     INCLUDED_FAILED = "included-but-failed"
     INCLUDED_EMPTY = "included-but-empty"
+
+
+class Page(StrEnum):
+    """The public pages a next step links to (the web layer knows their addresses): support
+    staff reading a not-found have no administrator's login, so no step sends them to one."""
+
+    ARCHIVE_HEALTH = "archive-health"  # every registered Archive: included or excluded, since when, how it answers
+    PARSE = "parse"  # the persistent URL read field by field
+    CONVERT = "convert"  # the IBI's other form and what its prefix encodes
+    TRACE = "trace"  # the same persistent URL traced again
+
+
+@dataclass(frozen=True)
+class NextStep:
+    """One thing to do next: ``message`` with ``%(name)s`` placeholders filled from ``values``
+    (kept apart so that a page can show the sentence in its reader's language), and the public
+    ``pages`` where it is done or checked."""
+
+    message: str
+    values: Mapping[str, str] = field(default_factory=dict)
+    pages: tuple[Page, ...] = ()
+
+    @property
+    def text(self) -> str:
+        """The sentence in English, values filled in."""
+        return self.message % dict(self.values) if self.values else self.message  # as gettext fills them
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"message": self.message, "values": dict(self.values), "pages": [page.value for page in self.pages]}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> NextStep:
+        return cls(data["message"], data["values"], tuple(Page(page) for page in data["pages"]))
 
 
 @dataclass(frozen=True)
@@ -115,7 +148,7 @@ class NotFoundDiagnosis:
     subsystem: IssuingSubsystem
     at_address: tuple[ArchiveOutcome, ...]
     failed: tuple[ArchiveOutcome, ...]
-    next_steps: tuple[str, ...]
+    next_steps: tuple[NextStep, ...]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -124,7 +157,8 @@ class NotFoundDiagnosis:
             "subsystem": self.subsystem.to_dict(),
             "at_address": [outcome.to_dict() for outcome in self.at_address],
             "failed": [outcome.to_dict() for outcome in self.failed],
-            "next_steps": list(self.next_steps),
+            "next_steps": [step.text for step in self.next_steps],
+            "next_step_details": [step.to_dict() for step in self.next_steps],
         }
 
     @classmethod
@@ -137,7 +171,7 @@ class NotFoundDiagnosis:
                                 tuple(subsystem["ips"]), subsystem["port"]),
             at_address=tuple(ArchiveOutcome(**outcome) for outcome in data["at_address"]),
             failed=tuple(ArchiveOutcome(**outcome) for outcome in data["failed"]),
-            next_steps=tuple(data["next_steps"]),
+            next_steps=_next_steps_of(data),
         )
 
 
@@ -152,14 +186,18 @@ def subsystem_of(ibi: Ibip | Any, prefix_pairs: Iterable[Sequence[str]] = ()) ->
 
 
 def diagnose(
-    resolution: Resolution, registry: Iterable[RegisteredArchive], prefix_pairs: Iterable[Sequence[str]] = ()
+    resolution: Resolution, registry: Iterable[RegisteredArchive], prefix_pairs: Iterable[Sequence[str]] = (),
+    exclusions: Mapping[str, ArchiveEvent] | None = None,
 ) -> NotFoundDiagnosis | None:
-    """The diagnosis of a not-found resolution; ``None`` when it found a URL or ended otherwise."""
+    """The diagnosis of a not-found resolution; ``None`` when it found a URL or ended otherwise.
+    ``exclusions`` is each excluded Archive's last ``excluded`` event of its history (by service
+    IBI): when it was excluded, and by whom or why, which the registry row alone does not say."""
     if resolution.alert is None or resolution.alert.reason not in NOT_FOUND_ALERTS:
         return None
     asked = asked_ibi(resolution)
     if asked is None:  # the engine's own bad-request alert is not a not-found
         return None
+    exclusions = exclusions or {}
     ibi = parse_ibi(asked)
     subsystem = subsystem_of(ibi, prefix_pairs)
     registry = list(registry)
@@ -171,8 +209,7 @@ def diagnose(
         if subsystem.holds(outcome.address, getattr(by_address.get((outcome.address or "").lower()), "ip", None))
     ]
     here += [
-        ArchiveOutcome(archive.service_ibi, archive.address, "excluded",
-                       f"registered, but excluded itself (last change {archive.updated_at})")
+        _excluded(archive, exclusions.get(archive.service_ibi))
         for archive in registry
         if not archive.included and archive.address and archive.address.lower() not in asked_addresses
         and subsystem.holds(archive.address, archive.ip)
@@ -180,7 +217,7 @@ def diagnose(
     failed = tuple(outcome for outcome in asked if outcome.state == "failed")
     case = _case(here)
     return NotFoundDiagnosis(str(ibi), case, subsystem, tuple(here), failed,
-                             _next_steps(str(ibi), case, subsystem, here, failed))
+                             _next_steps(str(ibi), case, subsystem, here, failed, exclusions))
 
 
 def asked_ibi(resolution: Resolution) -> str | None:
@@ -226,38 +263,84 @@ def _case(here: Sequence[ArchiveOutcome]) -> Case:
     return Case.NONE_REGISTERED
 
 
+def _excluded(archive: RegisteredArchive, event: ArchiveEvent | None) -> ArchiveOutcome:
+    """A registered Archive at the address that is not asked: since when, and why if its history says."""
+    when = _when(event.at if event is not None else archive.updated_at)
+    detail = f"registered, but excluded on {when}"
+    if event is not None and event.detail:
+        detail += f" ({event.detail})"
+    return ArchiveOutcome(archive.service_ibi, archive.address, "excluded", detail)
+
+
 def _next_steps(ibi: str, case: Case, subsystem: IssuingSubsystem, here: Sequence[ArchiveOutcome],
-                failed: Sequence[ArchiveOutcome]) -> tuple[str, ...]:
-    where = subsystem.where
-    steps: list[str] = []
+                failed: Sequence[ArchiveOutcome], exclusions: Mapping[str, ArchiveEvent]) -> tuple[NextStep, ...]:
+    """Who should do what, each step with the public pages where it is checked or done."""
+    steps: list[NextStep] = []
     if case is Case.NONE_REGISTERED:
-        steps.append(f"No Archive at {where} is registered with this resolver: the item's Archive administrator "
-                     "should register it (its archive-service IBI and a registration key, §7.1) and include it "
-                     "(inclusionRequest, §7.2) — see the Archives page.")
-        steps.append("Check the identifier for typos first (Parse, Convert): a mistyped prefix names another server.")
+        steps.append(NextStep(
+            "No Archive at %(where)s is registered with this resolver: the item's Archive administrator should "
+            "register it (its archive-service IBI and a registration key, §7.1) and include it "
+            "(inclusionRequest, §7.2). The Archive health page lists every Archive registered here.",
+            {"where": subsystem.where}, (Page.ARCHIVE_HEALTH,)))
+        steps.append(NextStep(
+            "Check the identifier for typos first: a mistyped prefix names another server.",
+            pages=(Page.PARSE, Page.CONVERT)))
     elif case is Case.EXCLUDED:
         for outcome in here:
             if outcome.state == "excluded":
-                steps.append(f"The Archive {outcome.name} at {outcome.address} is registered but excluded itself: "
-                             "its administrator should switch it on again, which sends an inclusionRequest (§7.2) "
-                             "— see the Archives page.")
+                steps.append(_excluded_step(outcome, exclusions.get(outcome.name)))
     elif case is Case.INCLUDED_FAILED:
         for outcome in here:
             if outcome.state == "failed":
-                steps.append(f"The Archive {outcome.name} at {outcome.address} is included but {outcome.detail}: "
-                             "its administrator should check that its server is up and answers urlRequest within "
-                             "the resolver's deadline; then trace again.")
+                steps.append(NextStep(
+                    "The Archive %(name)s at %(address)s is included but %(detail)s: its administrator should "
+                    "check that its server is up and answers urlRequest within the resolver's deadline; then "
+                    "trace again.",
+                    {"name": outcome.name, "address": outcome.address or "", "detail": outcome.detail},
+                    (Page.ARCHIVE_HEALTH, Page.TRACE)))
     else:
         names = ", ".join(f"{outcome.name} ({outcome.address})" for outcome in here if outcome.state != "excluded")
-        steps.append(f"The Archive at {where}, {names}, is included and answered that it holds no item {ibi}: "
-                     "check the identifier for typos (Parse, Convert); if it is right, that Archive's "
-                     "administrator should check whether the item was moved or removed without a Deleted state.")
+        steps.append(NextStep(
+            "The Archive at %(where)s, %(names)s, is included and answered that it holds no item %(ibi)s: "
+            "check the identifier for typos; if it is right, that Archive's administrator should check whether "
+            "the item was moved or removed without a Deleted state.",
+            {"where": subsystem.where, "names": names, "ibi": ibi}, (Page.PARSE, Page.CONVERT)))
     others = [outcome for outcome in failed if outcome not in here]
     if others:
         listed = ", ".join(f"{outcome.name} ({outcome.detail})" for outcome in others)
-        steps.append(f"Other Archives failed to answer: {listed}. If one of them holds the item, "
-                     "its administrator should look at it.")
+        steps.append(NextStep(
+            "Other Archives failed to answer: %(listed)s. If one of them holds the item, its administrator "
+            "should look at it.", {"listed": listed}, (Page.ARCHIVE_HEALTH,)))
     return tuple(steps)
+
+
+def _excluded_step(outcome: ArchiveOutcome, event: ArchiveEvent | None) -> NextStep:
+    """"The Archive at X was excluded on <date>", with the history's reason when it has one: an
+    excluded Archive is registered, so registering it (the step for an empty address) would be wrong."""
+    values = {"name": outcome.name, "address": outcome.address or ""}
+    if event is None:
+        return NextStep(
+            "The Archive %(name)s at %(address)s is registered but excluded: the resolver no longer asks it. "
+            "It is asked again once it is included again (its inclusionRequest, §7.2, or an administrator).",
+            values, (Page.ARCHIVE_HEALTH,))
+    return NextStep(
+        "The Archive %(name)s at %(address)s was excluded on %(date)s (its history says: %(why)s), so the "
+        "resolver no longer asks it. It is asked again once it is included again (its inclusionRequest, §7.2, "
+        "or an administrator).",
+        {**values, "date": _when(event.at), "why": event.detail or "no reason given"}, (Page.ARCHIVE_HEALTH,))
+
+
+def _when(at: str) -> str:
+    """A stored UTC time (``2026-11-24T07:10:05.987505Z``) as people read it: ``2026-11-24 07:10 UTC``."""
+    return f"{at[:10]} {at[11:16]} UTC" if len(at) >= 16 and at[10] == "T" else at
+
+
+def _next_steps_of(data: dict[str, Any]) -> tuple[NextStep, ...]:
+    """The next steps of a diagnosis's JSON; a trace stored before they had pages keeps its sentences."""
+    details = data.get("next_step_details")
+    if details is None:
+        return tuple(NextStep(text) for text in data["next_steps"])
+    return tuple(NextStep.from_dict(step) for step in details)
 
 
 def _host_of(address: str) -> str:

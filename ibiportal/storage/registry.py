@@ -79,6 +79,17 @@ class ArchiveStore:
         )
         return [ArchiveEvent(row.at, row.kind, row.detail) for row in rows]
 
+    def last_exclusions(self) -> dict[str, ArchiveEvent]:
+        """Each excluded Archive's latest ``excluded`` event (by service IBI): when and why it was
+        excluded, for the diagnosis of a not-found (ibiportal.resolver.diagnosis)."""
+        rows = self.storage.connection.execute(
+            select(archive_event.c.service_ibi, archive_event.c.at, archive_event.c.kind, archive_event.c.detail)
+            .join(archive, archive.c.service_ibi == archive_event.c.service_ibi)
+            .where(archive.c.included == 0, archive_event.c.kind == "excluded")
+            .order_by(archive_event.c.id)
+        )
+        return {row.service_ibi: ArchiveEvent(row.at, row.kind, row.detail) for row in rows}
+
     def record_inclusion(
         self, service_ibi: str, details: ArchiveDetails, confirmation: Confirmation, at: datetime
     ) -> None:

@@ -6,9 +6,9 @@ import pytest
 
 from ibiportal.ibi.identifier import parse_ibi
 from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS
-from ibiportal.resolver.diagnosis import Case, NotFoundDiagnosis, IssuingSubsystem, diagnose, subsystem_of
+from ibiportal.resolver.diagnosis import Case, NextStep, NotFoundDiagnosis, IssuingSubsystem, Page, diagnose, subsystem_of
 from ibiportal.resolver.engine import ClientInfo, Resolver
-from ibiportal.registry import KeyHash, RegisteredArchive
+from ibiportal.registry import ArchiveEvent, KeyHash, RegisteredArchive
 from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Failure, Timeouts
 
 CLIENT = ClientInfo(("172.16.44.200",), None)
@@ -69,21 +69,38 @@ def test_no_archive_registered_at_the_address():
     diagnosis = diagnose(resolution, [archive("other.example.org", "203.0.113.9", True)], KNOWN_PREFIX_PAIRS)
     assert diagnosis.case is Case.NONE_REGISTERED
     assert diagnosis.at_address == ()
-    assert diagnosis.next_steps[0].startswith(
+    assert diagnosis.next_steps[0].text.startswith(
         "No Archive at 150.163.34.243 (mtc-m18.sid.inpe.br) is registered with this resolver: "
         "the item's Archive administrator should register it")
-    assert "see the Archives page" in diagnosis.next_steps[0]
+    assert diagnosis.next_steps[0].pages == (Page.ARCHIVE_HEALTH,)
+    assert diagnosis.next_steps[1].pages == (Page.PARSE, Page.CONVERT)
 
 
-def test_the_archive_at_the_address_is_excluded():
+def test_the_archive_at_the_address_is_excluded_and_its_history_says_when_and_by_whom():
     registry = [archive("other.example.org", "203.0.113.9", True), archive("mtc-m18.sid.inpe.br", "150.163.34.243", False)]
-    diagnosis = diagnose(resolve({"other.example.org": "empty"}), registry, KNOWN_PREFIX_PAIRS)
+    exclusions = {"SERVICE/MTC-M18": ArchiveEvent("2026-11-24T07:10:05.987505Z", "excluded",
+                                                  "excluded by the administrator maria")}
+    diagnosis = diagnose(resolve({"other.example.org": "empty"}), registry, KNOWN_PREFIX_PAIRS, exclusions)
     assert diagnosis.case is Case.EXCLUDED
     (here,) = diagnosis.at_address
     assert (here.name, here.state) == ("SERVICE/MTC-M18", "excluded")
-    assert diagnosis.next_steps[0].startswith(
-        "The Archive SERVICE/MTC-M18 at mtc-m18.sid.inpe.br is registered but excluded itself")
-    assert "inclusionRequest" in diagnosis.next_steps[0]
+    assert here.detail == "registered, but excluded on 2026-11-24 07:10 UTC (excluded by the administrator maria)"
+    (step,) = diagnosis.next_steps
+    assert step.text.startswith(
+        "The Archive SERVICE/MTC-M18 at mtc-m18.sid.inpe.br was excluded on 2026-11-24 07:10 UTC "
+        "(its history says: excluded by the administrator maria), so the resolver no longer asks it.")
+    assert "should register it" not in step.text and "inclusionRequest" in step.text
+    assert step.values["date"] == "2026-11-24 07:10 UTC" and step.pages == (Page.ARCHIVE_HEALTH,)
+
+
+def test_an_excluded_archive_without_its_exclusion_in_the_history_is_still_excluded_not_unregistered():
+    # The history keeps the last 200 events: a long-excluded Archive's exclusion may have gone.
+    registry = [archive("mtc-m18.sid.inpe.br", "150.163.34.243", False)]
+    diagnosis = diagnose(resolve({"other.example.org": "empty"}), registry, KNOWN_PREFIX_PAIRS)
+    assert diagnosis.case is Case.EXCLUDED
+    assert diagnosis.at_address[0].detail == "registered, but excluded on 2026-11-20 09:30 UTC"
+    assert diagnosis.next_steps[0].text.startswith(
+        "The Archive SERVICE/MTC-M18 at mtc-m18.sid.inpe.br is registered but excluded: the resolver no longer asks it.")
 
 
 def test_the_archive_at_the_address_timed_out_matched_by_its_registered_ip():
@@ -94,17 +111,18 @@ def test_the_archive_at_the_address_timed_out_matched_by_its_registered_ip():
     (here,) = diagnosis.at_address
     assert here.state == "failed" and here.detail.startswith("did not answer in time (no answer within 0.1 s)")
     assert diagnosis.failed == (here,)
-    assert diagnosis.next_steps[0].startswith("The Archive SERVICE/URLIB at urlib.example.org:8080 is included but "
+    assert diagnosis.next_steps[0].text.startswith("The Archive SERVICE/URLIB at urlib.example.org:8080 is included but "
                                               "did not answer in time")
-    assert "check that its server is up" in diagnosis.next_steps[0]
+    assert "check that its server is up" in diagnosis.next_steps[0].text
+    assert diagnosis.next_steps[0].pages == (Page.ARCHIVE_HEALTH, Page.TRACE)
 
 
 def test_the_archive_at_the_address_answered_empty_and_another_failed():
     registry = [archive("150.163.34.243", "150.163.34.243", True), archive("b.example.org", "203.0.113.9", True)]
     diagnosis = diagnose(resolve({"150.163.34.243": "empty", "b.example.org": "timeout"}), registry)
     assert diagnosis.case is Case.INCLUDED_EMPTY
-    assert "answered that it holds no item 8JMKD3MGP8W/34PGRBS" in diagnosis.next_steps[0]
-    assert diagnosis.next_steps[1].startswith("Other Archives failed to answer: SERVICE/B (did not answer in time")
+    assert "answered that it holds no item 8JMKD3MGP8W/34PGRBS" in diagnosis.next_steps[0].text
+    assert diagnosis.next_steps[1].text.startswith("Other Archives failed to answer: SERVICE/B (did not answer in time")
 
 
 def test_to_dict_and_back():
@@ -113,6 +131,15 @@ def test_to_dict_and_back():
     data = diagnosis.to_dict()
     assert data["case"] == "excluded" and data["subsystem"]["ips"] == ["150.163.34.243"]
     assert NotFoundDiagnosis.from_dict(data) == diagnosis
+    assert data["next_steps"] == [step.text for step in diagnosis.next_steps]
+
+
+def test_a_trace_stored_before_next_steps_had_pages_keeps_its_sentences():
+    data = diagnose(resolve({"b.example.org": "timeout"}), [], KNOWN_PREFIX_PAIRS).to_dict()
+    del data["next_step_details"]
+    old = NotFoundDiagnosis.from_dict(data)
+    assert old.next_steps == tuple(NextStep(text) for text in data["next_steps"])
+    assert [step.text for step in old.next_steps] == data["next_steps"] and old.next_steps[0].pages == ()
 
 
 @pytest.mark.parametrize("address, expected", [("[2001:db8::1]:80", True), ("2001:db8::1", True), ("x.org", False)])

@@ -11,7 +11,7 @@ import pytest
 from ibiportal.ibi.ibip import ibip_prefix
 from ibiportal.storage.database import Storage
 from ibiportal.storage.registry import ArchiveStore
-from tests.reliability.faulty_archives import RawArchive, include, says_nothing
+from tests.reliability.faulty_archives import RawArchive, answers, include, says_nothing
 
 ADDRESS = "150.163.34.243"  # what 8JMKD3MGP8W encodes (Algorithm 5), a public IP literal: no DNS
 UNKNOWN = "/8JMKD3MGP8W/34PGRBS"
@@ -45,14 +45,57 @@ def test_no_archive_registered_at_the_address(client):
         "administrator should register it")
 
 
-def test_the_archive_at_the_address_is_excluded(app, client):
+def test_the_archive_at_the_address_excluded_itself(app, client):
     register(app, included=False)
     diagnosis = not_found(client)["diagnosis"]
     assert diagnosis["case"] == "excluded"
     assert [(a["name"], a["state"]) for a in diagnosis["at_address"]] == [(SERVICE_IBI, "excluded")]
-    assert diagnosis["next_steps"][0].startswith(
-        f"The Archive {SERVICE_IBI} at {ADDRESS} is registered but excluded itself: its administrator should "
-        "switch it on again, which sends an inclusionRequest")
+    assert re.fullmatch(
+        rf"The Archive {SERVICE_IBI} at {ADDRESS} was excluded on \d{{4}}-\d\d-\d\d \d\d:\d\d UTC "
+        r"\(its history says: switched off\), so the resolver no longer asks it\. It is asked again once it is "
+        r"included again \(its inclusionRequest, §7\.2, or an administrator\)\.", diagnosis["next_steps"][0])
+
+
+def test_an_archive_the_administrator_excluded_is_named_with_the_date_and_who(app, client):
+    """The walk-through's case: an Archive excluded from its admin page a moment ago. The
+    not-found page names it, the day and the administrator, and never asks to register it."""
+    register(app, included=True)
+    with client.session_transaction() as session:
+        session["admin"] = "maria"
+    excluded = client.post(f"/admin/archives/{SERVICE_IBI}/exclude")
+    assert excluded.status_code == 303
+    with client.session_transaction() as session:
+        session.clear()  # support staff read it without a login
+    today = datetime.now(timezone.utc).strftime("%Y-%m-%d")
+    page = client.get(UNKNOWN).get_data(as_text=True)
+    assert f"The Archive {SERVICE_IBI} at {ADDRESS} was excluded on {today} " in page
+    assert "(its history says: excluded by the administrator maria)" in page
+    assert "should register it" not in page and "No Archive at" not in page
+
+
+@pytest.mark.parametrize("case", ["none-registered", "excluded", "included-but-failed", "included-but-empty"])
+def test_every_next_step_links_to_a_page_an_anonymous_reader_can_open(app, client, case):
+    """On the alert page and the Trace page alike, each next step has at least one link, and
+    each link answers 200 without a login (the walk-through's "see the Archives page" was
+    neither a link nor open to support staff)."""
+    app.config["ARCHIVE_READ_TIMEOUT"] = 0.5
+    with RawArchive(says_nothing if case == "included-but-failed" else answers(b"")) as archive:
+        app.config["ALLOW_PRIVATE_ARCHIVES"] = True
+        if case != "none-registered":
+            register(app, included=case != "excluded", address=archive.address)
+        response = client.get(f"/{ibip_prefix('127.0.0.1')}/34PGRBS", headers=JSON)
+    body = response.get_json()
+    assert body["diagnosis"]["case"] == case
+    trace_id = body["trace"].rsplit("/", 1)[1]
+    for page in (client.get(f"/{ibip_prefix('127.0.0.1')}/34PGRBS"), client.get(f"/trace/{trace_id}")):
+        steps = re.search(r'<ol class="next-steps">(.*?)</ol>', page.get_data(as_text=True), re.S)[1]
+        items = re.findall(r"<li>(.*?)</li>", steps, re.S)
+        assert len(items) == len(body["diagnosis"]["next_steps"]) >= 1
+        for item in items:
+            links = re.findall(r'<a href="([^"]+)"', item)
+            assert links, f"a next step without a link: {item}"
+            for href in links:
+                assert client.get(href.replace("&amp;", "&")).status_code == 200, href
 
 
 def test_the_archive_at_the_address_timed_out(app, client):
@@ -86,11 +129,13 @@ def test_the_alert_page_says_why_and_what_next(client):
     assert f"the IBIp prefix 8JMKD3MGP8W encodes IP {ADDRESS}, port 800 (Algorithm 5)" in page
     assert "none: no Archive at" in page
     assert re.search(r'<ol class="next-steps">\s*<li>No Archive at ', page)
+    assert re.search(r'<li>No Archive at [^<]*<span class="step-links"><a href="/archives/health">', page)
 
 
 def test_the_plain_text_alert_has_the_next_steps(client):
     text = client.get(UNKNOWN, headers={"Accept": "text/plain"}).get_data(as_text=True)
     assert f"next: No Archive at {ADDRESS}" in text
+    assert "  Archive health: every registered Archive and its state: http://localhost/archives/health\n" in text
 
 
 def test_the_trace_api_returns_the_diagnosis(client):

@@ -14,7 +14,7 @@ from ...citation import SLUGS, STYLE_KEYS
 from ...application.idempotent_minting import KEPT_HOURS, MAX_KEY_LENGTH
 from ...minting import MAX_COUNT
 from ...ibi.batch import MAX_ROWS
-from ...resolver.diagnosis import Case
+from ...resolver.diagnosis import Case, Page
 from ...resolver.trace import AlertReason, Status, StepKind
 
 _NULLABLE_STRING = {"type": ["string", "null"]}
@@ -364,6 +364,14 @@ _SCHEMAS: dict[str, dict] = {
             "at_address": {"type": "array", "items": _ref("ArchiveOutcome")},
             "failed": {"type": "array", "items": _ref("ArchiveOutcome")},
             "next_steps": _STRINGS,
+            "next_step_details": {
+                "type": "array", "description": "each next step, in the same order, as a sentence to translate "
+                "(message, with %(name)s placeholders filled from values) and the public pages where it is done",
+                "items": {"type": "object", "required": ["message", "values", "pages"],
+                          "properties": {"message": {"type": "string"},
+                                         "values": {"type": "object", "additionalProperties": {"type": "string"}},
+                                         "pages": {"type": "array", "items": {"enum": [page.value for page in Page]}}}},
+            },
         },
     },
     "ArchiveHealth": {

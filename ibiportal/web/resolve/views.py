@@ -25,8 +25,10 @@ from .. import limits
 from ..errors import error_response, wants_json
 from ...resolver.statuses import ALERT_STATUS, FOUND_STATUS
 from .negotiation import citation_response, mentions_citation, negotiate
+from .next_steps import next_step_links
 
 bp = Blueprint("resolve", __name__)
+bp.add_app_template_global(next_step_links)
 
 
 def _asks_for_citation() -> bool:
@@ -182,7 +184,10 @@ def alert_response(resolution, trace_url: str, diagnosis: NotFoundDiagnosis | No
         if rescued is not None:
             text += f"{rescued} is a direct link to an Archive's copy of the item; its persistent URL: {resolution.persistent_url}\n"
         if diagnosis is not None:
-            text += f"{diagnosis.subsystem.decoded}\n" + "".join(f"next: {step}\n" for step in diagnosis.next_steps)
+            text += f"{diagnosis.subsystem.decoded}\n"
+            for step in diagnosis.next_steps:
+                links = next_step_links(step, diagnosis, resolution.persistent_url, external=True)
+                text += f"next: {step.text}\n" + "".join(f"  {label}: {href}\n" for label, href in links)
         text += f"trace: {trace_url}\n"
         return Response(text, status, mimetype="text/plain")
     page = render_template("resolve/alert.html", resolution=resolution, alert=alert, trace_url=trace_url,
