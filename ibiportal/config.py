@@ -11,6 +11,7 @@ import os
 from collections.abc import Mapping
 
 from ibiportal.resolver.transport import ARCHIVE_TIMEOUTS
+from ibiportal.storage.outage import RETRY_AFTER_SECONDS, STALE_SECONDS
 
 DEMO_MINT_HOST = "demo.ibiportal.invalid"
 DEMO_MINT_IP = "192.0.2.1"  # TEST-NET-1 (RFC 5737): documentation-only address
@@ -57,14 +58,19 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
         "IBIPORTAL_RATELIMIT_TRACE": "RATELIMIT_TRACE",
         "IBIPORTAL_RATELIMIT_REFERENCES": "RATELIMIT_REFERENCES",
         "IBIPORTAL_ARCHIVE_READ_TIMEOUT": "ARCHIVE_READ_TIMEOUT",
+        "IBIPORTAL_OUTAGE_STALE_SECONDS": "OUTAGE_STALE_SECONDS",
+        "IBIPORTAL_OUTAGE_RETRY_AFTER": "OUTAGE_RETRY_AFTER",
     }
     for env_name, key in names.items():
         if env.get(env_name):
             settings[key] = env[env_name]
     for key in ("MINT_PORT", "MINT_IBIP_PORT", "TRACE_RETENTION", "TRACE_BYTES", "RESOLUTION_CACHE_SECONDS",
-                "NEGATIVE_CACHE_SECONDS", "THREADS", "MAX_FILE_BYTES", "PENDING_NOTICES"):
+                "NEGATIVE_CACHE_SECONDS", "THREADS", "MAX_FILE_BYTES", "PENDING_NOTICES", "OUTAGE_STALE_SECONDS",
+                "OUTAGE_RETRY_AFTER"):
         if key in settings:
             settings[key] = _integer(settings[key], key)
+    if settings.get("OUTAGE_RETRY_AFTER") == 0:
+        raise ValueError("IBIPORTAL_OUTAGE_RETRY_AFTER must be 1 or more seconds: Retry-After: 0 asks for a retry at once")
     if "ARCHIVE_READ_TIMEOUT" in settings:
         settings["ARCHIVE_READ_TIMEOUT"] = _seconds(settings["ARCHIVE_READ_TIMEOUT"], "ARCHIVE_READ_TIMEOUT")
     for key in ("TRUSTED_PROXIES", "TRUSTED_HOSTS"):
@@ -165,6 +171,11 @@ DEFAULTS: dict = {
     # again from the same cache; 0 = never. Short: a "not found" may be about to be minted or
     # included, and such changes empty the caches at once anyway.
     "NEGATIVE_CACHE_SECONDS": 10,
+    # While the database does not answer (an outage, a restart; ibiportal/storage/outage.py):
+    # seconds cached redirects are still served as they stood, 0 = none (then 503 like the rest),
+    # and the Retry-After of every 503 (seconds, at least 1).
+    "OUTAGE_STALE_SECONDS": STALE_SECONDS,
+    "OUTAGE_RETRY_AFTER": RETRY_AFTER_SECONDS,
     # Request threads per gunicorn worker (gunicorn.conf.py); the resolver's pool of threads
     # asking Archives is sized from it (ibiportal/application/__init__.py).
     "THREADS": 8,

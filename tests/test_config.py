@@ -19,3 +19,22 @@ def test_an_archive_read_timeout_that_is_not_a_positive_number_is_refused(value)
         from_environment({"IBIPORTAL_ARCHIVE_READ_TIMEOUT": value})
     assert str(refused.value) == ("IBIPORTAL_ARCHIVE_READ_TIMEOUT must be a number of seconds greater than 0, "
                                   f"like 5 or 0.5, not {value!r}")
+
+
+def test_the_outage_settings_are_whole_seconds_with_their_defaults():
+    assert DEFAULTS["OUTAGE_STALE_SECONDS"] == 60 and DEFAULTS["OUTAGE_RETRY_AFTER"] == 5
+    settings = from_environment({"IBIPORTAL_OUTAGE_STALE_SECONDS": "0", "IBIPORTAL_OUTAGE_RETRY_AFTER": "30"})
+    assert settings["OUTAGE_STALE_SECONDS"] == 0 and settings["OUTAGE_RETRY_AFTER"] == 30
+
+
+@pytest.mark.parametrize(("name", "value", "message"), [
+    ("IBIPORTAL_OUTAGE_STALE_SECONDS", "-1", "IBIPORTAL_OUTAGE_STALE_SECONDS must be a whole number, not '-1'"),
+    ("IBIPORTAL_OUTAGE_STALE_SECONDS", "1.5", "IBIPORTAL_OUTAGE_STALE_SECONDS must be a whole number, not '1.5'"),
+    ("IBIPORTAL_OUTAGE_RETRY_AFTER", "soon", "IBIPORTAL_OUTAGE_RETRY_AFTER must be a whole number, not 'soon'"),
+    ("IBIPORTAL_OUTAGE_RETRY_AFTER", "0", "IBIPORTAL_OUTAGE_RETRY_AFTER must be 1 or more seconds: "
+                                         "Retry-After: 0 asks for a retry at once"),
+])
+def test_outage_settings_that_make_no_sense_are_refused(name, value, message):
+    with pytest.raises(ValueError) as refused:
+        from_environment({name: value})
+    assert str(refused.value) == message

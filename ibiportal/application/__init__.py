@@ -258,11 +258,14 @@ class Application:
     def resolution_changes(self) -> Changes:
         """What changed in what resolutions answer, as this worker process sees it (GenerationSignal)."""
         def read(seen: Changes | None) -> Changes:
-            storage = Storage(self.config["DATABASE"])
+            # No retry: while this read waits, every lookup waits for its lock; the signal serves
+            # the changes last read instead, for OUTAGE_STALE_SECONDS.
+            storage = Storage(self.config["DATABASE"], retry_pause=None)
             try:
                 return read_changes(storage, seen)
             finally:
                 storage.close()
 
-        signal = self._part("generation_signal", lambda: GenerationSignal(self.signal_file, read, self.redis_changes))
+        signal = self._part("generation_signal", lambda: GenerationSignal(
+            self.signal_file, read, self.redis_changes, stale_seconds=self.config["OUTAGE_STALE_SECONDS"]))
         return signal.current()

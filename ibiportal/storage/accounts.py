@@ -23,6 +23,6 @@ class AccountStore:
             ))
 
     def admin_password_hash(self, username: str) -> str | None:
-        return self.storage.connection.execute(
+        return self.storage.read(
             select(admin_account.c.password_hash).where(admin_account.c.username == username)
         ).scalar()

@@ -68,16 +68,16 @@ class CopyStore:
         date in the other form: which of those is ``ibi`` only the prefix table can say), in
         one query."""
         pattern = "%/" + other_suffix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        rows = self.storage.connection.execute(
+        rows = self.storage.read(
             select(item_copy).where((item_copy.c.ibi == ibi) | item_copy.c.ibi.like(pattern, escape="\\"))
         )
         return [CopyRecord(row.ibi, row.target_url, row.created_at, row.updated_at) for row in rows]
 
     def records(self) -> list[CopyRecord]:
         """Every copy, newest change first."""
-        rows = self.storage.connection.execute(select(item_copy).order_by(item_copy.c.updated_at.desc()))
+        rows = self.storage.read(select(item_copy).order_by(item_copy.c.updated_at.desc()))
         return [CopyRecord(row.ibi, row.target_url, row.created_at, row.updated_at) for row in rows]
 
     def _find(self, forms: Sequence[str]) -> CopyRecord | None:
-        row = self.storage.connection.execute(select(item_copy).where(item_copy.c.ibi.in_(list(forms)))).first()
+        row = self.storage.read(select(item_copy).where(item_copy.c.ibi.in_(list(forms)))).first()
         return None if row is None else CopyRecord(row.ibi, row.target_url, row.created_at, row.updated_at)

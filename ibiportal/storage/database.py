@@ -4,27 +4,29 @@ SQLAlchemy Core. One engine per database and process; a :class:`Storage` is one 
 for a request or a job.
 
 Transactions are explicit. Reads run on their own (autocommit: no transaction is left open
-between requests); every write is one short :meth:`Storage.write_transaction`. On SQLite it
-starts with ``BEGIN IMMEDIATE``, which takes the database's write lock first, so a read then a
-write inside it is atomic across worker processes; on PostgreSQL it is a plain ``BEGIN`` and
-what must not race is read ``FOR UPDATE`` (see ``identifiers.py``).
+between requests) through :meth:`Storage.read`, which bridges a brief restart of a database
+server with one retry; every write is one short :meth:`Storage.write_transaction`, never
+retried. On SQLite it starts with ``BEGIN IMMEDIATE``, which takes the database's write lock
+first, so a read then a write inside it is atomic across worker processes; on PostgreSQL it is
+a plain ``BEGIN`` and what must not race is read ``FOR UPDATE`` (see ``identifiers.py``).
 """
 from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from sqlalchemy import Connection, Engine, Table, create_engine, event, text
+from sqlalchemy import Connection, CursorResult, Engine, Executable, Table, create_engine, event, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 
 from ..errors import IbiError
-from .outage import unreachable
+from .outage import READ_RETRY_PAUSE_SECONDS, unreachable
 from .schema import SCHEMA_REVISION
 from .signal import changes_committed, signal_file, write_signal_file
 
@@ -153,12 +155,21 @@ class Storage:
     ``announce`` tells the other workers and nodes the number of changes committed to what
     resolutions answer (``signal.py``);
     by default, a SQLite database's workers learn it from the file beside it.
+
+    A server database that does not answer connecting or a :meth:`read` is asked once more after
+    ``retry_pause`` seconds (``None``: never), once per Storage (a request, a job): a restart
+    shorter than the pause costs a reader nothing, and a longer outage holds it at most that much
+    longer before its 503. Only what changes nothing is retried: see :meth:`read`.
     """
 
-    def __init__(self, setting: str, announce: Callable[[int], None] | None = None, check: bool = True):
+    def __init__(self, setting: str, announce: Callable[[int], None] | None = None, check: bool = True,
+                 retry_pause: float | None = READ_RETRY_PAUSE_SECONDS, pause: Callable[[float], None] = time.sleep):
         self.database = database(setting)
         self._announce = announce if announce is not None else _beside_sqlite_file(setting)
-        self.connection = self.database.engine.connect()
+        self._retry_pause = None if self.database.is_sqlite else retry_pause  # a file has no restart to bridge
+        self._pause = pause
+        self._writing = False
+        self.connection = self._connect()
         self._after_commit: list[Callable[[], None]] = []
         if check and self.database.url not in _CURRENT:
             revision = self.database.revision(self.connection)
@@ -166,6 +177,41 @@ class Storage:
                 self.connection.close()
                 raise SchemaNotCurrent(self.database.shown_url, revision)
             _CURRENT.add(self.database.url)
+
+    def _connect(self) -> Connection:
+        """A pooled connection (pre-pinged); connecting changes nothing, so it may be retried."""
+        try:
+            return self.database.engine.connect()
+        except SQLAlchemyError as error:
+            self._before_retry(error)
+        return self.database.engine.connect()
+
+    def read(self, statement: Executable) -> CursorResult:
+        """Run a read (a SELECT) outside any write transaction; if the database did not answer it,
+        once more on a new connection after the pause (see the class).
+
+        Safe to run twice: reads run in autocommit, so a SELECT holds nothing and changes nothing,
+        and the second answers what the first would have. Writes are never retried, since a lost
+        COMMIT may or may not have happened: they run on :meth:`write_transaction`'s connection,
+        and a read inside one is part of it, so it is not retried either.
+        """
+        if self._writing:
+            return self.connection.execute(statement)
+        try:
+            return self.connection.execute(statement)
+        except DBAPIError as error:
+            if not error.connection_invalidated:  # a wrong statement, not a lost connection
+                raise
+            self._before_retry(error)
+        self.connection.rollback()  # SQLAlchemy's side of the lost connection: the retry takes a new one
+        return self.connection.execute(statement)
+
+    def _before_retry(self, error: SQLAlchemyError) -> None:
+        """Raise ``error`` unless it is the first the unreachable server gave this Storage; then pause."""
+        if self._retry_pause is None or not unreachable(error):
+            raise error
+        self._retry_pause, pause = None, self._retry_pause  # one retry per Storage
+        self._pause(pause)
 
     @classmethod
     def unchecked(cls, setting: str) -> Storage:
@@ -188,6 +234,7 @@ class Storage:
     def write_transaction(self) -> Iterator[Connection]:
         """One transaction: committed when the block ends, rolled back if it raises."""
         self.connection.exec_driver_sql("BEGIN IMMEDIATE" if self.database.is_sqlite else "BEGIN")
+        self._writing = True
         try:
             yield self.connection
         except BaseException:
@@ -197,6 +244,8 @@ class Storage:
             else:
                 self.connection.exec_driver_sql("ROLLBACK")
             raise
+        finally:
+            self._writing = False
         self.connection.exec_driver_sql("COMMIT")
         callbacks, self._after_commit = self._after_commit, []
         for callback in callbacks:

@@ -56,14 +56,14 @@ class FileStore:
 
     def files(self, ibi: str) -> list[StoredFile]:
         """The files of one item (its IBIp), by path."""
-        rows = self.storage.connection.execute(
+        rows = self.storage.read(
             select(item_file).where(item_file.c.ibi == ibi).order_by(item_file.c.path)
         )
         return [_stored(row) for row in rows]
 
     def find(self, ibi: str, path: str) -> StoredFile | None:
         """One file of an item, ``None`` if it has none at ``path``."""
-        row = self.storage.connection.execute(
+        row = self.storage.read(
             select(item_file).where(item_file.c.ibi == ibi, item_file.c.path == path)
         ).first()
         return _stored(row) if row else None
@@ -109,7 +109,7 @@ class FileStore:
 
     def chunk(self, file_id: int, seq: int) -> bytes | None:
         """Chunk ``seq`` of a file, ``None`` when it is gone."""
-        data = self.storage.connection.execute(
+        data = self.storage.read(
             select(item_file_chunk.c.data).where(item_file_chunk.c.file_id == file_id, item_file_chunk.c.seq == seq)
         ).scalar()
         return None if data is None else bytes(data)

@@ -112,7 +112,7 @@ class IdentifierStore:
     def links_to(self, target: str) -> list[tuple[str, ItemLink]]:
         """The links whose target is ``target`` (an IBIp): ``(linking item's IBIp, link)``, e.g.
         the previous edition of an item, or the original it translates."""
-        rows = self.storage.connection.execute(
+        rows = self.storage.read(
             select(item_link.c.ibi, item_link.c.relation, item_link.c.target, item_link.c.language)
             .where(item_link.c.target == target)
             .order_by(item_link.c.relation, item_link.c.ibi)
@@ -154,11 +154,11 @@ class IdentifierStore:
             # creators are kept as JSON, where "ç" is written \u00e7
             conditions.append(minted_item.c.creators.ilike(_contains(json.dumps(text)[1:-1]), escape="\\"))
             query = query.where(or_(*conditions))
-        return [_minted_item(row) for row in self.storage.connection.execute(query)]
+        return [_minted_item(row) for row in self.storage.read(query)]
 
     def item_links(self, ibi: str) -> list[ItemLink]:
         """The links of a minted item (its IBIp)."""
-        rows = self.storage.connection.execute(
+        rows = self.storage.read(
             select(item_link.c.relation, item_link.c.target, item_link.c.language)
             .where(item_link.c.ibi == ibi)
             .order_by(item_link.c.relation, item_link.c.language)
@@ -167,12 +167,12 @@ class IdentifierStore:
 
     def minted_items(self) -> list[MintedItem]:
         """Every minted item, oldest first."""
-        rows = self.storage.connection.execute(select(minted_item).order_by(minted_item.c.id))
+        rows = self.storage.read(select(minted_item).order_by(minted_item.c.id))
         return [_minted_item(row) for row in rows]
 
     def find_minted(self, rep: str | None = None, ibip: str | None = None) -> MintedItem | None:
         """The minted item with this identifier (normalized form), in either form."""
-        row = self.storage.connection.execute(
+        row = self.storage.read(
             select(minted_item).where((minted_item.c.rep == rep) | (minted_item.c.ibip == ibip))
         ).first()
         return _minted_item(row) if row else None
@@ -182,7 +182,7 @@ class IdentifierStore:
     def minting_pairs(self) -> list[tuple[str, str]]:
         """The prefix pair of every subsystem that has minted here (its clock's key is both
         prefixes), so that what the portal minted converts both ways after a change of settings."""
-        rows = self.storage.connection.execute(select(subsystem_clock.c.subsystem).order_by(subsystem_clock.c.subsystem))
+        rows = self.storage.read(select(subsystem_clock.c.subsystem).order_by(subsystem_clock.c.subsystem))
         return [tuple(row.subsystem.split(" ", 1)) for row in rows if " " in row.subsystem]
 
     def prefix_pairs(self) -> list[tuple[str, str]]:
@@ -191,7 +191,7 @@ class IdentifierStore:
 
     def prefix_pair_records(self) -> list[PrefixPairRecord]:
         """Stored pairs with their source and time of adding, oldest first (the prefix table page)."""
-        rows = self.storage.connection.execute(select(prefix_pair).order_by(prefix_pair.c.added_at))
+        rows = self.storage.read(select(prefix_pair).order_by(prefix_pair.c.added_at))
         return [PrefixPairRecord(row.rep_prefix, row.ibip_prefix, row.source, row.added_at) for row in rows]
 
     def learn_prefix_pair(self, rep_prefix: str, ibip_prefix: str, archive: str, evidence: str) -> bool:

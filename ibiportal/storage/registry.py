@@ -53,17 +53,17 @@ class ArchiveStore:
         return removed is not None
 
     def find_archive(self, service_ibi: str) -> RegisteredArchive | None:
-        row = self.storage.connection.execute(select(archive).where(archive.c.service_ibi == service_ibi)).first()
+        row = self.storage.read(select(archive).where(archive.c.service_ibi == service_ibi)).first()
         return _registered_archive(row) if row else None
 
     def archives(self) -> list[RegisteredArchive]:
         """Every registered Archive, by service IBI."""
-        rows = self.storage.connection.execute(select(archive).order_by(archive.c.service_ibi))
+        rows = self.storage.read(select(archive).order_by(archive.c.service_ibi))
         return [_registered_archive(row) for row in rows]
 
     def included_archives(self) -> list[RegisteredArchive]:
         """The Archives the resolver asks: included, at the address of their last inclusion."""
-        rows = self.storage.connection.execute(
+        rows = self.storage.read(
             select(archive)
             .where(archive.c.included == 1, archive.c.address.is_not(None))
             .order_by(archive.c.service_ibi)
@@ -72,7 +72,7 @@ class ArchiveStore:
 
     def archive_events(self, service_ibi: str) -> list[ArchiveEvent]:
         """An Archive's history, oldest first."""
-        rows = self.storage.connection.execute(
+        rows = self.storage.read(
             select(archive_event.c.at, archive_event.c.kind, archive_event.c.detail)
             .where(archive_event.c.service_ibi == service_ibi)
             .order_by(archive_event.c.id)

@@ -51,5 +51,5 @@ class ResolverStatusStore:
 
     def resolvers(self) -> list[ResolverStatus]:
         """Every resolver the Archive asked, by service URL."""
-        rows = self.storage.connection.execute(select(joined_resolver).order_by(joined_resolver.c.service_url))
+        rows = self.storage.read(select(joined_resolver).order_by(joined_resolver.c.service_url))
         return [ResolverStatus(**row._mapping) for row in rows]

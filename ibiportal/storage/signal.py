@@ -37,7 +37,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from ..log_limits import LimitedLog
 from ..resolver.cache import Changes
-from .outage import unreachable
+from .outage import STALE_SECONDS, unreachable
 from .schema import minted_item, resolution_change, resolution_generation
 
 if TYPE_CHECKING:
@@ -54,10 +54,6 @@ REDIS_TIMEOUT_SECONDS = 0.5
 
 #: Seconds between attempts to listen again after the connection to Redis was lost.
 REDIS_RETRY_SECONDS = 0.5
-
-#: Seconds cached resolutions are still served, as they stood, while the database does not
-#: answer the read that would revalidate them (an outage, a restart); past this, 503.
-STALE_SECONDS = 60
 
 #: Seconds between reads tried while the database does not answer (not one per lookup).
 RETRY_SECONDS = 1.0
@@ -77,7 +73,7 @@ _SIGNAL_BYTES = 8
 
 def read_resolution_generation(storage: Storage) -> int:
     """The number bumped by every change to what resolutions can answer."""
-    return storage.connection.execute(select(resolution_generation.c.value).where(resolution_generation.c.id == 1)).scalar_one()
+    return storage.read(select(resolution_generation.c.value).where(resolution_generation.c.id == 1)).scalar_one()
 
 
 def bump_resolution_generation(storage: Storage, conn: Connection) -> None:
@@ -119,7 +115,7 @@ def ibis_changed(storage: Storage, conn: Connection, ibis: Iterable[str]) -> Non
 def changes_committed(storage: Storage) -> int:
     """The number announced after a commit: it grows with every change of either kind."""
     newest = select(func.coalesce(func.max(resolution_change.c.id), 0)).scalar_subquery()
-    return storage.connection.execute(
+    return storage.read(
         select(resolution_generation.c.value + newest).where(resolution_generation.c.id == 1)
     ).scalar_one()
 
@@ -131,13 +127,12 @@ def read_changes(storage: Storage, seen: Changes | None) -> Changes:
     (:data:`RETAINED_CHANGES`), the result says none is known before the newest, and caches
     empty. At most :data:`REMEMBERED_CHANGES` are remembered.
     """
-    connection = storage.connection
     generation = read_resolution_generation(storage)
     if seen is None:
-        newest = connection.execute(select(func.coalesce(func.max(resolution_change.c.id), 0))).scalar_one()
+        newest = storage.read(select(func.coalesce(func.max(resolution_change.c.id), 0))).scalar_one()
         return Changes(generation, newest, (), newest)
     first_kept = select(func.min(resolution_change.c.id)).scalar_subquery()
-    rows = connection.execute(
+    rows = storage.read(
         select(resolution_change.c.id, resolution_change.c.ibi, first_kept.label("first_kept"))
         .where(resolution_change.c.id > seen.last).order_by(resolution_change.c.id)
     ).all()
@@ -240,7 +235,7 @@ class GenerationSignal:
     """
 
     def __init__(self, path: str, read: Callable[[Changes | None], Changes], redis: RedisChanges | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, stale_seconds: float = STALE_SECONDS) -> None:
         descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             if os.fstat(descriptor).st_size < _SIGNAL_BYTES:
@@ -255,6 +250,7 @@ class GenerationSignal:
         self._state: tuple[bytes, int, Changes] | None = None  # (file seen, Redis count, changes)
         self._reading = threading.Lock()
         self._clock = clock
+        self._stale_seconds = stale_seconds
         self._unreachable_since: float | None = None  # the database did not answer a read since then
         self._next_try = 0.0
         self._log = LimitedLog(logger)
@@ -264,7 +260,7 @@ class GenerationSignal:
         read starts where the last ended; the state is replaced in one assignment).
 
         While the database does not answer, the changes last read are answered for at most
-        :data:`STALE_SECONDS` (cached redirects keep being served through a restart or an outage;
+        ``stale_seconds`` (cached redirects keep being served through a restart or an outage;
         the read is tried again at most every :data:`RETRY_SECONDS`), then the error is raised.
         """
         signal = self._map[:_SIGNAL_BYTES]
@@ -280,7 +276,7 @@ class GenerationSignal:
     def _read_again(self, state: tuple[bytes, int, Changes] | None, signal: bytes, heard: int) -> Changes:
         now = self._clock()
         if state is not None and self._unreachable_since is not None and now < self._next_try \
-                and now - self._unreachable_since <= STALE_SECONDS:
+                and now - self._unreachable_since < self._stale_seconds:
             return state[2]
         try:
             changes = self._read(None if state is None else state[2])
@@ -289,10 +285,10 @@ class GenerationSignal:
                 raise
             self._unreachable_since = self._unreachable_since or now
             self._next_try = now + RETRY_SECONDS
-            if now - self._unreachable_since > STALE_SECONDS:
+            if now - self._unreachable_since >= self._stale_seconds:  # 0: nothing is served stale
                 raise
             self._log.warning("unreachable", "database unreachable: cached resolutions are served as they "
-                              "stood for up to %d s: %s", STALE_SECONDS, error.__class__.__name__)
+                              "stood for up to %g s: %s", self._stale_seconds, error.__class__.__name__)
             return state[2]
         if self._unreachable_since is not None:
             self._unreachable_since = None

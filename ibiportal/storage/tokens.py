@@ -57,7 +57,7 @@ class TokenStore:
 
     def records(self) -> list[TokenRecord]:
         """Every token's name and dates, by name."""
-        rows = self.storage.connection.execute(select(api_token).order_by(api_token.c.name))
+        rows = self.storage.read(select(api_token).order_by(api_token.c.name))
         return [TokenRecord(row.name, row.created_at, row.last_used_at) for row in rows]
 
     def revoke(self, name: str) -> bool:
@@ -68,7 +68,7 @@ class TokenStore:
     def holder(self, token: str) -> str | None:
         """The name of ``token``, noting that it was used now; ``None`` for an unknown token."""
         digest = token_hash(token)
-        name = self.storage.connection.execute(select(api_token.c.name).where(api_token.c.token_hash == digest)).scalar()
+        name = self.storage.read(select(api_token.c.name).where(api_token.c.token_hash == digest)).scalar()
         if name is not None:
             with self.storage.write_transaction() as conn:
                 conn.execute(update(api_token).where(api_token.c.token_hash == digest).values(last_used_at=now_iso()))

@@ -104,7 +104,7 @@ class TraceStore:
     def recent_traces(self, limit: int) -> list[tuple[str, str, dict]]:
         """The ``limit`` newest traces as (id, created_at, JSON body), newest first: what the
         Archive health page summarises."""
-        rows = self.storage.connection.execute(
+        rows = self.storage.read(
             select(trace.c.id, trace.c.created_at, trace.c.body)
             .order_by(trace.c.created_at.desc(), trace.c.id.desc())
             .limit(limit)
@@ -113,7 +113,7 @@ class TraceStore:
 
     def load_trace(self, trace_id: str) -> dict | None:
         """A stored trace's JSON body, or None when unknown or already dropped."""
-        body = self.storage.connection.execute(select(trace.c.body).where(trace.c.id == trace_id)).scalar()
+        body = self.storage.read(select(trace.c.body).where(trace.c.id == trace_id)).scalar()
         return json.loads(body) if body is not None else None
 
     def record_notice(self, trace_id: str, notice: dict) -> bool:

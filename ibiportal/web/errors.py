@@ -16,7 +16,7 @@ from werkzeug.exceptions import (
 from ..errors import ParseError
 from ..log_limits import LimitedLog
 from ..storage.database import SchemaNotCurrent
-from ..storage.outage import RETRY_AFTER_SECONDS, unreachable
+from ..storage.outage import unreachable
 
 _OUTAGE_LOG = LimitedLog(logging.getLogger(__name__))
 
@@ -84,10 +84,11 @@ def database_unreachable(exc: Exception):
     """The database does not answer (an outage, a restart): 503 with ``Retry-After``, saying so.
     Logged once a minute with the number of requests it turned away, not once per request."""
     _OUTAGE_LOG.warning("database", "database unreachable, answering 503: %s", exc.__class__.__name__)
+    retry_after = current_app.config["OUTAGE_RETRY_AFTER"]
     response = make_response(error_response(
         "The portal's database is not answering at the moment (a restart or an outage); links to items "
-        f"already looked up still lead on. Try again in {RETRY_AFTER_SECONDS} seconds.", 503))
-    response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        f"already looked up still lead on. Try again in {retry_after} seconds.", 503))
+    response.headers["Retry-After"] = str(retry_after)
     return response
 
 

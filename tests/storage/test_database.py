@@ -5,10 +5,14 @@ import os
 
 import pytest
 
-from ibiportal import create_app
+from sqlalchemy import select, text, update
 from sqlalchemy.exc import OperationalError
 
-from ibiportal.storage.database import database, database_url
+from ibiportal import create_app
+from ibiportal.storage.database import Storage, database, database_url
+from ibiportal.storage.outage import READ_RETRY_PAUSE_SECONDS, unreachable
+from ibiportal.storage.schema import resolution_generation
+from tests.servers import PostgresServer, fresh_sqlite
 
 
 def test_a_path_is_the_embedded_sqlite(tmp_path):
@@ -58,3 +62,107 @@ def test_a_postgresql_server_that_does_not_answer_is_an_outage_not_an_old_schema
 def test_sqlite_without_the_migrations_table_is_at_no_revision(tmp_path):
     """SQLite says "no such table" with an OperationalError too: that is no revision, not an outage."""
     assert database(str(tmp_path / "new.sqlite")).revision(_LostConnection()) is None
+
+
+# -- one retry of reads: a brief PostgreSQL restart, for real ------------------------------------
+
+@pytest.fixture(scope="module")
+def restarted_server():
+    """A PostgreSQL of this module's own: its tests stop and start it again."""
+    server = PostgresServer.start()
+    yield server
+    server.stop()
+
+
+def _generation(storage: Storage) -> int:
+    return storage.read(select(resolution_generation.c.value)).scalar_one()
+
+
+def _bump(storage: Storage) -> None:
+    with storage.write_transaction() as conn:
+        conn.execute(update(resolution_generation).values(value=resolution_generation.c.value + 1))
+
+
+def test_a_read_on_a_connection_a_restart_cut_is_run_once_more_after_the_pause(restarted_server):
+    pauses: list[float] = []
+    storage = Storage(restarted_server.new_database(), pause=pauses.append)
+    try:
+        before = _generation(storage)
+        _bump(storage)
+        restarted_server.halt()
+        restarted_server.resume()  # the connection the Storage holds is dead now
+        assert _generation(storage) == before + 1
+        assert pauses == [READ_RETRY_PAUSE_SECONDS]
+    finally:
+        storage.close()
+
+
+def test_connecting_while_the_server_is_down_is_tried_once_more_after_the_pause(restarted_server):
+    url = restarted_server.new_database()
+    first = Storage(url)  # the schema is checked: what remains is connecting
+    before = _generation(first)
+    first.close()
+    pauses: list[float] = []
+
+    def restart_ends(seconds: float) -> None:  # the server comes back within the pause
+        pauses.append(seconds)
+        restarted_server.resume()
+
+    restarted_server.halt()
+    try:
+        storage = Storage(url, pause=restart_ends)
+    finally:
+        if restarted_server.process.poll() is not None:
+            restarted_server.resume()
+    assert _generation(storage) == before and pauses == [READ_RETRY_PAUSE_SECONDS]
+    storage.close()
+
+
+def test_there_is_one_retry_per_storage_and_an_outage_outlasting_it_is_raised(restarted_server):
+    storage = Storage(restarted_server.new_database(), pause=lambda seconds: None)
+    restarted_server.halt()
+    try:
+        with pytest.raises(OperationalError) as raised:
+            _generation(storage)
+        assert unreachable(raised.value)  # the web answers it with 503 and Retry-After
+    finally:
+        restarted_server.resume()
+    with pytest.raises(OperationalError):  # the retry was spent: a request is held up once at most
+        restarted_server.halt()
+        try:
+            _generation(storage)
+        finally:
+            restarted_server.resume()
+    storage.close()
+
+
+def test_writes_are_never_retried(restarted_server):
+    """A COMMIT whose answer was lost may or may not have happened: running it again could
+    store twice. So a write that meets a restart fails (503) and its client retries it, with an
+    Idempotency-Key for a mint."""
+    pauses: list[float] = []
+    storage = Storage(restarted_server.new_database(), pause=pauses.append)
+    before = _generation(storage)
+    try:
+        restarted_server.halt()
+        restarted_server.resume()
+        with pytest.raises(OperationalError):
+            _bump(storage)
+        assert pauses == []
+    finally:
+        storage.close()
+    checking = Storage(restarted_server.url(storage.database.engine.url.database))
+    assert _generation(checking) == before
+    checking.close()
+
+
+def test_sqlite_is_never_retried(tmp_path):
+    """A file has no restart to bridge: its errors (a missing table, a lock) are raised at once."""
+    pauses: list[float] = []
+    storage = Storage(fresh_sqlite(tmp_path / "p.sqlite"), pause=pauses.append)
+    try:
+        with pytest.raises(OperationalError, match="no such table"):
+            storage.read(text("SELECT * FROM no_such_table"))
+        assert pauses == []
+    finally:
+        storage.close()

@@ -185,9 +185,13 @@ def mint(storage: Storage, rep: str, ibip: str) -> None:
                                                 title="t", created_at="2009-02-16T17:46:00Z"))
 
 
+STALE = 20  # seconds, as IBIPORTAL_OUTAGE_STALE_SECONDS would set
+
+
 def test_while_the_database_does_not_answer_the_last_changes_stand_for_a_bounded_time(tmp_path, caplog):
     """Cached redirects outlive a restart: the last changes read are answered, the read tried
-    again once a RETRY_SECONDS, for at most STALE_SECONDS; then the outage is the caller's."""
+    again once a RETRY_SECONDS, for at most stale_seconds (IBIPORTAL_OUTAGE_STALE_SECONDS); then the
+    outage is the caller's."""
     path = str(tmp_path / "node")
     now = [100.0]
     reads: list[str] = []
@@ -201,7 +205,7 @@ def test_while_the_database_does_not_answer_the_last_changes_stand_for_a_bounded
             raise ProgrammingError("SELEC 1", {}, Exception("syntax error"))
         return Changes(len(reads), 0, (), 0)
 
-    signal = GenerationSignal(path, read, clock=lambda: now[0])
+    signal = GenerationSignal(path, read, clock=lambda: now[0], stale_seconds=STALE)
     first = signal.current()
     answers["mode"] = "down"
     write_signal_file(path, 1)  # something was committed: the next lookup must revalidate
@@ -210,7 +214,7 @@ def test_while_the_database_does_not_answer_the_last_changes_stand_for_a_bounded
         assert reads == ["up", "down"]  # not one read per lookup
         now[0] += signal_module.RETRY_SECONDS
         assert signal.current() == first and reads == ["up", "down", "down"]
-        now[0] += signal_module.STALE_SECONDS
+        now[0] += STALE - signal_module.RETRY_SECONDS  # the window is over
         with pytest.raises(OperationalError):
             signal.current()
         answers["mode"] = "up"
@@ -220,4 +224,23 @@ def test_while_the_database_does_not_answer_the_last_changes_stand_for_a_bounded
     answers["mode"] = "bug"
     write_signal_file(path, 2)
     with pytest.raises(ProgrammingError):  # a wrong statement is no outage
+        signal.current()
+
+
+def test_a_stale_window_of_0_serves_nothing_stale(tmp_path):
+    """IBIPORTAL_OUTAGE_STALE_SECONDS=0: once something changed, a lookup during an outage is the
+    caller's outage (503) at once, not the changes last read."""
+    path = str(tmp_path / "node")
+    down = []
+
+    def read(seen):
+        if down:
+            raise OperationalError("SELECT 1", {}, ConnectionRefusedError("connection refused"))
+        return Changes(1, 0, (), 0)
+
+    signal = GenerationSignal(path, read, clock=lambda: 100.0, stale_seconds=0)
+    signal.current()
+    down.append(True)
+    write_signal_file(path, 1)
+    with pytest.raises(OperationalError):
         signal.current()
