@@ -82,7 +82,7 @@ class ArchiveStore:
     def last_exclusions(self) -> dict[str, ArchiveEvent]:
         """Each excluded Archive's latest ``excluded`` event (by service IBI): when and why it was
         excluded, for the diagnosis of a not-found (ibiportal.resolver.diagnosis)."""
-        rows = self.storage.connection.execute(
+        rows = self.storage.read(
             select(archive_event.c.service_ibi, archive_event.c.at, archive_event.c.kind, archive_event.c.detail)
             .join(archive, archive.c.service_ibi == archive_event.c.service_ibi)
             .where(archive.c.included == 0, archive_event.c.kind == "excluded")
