@@ -2,19 +2,58 @@
 of Figure 8.1, per Archive) beside the registry's state (file 003 §7).
 
 Support staff and Archive administrators read it on the public Archive health page: counts of
-answered / empty / failed exchanges, latency percentiles, and the last failure with its reason
-and the trace that shows it. Pure data: the caller hands in the traces and the registry.
+answered / empty / failed exchanges, latency percentiles, the last failure with its reason
+and the trace that shows it, each Archive's most recent exchanges (:data:`RECENT_ROUNDS` at
+most) to draw against the resolver's limit, and its :class:`Condition`: failing, near the
+timeout, answering. Pure data: the caller hands in the traces, the registry and the limit.
 """
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from .diagnosis import FAILURES
 from ..registry import RegisteredArchive
 from .trace import Status, StepKind
+
+
+RECENT_ROUNDS = 24
+"""Exchanges kept per Archive to draw (newest first): enough to see a trend, few enough to read."""
+
+NEAR_TIMEOUT_SHARE = 0.7
+"""An Archive whose median answer takes this share of the resolver's limit or more is near the
+timeout: on a slightly worse day, half its answers would be lost (a p50 of 4,004 ms against 5 s)."""
+
+
+class Outcome(StrEnum):
+    """How one exchange (message 4 of Figure 8.1) ended, as the health page counts it."""
+
+    ANSWERED = "answered"
+    EMPTY = "empty"
+    FAILED = "failed"
+
+
+class Condition(StrEnum):
+    """What an administrator should make of an Archive, worst first."""
+
+    FAILING = "failing"  # its newest exchange failed
+    NEAR_TIMEOUT = "near-timeout"  # its median answer takes NEAR_TIMEOUT_SHARE of the limit or more
+    ANSWERING = "answering"
+    QUIET = "quiet"  # no exchange in the traces kept
+
+
+@dataclass(frozen=True)
+class Round:
+    """One exchange with an Archive: how it ended, how long it took (``None``: not measured), when,
+    and the trace that shows it."""
+
+    outcome: Outcome
+    elapsed_ms: float | None
+    at: str
+    trace_id: str
 
 
 @dataclass(frozen=True)
@@ -39,6 +78,7 @@ class ArchiveHealth:
     failed: int = 0
     latencies_ms: list[float] = field(default_factory=list, repr=False)
     last_failure: LastFailure | None = None
+    rounds: list[Round] = field(default_factory=list, repr=False)  # newest first, RECENT_ROUNDS at most
 
     @property
     def exchanges(self) -> int:
@@ -51,6 +91,17 @@ class ArchiveHealth:
     @property
     def p95_ms(self) -> float | None:
         return percentile(self.latencies_ms, 95)
+
+    def condition(self, timeout_ms: float) -> Condition:
+        """:class:`Condition` against the resolver's limit to answer (``timeout_ms``)."""
+        if not self.rounds:
+            return Condition.QUIET
+        if self.rounds[0].outcome is Outcome.FAILED:
+            return Condition.FAILING
+        p50 = self.p50_ms
+        if p50 is not None and p50 >= NEAR_TIMEOUT_SHARE * timeout_ms:
+            return Condition.NEAR_TIMEOUT
+        return Condition.ANSWERING
 
     def to_dict(self) -> dict[str, Any]:
         last = self.last_failure
@@ -99,14 +150,20 @@ def _count(row: ArchiveHealth, step: dict, trace_id: str, at: str) -> None:
     status = Status(step["status"]) if step.get("status") else None
     if status is Status.ANSWERED:
         row.answered += 1
+        outcome = Outcome.ANSWERED
     elif status is Status.EMPTY:
         row.empty += 1
+        outcome = Outcome.EMPTY
     elif status in FAILURES:
         row.failed += 1
+        outcome = Outcome.FAILED
         if row.last_failure is None:  # traces come newest first
             reason = FAILURES[status] + (f" ({step['error']})" if step.get("error") else "")
             row.last_failure = LastFailure(reason, at, trace_id)
     else:
         return  # not waited for: nothing measured
-    if step.get("elapsed_ms") is not None:
-        row.latencies_ms.append(float(step["elapsed_ms"]))
+    elapsed = None if step.get("elapsed_ms") is None else float(step["elapsed_ms"])
+    if elapsed is not None:
+        row.latencies_ms.append(elapsed)
+    if len(row.rounds) < RECENT_ROUNDS:
+        row.rounds.append(Round(outcome, elapsed, at, trace_id))

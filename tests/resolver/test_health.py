@@ -1,7 +1,15 @@
 """Archive health from stored traces and the registry: counts, nearest-rank latency, last failure."""
 from __future__ import annotations
 
-from ibiportal.resolver.health import archive_health, percentile
+from ibiportal.resolver.health import (
+    NEAR_TIMEOUT_SHARE,
+    RECENT_ROUNDS,
+    Condition,
+    Outcome,
+    Round,
+    archive_health,
+    percentile,
+)
 from ibiportal.registry import KeyHash, RegisteredArchive
 
 KEY = KeyHash(b"salt", b"digest")
@@ -47,3 +55,21 @@ def test_json_shape():
     assert row.to_dict() == {"name": "a.org", "address": "a.org", "registry_state": "not registered", "last_change": None,
                              "answered": 0, "empty": 1, "failed": 0, "latency_ms": {"p50": 4.0, "p95": 4.0},
                              "last_failure": None}
+
+
+def test_recent_rounds_are_bounded_newest_first_and_say_the_condition():
+    traces = [(f"t{n}", f"2026-11-22T10:{n:02d}:00Z", trace(step("a.org", "answered", 4004.0 + n)))
+              for n in reversed(range(RECENT_ROUNDS + 5))]
+    (row,) = archive_health(traces, [])
+    assert len(row.rounds) == RECENT_ROUNDS and row.exchanges == RECENT_ROUNDS + 5
+    assert row.rounds[0] == Round(Outcome.ANSWERED, 4004.0 + RECENT_ROUNDS + 4, row.rounds[0].at, f"t{RECENT_ROUNDS + 4}")
+    timeout_ms = 5000.0
+    assert row.p50_ms >= NEAR_TIMEOUT_SHARE * timeout_ms
+    assert row.condition(timeout_ms) is Condition.NEAR_TIMEOUT  # a median of 4,004 ms against 5 s
+    assert row.condition(10_000.0) is Condition.ANSWERING
+    failing = [("t9", "2026-11-22T11:00:00Z", trace(step("a.org", "timeout", 5000.0))), *traces]
+    assert archive_health(failing, [])[0].condition(timeout_ms) is Condition.FAILING
+    recovered = [("t10", "2026-11-22T11:01:00Z", trace(step("a.org", "answered", 10.0))), *failing]
+    assert archive_health(recovered, [])[0].condition(10_000.0) is Condition.ANSWERING
+    quiet = RegisteredArchive("C/SERVICE", KEY, "2026-11-01T00:00:00Z", "2026-11-03T00:00:00Z", True, "c.org", "203.0.113.3")
+    assert archive_health([], [quiet])[0].condition(timeout_ms) is Condition.QUIET
