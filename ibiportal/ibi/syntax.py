@@ -7,6 +7,7 @@ and the bound keeps the parsers' work small on hostile input.
 from __future__ import annotations
 
 from ibiportal.errors import ParseError
+from ibiportal.i18n import N_
 
 #: Longest accepted IBI, in characters (file 004 §5).
 MAX_LENGTH = 255
@@ -19,11 +20,11 @@ MIN_PORT, MAX_PORT = 1, 65535
 def check_text(text: str) -> None:
     """Raise :class:`ParseError` for a non-string, an empty text, or one over MAX_LENGTH."""
     if not isinstance(text, str):
-        raise ParseError(f"an IBI is a string, not {type(text).__name__}")
+        raise ParseError(N_("an IBI is a string, not %(type)s", type=type(text).__name__))
     if not text:
-        raise ParseError("empty identifier")
+        raise ParseError(N_("empty identifier"))
     if len(text) > MAX_LENGTH:
-        raise ParseError(f"identifier longer than {MAX_LENGTH} characters", position=MAX_LENGTH + 1)
+        raise ParseError(N_("identifier longer than %(limit)d characters", limit=MAX_LENGTH), position=MAX_LENGTH + 1)
 
 
 def separator_indexes(text: str) -> list[int]:
@@ -34,6 +35,6 @@ def separator_indexes(text: str) -> list[int]:
 def check_port(port: int) -> None:
     """Raise :class:`ParseError` (field ``port``) unless ``port`` is an int in 1-65535."""
     if isinstance(port, bool) or not isinstance(port, int):
-        raise ParseError(f"port must be an integer, not {port!r}", field="port")
+        raise ParseError(N_("port must be an integer, not %(value)r", value=port), field="port")
     if not MIN_PORT <= port <= MAX_PORT:
-        raise ParseError(f"port {port} out of range {MIN_PORT}-{MAX_PORT}", field="port")
+        raise ParseError(N_("port %(port)d out of range %(low)d-%(high)d", port=port, low=MIN_PORT, high=MAX_PORT), field="port")

@@ -6,7 +6,7 @@ from flask import Flask
 from ..application import Application
 from flask_wtf import CSRFProtect
 
-from . import context, edge, host, limits, log_redaction, navigation, security
+from . import context, edge, host, i18n, limits, log_redaction, navigation, security
 from .auth.cli import admin_cli
 from .auth.views import bp as auth_bp
 from .api.views import bp as api_bp
@@ -52,6 +52,7 @@ def register(app: Flask, built: Application) -> None:
     context.init_app(app, built)
     host.init_app(app)
     security.init_app(app)
+    i18n.init_app(app)  # before the blueprints: /language is a fixed rule like theirs
     navigation.init_app(app)
     app.jinja_env.add_extension("jinja2.ext.do")
     edge.init_app(app)  # every query string and form checked as text before any view

@@ -17,6 +17,7 @@ from ..errors import ParseError
 from ..log_limits import LimitedLog
 from ..storage.database import SchemaNotCurrent
 from ..storage.outage import unreachable
+from .i18n import translate
 
 _OUTAGE_LOG = LimitedLog(logging.getLogger(__name__))
 
@@ -30,7 +31,9 @@ def wants_json() -> bool:
 
 
 def error_response(message: str, status: int, position: int | None = None, field: str | None = None):
-    body: dict = {"message": message, "position": position}
+    """The error as the API's JSON or the error page, its message in the reader's language (a core
+    :class:`~ibiportal.i18n.Message` translated; README, Languages)."""
+    body: dict = {"message": translate(message), "position": position}
     if field is not None:
         body["field"] = field
     if wants_json():

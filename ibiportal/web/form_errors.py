@@ -5,6 +5,7 @@ from flask_wtf import FlaskForm
 from wtforms import Field
 
 from ..errors import ParseError
+from .i18n import error_text
 
 
 def labelled(message: str, field: Field) -> str:
@@ -26,6 +27,6 @@ def show_error(form: FlaskForm, exc: ParseError, default_field: str | None = Non
     (an error in a part of an IBI goes next to the IBI), else above the form."""
     field = getattr(form, exc.field or "", None) or getattr(form, default_field or "", None)
     if field is None:
-        form.form_errors.append(str(exc))
+        form.form_errors.append(error_text(exc))
     else:
-        add_error(field, labelled(str(exc), field))
+        add_error(field, labelled(error_text(exc), field))

@@ -2,21 +2,22 @@
 from __future__ import annotations
 
 from flask import Flask, request
+from flask_babel import lazy_gettext
 
 from .auth.session import current_admin
 
 # (label, endpoint, administrators only, section): the link is marked current on every page
 # whose endpoint starts with its section (e.g. the prefix table belongs to Convert).
 MAIN_NAVIGATION = [
-    ("Mint", "identifiers.mint", False, "identifiers.mint"),
-    ("Convert", "convert.convert_page", False, "convert."),
-    ("Compose", "urls.compose_page", False, "urls.compose"),
-    ("Parse", "urls.parse_page", False, "urls.parse"),
-    ("Trace", "trace.trace_page", False, "trace."),
-    ("Cite", "cite.cite_page", False, "cite."),
-    ("References", "references.references_page", False, "references."),
-    ("Items", "admin_items.items_page", True, "admin_items."),
-    ("Archives", "admin.archives_page", True, "admin."),
+    (lazy_gettext("Mint"), "identifiers.mint", False, "identifiers.mint"),
+    (lazy_gettext("Convert"), "convert.convert_page", False, "convert."),
+    (lazy_gettext("Compose"), "urls.compose_page", False, "urls.compose"),
+    (lazy_gettext("Parse"), "urls.parse_page", False, "urls.parse"),
+    (lazy_gettext("Trace"), "trace.trace_page", False, "trace."),
+    (lazy_gettext("Cite"), "cite.cite_page", False, "cite."),
+    (lazy_gettext("References"), "references.references_page", False, "references."),
+    (lazy_gettext("Items"), "admin_items.items_page", True, "admin_items."),
+    (lazy_gettext("Archives"), "admin.archives_page", True, "admin."),
 ]
 
 

@@ -1,0 +1,224 @@
+"""The portal in Brazilian Portuguese and English (Flask-Babel, gettext catalogs).
+
+Which language a request gets, first that applies:
+
+1. ``?lang=pt-BR`` or ``?lang=en`` on any page, which a cookie (``lang``, a year) then remembers
+   for later pages; not on the resolver's own addresses (``GET /<IBI>…``, the Archive and resolver
+   services), whose query belongs to the persistent URL: there the switch goes through
+   ``/language?lang=…&next=…``;
+2. the remembered choice (the cookie);
+3. ``Accept-Language``, any variety of Portuguese or English matching, by the client's order;
+4. English.
+
+A response whose making read the language says so (``Content-Language``) and varies by it
+(``Vary: Accept-Language, Cookie``), so that no cache hands one language's page to a reader of
+the other; a redirect, which never reads it, does not vary. The resolution cache keeps outcomes,
+never pages, so it is the same for both.
+
+Dates, numbers and moments are written as the language writes them (the ``date``, ``datetime``,
+``number`` and ``ago`` filters); core messages (:class:`ibiportal.i18n.Message`) are translated
+when shown (:func:`translate`, the ``translate`` filter).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from urllib.parse import urlencode, urlsplit
+
+from babel.dates import format_timedelta
+from flask import Blueprint, Flask, Response, g, has_request_context, redirect, request
+from flask_babel import Babel, format_date, format_datetime, format_decimal, get_locale, gettext
+from markupsafe import Markup
+
+from ..errors import ParseError
+from ..i18n import Message
+from . import catalogs
+
+DEFAULT = "en"
+LANGUAGES = {"en": "English", "pt_BR": "Português"}
+"""Each language the portal speaks (its locale) and its name in itself, as the switch shows it."""
+TAGS = {"en": "en", "pt_BR": "pt-BR"}
+"""Each locale's language tag (BCP 47): ``?lang=``, ``<html lang>``, ``Content-Language``."""
+COOKIE = "lang"
+COOKIE_SECONDS = 365 * 24 * 3600
+QUERY_NOT_OURS = frozenset({"resolve.resolve", "own_archive_service", "registration.answer"})
+"""Endpoints whose query string is the persistent URL's or the protocol's: ``lang`` is not read there."""
+
+DATE_PATTERNS = {"en": "d MMM yyyy", "pt_BR": "dd/MM/yyyy"}
+DATETIME_PATTERNS = {"en": "d MMM yyyy, HH:mm:ss 'UTC'", "pt_BR": "dd/MM/yyyy HH:mm:ss 'UTC'"}
+"""Times are the portal's, in UTC, and say so (the portal knows no reader's time zone)."""
+
+bp = Blueprint("i18n", __name__)
+
+
+def locale_of(tag: str | None) -> str | None:
+    """The portal's locale for a language tag (``pt-BR``, ``pt_br``, ``pt-PT``, ``en-GB``, ``*``), or
+    ``None`` when it speaks no such language."""
+    if not tag:
+        return None
+    primary = tag.replace("_", "-").split("-", 1)[0].strip().lower()
+    return {"pt": "pt_BR", "en": "en", "*": DEFAULT}.get(primary)
+
+
+def asked_in_query() -> str | None:
+    """The locale ``?lang=`` asks for, where the query string is the portal's."""
+    if not has_request_context() or request.endpoint in QUERY_NOT_OURS:
+        return None
+    return locale_of(request.args.get("lang"))
+
+
+def select_locale() -> str:
+    """The request's language (the order of the module docstring); noted on ``g`` for the headers."""
+    if not has_request_context():
+        return DEFAULT
+    chosen = asked_in_query() or locale_of(request.cookies.get(COOKIE))
+    if chosen is None:
+        chosen = next((locale for locale in (locale_of(tag) for tag, _ in request.accept_languages) if locale),
+                      DEFAULT)
+    g.language_read = chosen
+    return chosen
+
+
+def current_tag() -> str:
+    return TAGS[str(get_locale() or DEFAULT)]
+
+
+def translate(text):
+    """A core :class:`~ibiportal.i18n.Message` in the reader's language (its values too); other
+    text as it is."""
+    if not isinstance(text, Message):
+        return text
+    if not text.values:
+        return gettext(text.template)
+    return gettext(text.template, **{name: translate(value) for name, value in text.values.items()})
+
+
+def error_text(error: ParseError) -> str:
+    """A core error as a reader sees it: its message translated, and where it is."""
+    if error.position is None:
+        return translate(error.message)
+    return gettext("%(message)s (at character %(position)s)", message=translate(error.message),
+                   position=error.position)
+
+
+@dataclass(frozen=True)
+class LanguageLink:
+    tag: str
+    name: str
+    href: str
+    current: bool
+
+
+def language_links() -> list[LanguageLink]:
+    """The switch: this page in each language, its path and query kept."""
+    here = current_tag()
+    links = []
+    for locale, name in LANGUAGES.items():
+        tag = TAGS[locale]
+        if request.endpoint in QUERY_NOT_OURS or request.endpoint is None:
+            href = "/language?" + urlencode({"lang": tag, "next": _here()})
+        else:
+            query = [(key, value) for key, value in request.args.items(multi=True) if key != "lang"]
+            href = request.path + "?" + urlencode(query + [("lang", tag)])
+        links.append(LanguageLink(tag, name, href, tag == here))
+    return links
+
+
+def _here() -> str:
+    raw = request.environ.get("RAW_URI") or request.environ.get("REQUEST_URI")
+    return raw or (request.full_path if request.query_string else request.path)
+
+
+@bp.get("/language")
+def switch_language():
+    """``?lang=…&next=<path>``: remember the language (the cookie, set after the request like any
+    ``?lang=``) and go back to ``next``, a path on this portal (anything else goes home)."""
+    target = request.args.get("next", "/")
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or not target.startswith("/") or target[1:2] in ("/", "\\"):
+        target = "/"
+    return redirect(target, code=303)
+
+
+def remember_and_label(response: Response) -> Response:
+    """The ``lang`` cookie for a ``?lang=`` choice; ``Content-Language`` and ``Vary`` when the
+    response was made in a language."""
+    asked = asked_in_query()
+    if asked is not None and locale_of(request.cookies.get(COOKIE)) != asked:
+        response.set_cookie(COOKIE, TAGS[asked], max_age=COOKIE_SECONDS, samesite="Lax", httponly=True,
+                            secure=request.is_secure)
+    read = g.get("language_read")
+    if read is not None:  # a citation says its own language (resolve/negotiation.py)
+        response.headers.setdefault("Content-Language", TAGS[read])
+        response.vary.update(("Accept-Language", "Cookie"))
+    return response
+
+
+def _moment(value) -> datetime:
+    """A datetime (naive ones are UTC, as the portal stores them) from a datetime or an ISO 8601 text."""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    if isinstance(value, datetime) and value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return value
+
+
+def date_filter(value) -> str:
+    """``24/11/2026`` in Portuguese, ``24 Nov 2026`` in English."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        value = _moment(value)
+    if isinstance(value, datetime):
+        value = value.astimezone(timezone.utc).date()
+    return format_date(value, DATE_PATTERNS[str(get_locale())])
+
+
+def datetime_filter(value) -> str:
+    """``24/11/2026 07:10:05 UTC`` in Portuguese, ``24 Nov 2026, 07:10:05 UTC`` in English."""
+    if value is None:
+        return ""
+    return format_datetime(_moment(value), DATETIME_PATTERNS[str(get_locale())])
+
+
+def number_filter(value, decimals: int | None = None) -> str:
+    """``1.234,5`` in Portuguese, ``1,234.5`` in English; ``decimals`` fixes how many are shown."""
+    if value is None:
+        return ""
+    if decimals is None:
+        return format_decimal(value)
+    return format_decimal(value, format="#,##0" + ("." + "0" * decimals if decimals else ""))
+
+
+def ago_filter(value, now: datetime | None = None) -> Markup:
+    """``<time>`` saying how long ago (or in how long) ``value`` is, humanly ("5 minutes ago",
+    "há 5 minutos"), with the exact time in its title and machine-readable in ``datetime``."""
+    if value is None:
+        return Markup("")
+    moment = _moment(value)
+    delta = moment - (now or datetime.now(timezone.utc))
+    if abs(delta) < timedelta(seconds=1):
+        human = gettext("just now")
+    else:
+        human = format_timedelta(delta, add_direction=True, locale=get_locale())
+    exact = format_datetime(moment, DATETIME_PATTERNS[str(get_locale())])
+    iso = moment.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+    return Markup('<time datetime="{}" title="{}">{}</time>').format(iso, exact, human)
+
+
+def template_context() -> dict:
+    return {"html_lang": current_tag(), "language_links": language_links}
+
+
+def init_app(app: Flask) -> None:
+    """Flask-Babel with the catalogs compiled (when missing or stale), the selection, the headers,
+    the switch and the filters."""
+    app.config["BABEL_TRANSLATION_DIRECTORIES"] = str(catalogs.compiled_directory(app.instance_path))
+    app.config.setdefault("BABEL_DEFAULT_LOCALE", DEFAULT)
+    Babel(app, locale_selector=select_locale)
+    app.jinja_env.policies["ext.i18n.trimmed"] = True  # as babel.cfg extracts {% trans %} blocks
+    app.jinja_env.filters.update(date=date_filter, datetime=datetime_filter, number=number_filter,
+                                 ago=ago_filter, translate=translate)
+    app.context_processor(template_context)
+    app.after_request(remember_and_label)
+    app.register_blueprint(bp)
