@@ -4,6 +4,9 @@ A fault that outlasts a request (Redis down, an Archive refusing) would otherwis
 request: 901 identical lines in 10 s while minting with Redis stopped buried everything else.
 Here the first warning of a cause is written at once, later ones within ``interval`` seconds
 are counted, and the next line of that cause (or its recovery) says how many were held back.
+Every warning and error a request or a background loop can repeat goes through one of these
+(``tests/reliability/test_log_floods.py`` floods each); a cause names a kind of fault, from a
+small set (a status, an exception's type), never a value a client chose.
 """
 from __future__ import annotations
 
@@ -35,6 +38,18 @@ class LimitedLog:
 
     def warning(self, cause: str, message: str, *args: object) -> None:
         """``message % args`` now if ``cause`` was not written in the last interval, else counted."""
+        self._write(logging.WARNING, cause, message, args)
+
+    def error(self, cause: str, message: str, *args: object) -> None:
+        """As :meth:`warning`, at ERROR."""
+        self._write(logging.ERROR, cause, message, args)
+
+    def exception(self, cause: str, message: str, *args: object) -> None:
+        """As :meth:`warning`, at ERROR with the traceback being handled: a defect that every
+        request meets is one traceback a minute, not one per request."""
+        self._write(logging.ERROR, cause, message, args, exc_info=True)
+
+    def _write(self, level: int, cause: str, message: str, args: tuple, exc_info: bool = False) -> None:
         now = self.clock()
         with self._lock:
             known = self._causes.get(cause)
@@ -43,7 +58,8 @@ class LimitedLog:
                 return
             self._causes[cause] = _Cause(now)
         held_back = known.held_back if known is not None else 0
-        self.logger.warning(message + self._held_back(held_back), *args, stacklevel=2)  # the caller's line
+        self.logger.log(level, message + self._held_back(held_back), *args, exc_info=exc_info,
+                        stacklevel=3)  # the caller's line
 
     def recovered(self, cause: str, message: str, *args: object) -> None:
         """The fault of ``cause`` is over: ``message`` once (with what was held back), then nothing

@@ -43,3 +43,23 @@ def test_recovery_is_one_line_with_the_count_and_only_after_a_warning(caplog):
         log.recovered("redis", "back")
         log.warning("redis", "down again")  # a new fault: written at once, within the interval
     assert lines(caplog) == ["down", "back (1 more like it since the last one logged)", "down again"]
+
+
+def test_an_exception_is_one_traceback_per_cause_per_interval(caplog):
+    clock = Clock()
+    log = LimitedLog(logging.getLogger("test.limited"), interval=60, clock=clock)
+    with caplog.at_level(logging.WARNING, "test.limited"):
+        for _ in range(50):
+            try:
+                raise KeyError("broken")
+            except KeyError:
+                log.exception("KeyError", "the view failed")
+        clock.now += 60
+        try:
+            raise KeyError("broken")
+        except KeyError:
+            log.exception("KeyError", "the view failed")
+    assert lines(caplog) == ["the view failed", "the view failed (49 more like it since the last one logged)"]
+    assert all(record.levelno == logging.ERROR and record.exc_info[0] is KeyError for record in caplog.records)
+    assert all(record.funcName == "test_an_exception_is_one_traceback_per_cause_per_interval"
+               for record in caplog.records)  # the caller's line, not LimitedLog's

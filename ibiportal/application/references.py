@@ -30,9 +30,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from ..ibi.extract import Found
+from ..log_limits import LimitedLog
 from ..resolver.trace import Alert, AlertReason
 
 logger = logging.getLogger(__name__)
+#: A failure per entry of a list (up to 5,000): one traceback a minute per kind of failure.
+_FAILURES = LimitedLog(logger)
 
 #: Resolutions under way at once for one check, by default: 200 IBIs against Archives that take
 #: 100 ms each are about 7 rounds of 100 ms (benchmarks/references.py).
@@ -163,8 +166,8 @@ class ReferenceCheck:
     def _outcome(self, future: Future, entry: Found) -> EntryResolution:
         try:
             answer = future.result()
-        except Exception:  # one request's failure must not end the check of the others: logged with its cause
-            logger.exception("reference check: resolving %s failed", request_of(entry))
+        except Exception as error:  # one request's failure must not end the check of the others: logged with its cause
+            _FAILURES.exception(type(error).__name__, "reference check: resolving %s failed", request_of(entry))
             return EntryResolution(Outcome.ERROR, 500, None, "the portal failed while resolving it (logged); check it again")
         return self.of_answer(answer)
 

@@ -17,6 +17,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from ..errors import ParseError
+from ..log_limits import LimitedLog
 from ..ibi.prefixes import KNOWN_PREFIX_PAIRS, ibip_prefixes_for
 from ..ibi.url import ORIGINAL, PersistentUrl
 from ..resolver.addresses import client_ip_list
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
     from . import Application
 
 log = logging.getLogger(__name__)
+#: Notices not recorded (the database down, each resolution meets it): one traceback a minute.
+_NOTICE_LOG = LimitedLog(log)
 
 #: Where a stored trace's JSON is served, under the portal's root (``GET /api/v1/trace/<id>``).
 TRACE_PATH = "api/v1/trace/"
@@ -333,7 +336,7 @@ def _record_notice(setting: str, trace_id: str, notice: TraceStep) -> None:
         finally:
             storage.close()
     except Exception:  # noqa: BLE001 - any failure: logged with its traceback, the trace keeps "pending"
-        log.exception("the notice for trace %s could not be recorded", trace_id)
+        _NOTICE_LOG.exception("notice not recorded", "the notice for trace %s could not be recorded", trace_id)
 
 
 def published(stored: StoredResolution) -> dict:

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 import certifi
 import pycurl
 
+from ibiportal.log_limits import LimitedLog
 from ibiportal.resolver.addresses import AddressRefused, GetAddrInfo, check_url
 from ibiportal.resolver.transport import (
     DEFAULT_MAX_ANSWER_BYTES,
@@ -48,6 +49,8 @@ from ibiportal.resolver.transport import (
 )
 
 logger = logging.getLogger(__name__)
+#: A defect that ends every loop (each started anew for the next exchanges): one traceback a minute.
+_LOOP_FAILURES = LimitedLog(logger)
 
 #: How libcurl's error codes read in a trace (its own message follows in parentheses).
 _FAILURES: dict[int, tuple[Failure, str]] = {
@@ -202,7 +205,7 @@ class _Loop:
             while not self._closed:
                 self._turn()
         except Exception:
-            logger.exception("the fan-out loop failed; its exchanges end as failures")
+            _LOOP_FAILURES.exception("loop failed", "the fan-out loop failed; its exchanges end as failures")
             why, self._closed = "the portal's fan-out loop failed, see its log", True
         for transfer in list(self._running.values()):
             self._finish(transfer, pycurl.E_ABORTED_BY_CALLBACK, why)

@@ -50,6 +50,7 @@ from typing import Protocol
 from urllib.parse import urlsplit
 
 from ibiportal.errors import ParseError
+from ibiportal.log_limits import LimitedLog
 from ibiportal.ibi.identifier import parse_ibi
 from ibiportal.protocol.messages import (
     ExclusionRequest,
@@ -66,6 +67,8 @@ from ibiportal.resolver.addresses import AddressRefused, GetAddrInfo, check_host
 from ibiportal.resolver.transport import ARCHIVE_TIMEOUTS, Exchange, Timeouts, Transport
 
 logger = logging.getLogger(__name__)
+#: A refusal per request: one line a minute per status, with how many more (a client may send thousands).
+_REFUSALS = LimitedLog(logger)
 
 OK = 200
 MALFORMED = 400
@@ -234,7 +237,8 @@ class RegistrationService:
         """A refusal, logged; ``record`` adds it to the registered Archive's history."""
         if record and service_ibi is not None:
             self.registry.record_refusal(service_ibi, reason, self.clock())
-        logger.warning("archive registration request refused (%d) for %s: %s", status, service_ibi or "?", reason)
+        _REFUSALS.warning(f"refused {status}", "archive registration request refused (%d) for %s: %s", status,
+                          service_ibi or "?", reason)
         return ServiceAnswer(refused(reason), status)
 
 

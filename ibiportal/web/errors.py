@@ -19,7 +19,8 @@ from ..storage.database import SchemaNotCurrent
 from ..storage.outage import unreachable
 from .i18n import translate
 
-_OUTAGE_LOG = LimitedLog(logging.getLogger(__name__))
+#: Every request meets an outage, an old schema or a defect alike: one line a minute per cause.
+_LOG = LimitedLog(logging.getLogger(__name__))
 
 
 def wants_json() -> bool:
@@ -86,7 +87,7 @@ def handle_undecodable(exc: UnicodeDecodeError):
 def database_unreachable(exc: Exception):
     """The database does not answer (an outage, a restart): 503 with ``Retry-After``, saying so.
     Logged once a minute with the number of requests it turned away, not once per request."""
-    _OUTAGE_LOG.warning("database", "database unreachable, answering 503: %s", exc.__class__.__name__)
+    _LOG.warning("database", "database unreachable, answering 503: %s", exc.__class__.__name__)
     retry_after = current_app.config["OUTAGE_RETRY_AFTER"]
     response = make_response(error_response(
         "The portal's database is not answering at the moment (a restart or an outage); links to items "
@@ -97,7 +98,7 @@ def database_unreachable(exc: Exception):
 
 def handle_schema_not_current(exc: SchemaNotCurrent):
     """A database behind this version's schema (an upgrade not run yet): 503 until it is."""
-    current_app.logger.error("%s", exc)
+    _LOG.error("schema", "%s", exc)
     return error_response("The portal's database is not ready for this version yet; try again in a moment.", 503)
 
 
@@ -106,7 +107,7 @@ def handle_unexpected(exc: Exception):
         return handle_http_exception(exc)
     if unreachable(exc):
         return database_unreachable(exc)
-    current_app.logger.exception("unhandled error on %s", request.path)
+    _LOG.exception(f"{type(exc).__name__} at {request.endpoint}", "unhandled error on %s", request.path)
     return error_response(InternalServerError.description, 500)
 
 

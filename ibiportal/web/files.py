@@ -28,9 +28,12 @@ from ..application.files import FileNotHeld, FileTooLarge, UploadRefused
 from ..application.items import ItemNotFound
 from ..archive.own import item_file_url
 from ..errors import IbiError
+from ..log_limits import LimitedLog
 from ..storage.database import Storage
 from ..storage.files import FileChanged, StoredFile, read_chunks
 from .errors import error_response
+
+_ENDED_EARLY = LimitedLog(logging.getLogger(__name__))
 
 #: Types a browser shows without running anything of the file's in the page: served inline.
 PASSIVE_TYPES = frozenset({
@@ -95,7 +98,7 @@ def file_response(stored: StoredFile) -> Response:
             return Response(f"The file has {stored.size} bytes: the range asked for is outside it.\n", 416,
                             headers=headers, mimetype="text/plain")
     headers["Content-Length"] = str(stop - start)
-    body = _body(current_app.config["DATABASE"], current_app.logger, stored, start, stop)
+    body = _body(current_app.config["DATABASE"], stored, start, stop)
     return Response(body, status, headers=headers, content_type=stored.content_type, direct_passthrough=True)
 
 
@@ -109,14 +112,14 @@ def _if_range_holds(etag: str, last_modified: datetime) -> bool:
     return "If-Range" not in request.headers
 
 
-def _body(setting: str, logger: logging.Logger, stored: StoredFile, start: int, stop: int) -> Iterator[bytes]:
+def _body(setting: str, stored: StoredFile, start: int, stop: int) -> Iterator[bytes]:
     """The bytes, read after the view returned (outside the app context), each chunk on a
     connection of its own; a file replaced meanwhile ends the body early (the client sees it
-    incomplete), with one warning."""
+    incomplete), with a warning (one a minute: clients may be downloading it by the hundred)."""
     try:
         yield from read_chunks(lambda: Storage(setting), stored, start, stop)
     except FileChanged as changed:
-        logger.warning("download ended early: %s", changed)
+        _ENDED_EARLY.warning("file changed", "download ended early: %s", changed)
 
 
 def _moment(iso: str) -> datetime:
