@@ -96,7 +96,8 @@ class RegisteredArchive:
 
     ``address`` … ``admin_email`` are ``None`` until the first inclusion;
     ``last_confirmation`` is ``successful``, ``unsuccessful`` or ``None``. Times are ISO 8601
-    UTC texts.
+    UTC texts. ``key_generated``: whether the portal generated the key (``None``: not known, for
+    Archives registered before the portal kept it).
     """
 
     service_ibi: str
@@ -109,6 +110,7 @@ class RegisteredArchive:
     platform_version: str | None = None
     admin_email: str | None = None
     last_confirmation: str | None = None
+    key_generated: bool | None = None
 
 
 @dataclass(frozen=True)

@@ -72,7 +72,7 @@ def register_archive(
             registration_key, generated = RegistrationKey(key, field="the registration key"), False
         except ParseError as error:
             raise ParseError(error.message, error.position, "registration_key") from error
-    if not store.register_archive(ibi, KeyHash.of(registration_key), clock()):
+    if not store.register_archive(ibi, KeyHash.of(registration_key), clock(), key_generated=generated):
         raise AlreadyRegistered(ibi)
     return Registration(ibi, registration_key, generated)
 

@@ -27,13 +27,17 @@ class ArchiveStore:
     def __init__(self, storage: Storage):
         self.storage = storage
 
-    def register_archive(self, service_ibi: str, key_hash: KeyHash, at: datetime) -> bool:
-        """Register an Archive (§7.1); ``False`` when ``service_ibi`` is already registered."""
+    def register_archive(self, service_ibi: str, key_hash: KeyHash, at: datetime, *,
+                         key_generated: bool | None = None) -> bool:
+        """Register an Archive (§7.1); ``False`` when ``service_ibi`` is already registered.
+        ``key_generated`` says whether the portal generated its key (``None``: not said)."""
         when = iso(at)
+        generated = None if key_generated is None else int(key_generated)
         with self.storage.write_transaction() as conn:
             inserted = conn.execute(
                 self.storage.insert(archive)
-                .values(service_ibi=service_ibi, key_hash=key_hash.encode(), registered_at=when, updated_at=when)
+                .values(service_ibi=service_ibi, key_hash=key_hash.encode(), registered_at=when, updated_at=when,
+                        key_generated=generated)
                 .on_conflict_do_nothing()
                 .returning(archive.c.service_ibi)
             ).first()
@@ -173,6 +177,7 @@ def _registered_archive(row: Row) -> RegisteredArchive:
         address=row.address,
         ip=row.ip,
         platform_version=row.platform_version,
+        key_generated=None if row.key_generated is None else bool(row.key_generated),
         admin_email=row.admin_email,
         last_confirmation=row.last_confirmation,
     )

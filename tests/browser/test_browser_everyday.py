@@ -151,12 +151,14 @@ def test_after_registering_the_admin_gets_the_inclusion_request_and_refused_is_n
         expect(any_page.get_by_role("heading", name="Archive registered")).to_be_visible()
         assert any_page.url.endswith(f"/admin/archives/{service_ibi}/registered")
         expect(any_page.locator("#resolver-service-url")).to_have_text(f"{live_server.url}/J8LNKB5R7W/3FUQHC5")
+        any_page.get_by_text("The eight pairs (Table 7.2)").click()
         expect(any_page.get_by_role("table").get_by_role("row")).to_have_count(1 + 8)  # all eight pairs of Table 7.2
         curl = any_page.locator("#inclusion-curl")
         expect(curl).to_contain_text("servicesubject=inclusionRequest")
-        expect(curl).to_contain_text("registrationkey=REGISTRATION_KEY")
-        any_page.get_by_role("button", name="Copy the curl line").click()
-        assert any_page.evaluate("navigator.clipboard.readText()").startswith(f"curl '{live_server.url}/J8LNKB5R7W/3FUQHC5?")
+        expect(curl).to_contain_text('"registrationkey=$REGISTRATION_KEY"')
+        any_page.get_by_role("button", name="Copy the lines").click()
+        copied = any_page.evaluate("navigator.clipboard.readText()")
+        assert copied.startswith("ARCHIVE_ADDRESS=") and f"curl --get '{live_server.url}/J8LNKB5R7W/3FUQHC5'" in copied
         no_sideways_scroll(any_page)
         shoot(any_page, f"admin-registered-instructions-{any_page.width_name}")
     finally:

@@ -160,7 +160,8 @@ def test_register_with_the_key_the_archive_chose_never_echoes_it(app, admin):
     assert posted.status_code == 303 and posted.headers["Location"] == "/admin/archives/8JMKD3MGP8W/35MMLL8/registered"
     page = admin.get(posted.headers["Location"])
     text = page.get_data(as_text=True)
-    assert page.status_code == 200 and KEY not in text and "registered with the key you entered" in text
+    assert page.status_code == 200 and KEY not in text
+    assert "the one the Archive's administrator chose" in html.unescape(text)
     assert store(app).find_archive("8JMKD3MGP8W/35MMLL8").key_hash.matches(RegistrationKey(KEY))
 
 
@@ -387,13 +388,12 @@ def test_after_registering_the_page_gives_the_resolver_service_url_and_the_inclu
     text = html.unescape(admin.get("/admin/archives/8JMKD3MGP8W/35MMLL8/registered").get_data(as_text=True))
     service_url = f"http://localhost/{app.config['RESOLVER_SERVICE_IBI']}"
     assert f'<code id="resolver-service-url">{service_url}</code>' in text
-    curl = re.search(r'<pre class="curl" id="inclusion-curl">([^<]+)</pre>', text)[1]
-    assert curl.startswith(f"curl '{service_url}?servicesubject=inclusionRequest&")
-    query = curl.split("?", 1)[1].rstrip("'")
-    names = [pair.split("=", 1)[0] for pair in query.split("&")]
+    script = re.search(r'<pre class="curl" id="inclusion-curl">([^<]+)</pre>', text)[1]
+    assert f"curl --get '{service_url}'" in script
+    names = re.findall(r"--data-urlencode ['\"](\w+)=", script)
     assert names == ["servicesubject", "archiveaddress", "archiveserviceibi", "archiveip", "archiveprotocol",
                      "archiveplatformversion", "archiveadmemailaddress", "registrationkey"]  # Table 7.2, all eight
-    assert "archiveserviceibi=8JMKD3MGP8W/35MMLL8" in query and "registrationkey=REGISTRATION_KEY" in query
+    assert "'archiveserviceibi=8JMKD3MGP8W/35MMLL8'" in script and '"registrationkey=$REGISTRATION_KEY"' in script
     assert KEY not in text
 
 

@@ -28,7 +28,7 @@ from ..context import get_storage
 from ..form_errors import add_error, show_error
 from .forms import ActionForm, ConformanceForm, RegisterForm
 from ...application.registering import AlreadyRegistered, inclusion_request_pairs, register_archive
-from ...protocol.query import build_query
+from .inclusion import inclusion_script
 from .transport import check_transport
 
 logger = logging.getLogger(__name__)
@@ -112,13 +112,20 @@ def registered(service_ibi: str):
 
 
 def _registered_page(archive: RegisteredArchive, generated_key: str | None):
-    """The resolver-service URL and the inclusion request (§7.2) the Archive must send, ready to
-    copy as a ``curl`` line with the key as a placeholder; a generated key above them, once."""
-    service_url = request.url_root + current_app.config["RESOLVER_SERVICE_IBI"]
-    pairs = inclusion_request_pairs(archive.service_ibi)
-    page = render_template("admin/registered.html", archive=archive, key=generated_key, service_url=service_url,
-                           pairs=pairs, request_url=f"{service_url}?{build_query(pairs)}")
+    """A generated key, once, above the next steps (the key written into their script)."""
+    page = render_template("admin/registered.html", archive=archive, key=generated_key,
+                           **_inclusion(archive, generated_key))
     return Response(page, 200, headers={"Cache-Control": "no-store"}, content_type="text/html; charset=utf-8")
+
+
+def _inclusion(archive: RegisteredArchive, key: str | None = None) -> dict:
+    """What the next steps show: the resolver-service URL and the inclusion request (§7.2) as
+    pairs and as ``curl`` lines, with ``key`` written in when it was just generated."""
+    service_url = request.url_root + current_app.config["RESOLVER_SERVICE_IBI"]
+    pairs = [(name, key if name == "registrationkey" and key else value)
+             for name, value in inclusion_request_pairs(archive.service_ibi)]
+    return {"service_url": service_url, "pairs": pairs, "script": inclusion_script(service_url, archive.service_ibi, key),
+            "allow_private": current_app.config["ALLOW_PRIVATE_ARCHIVES"]}
 
 
 @bp.get("/archives/<path:service_ibi>")
@@ -136,7 +143,7 @@ def _archive_page(archive: RegisteredArchive, **outcome):
         check.address.data = target.base_url
     return render_template(
         "admin/archive.html", archive=archive, events=events, target=target, action=ActionForm(), check=check,
-        private_hint=PRIVATE_HINT,
+        private_hint=PRIVATE_HINT, **_inclusion(archive),
         **outcome,
     )
 
