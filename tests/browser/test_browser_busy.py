@@ -94,7 +94,7 @@ def test_cite_says_it_is_reading_the_metadata(page: Page):
     page.get_by_label("IBI").fill("8JMKD3MGP8W/35MMLL8")
     button = page.get_by_role("button", name="Cite", exact=True)
     button.click()
-    expect(page.locator("form.cite-form").get_by_role("status")).to_contain_text("Reading the item's metadata…")
+    expect(page.locator("form.cite-form").get_by_role("status")).to_contain_text("Reading the item’s metadata…")
     expect(button).to_be_disabled()
 
 

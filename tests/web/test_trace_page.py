@@ -184,7 +184,7 @@ def test_with_its_csrf_token_a_trace_runs(csrf_client):
                                 environ_base=CLIENT)
     trace_id = permalink_id(response)
     html = csrf_client.get(f"/trace/{trace_id}").get_data(as_text=True)
-    again = re.search(r'<form method="post" action="/trace" class="again">(.*?)</form>', html, re.S)[1]
+    again = re.search(r'<form method="post" action="/trace" class="again"[^>]*>(.*?)</form>', html, re.S)[1]
     assert 'name="csrf_token"' in again  # "Trace again" carries its own token
     fields = dict(re.findall(r'<input type="hidden" name="([a-z_]+)" value="([^"]*)">', again))
     assert permalink_id(csrf_client.post("/trace", data=fields, environ_base=CLIENT))

@@ -152,7 +152,7 @@ def attribute(html: str, pattern: str) -> str:
 def test_compose_page_offers_trace_open_and_parse_on_this_portal(client):
     html = client.get("/compose?ibi=8JMKD3MGP8W/35MMLL8&step1-verb=GetLastEdition&base=http://urlib.net/").get_data(as_text=True)
     here = "http://localhost/8JMKD3MGP8W/35MMLL8!"
-    trace = attribute(html, r'(<form method="post" action="/trace" class="trace">.*?</form>)')
+    trace = attribute(html, r'(<form method="post" action="/trace" class="trace"[^>]*>.*?</form>)')
     assert 'name="csrf_token" value="' in trace and f'name="url" value="{here}"' in trace
     assert attribute(html, r'<a class="button secondary" href="([^"]*)" data-result-href="portal_url">Open') == here
     parse_link = attribute(html, r'data-param="url"[^>]*href="([^"]*)">Parse this URL</a>')
@@ -208,5 +208,5 @@ def test_compose_from_this_rebuilds_the_parsed_url(client, url):
 def test_parse_page_traces_the_url_on_this_portal(client):
     html = client.get("/parse?url=http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)").get_data(as_text=True)
     assert 'name="url" value="http://localhost/8JMKD3MGP8W/35MMLL8!:(oai_dc)"' in html
-    assert '<form method="post" action="/trace" class="trace">' in html
+    assert '<form method="post" action="/trace" class="trace" data-busy="Tracing…">' in html
     assert "Compose from this" in html and 'data-param="url"' not in html
