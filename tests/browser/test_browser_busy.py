@@ -12,7 +12,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import shoot, sized_page
+from tests.browser.conftest import hold_timers, shoot, sized_page
 
 PERMALINK = re.compile(r"/trace/[A-Za-z0-9_-]+$")
 STOP_SUBMISSIONS = """() => {
@@ -30,10 +30,11 @@ def submissions(page: Page) -> int:
 
 def test_a_trace_disables_its_button_and_says_it_is_running(page: Page):
     page.goto("/trace?url=http://urlib.net/8JMKD3MGP8W/35MMLL8&archives=demo")
-    page.clock.install()
+    hold_timers(page)  # the seconds shown move only when the test moves the clock
     page.evaluate(STOP_SUBMISSIONS)
     button = page.get_by_role("button", name="Trace", exact=True)
     button.click()
+    page.clock.run_for(10)  # the buttons are disabled by a timer of 0 ms, once the form's values are taken
     form = page.locator("form.trace-form")
     status = form.get_by_role("status")
     expect(status).to_have_text(re.compile(r"^\s*Tracing: asking the Archives…\s*$"))
