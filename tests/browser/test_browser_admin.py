@@ -18,12 +18,13 @@ from playwright.sync_api import Page, expect
 
 from ibiportal.archive.demo import load_demo_archives
 from ibiportal.archive.http_server import ArchiveHTTPServer
-from ibiportal.protocol.messages import RegistrationKey
+from ibiportal.errors import ParseError
+from ibiportal.protocol.messages import RegistrationKey, check_key
 from ibiportal.registry import ArchiveDetails, Confirmation, KeyHash
 from ibiportal.resolver.conformance_probes import CHECK_TIMEOUTS
 from ibiportal.storage.registry import ArchiveStore
 
-from .conftest import log_in, shoot
+from .conftest import log_in, shoot, sized_page
 
 M16C_IBI = "sid.inpe.br/mtc-m18@80/2008/03.17.15.17"  # the Archive of §10.1
 KNOWN_IBI = "8JMKD3MGP8W/35MMLL8"  # held by it
@@ -126,6 +127,35 @@ def test_the_key_can_be_shown_and_a_pasted_service_url_is_split(admin_page, regi
     page.get_by_role("button", name="Register", exact=True).click()
     expect(page.get_by_role("heading", name="Archive registered")).to_be_visible()
     assert registry.find_archive(NEW_IBI).key_hash.matches(RegistrationKey("1234567890-0987654321"))
+
+
+@pytest.mark.parametrize("width_name", ["desktop", "phone"])
+def test_the_key_is_checked_as_it_is_typed_by_the_servers_rule(browser, live_server, width_name):
+    for page in sized_page(browser, live_server, width_name):
+        log_in(page)
+        page.goto("/admin/archives")
+        key_field = page.get_by_label("Registration key (optional)")
+        note = page.locator("#registration_key-check")
+        samples = ["12345", "12345a", "1234567890-12", "1234567890-1234567890", "1234567890-1234567890-1",
+                   "1234567890", "12345678901234567890x"]
+        for key in samples:
+            key_field.fill(key)
+            try:
+                check_key(key)
+                expect(note).to_have_text("✓ A well-formed key (Table 7.1).")
+                expect(key_field).not_to_have_attribute("aria-invalid", "true")
+            except ParseError as error:
+                if "digit" in error.message and "has a character" in error.message or "more than one" in error.message:
+                    expect(note).to_contain_text(f"character {error.position}", ignore_case=True)
+                    expect(key_field).to_have_attribute("aria-invalid", "true")
+                else:  # too short so far: said, not an error yet
+                    expect(note).to_contain_text("so far")
+                    expect(key_field).not_to_have_attribute("aria-invalid", "true")
+            if key == "12345a":
+                shoot(page, f"admin-key-check-{width_name}")
+        assert "registration_key-check" in key_field.get_attribute("aria-describedby")
+        key_field.fill("")
+        expect(note).to_have_text("")
 
 
 def test_register_error_is_next_to_the_field(admin_page, registry):

@@ -403,3 +403,17 @@ def test_a_refused_address_is_not_checked_rather_than_failed(admin):
     assert "Not checked (refused to contact 127.0.0.1:8080)" in text
     assert "0 failed" in text and "1 not checked" in text
     assert "rule(s) failed" not in text
+
+
+@pytest.mark.parametrize("typed", ["http://127.0.0.1:8741", "127.0.0.1:8741", "http://mtc-m21.sid.inpe.br/"])
+def test_an_address_alone_is_refused_with_what_to_type_instead(admin, typed):
+    response = admin.post("/admin/archives", data={"service_ibi": typed})
+    assert response.status_code == 400
+    message = error_next_to(response.get_data(as_text=True), "service_ibi")
+    assert message.startswith(f"{typed} is an address, not the Archive's service IBI")
+    assert f"{typed.rstrip('/')}/<service IBI>" in message
+
+
+def test_the_key_check_messages_are_on_the_page_for_the_script(admin):
+    page = html.unescape(admin.get("/admin/archives").get_data(as_text=True))
+    assert 'data-key-check="{' in page and "the first number needs 10 or more" in page

@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote
 
+from flask_babel import gettext
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
 from wtforms import HiddenField, PasswordField, StringField, SubmitField
-from wtforms.validators import DataRequired, Length, Optional
+from wtforms.validators import DataRequired, Length, Optional, ValidationError
 
 from ..identifiers.forms import MintForm
 
@@ -20,6 +21,10 @@ def _strip(value: str | None) -> str | None:
 #: An Archive service URL as an Archive prints it (file 003 §6.1): ``http://<hostport>/<service IBI>``,
 #: or without the scheme, where the port tells a host from an IBI's first part (``sid.inpe.br/…``).
 _SERVICE_URL = re.compile(r"(?:https?://[^/?#\s]+|[^/:?#\s]+:\d+)/(?P<ibi>[^?#]+)[?#]?.*", re.IGNORECASE | re.DOTALL)
+
+
+#: An Archive's address alone, without the service IBI: ``http://127.0.0.1:8741``, ``host:8741/``.
+_ADDRESS_ONLY = re.compile(r"(?:https?://)?[^/?#\s]+:\d+/?|https?://[^/?#\s]+/?", re.IGNORECASE)
 
 
 def service_ibi_of(value: str | None) -> str | None:
@@ -49,6 +54,16 @@ class RegisterForm(FlaskForm):
         description="The key the Archive's administrator chose (Table 7.1: 10 or more digits, optionally "
         "'-' and 10 or more digits). Leave empty to generate one, shown once.",
     )
+
+
+    def validate_service_ibi(self, field: StringField) -> None:
+        """An address alone is the commonest slip (the Archive prints its service URL): say so."""
+        if field.data and _ADDRESS_ONLY.fullmatch(field.data):
+            raise ValidationError(gettext(
+                "%(value)s is an address, not the Archive's service IBI: give the IBI (as in "
+                "sid.inpe.br/mtc-m21/2012/06.05.15.34.39), or paste the whole service URL, "
+                "%(url)s. The Archive sends its address itself, in its inclusionRequest.",
+                value=field.data, url=field.data.rstrip("/") + "/<service IBI>"))
 
 
 class ActionForm(FlaskForm):

@@ -14,6 +14,7 @@ import logging
 from collections.abc import Iterator
 
 from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, stream_template, url_for
+from flask_babel import gettext
 from werkzeug.wrappers import Response
 
 from ...errors import ParseError
@@ -79,7 +80,21 @@ def archives_page():
 
 
 def _archives_page(form: RegisterForm, status: int = 200):
-    return render_template("admin/archives.html", archives=_store().archives(), form=form), status
+    return render_template("admin/archives.html", archives=_store().archives(), form=form,
+                           key_check=_key_check_messages()), status
+
+
+def _key_check_messages() -> dict[str, str]:
+    """What static/js/key-check.js says as the key is typed (Table 7.1, as ``check_key`` checks
+    it), in the page's language; ``%(name)s`` is filled in by the script."""
+    return {
+        "dash": gettext("A second '-' at character %(position)s: a key has one '-' at most (Table 7.1)."),
+        "digit": gettext("Character %(position)s is not a digit: a key is digits, with one '-' at most (Table 7.1)."),
+        "first_short": gettext("%(count)s digits so far: the first number needs 10 or more (Table 7.1)."),
+        "second_short": gettext("%(count)s digits after the '-' so far: the second number needs 10 or more "
+                                "(Table 7.1)."),
+        "ok": gettext("✓ A well-formed key (Table 7.1)."),
+    }
 
 
 @bp.post("/archives")
