@@ -10,8 +10,8 @@ A thesis's bibliography holds hundreds of references and dozens of IBIs, many of
   entry making it gets that resolution;
 * resolves them concurrently, at most ``concurrency`` at a time (each resolution is itself the
   resolver's fan-out to every Archive, Figure 8.1), through the same resolution as
-  ``GET /<persistent URL>``, cache and single flight included: a list checked twice, or a URL a
-  reader just followed, is not asked of the Archives again;
+  ``GET /<persistent URL>``, single flight included: a URL a reader just followed is answered
+  from the cache (the check's own outcomes are not kept there: ``Resolving.resolve``);
 * yields each entry's :class:`EntryResolution` as soon as its request is resolved (not in text
   order), so the caller can stream them: what is held at any time is the entries' indices and
   the resolutions under way, never the list's resolutions;

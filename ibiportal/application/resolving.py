@@ -11,6 +11,7 @@ import json
 import logging
 import secrets
 import time
+from collections.abc import Mapping
 from concurrent.futures import Future
 from dataclasses import asdict, astuple, dataclass, replace
 from enum import StrEnum
@@ -20,6 +21,7 @@ from ..errors import ParseError
 from ..log_limits import LimitedLog
 from ..ibi.prefixes import KNOWN_PREFIX_PAIRS, ibip_prefixes_for
 from ..ibi.url import ORIGINAL, PersistentUrl
+from ..registry import ArchiveEvent, RegisteredArchive
 from ..resolver.addresses import client_ip_list
 from ..resolver.cache import CachedOutcome, CachedRedirect, CacheKey, cached_outcome, depends_on
 from ..resolver.diagnosis import NotFoundDiagnosis, diagnose
@@ -135,6 +137,20 @@ class StoredResolution:
     diagnosis: NotFoundDiagnosis | None = None
 
 
+@dataclass(frozen=True)
+class Batch:
+    """What the resolutions of one reference check share, read once when the check starts rather
+    than by each resolution (a 5,000-IBI list read the registry 10,000 times, a sixth of the
+    check's time: ``benchmarks/references.py``): the endpoints of the Archives asked, and what a
+    not-found's diagnosis compares the answers with (the registry, the prefix table and the last
+    exclusions), as they were when the check started (:meth:`Resolving.batch`)."""
+
+    endpoints: tuple[ArchiveEndpoint, ...]
+    registry: tuple[RegisteredArchive, ...]
+    prefix_pairs: tuple[tuple[str, ...], ...]
+    exclusions: Mapping[str, ArchiveEvent]
+
+
 class Resolving:
     """The resolve use case: resolve and keep the trace; for ``GET /<persistent URL>``, first
     the cache of outcomes, and single flight among identical requests."""
@@ -171,20 +187,29 @@ class Resolving:
         ]
         return live if archives.group is ArchiveGroup.LIVE else demo + live
 
+    def batch(self, site: Site) -> Batch:
+        """The registry as the resolutions of one reference check use it: the default Archives."""
+        store = ArchiveStore(self.application.storage())
+        return Batch(tuple(self.archive_endpoints(self.default_archives, site.portal_url)), tuple(store.archives()),
+                     tuple(self.application.known_prefix_pairs()), store.last_exclusions())
+
     # -- a resolution that is traced, never cached ---------------------------------------------
 
-    def trace(self, asked: Asked, archives: ArchiveSet, client: ClientInfo, site: Site) -> StoredResolution:
+    def trace(self, asked: Asked, archives: ArchiveSet, client: ClientInfo, site: Site,
+              batch: Batch | None = None) -> StoredResolution:
         """Resolve (never from a cache) and keep the trace for its permalink.
 
         The stored trace is the resolution's JSON plus ``request``: how it was asked for (the
         Archives chosen, whether the faulty demo ones were included, the client's IP list and
         Accept-Language, the time), so that the Trace page can show it and run it again with the
         same options; and for a not-found, ``diagnosis``: why, with the registry as it was then
-        (a permalink read later must still explain that resolution, not today's registry).
+        (a permalink read later must still explain that resolution, not today's registry). A
+        reference check's resolution reads the registry from its ``batch`` (``archives`` must be
+        the default ones then).
         """
         application = self.application
         resolver = Resolver(
-            self.archive_endpoints(archives, site.portal_url),
+            self.archive_endpoints(archives, site.portal_url) if batch is None else batch.endpoints,
             application.transports(site.portal_url),
             settings=ResolverSettings(resolver_base=site.root),
             executor=application.executor,
@@ -192,7 +217,7 @@ class Resolving:
         )
         resolution = resolver.resolve(asked.text, client, parsed=asked.parsed)
         self._learn_prefix_pairs(resolution)
-        stored = self._store(archives, client, resolution)
+        stored = self._store(archives, client, resolution, batch=batch)
         if resolution.pending_notice is not None:
             self._record_when_it_comes(stored.trace_id, resolution.pending_notice)
         return stored
@@ -219,7 +244,7 @@ class Resolving:
         notice.add_done_callback(lambda done: recorder.submit(_record_notice, setting, trace_id, done.result()))
 
     def _store(self, archives: ArchiveSet, client: ClientInfo, resolution: Resolution,
-               known_diagnosis: NotFoundDiagnosis | None = None) -> StoredResolution:
+               known_diagnosis: NotFoundDiagnosis | None = None, batch: Batch | None = None) -> StoredResolution:
         """Keep the trace; a joined resolution asked no Archive itself, so it keeps the diagnosis of
         the resolution it joined (``known_diagnosis``)."""
         trace_id = secrets.token_urlsafe(12)
@@ -231,7 +256,7 @@ class Resolving:
             "accept_language": client.language_preference,
             "traced_at": self.application.clock().isoformat(timespec="seconds").replace("+00:00", "Z"),
         }
-        diagnosis = known_diagnosis or self.diagnosis(resolution)
+        diagnosis = known_diagnosis or self.diagnosis(resolution, batch)
         body = {**resolution.to_dict(), "request": asked}
         if diagnosis is not None:
             body["diagnosis"] = diagnosis.to_dict()
@@ -241,10 +266,13 @@ class Resolving:
         )
         return StoredResolution(trace_id, resolution, diagnosis=diagnosis)
 
-    def diagnosis(self, resolution: Resolution) -> NotFoundDiagnosis | None:
-        """Why a resolution found nothing, against the registry as it is now (``None`` if it found)."""
+    def diagnosis(self, resolution: Resolution, batch: Batch | None = None) -> NotFoundDiagnosis | None:
+        """Why a resolution found nothing, against the registry as it is now, or as ``batch``
+        read it (``None`` if it found)."""
         if resolution.found:
             return None
+        if batch is not None:
+            return diagnose(resolution, batch.registry, batch.prefix_pairs, batch.exclusions)
         store = ArchiveStore(self.application.storage())
         return diagnose(resolution, store.archives(), self.application.known_prefix_pairs(), store.last_exclusions())
 
@@ -269,16 +297,21 @@ class Resolving:
             self.application.acknowledger(site.portal_url).send(outcome.acknowledgment)
         return outcome, state
 
-    def resolve(self, asked: Asked, caller: Caller, site: Site) -> StoredResolution:
+    def resolve(self, asked: Asked, caller: Caller, site: Site, batch: Batch | None = None) -> StoredResolution:
         """After a miss: :meth:`trace` with the default Archives, its redirect or stable alert kept
         for the next identical requests with its trace permalink. Identical requests that arrive
         while it runs wait for it and share its outcome (ibiportal.resolver.single_flight; with
         Redis, across workers and nodes too: ibiportal.storage.redis_flight); each of them stores
-        a trace that says so and links the one it joined."""
+        a trace that says so and links the one it joined.
+
+        A reference check's resolutions (``batch``) are not kept: its thousands of outcomes, each
+        asked once, would fill the cache and push out, least recently used first, the outcomes
+        readers follow; and its memory would grow with the list."""
         key = self._cache_key(asked.text, caller)
         client = self.client(caller)
         started = time.monotonic()
-        shared = self.application.single_flight.run(key, lambda: self._resolve_and_keep(key, asked, client, site))
+        shared = self.application.single_flight.run(
+            key, lambda: self._resolve_and_keep(key, asked, client, site, batch))
         leader = shared.result
         if not (shared.joined or leader.joined):
             return leader
@@ -297,21 +330,23 @@ class Resolving:
         cache = self.application.resolution_cache
         return "miss" if cache is not None and cache.lifetime(stored.resolution.found) > 0 else "off"
 
-    def _resolve_and_keep(self, key: CacheKey, asked: Asked, client: ClientInfo, site: Site) -> StoredResolution:
+    def _resolve_and_keep(self, key: CacheKey, asked: Asked, client: ClientInfo, site: Site,
+                          batch: Batch | None = None) -> StoredResolution:
         """This worker's resolution of ``key``, or, with Redis, the outcome of the identical one
-        another worker or node is running (``joined``); kept in this worker's cache either way, so
-        that every worker the burst reached answers the next identical requests itself."""
-        cache, flight = self.application.resolution_cache, self.application.redis_flight
+        another worker or node is running (``joined``); kept in this worker's cache either way
+        (unless it is a reference check's, ``batch``), so that every worker the burst reached
+        answers the next identical requests itself."""
+        cache, flight = None if batch is not None else self.application.resolution_cache, self.application.redis_flight
         archives = self.default_archives
         if cache is None and flight is None:
-            return self.trace(asked, archives, client, site)
+            return self.trace(asked, archives, client, site, batch)
         changes = self.application.resolution_changes()  # read first: an Archive included or the item changed meanwhile wins
         if flight is None:
-            stored = self.trace(asked, archives, client, site)
+            stored = self.trace(asked, archives, client, site, batch)
         else:
             # the cache's key as of these changes: an Archive included meanwhile starts a new flight
             shared = flight.run(json.dumps([*astuple(key), changes.generation, changes.last]),
-                                lambda: self.trace(asked, archives, client, site), published)
+                                lambda: self.trace(asked, archives, client, site, batch), published)
             stored = from_published(shared.outcome) if isinstance(shared, Published) else shared
         if cache is not None:
             outcome = cached_outcome(stored.resolution, site.trace_permalink(stored.trace_id), stored.diagnosis)

@@ -7,9 +7,10 @@ what the replies mean, and records both in the trace.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
 from functools import partial
+from queue import Empty, SimpleQueue
 
 from ibiportal.resolver.transport import (
     ArchiveEndpoint,
@@ -129,16 +130,29 @@ class FanOut:
 
     def batches(self) -> Iterator[list[Reply]]:
         """Send the round, then yield the replies that completed together, in the order they
-        finished, until none is pending or the deadline passes."""
+        finished, until none is pending or the deadline passes.
+
+        Each reply's future puts itself in one queue as it completes. ``concurrent.futures.wait``
+        instead put a waiter on every pending future at each call, a call per reply: with 32
+        resolutions of 11 Archives under way (a reference check), that was a fifth of the
+        resolutions' own time (``benchmarks/references.py``)."""
+        arrived: SimpleQueue[Future[Reply]] = SimpleQueue()
         for (endpoint, _), future in zip(self._messages, self.sender.start(self.executor, self._messages)):
             self._asked[future] = endpoint
             self._pending.add(future)
+            future.add_done_callback(arrived.put)
         self._messages = []
         while self._pending:
             remaining = self.sender.deadline - self.sender.clock()
             if remaining <= 0:
                 return
-            done, self._pending = wait(self._pending, timeout=remaining, return_when=FIRST_COMPLETED)
+            try:
+                done = [arrived.get(timeout=remaining)]
+            except Empty:
+                return
+            while not arrived.empty():
+                done.append(arrived.get_nowait())
+            self._pending.difference_update(done)
             yield sorted((future.result() for future in done), key=lambda reply: reply.finished)
 
     @property

@@ -31,7 +31,7 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 
@@ -146,11 +146,13 @@ class _Loop:
         self._wake_read.setblocking(False)
         self._wake_write.setblocking(False)
         self._selector.register(self._wake_read, selectors.EVENT_READ)
+        self._watched: set[int] = set()  # libcurl's sockets in the selector (its map's lookup is slow)
         self._incoming: deque[_Transfer] = deque()
         self._running: dict[pycurl.Curl, _Transfer] = {}
         self._by_socket: dict[int, _Transfer] = {}
         self._unplaced: list[_Transfer] = []
         self._timer: float | None = None
+        self._next_stall = math.inf  # no running transfer's read timeout falls due before this
         self._closed = False
         self._thread = threading.Thread(target=self._run, name="ibi-curl-fan-out", daemon=True)
         self._thread.start()
@@ -180,18 +182,20 @@ class _Loop:
 
     def _on_socket(self, what: int, fd: int, multi: object, data: object) -> None:
         if what == pycurl.POLL_REMOVE:
-            if fd in self._selector.get_map():
+            if fd in self._watched:
+                self._watched.discard(fd)
                 self._selector.unregister(fd)
             return
         events = {pycurl.POLL_IN: selectors.EVENT_READ, pycurl.POLL_OUT: selectors.EVENT_WRITE,
                   pycurl.POLL_INOUT: selectors.EVENT_READ | selectors.EVENT_WRITE}[what]
-        if fd in self._selector.get_map():
+        if fd in self._watched:
             try:
                 self._selector.modify(fd, events)
                 return
             except OSError:  # the descriptor was closed and its number reused: watch it afresh
                 self._selector.unregister(fd)
         self._selector.register(fd, events)
+        self._watched.add(fd)
 
     def _on_timer(self, milliseconds: int) -> None:
         self._timer = None if milliseconds < 0 else time.monotonic() + milliseconds / 1000
@@ -219,6 +223,7 @@ class _Loop:
         """``CURLOPT_PREREQFUNCTION``: connected (TLS included), the request is about to leave.
         The read timeout counts from here; the loop learns the connection after this turn."""
         transfer.last_byte = time.monotonic()
+        self._next_stall = min(self._next_stall, transfer.last_byte + transfer.read_timeout)
         self._unplaced.append(transfer)
         return pycurl.PREREQFUNC_OK
 
@@ -250,11 +255,8 @@ class _Loop:
 
     def _wait(self) -> float | None:
         """Seconds until libcurl's timer or the first read timeout due (``None``: neither)."""
-        due = [transfer.last_byte + transfer.read_timeout
-               for transfer in self._running.values() if transfer.last_byte is not None]
-        if self._timer is not None:
-            due.append(self._timer)
-        return max(0.0, min(due) - time.monotonic()) if due else None
+        due = self._next_stall if self._timer is None else min(self._timer, self._next_stall)
+        return None if due == math.inf else max(0.0, due - time.monotonic())
 
     def _place(self) -> None:
         """Note the connection of each transfer whose request left (outside libcurl's
@@ -266,11 +268,25 @@ class _Loop:
         self._unplaced.clear()
 
     def _end_stalled(self, now: float) -> None:
-        """End every exchange that heard nothing from its Archive for its read timeout."""
+        """End every exchange that heard nothing from its Archive for its read timeout.
+
+        The transfers are looked at only once the earliest read timeout noted may be due: a
+        transfer's last byte only moves later, so that moment is never later than the first one
+        really due (a new transfer lowers it when its request leaves). Looking at all of them
+        every turn cost a quarter of the loop's time with a reference check's 320 exchanges
+        under way."""
+        if now < self._next_stall:
+            return
+        self._next_stall = math.inf
         for transfer in list(self._running.values()):
-            if transfer.last_byte is not None and now - transfer.last_byte >= transfer.read_timeout:
+            if transfer.last_byte is None:
+                continue
+            due = transfer.last_byte + transfer.read_timeout
+            if now >= due:
                 transfer.stalled = True
                 self._finish(transfer, pycurl.E_OPERATION_TIMEDOUT, "")
+            else:
+                self._next_stall = min(self._next_stall, due)
 
     def _abandon_incoming(self, why: str) -> None:
         """End the transfers that never reached libcurl."""
@@ -357,14 +373,27 @@ def _stall_words(transfer: _Transfer) -> str:
     return f"read timeout: the Archive's answer stalled, nothing received for {seconds}"
 
 
+#: Seconds an Archive's checked address serves further messages to it before its host is looked
+#: up and checked again. A reference check sends thousands of messages to each Archive in a few
+#: seconds, and looking the host up and checking it for each was a fifth of the fan-out's time
+#: (``benchmarks/references.py``). The address used is always one the policy accepted; a new
+#: DNS answer is followed within this time, as a DNS cache would.
+ADDRESS_SECONDS = 1.0
+
+#: Hosts whose checked address is kept at most (all are forgotten when more come): the included
+#: Archives, a few hundred at most.
+MAX_PINS = 4096
+
+
 class CurlTransport:
     """Archives over HTTP(S) through libcurl, every exchange of the process on one thread.
 
     :meth:`submit` starts an exchange and returns at once; :meth:`fetch` waits for it (the
     :class:`~ibiportal.resolver.transport.Transport` interface). For each request the host is
-    resolved and every address checked as :class:`HttpTransport` does, and libcurl connects
-    only to the checked address (``CURLOPT_CONNECT_TO``; the URL's name still goes in the Host
-    header, the TLS SNI and the certificate check). Timeouts: ``connect`` to connect,
+    resolved and every address checked as :class:`HttpTransport` does (the answer serving the
+    same scheme, host and port for ``address_seconds``: :data:`ADDRESS_SECONDS`), and libcurl
+    connects only to the checked address (``CURLOPT_CONNECT_TO``; the URL's name still goes in
+    the Host header, the TLS SNI and the certificate check). Timeouts: ``connect`` to connect,
     ``total`` for the whole exchange, and ``read`` as "no byte, header or body, for that many
     seconds", kept by the loop to the millisecond. Never raises for a network problem.
     """
@@ -377,8 +406,13 @@ class CurlTransport:
         getaddrinfo: GetAddrInfo | None = None,
         user_agent: str = "IBI-Portal-resolver",
         ca_file: str | None = None,
+        address_seconds: float = ADDRESS_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.allow_private = allow_private
+        self.address_seconds = address_seconds
+        self._clock = clock
+        self._pins: dict[str, tuple[str, float]] = {}  # scheme://netloc -> (pin, until when it serves)
         self.max_answer_bytes = max_answer_bytes
         self._getaddrinfo = getaddrinfo
         self._headers = [f"User-Agent: {user_agent}", "Accept: text/plain"]
@@ -440,10 +474,24 @@ class CurlTransport:
         kept-alive connection by host name and port – after a new DNS answer, the exchange went
         to the address checked the time before, not to the one checked now. A connection made
         through ``CONNECT_TO`` is reused only by an exchange pinned to the same address
-        (``tests/resolver/test_curl_transport.py``)."""
+        (``tests/resolver/test_curl_transport.py``).
+
+        The pin is kept for the URL's ``scheme://netloc`` (all the host and port depend on) for
+        ``address_seconds``; a refusal is not kept."""
+        parts = url.split("/", 3)
+        origin = "/".join(parts[:3]) if len(parts) == 4 else None
+        now = self._clock()
+        kept = self._pins.get(origin) if origin is not None else None
+        if kept is not None and now < kept[1]:
+            return kept[0]
         checked = check_url(url, allow_private=self.allow_private, getaddrinfo=self._getaddrinfo)
         host, address = (f"[{name}]" if ":" in name else name for name in (checked.host, checked.addresses[0]))
-        return f"{host}:{checked.port}:{address}:{checked.port}"
+        pin = f"{host}:{checked.port}:{address}:{checked.port}"
+        if origin is not None and self.address_seconds > 0:
+            if len(self._pins) >= MAX_PINS:
+                self._pins.clear()
+            self._pins[origin] = (pin, now + self.address_seconds)
+        return pin
 
     def _configure(self, transfer: _Transfer, url: str, pin: str, timeouts: Timeouts) -> None:
         curl = transfer.curl

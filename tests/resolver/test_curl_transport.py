@@ -263,3 +263,31 @@ def test_a_second_round_to_the_same_archive_reuses_its_connection(transport):
     assert bodies == [b"url http://example.org/\r\n"] * 3
     assert archive.accepted == 1
     assert [head.split(b" ")[1] for head in archive.requests] == [b"/round0", b"/round1", b"/round2"]
+
+
+def test_a_hosts_checked_address_serves_its_messages_for_a_while_then_is_checked_again(fifty):
+    """A reference check sends thousands of messages to each Archive: its host is looked up and
+    checked once per ``address_seconds``, not once per message; a refusal is not kept."""
+    archive = fifty[0]
+    port = archive.address.rsplit(":", 1)[1]
+    lookups: list[str] = []
+    now = [100.0]
+
+    def dns(host, port, *args, **kwargs):
+        lookups.append(host)
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", int(port)))]
+
+    transport = CurlTransport(allow_private=True, getaddrinfo=dns, address_seconds=1.0, clock=lambda: now[0])
+    refusing = CurlTransport(getaddrinfo=dns, address_seconds=1.0, clock=lambda: now[0])
+    try:
+        first, second = (transport.fetch(f"http://archive.test:{port}/round{index}", TIMEOUTS) for index in range(2))
+        assert (first.body, second.body) == (f"{port} /round0".encode(), f"{port} /round1".encode())
+        assert lookups == ["archive.test"]
+        now[0] += 1.0
+        assert transport.fetch(f"http://archive.test:{port}/round2", TIMEOUTS).status == 200
+        assert lookups == ["archive.test"] * 2
+        refused = [refusing.fetch(f"http://archive.test:{port}/x", TIMEOUTS) for _ in range(2)]
+        assert [exchange.failure for exchange in refused] == [Failure.REFUSED] * 2 and len(lookups) == 4
+    finally:
+        transport.close()
+        refusing.close()

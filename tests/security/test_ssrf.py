@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from ibiportal import create_app
 from ibiportal.resolver.addresses import refusal_reason
-from ibiportal.resolver.curl_transport import CurlTransport
+from ibiportal.resolver.curl_transport import ADDRESS_SECONDS, CurlTransport
 from ibiportal.resolver.engine import ClientInfo, Resolver, ResolverSettings
 from ibiportal.resolver.trace import AlertReason, Status
 from ibiportal.resolver.transport import ArchiveEndpoint, Failure, Timeouts
@@ -121,16 +121,26 @@ def test_one_forbidden_address_among_public_ones_is_enough(transport, dialed, dn
     assert dialed == []
 
 
-def test_dns_rebinding_connects_to_the_address_that_was_checked(transport, dialed, dns):
-    """The name answers a public address to the check, then 127.0.0.1: the socket goes to the first."""
+def test_dns_rebinding_connects_to_the_address_that_was_checked(make_transport, transport_class, dialed, dns):
+    """The name answers a public address to the check, then 127.0.0.1: the socket goes to the first.
+    libcurl keeps a host's checked address a while (``ADDRESS_SECONDS``): a message meanwhile goes
+    to that checked address too, and the first check after it sees the rebind."""
+    now = [0.0]
+    transport = make_transport(clock=lambda: now[0]) if transport_class is CurlTransport else make_transport()
     dns["rebind.example"] = [[PUBLIC], ["127.0.0.1"]]
     exchange = transport.fetch(f"http://rebind.example:8080{REQUEST}", TIMEOUTS)
     assert dialed == [(PUBLIC, 8080)]
     assert dns.lookups.count("rebind.example") == 1  # looked up once, for the check; never again
     assert exchange.failure is Failure.CONNECTION  # the (refused) public address, never loopback
+    if transport_class is CurlTransport:
+        meanwhile = transport.fetch(f"http://rebind.example:8080{REQUEST}", TIMEOUTS)
+        assert meanwhile.failure is Failure.CONNECTION and dialed == [(PUBLIC, 8080)] * 2
+        assert dns.lookups.count("rebind.example") == 1
+        dialed.clear()
+        now[0] += ADDRESS_SECONDS
     again = transport.fetch(f"http://rebind.example:8080{REQUEST}", TIMEOUTS)
     assert again.failure is Failure.REFUSED and "loopback" in again.error  # the next check sees the rebind
-    assert dialed == [(PUBLIC, 8080)]
+    assert dialed == ([] if transport_class is CurlTransport else [(PUBLIC, 8080)])
 
 
 def test_https_dials_the_checked_address_too(transport, dialed, dns):
@@ -140,22 +150,26 @@ def test_https_dials_the_checked_address_too(transport, dialed, dns):
     assert dialed == [(PUBLIC, 443)]
 
 
-def test_a_rebind_between_allowed_addresses_goes_to_the_address_checked_now(make_transport):
+def test_a_rebind_between_allowed_addresses_goes_to_the_address_checked_now(make_transport, transport_class):
     """Private Archives allowed, so both answers pass the check: the name answers 127.0.0.1,
-    then 127.0.0.2 on the same port. The second exchange goes to 127.0.0.2 – not over the
-    kept-alive connection to the address checked the time before."""
+    then 127.0.0.2 on the same port. The exchange after the next check (libcurl checks a host
+    again once its checked address has served ``ADDRESS_SECONDS``) goes to 127.0.0.2 – not over
+    the kept-alive connection to the address checked the time before."""
     first = RawArchive(keeps_alive(b"first"))
     second = RawArchive(keeps_alive(b"second"), host="127.0.0.2", port=first.port)
     answers_now = ["127.0.0.1"]
+    now = [0.0]
 
     def dns(host, port, *args, **kwargs):
         return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (answers_now[0], port))]
 
-    transport = make_transport(allow_private=True, getaddrinfo=dns)
+    clock = {"clock": lambda: now[0]} if transport_class is CurlTransport else {}
+    transport = make_transport(allow_private=True, getaddrinfo=dns, **clock)
     try:
         url = f"http://archive.test:{first.port}{REQUEST}"
         before = [transport.fetch(url, TIMEOUTS).body for _ in range(2)]
         answers_now[0] = "127.0.0.2"
+        now[0] += ADDRESS_SECONDS
         after = transport.fetch(url, TIMEOUTS).body
     finally:
         first.close()

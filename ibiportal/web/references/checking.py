@@ -3,12 +3,14 @@
 its answer as one JSON document or as a stream of lines (NDJSON).
 
 Each distinct request is resolved as ``GET /<persistent URL>`` on this portal would resolve it
-(:func:`resolve_as_get`): the same cache, single flight, Archives and trace. The resolutions run
+(:func:`resolve_as_get`): the same Archives, cache hits, single flight and trace, with the
+registry read once for the whole check and its outcomes not kept in the cache. The resolutions run
 on the reference-check threads, each inside a copy of this request's context (the resolution
 reads the client's address and the portal's address from it).
 """
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -17,7 +19,7 @@ from concurrent.futures import Executor, Future
 from flask import copy_current_request_context, request
 
 from ...application.references import Answer, CheckedEntry, Outcome, ReferenceCheck
-from ...application.resolving import Asked
+from ...application.resolving import Asked, Batch
 from ...ibi.extract import Extraction, Found
 from ...resolver.cache import CachedRedirect
 from ..limits import reference_budget
@@ -38,9 +40,10 @@ class RequestContextExecutor(Executor):
         return self.executor.submit(copy_current_request_context(fn), *args, **kwargs)
 
 
-def resolve_as_get(entry: Found) -> Answer:
+def resolve_as_get(batch: Batch, entry: Found) -> Answer:
     """The answer ``GET /<the entry's request>`` on this portal gives: from the cache when it
-    holds it, else resolved and cached (with single flight)."""
+    holds it, else resolved (with single flight) with the registry the check read once
+    (``batch``), and not kept in the cache (``Resolving.resolve``)."""
     url = f"{request.scheme}://{request.host}{entry.reading.resolver_path}"
     resolving, caller, site = application().resolving, request_caller(), request_site()
     hit = resolving.cached(url, caller, site)
@@ -49,14 +52,15 @@ def resolve_as_get(entry: Found) -> Answer:
         if isinstance(outcome, CachedRedirect):
             return Answer(outcome.url, None, outcome.trace_url, state)
         return Answer(None, outcome.resolution.alert, outcome.trace_url, state)
-    stored = resolving.resolve(Asked(url, entry.reading.url), caller, site)
+    stored = resolving.resolve(Asked(url, entry.reading.url), caller, site, batch)
     resolution = stored.resolution
     return Answer(resolution.url, resolution.alert, site.trace_permalink(stored.trace_id), resolving.cache_state(stored))
 
 
 def reference_check() -> ReferenceCheck:
-    """The check, wired to this portal."""
-    return ReferenceCheck(resolve_as_get, RequestContextExecutor(application().reference_executor),
+    """The check, wired to this portal, with the registry read once for all its resolutions."""
+    batch = application().resolving.batch(request_site())
+    return ReferenceCheck(functools.partial(resolve_as_get, batch), RequestContextExecutor(application().reference_executor),
                           alert_status=ALERT_STATUS, found_status=FOUND_STATUS)
 
 
