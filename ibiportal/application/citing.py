@@ -36,6 +36,7 @@ from ..archive.own import metadata_ibi
 from ..archive.service import ArchiveService
 from ..citation import CitationRecord, Citations, OaiDcRecord, citations, from_oai_dc
 from ..errors import IbiError, ParseError
+from ..i18n import N_
 from ..ibi.classify import read_url
 from ..ibi.compose import compose
 from ..ibi.conversion import convert
@@ -75,8 +76,8 @@ class CiteRequest:
         text = (text or "").strip()
         if not text:
             raise ParseError(
-                "Enter an IBI (8JMKD3MGP8W/34PGRBS or sid.inpe.br/mtc-m18@80/2009/02.16.17.46)"
-                " or a persistent URL (http://urlib.net/8JMKD3MGP8W/34PGRBS)",
+                N_("Enter an IBI (8JMKD3MGP8W/34PGRBS or sid.inpe.br/mtc-m18@80/2009/02.16.17.46)"
+                   " or a persistent URL (http://urlib.net/8JMKD3MGP8W/34PGRBS)"),
                 field="ibi",
             )
         try:
@@ -141,13 +142,15 @@ class Citing:
         if not resolution.found:
             alert = resolution.alert
             raise CiteProblem(
-                f"No oai_dc metadata for {wanted.item_url.ibi}: {alert.message}", ALERT_STATUS[alert.reason],
+                N_("No oai_dc metadata for %(ibi)s: %(reason)s", ibi=str(wanted.item_url.ibi), reason=alert.message),
+                ALERT_STATUS[alert.reason],
                 stored.trace_id, self._fall_forward(wanted, resolution, client, site),
             )
         try:
             metadata = from_oai_dc(self.oai_dc_record(resolution.url, site))
         except ParseError as exc:
-            raise CiteProblem(f"The record at {resolution.url} cannot be read: {exc}", BAD_GATEWAY, stored.trace_id) from exc
+            raise CiteProblem(N_("The record at %(url)s cannot be read: %(reason)s", url=resolution.url, reason=exc.message),
+                              BAD_GATEWAY, stored.trace_id) from exc
         except CiteProblem as problem:
             raise CiteProblem(problem.message, problem.status, stored.trace_id) from None
         forms = self._ibi_forms(str(wanted.item_url.ibi), metadata.all("identifier"))
@@ -186,8 +189,8 @@ class Citing:
         forms = self._forms_converted(last)
         ibi = forms.get("ibip") or last
         url = compose(ibi, base=site.resolver_base).canonical_symbols()
-        reason = (f"{item_url.ibi} has no oai_dc metadata of its own, but it has a later edition: "
-                  f"its last edition, {ibi}, has. Cite that edition instead?")
+        reason = N_("%(ibi)s has no oai_dc metadata of its own, but it has a later edition: "
+                    "its last edition, %(last)s, has. Cite that edition instead?", ibi=str(item_url.ibi), last=ibi)
         return Suggestion(ibi, url, reason)
 
     # -- the record ------------------------------------------------------------------------------
@@ -205,9 +208,11 @@ class Citing:
                 return self._written(item, site)
         exchange = self.application.http_transport.fetch(url, ARCHIVE_TIMEOUTS)
         if exchange.failure is not None:
-            raise CiteProblem(f"The record at {url} could not be fetched: {exchange.error}", BAD_GATEWAY)
+            raise CiteProblem(N_("The record at %(url)s could not be fetched: %(reason)s", url=url, reason=exchange.error),
+                              BAD_GATEWAY)
         if exchange.status != 200:
-            raise CiteProblem(f"The record at {url} could not be fetched: HTTP status {exchange.status}", BAD_GATEWAY)
+            raise CiteProblem(N_("The record at %(url)s could not be fetched: HTTP status %(status)s",
+                                 url=url, status=exchange.status), BAD_GATEWAY)
         return exchange.body or b""
 
     @staticmethod
@@ -227,13 +232,14 @@ class Citing:
             archive = holdings.demo.get(place[0])
             service, ibi = (archive.service if archive else None), place[1]
         if service is None or ibi is None:
-            raise CiteProblem(f"The Archive answered {url}, a page of this portal that is not an oai_dc record", BAD_GATEWAY)
+            raise CiteProblem(N_("The Archive answered %(url)s, a page of this portal that is not an oai_dc record", url=url),
+                              BAD_GATEWAY)
         try:
             item = service.store.find(ibi)
         except ParseError:
             item = None
         if item is None or item.dc is None:
-            raise CiteProblem(f"The Archive answered {url}, but it holds no oai_dc record there", BAD_GATEWAY)
+            raise CiteProblem(N_("The Archive answered %(url)s, but it holds no oai_dc record there", url=url), BAD_GATEWAY)
         return item
 
     # -- the IBI cited -------------------------------------------------------------------------

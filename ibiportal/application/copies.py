@@ -15,6 +15,7 @@ from ..archive.model import IbiForms
 from ..archive.own import known_forms
 from ..archive.store import ibi_key
 from ..errors import IbiError, ParseError
+from ..i18n import N_
 from ..minting import MintRequest
 from ..storage.copies import CopyRecord, CopyStore
 from ..storage.identifiers import IdentifierStore
@@ -54,14 +55,14 @@ class CopyService:
         forms = self._forms(ibi)
         url = MintRequest.parse({"target_url": target_url}).target_url
         if url is None:
-            raise ParseError("target_url is required: where this Archive serves its copy", field="target_url")
+            raise ParseError(N_("target_url is required: where this Archive serves its copy"), field="target_url")
         keys = [ibi_key(form) for form in forms.forms()]
         minted = next((item for key in keys if (item := self.identifiers.find_minted(rep=key, ibip=key))), None)
         if minted is not None:
-            raise CopyConflict(f"{ibi} is this Archive's own item {minted.ibip} (state Original): "
-                               "change its target URL with PATCH /api/v1/items/<ibi> instead")
+            raise CopyConflict(N_("%(ibi)s is this Archive's own item %(own)s (state Original): change its target "
+                                  "URL with PATCH /api/v1/items/<ibi> instead", ibi=ibi, own=minted.ibip))
         if ibi_key(self.service_ibi) in keys:
-            raise CopyConflict(f"{ibi} is this Archive's own archive service IBI")
+            raise CopyConflict(N_("%(ibi)s is this Archive's own archive service IBI", ibi=ibi))
         record, created = self.copies.put(ibi_key(str(ibi)), keys, url)
         return HeldCopy(record, forms), created
 
@@ -71,7 +72,7 @@ class CopyService:
         forms = self._forms(ibi)
         record = self.copies.remove([ibi_key(form) for form in forms.forms()])
         if record is None:
-            raise CopyNotFound(f"this Archive holds no copy of {ibi}")
+            raise CopyNotFound(N_("this Archive holds no copy of %(ibi)s", ibi=ibi))
         return HeldCopy(record, forms)
 
     def held(self) -> list[HeldCopy]:
@@ -80,7 +81,7 @@ class CopyService:
 
     def _forms(self, ibi: object) -> IbiForms:
         if not isinstance(ibi, str) or not ibi.strip():
-            raise ParseError("ibi is required: the IBI of the item copied, in either form", field="ibi")
+            raise ParseError(N_("ibi is required: the IBI of the item copied, in either form"), field="ibi")
         try:
             return known_forms(ibi_key(ibi.strip()), self.prefix_pairs)
         except ParseError as error:

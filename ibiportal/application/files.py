@@ -21,6 +21,7 @@ from typing import BinaryIO, Protocol
 from ..archive.file_path import parse_file_path
 from ..archive.store import ibi_key
 from ..errors import IbiError
+from ..i18n import N_
 from .items import ItemDeleted, ItemNotFound
 from ..minted import MintedItem
 from ..storage.files import StoredFile
@@ -41,7 +42,7 @@ class FileNotHeld(IbiError):
     """The item has no file at this path."""
 
     def __init__(self, ibi: str, path: str):
-        super().__init__(f"the item {ibi} has no file {path}")
+        super().__init__(N_("the item %(ibi)s has no file %(path)s", ibi=ibi, path=path))
         self.ibi, self.path = ibi, path
 
 
@@ -49,9 +50,13 @@ class FileTooLarge(IbiError):
     """The upload is larger than ``IBIPORTAL_MAX_FILE_BYTES``."""
 
     def __init__(self, limit: int, size: int | None = None):
-        said = f"is {size:,} bytes" if size is not None else "goes on past the limit"
-        super().__init__(f"the file {said}; this portal keeps files of at most {limit:,} bytes "
-                         "(IBIPORTAL_MAX_FILE_BYTES)")
+        if size is None:
+            message = N_("the file goes on past the limit; this portal keeps files of at most %(limit)s bytes "
+                         "(IBIPORTAL_MAX_FILE_BYTES)", limit=f"{limit:,}")
+        else:
+            message = N_("the file is %(size)s bytes; this portal keeps files of at most %(limit)s bytes "
+                         "(IBIPORTAL_MAX_FILE_BYTES)", size=f"{size:,}", limit=f"{limit:,}")
+        super().__init__(message)
         self.limit = limit
 
 
@@ -125,14 +130,16 @@ class ItemFiles:
         key = ibi_key(ibi)
         minted = self.items.find_minted(rep=key, ibip=key)
         if minted is None:
-            raise ItemNotFound(f"{ibi} is not an item of this portal's Archive: files belong to items minted here")
+            raise ItemNotFound(N_("%(ibi)s is not an item of this portal's Archive: files belong to items minted here",
+                                  ibi=ibi))
         return minted
 
     def _changeable(self, ibi: str) -> MintedItem:
         """The own item, :class:`ItemDeleted` when it is a tombstone (its files can no longer change)."""
         item = self.item(ibi)
         if item.deleted:
-            raise ItemDeleted(f"{ibi} was deleted at {item.deleted_at}: its files can no longer change")
+            raise ItemDeleted(N_("%(ibi)s was deleted at %(date)s: its files can no longer change", ibi=ibi,
+                                 date=item.deleted_at))
         return item
 
     def listing(self, ibi: str) -> HeldFiles:
@@ -194,8 +201,9 @@ class ItemFiles:
             digest.update(piece)
             spool.write(piece)
         if upload.length is not None and size != upload.length:
-            raise UploadRefused(f"the body ended after {size:,} of the {upload.length:,} bytes its "
-                                "Content-Length announced: nothing was stored, send it again")
+            raise UploadRefused(N_("the body ended after %(size)s of the %(length)s bytes its Content-Length "
+                                   "announced: nothing was stored, send it again",
+                                   size=f"{size:,}", length=f"{upload.length:,}"))
         return size, digest.hexdigest()
 
     @staticmethod
@@ -207,10 +215,11 @@ class ItemFiles:
             return guessed or DEFAULT_CONTENT_TYPE
         given = given.strip()
         if given.lower().startswith(("multipart/form-data", "application/x-www-form-urlencoded")):
-            raise UploadRefused(f"the body is a form ({given.split(';')[0]}): send the file's own bytes as the "
-                                "body, with the file's type as Content-Type (curl --data-binary @FILE)")
+            raise UploadRefused(N_("the body is a form (%(type)s): send the file's own bytes as the body, with the "
+                                   "file's type as Content-Type (curl --data-binary @FILE)", type=given.split(";")[0]))
         if len(given) > MAX_CONTENT_TYPE_LENGTH or not _MEDIA_TYPE.fullmatch(given):
-            raise UploadRefused(f"the Content-Type {given[:80]!r} is not a media type such as application/pdf")
+            raise UploadRefused(N_("the Content-Type %(type)s is not a media type such as application/pdf",
+                                   type=repr(given[:80])))
         return given
 
 

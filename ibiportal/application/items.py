@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 
 from ..archive.model import ItemState
 from ..errors import IbiError, ParseError
+from ..i18n import N_
 from ..ibi.identifier import parse_ibi
 from ..item_links import link, linked_item, linked_items
 from ..minted import NEXT_EDITION, TRANSLATION, ItemLink, MintedItem
@@ -92,7 +93,8 @@ class ItemService:
         unknown = sorted(set(fields) - set(EDITABLE_FIELDS))
         if unknown:
             raise ParseError(
-                f"{unknown[0]} cannot be changed; an item's changeable fields are {', '.join(EDITABLE_FIELDS)}",
+                N_("%(field)s cannot be changed; an item's changeable fields are %(fields)s",
+                   field=unknown[0], fields=", ".join(EDITABLE_FIELDS)),
                 field=unknown[0],
             )
         record = self.find(ibi)
@@ -127,7 +129,7 @@ class ItemService:
         key = str(parse_ibi(ibi))
         minted = self.store.find_minted(rep=key, ibip=key)
         if minted is None:
-            raise ItemNotFound(f"{ibi} is not an item of this portal's Archive")
+            raise ItemNotFound(N_("%(ibi)s is not an item of this portal's Archive", ibi=ibi))
         return minted
 
     def _relations(self, minted: MintedItem) -> ItemRelations:
@@ -178,7 +180,8 @@ class ItemService:
 
 def _refuse_deleted(minted: MintedItem) -> None:
     if minted.deleted:
-        raise ItemDeleted(f"{minted.ibip} was deleted on {minted.deleted_at}: its tombstone cannot be changed")
+        raise ItemDeleted(N_("%(ibi)s was deleted on %(date)s: its tombstone cannot be changed",
+                             ibi=minted.ibip, date=minted.deleted_at))
 
 
 def _as_fields(record: ItemRecord) -> dict[str, object]:

@@ -29,6 +29,7 @@ from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass
 from enum import StrEnum
 
+from ..i18n import N_
 from ..ibi.extract import Found
 from ..log_limits import LimitedLog
 from ..resolver.trace import Alert, AlertReason
@@ -146,7 +147,8 @@ class ReferenceCheck:
         for indices in requests.values():
             refusal = refusal or budget()
             if refusal is not None:
-                not_checked = EntryResolution(Outcome.ERROR, NOT_CHECKED_STATUS, None, f"not checked: {refusal}")
+                not_checked = EntryResolution(Outcome.ERROR, NOT_CHECKED_STATUS, None,
+                                              N_("not checked: %(reason)s", reason=refusal))
                 yield from (CheckedEntry(index, entries[index], not_checked) for index in indices)
                 continue
             if len(pending) >= self.concurrency:
@@ -168,14 +170,15 @@ class ReferenceCheck:
             answer = future.result()
         except Exception as error:  # one request's failure must not end the check of the others: logged with its cause
             _FAILURES.exception(type(error).__name__, "reference check: resolving %s failed", request_of(entry))
-            return EntryResolution(Outcome.ERROR, 500, None, "the portal failed while resolving it (logged); check it again")
+            return EntryResolution(Outcome.ERROR, 500, None,
+                                   N_("the portal failed while resolving it (logged); check it again"))
         return self.of_answer(answer)
 
     def of_answer(self, answer: Answer) -> EntryResolution:
         """The resolver's answer as an entry's resolution."""
         if answer.alert is None:
             return EntryResolution(Outcome.FOUND, self.found_status, answer.location,
-                                   f"redirects to {answer.location}", answer.trace_url, answer.cache)
+                                   N_("redirects to %(url)s", url=answer.location), answer.trace_url, answer.cache)
         alert = answer.alert
         return EntryResolution(OUTCOME_OF_ALERT.get(alert.reason, Outcome.ERROR), self.alert_status[alert.reason],
                                None, alert.message, answer.trace_url, answer.cache)
@@ -184,9 +187,12 @@ class ReferenceCheck:
     def invalid(entry: Found) -> EntryResolution:
         """A broken entry: invalid, with the recogniser's reason and where in the entry's text."""
         error = entry.reading.error
-        where = "" if error is None or error.position is None else f" (at character {error.position})"
-        message = error.message if error is not None else "not an IBI"
-        return EntryResolution(Outcome.INVALID, None, None, f"not an IBI: {message}{where}")
+        if error is None:
+            return EntryResolution(Outcome.INVALID, None, None, N_("not an IBI"))
+        if error.position is None:
+            return EntryResolution(Outcome.INVALID, None, None, N_("not an IBI: %(reason)s", reason=error.message))
+        return EntryResolution(Outcome.INVALID, None, None, N_("not an IBI: %(reason)s (at character %(position)s)",
+                                                               reason=error.message, position=error.position))
 
 
 def request_of(entry: Found) -> str:

@@ -28,6 +28,7 @@ from citeproc import Citation, CitationItem, CitationStylesBibliography, Citatio
 from citeproc.source.json import CiteProcJSON
 
 from ..errors import IbiError
+from ..i18n import N_
 from .formats import csl_json
 from .record import CitationRecord
 
@@ -47,8 +48,12 @@ class UnknownStyle(IbiError):
     """No CSL style of that name; ``closest`` are the names most like it."""
 
     def __init__(self, name: str, closest: list[str]) -> None:
-        hint = f"; the closest: {', '.join(closest)}" if closest else ""
-        super().__init__(f"no citation style named {name!r}{hint}")
+        if closest:
+            message = N_("no citation style named %(name)s; the closest: %(closest)s", name=repr(name),
+                         closest=", ".join(closest))
+        else:
+            message = N_("no citation style named %(name)s", name=repr(name))
+        super().__init__(message)
         self.name = name
         self.closest = closest
 
@@ -57,7 +62,8 @@ class UnknownLocale(IbiError):
     """No CSL locale for that language tag."""
 
     def __init__(self, name: str) -> None:
-        super().__init__(f"no citation locale {name!r}; locales are language tags such as en-US, pt-BR, de")
+        super().__init__(N_("no citation locale %(name)s; locales are language tags such as en-US, pt-BR, de",
+                            name=repr(name)))
         self.name = name
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from ibiportal.citation.record import CitationRecord
 from ibiportal.citation.types import ItemType, read_dc_type
 from ibiportal.errors import IbiError, ParseError
+from ibiportal.i18n import N_
 
 MAX_OAI_DC_BYTES = 1_000_000
 OAI_DC_NAMESPACE = "http://www.openarchives.org/OAI/2.0/oai_dc/"
@@ -144,7 +145,8 @@ def from_oai_dc(xml: bytes | str) -> OaiDcRecord:
     """
     size = len(xml.encode("utf-8") if isinstance(xml, str) else xml)
     if size > MAX_OAI_DC_BYTES:
-        raise ParseError(f"the oai_dc record is {size} bytes, more than the {MAX_OAI_DC_BYTES} allowed")
+        raise ParseError(N_("the oai_dc record is %(size)s bytes, more than the %(limit)s allowed",
+                            size=size, limit=MAX_OAI_DC_BYTES))
     parser = pyexpat.ParserCreate(namespace_separator=" ")
     parser.SetParamEntityParsing(pyexpat.XML_PARAM_ENTITY_PARSING_NEVER)
     parser.StartDoctypeDeclHandler = _refuse
@@ -182,18 +184,18 @@ def from_oai_dc(xml: bytes | str) -> OaiDcRecord:
     try:
         parser.Parse(xml, True)
     except _RefusedDeclaration:
-        raise ParseError(
-            f"the oai_dc record has a document type declaration (line {parser.CurrentLineNumber},"
-            f" column {parser.CurrentColumnNumber + 1}); oai_dc records have none, and it is refused"
-            " so that no entity can be expanded"
-        ) from None
+        raise ParseError(N_(
+            "the oai_dc record has a document type declaration (line %(line)s, column %(column)s); oai_dc records"
+            " have none, and it is refused so that no entity can be expanded",
+            line=parser.CurrentLineNumber, column=parser.CurrentColumnNumber + 1,
+        )) from None
     except pyexpat.ExpatError as error:
-        raise ParseError(
-            f"the oai_dc record is not well-formed XML: {pyexpat.ErrorString(error.code)}"
-            f" (line {error.lineno}, column {error.offset + 1})"
-        ) from None
+        raise ParseError(N_(
+            "the oai_dc record is not well-formed XML: %(reason)s (line %(line)s, column %(column)s)",
+            reason=pyexpat.ErrorString(error.code), line=error.lineno, column=error.offset + 1,
+        )) from None
     if not found_record:
-        raise ParseError(f"the XML holds no oai_dc:dc element (namespace {OAI_DC_NAMESPACE})")
+        raise ParseError(N_("the XML holds no oai_dc:dc element (namespace %(namespace)s)", namespace=OAI_DC_NAMESPACE))
     cleaned = {
         name: tuple(value for value in (" ".join(raw.split()) for raw in values) if value)
         for name, values in elements.items()

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
+from ..i18n import N_
 from .names import Name
 from .record import CitationRecord
 from .rich import BOLD, ITALIC, PLAIN, Rich, RichBuilder
@@ -403,10 +404,10 @@ def ieee(record: CitationRecord, accessed: date) -> Rich:
 
 
 STYLES: tuple[Style, ...] = (
-    Style("inpe", "INPE (NBR 6023 as the INPE library prints it)", "INPE", "pt-BR", inpe),
-    Style("inpe_en", "INPE in English", "INPE (English)", "en", inpe_en),
+    Style("inpe", N_("INPE (NBR 6023 as the INPE library prints it)"), "INPE", "pt-BR", inpe),
+    Style("inpe_en", N_("INPE in English"), N_("INPE (English)"), "en", inpe_en),
     Style("abnt", "ABNT (NBR 6023:2018)", "ABNT", "pt-BR", abnt),
-    Style("apa", "APA (7th edition)", "APA", "en", apa),
+    Style("apa", N_("APA (7th edition)"), "APA", "en", apa),
     Style("ieee", "IEEE", "IEEE", "en", ieee),
     Style("harvard", "Harvard (Cite Them Right)", "Harvard", "en", harvard),
 )

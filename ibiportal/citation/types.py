@@ -17,6 +17,8 @@ import unicodedata
 from dataclasses import dataclass
 from enum import Enum
 
+from ..i18n import N_
+
 
 @dataclass(frozen=True)
 class TypeNames:
@@ -33,23 +35,23 @@ class TypeNames:
 class ItemType(Enum):
     """What kind of item is cited; the value's ``slug`` is what the API and forms take."""
 
-    ARTICLE = TypeNames("article", "Article", "info:eu-repo/semantics/article", "article", "JOUR", "article-journal")
-    BOOK = TypeNames("book", "Book", "info:eu-repo/semantics/book", "book", "BOOK", "book")
-    CHAPTER = TypeNames("chapter", "Book chapter", "info:eu-repo/semantics/bookPart", "incollection", "CHAP", "chapter")
+    ARTICLE = TypeNames("article", N_("Article"), "info:eu-repo/semantics/article", "article", "JOUR", "article-journal")
+    BOOK = TypeNames("book", N_("Book"), "info:eu-repo/semantics/book", "book", "BOOK", "book")
+    CHAPTER = TypeNames("chapter", N_("Book chapter"), "info:eu-repo/semantics/bookPart", "incollection", "CHAP", "chapter")
     CONFERENCE_PAPER = TypeNames(
-        "conference paper", "Conference paper", "info:eu-repo/semantics/conferenceObject", "inproceedings", "CONF",
+        "conference paper", N_("Conference paper"), "info:eu-repo/semantics/conferenceObject", "inproceedings", "CONF",
         "paper-conference",
     )
     MASTERS_THESIS = TypeNames(
-        "master's thesis", "Master's thesis", "info:eu-repo/semantics/masterThesis", "mastersthesis", "THES", "thesis"
+        "master's thesis", N_("Master's thesis"), "info:eu-repo/semantics/masterThesis", "mastersthesis", "THES", "thesis"
     )
     DOCTORAL_THESIS = TypeNames(
-        "doctoral thesis", "Doctoral thesis", "info:eu-repo/semantics/doctoralThesis", "phdthesis", "THES", "thesis"
+        "doctoral thesis", N_("Doctoral thesis"), "info:eu-repo/semantics/doctoralThesis", "phdthesis", "THES", "thesis"
     )
-    REPORT = TypeNames("report", "Report", "info:eu-repo/semantics/report", "techreport", "RPRT", "report")
-    DATASET = TypeNames("dataset", "Dataset", "Dataset", "misc", "DATA", "dataset")
-    SOFTWARE = TypeNames("software", "Software", "Software", "misc", "COMP", "software")
-    OTHER = TypeNames("other", "Other", "info:eu-repo/semantics/other", "misc", "GEN", "document")
+    REPORT = TypeNames("report", N_("Report"), "info:eu-repo/semantics/report", "techreport", "RPRT", "report")
+    DATASET = TypeNames("dataset", N_("Dataset"), "Dataset", "misc", "DATA", "dataset")
+    SOFTWARE = TypeNames("software", N_("Software"), "Software", "misc", "COMP", "software")
+    OTHER = TypeNames("other", N_("Other"), "info:eu-repo/semantics/other", "misc", "GEN", "document")
 
     @property
     def names(self) -> TypeNames:

@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 from urllib.parse import quote
 
 from flask import Response, current_app, jsonify, request
+from flask_babel import gettext
 from werkzeug.http import http_date, is_resource_modified
 
 from ..application.files import FileNotHeld, FileTooLarge, UploadRefused
@@ -95,7 +96,7 @@ def file_response(stored: StoredFile) -> Response:
             headers["Content-Range"] = f"bytes {start}-{stop - 1}/{stored.size}"
         elif len(asked.ranges) == 1:
             headers["Content-Range"] = f"bytes */{stored.size}"
-            return Response(f"The file has {stored.size} bytes: the range asked for is outside it.\n", 416,
+            return Response(gettext("The file has %(size)s bytes: the range asked for is outside it.", size=stored.size) + "\n", 416,
                             headers=headers, mimetype="text/plain")
     headers["Content-Length"] = str(stop - start)
     body = _body(current_app.config["DATABASE"], stored, start, stop)

@@ -4,6 +4,9 @@
 // without a warning; "Re-check unresolved" sends again only the rows with no outcome yet or an
 // error (the per-IBI limit, an Archive that did not answer). The downloads post the outcomes
 // received, so the CSV and JSON carry them. Without this script each row keeps its Trace link.
+// The words it writes come in the page's language from the panel's data-words (the outcome
+// names, and each sentence with a count as its "one" and "other" forms, chosen by the page
+// language's plural rules).
 "use strict";
 
 (() => {
@@ -16,8 +19,15 @@
   const recheck = document.getElementById("recheck");
   const onlyProblems = document.getElementById("only-problems");
   const outcomes = ["found", "deleted", "not found", "invalid", "error"];
+  const words = JSON.parse(panel.dataset.words);
+  const language = document.documentElement.lang || "en";
+  const plural = new Intl.PluralRules(language);
+  const number = (n) => n.toLocaleString(language);
+  const counted = (forms, n) => (plural.select(n) === "one" ? forms.one : forms.other).replace("{n}", number(n));
+  const fill = (sentence, values) => sentence.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? values[name] : whole));
   // An error with 429 is the per-IBI limit: that row was not checked; any other error was.
-  const label = (resolution) => (resolution.outcome === "error" && resolution.status === 429 ? "not checked" : resolution.outcome);
+  const label = (resolution) => words.outcomes[
+    resolution.outcome === "error" && resolution.status === 429 ? "not checked" : resolution.outcome];
   const resolutions = rows.map(() => null);
   panel.hidden = false;
 
@@ -32,7 +42,7 @@
     const tally = counts();
     let x = 0;
     outcomes.forEach((outcome) => {
-      panel.querySelector(`[data-count="${outcome}"]`).textContent = String(tally[outcome]);
+      panel.querySelector(`[data-count="${outcome}"]`).textContent = number(tally[outcome]);
       const width = rows.length ? (100 * tally[outcome]) / rows.length : 0;
       const bar = panel.querySelector(`rect[data-outcome="${outcome}"]`);
       bar.setAttribute("x", String(x));
@@ -44,7 +54,7 @@
     progress.max = rows.length;
     const open = rows.filter(unresolved).length;
     recheck.disabled = open === 0;
-    recheck.textContent = open ? `Re-check ${open} unresolved` : "Re-check unresolved";
+    recheck.textContent = open ? counted(words.recheckCount, open) : words.recheck;
     return tally;
   }
 
@@ -73,7 +83,7 @@
   // One check: the entries of `text`, row i of the page being rowOf(i) of the answer.
   async function check(text, rowOf, expected) {
     recheck.disabled = true;
-    status.textContent = `Checking ${expected} IBI${expected === 1 ? "" : "s"}…`;
+    status.textContent = counted(words.checkingCount, expected);
     let response;
     try {
       response = await fetch(panel.dataset.api, {
@@ -82,13 +92,13 @@
         body: JSON.stringify({ text }),
       });
     } catch (error) {
-      status.textContent = "Not checked: the portal did not answer. Re-check when it is back.";
+      status.textContent = words.noAnswer;
       summarise();
       return;
     }
     if (!response.ok) {
       const body = await response.json().catch(() => null);
-      status.textContent = `Not checked: ${body && body.error ? body.error.message : `HTTP ${response.status}`}`;
+      status.textContent = fill(words.refused, { reason: body && body.error ? body.error.message : `HTTP ${response.status}` });
       summarise();
       return;
     }
@@ -117,8 +127,9 @@
     handle(buffer);
     const tally = summarise();
     const open = rows.filter(unresolved).length;
-    status.textContent = `Checked: ${tally.found} found, ${tally.deleted} deleted, ${tally["not found"]} not found, `
-      + `${tally.invalid} invalid${open ? `; ${open} not checked yet` : ""}.`;
+    const values = { found: number(tally.found), deleted: number(tally.deleted), not_found: number(tally["not found"]),
+      invalid: number(tally.invalid), open: open ? counted(words.openCount, open) : "" };
+    status.textContent = fill(words.checked, values);
   }
 
   onlyProblems.addEventListener("change", () => table.classList.toggle("only-problems", onlyProblems.checked));
@@ -127,7 +138,7 @@
     const open = rows.filter(unresolved);
     open.forEach((row) => {
       delete row.dataset.outcome;
-      row.querySelector("td.check .outcome").textContent = "checking…";
+      row.querySelector("td.check .outcome").textContent = words.checking;
     });
     check(open.map((row) => row.dataset.recheck).join("\n"), (index) => open[index], open.length);
   });

@@ -139,6 +139,13 @@ def phone(browser, live_server) -> Iterator[Page]:
     yield from _page(browser, live_server, PHONE, is_mobile=True, has_touch=True, device_scale_factor=2)
 
 
+@pytest.fixture
+def pt_phone(browser, live_server) -> Iterator[Page]:
+    """A phone-sized page whose browser asks for Brazilian Portuguese (``Accept-Language: pt-BR``)."""
+    yield from _page(browser, live_server, PHONE, is_mobile=True, has_touch=True, device_scale_factor=2,
+                     locale="pt-BR")
+
+
 @pytest.fixture(params=["desktop", "phone"])
 def addressless_page(request, browser, addressless_server) -> Iterator[Page]:
     """A page on the portal without ``PORTAL_URL``, at 1280 px then at 390 px

@@ -209,3 +209,23 @@ def test_any_csl_style_by_name_and_the_closest_names_for_an_unknown_one(page, ph
         assert view.evaluate("document.documentElement.scrollWidth") <= view.viewport_size["width"]
         view.locator('section[data-style="nature"]').scroll_into_view_if_needed()
         shoot(view, f"cite-csl-{'phone' if view is phone else 'desktop'}")
+
+
+
+def test_cite_in_portuguese_on_a_phone_writes_a_csl_style_in_portuguese(pt_phone):
+    """A reader whose browser asks for Portuguese: the page's words are Portuguese, and a CSL
+    style asked for without a language is written in Brazilian Portuguese (the page's)."""
+    page = pt_phone
+    page.goto(f"/cite?ibi={DEMO_IBIP}&style=chicago-author-date")
+    assert page.evaluate("document.documentElement.lang") == "pt-BR"
+    expect(page.get_by_role("heading", name="Citar um item")).to_be_visible()
+    expect(page.get_by_role("heading", name="O item")).to_be_visible()
+    expect(page.get_by_role("region", name="APA (7ª edição)")).to_contain_text("Almeida, R. C., & Okafor, D. N. (2015).")
+    expect(page.get_by_label("Idioma da citação (opcional)")).to_have_attribute("placeholder", "pt-BR")
+    other = page.locator('section[data-style="chicago-author-date"]')
+    expect(other.get_by_role("heading")).to_contain_text("(CSL, pt-BR)")
+    expect(other.locator("p")).to_contain_text("Almeida, R. C., e D. N. Okafor. 2015.")  # CSL's pt-BR "e", not "and"
+    expect(other.get_by_role("button", name="Copiar chicago-author-date")).to_be_visible()
+    page.wait_for_load_state()
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
+    shoot(page, "cite-phone-pt-BR")

@@ -215,3 +215,35 @@ def test_no_uploaded_file_runs_script_in_the_portals_origin(page, live_server, t
         assert response is not None and response.headers["content-security-policy"].startswith("sandbox")
         expect(page.locator("#ran")).to_have_count(0)
     assert dialogs == []
+
+
+def test_the_item_page_in_portuguese_on_a_phone(pt_phone, family):
+    page = pt_phone
+    page.goto(f"/archive/items/{family['original']['ibip']}")
+    assert page.evaluate("document.documentElement.lang") == "pt-BR"
+    expect(page.get_by_text("Um item do Arquivo próprio deste portal.")).to_be_visible()
+    facts = page.locator("dl.item-facts")
+    expect(facts).to_contain_text("Nome de repositório")
+    expect(facts).to_contain_text("Última atualização")
+    expect(facts.locator("dd").filter(has_text="Original").first).to_be_visible()
+    files = page.get_by_role("region", name="Arquivos")
+    expect(files.locator('td[data-label="Tamanho"]').first).to_be_visible()  # one card per file, each value named
+    expect(files.locator("td.time").first).to_have_text(re.compile(r"^\d{2}/\d{2}/\d{4} \d{2}:\d{2}:\d{2} UTC$"))
+    expect(page.get_by_text("Tradução (en):")).to_be_visible()
+    expect(page.get_by_text("Próxima edição:")).to_be_visible()
+    expect(page.get_by_role("link", name="Citar este item")).to_be_visible()
+    no_sideways_scroll(page)
+    shoot(page, "item-page-phone-pt-BR")
+
+
+def test_the_file_list_in_portuguese_on_a_phone(pt_phone, family):
+    page = pt_phone
+    page.goto(f"/archive/items/{family['original']['ibip']}/files")
+    assert page.evaluate("document.documentElement.lang") == "pt-BR"
+    expect(page.get_by_role("heading", name="Arquivos de Relatório de atividades do INPE")).to_be_visible()
+    table = page.locator("table.files")
+    expect(table.locator('th[data-label="Caminho"]').first).to_be_visible()
+    expect(table.locator("tr").filter(has_text="dados/tabela.csv")).to_contain_text("18 bytes")
+    expect(table.locator("td.time").first).to_have_text(re.compile(r"^\d{2}/\d{2}/\d{4}"))
+    no_sideways_scroll(page)
+    shoot(page, "item-files-phone-pt-BR")

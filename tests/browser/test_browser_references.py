@@ -166,3 +166,30 @@ def test_the_home_box_offers_a_pasted_reference_to_check_references(browser, liv
         page.get_by_label("IBI or persistent URL").fill("8JMKD3MGP8W/35MME4E")
         expect(page.locator("#q-live")).to_contain_text("Looks like an IBI")
         expect(page.locator("#reference-offer")).to_be_hidden()
+
+
+def test_a_bib_checked_in_portuguese_on_a_phone(pt_phone, tmp_path):
+    """Upload a .bib in Portuguese: the headings, the streamed status, the legend, the outcomes
+    and the filter are Portuguese; the downloads keep their machine-readable columns."""
+    page = pt_phone
+    bib = tmp_path / "refs.bib"
+    bib.write_text((DATA / "references.bib").read_text(encoding="utf-8"), encoding="utf-8")
+    page.goto("/references")
+    assert page.evaluate("document.documentElement.lang") == "pt-BR"
+    expect(page.get_by_role("heading", name="Verificar referências")).to_be_visible()
+    page.get_by_label("Ou um arquivo").set_input_files(str(bib))
+    page.get_by_role("button", name="Encontrar IBIs").click()
+    page.wait_for_load_state()
+    expect(page.get_by_role("heading", name="5 IBIs encontrados")).to_be_visible()
+    expect(page.locator("#check-status")).to_contain_text("Verificação concluída", timeout=30_000)
+    expect(page.locator("table.found-table tbody tr[data-outcome]")).to_have_count(5)
+    expect(page.locator("td.check .outcome").first).to_have_text(re.compile(r"^não encontrado \(404\)$"))
+    expect(page.locator("#check-summary")).to_contain_text("não encontrado: 5")
+    page.get_by_label("Só os problemas").check()
+    expect(page.locator("table.found-table tbody tr:visible")).to_have_count(5)
+    no_sideways_scroll(page, PHONE["width"])
+    shoot(page, "references-phone-pt-BR")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Baixar CSV").click()
+    header = Path(download.value.path()).read_text(encoding="utf-8").splitlines()[0]
+    assert header.startswith("line,text,ibi,form,repository name,IBIp,persistent URL,")

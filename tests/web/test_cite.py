@@ -389,3 +389,18 @@ def test_the_page_shows_a_csl_style_and_offers_the_closest_names(client):
     text = unknown.get_data(as_text=True)
     assert "no citation style named &#39;vancouver&#39;" in text or "no citation style named 'vancouver'" in text
     assert 'href="/cite?ibi=D7N2U8HW/3UGHFGH&amp;style=elsevier-vancouver"' in text
+
+
+def test_a_csl_style_without_a_language_is_written_in_the_pages(client):
+    """Chicago's connective between two authors is CSL's locale term: "e" in pt-BR, "and" in en-US.
+    The page writes it in its own language; the API keeps CSL's en-US whatever the reader's."""
+    asked = {"ibi": DEMO_IBIP, "style": "chicago-author-date"}
+    portuguese = client.get("/cite", query_string={**asked, "lang": "pt-BR"}).get_data(as_text=True)
+    assert '<p class="citation-text" lang="pt-BR">Almeida, R. C., e D. N. Okafor. 2015.' in portuguese
+    assert "(CSL, pt-BR)" in portuguese and 'placeholder="pt-BR"' in portuguese
+    english = client.get("/cite", query_string={**asked, "lang": "en"}).get_data(as_text=True)
+    assert '<p class="citation-text" lang="en-US">Almeida, R. C., and D. N. Okafor. 2015.' in english
+    chosen = client.get("/cite", query_string={**asked, "lang": "pt-BR", "locale": "en-GB"}).get_data(as_text=True)
+    assert "(CSL, en-GB)" in chosen
+    api = client.get("/api/v1/cite", query_string=asked, headers={"Accept-Language": "pt-BR"}).get_json()
+    assert api["citations"]["formatted"]["chicago-author-date"].startswith("Almeida, R. C., and D. N. Okafor.")

@@ -12,6 +12,7 @@ from flask import jsonify, request
 
 from ...citation.csl import CslCitation, UnknownLocale, UnknownStyle, csl_citation
 from ..cite.lookup import CiteProblem, CiteResult, cite, other_style, trace_links
+from ..i18n import translate
 from .views import bp
 
 
@@ -22,18 +23,19 @@ def cite_api():
     try:
         other = other_style(request.args.get("style"), request.args.get("locale"))
     except UnknownStyle as unknown:
-        body = {"error": {"message": str(unknown), "position": None, "field": "style"}, "closest": unknown.closest}
+        body = {"error": {"message": translate(unknown.args[0]), "position": None, "field": "style"},
+                "closest": unknown.closest}
         return jsonify(body), 406
     except UnknownLocale as unknown:
-        return jsonify({"error": {"message": str(unknown), "position": None, "field": "locale"}}), 406
+        return jsonify({"error": {"message": translate(unknown.args[0]), "position": None, "field": "locale"}}), 406
     try:
         result = cite(request.args.get("ibi"))
     except CiteProblem as problem:
-        body = {"error": {"message": problem.message, "position": None}}
+        body = {"error": {"message": translate(problem.message), "position": None}}
         if problem.trace_id:
             body["trace"] = trace_links(problem.trace_id)["api"]
         if problem.suggestion:
-            body["suggestion"] = problem.suggestion.to_dict()
+            body["suggestion"] = {**problem.suggestion.to_dict(), "reason": translate(problem.suggestion.reason)}
         return jsonify(body), problem.status
     return jsonify(result_to_dict(result, csl_citation(result.record, *other) if other else None))
 

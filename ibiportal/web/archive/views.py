@@ -3,6 +3,7 @@ pages behind the demo Archives' URLs, so that every resolution ends on a real pa
 from __future__ import annotations
 
 from flask import Blueprint, Flask, Response, abort, render_template, request
+from flask_babel import gettext
 
 from ...archive.model import Item
 from ...archive.oai_dc import oai_dc_xml
@@ -100,10 +101,12 @@ def own_item(ibi: str):
     record = items.find(ibi)
     relations = record.relations
     related = [(label, target, _title(items, target)) for label, target in (
-        ("Previous edition", relations.previous_edition), ("Next edition", relations.next_edition),
-        (f"Translation of ({relations.translation_language})" if relations.translation_of else "", relations.translation_of),
+        (gettext("Previous edition"), relations.previous_edition), (gettext("Next edition"), relations.next_edition),
+        (gettext("Translation of (%(language)s)", language=relations.translation_language) if relations.translation_of else "",
+         relations.translation_of),
     ) if target]
-    related += [(f"Translation ({language})", target, _title(items, target)) for language, target in relations.translations]
+    related += [(gettext("Translation (%(language)s)", language=language), target, _title(items, target))
+                for language, target in relations.translations]
     embedded = embedded_metadata(item_record(item)) if item.dc else None
     files = get_item_files().listing(record.minted.ibip).files
     return render_template("archive/own_item.html", item=item, record=record, related=related, files=files,
@@ -152,7 +155,7 @@ def demo_file_list(name: str, ibi: str):
 def _demo(name: str) -> ArchiveService:
     archive = holdings().demo.get(name)
     if archive is None:
-        abort(404, description=f"no demo Archive named {name}")
+        abort(404, description=gettext("no demo Archive named %(name)s", name=name))
     return archive.service
 
 
@@ -160,7 +163,7 @@ def _find(service: ArchiveService, ibi: str) -> Item:
     try:
         item = service.store.find(ibi)
     except ParseError as exc:
-        abort(404, description=f"{ibi} is not an IBI: {exc}")
+        abort(404, description=gettext("%(ibi)s is not an IBI: %(reason)s", ibi=ibi, reason=exc))
     if item is None:
-        abort(404, description=f"{ibi} is not held by this Archive")
+        abort(404, description=gettext("%(ibi)s is not held by this Archive", ibi=ibi))
     return item

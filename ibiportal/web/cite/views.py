@@ -12,12 +12,14 @@ from __future__ import annotations
 import json
 
 from flask import Blueprint, Response, abort, render_template, request
+from flask_babel import get_locale
 
 from ...citation import STYLES
-from ...citation.csl import UnknownLocale, UnknownStyle, csl_citation
+from ...citation.csl import UnknownLocale, UnknownStyle, csl_citation, locale_name
 from ...errors import ParseError
 from .. import limits
 from ..form_errors import add_error, labelled, show_error
+from ..i18n import translate
 from .embedded import embedded_metadata
 from .forms import CiteForm
 from .lookup import CiteProblem, CiteResult, cite, other_style, trace_links
@@ -30,6 +32,9 @@ def _limits(rules: limits.Rules) -> None:
     """A citation resolves on demand (``RATELIMIT_TRACE``); the page without an ``ibi`` is just the form."""
     rules.on_demand(lambda: bool(request.args.get("ibi")))(bp)
 
+
+#: The CSL locales the page offers first (any other tag is accepted too).
+OFFERED_LOCALES = ("pt-BR", "en-US", "en-GB", "es-ES", "fr-FR", "de-DE", "it-IT")
 
 #: Download formats: media type and what the file holds.
 DOWNLOADS = {
@@ -47,14 +52,14 @@ def cite_page():
     status = 200
     if "ibi" in request.args:
         try:
-            wanted = other_style(form.style.data, form.locale.data)
+            wanted = other_style(form.style.data, form.locale.data or page_csl_locale())
             result = cite(form.ibi.data)
             other = csl_citation(result.record, *wanted) if wanted else None
         except UnknownStyle as exc:
-            add_error(form.style, labelled(str(exc), form.style))
+            add_error(form.style, labelled(translate(exc.args[0]), form.style))
             closest, status = exc.closest, 406
         except UnknownLocale as exc:
-            add_error(form.locale, labelled(str(exc), form.locale))
+            add_error(form.locale, labelled(translate(exc.args[0]), form.locale))
             status = 406
         except ParseError as exc:
             show_error(form, exc, default_field="ibi")
@@ -72,6 +77,8 @@ def cite_page():
             closest=closest,
             trace=trace_links(trace_id) if trace_id else None,
             styles=STYLES,
+            csl_locale=page_csl_locale(),
+            csl_locales=OFFERED_LOCALES,
             csl_json=csl_json_file(result) if result else None,
             embedded=embedded_metadata(result.record if result else None),
         ),
@@ -94,6 +101,13 @@ def download(extension: str):
         content_type=DOWNLOADS[extension],
         headers={"Content-Disposition": f'attachment; filename="{forms.key}.{extension}"'},
     )
+
+
+def page_csl_locale() -> str:
+    """The CSL locale of the page's language (``pt-BR`` on a Portuguese page, ``en-US`` on an
+    English one): a CSL style asked for without a language is written in the reader's. The API
+    keeps CSL's own default (en-US), so that a URL always answers the same."""
+    return locale_name(str(get_locale()))
 
 
 def csl_json_file(result: CiteResult) -> str:

@@ -18,12 +18,13 @@ from concurrent.futures import Executor, Future
 
 from flask import copy_current_request_context, request
 
-from ...application.references import Answer, CheckedEntry, Outcome, ReferenceCheck
+from ...application.references import Answer, CheckedEntry, EntryResolution, Outcome, ReferenceCheck
 from ...application.resolving import Asked, Batch
 from ...ibi.extract import Extraction, Found
 from ...resolver.cache import CachedRedirect
 from ..limits import reference_budget
 from ..context import application, request_caller, request_site
+from ..i18n import translate
 from ...resolver.statuses import ALERT_STATUS, FOUND_STATUS
 
 #: The media type of the streamed answer: one JSON object per line.
@@ -81,7 +82,7 @@ def resolved_document(extraction: Extraction) -> dict:
     rows = body["found"]
     outcomes = []
     for checked in checked_entries(extraction):
-        rows[checked.index]["resolution"] = checked.resolution.to_dict()
+        rows[checked.index]["resolution"] = resolution_dict(checked.resolution)
         outcomes.append(checked.resolution.outcome)
     body["summary"] = summary(outcomes)
     return body
@@ -97,8 +98,14 @@ def resolved_lines(extraction: Extraction) -> Iterator[str]:
     counts: Counter = Counter()
     for checked in checked_entries(extraction):
         counts[checked.resolution.outcome] += 1
-        yield _line({"index": checked.index, **checked.entry.to_dict(), "resolution": checked.resolution.to_dict()})
+        yield _line({"index": checked.index, **checked.entry.to_dict(), "resolution": resolution_dict(checked.resolution)})
     yield _line({"summary": summary(counts.elements())})
+
+
+def resolution_dict(resolution: EntryResolution) -> dict:
+    """An entry's resolution as the API gives it: its ``reason`` in the reader's language (the
+    ``outcome`` stays the API's word)."""
+    return {**resolution.to_dict(), "reason": translate(resolution.reason)}
 
 
 def _line(value: dict) -> str:

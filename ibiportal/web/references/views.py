@@ -16,6 +16,7 @@ import io
 import json
 
 from flask import Blueprint, Response, render_template, request
+from flask_babel import gettext, ngettext, pgettext
 
 from ...application.references import Outcome, ReferenceCheck
 from ...documents import TooLarge, check_found_count, check_text_size, text_of
@@ -25,7 +26,8 @@ from ...ibi.extract import Extraction, extract
 from ..context import known_prefix_pairs, resolver_base
 from ..errors import error_response
 from ..form_errors import add_error
-from .checking import summary
+from ..i18n import translate
+from .checking import resolution_dict, summary
 from .forms import ReferencesDownloadForm, ReferencesForm
 
 bp = Blueprint("references", __name__)
@@ -100,11 +102,11 @@ def _input_text(form: ReferencesForm) -> str | None:
     pasted = form.text.data or ""
     if upload and upload.filename:
         if pasted.strip():
-            add_error(form.file, "Paste references or choose a file, not both: clear the text box to use the file.")
+            add_error(form.file, gettext("Paste references or choose a file, not both: clear the text box to use the file."))
             return None
         return text_of(upload.filename, upload.read())
     if not pasted.strip():
-        add_error(form.text, "Paste a reference list, or choose a .txt, .bib, .ris, .pdf, .docx or .odt file.")
+        add_error(form.text, gettext("Paste a reference list, or choose a .txt, .bib, .ris, .pdf, .docx or .odt file."))
         return None
     return pasted
 
@@ -112,9 +114,39 @@ def _input_text(form: ReferencesForm) -> str | None:
 def _page(form: ReferencesForm, result: Extraction | None, text: str | None, status: int = 200):
     download = ReferencesDownloadForm(formdata=None, text=text) if result is not None else None
     page = render_template(
-        "references/references.html", form=form, result=result, download=download,
+        "references/references.html", form=form, result=result, download=download, check_words=check_words(),
     )
     return page, status
+
+
+def check_words() -> dict:
+    """What the page and its script (``static/js/references.js``) write, in the page's language:
+    the outcomes' names (the API's ``outcome`` values stay English: they are data), and the
+    sentences the script fills in (``{found}``…); a sentence with a count has its ``one`` and
+    ``other`` forms, ``{n}`` standing for the number, which the script chooses by the page
+    language's plural rules."""
+    def counted(singular: str, plural: str) -> dict[str, str]:
+        return {form: ngettext(singular, plural, n, count="{n}") for form, n in (("one", 1), ("other", 2))}
+
+    return {
+        "outcomes": {
+            "found": pgettext("reference outcome", "found"),
+            "deleted": pgettext("reference outcome", "deleted"),
+            "not found": pgettext("reference outcome", "not found"),
+            "invalid": pgettext("reference outcome", "invalid"),
+            "error": pgettext("reference outcome", "error"),
+            "not checked": pgettext("reference outcome", "not checked"),
+        },
+        "checking": gettext("checking…"),
+        "checkingCount": counted("Checking %(count)s IBI…", "Checking %(count)s IBIs…"),
+        "recheck": gettext("Re-check unresolved"),
+        "recheckCount": counted("Re-check %(count)s unresolved", "Re-check %(count)s unresolved"),
+        "noAnswer": gettext("Not checked: the portal did not answer. Re-check when it is back."),
+        "refused": gettext("Not checked: %(reason)s", reason="{reason}"),
+        "checked": gettext("Checked: %(found)s found, %(deleted)s deleted, %(not_found)s not found, %(invalid)s invalid%(open)s.",
+                           found="{found}", deleted="{deleted}", not_found="{not_found}", invalid="{invalid}", open="{open}"),
+        "openCount": counted("; %(count)s not checked yet", "; %(count)s not checked yet"),
+    }
 
 
 @bp.post("/references.<any(csv, json):extension>")
@@ -122,7 +154,7 @@ def download(extension: str):
     """The table as CSV or as the API's JSON, from the text posted again."""
     form = ReferencesDownloadForm()
     if not form.validate():
-        raise ParseError("post the references again from the Check references page", field="text")
+        raise ParseError(gettext("post the references again from the Check references page"), field="text")
     try:
         result = extraction_of(form.text.data or "")
     except TooLarge as exc:
@@ -148,13 +180,15 @@ def posted_resolutions(posted: str | None, result: Extraction) -> list[dict | No
     try:
         values = json.loads(posted) if posted and posted.strip() else [None] * len(entries)
     except json.JSONDecodeError as exc:
-        raise ParseError("the resolutions posted are not JSON: check the references again", field="resolutions") from exc
+        raise ParseError(gettext("the resolutions posted are not JSON: check the references again"),
+                         field="resolutions") from exc
     if not isinstance(values, list) or len(values) != len(entries):
-        raise ParseError("the resolutions posted do not match the references: check them again", field="resolutions")
+        raise ParseError(gettext("the resolutions posted do not match the references: check them again"),
+                         field="resolutions")
     resolutions: list[dict | None] = []
     for entry, value in zip(entries, values):
         if entry.broken:
-            resolutions.append(ReferenceCheck.invalid(entry).to_dict())
+            resolutions.append(resolution_dict(ReferenceCheck.invalid(entry)))
         elif isinstance(value, dict) and value.get("outcome") in set(Outcome):
             resolutions.append({name: value.get(name) if isinstance(value.get(name), kind) else None
                                 for name, kind in RESOLUTION_FIELDS.items()})
@@ -184,4 +218,7 @@ def _error_text(error: dict | None) -> str:
     """A broken entry's error in a cell: the message, and where in the entry's text."""
     if error is None:
         return ""
-    return error["message"] + ("" if error["position"] is None else f" (at character {error['position']})")
+    if error["position"] is None:
+        return translate(error["message"])
+    return gettext("%(message)s (at character %(position)s)", message=translate(error["message"]),
+                   position=error["position"])
