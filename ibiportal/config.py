@@ -42,6 +42,7 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
         "IBIPORTAL_MINT_REQUIRES_TOKEN": "MINT_REQUIRES_TOKEN",
         "IBIPORTAL_TRACE_RETENTION": "TRACE_RETENTION",
         "IBIPORTAL_TRACE_BYTES": "TRACE_BYTES",
+        "IBIPORTAL_TRACE_REPEAT_SECONDS": "TRACE_REPEAT_SECONDS",
         "IBIPORTAL_MAX_FILE_BYTES": "MAX_FILE_BYTES",
         "IBIPORTAL_REDIS_URL": "REDIS_URL",
         "IBIPORTAL_SECURE_COOKIES": "SESSION_COOKIE_SECURE",
@@ -64,7 +65,7 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
     for env_name, key in names.items():
         if env.get(env_name):
             settings[key] = env[env_name]
-    for key in ("MINT_PORT", "MINT_IBIP_PORT", "TRACE_RETENTION", "TRACE_BYTES", "RESOLUTION_CACHE_SECONDS",
+    for key in ("MINT_PORT", "MINT_IBIP_PORT", "TRACE_RETENTION", "TRACE_BYTES", "TRACE_REPEAT_SECONDS", "RESOLUTION_CACHE_SECONDS",
                 "NEGATIVE_CACHE_SECONDS", "THREADS", "MAX_FILE_BYTES", "PENDING_NOTICES", "OUTAGE_STALE_SECONDS",
                 "OUTAGE_RETRY_AFTER"):
         if key in settings:
@@ -160,6 +161,10 @@ DEFAULTS: dict = {
     # go first beyond either; each stored answer is cut at 16 KiB: ibiportal/storage/traces.py).
     "TRACE_RETENTION": 1000,
     "TRACE_BYTES": 50_000_000,
+    # Seconds after a trace from the Trace page ended during which the same request (same
+    # session, same normalised URL and options) gets that trace again instead of a new one; one
+    # still running is always joined. 0 = every request runs its own (ibiportal/application/resolving.py).
+    "TRACE_REPEAT_SECONDS": 5,
     # Redis shared by every node (redis://host:6379/0): one rate-limit budget across nodes and
     # workers, and changes that empty resolution caches announced to every node. Empty: none.
     "REDIS_URL": "",

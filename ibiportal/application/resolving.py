@@ -7,6 +7,7 @@ nothing of storage or of other requests; this module adds them.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import secrets
@@ -14,6 +15,7 @@ import time
 from collections.abc import Mapping
 from concurrent.futures import Future
 from dataclasses import asdict, astuple, dataclass, replace
+from datetime import timedelta
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
@@ -24,17 +26,17 @@ from ..ibi.url import ORIGINAL, PersistentUrl
 from ..registry import ArchiveEvent, RegisteredArchive
 from ..resolver.addresses import client_ip_list
 from ..resolver.cache import CachedOutcome, CachedRedirect, CacheKey, cached_outcome, depends_on
-from ..resolver.diagnosis import NotFoundDiagnosis, diagnose
+from ..resolver.diagnosis import NotFoundDiagnosis, asked_ibi, diagnose
 from ..resolver.engine import ClientInfo, Resolver, ResolverSettings, joined
 from ..resolver.reading import proven_prefix_pairs
 from ..resolver.trace import Resolution, Trace, TraceStep
 from ..resolver.transport import ArchiveEndpoint, Route
 from ..resolver.local_transport import local_endpoint
-from ..storage.database import Storage
+from ..storage.database import Storage, iso
 from ..storage.identifiers import IdentifierStore
 from ..storage.redis_flight import Published
 from ..storage.registry import ArchiveStore
-from ..storage.traces import TraceStore, stored_trace
+from ..storage.traces import TraceRuns, TraceStore, stored_trace
 
 if TYPE_CHECKING:
     from . import Application
@@ -45,6 +47,13 @@ _NOTICE_LOG = LimitedLog(log)
 
 #: Where a stored trace's JSON is served, under the portal's root (``GET /api/v1/trace/<id>``).
 TRACE_PATH = "api/v1/trace/"
+
+#: How long a trace may run before an identical request stops waiting for it and runs its own:
+#: the resolution's deadline (10 s, ResolverSettings.deadline), its storing, and a wide margin.
+TRACE_RUNNING_LIMIT = timedelta(seconds=30)
+
+#: How often a repeated request looks whether the trace it joined is stored (a database read).
+TRACE_POLL_SECONDS = 0.1
 
 
 class ArchiveGroup(StrEnum):
@@ -151,6 +160,36 @@ class Batch:
     exclusions: Mapping[str, ArchiveEvent]
 
 
+@dataclass(frozen=True)
+class TraceRequest:
+    """A trace asked for on the Trace page: who asks (``requester``: their session, else their
+    address), the persistent URL, the Archives and the client it is resolved for, and the earlier
+    trace it is to be compared with (``previous``)."""
+
+    requester: str
+    asked: Asked
+    archives: ArchiveSet
+    client: ClientInfo
+    previous: str | None = None
+
+    @property
+    def fingerprint(self) -> str:
+        """What makes two requests identical: the same requester asking the same normalised URL
+        (its canonical spelling, whatever resolver it was pasted with) with the same options."""
+        identity = [self.requester, self.asked.parsed.canonical_symbols(""), self.archives.group.value,
+                    self.archives.include_faulty, list(self.client.ip_addresses), self.client.language_preference,
+                    self.previous]
+        return hashlib.sha256(json.dumps(identity).encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class TraceRun:
+    """The trace a request ends at, and whether it joined an identical request's (``repeated``)."""
+
+    trace_id: str
+    repeated: bool
+
+
 class Resolving:
     """The resolve use case: resolve and keep the trace; for ``GET /<persistent URL>``, first
     the cache of outcomes, and single flight among identical requests."""
@@ -195,8 +234,38 @@ class Resolving:
 
     # -- a resolution that is traced, never cached ---------------------------------------------
 
+    def trace_once(self, request: TraceRequest, site: Site) -> TraceRun:
+        """:meth:`trace`, unless an identical request's trace is running or ended less than
+        ``TRACE_REPEAT_SECONDS`` ago: then that trace, once it is stored. Impatient clicks on
+        Trace make one trace, and every click ends at it. The claim is a row of the database
+        (TraceRuns), so identical requests reaching other workers or nodes of one PostgreSQL
+        join it too; a request whose trace failed or outran :data:`TRACE_RUNNING_LIMIT` leaves
+        the next identical one to run its own."""
+        window = self.config["TRACE_REPEAT_SECONDS"]
+        if window <= 0:
+            return TraceRun(self.trace(request.asked, request.archives, request.client, site).trace_id, False)
+        runs, fingerprint = TraceRuns(self.application.storage()), request.fingerprint
+        while True:
+            now = self.application.clock()
+            trace_id, leader = runs.claim(fingerprint, secrets.token_urlsafe(12), iso(now),
+                                          fresh_after=iso(now - timedelta(seconds=window)),
+                                          running_after=iso(now - TRACE_RUNNING_LIMIT))
+            if leader:
+                try:
+                    self.trace(request.asked, request.archives, request.client, site, trace_id=trace_id)
+                except BaseException:
+                    runs.abandon(fingerprint, trace_id)
+                    raise
+                runs.finish(fingerprint, trace_id, iso(self.application.clock()))
+                return TraceRun(trace_id, False)
+            waited_until = time.monotonic() + TRACE_RUNNING_LIMIT.total_seconds()
+            while (state := runs.state(fingerprint, trace_id)) == "running" and time.monotonic() < waited_until:
+                time.sleep(TRACE_POLL_SECONDS)
+            if state == "stored":
+                return TraceRun(trace_id, True)
+
     def trace(self, asked: Asked, archives: ArchiveSet, client: ClientInfo, site: Site,
-              batch: Batch | None = None) -> StoredResolution:
+              batch: Batch | None = None, trace_id: str | None = None) -> StoredResolution:
         """Resolve (never from a cache) and keep the trace for its permalink.
 
         The stored trace is the resolution's JSON plus ``request``: how it was asked for (the
@@ -217,7 +286,7 @@ class Resolving:
         )
         resolution = resolver.resolve(asked.text, client, parsed=asked.parsed)
         self._learn_prefix_pairs(resolution)
-        stored = self._store(archives, client, resolution, batch=batch)
+        stored = self._store(archives, client, resolution, batch=batch, trace_id=trace_id)
         if resolution.pending_notice is not None:
             self._record_when_it_comes(stored.trace_id, resolution.pending_notice)
         return stored
@@ -244,10 +313,11 @@ class Resolving:
         notice.add_done_callback(lambda done: recorder.submit(_record_notice, setting, trace_id, done.result()))
 
     def _store(self, archives: ArchiveSet, client: ClientInfo, resolution: Resolution,
-               known_diagnosis: NotFoundDiagnosis | None = None, batch: Batch | None = None) -> StoredResolution:
-        """Keep the trace; a joined resolution asked no Archive itself, so it keeps the diagnosis of
-        the resolution it joined (``known_diagnosis``)."""
-        trace_id = secrets.token_urlsafe(12)
+               known_diagnosis: NotFoundDiagnosis | None = None, batch: Batch | None = None,
+               trace_id: str | None = None) -> StoredResolution:
+        """Keep the trace (under ``trace_id`` when it was reserved); a joined resolution asked no
+        Archive itself, so it keeps the diagnosis of the resolution it joined (``known_diagnosis``)."""
+        trace_id = trace_id or secrets.token_urlsafe(12)
         outcome = "found" if resolution.found else resolution.alert.reason.value
         asked = {
             "archives": archives.group,
@@ -262,7 +332,7 @@ class Resolving:
             body["diagnosis"] = diagnosis.to_dict()
         TraceStore(self.application.storage()).save_trace(
             trace_id, resolution.persistent_url, outcome, stored_trace(body),
-            self.config["TRACE_RETENTION"], self.config["TRACE_BYTES"],
+            self.config["TRACE_RETENTION"], self.config["TRACE_BYTES"], ibi=asked_ibi(resolution),
         )
         return StoredResolution(trace_id, resolution, diagnosis=diagnosis)
 

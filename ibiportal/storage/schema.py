@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import BigInteger, CheckConstraint, Column, Index, Integer, LargeBinary, MetaData, Table, Text, text
 
 #: The revision a database must be at for this code (the last file of ``migrations/versions``).
-SCHEMA_REVISION = "0010"
+SCHEMA_REVISION = "0011"
 
 metadata = MetaData()
 
@@ -118,7 +118,20 @@ trace = Table(
     Column("outcome", Text, nullable=False),
     Column("body", Text, nullable=False),  # JSON of the Resolution
     Column("size", Integer, nullable=False, server_default=text("0")),
+    Column("ibi", Text),  # the IBI resolved, as asked; NULL for traces stored before it was kept
     Index("trace_created_at", "created_at"),
+    Index("trace_ibi", "ibi"),
+)
+
+#: Traces started from the Trace page, by the fingerprint of who asked what (TraceRuns): a
+#: repeated identical request joins ``trace_id`` while it runs (``finished_at`` NULL) or for a
+#: few seconds after. One row per fingerprint, replaced when it is stale.
+trace_run = Table(
+    "trace_run", metadata,
+    Column("fingerprint", Text, primary_key=True),
+    Column("trace_id", Text, nullable=False),
+    Column("started_at", Text, nullable=False),
+    Column("finished_at", Text),
 )
 
 #: Registered Archives (file 003 §7.1-§7.2); only the key's scrypt hash is kept.

@@ -19,10 +19,11 @@ import json
 import threading
 from dataclasses import dataclass, field
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import delete, func, insert, or_, select, update
+from sqlalchemy.exc import IntegrityError
 
 from .database import Storage, now_iso
-from .schema import trace
+from .schema import trace, trace_run
 
 #: What a stored trace keeps of each Archive's answer, in characters (and as much of its pairs):
 #: enough for any answer of the standard's examples many times over.
@@ -52,6 +53,37 @@ def stored_trace(body: dict) -> dict:
     return body
 
 
+@dataclass(frozen=True)
+class HistoryQuery:
+    """Which kept traces to list: of any of ``ibis`` (the IBI in its forms), with ``outcome``
+    (``found`` or an alert's reason), created from ``since`` and before ``before`` (ISO 8601 UTC
+    texts, compared as text as they are stored), page ``page`` of ``per_page``."""
+
+    ibis: tuple[str, ...] = ()
+    outcome: str | None = None
+    since: str | None = None
+    before: str | None = None
+    page: int = 1
+    per_page: int = 25
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One kept trace as the history lists it (its body is read only when it is opened)."""
+
+    trace_id: str
+    created_at: str
+    persistent_url: str
+    outcome: str
+    ibi: str | None
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    entries: tuple[HistoryEntry, ...]
+    total: int
+
+
 class TraceStore:
     """Stored traces over one :class:`Storage`."""
 
@@ -59,13 +91,15 @@ class TraceStore:
         self.storage = storage
 
     def save_trace(
-        self, trace_id: str, persistent_url: str, outcome: str, body: dict, keep: int, budget_bytes: int
+        self, trace_id: str, persistent_url: str, outcome: str, body: dict, keep: int, budget_bytes: int,
+        ibi: str | None = None,
     ) -> None:
-        """Store a trace, then drop the oldest beyond ``keep`` traces or ``budget_bytes`` bytes;
-        returns once it is committed (with the traces other threads were saving at once)."""
+        """Store a trace (of ``ibi``, the IBI resolved, for the history's filter), then drop the
+        oldest beyond ``keep`` traces or ``budget_bytes`` bytes; returns once it is committed
+        (with the traces other threads were saving at once)."""
         text = json.dumps(body)
         row = {"id": trace_id, "created_at": now_iso(), "persistent_url": persistent_url, "outcome": outcome,
-               "body": text, "size": len(text.encode("utf-8"))}
+               "body": text, "size": len(text.encode("utf-8")), "ibi": ibi}
         group = _group_of(self.storage.database.url)
         pending = _Pending(row)
         with group.queued:
@@ -111,6 +145,30 @@ class TraceStore:
         )
         return [(row.id, row.created_at, json.loads(row.body)) for row in rows]
 
+    def history(self, query: HistoryQuery) -> HistoryPage:
+        """The kept traces ``query`` asks for, newest first, one page of them and how many in all."""
+        conditions = []
+        if query.ibis:
+            # the IBI column, and for traces stored before it, the persistent URL that names it
+            conditions.append(or_(trace.c.ibi.in_(query.ibis),
+                                  *(trace.c.persistent_url.contains(ibi, autoescape=True) for ibi in query.ibis)))
+        if query.outcome:
+            conditions.append(trace.c.outcome == query.outcome)
+        if query.since:
+            conditions.append(trace.c.created_at >= query.since)
+        if query.before:
+            conditions.append(trace.c.created_at < query.before)
+        connection = self.storage.connection
+        total = connection.execute(select(func.count()).select_from(trace).where(*conditions)).scalar_one()
+        rows = connection.execute(
+            select(trace.c.id, trace.c.created_at, trace.c.persistent_url, trace.c.outcome, trace.c.ibi)
+            .where(*conditions)
+            .order_by(trace.c.created_at.desc(), trace.c.id.desc())
+            .limit(query.per_page).offset((query.page - 1) * query.per_page)
+        )
+        entries = tuple(HistoryEntry(row.id, row.created_at, row.persistent_url, row.outcome, row.ibi) for row in rows)
+        return HistoryPage(entries, total)
+
     def load_trace(self, trace_id: str) -> dict | None:
         """A stored trace's JSON body, or None when unknown or already dropped."""
         body = self.storage.read(select(trace.c.body).where(trace.c.id == trace_id)).scalar()
@@ -135,6 +193,68 @@ class TraceStore:
             text = json.dumps(body)
             conn.execute(update(trace).where(trace.c.id == trace_id).values(body=text, size=len(text.encode("utf-8"))))
         return True
+
+class TraceRuns:
+    """Traces started from the Trace page, by fingerprint (who asked, what, with which options),
+    so that a repeated identical request joins the trace already running instead of asking every
+    Archive again. The row is claimed in the database: every worker and node sharing it (one
+    PostgreSQL) sees the same claims, and its primary key lets only one of two simultaneous
+    claims win (the loser reads the winner's)."""
+
+    def __init__(self, storage: Storage):
+        self.storage = storage
+
+    def claim(self, fingerprint: str, trace_id: str, now: str, fresh_after: str, running_after: str) -> tuple[str, bool]:
+        """``(trace_id, True)`` when this request is to run its trace, under ``trace_id``; else
+        ``(the running trace's id, False)``: the trace of ``fingerprint`` started after
+        ``running_after`` and not finished, or finished after ``fresh_after`` (ISO 8601 UTC).
+        Older claims of the fingerprint are replaced, and every claim older than ``running_after``
+        and finished before ``fresh_after`` is dropped (the table stays small)."""
+        for _ in range(3):  # a claim lost to a simultaneous one is read on the next round
+            try:
+                with self.storage.write_transaction() as conn:
+                    row = conn.execute(select(trace_run).where(trace_run.c.fingerprint == fingerprint)).first()
+                    if row is not None and _joinable(row, fresh_after, running_after):
+                        return row.trace_id, False
+                    conn.execute(delete(trace_run).where(
+                        trace_run.c.started_at < running_after,
+                        or_(trace_run.c.finished_at.is_(None), trace_run.c.finished_at < fresh_after)))
+                    if row is not None:
+                        conn.execute(delete(trace_run).where(trace_run.c.fingerprint == fingerprint,
+                                                             trace_run.c.trace_id == row.trace_id))
+                    conn.execute(insert(trace_run).values(fingerprint=fingerprint, trace_id=trace_id, started_at=now))
+                    return trace_id, True
+            except IntegrityError:
+                continue
+        raise RuntimeError(f"the trace run {fingerprint} could not be claimed in three rounds")
+
+    def finish(self, fingerprint: str, trace_id: str, now: str) -> None:
+        """The trace is stored: identical requests join it for a few seconds more."""
+        with self.storage.write_transaction() as conn:
+            conn.execute(update(trace_run).where(trace_run.c.fingerprint == fingerprint, trace_run.c.trace_id == trace_id)
+                         .values(finished_at=now))
+
+    def abandon(self, fingerprint: str, trace_id: str) -> None:
+        """The trace failed: the requests waiting for it run their own."""
+        with self.storage.write_transaction() as conn:
+            conn.execute(delete(trace_run).where(trace_run.c.fingerprint == fingerprint, trace_run.c.trace_id == trace_id))
+
+    def state(self, fingerprint: str, trace_id: str) -> str:
+        """``stored`` once the trace is kept, ``running`` while its claim stands, else ``gone``
+        (reads run in autocommit: each look sees what other workers and nodes committed)."""
+        connection = self.storage.connection
+        if connection.execute(select(trace.c.id).where(trace.c.id == trace_id)).first() is not None:
+            return "stored"
+        claimed = connection.execute(select(trace_run.c.trace_id).where(
+            trace_run.c.fingerprint == fingerprint, trace_run.c.trace_id == trace_id)).first()
+        return "running" if claimed is not None else "gone"
+
+
+def _joinable(row, fresh_after: str, running_after: str) -> bool:
+    if row.finished_at is None:
+        return row.started_at >= running_after
+    return row.finished_at >= fresh_after
+
 
 @dataclass(eq=False)
 class _Pending:

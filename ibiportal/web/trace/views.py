@@ -1,17 +1,18 @@
 """Routes of the Trace page: run a resolution and show every message of it.
 
 ``GET /trace`` shows the form (prefilled from the query string, never resolving);
-``POST /trace`` resolves and 303-redirects to the permalink ``GET /trace/<id>``;
+``POST /trace`` resolves and 303-redirects to the permalink ``GET /trace/<id>`` (a repeat of
+the same request within ``IBIPORTAL_TRACE_REPEAT_SECONDS`` goes to the trace already running);
 ``GET /trace/<id>.json`` is the same JSON as ``GET /api/v1/trace/<id>``, as a download.
 """
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, jsonify, redirect, render_template, request, session, url_for
 
 from ...errors import ParseError
 from ...resolver.trace import Resolution
 from ...storage.traces import TraceStore
-from ...application.resolving import ArchiveSet
+from ...application.resolving import ArchiveSet, TraceRequest
 from ..context import application, get_storage, request_client, request_site
 from .. import limits
 from ..form_errors import show_error
@@ -94,8 +95,9 @@ def run_trace():
         archives = ArchiveSet.parse(form.archives.data, form.include_faulty.data)
         if form.require_original.data:
             asked = asked.requiring_original()
-        stored = resolving.trace(asked, archives, client, request_site())
-        target = url_for("trace.trace_view", trace_id=stored.trace_id, compare=form.previous.data or None)
+        run = resolving.trace_once(TraceRequest(_requester(), asked, archives, client, form.previous.data or None),
+                                   request_site())
+        target = url_for("trace.trace_view", trace_id=run.trace_id, compare=form.previous.data or None)
         return redirect(target, code=303)
     return _form_page(form, 400, where)
 
@@ -133,6 +135,14 @@ def trace_json(trace_id: str):
     response = jsonify({"id": trace_id, **body})
     response.headers["Content-Disposition"] = f'attachment; filename="ibi-trace-{trace_id}.json"'
     return response
+
+
+def _requester() -> str:
+    """Who is asking, for telling a repeated request from another person's: the session's CSRF
+    secret, which the form page set before any click (so that clicks sent before the first answer
+    share it), else the client's address (a form posted without a session)."""
+    secret = session.get("csrf_token")
+    return f"session {secret}" if secret else f"address {' '.join(request_client().ip_addresses)}"
 
 
 def _load(trace_id: str) -> dict | None:
