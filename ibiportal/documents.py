@@ -24,6 +24,7 @@ import zipfile
 from pathlib import PurePath
 
 from .errors import ParseError
+from .i18n import N_
 from .ibi.batch import MAX_BYTES, MAX_ROWS
 
 TEXT_KINDS = (".txt", ".bib", ".ris")
@@ -51,14 +52,14 @@ def check_text_size(text: str, what: str = "the text") -> None:
 def check_found_count(count: int) -> None:
     """Refuse more than ``MAX_ROWS`` IBIs at once, as batch conversion does."""
     if count > MAX_ROWS:
-        raise ParseError(f"the text holds {count:,} IBIs; at most {MAX_ROWS:,} are checked at once: split it", field="text")
+        raise ParseError(N_("the text holds %(count)s IBIs; at most %(max_rows)s are checked at once: split it", count=f"{count:,}", max_rows=f"{MAX_ROWS:,}"), field="text")
 
 
 def text_of(filename: str, data: bytes) -> str:
     """The text of an uploaded file, by its extension (``KINDS``)."""
     kind = PurePath(filename or "").suffix.lower()
     if kind not in KINDS:
-        raise ParseError(f"{filename or 'the file'!s} is not a {KIND_NAMES} file", field="file")
+        raise ParseError(N_("%(value)s is not a %(kind_names)s file", value=filename or 'the file', kind_names=KIND_NAMES), field="file")
     if kind == PDF_KIND:
         text = pdf_text(data)
     elif kind == DOCX_KIND:
@@ -87,16 +88,16 @@ def pdf_text(data: bytes) -> str:
 
     logging.getLogger("pypdf").setLevel(logging.ERROR)  # its warnings on damaged files are not the user's business
     if not data.startswith(b"%PDF-"):
-        raise ParseError("the file is not a PDF (it does not begin with %PDF-)", position=1, field="file")
+        raise ParseError(N_("the file is not a PDF (it does not begin with %PDF-)"), position=1, field="file")
     try:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted:
-            raise ParseError("the PDF is encrypted: its text cannot be read; save it without a password", field="file")
+            raise ParseError(N_("the PDF is encrypted: its text cannot be read; save it without a password"), field="file")
         return "\n".join(page.extract_text() or "" for page in reader.pages)
     except ParseError:
         raise
     except Exception as exc:  # pypdf raises many kinds on damaged files; each means "unreadable"
-        raise ParseError(f"the PDF could not be read ({type(exc).__name__}): is it damaged?", field="file") from exc
+        raise ParseError(N_("the PDF could not be read (%(type)s): is it damaged?", type=type(exc).__name__), field="file") from exc
 
 
 def _check_package(data: bytes, kind: str) -> None:
@@ -105,7 +106,7 @@ def _check_package(data: bytes, kind: str) -> None:
         with zipfile.ZipFile(io.BytesIO(data)) as package:
             unpacked = sum(part.file_size for part in package.infolist())
     except zipfile.BadZipFile as exc:
-        raise ParseError(f"the file is not a {kind} document (it is not a ZIP package): is it damaged?",
+        raise ParseError(N_("the file is not a %(kind)s document (it is not a ZIP package): is it damaged?", kind=kind),
                          field="file") from exc
     if unpacked > MAX_UNPACKED:
         raise TooLarge(f"the {kind} document unpacks to {unpacked:,} bytes; at most {MAX_UNPACKED:,} are read",
@@ -142,7 +143,7 @@ def docx_text(data: bytes) -> str:
         read(document.iter_inner_content())
         return "\n".join(lines)
     except Exception as exc:  # python-docx raises many kinds on damaged files; each means "unreadable"
-        raise ParseError(f"the .docx document could not be read ({type(exc).__name__}): is it damaged?",
+        raise ParseError(N_("the .docx document could not be read (%(type)s): is it damaged?", type=type(exc).__name__),
                          field="file") from exc
 
 
@@ -157,5 +158,5 @@ def odt_text(data: bytes) -> str:
         return "\n".join(element.text_recursive for element in
                          body.get_elements("descendant::text:p | descendant::text:h"))
     except Exception as exc:  # odfdo raises many kinds on damaged files; each means "unreadable"
-        raise ParseError(f"the .odt document could not be read ({type(exc).__name__}): is it damaged?",
+        raise ParseError(N_("the .odt document could not be read (%(type)s): is it damaged?", type=type(exc).__name__),
                          field="file") from exc

@@ -10,6 +10,7 @@ from __future__ import annotations
 from sqlalchemy import Connection
 
 from .errors import ParseError
+from .i18n import N_
 from .minted import NEXT_EDITION, ItemLink, MintedItem
 from .storage.identifiers import IdentifierStore
 
@@ -19,11 +20,11 @@ def linked_item(store: IdentifierStore, ibi: str, field: str, item: str) -> Mint
     item ``item`` (its IBIp) to link to: it must exist, not be deleted, and not be ``item``."""
     other = store.find_minted(rep=ibi, ibip=ibi)
     if other is None:
-        raise ParseError(f"{field} {ibi} is not an item of this portal's Archive", field=field)
+        raise ParseError(N_("%(field)s %(ibi)s is not an item of this portal's Archive", field=field, ibi=ibi), field=field)
     if other.deleted:
-        raise ParseError(f"{field} {ibi} was deleted on {other.deleted_at}: link to an item that is not", field=field)
+        raise ParseError(N_("%(field)s %(ibi)s was deleted on %(deleted_at)s: link to an item that is not", field=field, ibi=ibi, deleted_at=other.deleted_at), field=field)
     if other.ibip == item:
-        raise ParseError(f"{field} {ibi} is this item itself", field=field)
+        raise ParseError(N_("%(field)s %(ibi)s is this item itself", field=field, ibi=ibi), field=field)
     return other
 
 
@@ -36,7 +37,7 @@ def link(store: IdentifierStore, conn: Connection, earlier: MintedItem, new: Ite
             if old.target == new.target:
                 return
             what = f"translation into {new.language}" if new.language else "next edition"
-            raise ParseError(f"{earlier.ibip} already has a {what}: {old.target}", field=field)
+            raise ParseError(N_("%(ibip)s already has a %(what)s: %(target)s", ibip=earlier.ibip, what=what, target=old.target), field=field)
     if new.relation == NEXT_EDITION:
         _refuse_circle(store, earlier.ibip, new.target, field)
     store.add_item_link(conn, earlier.ibip, new)
@@ -47,7 +48,7 @@ def _refuse_circle(store: IdentifierStore, earlier: str, item: str, field: str) 
     seen, current = set(), item
     while current is not None and current not in seen:
         if current == earlier:
-            raise ParseError(f"{earlier} is a later edition of {item}: it cannot also be its previous edition", field=field)
+            raise ParseError(N_("%(earlier)s is a later edition of %(item)s: it cannot also be its previous edition", earlier=earlier, item=item), field=field)
         seen.add(current)
         current = next((link.target for link in store.item_links(current) if link.relation == NEXT_EDITION), None)
 

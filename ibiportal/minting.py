@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .errors import ParseError
+from .i18n import N_
 from .ibi.distributor import DistributorStep, next_date, validate_granularity
 from .ibi.ibip import ibip_prefix, ibip_suffix
 from .ibi.identifier import parse_ibi
@@ -116,13 +117,13 @@ class MintRequest:
         if isinstance(creators_value, str):
             creators_value = [line for line in creators_value.splitlines()]
         if not isinstance(creators_value, (list, tuple)):
-            raise ParseError("creators must be a list of names", field="creators")
+            raise ParseError(N_("creators must be a list of names"), field="creators")
         for number, name in enumerate(creators_value, start=1):
             if not isinstance(name, str):
-                raise ParseError(f"creator {number} is not a name (text)", position=number, field="creators")
+                raise ParseError(N_("creator %(number)s is not a name (text)", number=number), position=number, field="creators")
         creators = tuple(name.strip() for name in creators_value if name.strip())
         if len(creators) > MAX_CREATORS:
-            raise ParseError(f"at most {MAX_CREATORS} creators", field="creators")
+            raise ParseError(N_("at most %(max_creators)s creators", max_creators=MAX_CREATORS), field="creators")
         for name in creators:
             _check_text(name, "creators", MAX_NAME_LENGTH)
         item_date = _optional_text(fields, "date", 10)
@@ -134,7 +135,7 @@ class MintRequest:
         previous_edition = _optional_ibi(fields, "previous_edition")
         translation_of = _optional_ibi(fields, "translation_of")
         if translation_of is not None and language is None:
-            raise ParseError("a translation needs its language (e.g. pt or pt-BR)", field="language")
+            raise ParseError(N_("a translation needs its language (e.g. pt or pt-BR)"), field="language")
         bibliographic = _parse_bibliographic(fields)
         return cls(title, target_url, creators, item_date, language, previous_edition, translation_of, bibliographic)
 
@@ -151,7 +152,7 @@ def _parse_bibliographic(fields: Mapping) -> Bibliographic:
     values = {name: _optional_text(fields, name, limit) for name, limit in BIBLIOGRAPHIC_LIMITS.items()}
     if values["degree"] and item_type not in (ItemType.MASTERS_THESIS.slug, ItemType.DOCTORAL_THESIS.slug):
         raise ParseError(
-            "a degree belongs to a master's or doctoral thesis: choose that item type, or leave the degree empty",
+            N_("a degree belongs to a master's or doctoral thesis: choose that item type, or leave the degree empty"),
             field="degree",
         )
     return Bibliographic(item_type=item_type, **values)
@@ -164,12 +165,12 @@ def parse_count(value: object, maximum: int = MAX_COUNT) -> int:
     text = str(value).strip()
     # ASCII digits only: str.isdigit also takes '²' and other digits int() cannot read.
     if isinstance(value, bool) or not (text.isascii() and text.isdigit()):
-        raise ParseError(f"count must be a whole number from 1 to {maximum}", field="count")
+        raise ParseError(N_("count must be a whole number from 1 to %(maximum)s", maximum=maximum), field="count")
     if len(text.lstrip("0")) > len(str(maximum)):  # never int() of thousands of digits
-        raise ParseError(f"count must be from 1 to {maximum}, not a number of {len(text)} digits", field="count")
+        raise ParseError(N_("count must be from 1 to %(maximum)s, not a number of %(length)s digits", maximum=maximum, length=len(text)), field="count")
     count = int(text)
     if not 1 <= count <= maximum:
-        raise ParseError(f"count must be from 1 to {maximum}, not {count}", field="count")
+        raise ParseError(N_("count must be from 1 to %(maximum)s, not %(count)s", maximum=maximum, count=count), field="count")
     return count
 
 
@@ -290,7 +291,7 @@ def _optional_text(fields: Mapping, name: str, max_length: int) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise ParseError(f"{name} must be text", field=name)
+        raise ParseError(N_("%(name)s must be text", name=name), field=name)
     value = value.strip()
     if not value:
         return None
@@ -320,14 +321,14 @@ def _check_language(value: str) -> None:
 def _check_text(value: str, name: str, max_length: int) -> None:
     if len(value) > max_length:
         raise ParseError(
-            f"{name} is too long: {len(value)} characters, at most {max_length}",
+            N_("%(name)s is too long: %(length)s characters, at most %(max_length)s", name=name, length=len(value), max_length=max_length),
             position=max_length + 1,
             field=name,
         )
     for index, char in enumerate(value):
         if ord(char) < 32 or ord(char) == 127:
             raise ParseError(
-                f"{name} contains a control character (U+{ord(char):04X})",
+                N_("%(name)s contains a control character (U+%(value)04X)", name=name, value=ord(char)),
                 position=index + 1,
                 field=name,
             )
@@ -337,11 +338,11 @@ def _check_http_url(url: str) -> None:
     parts = urlsplit(url)
     if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
         raise ParseError(
-            "target_url must be an absolute http:// or https:// URL", position=1, field="target_url"
+            N_("target_url must be an absolute http:// or https:// URL"), position=1, field="target_url"
         )
     if " " in url:
         raise ParseError(
-            "target_url contains a space; write it as %20", position=url.index(" ") + 1, field="target_url"
+            N_("target_url contains a space; write it as %20"), position=url.index(" ") + 1, field="target_url"
         )
 
 
@@ -365,11 +366,11 @@ def normalize_item_date(value: str) -> str:
         month = None if match[2] is None else int(match[2])
         day = None if match[3] is None else int(match[3])
     else:
-        raise ParseError(f"date {value!r} must be YYYY, YYYY-MM, YYYY-MM-DD, DD/MM/YYYY or MM/YYYY", field="date")
+        raise ParseError(N_("date %(value)r must be YYYY, YYYY-MM, YYYY-MM-DD, DD/MM/YYYY or MM/YYYY", value=value), field="date")
     try:
         date(year, month or 1, day or 1)
     except ValueError as exc:
-        raise ParseError(f"date {value!r} is not a calendar date: {exc}", field="date") from exc
+        raise ParseError(N_("date %(value)r is not a calendar date: %(exc)s", value=value, exc=exc), field="date") from exc
     return f"{year:04d}" + (f"-{month:02d}" if month else "") + (f"-{day:02d}" if day else "")
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import unicodedata
 
 from ..errors import ParseError
+from ..i18n import N_
 
 #: Bytes of UTF-8 in one segment of a file path (NAME_MAX).
 MAX_SEGMENT_BYTES = 255
@@ -35,14 +36,14 @@ def parse_file_path(text: str) -> str:
     Raises :class:`ParseError` naming what is wrong, with the 1-based character where it is.
     """
     if not text:
-        raise ParseError("the file path is empty: name the file, e.g. report.pdf", 1, _FIELD)
+        raise ParseError(N_("the file path is empty: name the file, e.g. report.pdf"), 1, _FIELD)
     for index, character in enumerate(text):
         if character == "\ufffd":
-            raise ParseError("the file path is not UTF-8 (a byte that is not UTF-8 was sent)", index + 1, _FIELD)
+            raise ParseError(N_("the file path is not UTF-8 (a byte that is not UTF-8 was sent)"), index + 1, _FIELD)
         if unicodedata.category(character) == "Cc":
-            raise ParseError(f"the file path has the control character U+{ord(character):04X}", index + 1, _FIELD)
+            raise ParseError(N_("the file path has the control character U+%(value)04X", value=ord(character)), index + 1, _FIELD)
     if text.startswith("/"):
-        raise ParseError("the file path must be relative to the item: it may not begin with /", 1, _FIELD)
+        raise ParseError(N_("the file path must be relative to the item: it may not begin with /"), 1, _FIELD)
     # Positions are counted in the text as sent; "/" never composes, so each segment is
     # normalized on its own and the path is their NFC forms joined.
     segments = []
@@ -50,15 +51,15 @@ def parse_file_path(text: str) -> str:
     for given in text.split("/"):
         segment = unicodedata.normalize("NFC", given)
         if segment == "":  # a trailing "/" is the character named
-            raise ParseError("the file path has an empty segment (// or a / at the end)",
+            raise ParseError(N_("the file path has an empty segment (// or a / at the end)"),
                              min(start + 1, len(text)), _FIELD)
         if segment in (".", ".."):
-            raise ParseError(f"the file path may not have a {segment} segment: it stays inside the item",
+            raise ParseError(N_("the file path may not have a %(segment)s segment: it stays inside the item", segment=segment),
                              start + 1, _FIELD)
         size = len(segment.encode("utf-8"))
         if size > MAX_SEGMENT_BYTES:
             raise ParseError(
-                f"a segment of the file path has {size} bytes of UTF-8; at most {MAX_SEGMENT_BYTES} are allowed",
+                N_("a segment of the file path has %(size)s bytes of UTF-8; at most %(max_segment_bytes)s are allowed", size=size, max_segment_bytes=MAX_SEGMENT_BYTES),
                 start + 1, _FIELD,
             )
         segments.append(segment)
@@ -66,5 +67,5 @@ def parse_file_path(text: str) -> str:
     path = "/".join(segments)
     size = len(path.encode("utf-8"))
     if size > MAX_PATH_BYTES:
-        raise ParseError(f"the file path has {size} bytes of UTF-8; at most {MAX_PATH_BYTES} are allowed", 1, _FIELD)
+        raise ParseError(N_("the file path has %(size)s bytes of UTF-8; at most %(max_path_bytes)s are allowed", size=size, max_path_bytes=MAX_PATH_BYTES), 1, _FIELD)
     return path

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from ibiportal.errors import ParseError
+from ibiportal.i18n import N_
 from ibiportal.ibi.languages import country_problem, language_problem
 from ibiportal.ibi.modifiers import GET_LAST_EDITION, GET_METADATA, GET_TRANSLATION, Verb
 
@@ -93,20 +94,20 @@ class Relation:
             match = _ELEMENT.match(text, index)
             if match is None:
                 raise ParseError(
-                    f"relation {text!r}: expected .lastedition, .translation or .metadata",
+                    N_("relation %(text)r: expected .lastedition, .translation or .metadata", text=text),
                     position=index + 1,
                     field="relation",
                 )
             kind = Kind(match[1])
             problem = None if match[2] is None else _parameter_problem(kind, match[2])
             if problem:
-                raise ParseError(f"relation {text!r}: {problem}", position=match.start(2) + 1, field="relation")
+                raise ParseError(N_("relation %(text)r: %(problem)s", text=text, problem=problem), position=match.start(2) + 1, field="relation")
             elements.append(Element(kind, match[2]))
             index = match.end()
         relation = cls(tuple(elements))
         if not relation.follows_table_9_5():
             raise ParseError(
-                f"relation {text!r} does not follow Table 9.5: ([u [t]] | [t [u]]) [m [t]]",
+                N_("relation %(text)r does not follow Table 9.5: ([u [t]] | [t [u]]) [m [t]]", text=text),
                 field="relation",
             )
         return relation

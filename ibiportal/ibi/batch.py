@@ -30,6 +30,7 @@ from typing import TextIO
 from dataclasses import dataclass, replace
 
 from ibiportal.errors import ParseError
+from ibiportal.i18n import N_
 from ibiportal.ibi.classify import ibi_of, notes_as_warnings
 from ibiportal.ibi.conversion import Conversion, convert
 
@@ -124,16 +125,14 @@ def check_size(byte_count: int, what: str = "the input") -> None:
     """Refuse an input over :data:`MAX_BYTES` as a whole."""
     if byte_count > MAX_BYTES:
         raise ParseError(
-            f"{what} is {byte_count:,} bytes; at most {MAX_BYTES:,} bytes (1 MB) convert at once: "
-            f"split it into smaller batches"
+            N_("%(what)s is %(byte_count)s bytes; at most %(max_bytes)s bytes (1 MB) convert at once: split it into smaller batches", what=what, byte_count=f"{byte_count:,}", max_bytes=f"{MAX_BYTES:,}")
         )
 
 
 def _check_count(rows: Sequence[InputRow]) -> None:
     if len(rows) > MAX_ROWS:
         raise ParseError(
-            f"the input has {len(rows):,} identifiers; at most {MAX_ROWS:,} convert at once "
-            f"(the first over the limit is on line {rows[MAX_ROWS].line:,}): split it into smaller batches"
+            N_("the input has %(length)s identifiers; at most %(max_rows)s convert at once (the first over the limit is on line %(line)s): split it into smaller batches", length=f"{len(rows):,}", max_rows=f"{MAX_ROWS:,}", line=f"{rows[MAX_ROWS].line:,}")
         )
 
 
@@ -144,7 +143,7 @@ def decode_upload(data: bytes) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ParseError(
-            f"the file is not UTF-8 text (byte {exc.start + 1:,} cannot be read): save it as CSV UTF-8",
+            N_("the file is not UTF-8 text (byte %(value)s cannot be read): save it as CSV UTF-8", value=f"{exc.start + 1:,}"),
             position=exc.start + 1,
         ) from exc
 
@@ -199,7 +198,7 @@ def iter_csv_rows(lines: Iterable[str]) -> Iterator[InputRow]:
         except StopIteration:
             return
         except csv.Error as exc:  # this record only: the reader goes on with the next line
-            problem = ParseError(f"this CSV record cannot be read: {exc} (in the record starting on line {start:,})",
+            problem = ParseError(N_("this CSV record cannot be read: %(exc)s (in the record starting on line %(start)s)", exc=exc, start=f"{start:,}"),
                                  field="csv")
             yield InputRow(start, "", (), columns, problem)
             start = reader.line_num + 1

@@ -29,6 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ibiportal.errors import ParseError
+from ibiportal.i18n import N_
 from ibiportal.ibi.conversion import SOURCE_TABLE, Conversion, convert
 from ibiportal.ibi.identifier import parse_ibi
 from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS
@@ -42,17 +43,17 @@ KIND_URL = "url"
 KIND_UNKNOWN = "unknown"
 
 DESCRIPTIONS = {
-    KIND_REP: "an IBI in repository-name form",
-    KIND_IBIP: "an IBI in IBIp form",
-    KIND_URL: "a persistent URL",
-    KIND_UNKNOWN: "not an IBI or a persistent URL",
+    KIND_REP: N_("an IBI in repository-name form"),
+    KIND_IBIP: N_("an IBI in IBIp form"),
+    KIND_URL: N_("a persistent URL"),
+    KIND_UNKNOWN: N_("not an IBI or a persistent URL"),
 }
 """How each kind is named to a person."""
 
 _URL_START = re.compile(r"\s*(?:[A-Za-z][A-Za-z0-9+.-]*://|/)")
 """A text beginning with ``scheme://`` or ``/`` is meant as a URL, whatever follows."""
 
-EMPTY_MESSAGE = "paste an IBI (either form) or a persistent URL, such as http://urlib.net/8JMKD3MGP8W/34PGRBS"
+EMPTY_MESSAGE = N_("paste an IBI (either form) or a persistent URL, such as http://urlib.net/8JMKD3MGP8W/34PGRBS")
 
 
 @dataclass(frozen=True)

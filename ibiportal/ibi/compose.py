@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ibiportal.errors import ParseError
+from ibiportal.i18n import N_
 from ibiportal.ibi.identifier import Identifier, parse_ibi
 from ibiportal.ibi.modifiers import Modifier, Verb, check_composition
 from ibiportal.ibi.url import DEFAULT_RESOLVER, ORIGINAL, RESOLVER_PAIRS, PersistentUrl, check_filepath, normalize_base
@@ -32,7 +33,7 @@ def _verb(choice: Verb | str, number: int) -> Verb:
     try:
         return Verb.parse(choice)
     except ParseError as exc:
-        raise ParseError(f"verb {number}: {exc.message}", number, "verbs") from exc
+        raise ParseError(N_("verb %(number)s: %(message)s", number=number, message=exc.message), number, "verbs") from exc
 
 
 def compose(
@@ -62,9 +63,9 @@ def compose(
     check_composition(chosen, range(1, len(chosen) + 1), "verbs")
     for number, (name, _) in enumerate(query, start=1):
         if not name:
-            raise ParseError("a pair needs a name (Table 8.1)", number, "query")
+            raise ParseError(N_("a pair needs a name (Table 8.1)"), number, "query")
         if name in RESOLVER_PAIRS:
-            raise ParseError(f"`{name}` is a resolver pair (Table 8.3): choose verbs and `original` instead", number, "query")
+            raise ParseError(N_("`%(name)s` is a resolver pair (Table 8.3): choose verbs and `original` instead", name=name), number, "query")
     return PersistentUrl(
         ibi=ibi,
         modifier=Modifier(tuple(verb for verb in chosen if verb.bare)),

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ibiportal.errors import ParseError
+from ibiportal.i18n import N_
 from ibiportal.ibi.fast import read_fast
 from ibiportal.ibi.identifier import parse_ibi
 from ibiportal.ibi.ibip import DEFAULT_PORT as IBIP_DEFAULT_PORT
@@ -273,33 +274,26 @@ def _ibip_prefix_for(
 ) -> tuple[str | None, str | None]:
     """``(IBIp prefix, source)`` for a repository name's prefix: known pair, else the caller's IP."""
     if host is not None:
-        warnings.append(f"host {host!r} ignored: the repository name already names its host ({rep_host})")
+        warnings.append(N_("host %(host)r ignored: the repository name already names its host (%(rep_host)s)",
+                           host=host, rep_host=rep_host))
     computed = ibip_prefix(ip, IBIP_DEFAULT_PORT if port is None else port) if ip is not None else None
     if ip is None and port is not None:
-        warnings.append(f"port {port} ignored: it is used with an IP, and none was given")
+        warnings.append(N_("port %(port)s ignored: it is used with an IP, and none was given", port=port))
     known = ibip_prefixes_for(rep_prefix, pairs)
     if known:
         if len(known) > 1:
-            warnings.append(
-                f"the table pairs {rep_prefix} with {len(known)} IBIp prefixes ({', '.join(known)}); "
-                f"the first is shown"
-            )
+            warnings.append(N_("the table pairs %(prefix)s with %(count)s IBIp prefixes (%(known)s); the first is shown",
+                               prefix=rep_prefix, count=len(known), known=", ".join(known)))
         if computed is not None and computed != known[0]:
-            warnings.append(
-                f"the IBIp prefix computed from the IP you supplied ({computed}) differs from the "
-                f"known pair ({known[0]}); the known pair is shown"
-            )
+            warnings.append(N_("the IBIp prefix computed from the IP you supplied (%(computed)s) differs from the "
+                               "known pair (%(known)s); the known pair is shown", computed=computed, known=known[0]))
         return known[0], SOURCE_TABLE
     if computed is not None:
-        warnings.append(
-            f"IBIp prefix {computed} computed by Algorithm 5 from the IP and port you supplied; "
-            f"it is not checked against anything"
-        )
+        warnings.append(N_("IBIp prefix %(computed)s computed by Algorithm 5 from the IP and port you supplied; "
+                           "it is not checked against anything", computed=computed))
         return computed, SOURCE_USER
-    warnings.append(
-        f"prefix unknown: no known IBIp prefix for {rep_prefix}; supply the server's IP (and port, "
-        f"default {IBIP_DEFAULT_PORT}) to compute one"
-    )
+    warnings.append(N_("prefix unknown: no known IBIp prefix for %(prefix)s; supply the server's IP (and port, "
+                       "default %(port)s) to compute one", prefix=rep_prefix, port=IBIP_DEFAULT_PORT))
     return None, None
 
 
@@ -309,40 +303,32 @@ def _rep_prefix_for(
 ) -> tuple[str | None, str | None]:
     """``(repository-name prefix, source)`` for an IBIp's prefix: known pair, else the caller's host."""
     if ip is not None:
-        warnings.append(f"IP {ip!r} ignored: the IBIp prefix already encodes its IP ({ibip_ip})")
+        warnings.append(N_("IP %(ip)r ignored: the IBIp prefix already encodes its IP (%(ibip_ip)s)", ip=ip, ibip_ip=ibip_ip))
     computed = rep_prefix(host, REP_DEFAULT_PORT if port is None else port) if host is not None else None
     if host is None and port is not None:
-        warnings.append(f"port {port} ignored: it is used with a host, and none was given")
+        warnings.append(N_("port %(port)s ignored: it is used with a host, and none was given", port=port))
     known = rep_prefixes_for(ibip_prefix, pairs)
     if known:
         hosts = {decode_rep_prefix(candidate) for candidate in known}
         if len(hosts) > 1:
-            warnings.append(
-                f"the table pairs {ibip_prefix} with different hosts or ports ({', '.join(known)}); "
-                f"the first is shown, which may not be the one that issued this item"
-            )
+            warnings.append(N_("the table pairs %(prefix)s with different hosts or ports (%(known)s); the first is "
+                               "shown, which may not be the one that issued this item",
+                               prefix=ibip_prefix, known=", ".join(known)))
         elif len(known) > 1:
-            warnings.append(
-                f"{ibip_prefix} has {len(known)} known repository-name spellings ({', '.join(known)}) "
-                f"for the same host and port; the first is shown"
-            )
+            warnings.append(N_("%(prefix)s has %(count)s known repository-name spellings (%(known)s) for the same "
+                               "host and port; the first is shown", prefix=ibip_prefix, count=len(known),
+                               known=", ".join(known)))
         if computed is not None and decode_rep_prefix(computed) != decode_rep_prefix(known[0]):
-            warnings.append(
-                f"the prefix computed from the host you supplied ({computed}) differs from the "
-                f"known pair ({known[0]}); the known pair is shown"
-            )
+            warnings.append(N_("the prefix computed from the host you supplied (%(computed)s) differs from the "
+                               "known pair (%(known)s); the known pair is shown", computed=computed, known=known[0]))
         return known[0], SOURCE_TABLE
     if computed is not None:
-        warnings.append(
-            f"repository-name prefix {computed} computed by Algorithm 1 from the host and port you "
-            f"supplied; it is not checked against anything"
-        )
+        warnings.append(N_("repository-name prefix %(computed)s computed by Algorithm 1 from the host and port you "
+                           "supplied; it is not checked against anything", computed=computed))
         return computed, SOURCE_USER
-    warnings.append(
-        f"prefix unknown: no known repository-name prefix for {ibip_prefix} "
-        f"(IP {ibip_ip}, port {ibip_port}); supply the server's host name (and port, default "
-        f"{REP_DEFAULT_PORT}) to compute one"
-    )
+    warnings.append(N_("prefix unknown: no known repository-name prefix for %(prefix)s (IP %(ip)s, port %(port)s); "
+                       "supply the server's host name (and port, default %(default)s) to compute one",
+                       prefix=ibip_prefix, ip=ibip_ip, port=ibip_port, default=REP_DEFAULT_PORT))
     return None, None
 
 
@@ -353,13 +339,10 @@ def _check_round_trip(rep: RepositoryName, coded_suffix: str, warnings: list[str
         return
     fraction = format(rep.date, "f").partition(".")[2]
     if fraction.startswith("0") and fraction.strip("0"):
-        warnings.append(
-            f"the fraction of a second .{fraction} has leading zeros: the IBIp form writes it as "
-            f"the integer {int(fraction)} and reads back .{int(fraction)} ({back}), a different "
-            f"instant; this IBIp does not convert back to the same identifier"
-        )
+        warnings.append(N_("the fraction of a second .%(fraction)s has leading zeros: the IBIp form writes it as the "
+                           "integer %(integer)s and reads back .%(integer)s (%(back)s), a different instant; this IBIp "
+                           "does not convert back to the same identifier",
+                           fraction=fraction, integer=int(fraction), back=back))
     else:
-        warnings.append(
-            f"suffix {rep.suffix} is not written as Algorithm 2 writes its date; the IBIp form "
-            f"keeps the date but converts back as {back}"
-        )
+        warnings.append(N_("suffix %(suffix)s is not written as Algorithm 2 writes its date; the IBIp form keeps the "
+                           "date but converts back as %(back)s", suffix=rep.suffix, back=back))

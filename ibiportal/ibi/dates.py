@@ -18,6 +18,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from ibiportal.errors import ParseError
+from ibiportal.i18n import N_
 
 #: 1995-08-01T00:00:00Z in Unix time: the origin of IBIp suffixes (Algorithm 6, line 2).
 EPOCH = 807235200
@@ -30,15 +31,14 @@ _MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 def check_seconds(seconds: int, position: int | None = None, field: str | None = None) -> None:
     """Raise :class:`ParseError` for whole seconds before the Unix origin (no supported date)."""
     if seconds < 0:
-        raise ParseError("date is before 1970-01-01T00:00:00Z, the earliest date supported", position=position, field=field)
+        raise ParseError(N_("date is before 1970-01-01T00:00:00Z, the earliest date supported"), position=position, field=field)
 
 
 def check_ibip_seconds(seconds: int, position: int | None = None, field: str | None = None) -> None:
     """Raise :class:`ParseError` for a date that has no IBIp form: one before the IBIp epoch."""
     if seconds < EPOCH:
         raise ParseError(
-            "date is before 1995-08-01T00:00:00Z, the origin of IBIp suffixes (Algorithm 6 counts seconds "
-            "from it): this repository name has no IBIp form, though it is an IBI and resolves",
+            N_("date is before 1995-08-01T00:00:00Z, the origin of IBIp suffixes (Algorithm 6 counts seconds from it): this repository name has no IBIp form, though it is an IBI and resolves"),
             position=position,
             field=field,
         )
@@ -48,7 +48,7 @@ def split_date(date: Decimal, field: str = "date", *, ibip: bool = True) -> tupl
     """``(whole seconds, fraction digits)`` of a date, checked (from the IBIp epoch unless
     ``ibip`` is False); digits ``""`` when none."""
     if not isinstance(date, Decimal) or not date.is_finite():
-        raise ParseError(f"a date is a finite decimal.Decimal Unix time, not {date!r}", field=field)
+        raise ParseError(N_("a date is a finite decimal.Decimal Unix time, not %(date)r", date=date), field=field)
     whole, _, fraction = format(date, "f").partition(".")
     seconds = int(whole)
     check_seconds(seconds, field=field)

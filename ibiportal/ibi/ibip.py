@@ -22,6 +22,7 @@ from decimal import Decimal
 from typing import ClassVar
 
 from ibiportal.errors import ParseError
+from ibiportal.i18n import N_
 from ibiportal.ibi.dates import EPOCH, join_date, split_date, utc_iso
 from ibiportal.ibi.numerals import (
     BASE27_DIGITS,
@@ -51,7 +52,7 @@ def ibip_prefix(ip: str, port: int = DEFAULT_PORT) -> str:
     Raises :class:`ParseError` with ``field="ip"`` or ``field="port"``.
     """
     if not isinstance(ip, str):
-        raise ParseError(f"IP must be a string, not {type(ip).__name__}", field="ip")
+        raise ParseError(N_("IP must be a string, not %(type)s", type=type(ip).__name__), field="ip")
     check_port(port)
     value, version = ip_to_decimal(ip)
     separator = IPV4_SEPARATOR if version == 4 else IPV6_SEPARATOR
@@ -75,17 +76,17 @@ def _check_alphabet(text: str, offset: int, part: str, separators: str) -> str:
             reason = f"cannot appear in an IBIp {part}"
         else:
             reason = "is not allowed in an IBIp (Table 7.1: letters and digits only)"
-        raise ParseError(f"character {original!r} {reason}", offset + index + 1, part)
+        raise ParseError(N_("character %(original)r %(reason)s", original=original, reason=reason), offset + index + 1, part)
     return text.upper()
 
 
 def _decode_numeral(numeral: str, position: int, name: str, part: str) -> int:
     """A canonical base-27 numeral: non-empty, no leading zero digit unless it is ``2``."""
     if not numeral:
-        raise ParseError(f"{name} missing", position, part)
+        raise ParseError(N_("%(name)s missing", name=name), position, part)
     if len(numeral) > 1 and numeral.startswith(_ZERO_DIGIT):
         raise ParseError(
-            f"{name} {numeral!r} starts with the zero digit '2', which Algorithms 5-6 never write",
+            N_("%(name)s %(numeral)r starts with the zero digit '2', which Algorithms 5-6 never write", name=name, numeral=numeral),
             position,
             part,
         )
@@ -98,26 +99,26 @@ def _decode_prefix(prefix: str, offset: int) -> tuple[str, str, int]:
     separators = [index for index, character in enumerate(upper) if character in _VERSION_OF_SEPARATOR]
     if not separators:
         raise ParseError(
-            "IBIp prefix needs W (IPv4) or X (IPv6) after the coded IP (Algorithm 5)",
+            N_("IBIp prefix needs W (IPv4) or X (IPv6) after the coded IP (Algorithm 5)"),
             offset + len(prefix) + 1,
             "prefix",
         )
     if len(separators) > 1:
-        raise ParseError("only one W or X may appear in an IBIp prefix", offset + separators[1] + 1, "prefix")
+        raise ParseError(N_("only one W or X may appear in an IBIp prefix"), offset + separators[1] + 1, "prefix")
     cut = separators[0]
     value = _decode_numeral(upper[:cut], offset + 1, "coded IP", "prefix")
     try:
         ip = decimal_to_ip(value, _VERSION_OF_SEPARATOR[upper[cut]])
     except ParseError as error:
-        raise ParseError(f"coded IP {upper[:cut]} {error.message}", offset + 1, "ip") from error
+        raise ParseError(N_("coded IP %(upper)s %(message)s", upper=upper[:cut], message=error.message), offset + 1, "ip") from error
     port = DEFAULT_PORT
     if cut + 1 < len(upper):
         port_position = offset + cut + 2
         port = _decode_numeral(upper[cut + 1 :], port_position, "port", "prefix")
         if port == DEFAULT_PORT:
-            raise ParseError("port 800 is written as no port part (Algorithm 5)", port_position, "port")
+            raise ParseError(N_("port 800 is written as no port part (Algorithm 5)"), port_position, "port")
         if not MIN_PORT <= port <= MAX_PORT:
-            raise ParseError(f"port {port} out of range {MIN_PORT}-{MAX_PORT}", port_position, "port")
+            raise ParseError(N_("port %(port)s out of range %(min_port)s-%(max_port)s", port=port, min_port=MIN_PORT, max_port=MAX_PORT), port_position, "port")
     return upper, ip, port
 
 
@@ -155,10 +156,10 @@ def _decode_suffix(suffix: str, offset: int) -> tuple[str, Decimal]:
     fraction_position = offset + len(whole) + 2
     if FRACTION_SEPARATOR in coded_fraction:
         second_w = fraction_position + coded_fraction.index(FRACTION_SEPARATOR)
-        raise ParseError("only one W may appear in an IBIp suffix", second_w, "suffix")
+        raise ParseError(N_("only one W may appear in an IBIp suffix"), second_w, "suffix")
     fraction = _decode_numeral(coded_fraction, fraction_position, "coded fraction of a second", "suffix")
     if fraction == 0:
-        raise ParseError("a zero fraction of a second is written as no W part (Algorithm 6)", fraction_position, "suffix")
+        raise ParseError(N_("a zero fraction of a second is written as no W part (Algorithm 6)"), fraction_position, "suffix")
     return upper, join_date(seconds, str(fraction))
 
 
@@ -201,10 +202,10 @@ class Ibip:
         check_text(text)
         slashes = separator_indexes(text)
         if not slashes:
-            raise ParseError("missing '/' between IBIp prefix and suffix", len(text) + 1)
+            raise ParseError(N_("missing '/' between IBIp prefix and suffix"), len(text) + 1)
         if len(slashes) > 1:
             raise ParseError(
-                f"an IBIp has 2 '/'-separated parts (prefix/suffix), found {len(slashes) + 1}",
+                N_("an IBIp has 2 '/'-separated parts (prefix/suffix), found %(value)s", value=len(slashes) + 1),
                 slashes[1] + 1,
             )
         return cls(text[: slashes[0]], text[slashes[0] + 1 :])

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from itertools import product
 
 from ibiportal.errors import ParseError
+from ibiportal.i18n import N_
 from ibiportal.ibi.languages import country_problem, language_problem
 
 GET_METADATA = "GetMetadata"
@@ -76,9 +77,9 @@ class Verb:
         if self.name not in VERBS:
             raise ParseError(_unknown_verb(self.name))
         if self.name != GET_TRANSLATION and (self.language is not None or self.country is not None):
-            raise ParseError(f"`{self.name}` takes no language (Table 8.4)")
+            raise ParseError(N_("`%(name)s` takes no language (Table 8.4)", name=self.name))
         if self.name != GET_METADATA and self.format is not None:
-            raise ParseError(f"`{self.name}` takes no format (Table 8.4)")
+            raise ParseError(N_("`%(name)s` takes no format (Table 8.4)", name=self.name))
         problem = (
             (language_problem(self.language) if self.language is not None else None)
             or (country_problem(self.country) if self.country is not None else None)
@@ -87,14 +88,14 @@ class Verb:
         if problem:
             raise ParseError(problem)
         if self.country is not None and self.language is None:
-            raise ParseError("a country needs a language: `+(xx-YY)` (Table 8.1)")
+            raise ParseError(N_("a country needs a language: `+(xx-YY)` (Table 8.1)"))
 
     @classmethod
     def parse(cls, text: str) -> Verb:
         """Read one verb of Table 8.4, such as ``GetTranslation(pt-BR)``."""
         verb, end = _scan_verb(text, 0, range(1, len(text) + 2))
         if end != len(text):
-            raise ParseError(f"unexpected `{text[end]}` after `{text[:end]}` (Table 8.4)", end + 1)
+            raise ParseError(N_("unexpected `%(text)s` after `%(text2)s` (Table 8.4)", text=text[end], text2=text[:end]), end + 1)
         return verb
 
     @property
@@ -131,7 +132,7 @@ class Modifier:
     def __post_init__(self) -> None:
         for verb in self.verbs:
             if not verb.bare:
-                raise ParseError(f"`{verb}` has no modifier symbol (Table 8.5)")
+                raise ParseError(N_("`%(verb)s` has no modifier symbol (Table 8.5)", verb=verb))
         check_composition(self.verbs)
 
     @classmethod
@@ -139,7 +140,7 @@ class Modifier:
         """Read a whole modifier such as ``!:(oai_dc)`` or ``+(pt-BR)``; ``""`` is the empty modifier."""
         modifier, end = scan_modifier(text)
         if end != len(text):
-            raise ParseError(f"`{text[end]}` is not a modifier: expected `!`, `+` or `:` (Table 8.1)", end + 1)
+            raise ParseError(N_("`%(text)s` is not a modifier: expected `!`, `+` or `:` (Table 8.1)", text=text[end]), end + 1)
         return modifier
 
     @property
@@ -159,8 +160,11 @@ def _format_problem(fmt: str) -> str | None:
 def _unknown_verb(name: str) -> str:
     """The message for a word that is not one of the four verbs of Table 8.4."""
     near = [verb for verb in VERBS if verb.lower() == name.lower()]
-    hint = f"; did you mean `{near[0]}`?" if near else ""
-    return f"`{name}` is not a verb: verbs are GetMetadata, GetLastEdition, GetTranslation and GetFileList (Table 8.4){hint}"
+    if near:
+        return N_("`%(name)s` is not a verb: verbs are GetMetadata, GetLastEdition, GetTranslation and GetFileList "
+                  "(Table 8.4); did you mean `%(near)s`?", name=name, near=near[0])
+    return N_("`%(name)s` is not a verb: verbs are GetMetadata, GetLastEdition, GetTranslation and GetFileList "
+              "(Table 8.4)", name=name)
 
 
 def order_reason(shape: str, bare: str) -> str | None:
@@ -171,12 +175,12 @@ def order_reason(shape: str, bare: str) -> str | None:
     if shape + bare in _PREFIXES:
         return None
     if bare == ":":
-        return "metadata is asked once"
+        return N_("metadata is asked once")
     if bare == "!":
-        return "the last edition is asked once" if "!" in shape else "the last edition is asked before the metadata"
+        return N_("the last edition is asked once") if "!" in shape else N_("the last edition is asked before the metadata")
     if shape.endswith("+"):
-        return "a translation is not translated again"
-    return "a second translation may only follow `:` (translation of the metadata)"
+        return N_("a translation is not translated again")
+    return N_("a second translation may only follow `:` (translation of the metadata)")
 
 
 def check_composition(verbs: Sequence[Verb], positions: Sequence[int] | None = None, field: str | None = None) -> None:
@@ -193,13 +197,12 @@ def check_composition(verbs: Sequence[Verb], positions: Sequence[int] | None = N
         if verb.name == GET_FILE_LIST:
             file_lists += 1
             if file_lists > 1:
-                raise ParseError("`GetFileList` is asked once", where, field)
+                raise ParseError(N_("`GetFileList` is asked once"), where, field)
             continue
         reason = order_reason(shape, verb.bare)
         if reason:
             raise ParseError(
-                f"`{verb}` may not follow `{'+'.join(done)}` — {reason}: "
-                f"`{shape}{verb.bare}` is not a modifier of Table 8.2",
+                N_("`%(verb)s` may not follow `%(value)s` — %(reason)s: `%(shape)s%(bare)s` is not a modifier of Table 8.2", verb=verb, value='+'.join(done), reason=reason, shape=shape, bare=verb.bare),
                 where,
                 field,
             )
@@ -246,7 +249,7 @@ def _read_parameter(text: str, index: int, positions: Sequence[int]) -> tuple[st
         return None, index, index
     close = text.find(")", index + 1)
     if close < 0:
-        raise ParseError("`(` is not closed by `)` (Table 8.1)", positions[index])
+        raise ParseError(N_("`(` is not closed by `)` (Table 8.1)"), positions[index])
     return text[index + 1 : close], index + 1, close + 1
 
 
@@ -280,7 +283,7 @@ def _with_parameter(name: str, label: str, text: str, index: int, positions: Seq
         return _translation(content, start, positions), end
     if name == GET_METADATA:
         return _metadata(content, start, positions), end
-    raise ParseError(f"`{label}` takes no parameter (Tables 8.1 and 8.4)", positions[index])
+    raise ParseError(N_("`%(label)s` takes no parameter (Tables 8.1 and 8.4)", label=label), positions[index])
 
 
 def scan_modifier(text: str, start: int = 0, positions: Sequence[int] | None = None) -> tuple[Modifier, int]:
@@ -298,7 +301,7 @@ def scan_modifier(text: str, start: int = 0, positions: Sequence[int] | None = N
         reason = order_reason(shape, bare)
         if reason:
             written = "".join(verb.symbol for verb in verbs)
-            raise ParseError(f"`{bare}` may not follow `{written}` — {reason} (Table 8.1)", where[index])
+            raise ParseError(N_("`%(bare)s` may not follow `%(written)s` — %(reason)s (Table 8.1)", bare=bare, written=written, reason=reason), where[index])
         verb, index = _with_parameter(SYMBOLS[bare], bare, text, index + 1, where)
         verbs.append(verb)
     return Modifier(tuple(verbs)), index
@@ -324,13 +327,13 @@ def scan_verb_list(text: str, positions: Sequence[int] | None = None) -> tuple[t
     index = 0
     while True:
         if index == len(text) or text[index] in "+ ":
-            raise ParseError("a verb is expected: verbs are separated by one `+` (Table 8.4)", where[index])
+            raise ParseError(N_("a verb is expected: verbs are separated by one `+` (Table 8.4)"), where[index])
         verb, end = _scan_verb(text, index, where)
         found.append((verb, where[index]))
         if end == len(text):
             return tuple(found)
         if text[end] not in "+ ":
-            raise ParseError(f"unexpected `{text[end]}` after `{verb}`: verbs are separated by `+` (Table 8.4)", where[end])
+            raise ParseError(N_("unexpected `%(text)s` after `%(verb)s`: verbs are separated by `+` (Table 8.4)", text=text[end], verb=verb), where[end])
         index = end + 1
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ipaddress
 
 from ibiportal.errors import ParseError
+from ibiportal.i18n import N_
 
 #: Table 7.6: the 27 digits of an IBIp numeral, value 0 to 26.
 BASE27_DIGITS = "23456789ABCDEFGHJKLMNPQRSTU"
@@ -48,14 +49,14 @@ def decode(numeral: str, digits: str, offset: int = 0) -> int:
     are 1-based and shifted by ``offset`` so callers can report them in their whole input.
     """
     if not numeral:
-        raise ParseError("empty numeral", position=offset + 1)
+        raise ParseError(N_("empty numeral"), position=offset + 1)
     base = len(digits)
     value = 0
     for index, character in enumerate(numeral):
         digit = digits.find(character)
         if digit < 0:
             raise ParseError(
-                f"character {character!r} is not a digit of this numeral (digits: {digits})",
+                N_("character %(character)r is not a digit of this numeral (digits: %(digits)s)", character=character, digits=digits),
                 position=offset + index + 1,
             )
         value = value * base + digit
@@ -130,13 +131,13 @@ def ip_to_decimal(ip: str) -> tuple[int, int]:
     try:
         address = ipaddress.ip_address(ip.strip())
     except ValueError as error:
-        raise ParseError(f"{ip!r} is not an IPv4 or IPv6 address", field="ip") from error
+        raise ParseError(N_("%(ip)r is not an IPv4 or IPv6 address", ip=ip), field="ip") from error
     if isinstance(address, ipaddress.IPv6Address) and address.scope_id is not None:
-        raise ParseError(f"scoped IPv6 address {ip!r} cannot be encoded", field="ip")
+        raise ParseError(N_("scoped IPv6 address %(ip)r cannot be encoded", ip=ip), field="ip")
     text = canonical_ip(address)
     if text.startswith("0"):
         raise ParseError(
-            f"IP {text} cannot be encoded: read as a numeral its leading 0 would be lost",
+            N_("IP %(text)s cannot be encoded: read as a numeral its leading 0 would be lost", text=text),
             field="ip",
         )
     digits = IPV4_DIGITS if address.version == 4 else IPV6_DIGITS
@@ -157,4 +158,4 @@ def decimal_to_ip(value: int, version: int) -> str:
     try:
         return canonical_ip(address_class(text))
     except ValueError as error:
-        raise ParseError(f"decodes to {text!r}, which is not an IPv{version} address", field="ip") from error
+        raise ParseError(N_("decodes to %(text)r, which is not an IPv%(version)s address", text=text, version=version), field="ip") from error

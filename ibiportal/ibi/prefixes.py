@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from ibiportal.errors import ParseError
+from ibiportal.i18n import N_
 from ibiportal.ibi.ibip import Ibip, decode_ibip_prefix
 from ibiportal.ibi.identifier import parse_ibi
 from ibiportal.ibi.repository import decode_rep_prefix
@@ -51,7 +52,7 @@ def _normalize(pairs: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, str, tupl
             host_port = decode_rep_prefix(rep)
             decode_ibip_prefix(ibip)
         except ParseError as error:
-            raise ParseError(f"known prefix pair ({rep}, {ibip}): {error}", field="known_pairs") from error
+            raise ParseError(N_("known prefix pair (%(rep)s, %(ibip)s): %(error)s", rep=rep, ibip=ibip, error=error), field="known_pairs") from error
         normalized.append((rep.lower(), ibip.upper(), host_port))
     return tuple(normalized)
 

@@ -21,6 +21,7 @@ from decimal import Decimal
 from typing import ClassVar
 
 from ibiportal.errors import ParseError
+from ibiportal.i18n import N_
 from ibiportal.ibi.dates import check_seconds, join_date, month_days, split_date, unix_seconds, utc_fields, utc_iso
 from ibiportal.ibi.syntax import MAX_PORT, MIN_PORT, SEPARATOR, check_port, check_text, separator_indexes
 
@@ -46,23 +47,23 @@ _YEAR_DIGITS = 4
 def _check_label(label: str, position: int, *, last: bool, field_name: str) -> None:
     """One dot-separated word of a host name (Table 6.1 ``word`` / ``last-word``)."""
     if not label:
-        raise ParseError("empty label in host name (two dots in a row, or a leading dot)", position, field_name)
+        raise ParseError(N_("empty label in host name (two dots in a row, or a leading dot)"), position, field_name)
     for index, character in enumerate(label):
         if character not in _LABEL_CHARACTERS:
             raise ParseError(
-                f"character {character!r} is not allowed in a host name (letters, digits, '-')",
+                N_("character %(character)r is not allowed in a host name (letters, digits, '-')", character=character),
                 position + index,
                 field_name,
             )
     if label.startswith("-"):
-        raise ParseError(f"label {label!r} starts with '-'", position, field_name)
+        raise ParseError(N_("label %(label)r starts with '-'", label=label), position, field_name)
     if label.endswith("-"):
-        raise ParseError(f"label {label!r} ends with '-'", position + len(label) - 1, field_name)
+        raise ParseError(N_("label %(label)r ends with '-'", label=label), position + len(label) - 1, field_name)
     if len(label) > MAX_LABEL_LENGTH:
-        raise ParseError(f"label longer than {MAX_LABEL_LENGTH} characters (RFC 1034)", position, field_name)
+        raise ParseError(N_("label longer than %(max_label_length)s characters (RFC 1034)", max_label_length=MAX_LABEL_LENGTH), position, field_name)
     if last and label[0] not in string.ascii_letters:
         raise ParseError(
-            f"last label {label!r} (top-level domain) must start with a letter (Table 6.1 last-word)",
+            N_("last label %(label)r (top-level domain) must start with a letter (Table 6.1 last-word)", label=label),
             position,
             field_name,
         )
@@ -88,14 +89,14 @@ def rep_prefix(host: str, port: int = DEFAULT_PORT) -> str:
     Raises :class:`ParseError` with ``field="host"`` or ``field="port"``.
     """
     if not isinstance(host, str):
-        raise ParseError(f"host must be a string, not {type(host).__name__}", field="host")
+        raise ParseError(N_("host must be a string, not %(type)s", type=type(host).__name__), field="host")
     name = host.lower().removesuffix(".")
     if "." not in name:
         raise ParseError(
-            f"host {host!r} needs at least two labels: its first word and a subdomain", field="host"
+            N_("host %(host)r needs at least two labels: its first word and a subdomain", host=host), field="host"
         )
     if len(name) > MAX_HOST_LENGTH:
-        raise ParseError(f"host name longer than {MAX_HOST_LENGTH} characters", field="host")
+        raise ParseError(N_("host name longer than %(max_host_length)s characters", max_host_length=MAX_HOST_LENGTH), field="host")
     _check_labels(name, 1, field_name="host")
     check_port(port)
     word, _, subdomain = name.partition(".")
@@ -107,7 +108,7 @@ def _parse_prefix(prefix: str, offset: int) -> tuple[str, int]:
     """Check a prefix (Table 6.1); return ``(host, port)``. Positions shifted by ``offset``."""
     subdomain, slash, word_port = prefix.partition(SEPARATOR)
     if not slash:
-        raise ParseError("missing '/' between subdomain and word", offset + len(prefix) + 1, "prefix")
+        raise ParseError(N_("missing '/' between subdomain and word"), offset + len(prefix) + 1, "prefix")
     _check_labels(subdomain, offset + 1, field_name="prefix")
     word_start = offset + len(subdomain) + 2
     cut = min((word_port.find(sep) for sep in PORT_SEPARATORS if sep in word_port), default=len(word_port))
@@ -122,15 +123,15 @@ def _parse_prefix(prefix: str, offset: int) -> tuple[str, int]:
 
 def _parse_port(text: str, position: int) -> int:
     if not text:
-        raise ParseError("port number missing after the port separator", position, "port")
+        raise ParseError(N_("port number missing after the port separator"), position, "port")
     for index, character in enumerate(text):
         if character not in _DIGITS:
-            raise ParseError(f"character {character!r} in the port is not a digit", position + index, "port")
+            raise ParseError(N_("character %(character)r in the port is not a digit", character=character), position + index, "port")
     port = int(text)
     if not MIN_PORT <= port <= MAX_PORT:
-        raise ParseError(f"port {port} out of range {MIN_PORT}-{MAX_PORT}", position, "port")
+        raise ParseError(N_("port %(port)s out of range %(min_port)s-%(max_port)s", port=port, min_port=MIN_PORT, max_port=MAX_PORT), position, "port")
     if text.startswith("0"):
-        raise ParseError(f"port {text!r} has a leading zero", position, "port")
+        raise ParseError(N_("port %(text)r has a leading zero", text=text), position, "port")
     return port
 
 
@@ -159,13 +160,13 @@ def _parse_suffix(suffix: str, offset: int) -> Decimal:
     """Check a suffix (Table 6.1) and return its date. Positions shifted by ``offset``."""
     year_text, slash, time_text = suffix.partition(SEPARATOR)
     if not slash:
-        raise ParseError("missing '/' between year and month", offset + len(suffix) + 1, "suffix")
+        raise ParseError(N_("missing '/' between year and month"), offset + len(suffix) + 1, "suffix")
     _check_digits(year_text, offset + 1, "year")
     if len(year_text) < _YEAR_DIGITS:
-        raise ParseError(f"year {year_text!r} must have {_YEAR_DIGITS} or more digits", offset + 1, "suffix")
+        raise ParseError(N_("year %(year_text)r must have %(year_digits)s or more digits", year_text=year_text, year_digits=_YEAR_DIGITS), offset + 1, "suffix")
     year = int(year_text)
     if year < _FIRST_YEAR:
-        raise ParseError(f"year {year_text} is before {_FIRST_YEAR}: dates start at {_FIRST_YEAR}-01-01", offset + 1, "suffix")
+        raise ParseError(N_("year %(year_text)s is before %(first_year)s: dates start at %(first_year)s-01-01", year_text=year_text, first_year=_FIRST_YEAR), offset + 1, "suffix")
     fields, fraction = _parse_time_fields(year, time_text, offset + len(year_text) + 2)
     seconds = unix_seconds(year, *fields)
     check_seconds(seconds, offset + 1, "suffix")
@@ -180,10 +181,10 @@ def decode_rep_suffix(suffix: str) -> Decimal:
 
 def _check_digits(text: str, position: int, name: str) -> None:
     if not text:
-        raise ParseError(f"{name} missing", position, "suffix")
+        raise ParseError(N_("%(name)s missing", name=name), position, "suffix")
     for index, character in enumerate(text):
         if character not in _DIGITS:
-            raise ParseError(f"character {character!r} in the {name} is not a digit", position + index, "suffix")
+            raise ParseError(N_("character %(character)r in the %(name)s is not a digit", character=character, name=name), position + index, "suffix")
 
 
 def _parse_time_fields(year: int, text: str, position: int) -> tuple[list[int], str]:
@@ -191,10 +192,10 @@ def _parse_time_fields(year: int, text: str, position: int) -> tuple[list[int], 
     parts = text.split(".")
     if len(parts) > len(_TIME_FIELDS):
         extra_dot = position + sum(len(part) + 1 for part in parts[: len(_TIME_FIELDS)]) - 1
-        raise ParseError("nothing may follow the fraction of a second", extra_dot, "suffix")
+        raise ParseError(N_("nothing may follow the fraction of a second"), extra_dot, "suffix")
     if len(parts) < _REQUIRED_TIME_FIELDS:
         missing = _TIME_FIELDS[len(parts)]
-        raise ParseError(f"{missing} missing (month.day.hour.minute required)", position + len(text), "suffix")
+        raise ParseError(N_("%(missing)s missing (month.day.hour.minute required)", missing=missing), position + len(text), "suffix")
     values: list[int] = []
     fraction = ""
     for name, part in zip(_TIME_FIELDS, parts):
@@ -202,13 +203,13 @@ def _parse_time_fields(year: int, text: str, position: int) -> tuple[list[int], 
         if name == _TIME_FIELDS[-1]:
             fraction = part
         elif len(part) != 2:
-            raise ParseError(f"{name} {part!r} must have 2 digits", position, "suffix")
+            raise ParseError(N_("%(name)s %(part)r must have 2 digits", name=name, part=part), position, "suffix")
         else:
             value = int(part)
             low, high = _field_range(name, year, values)
             if not low <= value <= high:
                 where = f" in {year:04d}-{values[0]:02d}" if name == "day" else ""
-                raise ParseError(f"{name} {part} out of range {low:02d}-{high:02d}{where}", position, "suffix")
+                raise ParseError(N_("%(name)s %(part)s out of range %(low)02d-%(high)02d%(where)s", name=name, part=part, low=low, high=high, where=where), position, "suffix")
             values.append(value)
         position += len(part) + 1
     return values, fraction
@@ -254,8 +255,7 @@ class RepositoryName:
         if len(slashes) != SEGMENTS - 1:
             position = len(text) + 1 if len(slashes) < SEGMENTS - 1 else slashes[SEGMENTS - 1] + 1
             raise ParseError(
-                f"a repository name has {SEGMENTS} '/'-separated parts "
-                f"(subdomain/word/year/month.day.hour.minute), found {len(slashes) + 1}",
+                N_("a repository name has %(segments)s '/'-separated parts (subdomain/word/year/month.day.hour.minute), found %(value)s", segments=SEGMENTS, value=len(slashes) + 1),
                 position,
             )
         cut = slashes[1]

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from urllib.parse import quote, unquote_plus
 
 from ibiportal.errors import ParseError
+from ibiportal.i18n import N_
 from ibiportal.ibi.identifier import Identifier, split_ibi
 from ibiportal.ibi.modifiers import (
     Modifier, Verb, check_composition, kept_in_union, scan_modifier, scan_verb_list, union_verbs,
@@ -107,12 +108,12 @@ def _decode(text: str, start: int, end: int, *, plus_is_space: bool = False) -> 
         char = text[index]
         if char == "%":
             if not _ESCAPE.match(text, index, end):
-                raise ParseError("`%` must begin a `%hh` escape (Table 6.1)", index + 1)
+                raise ParseError(N_("`%` must begin a `%hh` escape (Table 6.1)"), index + 1)
             pending = pending or index + 1
             try:
                 decoded = decoder.decode(bytes([int(text[index + 1 : index + 3], 16)]))
             except UnicodeDecodeError as exc:
-                raise ParseError("these `%hh` escapes are not UTF-8 text", pending) from exc
+                raise ParseError(N_("these `%hh` escapes are not UTF-8 text"), pending) from exc
             if decoded:
                 chars.append(decoded)
                 positions.append(pending)
@@ -122,12 +123,12 @@ def _decode(text: str, start: int, end: int, *, plus_is_space: bool = False) -> 
         if pending is not None:
             break
         if not "!" <= char <= "~":
-            raise ParseError(f"{_describe(char)} must be percent-encoded (Table 6.1)", index + 1)
+            raise ParseError(N_("%(value)s must be percent-encoded (Table 6.1)", value=_describe(char)), index + 1)
         chars.append(" " if plus_is_space and char == "+" else char)
         positions.append(index + 1)
         index += 1
     if pending is not None:
-        raise ParseError("these `%hh` escapes are not UTF-8 text: a character is cut short", pending)
+        raise ParseError(N_("these `%hh` escapes are not UTF-8 text: a character is cut short"), pending)
     positions.append(end + 1)
     return "".join(chars), positions
 
@@ -136,16 +137,16 @@ def check_filepath(path: str, positions: Sequence[int] | None = None, field: str
     """Check a decoded file path (``path-absolute``): return it, or None for a lone ``/`` (no file)."""
     where = positions if positions is not None else range(1, len(path) + 2)
     if not path.startswith("/"):
-        raise ParseError("a file path begins with `/` (path-absolute, Table 8.1)", where[0], field)
+        raise ParseError(N_("a file path begins with `/` (path-absolute, Table 8.1)"), where[0], field)
     if path == "/":
         return None
     if path.startswith("//"):
-        raise ParseError("a file path may not begin with `//` (path-absolute, RFC 3986)", where[1], field)
+        raise ParseError(N_("a file path may not begin with `//` (path-absolute, RFC 3986)"), where[1], field)
     offset = 1
     for segment in path[1:].split("/"):
         if segment in (".", ".."):
             raise ParseError(
-                f"`{segment}` is not allowed as a path segment: the file path names a file inside the item",
+                N_("`%(segment)s` is not allowed as a path segment: the file path names a file inside the item", segment=segment),
                 where[offset],
                 field,
             )
@@ -161,21 +162,21 @@ def _read_resolver(text: str, start: int, end: int) -> tuple[str | None, int]:
     scheme = _SCHEME.match(text, start, end)
     if scheme and text.startswith("//", scheme.end(), end):
         if scheme.group(1).lower() not in SCHEMES:
-            raise ParseError(f"`{scheme.group(1)}` is not a scheme of persistent URLs: use http or https (Table 8.1)", start + 1)
+            raise ParseError(N_("`%(value)s` is not a scheme of persistent URLs: use http or https (Table 8.1)", value=scheme.group(1)), start + 1)
         host_start = scheme.end() + 2
         host_end = next((i for i in range(host_start, end) if text[i] in "/?#"), end)
         authority = text[host_start:host_end]
         if "@" in authority:
-            raise ParseError("user information (`…@`) is not part of a persistent URL", host_start + authority.index("@") + 1)
+            raise ParseError(N_("user information (`…@`) is not part of a persistent URL"), host_start + authority.index("@") + 1)
         if not _AUTHORITY.fullmatch(authority):
             raise ParseError(f"`{authority}` is not a host[:port]" if authority else "a host is expected after `//`", host_start + 1)
         if host_end == end or text[host_end] != "/":
-            raise ParseError("no IBI: it follows the host, as in http://urlib.net/<IBI> (Table 8.1)", host_end + 1)
+            raise ParseError(N_("no IBI: it follows the host, as in http://urlib.net/<IBI> (Table 8.1)"), host_end + 1)
         return f"{scheme.group(1).lower()}://{authority.lower()}/", host_end + 1
     if scheme and scheme.group(1).lower() in SCHEMES:
-        raise ParseError(f"`//` is expected after `{scheme.group()}`", scheme.end() + 1)
+        raise ParseError(N_("`//` is expected after `%(value)s`", value=scheme.group()), scheme.end() + 1)
     if text.startswith("//", start, end):
-        raise ParseError("a host needs a scheme: write `http://host/…`", start + 1)
+        raise ParseError(N_("a host needs a scheme: write `http://host/…`"), start + 1)
     return ("/", start + 1) if text.startswith("/", start, end) else (None, start)
 
 
@@ -192,7 +193,7 @@ def normalize_base(base: str) -> str:
     except ParseError as exc:
         raise ParseError(exc.message, exc.position, "base") from exc
     if resolver is None or index != len(text):
-        raise ParseError("a resolver base is `http://host[:port]/`", 1, "base")
+        raise ParseError(N_("a resolver base is `http://host[:port]/`"), 1, "base")
     return resolver
 
 
@@ -218,12 +219,12 @@ class PersistentUrl:
 
     def __post_init__(self) -> None:
         if self.required_item_status not in (None, ORIGINAL):
-            raise ParseError(f"`{REQUIRED_ITEM_STATUS}` takes only the value `{ORIGINAL}` (Table 8.3)")
+            raise ParseError(N_("`%(required_item_status)s` takes only the value `%(original)s` (Table 8.3)", required_item_status=REQUIRED_ITEM_STATUS, original=ORIGINAL))
         if self.filepath is not None and check_filepath(self.filepath) is None:
-            raise ParseError("a file path names a file: write no path rather than `/`")
+            raise ParseError(N_("a file path names a file: write no path rather than `/`"))
         for name, _ in self.query:
             if name in RESOLVER_PAIRS:
-                raise ParseError(f"`{name}` is a resolver pair (Table 8.3), not one passed on to the item")
+                raise ParseError(N_("`%(name)s` is a resolver pair (Table 8.3), not one passed on to the item", name=name))
         check_composition(self.verbs)
 
     @classmethod
@@ -330,24 +331,24 @@ def _read_query(
         pair_end = end if pair_end < 0 else pair_end
         equals = text.find("=", index, pair_end)
         if pair_end == index:
-            raise ParseError("a pair is expected: pairs are `name=value` joined by one `&` (Table 8.1)", index + 1)
+            raise ParseError(N_("a pair is expected: pairs are `name=value` joined by one `&` (Table 8.1)"), index + 1)
         if equals < 0:
-            raise ParseError(f"`{text[index:pair_end]}` is not a pair: pairs are `name=value` (Table 8.1)", index + 1)
+            raise ParseError(N_("`%(text)s` is not a pair: pairs are `name=value` (Table 8.1)", text=text[index:pair_end]), index + 1)
         if equals == index:
-            raise ParseError("a pair needs a name before `=` (Table 8.1)", index + 1)
+            raise ParseError(N_("a pair needs a name before `=` (Table 8.1)"), index + 1)
         second = text.find("=", equals + 1, pair_end)
         if second >= 0:
-            raise ParseError("`=` in a value must be percent-encoded as `%3D` (Table 6.1)", second + 1)
+            raise ParseError(N_("`=` in a value must be percent-encoded as `%3D` (Table 6.1)"), second + 1)
         name, value = _passed_on(text, index, equals, pair_end)
         if name in RESOLVER_PAIRS:
             value, value_positions = _decode(text, equals + 1, pair_end, plus_is_space=True)
             if name in seen:
-                raise ParseError(f"`{name}` is given twice (first at character {seen[name]}) (Table 8.3)", index + 1)
+                raise ParseError(N_("`%(name)s` is given twice (first at character %(seen)s) (Table 8.3)", name=name, seen=seen[name]), index + 1)
             seen[name] = index + 1
             if name == REQUIRED_ITEM_STATUS:
                 if value != ORIGINAL:
                     raise ParseError(
-                        f"`{REQUIRED_ITEM_STATUS}` takes only the value `{ORIGINAL}` (Table 8.3), not `{value}`", equals + 2
+                        N_("`%(required_item_status)s` takes only the value `%(original)s` (Table 8.3), not `%(value)s`", required_item_status=REQUIRED_ITEM_STATUS, original=ORIGINAL, value=value), equals + 2
                     )
                 status = value
             else:
@@ -356,7 +357,7 @@ def _read_query(
             pairs.append((name, value))
             written.append(text[index:pair_end])
         if pair_end == end - 1:
-            raise ParseError("a pair is expected after `&` (Table 8.1)", pair_end + 1)
+            raise ParseError(N_("a pair is expected after `&` (Table 8.1)"), pair_end + 1)
         index = pair_end + 1
     return status, verbs, tuple(pairs), tuple(written)
 
@@ -369,7 +370,7 @@ def parse_persistent_url(text: str) -> PersistentUrl:
         position moved from the IBI to the whole text.
     """
     if not text.strip():
-        raise ParseError("a persistent URL is expected, such as http://urlib.net/LK47B6W/362SFKH", 1)
+        raise ParseError(N_("a persistent URL is expected, such as http://urlib.net/LK47B6W/362SFKH"), 1)
     start = len(text) - len(text.lstrip())
     end = len(text.rstrip())
     resolver, index = _read_resolver(text, start, end)
@@ -378,7 +379,7 @@ def parse_persistent_url(text: str) -> PersistentUrl:
     query_at = text.find("?", index, body_end)
     path_end = query_at if query_at >= 0 else body_end
     if index == path_end:
-        raise ParseError("no IBI: a persistent URL names an IBI, as in http://urlib.net/<IBI> (Table 8.1)", index + 1)
+        raise ParseError(N_("no IBI: a persistent URL names an IBI, as in http://urlib.net/<IBI> (Table 8.1)"), index + 1)
     try:
         ibi, length = split_ibi(text[index:path_end])
     except ParseError as exc:
@@ -390,8 +391,7 @@ def parse_persistent_url(text: str) -> PersistentUrl:
         if chars[after] != "/":
             follows = f"the modifier `{modifier}`" if modifier.verbs else "the IBI"
             raise ParseError(
-                f"{_describe(chars[after])} may not follow {follows}: a modifier (`!`, `+`, `:`), "
-                "a file path `/…` or a query `?…` may (Table 8.1)",
+                N_("%(value)s may not follow %(follows)s: a modifier (`!`, `+`, `:`), a file path `/…` or a query `?…` may (Table 8.1)", value=_describe(chars[after]), follows=follows),
                 positions[after],
             )
         filepath = check_filepath(chars[after:], positions[after:])

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
 from ibiportal.errors import ParseError
+from ibiportal.i18n import N_
 from ibiportal.protocol.pairlist import PairList
 from ibiportal.protocol.query import QueryPair, build_query, parse_query
 
@@ -59,19 +60,19 @@ def check_key(text: str, field: str = "registrationkey") -> None:
     """
     rule = "Table 7.1: 10 or more digits, optionally '-' and 10 or more digits"
     if not text:
-        raise ParseError(f"{field} is empty ({rule})", position=None, field=field)
+        raise ParseError(N_("%(field)s is empty (%(rule)s)", field=field, rule=rule), position=None, field=field)
     numbers = text.split("-")
     if len(numbers) > 2:
         second_dash = len(numbers[0]) + len(numbers[1]) + 2
-        raise ParseError(f"{field} has more than one '-' ({rule})", position=second_dash, field=field)
+        raise ParseError(N_("%(field)s has more than one '-' (%(rule)s)", field=field, rule=rule), position=second_dash, field=field)
     start = 1
     for ordinal, number in zip(("first", "second"), numbers):
         for index, char in enumerate(number):
             if char not in "0123456789":
-                raise ParseError(f"{field} has a character that is not a digit ({rule})", start + index, field)
+                raise ParseError(N_("%(field)s has a character that is not a digit (%(rule)s)", field=field, rule=rule), start + index, field)
         if len(number) < 10:
             raise ParseError(
-                f"{field}: the {ordinal} number has {len(number)} digit{'s' * (len(number) != 1)} ({rule})",
+                N_("%(field)s: the %(ordinal)s number has %(length)s digit%(value)s (%(rule)s)", field=field, ordinal=ordinal, length=len(number), value='s' * (len(number) != 1), rule=rule),
                 start,
                 field,
             )
@@ -114,7 +115,7 @@ class RegistrationKey:
 
 
 def _fail(field: str, message: str, position: int | None = None) -> ParseError:
-    return ParseError(f"{field}: {message}", position=position, field=field)
+    return ParseError(N_("%(field)s: %(message)s", field=field, message=message), position=position, field=field)
 
 
 def _check_ips(ips: tuple[str, ...], field: str) -> None:
@@ -458,7 +459,7 @@ def request_of_pairs(pairs: tuple[QueryPair, ...]) -> Request:
     for pair in pairs:
         if pair.name in first_seen:
             raise ParseError(
-                f"duplicate pair {pair.name!r} (first at character {first_seen[pair.name]})",
+                N_("duplicate pair %(name)r (first at character %(first_seen)s)", name=pair.name, first_seen=first_seen[pair.name]),
                 position=pair.position,
                 field=pair.name,
             )
@@ -470,7 +471,7 @@ def request_of_pairs(pairs: tuple[QueryPair, ...]) -> Request:
     cls = SUBJECTS.get(subject_pair.value)
     if cls is None:
         raise ParseError(
-            f"unknown servicesubject {subject_pair.value[:60]!r}; expected one of {', '.join(SUBJECTS)}",
+            N_("unknown servicesubject %(value)r; expected one of %(value2)s", value=subject_pair.value[:60], value2=', '.join(SUBJECTS)),
             position=subject_pair.value_position,
             field="servicesubject",
         )
@@ -492,13 +493,13 @@ def parse_request_url(url: str) -> AddressedRequest:
     """Split and parse a full request URL; positions in errors count in ``url``."""
     scheme = "http://"
     if not url[: len(scheme)].lower() == scheme:
-        raise ParseError("a request URL starts with http:// (§6.1)", position=1, field="url")
+        raise ParseError(N_("a request URL starts with http:// (§6.1)"), position=1, field="url")
     question = url.find("?")
     if question < 0:
-        raise ParseError("no '?' between the base URL and its pairs (§6.1)", position=len(url) + 1, field="url")
+        raise ParseError(N_("no '?' between the base URL and its pairs (§6.1)"), position=len(url) + 1, field="url")
     slash = url.find("/", len(scheme), question)
     if slash < 0:
-        raise ParseError("no service IBI after the address (§6.1)", position=question + 1, field="url")
+        raise ParseError(N_("no service IBI after the address (§6.1)"), position=question + 1, field="url")
     address, service_ibi = url[len(scheme):slash], url[slash + 1:question]
     try:
         _check_hostport(address, "address")

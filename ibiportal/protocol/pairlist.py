@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ibiportal.errors import ParseError
+from ibiportal.i18n import N_
 
 Separator = Literal["\n", "\r\n", " "]
 
@@ -124,20 +125,18 @@ class Pair:
 
     def __post_init__(self) -> None:
         if not self.name:
-            raise ParseError("a pair name cannot be empty (Table 6.2: nome = palavra)", field=self.name)
+            raise ParseError(N_("a pair name cannot be empty (Table 6.2: nome = palavra)"), field=self.name)
         for index, char in enumerate(self.name):
             if not is_word_character(char):
                 raise ParseError(
-                    f"pair name {self.name!r} contains {_describe(char, False)} at character "
-                    f"{index + 1}; a name is one word of Table 6.2",
+                    N_("pair name %(name)r contains %(value)s at character %(value2)s; a name is one word of Table 6.2", name=self.name, value=_describe(char, False), value2=index + 1),
                     position=index + 1,
                     field=self.name,
                 )
         for index, char in enumerate(self.value):
             if char != " " and not is_word_character(char):
                 raise ParseError(
-                    f"value of {self.name!r} contains {_describe(char, False)} at character "
-                    f"{index + 1}; build it with Pair.from_text to escape it",
+                    N_("value of %(name)r contains %(value)s at character %(value2)s; build it with Pair.from_text to escape it", name=self.name, value=_describe(char, False), value2=index + 1),
                     position=index + 1,
                     field=self.name,
                 )
@@ -222,7 +221,7 @@ class PairList:
             offset = (found.position or 1) - 1
             position = None if error.position is None else error.position + offset
             raise ParseError(
-                f"value of {name!r} is not a pair list: {error.message}", position, field=name
+                N_("value of %(name)r is not a pair list: %(message)s", name=name, message=error.message), position, field=name
             ) from error
 
     def names(self) -> tuple[str, ...]:

@@ -32,6 +32,7 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from ibiportal.errors import ParseError
+from ibiportal.i18n import N_
 
 TABLE_6_1_ESCAPES = {" ": "%20", "%": "%25", "&": "%26", "+": "%2B", "=": "%3D", "?": "%3F"}
 _NOT_IN_URL = set('#"<>\\^`{|}')
@@ -75,8 +76,7 @@ def decode_query_value(encoded: str, position: int = 1) -> str:
     if bad:
         shown = encoded[bad.start():bad.start() + 3]
         raise ParseError(
-            f"malformed percent escape {shown!r}: '%' must be followed by two hexadecimal "
-            "digits (Table 6.1 writes a literal '%' as %25)",
+            N_("malformed percent escape %(shown)r: '%%' must be followed by two hexadecimal digits (Table 6.1 writes a literal '%%' as %%25)", shown=shown),
             position=position + bad.start(),
         )
     return re.sub(r"%([0-9A-Fa-f]{2})", lambda match: chr(int(match[1], 16)), encoded.replace("+", " "))
@@ -114,7 +114,7 @@ def parse_query(query: str | bytes) -> tuple[QueryPair, ...]:
             problem = f"control character 0x{code:02X} must be percent-encoded"
         else:
             problem = f"non-ASCII {'byte' if isinstance(query, bytes) else 'character'} {char!r} must be percent-encoded"
-        raise ParseError(f"{problem} in a request (Table 6.1)", position=bad.start() + 1)
+        raise ParseError(N_("%(problem)s in a request (Table 6.1)", problem=problem), position=bad.start() + 1)
     if not text:
         return ()
     pairs: list[QueryPair] = []
@@ -123,12 +123,12 @@ def parse_query(query: str | bytes) -> tuple[QueryPair, ...]:
         position = start + 1
         start += len(segment) + 1
         if not segment:
-            raise ParseError("empty pair: '&' must separate two name=value pairs", position=position)
+            raise ParseError(N_("empty pair: '&' must separate two name=value pairs"), position=position)
         name, equals, encoded = segment.partition("=")
         if not equals:
-            raise ParseError(f"pair {segment[:40]!r} has no '=' (§6.1: <nome>=<valor>)", position=position)
+            raise ParseError(N_("pair %(segment)r has no '=' (§6.1: <nome>=<valor>)", segment=segment[:40]), position=position)
         if not name:
-            raise ParseError("pair with an empty name before '='", position=position)
+            raise ParseError(N_("pair with an empty name before '='"), position=position)
         value_position = position + len(name) + 1
         pairs.append(
             QueryPair(

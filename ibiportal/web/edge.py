@@ -30,6 +30,7 @@ from flask import Flask, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..errors import ParseError
+from ..i18n import N_
 
 MAX_TEXT_CHARS = 4096
 """A single-line value: an IBI, a URL (browsers keep about 2,000 characters), a title, a name."""
@@ -51,18 +52,17 @@ _JSON_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')  # strings skipp
 def text_fault(value: str, field: str, multiline: bool = False) -> ParseError | None:
     """What is wrong with ``value`` as the text of ``field``, or ``None``; the position is 1-based."""
     if not multiline and len(value) > MAX_TEXT_CHARS:
-        return ParseError(f"{field} is {len(value)} characters long; at most {MAX_TEXT_CHARS} are read",
+        return ParseError(N_("%(field)s is %(length)s characters long; at most %(max_text_chars)s are read", field=field, length=len(value), max_text_chars=MAX_TEXT_CHARS),
                           position=MAX_TEXT_CHARS + 1, field=field)
     if value.isprintable():  # the common case, in C: no control character, no surrogate
         return None
     for index, char in enumerate(value):
         category = unicodedata.category(char)
         if category == "Cs":
-            return ParseError(f"{field} holds U+{ord(char):04X}, half of a surrogate pair, which is not text: "
-                              "send valid Unicode (UTF-8)", position=index + 1, field=field)
+            return ParseError(N_("%(field)s holds U+%(value)04X, half of a surrogate pair, which is not text: send valid Unicode (UTF-8)", field=field, value=ord(char)), position=index + 1, field=field)
         if category == "Cc" and not (multiline and char in _LINE_BREAKS):
             allowed = " (only tab, CR and LF are, in this multi-line field)" if multiline else ""
-            return ParseError(f"{field} holds the control character U+{ord(char):04X}, which is not allowed{allowed}",
+            return ParseError(N_("%(field)s holds the control character U+%(value)04X, which is not allowed%(allowed)s", field=field, value=ord(char), allowed=allowed),
                               position=index + 1, field=field)
     return None
 
@@ -76,8 +76,7 @@ def check_pairs(pairs: Iterable[tuple[str | None, str]]) -> None:
     """Names and values of a query string or a form, each value judged as its name's field."""
     for name, value in pairs:
         if name is None:  # a multipart part whose Content-Disposition names no field
-            raise ParseError("a part of the form has no name: every part needs Content-Disposition: "
-                             'form-data; name="…"', field="form")
+            raise ParseError(N_('a part of the form has no name: every part needs Content-Disposition: form-data; name="…"'), field="form")
         fault = text_fault(name, "query") or text_fault(value, name, multiline=is_multiline(name))
         if fault is not None:
             raise fault
@@ -101,22 +100,21 @@ def read_json(raw: bytes) -> Any:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as bad:
-        raise ParseError(f"the body has the byte 0x{bad.object[bad.start]:02X}, which is not UTF-8",
+        raise ParseError(N_("the body has the byte 0x%(value)02X, which is not UTF-8", value=bad.object[bad.start]),
                          position=bad.start + 1, field="body") from bad
     _check_depth(text)
 
     def number(kind):
         def parse(digits: str):
             if sum(c.isdigit() for c in digits) > MAX_NUMBER_DIGITS:
-                raise ParseError(f"the body has a number of {len(digits)} characters; numbers have at most "
-                                 f"{MAX_NUMBER_DIGITS} digits", position=text.find(digits) + 1, field="body")
+                raise ParseError(N_("the body has a number of %(length)s characters; numbers have at most %(max_number_digits)s digits", length=len(digits), max_number_digits=MAX_NUMBER_DIGITS), position=text.find(digits) + 1, field="body")
             return kind(digits)
         return parse
 
     try:
         body = json.loads(text, parse_int=number(int), parse_float=number(float))
     except json.JSONDecodeError as exc:
-        raise ParseError(f"the body is not valid JSON: {exc.msg}", position=exc.pos + 1, field="body") from exc
+        raise ParseError(N_("the body is not valid JSON: %(msg)s", msg=exc.msg), position=exc.pos + 1, field="body") from exc
     _check_strings(body)
     return body
 
@@ -128,7 +126,7 @@ def _check_depth(text: str) -> None:
         if bracket in "[{":
             depth += 1
             if depth > MAX_JSON_DEPTH:
-                raise ParseError(f"the body nests arrays and objects more than {MAX_JSON_DEPTH} deep",
+                raise ParseError(N_("the body nests arrays and objects more than %(max_json_depth)s deep", max_json_depth=MAX_JSON_DEPTH),
                                  position=token.start() + 1, field="body")
         elif bracket in "]}":
             depth -= 1

@@ -4,9 +4,9 @@ from __future__ import annotations
 import logging
 
 from flask import Flask, Response, current_app, jsonify, make_response, render_template, request
+from flask_babel import gettext
 from werkzeug.exceptions import (
     HTTPException,
-    InternalServerError,
     MethodNotAllowed,
     NotFound,
     RequestEntityTooLarge,
@@ -50,23 +50,27 @@ def handle_http_exception(exc: HTTPException):
     if isinstance(exc, RequestEntityTooLarge) and exc.description == RequestEntityTooLarge.description:
         # werkzeug's words name no limit
         limit = current_app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
-        return error_response(f"The request is too large: the portal reads at most {limit} MB.", 413)
+        return error_response(gettext("The request is too large: the portal reads at most %(limit)s MB.", limit=limit), 413)
     if isinstance(exc, SecurityError):  # an untrusted Host (web.host): no page links may be built for it
-        message = ("This portal does not answer for the host this request named; "
-                   "its administrator lists the hosts it answers for in IBIPORTAL_TRUSTED_HOSTS.")
+        message = gettext("This portal does not answer for the host this request named; "
+                          "its administrator lists the hosts it answers for in IBIPORTAL_TRUSTED_HOSTS.")
         if wants_json():
             return jsonify({"error": {"message": message, "position": None, "field": "Host"}}), 400
         return Response(message + "\n", 400, mimetype="text/plain")
     if isinstance(exc, MethodNotAllowed):  # werkzeug's words name neither the method nor the way
         allowed = sorted(set(exc.valid_methods or ()) - {"HEAD", "OPTIONS"})
-        message = f"{request.method} is not possible at {request.path}"
-        response = make_response(error_response(message + (f": it answers {' and '.join(allowed)} only."
-                                                            if allowed else "."), 405))
+        if allowed:
+            message = gettext("%(method)s is not possible at %(path)s: it answers %(allowed)s only.",
+                              method=request.method, path=request.path, allowed=gettext(" and ").join(allowed))
+        else:
+            message = gettext("%(method)s is not possible at %(path)s.", method=request.method, path=request.path)
+        response = make_response(error_response(message, 405))
         response.headers["Allow"] = ", ".join(exc.valid_methods or ())
         return response
     if isinstance(exc, NotFound) and exc.description == NotFound.description:  # werkzeug's own words
-        where = "API endpoint" if request.path.startswith("/api/") else "page"
-        return error_response(f"There is no {where} {request.path} on this portal.", 404)
+        if request.path.startswith("/api/"):
+            return error_response(gettext("There is no API endpoint %(path)s on this portal.", path=request.path), 404)
+        return error_response(gettext("There is no page %(path)s on this portal.", path=request.path), 404)
     return error_response(exc.description or exc.name, exc.code or 500)
 
 
@@ -79,7 +83,8 @@ def handle_undecodable(exc: UnicodeDecodeError):
         request.query_string.decode("utf-8")
     except UnicodeDecodeError as bad:
         byte = bad.object[bad.start]
-        message = f"the query string has the byte 0x{byte:02X}, which is not UTF-8: percent-encode it (%{byte:02X})"
+        message = gettext("the query string has the byte 0x%(byte)s, which is not UTF-8: percent-encode it (%%%(byte)s)",
+                          byte=f"{byte:02X}")
         return error_response(message, 400, bad.start + 1, "query")
     return handle_unexpected(exc)
 
@@ -89,9 +94,9 @@ def database_unreachable(exc: Exception):
     Logged once a minute with the number of requests it turned away, not once per request."""
     _LOG.warning("database", "database unreachable, answering 503: %s", exc.__class__.__name__)
     retry_after = current_app.config["OUTAGE_RETRY_AFTER"]
-    response = make_response(error_response(
+    response = make_response(error_response(gettext(
         "The portal's database is not answering at the moment (a restart or an outage); links to items "
-        f"already looked up still lead on. Try again in {retry_after} seconds.", 503))
+        "already looked up still lead on. Try again in %(seconds)s seconds.", seconds=retry_after), 503))
     response.headers["Retry-After"] = str(retry_after)
     return response
 
@@ -99,7 +104,7 @@ def database_unreachable(exc: Exception):
 def handle_schema_not_current(exc: SchemaNotCurrent):
     """A database behind this version's schema (an upgrade not run yet): 503 until it is."""
     _LOG.error("schema", "%s", exc)
-    return error_response("The portal's database is not ready for this version yet; try again in a moment.", 503)
+    return error_response(gettext("The portal's database is not ready for this version yet; try again in a moment."), 503)
 
 
 def handle_unexpected(exc: Exception):
@@ -108,7 +113,9 @@ def handle_unexpected(exc: Exception):
     if unreachable(exc):
         return database_unreachable(exc)
     _LOG.exception(f"{type(exc).__name__} at {request.endpoint}", "unhandled error on %s", request.path)
-    return error_response(InternalServerError.description, 500)
+    return error_response(gettext(
+        "The server encountered an internal error and was unable to complete your request. Either the server is "
+        "overloaded or there is an error in the application."), 500)
 
 
 def register_errorhandlers(app: Flask) -> None:

@@ -31,7 +31,7 @@ from flask_babel import Babel, format_date, format_datetime, format_decimal, get
 from markupsafe import Markup
 
 from ..errors import ParseError
-from ..i18n import Message
+from ..i18n import N_, Message
 from . import catalogs
 
 DEFAULT = "en"
@@ -81,6 +81,11 @@ def select_locale() -> str:
 
 def current_tag() -> str:
     return TAGS[str(get_locale() or DEFAULT)]
+
+
+def current_language() -> str:
+    """The request's language as the core's explanations name it: ``pt`` or ``en``."""
+    return current_tag().split("-", 1)[0]
 
 
 def translate(text):
@@ -206,8 +211,24 @@ def ago_filter(value, now: datetime | None = None) -> Markup:
     return Markup('<time datetime="{}" title="{}">{}</time>').format(iso, exact, human)
 
 
+SCRIPT_TEXTS = (
+    N_("Copied"), N_("Copy failed"), N_("Show"), N_("Hide"),
+    N_("Step %(number)s"), N_("Query pairs"), N_("pair %(number)s: %(problem)s"),
+    N_("%(message)s (at character %(position)s)"), N_("Not updated: %(message)s"),
+    N_("Not updated. %(label)s: %(message)s"), N_("Updated: %(meaning)s"),
+    N_("the server answered %(status)s"), N_("Type an IBI to see its persistent URL."),
+    N_("The preview is unavailable right now; the Compose button still works."),
+)
+"""What the portal's scripts write themselves (static/js), given to them translated in the page
+(``<body data-portal-text>``, read by ``portalText`` in portal.js): a script has no catalog of its own."""
+
+
+def script_texts() -> dict[str, str]:
+    return {text: gettext(text) for text in SCRIPT_TEXTS}
+
+
 def template_context() -> dict:
-    return {"html_lang": current_tag(), "language_links": language_links}
+    return {"html_lang": current_tag(), "language_links": language_links, "script_texts": script_texts}
 
 
 def init_app(app: Flask) -> None:

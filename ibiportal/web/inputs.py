@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from ..application.resolving import Asked
 from ..errors import ParseError
+from ..i18n import N_
 from ..ibi.classify import read_url
 from ..ibi.recognise import Recognition
 from ..ibi.url import PersistentUrl
@@ -22,7 +23,7 @@ def optional_port(value: str | None) -> int | None:
     if value is None or not value.strip():
         return None
     if not value.strip().isdigit():
-        raise ParseError(f"port must be a number from 1 to 65535, not {value!r}", position=1, field="port")
+        raise ParseError(N_("port must be a number from 1 to 65535, not %(value)r", value=value), position=1, field="port")
     return int(value)
 
 
@@ -33,7 +34,7 @@ def optional_flag(value: str | None, field: str) -> bool:
         return False
     if text in _YES:
         return True
-    raise ParseError(f"{field} is yes or no (1/0, true/false, yes/no, on/off), not {value!r}", position=1, field=field)
+    raise ParseError(N_("%(field)s is yes or no (1/0, true/false, yes/no, on/off), not %(value)r", field=field, value=value), position=1, field=field)
 
 
 def persistent_url_input(text: str | None) -> PersistentUrl:
@@ -46,7 +47,7 @@ def recognised_url_input(text: str | None) -> tuple[PersistentUrl, Recognition]:
     ``IBI: <…>.``, …), and the recognition whose notes say what was set aside; errors name the
     ``url`` field, the position being the character in the text as given."""
     if text is None:
-        raise ParseError("the `url` parameter is required, such as url=http://urlib.net/LK47B6W/362SFKH", field="url")
+        raise ParseError(N_("the `url` parameter is required, such as url=http://urlib.net/LK47B6W/362SFKH"), field="url")
     return read_url(text, "url")
 
 
@@ -57,7 +58,7 @@ def query_pairs(texts: Iterable[str]) -> list[tuple[str, str]]:
     for number, text in enumerate(texts, start=1):
         name, equals, value = text.partition("=")
         if not equals:
-            raise ParseError(f"`{text}` is not a pair: write `name=value`", position=number, field="query")
+            raise ParseError(N_("`%(text)s` is not a pair: write `name=value`", text=text), position=number, field="query")
         pairs.append((name, value))
     return pairs
 
@@ -84,11 +85,11 @@ def client_input(own: ClientInfo, client_ip: object = None, accept_language: obj
         for match in re.finditer(r"[^\s,]+", text):
             parsed = client_ip_list(match[0], None, ())
             if not parsed:
-                raise ParseError(f"client_ip {match[0]!r} is not an IP address", match.start() + 1, "client_ip")
+                raise ParseError(N_("client_ip %(match)r is not an IP address", match=match[0]), match.start() + 1, "client_ip")
             ips.extend(parsed)
         client = ClientInfo(tuple(ips), client.language_preference)
     if accept_language is not None:
         if not isinstance(accept_language, str):
-            raise ParseError("accept_language must be text such as 'pt-BR,en;q=0.5'", field="accept_language")
+            raise ParseError(N_("accept_language must be text such as 'pt-BR,en;q=0.5'"), field="accept_language")
         client = ClientInfo(client.ip_addresses, accept_language)
     return client

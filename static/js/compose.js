@@ -36,7 +36,7 @@
   function chosen() {
     const list = steps
       .filter((step) => step.verb.value)
-      .map((step) => ({ text: step.verb.value + parameter(step), control: step.verb, label: `Step ${step.number}` }));
+      .map((step) => ({ text: step.verb.value + parameter(step), control: step.verb, label: portalText("Step %(number)s", { number: step.number }) }));
     if (form.elements.filelist.checked) {
       list.push({ text: "GetFileList", control: form.elements.filelist, label: "GetFileList" });
     }
@@ -141,17 +141,19 @@
 
   // The control an API error names, and the message as the server's page words it.
   function locate(error) {
-    const where = error.position ? ` (at character ${error.position})` : "";
+    const located = (message) => error.position
+      ? portalText("%(message)s (at character %(position)s)", { message, position: error.position }) : message;
     if (error.field === "verbs") {
       const verb = chosen()[error.position - 1];
       if (verb) return { control: verb.control, label: verb.label, message: error.message };
     } else if (error.field === "query") {
-      return { control: form.elements.query, label: "Query pairs", message: `pair ${error.position}: ${error.message}` };
+      return { control: form.elements.query, label: portalText("Query pairs"),
+               message: portalText("pair %(number)s: %(problem)s", { number: error.position, problem: error.message }) };
     } else if (form.elements[error.field] instanceof HTMLElement) {
       const control = form.elements[error.field];
-      return { control, label: control.labels[0].textContent.trim(), message: error.message + where };
+      return { control, label: control.labels[0].textContent.trim(), message: located(error.message) };
     }
-    return { control: null, label: "", message: error.message + where };
+    return { control: null, label: "", message: located(error.message) };
   }
 
   function showError(error) {
@@ -161,7 +163,7 @@
       paragraph.className = "error";
       paragraph.textContent = message;
       form.prepend(paragraph);
-      return `Not updated: ${message}`;
+      return portalText("Not updated: %(message)s", { message });
     }
     const wrapper = control.closest(".field");
     const box = document.createElement("div");
@@ -174,7 +176,7 @@
     wrapper.classList.add("has-error");
     control.setAttribute("aria-invalid", "true");
     describedBy(control, box.id, true);
-    return `Not updated. ${label}: ${message}`;
+    return portalText("Not updated. %(label)s: %(message)s", { label, message });
   }
 
   // ---- The preview -------------------------------------------------------------------------------
@@ -245,7 +247,7 @@
       clearErrors();
       syncControls();
       result.hidden = true;
-      say("Type an IBI to see its persistent URL.", true);
+      say(portalText("Type an IBI to see its persistent URL."), true);
       return;
     }
     controller = new AbortController();
@@ -260,7 +262,7 @@
       body = await response.json();
     } catch {
       if (mine.signal.aborted) return;
-      say("The preview is unavailable right now; the Compose button still works.", true);
+      say(portalText("The preview is unavailable right now; the Compose button still works."), true);
       return;
     }
     if (mine !== controller) return;  // a newer request is on its way
@@ -270,10 +272,10 @@
     if (response.ok) {
       draw(body);
       result.hidden = false;
-      say(`Updated: ${body.meaning.en}`, false);
+      say(portalText("Updated: %(meaning)s", { meaning: body.meaning[document.documentElement.lang.split("-")[0]] || body.meaning.en }), false);
     } else {
       result.hidden = true;
-      say(showError(body.error || { message: `the server answered ${response.status}` }), true);
+      say(showError(body.error || { message: portalText("the server answered %(status)s", { status: response.status }) }), true);
     }
   }
 

@@ -2,6 +2,14 @@
 // allows only files served by the portal itself.
 "use strict";
 
+// What scripts write, in the page's language: the page gives the translations as JSON in
+// <body data-portal-text> (ibiportal/web/i18n.py SCRIPT_TEXTS); %(name)s takes values[name].
+const PORTAL_TEXT = JSON.parse(document.body?.dataset.portalText || "{}");
+function portalText(english, values = {}) {
+  return (PORTAL_TEXT[english] || english).replace(/%\((\w+)\)s/g, (_, name) => String(values[name]));
+}
+window.portalText = portalText;
+
 // Copy buttons: <button class="copy" data-copy="text" [data-copy-html="html"]>. With HTML, the
 // clipboard gets both flavours, so a word processor pastes a citation with its italic and bold
 // and a plain-text field gets the text. Announces the result to screen readers.
@@ -47,7 +55,7 @@ document.addEventListener("click", async (event) => {
   }
   const original = button.dataset.label || button.textContent;
   button.dataset.label = original;
-  button.textContent = copied ? "Copied" : "Copy failed";
+  button.textContent = portalText(copied ? "Copied" : "Copy failed");
   button.classList.toggle("copied", copied);
   setTimeout(() => { button.textContent = original; button.classList.remove("copied"); }, 1500);
 });

@@ -7,13 +7,13 @@ function addRevealButton(input) {
   const button = document.createElement("button");
   button.type = "button";
   button.className = "secondary reveal";
-  button.textContent = "Show";
+  button.textContent = portalText("Show");
   button.setAttribute("aria-controls", input.id);
   button.setAttribute("aria-pressed", "false");
   button.addEventListener("click", () => {
     const shown = input.type === "password";
     input.type = shown ? "text" : "password";
-    button.textContent = shown ? "Hide" : "Show";
+    button.textContent = portalText(shown ? "Hide" : "Show");
     button.setAttribute("aria-pressed", String(shown));
     input.focus();
   });

@@ -405,7 +405,7 @@ def test_dates_that_are_not_dates_say_why(written, words):
 def test_the_page_shows_the_date_normalised_and_the_reading_of_a_comma_less_creator(client):
     html = client.post("/mint", data={"title": "Relatório", "date": "30/11/2023", "creators": "Maria da Silva\nBanon, Gerald",
                                       "count": "1"}, follow_redirects=True).get_data(as_text=True)
-    assert '<dt>Date of the item</dt><dd><time datetime="2023-11-30">2023-11-30</time></dd>' in html
+    assert '<dt>Date of the item</dt><dd><time datetime="2023-11-30">30 Nov 2023</time></dd>' in html
     notes = re.findall(r'<p class="notice creator-note" role="note">([^<]+)</p>', html)
     assert len(notes) == 1 and html_lib.unescape(notes[0]).startswith(
         "“Maria da Silva” has no comma, so it was read as family name “Silva”, given names “Maria da”")

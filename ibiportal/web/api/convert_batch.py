@@ -12,6 +12,7 @@ from __future__ import annotations
 from flask import jsonify
 
 from ...errors import ParseError
+from ...i18n import N_
 from ...ibi.batch import convert_rows, rows_from_list
 from ..context import known_prefix_pairs
 from .views import bp, json_body
@@ -23,12 +24,12 @@ def convert_batch():
     identifiers = json_body().get("identifiers")
     if not isinstance(identifiers, list):
         raise ParseError(
-            'give "identifiers": a JSON array of strings, such as ["8JMKD3MGP8W/34PGRBS"]', field="identifiers"
+            N_('give "identifiers": a JSON array of strings, such as ["8JMKD3MGP8W/34PGRBS"]'), field="identifiers"
         )
     for number, item in enumerate(identifiers, start=1):
         if not isinstance(item, str):
             raise ParseError(
-                f"identifier {number} is {_json_kind(item)}, not a string", position=number, field="identifiers"
+                N_("identifier %(number)s is %(value)s, not a string", number=number, value=_json_kind(item)), position=number, field="identifiers"
             )
     try:
         rows = rows_from_list(identifiers)

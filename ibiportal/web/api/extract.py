@@ -17,6 +17,7 @@ from flask import Response, jsonify, request, stream_with_context
 
 from ...documents import TooLarge, text_of
 from ...errors import ParseError
+from ...i18n import N_
 from ..errors import error_response
 from ..references.checking import NDJSON, resolved_document, resolved_lines
 from ..references.views import extraction_of
@@ -45,7 +46,7 @@ _FLAGS = {"": False, "0": False, "false": False, "no": False, "1": True, "true":
 def _resolve_flag() -> bool:
     value = request.args.get("resolve", "")  # exactly as the OpenAPI document's enum lists them
     if value not in _FLAGS:
-        raise ParseError(f"resolve must be 1, true or yes (or 0, false, no), not {value!r}", field="resolve")
+        raise ParseError(N_("resolve must be 1, true or yes (or 0, false, no), not %(value)r", value=value), field="resolve")
     return _FLAGS[value]
 
 
@@ -55,5 +56,5 @@ def _body_text() -> str:
         return text_of(upload.filename, upload.read())
     text = request.form.get("text") if request.form else json_body().get("text")
     if not isinstance(text, str):
-        raise ParseError('give "text" (a JSON string, or a form field) or a "file" (.txt, .bib, .ris, .pdf, .docx or .odt)', field="text")
+        raise ParseError(N_('give "text" (a JSON string, or a form field) or a "file" (.txt, .bib, .ris, .pdf, .docx or .odt)'), field="text")
     return text

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from flask import Blueprint, redirect, render_template, request, url_for
+from flask_babel import gettext
 
 from .. import limits
 from ..form_errors import add_error
@@ -28,7 +29,7 @@ def login():
         if check_credentials(form.username.data, form.password.data):
             log_in(form.username.data)
             return redirect(safe_next(form.next.data))
-        add_error(form.password, "Wrong username or password.")
+        add_error(form.password, gettext("Wrong username or password."))
     status = 400 if form.errors else 200
     return render_template("auth/login.html", form=form), status
 

@@ -1,6 +1,8 @@
 """Forms of the Convert page. Field names of the single form match the API's query parameters."""
 from __future__ import annotations
 
+from flask_babel import format_decimal, lazy_gettext
+from flask_babel.speaklater import LazyString
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
 from wtforms import HiddenField, StringField, TextAreaField
@@ -8,7 +10,8 @@ from wtforms.validators import AnyOf, DataRequired, Optional
 
 from ...ibi.batch import MAX_ROWS
 
-LIMITS = f"At most {MAX_ROWS:,} identifiers and 1 MB."
+ROWS = LazyString(format_decimal, MAX_ROWS)
+"""The batch limit as the reader's language writes numbers (5,000; 5.000), when shown."""
 
 
 class ConvertForm(FlaskForm):
@@ -17,25 +20,26 @@ class ConvertForm(FlaskForm):
     class Meta:
         csrf = False
 
-    ibi = StringField("IBI (either form)")
-    host = StringField("Host of the subsystem (optional)", validators=[Optional()])
-    ip = StringField("IP of the subsystem (optional)", validators=[Optional()])
-    port = StringField("Port (optional)", validators=[Optional()])
+    ibi = StringField(lazy_gettext("IBI (either form)"))
+    host = StringField(lazy_gettext("Host of the subsystem (optional)"), validators=[Optional()])
+    ip = StringField(lazy_gettext("IP of the subsystem (optional)"), validators=[Optional()])
+    port = StringField(lazy_gettext("Port (optional)"), validators=[Optional()])
 
 
 class BatchForm(FlaskForm):
     """POST form (CSRF): many identifiers, pasted or in a CSV file (ibiportal.ibi.batch)."""
 
     identifiers = TextAreaField(
-        "Identifiers, one per line",
-        description=f"Either form, mixed. Blank lines are skipped. {LIMITS}",
+        lazy_gettext("Identifiers, one per line"),
+        description=lazy_gettext("Either form, mixed. Blank lines are skipped. At most %(rows)s identifiers and 1 MB.",
+                                 rows=ROWS),
     )
     csv_file = FileField(
-        "Or a CSV file",
-        description=(
-            "UTF-8 (with or without BOM), separated by commas, semicolons or tabs. The identifier is "
-            f"the first column, or the column named ibi or identifier in a header row. {LIMITS}"
-        ),
+        lazy_gettext("Or a CSV file"),
+        description=lazy_gettext(
+            "UTF-8 (with or without BOM), separated by commas, semicolons or tabs. The identifier is the first "
+            "column, or the column named ibi or identifier in a header row. At most %(rows)s identifiers and 1 MB.",
+            rows=ROWS),
     )
 
 
@@ -50,12 +54,12 @@ class PrefixPairForm(FlaskForm):
     """POST form (CSRF), administrators only: one subsystem's two prefixes, checked like the CLI's."""
 
     rep_prefix = StringField(
-        "Repository-name prefix",
-        validators=[DataRequired("Give the repository-name prefix, such as sid.inpe.br/mtc-m18.")],
-        description="subdomain/word, with .port when it is not 80: sid.inpe.br/mtc-m18",
+        lazy_gettext("Repository-name prefix"),
+        validators=[DataRequired(lazy_gettext("Give the repository-name prefix, such as sid.inpe.br/mtc-m18."))],
+        description=lazy_gettext("subdomain/word, with .port when it is not 80: sid.inpe.br/mtc-m18"),
     )
     ibip_prefix = StringField(
-        "IBIp prefix",
-        validators=[DataRequired("Give the IBIp prefix, such as 8JMKD3MGP8W.")],
-        description="coded IP, W or X, coded port when it is not 800: 8JMKD3MGP8W",
+        lazy_gettext("IBIp prefix"),
+        validators=[DataRequired(lazy_gettext("Give the IBIp prefix, such as 8JMKD3MGP8W."))],
+        description=lazy_gettext("coded IP, W or X, coded port when it is not 800: 8JMKD3MGP8W"),
     )

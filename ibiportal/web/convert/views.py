@@ -11,6 +11,7 @@ import io
 from dataclasses import dataclass
 
 from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
+from flask_babel import gettext
 
 from ...errors import ParseError
 from ...ibi.batch import (
@@ -33,6 +34,7 @@ from ..auth.session import admin_required, current_admin
 from ...storage.identifiers import IdentifierStore
 from ..context import get_storage, known_prefix_pairs
 from ..form_errors import add_error, show_error
+from ..i18n import error_text
 from ..inputs import optional_port
 from .anatomy import anatomy
 from .forms import BatchDownloadForm, BatchForm, ConvertForm, PrefixPairForm
@@ -108,22 +110,22 @@ def _batch_input(form: BatchForm) -> tuple[list[InputRow], BatchDownloadForm] | 
     pasted = form.identifiers.data or ""
     if upload and upload.filename:
         if pasted.strip():
-            add_error(form.csv_file, "Paste identifiers or choose a file, not both: clear the text box to use the file.")
+            add_error(form.csv_file, gettext("Paste identifiers or choose a file, not both: clear the text box to use the file."))
             return None
         try:
             text = _read_upload(upload.stream)
             rows = rows_from_csv(text)
         except ParseError as exc:
-            add_error(form.csv_file, str(exc))
+            add_error(form.csv_file, error_text(exc))
             return None
         return rows, BatchDownloadForm(formdata=None, prefix=DOWNLOAD_PREFIX, kind="csv", text=text)
     if not pasted.strip():
-        add_error(form.identifiers, "Paste identifiers, one per line, or choose a CSV file.")
+        add_error(form.identifiers, gettext("Paste identifiers, one per line, or choose a CSV file."))
         return None
     try:
         rows = rows_from_lines(pasted)
     except ParseError as exc:
-        add_error(form.identifiers, str(exc))
+        add_error(form.identifiers, error_text(exc))
         return None
     return rows, BatchDownloadForm(formdata=None, prefix=DOWNLOAD_PREFIX, kind="lines", text=pasted)
 
@@ -204,9 +206,9 @@ def add_prefix_pair():
             show_error(form, exc)
         else:
             if (rep, ibip) in {tuple(pair[:2]) for pair in known_prefix_pairs()}:
-                flash(f"{rep} = {ibip} is already in the table.")
+                flash(gettext("%(rep)s = %(ibip)s is already in the table.", rep=rep, ibip=ibip))
             else:
                 IdentifierStore(get_storage()).add_prefix_pair(rep, ibip, f"administrator {current_admin()}")
-                flash(f"Added {rep} = {ibip}.")
+                flash(gettext("Added %(rep)s = %(ibip)s.", rep=rep, ibip=ibip))
             return redirect(url_for("convert.prefixes_page"))
     return _render_prefixes(form, 400)

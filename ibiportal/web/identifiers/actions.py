@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+from flask_babel import gettext
+
 from ...ibi.classify import Classification
 from ...ibi.url import PersistentUrl
 from ..urls.forms import compose_args
@@ -32,34 +34,34 @@ def actions_for(result: Classification, root: str = "") -> list[Action]:
     ibi = str(url.ibi)
     return [
         Action(
-            "Resolve",
-            "Open it through this portal's resolver: it asks the Archives where the item is now.",
+            gettext("Resolve"),
+            gettext("Open it through this portal's resolver: it asks the Archives where the item is now."),
             href=root + (result.resolver_path or ""),
         ),
         Action(
-            "Trace",
-            "Resolve it and see every step: which Archives were asked and what each answered.",
+            gettext("Trace"),
+            gettext("Resolve it and see every step: which Archives were asked and what each answered."),
             post=root + "/trace",
             fields=(("url", result.persistent_url),),
         ),
         Action(
-            "Convert",
-            "The other form of the IBI, with the anatomy of both.",
+            gettext("Convert"),
+            gettext("The other form of the IBI, with the anatomy of both."),
             href=_page(root, "/convert", [("ibi", ibi)]),
         ),
         Action(
-            "Parse",
-            "What the persistent URL asks for, field by field, in both syntaxes.",
+            gettext("Parse"),
+            gettext("What the persistent URL asks for, field by field, in both syntaxes."),
             href=_page(root, "/parse", [("url", result.persistent_url)]),
         ),
         Action(
-            "Compose",
-            "Change what the URL asks for: last edition, translation, metadata, a file.",
+            gettext("Compose"),
+            gettext("Change what the URL asks for: last edition, translation, metadata, a file."),
             href=_page(root, "/compose", compose_fields(url)),
         ),
         Action(
-            "Cite",
-            "A citation of the item in APA, ABNT, IEEE, BibTeX or RIS.",
+            gettext("Cite"),
+            gettext("A citation of the item in APA, ABNT, IEEE, BibTeX or RIS."),
             href=_page(root, "/cite", [("ibi", ibi)]),
         ),
     ]

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import uuid
 
+from flask_babel import gettext, lazy_gettext
 from flask_wtf import FlaskForm
 from wtforms import HiddenField, IntegerField, SelectField, StringField, TextAreaField
 from wtforms.fields.choices import SelectChoice
@@ -13,6 +14,7 @@ from ...errors import ParseError
 from ...citation.types import ItemType
 from ...minting import MAX_COUNT, MintRequest
 from ..form_errors import labelled
+from ..i18n import error_text
 
 #: Longest text the home page's box reads (a persistent URL with a long query still fits).
 MAX_LOOKUP_LENGTH = 2000
@@ -25,9 +27,9 @@ class LookupForm(FlaskForm):
         csrf = False
 
     q = StringField(
-        "IBI or persistent URL",
+        lazy_gettext("IBI or persistent URL"),
         validators=[Length(max=MAX_LOOKUP_LENGTH)],
-        description="Either form of an IBI, or a persistent URL on any resolver, with or without modifiers.",
+        description=lazy_gettext("Either form of an IBI, or a persistent URL on any resolver, with or without modifiers."),
     )
 
 
@@ -41,7 +43,7 @@ def _core_rule(form: FlaskForm, field: Field) -> None:
         MintRequest.parse(fields)
     except ParseError as exc:
         if exc.field == field.name:
-            raise ValidationError(labelled(str(exc), field)) from exc
+            raise ValidationError(labelled(error_text(exc), field)) from exc
 
 
 def new_idempotency_key() -> str:
@@ -55,59 +57,67 @@ class MintForm(FlaskForm):
 
     idempotency_key = HiddenField(default=new_idempotency_key)
 
-    title = StringField("Title", validators=[Optional(), _core_rule])
+    title = StringField(lazy_gettext("Title"), validators=[Optional(), _core_rule])
     creators = TextAreaField(
-        "Creators (one per line)",
+        lazy_gettext("Creators (one per line)"),
         validators=[Optional(), _core_rule],
-        description="Family name, given names — as they should appear in citations.",
+        description=lazy_gettext("Family name, given names — as they should appear in citations."),
     )
-    date = StringField("Date of the item", validators=[Optional(), _core_rule], description="YYYY, YYYY-MM or YYYY-MM-DD; 30/11/2023 and 11/2023 are read as 2023-11-30 and 2023-11.")
+    date = StringField(lazy_gettext("Date of the item"), validators=[Optional(), _core_rule],
+                       description=lazy_gettext("YYYY, YYYY-MM or YYYY-MM-DD; 30/11/2023 and 11/2023 are read as "
+                                                "2023-11-30 and 2023-11."))
     language = StringField(
-        "Language", validators=[Optional(), _core_rule], description="ISO 639-1, with an optional country: en, pt-BR."
+        lazy_gettext("Language"), validators=[Optional(), _core_rule],
+        description=lazy_gettext("ISO 639-1, with an optional country: en, pt-BR.")
     )
     target_url = StringField(
-        "Target URL",
+        lazy_gettext("Target URL"),
         validators=[Optional(), _core_rule],
-        description="Where the item is now (http:// or https://); the persistent URL leads there.",
+        description=lazy_gettext("Where the item is now (http:// or https://); the persistent URL leads there."),
     )
     item_type = SelectField(
-        "Kind of item",
-        choices=[SelectChoice("", "(not said)")] + [SelectChoice(kind.slug, kind.names.label) for kind in ItemType],
+        lazy_gettext("Kind of item"),
+        choices=[SelectChoice("", lazy_gettext("(not said)"))] + [SelectChoice(kind.slug, kind.names.label) for kind in ItemType],
         validators=[Optional(), _core_rule],
-        description="Chooses the BibTeX, RIS and CSL type and each style's wording (a thesis's degree note, a report's number).",
+        description=lazy_gettext("Chooses the BibTeX, RIS and CSL type and each style's wording (a thesis's degree note, "
+                                 "a report's number)."),
     )
     publisher = StringField(
-        "Publisher or institution", validators=[Optional(), _core_rule], description="e.g. INPE, or the university of a thesis."
+        lazy_gettext("Publisher or institution"), validators=[Optional(), _core_rule],
+        description=lazy_gettext("e.g. INPE, or the university of a thesis.")
     )
-    place = StringField("Place of publication", validators=[Optional(), _core_rule], description="e.g. São José dos Campos.")
-    extent = StringField("Pages", validators=[Optional(), _core_rule], description="The number of pages: 39.")
+    place = StringField(lazy_gettext("Place of publication"), validators=[Optional(), _core_rule],
+                        description=lazy_gettext("e.g. São José dos Campos."))
+    extent = StringField(lazy_gettext("Pages"), validators=[Optional(), _core_rule],
+                         description=lazy_gettext("The number of pages: 39."))
     degree = StringField(
-        "Degree (theses)", validators=[Optional(), _core_rule], description="e.g. Doutorado em Computação Aplicada."
+        lazy_gettext("Degree (theses)"), validators=[Optional(), _core_rule],
+        description=lazy_gettext("e.g. Doutorado em Computação Aplicada.")
     )
     report_number = StringField(
-        "Report number",
+        lazy_gettext("Report number"),
         validators=[Optional(), _core_rule],
-        description="As printed, or INPE's document-type code (NTC, RPQ, TDI) after the repository name.",
+        description=lazy_gettext("As printed, or INPE's document-type code (NTC, RPQ, TDI) after the repository name."),
     )
     count = IntegerField(
-        "How many identifiers",
+        lazy_gettext("How many identifiers"),
         default=1,
         validators=[Optional(), NumberRange(min=1, max=MAX_COUNT)],
-        description=f"1 to {MAX_COUNT}; each gets its own date, the same title and links.",
+        description=lazy_gettext("1 to %(max)s; each gets its own date, the same title and links.", max=MAX_COUNT),
     )
     previous_edition = StringField(
-        "Next edition of",
+        lazy_gettext("Next edition of"),
         validators=[Optional(), _core_rule],
-        description="An identifier minted here earlier (either form): the new one becomes its next edition.",
+        description=lazy_gettext("An identifier minted here earlier (either form): the new one becomes its next edition."),
     )
     translation_of = StringField(
-        "Translation of",
+        lazy_gettext("Translation of"),
         validators=[Optional(), _core_rule],
-        description="An identifier minted here earlier: the new one is its translation into the language above.",
+        description=lazy_gettext("An identifier minted here earlier: the new one is its translation into the language above."),
     )
 
     def validate_count(self, field: Field) -> None:
         """A link names one new item: several would all claim to be the same next edition or translation."""
         linked = (self.previous_edition.data or "").strip() or (self.translation_of.data or "").strip()
         if linked and (field.data or 1) > 1:
-            raise ValidationError("mint one identifier at a time when it is a next edition or a translation")
+            raise ValidationError(gettext("mint one identifier at a time when it is a next edition or a translation"))

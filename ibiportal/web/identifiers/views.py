@@ -4,10 +4,12 @@ from __future__ import annotations
 import secrets
 
 from flask import Blueprint, Response, current_app, redirect, render_template, request, session, url_for
+from flask_babel import gettext
 
 from ...citation import STYLES
 from ...config import DEMO_MINT_HOST
 from ...errors import ParseError
+from ...i18n import N_
 from ...ibi.classify import classify
 from ...ibi.explain import explain
 from ...application.idempotent_minting import KeyReused, fingerprint, idempotency_key
@@ -24,6 +26,7 @@ from ..context import (
 )
 from ..errors import error_response
 from ..form_errors import show_error
+from ..i18n import current_language
 from ..references.views import reference_hint
 from ..inputs import persistent_url_input
 from .actions import actions_for
@@ -43,7 +46,7 @@ def home():
         result = classify(form.q.data or "", known_prefix_pairs(), resolver_base())
         if result.recognised:
             actions = actions_for(result, request.script_root)
-            meaning = explain(result.url, "en")
+            meaning = explain(result.url, current_language())
             embedded = embedded_metadata(record_held_here(str(result.url.ibi)))
             now = _where_now(result) if result.archive_link else None
         elif (reference := reference_hint(result.text)) is None:
@@ -100,9 +103,9 @@ def mint():
             show_error(form, exc)
         except KeyReused:  # the same form posted again with other values: it becomes a new form
             form.idempotency_key.data = new_idempotency_key()
-            form.form_errors.append("This form was used already with other values: check them and press Mint again.")
+            form.form_errors.append(gettext("This form was used already with other values: check them and press Mint again."))
         else:
-            links = [("Next edition of", mint_request.previous_edition), ("Translation of", mint_request.translation_of)]
+            links = [(N_("Next edition of"), mint_request.previous_edition), (N_("Translation of"), mint_request.translation_of)]
             result_id = _keep_result([item.ibip for item in items], [(label, ibi) for label, ibi in links if ibi])
             return redirect(url_for("identifiers.mint_result", result_id=result_id), code=303)
     status = 400 if form.errors else 200
@@ -115,9 +118,9 @@ def mint_result(result_id: str):
     kept in its signed session cookie), with an empty form to mint more."""
     kept = session.get(MINT_RESULTS, {}).get(result_id)
     if kept is None:
-        message = ("This mint result is shown only in the browser session that minted it, "
-                   f"and only for its last {KEPT_MINT_RESULTS} results. Each minted item has its own public "
-                   "page, /archive/items/<IBI>, which the result links to: share that, or the persistent URL.")
+        message = N_("This mint result is shown only in the browser session that minted it, and only for its last "
+                     "%(kept)s results. Each minted item has its own public page, /archive/items/<IBI>, which the "
+                     "result links to: share that, or the persistent URL.", kept=KEPT_MINT_RESULTS)
         return error_response(message, 404)
     store, base = IdentifierStore(get_storage()), resolver_base()
     items = [item for ibip in kept["ibips"] if (item := store.find_minted(ibip=ibip)) is not None]

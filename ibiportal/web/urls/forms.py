@@ -1,6 +1,7 @@
 """Forms of the Parse and Compose pages: GET forms (shareable URLs, no state changes, so no CSRF)."""
 from __future__ import annotations
 
+from flask_babel import gettext, lazy_gettext
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, Form, FormField, SelectChoice, SelectField, StringField, TextAreaField
 from wtforms.fields import Field
@@ -20,6 +21,7 @@ from ...ibi.modifiers import (
 )
 from ...ibi.url import PersistentUrl
 from ..form_errors import add_error, show_error
+from ..i18n import translate
 
 STEP_VERBS = (GET_LAST_EDITION, GET_TRANSLATION, GET_METADATA)
 """The verbs that compose a modifier (Table 8.5: those with a symbol), in the order the steps offer them."""
@@ -32,9 +34,9 @@ class ParseForm(FlaskForm):
         csrf = False
 
     url = StringField(
-        "Persistent URL",
-        description="A full URL on any resolver, a path such as /LK47B6W/362SFKH+, "
-        "or an IBI with its modifier (Table 8.1).",
+        lazy_gettext("Persistent URL"),
+        description=lazy_gettext("A full URL on any resolver, a path such as /LK47B6W/362SFKH+, "
+                                 "or an IBI with its modifier (Table 8.1)."),
     )
 
 
@@ -42,9 +44,9 @@ class VerbForm(Form):
     """One step of the verb sequence: a verb, with a language for a translation or a format for metadata."""
 
     verb = SelectField(
-        "Verb",
+        lazy_gettext("Verb"),
         choices=[
-            SelectChoice("", "(none)"),
+            SelectChoice("", lazy_gettext("(none)")),
             SelectChoice(GET_LAST_EDITION, "GetLastEdition (!)"),
             SelectChoice(GET_TRANSLATION, "GetTranslation (+)"),
             SelectChoice(GET_METADATA, "GetMetadata (:)"),
@@ -52,30 +54,30 @@ class VerbForm(Form):
         default="",
     )
     language = StringField(
-        "Language",
+        lazy_gettext("Language"),
         validators=[Optional()],
-        description="pt, or pt-BR with a country (Table 8.1, Appendix B). Empty: the reader's own language.",
+        description=lazy_gettext("pt, or pt-BR with a country (Table 8.1, Appendix B). Empty: the reader's own language."),
     )
     format = SelectField(
-        "Metadata format",
-        choices=[SelectChoice("", "(free format)"), *map(SelectChoice, sorted(METADATA_FORMATS))],
+        lazy_gettext("Metadata format"),
+        choices=[SelectChoice("", lazy_gettext("(free format)")), *map(SelectChoice, sorted(METADATA_FORMATS))],
         default="",
-        description="oai_dc, or the Archive's free format (Table 8.1).",
+        description=lazy_gettext("oai_dc, or the Archive's free format (Table 8.1)."),
     )
 
     def validate_language(self, field: Field) -> None:
         """A language only for GetTranslation, from Appendix B, with an optional ``-COUNTRY``."""
         if self.verb.data != GET_TRANSLATION:
-            raise ValidationError("only GetTranslation takes a language (Table 8.4)")
+            raise ValidationError(gettext("only GetTranslation takes a language (Table 8.4)"))
         language, dash, country = field.data.strip().partition("-")
         problem = language_problem(language) or (country_problem(country) if dash else None)
         if problem:
-            raise ValidationError(problem)
+            raise ValidationError(translate(problem))
 
     def validate_format(self, field: Field) -> None:
         """A format only for GetMetadata."""
         if field.data and self.verb.data != GET_METADATA:
-            raise ValidationError("only GetMetadata takes a format (Table 8.4)")
+            raise ValidationError(gettext("only GetMetadata takes a format (Table 8.4)"))
 
     def to_verb(self) -> Verb | None:
         """This step as a :class:`Verb` (the form being valid), or None for (none)."""
@@ -93,40 +95,40 @@ class ComposeForm(FlaskForm):
 
     ibi = StringField(
         "IBI",
-        description="An IBIp such as 8JMKD3MGP8W/35MMLL8, or a repository name such as "
-        "sid.inpe.br/mtc-m18@80/2009/02.16.17.46 (file 004).",
+        description=lazy_gettext("An IBIp such as 8JMKD3MGP8W/35MMLL8, or a repository name such as "
+                                 "sid.inpe.br/mtc-m18@80/2009/02.16.17.46 (file 004)."),
     )
     # Four steps: the longest modifiers of Table 8.2 (`!+:+`, `+!:+`) have four verbs.
-    step1 = FormField(VerbForm, "Step 1")
-    step2 = FormField(VerbForm, "Step 2")
-    step3 = FormField(VerbForm, "Step 3")
-    step4 = FormField(VerbForm, "Step 4")
+    step1 = FormField(VerbForm, lazy_gettext("Step %(number)s", number=1))
+    step2 = FormField(VerbForm, lazy_gettext("Step %(number)s", number=2))
+    step3 = FormField(VerbForm, lazy_gettext("Step %(number)s", number=3))
+    step4 = FormField(VerbForm, lazy_gettext("Step %(number)s", number=4))
     filelist = BooleanField(
-        "GetFileList: the list of files",
-        description="The files of what the steps designate. GetFileList has no symbol, so it is written "
-        "in ibiurl.verblist, and its place among the verbs does not matter (Tables 8.4 and 8.5).",
+        lazy_gettext("GetFileList: the list of files"),
+        description=lazy_gettext("The files of what the steps designate. GetFileList has no symbol, so it is written "
+                                 "in ibiurl.verblist, and its place among the verbs does not matter (Tables 8.4 and 8.5)."),
     )
     filepath = StringField(
-        "File path",
+        lazy_gettext("File path"),
         validators=[Optional()],
-        description="One file inside the item, such as /reference.bib (Table 8.1, path-absolute). "
-        "Not used when verbs are chosen (§9.2).",
+        description=lazy_gettext("One file inside the item, such as /reference.bib (Table 8.1, path-absolute). "
+                                 "Not used when verbs are chosen (§9.2)."),
     )
     original = BooleanField(
-        "Require the original",
-        description="Adds ibiurl.requireditemstatus=Original: the answer must come from the Archive "
-        "holding the original, not from a copy (Table 8.3).",
+        lazy_gettext("Require the original"),
+        description=lazy_gettext("Adds ibiurl.requireditemstatus=Original: the answer must come from the Archive "
+                                 "holding the original, not from a copy (Table 8.3)."),
     )
     query = TextAreaField(
-        "Query pairs for the item",
+        lazy_gettext("Query pairs for the item"),
         validators=[Optional()],
-        description="One name=value per line, passed on to the item; the resolver does not read them "
-        "(Table 8.1). Names beginning ibiurl. are the resolver's own (Table 8.3).",
+        description=lazy_gettext("One name=value per line, passed on to the item; the resolver does not read them "
+                                 "(Table 8.1). Names beginning ibiurl. are the resolver's own (Table 8.3)."),
     )
     base = StringField(
-        "Resolver base",
+        lazy_gettext("Resolver base"),
         validators=[Optional()],
-        description="Where the URL is resolved, such as http://urlib.net/ (Table 8.1). Empty: this portal.",
+        description=lazy_gettext("Where the URL is resolved, such as http://urlib.net/ (Table 8.1). Empty: this portal."),
     )
 
     @property
@@ -148,9 +150,9 @@ class ComposeForm(FlaskForm):
         (or the GetFileList box), a pair's with its number, the others with the character position."""
         if exc.field == "verbs":
             chosen = [step.verb for step in self.steps if step.verb.data]
-            add_error((chosen + [self.filelist])[exc.position - 1], exc.message)
+            add_error((chosen + [self.filelist])[exc.position - 1], translate(exc.message))
         elif exc.field == "query":
-            add_error(self.query, f"pair {exc.position}: {exc.message}")
+            add_error(self.query, gettext("pair %(number)s: %(problem)s", number=exc.position, problem=translate(exc.message)))
         else:
             show_error(self, exc, default_field="ibi")
 
@@ -193,8 +195,9 @@ def step_rules() -> dict:
         reasons = {name: reason for name, symbol in symbols.items() if (reason := order_reason(shape, symbol))}
         unavailable[shape] = list(reasons)
         if len(reasons) == len(symbols):
-            notes[shape] = f"No verb can follow `{shape}`: no modifier of Table 8.2 goes on from it."
+            notes[shape] = gettext("No verb can follow `%(shape)s`: no modifier of Table 8.2 goes on from it.", shape=shape)
         elif reasons:
-            listed = "; ".join(f"{name}, as {reason}" for name, reason in reasons.items())
-            notes[shape] = f"Unavailable after `{shape}` (Table 8.2): {listed}."
+            listed = "; ".join(gettext("%(verb)s, as %(reason)s", verb=name, reason=translate(reason))
+                               for name, reason in reasons.items())
+            notes[shape] = gettext("Unavailable after `%(shape)s` (Table 8.2): %(reasons)s.", shape=shape, reasons=listed)
     return {"symbols": symbols, "unavailable": unavailable, "notes": notes}
