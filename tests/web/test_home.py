@@ -11,7 +11,7 @@ from ibiportal.web.identifiers.forms import MAX_LOOKUP_LENGTH
 
 ERROR = re.compile(r'<div class="error" id="q-error"><p>([^<]*)</p>')
 LINK = re.compile(r'<a class="button[^"]*" href="([^"]+)">([^<]+)</a>')
-TRACE_FORM = re.compile(r'<form method="post" action="([^"]+)">(.*?)</form>', re.S)
+TRACE_FORM = re.compile(r'<form method="post" action="([^"]+)"[^>]*>(.*?)</form>', re.S)
 HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)">')
 
 
