@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from ibiportal.errors import ParseError
+from ibiportal.i18n import N_
 from ibiportal.protocol.messages import CONTENT_TYPES, ITEM_STATES, check_key
 from ibiportal.protocol.pairlist import PairList, UnreadableAnswer, read_answer
 from ibiportal.protocol.status import ACKNOWLEDGMENT_NOTICE
@@ -28,38 +29,53 @@ class Verdict(StrEnum):
 
 
 @dataclass(frozen=True)
+class Quote:
+    """Words of the standard in its own Portuguese, and what they say in English (shown beside
+    them to English readers only: a Portuguese reader reads the standard's words themselves)."""
+
+    text: str
+    english: str
+
+
+@dataclass(frozen=True)
 class Rule:
-    """One requirement of the standard: an id, what it asks, and where it says so."""
+    """One requirement of the standard: an id, what it asks, where it says so and, where it
+    helps, its very words."""
 
     rule_id: str
     title: str
     source: str
+    quote: Quote | None = None
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("confirmation", "Answers inclusionConfirmationRequest with 'confirmation yes'",
-         "file 003 §7.2 (Example 7.4, message 4), §9.1, §9.2 Algorithm 1 lines 2-4"),
-    Rule("unknown-ibi", "Answers urlRequest about an IBI it does not hold with the empty answer",
-         "file 003 §9.2 Algorithm 2 lines 1-4 (CRIARPARSTATE gives \"\")"),
-    Rule("known-ibi", "Answers urlRequest about an IBI it holds with a URL list",
-         "file 003 §9.2 Algorithm 2, Table 9.3, Table 9.4; Example 9.2"),
-    Rule("acknowledgment", "Answers acknowledgment with 'notice {acknowledgment received}'",
-         "file 003 §8.2 (Table 8.11, Example 8.9), §9.1, §9.2 Algorithm 1 lines 19-21"),
-    Rule("http-status", "Every answer has HTTP status 200",
-         "file 003 §6 (requests and answers are HTTP messages); the resolver uses no other answer"),
-    Rule("content-type", "Every answer is Content-Type text/plain",
-         "file 003 §6.2 (\"gerada com o Content-Type assumindo o valor text/plain\")"),
-    Rule("ascii", "Every answer is ASCII only (other characters written %hh)",
-         "file 003 §6.2, Table 6.2 rule caractere"),
-    Rule("grammar", "Every answer is a pair list",
-         "file 003 §6.2, Table 6.2 (lista-de-pares)"),
-    Rule("urlkey", "Each URL list has a fresh urlkey shaped as Table 7.1 (recommended)",
-         "file 003 §9.2 Algorithm 2 line 19, Table 9.3 (urlkey: regra chave da Tabela 7.1); "
-         "\"essa chave deveria ser trocada a cada resposta\""),
-    Rule("timing", "Every answer arrives within the resolver's timeouts",
-         f"file 003 §8.2 (the resolver asks every Archive and selects among the answers); "
-         f"this resolver waits {CHECK_TIMEOUTS.connect:g} s to connect and {CHECK_TIMEOUTS.read:g} s "
-         f"for an answer"),
+    Rule("confirmation", N_("Answers inclusionConfirmationRequest with 'confirmation yes'"),
+         N_("file 003 §7.2 (Example 7.4, message 4), §9.1, §9.2 Algorithm 1 lines 2-4")),
+    Rule("unknown-ibi", N_("Answers urlRequest about an IBI it does not hold with the empty answer"),
+         N_("file 003 §9.2 Algorithm 2 lines 1-4, whose procedure gives the empty answer \"\""),
+         Quote("CRIARPARSTATE", "create the state pair")),
+    Rule("known-ibi", N_("Answers urlRequest about an IBI it holds with a URL list"),
+         N_("file 003 §9.2 Algorithm 2, Table 9.3, Table 9.4; Example 9.2")),
+    Rule("acknowledgment", N_("Answers acknowledgment with 'notice {acknowledgment received}'"),
+         N_("file 003 §8.2 (Table 8.11, Example 8.9), §9.1, §9.2 Algorithm 1 lines 19-21")),
+    Rule("http-status", N_("Every answer has HTTP status 200"),
+         N_("file 003 §6 (requests and answers are HTTP messages); the resolver uses no other answer")),
+    Rule("content-type", N_("Every answer is Content-Type text/plain"),
+         N_("file 003 §6.2"),
+         Quote("gerada com o Content-Type assumindo o valor text/plain",
+               "generated with the Content-Type taking the value text/plain")),
+    Rule("ascii", N_("Every answer is ASCII only (other characters written as percent codes)"),
+         N_("file 003 §6.2, Table 6.2 rule caractere")),
+    Rule("grammar", N_("Every answer is a pair list"),
+         N_("file 003 §6.2, Table 6.2, rule"),
+         Quote("lista-de-pares", "pair list")),
+    Rule("urlkey", N_("Each URL list has a fresh urlkey shaped as Table 7.1 (recommended)"),
+         N_("file 003 §9.2 Algorithm 2 line 19, Table 9.3 (urlkey: rule chave of Table 7.1)"),
+         Quote("essa chave deveria ser trocada a cada resposta", "this key should be changed with every answer")),
+    Rule("timing", N_("Every answer arrives within the resolver's timeouts"),
+         N_("file 003 §8.2 (the resolver asks every Archive and selects among the answers); this resolver waits "
+            "%(connect)s s to connect and %(read)s s for an answer",
+            connect=f"{CHECK_TIMEOUTS.connect:g}", read=f"{CHECK_TIMEOUTS.read:g}")),
 )
 _RULES = {rule.rule_id: rule for rule in RULES}
 
@@ -74,6 +90,7 @@ class RuleResult:
     outcome: Verdict
     detail: str
     evidence: tuple[Probe, ...] = ()
+    quote: Quote | None = None
 
     @property
     def passed(self) -> bool:
@@ -90,7 +107,7 @@ class RuleResult:
 
 def _result(rule_id: str, outcome: Verdict, detail: str, evidence: Iterable[Probe] = ()) -> RuleResult:
     rule = _RULES[rule_id]
-    return RuleResult(rule.rule_id, rule.title, rule.source, outcome, detail, tuple(evidence))
+    return RuleResult(rule.rule_id, rule.title, rule.source, outcome, detail, tuple(evidence), rule.quote)
 
 
 def judge_constant_answer(rule_id: str, probe: Probe, expected: PairList) -> RuleResult:

@@ -146,7 +146,8 @@ def _print_report(report: ConformanceReport) -> None:
     for result in report.results:
         click.echo(f"{_MARKS[result.outcome]} {result.rule_id:<15} {result.title} [{result.outcome}]")
         click.echo(f"    {result.detail}")
-        click.echo(f"    source: {result.source}")
+        quote = f' "{result.quote.text}" ("{result.quote.english}")' if result.quote else ""
+        click.echo(f"    source: {result.source}{quote}")
         if result.failed:
             for probe in result.evidence:
                 click.echo(f"    GET {probe.url}")

@@ -8,6 +8,7 @@ against 5 s), one whose last exchanges failed, one quick.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -78,3 +79,18 @@ def test_latency_against_the_limit_near_and_failing_archives_marked_a_card_each_
         assert chart.bounding_box()["width"] > 0.8 * card["width"]
         assert down.locator("td[data-label='Last failure']").bounding_box()["x"] < 390
     shoot(page, f"archive-health-chart-{page.width_name}")
+
+
+def test_in_portuguese_words_numbers_and_times_follow_the_language(browser, health_server):
+    for page in sized_page(browser, health_server, "phone"):
+        page.goto("/archives/health?lang=pt-BR")
+        assert page.locator("html").get_attribute("lang") == "pt-BR"
+        near = page.locator("tr", has=page.locator("th", has_text=NEAR))
+        expect(near.locator(".badge.condition")).to_have_text("⚠ Perto do tempo-limite")
+        expect(near).to_contain_text("mediana de 4.078 ms em 5.000 ms")  # Brazilian digit grouping
+        expect(near.get_by_role("img", name=f"Trocas recentes com {NEAR}")).to_be_visible()
+        down = page.locator("tr", has=page.locator("th", has_text=DOWN))
+        moment = down.locator("td.failure-cell time")  # a relative time, the exact one in its title, as Brazilians write it
+        expect(moment).to_have_attribute("title", re.compile(r"^\d{2}/\d{2}/\d{4} \d{2}:\d{2}:\d{2} UTC$"))
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        shoot(page, "archive-health-chart-phone-pt")

@@ -125,7 +125,7 @@ def test_archives_table_shows_state_and_badges(app, admin):
     row = re.search(r"<tbody>(.*?)</tbody>", page, re.S).group(1)
     assert f'href="/admin/archives/{SERVICE_IBI}"' in row
     for shown in ('<span class="badge good">included</span>', ADDRESS, "2014:11.09.02.16.15", "banon@dpi.inpe.br",
-                  '<span class="badge good">successful</span>', "2024-05-01 12:00</time>", "2024-05-01 12:05</time>"):
+                  '<span class="badge good">successful</span>', 'title="1 May 2024, 12:00:00 UTC"', 'title="1 May 2024, 12:05:00 UTC"'):
         assert shown in row
 
 
@@ -327,7 +327,9 @@ def test_conformance_report_of_a_good_archive(admin):
     assert response.status_code == 200
     assert "No rule failed" in page and "10 passed, 0 failed, 0 skipped" in page
     assert len(re.findall(r'<li class="rule rule-passed"', page)) == 10
-    assert "file 003 §6.2, Table 6.2 (lista-de-pares)" in page
+    assert 'file 003 §6.2, Table 6.2, rule <q lang="pt-BR">lista-de-pares</q> <span class="translation">(“pair list”)</span>' in page
+    portuguese = admin.post("/admin/conformance?lang=pt-BR", data={"address": M16C_BASE}).get_data(as_text=True)
+    assert "<q lang=\"pt-BR\">lista-de-pares</q>." in portuguese and "(“pair list”)" not in portuguese  # the words alone
     assert page.count('<pre class="answer">') >= 5
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote
 
-from flask_babel import gettext
+from flask_babel import gettext, lazy_gettext
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
 from wtforms import HiddenField, PasswordField, StringField, SubmitField
@@ -40,19 +40,20 @@ class RegisterForm(FlaskForm):
     """§7.1: the Archive's service IBI, and its key when the Archive's administrator chose one."""
 
     service_ibi = StringField(
-        "Archive service IBI",
+        lazy_gettext("Archive service IBI"),
         filters=[service_ibi_of],
-        validators=[DataRequired(message="Give the IBI of the Archive's service (file 003, Example 7.1)."),
+        validators=[DataRequired(message=lazy_gettext("Give the IBI of the Archive's service (file 003, Example 7.1).")),
                     Length(max=300)],
-        description="The IBI of the Archive's service, either form (file 003 §7.1, Example 7.1), or its service "
-        "URL as the Archive prints it, http://host:port/<service IBI>: the IBI is taken from it.",
+        description=lazy_gettext("The IBI of the Archive's service, either form (file 003 §7.1, Example 7.1), or its "
+                                 "service URL as the Archive prints it, http://host:port/<service IBI>: the IBI is "
+                                 "taken from it."),
     )
     registration_key = PasswordField(
-        "Registration key (optional)",
+        lazy_gettext("Registration key (optional)"),
         filters=[_strip],
         validators=[Optional(), Length(max=200)],
-        description="The key the Archive's administrator chose (Table 7.1: 10 or more digits, optionally "
-        "'-' and 10 or more digits). Leave empty to generate one, shown once.",
+        description=lazy_gettext("The key the Archive's administrator chose (Table 7.1: 10 or more digits, optionally "
+                                 "'-' and 10 or more digits). Leave empty to generate one, shown once."),
     )
 
 
@@ -74,19 +75,21 @@ class ConformanceForm(FlaskForm):
     """The Archive service to check, and optionally an IBI it holds."""
 
     address = StringField(
-        "Archive service address",
+        lazy_gettext("Archive service address"),
         filters=[_strip],
-        validators=[DataRequired(message="Give the Archive service address, http://<archive address>/<service IBI>."),
+        validators=[DataRequired(message=lazy_gettext("Give the Archive service address, "
+                                                      "http://<archive address>/<service IBI>.")),
                     Length(max=500)],
-        description="Its base URL, http://<archive address>/<archive service IBI> (file 003 §6.1), "
-        "as in http://mtc-m21.sid.inpe.br/sid.inpe.br/mtc-m21/2012/06.05.15.34.39",
+        description=lazy_gettext("Its base URL, http://<archive address>/<archive service IBI> (file 003 §6.1), "
+                                 "as in http://mtc-m21.sid.inpe.br/sid.inpe.br/mtc-m21/2012/06.05.15.34.39"),
     )
     known_ibi = StringField(
-        "Known IBI (optional)",
+        lazy_gettext("Known IBI (optional)"),
         filters=[_strip],
         validators=[Optional(), Length(max=300)],
-        description="An IBI of an item this Archive holds: checks its URL list, urlkey and acknowledgment too "
-        "(an acknowledgment is sent as the resolver sends one; the Archive may count it as an access).",
+        description=lazy_gettext("An IBI of an item this Archive holds: checks its URL list, urlkey and acknowledgment "
+                                 "too (an acknowledgment is sent as the resolver sends one; the Archive may count it "
+                                 "as an access)."),
     )
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from flask_babel import LazyString, lazy_gettext
+
 from ...application.registering import inclusion_request_pairs
 
 
@@ -21,17 +23,17 @@ class Blank:
 
     variable: str
     example: str
-    meaning: str
+    meaning: LazyString
 
 
 #: The pairs of Table 7.2 the Archive's administrator fills in, by wire name.
 BLANKS = {
     "archiveaddress": Blank("ARCHIVE_ADDRESS", "archive.example.org:8741",
-                            "host:port where the resolver reaches the Archive's service, no http://"),
-    "archiveip": Blank("ARCHIVE_IP", "203.0.113.7", "the IP address of that host"),
-    "archiveplatformversion": Blank("PLATFORM_VERSION", "1.0", "the Archive software's version"),
-    "archiveadmemailaddress": Blank("ADMIN_EMAIL", "admin@example.org", "the Archive administrator's e-mail"),
-    "registrationkey": Blank("REGISTRATION_KEY", "0000000000-0000000000", "the key the Archive was registered with"),
+                            lazy_gettext("host:port where the resolver reaches the Archive's service, no http://")),
+    "archiveip": Blank("ARCHIVE_IP", "203.0.113.7", lazy_gettext("the IP address of that host")),
+    "archiveplatformversion": Blank("PLATFORM_VERSION", "1.0", lazy_gettext("the Archive software's version")),
+    "archiveadmemailaddress": Blank("ADMIN_EMAIL", "admin@example.org", lazy_gettext("the Archive administrator's e-mail")),
+    "registrationkey": Blank("REGISTRATION_KEY", "0000000000-0000000000", lazy_gettext("the key the Archive was registered with")),
 }
 
 

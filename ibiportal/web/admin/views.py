@@ -14,7 +14,7 @@ import logging
 from collections.abc import Iterator
 
 from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, stream_template, url_for
-from flask_babel import gettext
+from flask_babel import gettext, lazy_gettext
 from werkzeug.wrappers import Response
 
 from ...errors import ParseError
@@ -36,8 +36,8 @@ logger = logging.getLogger(__name__)
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
-PRIVATE_HINT = ("Loopback and private addresses are refused, as the resolver refuses them, unless the "
-                "portal runs with IBIPORTAL_ALLOW_PRIVATE_ARCHIVES=1.")
+PRIVATE_HINT = lazy_gettext("Loopback and private addresses are refused, as the resolver refuses them, unless the "
+                            "portal runs with IBIPORTAL_ALLOW_PRIVATE_ARCHIVES=1.")
 
 
 @bp.app_template_filter("admin_time")
@@ -63,7 +63,7 @@ def _registered(service_ibi: str) -> RegisteredArchive:
     except ParseError:
         archive = None
     if archive is None:
-        abort(404, f"No Archive is registered with the service IBI {service_ibi}.")
+        abort(404, gettext("No Archive is registered with the service IBI %(ibi)s.", ibi=service_ibi))
     return archive
 
 
@@ -110,7 +110,8 @@ def register():
         show_error(form, exc, default_field="service_ibi")
         return _archives_page(form, 400)
     except AlreadyRegistered as exc:
-        add_error(form.service_ibi, f"{exc}.")
+        add_error(form.service_ibi, gettext("%(ibi)s is already registered; remove it first to register it with "
+                                            "another key.", ibi=exc.service_ibi))
         return _archives_page(form, 400)
     logger.info("archive %s registered by %s (key %s)", registration.service_ibi, current_admin(),
                 "generated" if registration.generated else "entered")
@@ -167,7 +168,7 @@ def _posted_action_on(service_ibi: str) -> RegisteredArchive:
     """The registered Archive an action button was posted for, its CSRF token checked (else 400)."""
     archive = _registered(service_ibi)
     if not ActionForm().validate_on_submit():
-        abort(400, "The form expired; reload the page and try again.")
+        abort(400, gettext("The form expired; reload the page and try again."))
     return archive
 
 
@@ -178,7 +179,7 @@ def confirm(service_ibi: str):
     archive = _posted_action_on(service_ibi)
     target = _service_address(archive)
     if target is None:
-        abort(409, "This Archive has not been included yet: the portal does not know its address.")
+        abort(409, gettext("This Archive has not been included yet: the portal does not know its address."))
     with check_transport() as transport:
         probe, result = send_confirmation_request(target, transport)
     confirmation = Confirmation(result.passed, result.detail.rstrip("."))
@@ -196,10 +197,11 @@ def exclude(service_ibi: str):
     if archive.included:
         _store().record_exclusion(archive.service_ibi, utc_now(), f"excluded by the administrator {current_admin()}")
         logger.info("archive %s excluded by %s", archive.service_ibi, current_admin())
-        flash(f"Excluded {archive.service_ibi}: the resolver no longer asks it. Its registration and history are "
-              "kept; include it again here, or the Archive can send inclusionRequest.", "success")
+        flash(gettext("Excluded %(ibi)s: the resolver no longer asks it. Its registration and history are kept; "
+                      "include it again here, or the Archive can send inclusionRequest.", ibi=archive.service_ibi),
+              "success")
     else:
-        flash(f"{archive.service_ibi} was already excluded: nothing changed.", "notice")
+        flash(gettext("%(ibi)s was already excluded: nothing changed.", ibi=archive.service_ibi), "notice")
     return redirect(url_for("admin.archive_page", service_ibi=archive.service_ibi), code=303)
 
 
@@ -209,15 +211,16 @@ def include_again(service_ibi: str):
     """Include an excluded Archive again at the address of its last inclusion (no request from it)."""
     archive = _posted_action_on(service_ibi)
     if archive.included:
-        flash(f"{archive.service_ibi} is already included: nothing changed.", "notice")
+        flash(gettext("%(ibi)s is already included: nothing changed.", ibi=archive.service_ibi), "notice")
     elif _store().record_reinclusion(archive.service_ibi, utc_now(),
                                      f"again at {archive.address} by the administrator {current_admin()}"):
         logger.info("archive %s included again by %s", archive.service_ibi, current_admin())
-        flash(f"Included {archive.service_ibi} again at {archive.address}: the resolver asks it from now on. "
-              "Send a confirmation request to check that it still answers there.", "success")
+        flash(gettext("Included %(ibi)s again at %(address)s: the resolver asks it from now on. Send a confirmation "
+                      "request to check that it still answers there.", ibi=archive.service_ibi, address=archive.address),
+              "success")
     else:
-        flash(f"{archive.service_ibi} has never been included, so its address is not known: the Archive must send "
-              "inclusionRequest itself (§7.2).", "failure")
+        flash(gettext("%(ibi)s has never been included, so its address is not known: the Archive must send "
+                      "inclusionRequest itself (§7.2).", ibi=archive.service_ibi), "failure")
     return redirect(url_for("admin.archive_page", service_ibi=archive.service_ibi), code=303)
 
 
@@ -229,10 +232,11 @@ def remove(service_ibi: str):
     form = ActionForm()
     if request.method == "POST":
         if not form.validate_on_submit():
-            abort(400, "The form expired; reload the page and try again.")
+            abort(400, gettext("The form expired; reload the page and try again."))
         _store().remove_archive(archive.service_ibi)
         logger.info("archive %s removed by %s", archive.service_ibi, current_admin())
-        flash(f"Removed {archive.service_ibi} and its history: it can no longer be included.", "success")
+        flash(gettext("Removed %(ibi)s and its history: it can no longer be included.", ibi=archive.service_ibi),
+              "success")
         return redirect(url_for("admin.archives_page"))
     return render_template("admin/remove.html", archive=archive, form=form)
 
