@@ -6,11 +6,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import bindparam, delete, insert, select, update
 
 from .database import Storage, now_iso
 from .schema import item_copy
 from .signal import ibis_changed
+
+#: Asked by the own Archive for every IBI it does not hold (a reference check: thousands), so
+#: built once; only its values change.
+_CANDIDATES = select(item_copy).where(
+    (item_copy.c.ibi == bindparam("ibi")) | item_copy.c.ibi.like(bindparam("pattern"), escape="\\"))
 
 
 @dataclass(frozen=True)
@@ -68,9 +73,7 @@ class CopyStore:
         date in the other form: which of those is ``ibi`` only the prefix table can say), in
         one query."""
         pattern = "%/" + other_suffix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        rows = self.storage.read(
-            select(item_copy).where((item_copy.c.ibi == ibi) | item_copy.c.ibi.like(pattern, escape="\\"))
-        )
+        rows = self.storage.read(_CANDIDATES, {"ibi": ibi, "pattern": pattern})
         return [CopyRecord(row.ibi, row.target_url, row.created_at, row.updated_at) for row in rows]
 
     def records(self) -> list[CopyRecord]:

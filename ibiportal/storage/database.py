@@ -15,10 +15,11 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from typing import Any
 
 from sqlalchemy import Connection, CursorResult, Engine, Executable, Table, create_engine, event, text
 from sqlalchemy.dialects import postgresql, sqlite
@@ -186,9 +187,11 @@ class Storage:
             self._before_retry(error)
         return self.database.engine.connect()
 
-    def read(self, statement: Executable) -> CursorResult:
-        """Run a read (a SELECT) outside any write transaction; if the database did not answer it,
-        once more on a new connection after the pause (see the class).
+    def read(self, statement: Executable, parameters: Mapping[str, Any] | None = None) -> CursorResult:
+        """Run a read (a SELECT) outside any write transaction, with the values of its bound
+        ``parameters`` (a statement built once with ``bindparam`` is not built and keyed again for
+        each read); if the database did not answer it, once more on a new connection after the
+        pause (see the class).
 
         Safe to run twice: reads run in autocommit, so a SELECT holds nothing and changes nothing,
         and the second answers what the first would have. Writes are never retried, since a lost
@@ -196,15 +199,15 @@ class Storage:
         and a read inside one is part of it, so it is not retried either.
         """
         if self._writing:
-            return self.connection.execute(statement)
+            return self.connection.execute(statement, parameters)
         try:
-            return self.connection.execute(statement)
+            return self.connection.execute(statement, parameters)
         except DBAPIError as error:
             if not error.connection_invalidated:  # a wrong statement, not a lost connection
                 raise
             self._before_retry(error)
         self.connection.rollback()  # SQLAlchemy's side of the lost connection: the retry takes a new one
-        return self.connection.execute(statement)
+        return self.connection.execute(statement, parameters)
 
     def _before_retry(self, error: SQLAlchemyError) -> None:
         """Raise ``error`` unless it is the first the unreachable server gave this Storage; then pause."""

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields
 from decimal import Decimal
 
-from sqlalchemy import Connection, Row, delete, insert, or_, select, update
+from sqlalchemy import Connection, Row, bindparam, delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..errors import IbiError
@@ -23,6 +23,10 @@ from .copies import CopyRecord, CopyStore
 from .files import FileStore
 from .schema import item_link, minted_item, prefix_pair, subsystem_clock
 from .signal import ibis_changed
+
+#: The own Archive asks this of every IBI the resolver is asked (a reference check: thousands), so
+#: the statement is built once; only its values change.
+_FIND_MINTED = select(minted_item).where((minted_item.c.rep == bindparam("rep")) | (minted_item.c.ibip == bindparam("ibip")))
 
 
 @dataclass(frozen=True)
@@ -172,9 +176,7 @@ class IdentifierStore:
 
     def find_minted(self, rep: str | None = None, ibip: str | None = None) -> MintedItem | None:
         """The minted item with this identifier (normalized form), in either form."""
-        row = self.storage.read(
-            select(minted_item).where((minted_item.c.rep == rep) | (minted_item.c.ibip == ibip))
-        ).first()
+        row = self.storage.read(_FIND_MINTED, {"rep": rep, "ibip": ibip}).first()
         return _minted_item(row) if row else None
 
     # -- prefix pairs --------------------------------------------------------------------
