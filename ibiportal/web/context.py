@@ -23,7 +23,7 @@ from ..storage.identifiers import IdentifierStore
 from ..storage.mint_keys import MintKeyStore
 from ..application import Application, Holdings
 from ..application.resolving import Caller, Site
-from .host import portal_url
+from .host import portal_url, portal_url_for, request_address
 
 #: The key of the application in ``app.extensions``.
 APPLICATION = "ibiportal.application"
@@ -54,9 +54,12 @@ def request_client() -> ClientInfo:
 def request_site() -> Site:
     """Where the request was served: the portal's own address, the request's root URL (built
     from its parts: request.url_root's IRI conversion cost a cached redirect 200 µs), and the
-    base of persistent URLs (IBIPORTAL_RESOLVER_BASE, else that root)."""
-    root = f"{request.scheme}://{request.host}{request.script_root}/"
-    return Site(portal_url(), root, current_app.config.get("RESOLVER_BASE") or root)
+    base of persistent URLs (IBIPORTAL_RESOLVER_BASE, else that root). Each part of the request
+    is read once: a read through Flask's ``request`` proxy costs a microsecond, a cached hit's view
+    a few dozen (benchmarks/cache.py)."""
+    address = request_address()
+    root = f"{address}{request.script_root}/"
+    return Site(portal_url_for(address), root, current_app.config.get("RESOLVER_BASE") or root)
 
 
 def client_address() -> str:

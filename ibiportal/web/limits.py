@@ -37,7 +37,8 @@ a minute by guessing wrong keys; the Archive retries (§7.2 asks it to include i
 every start) and its key stays safe.
 
 Not limited: ``GET /<persistent URL>`` (resolution is the portal's main job and must take
-the load test's traffic), pages, and static files.
+the load test's traffic), pages, and static files. A blueprint may declare requests
+:meth:`Rules.unmetered`: the limiter then does not look at them at all.
 
 Each blueprint declares its own limits (:func:`declare`, next to its views); this module holds
 the limiter, the settings and the words of a refusal, and knows no blueprint.
@@ -59,7 +60,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from flask import Blueprint, Flask, current_app
+from flask import Blueprint, Flask, current_app, request
 from flask.blueprints import BlueprintSetupState
 from flask_limiter import Limiter
 from limits import RateLimitItem, parse_many
@@ -82,14 +83,18 @@ REFERENCES_SCOPE = "references"
 REDIS_OPTIONS = {"socket_timeout": REDIS_TIMEOUT_SECONDS, "socket_connect_timeout": REDIS_TIMEOUT_SECONDS}
 #: The key of the app's limiter in ``app.extensions``.
 LIMITER = "ibiportal.limiter"
+#: The key in ``app.extensions`` of the tests that make a request unmetered (:meth:`Rules.unmetered`),
+#: and in a request's WSGI environ of their answer.
+UNMETERED = "ibiportal.unmetered"
 
 
 class Rules:
     """What a blueprint's declaration uses: the app's limiter, and limits named by their setting
     with the refusal in words (what was counted, the limit, and when to try again)."""
 
-    def __init__(self, limiter: Limiter) -> None:
+    def __init__(self, limiter: Limiter, unmetered_when: list[Callable[[], bool]]) -> None:
         self.limiter = limiter
+        self.unmetered_when = unmetered_when
 
     def _message(self, what: str, setting: str) -> Callable[[], str]:
         def text() -> str:
@@ -98,6 +103,13 @@ class Rules:
             return f"too many {what}: at most {current_app.config[setting]}; try again in {wait} s"
 
         return text
+
+    def unmetered(self, when: Callable[[], bool]) -> None:
+        """Requests for which ``when()`` holds are not seen by the limiter at all: not counted, no
+        ``X-RateLimit-*`` headers. Flask-Limiter's own ``request_filter`` is asked only after the
+        limiter's per-request work, which cost a third of a cached resolution's view
+        (benchmarks/cache.py); these requests skip its hooks (:func:`_skip_unmetered`)."""
+        self.unmetered_when.append(when)
 
     def limit(self, setting: str, what: str, **options: Any):
         """A limit of its own on the blueprint it decorates, from ``setting``."""
@@ -123,7 +135,7 @@ def declare(blueprint: Blueprint) -> Callable[[Callable[[Rules], None]], Callabl
         def on_register(state: BlueprintSetupState) -> None:
             limiter = state.app.extensions[LIMITER]
             if limiter.enabled:
-                attach(Rules(limiter))
+                attach(Rules(limiter, state.app.extensions[UNMETERED]))
 
         blueprint.record_once(on_register)
         return attach
@@ -190,4 +202,47 @@ def init_app(app: Flask) -> Limiter:
     )
     limiter.init_app(app)
     app.extensions[LIMITER] = limiter
+    app.extensions[UNMETERED] = _skip_unmetered(app, limiter)
     return limiter
+
+
+def _skip_unmetered(app: Flask, limiter: Limiter) -> list[Callable[[], bool]]:
+    """Wrap the limiter's three request hooks (check before the view, headers after it, its
+    context's reset at teardown) so that they do nothing for a request the returned list's tests
+    call unmetered (:meth:`Rules.unmetered`). The hooks are told apart by belonging to
+    ``limiter``, not by Flask-Limiter's private names; a version that registers others stops
+    the start-up here rather than metering what it should not."""
+    whens: list[Callable[[], bool]] = []
+
+    def unmetered() -> bool:
+        """Asked once per request, by the first hook that runs; the answer is kept in its environ."""
+        environ = request.environ
+        answer = environ.get(UNMETERED)
+        if answer is None:
+            answer = environ[UNMETERED] = any(when() for when in whens)
+        return answer
+
+    def belongs(hook: Callable) -> bool:
+        return getattr(hook, "__self__", None) is limiter or getattr(hook, "args", ())[:1] == (limiter,)
+
+    def before(hook: Callable[[], None]) -> Callable[[], None]:
+        return lambda: None if unmetered() else hook()
+
+    def after(hook: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        return lambda response: response if unmetered() else hook(response)
+
+    def teardown(hook: Callable[[BaseException | None], None]) -> Callable[[BaseException | None], None]:
+        return lambda error=None: None if unmetered() else hook(error)
+
+    wrapped = 0
+    for hooks, wrap in ((app.before_request_funcs, before), (app.after_request_funcs, after),
+                        (app.teardown_request_funcs, teardown)):
+        functions = hooks.get(None, [])
+        for index, hook in enumerate(functions):
+            if belongs(hook):
+                functions[index] = wrap(hook)
+                wrapped += 1
+    if wrapped != (3 if limiter.enabled else 0):  # a limiter switched off registers none
+        raise RuntimeError(f"Flask-Limiter registered {wrapped} request hooks, not the 3 this module wraps: "
+                           "check ibiportal/web/limits.py against the version in requirements.txt")
+    return whens

@@ -39,10 +39,10 @@ def _asks_for_citation() -> bool:
 @limits.declare(bp)
 def _limits(rules: limits.Rules) -> None:
     """Resolution is not limited (it is the portal's main job and must take the load test's
-    traffic), nor even looked at by the limiter, whose per-request work was a quarter of a
-    cached resolution's (benchmarks/cache.py); a citation asked for in ``Accept`` counts
+    traffic), nor even looked at by the limiter, whose per-request work was a third of a
+    cached resolution's view (benchmarks/cache.py); a citation asked for in ``Accept`` counts
     against ``RATELIMIT_TRACE``."""
-    rules.limiter.request_filter(lambda: request.endpoint == "resolve.resolve" and not _asks_for_citation())
+    rules.unmetered(lambda: request.endpoint == "resolve.resolve" and not _asks_for_citation())
     rules.on_demand(_asks_for_citation)(bp)
 
 
@@ -65,9 +65,10 @@ def resolve(ibi_path: str):
     ``/ibi/<…>`` and ``/rep/<…>``, as urlib.net's links are printed, are read as ``/<…>``: the
     received URL loses the segment, so redirect, alert, trace and cache are those of ``/<…>``.
     """
-    received = received_url()
-    rescued = rescued_link()
-    wanted = negotiate(request.headers.get("Accept"))
+    environ = request.environ  # read once: each read through Flask's request proxy costs a microsecond
+    raw_path = without_pasted_resolver(_raw_path(environ))
+    received, rescued = received_url(raw_path), rescued_link(raw_path)
+    wanted = negotiate(environ.get("HTTP_ACCEPT"))
     if wanted is not None:  # a citation type asked for above all else (negotiation.py)
         return citation_response(wanted, received)
     resolving, caller, site = application().resolving, request_caller(), request_site()
@@ -132,25 +133,25 @@ def with_trace_headers(response: Response, trace_url: str, cache: str) -> Respon
     return response
 
 
-def received_url() -> str:
+def received_url(raw_path: str) -> str:
     """The persistent URL as the browser sent it (message (2)), path and query undecoded, without
     a leading ``/ibi`` or ``/rep`` segment (``without_resolver_segment``); a URLib Archive's
     direct link (``/col/<rep>/doc/<file>``, ``/attachment.cgi/…``, ``/archive.cgi/<rep>``) is the
     persistent URL ``/<rep>/<file>``: rescued, it resolves to wherever the item lives now; and a
     whole persistent URL pasted after the portal's address is read as its path
-    (``without_pasted_resolver``)."""
-    path = without_resolver_segment(without_pasted_resolver(_raw_path()))
+    (``raw_path``: the request's, ``without_pasted_resolver``)."""
+    path = without_resolver_segment(raw_path)
     return f"{request.scheme}://{request.host}{direct_link_path(path) or path}"  # request.host_url, without its IRI conversion (15 µs)
 
 
-def rescued_link() -> str | None:
-    """The request's path when it is a URLib Archive's direct link that :func:`received_url` rescued."""
-    path = without_pasted_resolver(_raw_path())
-    return path.split("?", 1)[0] if direct_link_path(path) is not None else None
+def rescued_link(raw_path: str) -> str | None:
+    """The request's path (``raw_path``, as :func:`received_url` takes it) when it is a URLib
+    Archive's direct link that :func:`received_url` rescued."""
+    return raw_path.split("?", 1)[0] if direct_link_path(raw_path) is not None else None
 
 
-def _raw_path() -> str:
-    raw = request.environ.get("RAW_URI") or request.environ.get("REQUEST_URI")
+def _raw_path(environ: dict) -> str:
+    raw = environ.get("RAW_URI") or environ.get("REQUEST_URI")
     if not raw:
         raw = request.full_path if request.query_string else request.path
     return raw
