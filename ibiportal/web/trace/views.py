@@ -17,6 +17,7 @@ from ..context import application, get_storage, request_client, request_site
 from .. import limits
 from ..form_errors import show_error
 from ..inputs import asked_url_input, client_input
+from . import history
 from .compare import compare
 from .diagram import diagram_of
 from .display import RAW_LIMIT, VALUE_LIMIT, clip, marked, visible, visible_text
@@ -100,6 +101,10 @@ def run_trace():
         target = url_for("trace.trace_view", trace_id=run.trace_id, compare=form.previous.data or None)
         return redirect(target, code=303)
     return _form_page(form, 400, where)
+
+
+bp.add_url_rule("/trace/history", "history", history.history_page)
+bp.add_url_rule("/trace/history/compare", "compare_ticked", history.compare_ticked)
 
 
 @bp.get("/trace/<trace_id>")
