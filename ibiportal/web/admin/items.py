@@ -14,6 +14,7 @@ checks the token itself, before reading the body.
 from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, flash, jsonify, redirect, render_template, request, url_for
+from flask_babel import format_decimal, gettext
 from flask_wtf.csrf import validate_csrf
 from werkzeug.exceptions import RequestEntityTooLarge
 from wtforms import ValidationError
@@ -28,6 +29,7 @@ from ..errors import error_response
 from ..files import UNCAPPED, file_dict
 from ..form_errors import show_error
 from ..host import portal_url
+from ..i18n import error_text, translate
 from ..results import persistent_url
 from .forms import ActionForm, FilePathForm, ItemForm, UploadForm
 
@@ -72,7 +74,7 @@ def change(ibi: str):
         except ParseError as exc:
             show_error(form, exc)
         else:
-            flash("Saved: the item's persistent URL answers the change at once.", "success")
+            flash(gettext("Saved: the item's persistent URL answers the change at once."), "success")
             return redirect(url_for("admin_items.edit_page", ibi=record.minted.ibip), code=303)
     return _edit_page(record, form, 400)
 
@@ -105,7 +107,8 @@ def upload_form(ibi: str):
     except RequestEntityTooLarge:
         flash(str(FileTooLarge(current_app.config["MAX_FILE_BYTES"])).capitalize() + ". Nothing was stored.", "error")
     except (ParseError, FileTooLarge, UploadRefused) as refused:
-        flash(f"Nothing was stored: {refused}.", "error")
+        why = error_text(refused) if isinstance(refused, ParseError) else translate(refused.args[0])
+        flash(gettext("Nothing was stored: %(why)s.", why=why), "error")
     else:
         flash(_stored_message(kept), "success")
     return redirect(url_for("admin_items.edit_page", ibi=record.minted.ibip, _anchor="files"), code=303)
@@ -128,9 +131,9 @@ def remove_file(ibi: str):
     record = get_items().find(ibi)
     form = FilePathForm()
     if not form.validate_on_submit():
-        abort(400, "The form expired: open the item again and remove the file from there.")
+        abort(400, gettext("The form expired: open the item again and remove the file from there."))
     removed = get_item_files().delete(record.minted.ibip, form.path.data or "")
-    flash(f"Removed {removed.path}: its URL and persistent URL answer 404 from now on.", "success")
+    flash(gettext("Removed %(path)s: its URL and persistent URL answer 404 from now on.", path=removed.path), "success")
     return redirect(url_for("admin_items.edit_page", ibi=record.minted.ibip, _anchor="files"), code=303)
 
 
@@ -151,10 +154,10 @@ def delete(ibi: str):
     """Make the item Deleted, after :func:`confirm_deletion`."""
     form = ActionForm()
     if not form.validate_on_submit():
-        abort(400, "The form expired: open the item again and delete it from there.")
+        abort(400, gettext("The form expired: open the item again and delete it from there."))
     record = get_items().delete(ibi)
-    flash(f"Deleted {record.minted.ibip}: its persistent URL answers 410 Gone from now on, and the IBI is never "
-          "issued again.", "success")
+    flash(gettext("Deleted %(ibi)s: its persistent URL answers 410 Gone from now on, and the IBI is never issued "
+                  "again.", ibi=record.minted.ibip), "success")
     return redirect(url_for("admin_items.items_page"), code=303)
 
 
@@ -203,8 +206,10 @@ def _form_data(record: ItemRecord) -> dict:
 
 
 def _stored_message(kept) -> str:
-    verb = "Replaced" if kept.replaced else "Stored"
-    return f"{verb} {kept.file.path} ({kept.file.size:,} bytes, {kept.file.content_type})."
+    values = {"path": kept.file.path, "size": format_decimal(kept.file.size), "type": kept.file.content_type}
+    if kept.replaced:
+        return gettext("Replaced %(path)s (%(size)s bytes, %(type)s).", **values)
+    return gettext("Stored %(path)s (%(size)s bytes, %(type)s).", **values)
 
 
 def _check_csrf(token: str | None) -> None:

@@ -3,6 +3,7 @@ from the app's configuration, and its answers put into words (one wording for bo
 from __future__ import annotations
 
 from flask import current_app
+from flask_babel import gettext, lazy_gettext
 
 from ...application.joining import Action, Joining, Outcome, ResolverAnswer
 from ..context import application, get_storage
@@ -26,11 +27,11 @@ SUBJECTS = {Action.JOIN: "inclusionRequest", Action.LEAVE: "exclusionRequest"}
 
 #: Outcome → the label the list shows.
 LABELS = {
-    Outcome.INCLUDED: "included",
-    Outcome.UNCONFIRMED: "included, unconfirmed",
-    Outcome.EXCLUDED: "excluded",
-    Outcome.REFUSED: "refused",
-    Outcome.FAILED: "failed",
+    Outcome.INCLUDED: lazy_gettext("included"),
+    Outcome.UNCONFIRMED: lazy_gettext("included, unconfirmed"),
+    Outcome.EXCLUDED: lazy_gettext("excluded"),
+    Outcome.REFUSED: lazy_gettext("refused"),
+    Outcome.FAILED: lazy_gettext("failed"),
 }
 
 
@@ -38,14 +39,14 @@ def outcome_sentence(answer: ResolverAnswer) -> str:
     """What the resolver's answer means for the administrator, in one or two sentences."""
     outcome = answer.outcome
     if outcome is Outcome.INCLUDED:
-        return ("Included: the resolver asked this Archive for its confirmation and received it; it will ask "
-                "this Archive when resolving.")
+        return gettext("Included: the resolver asked this Archive for its confirmation and received it; it will ask "
+                       "this Archive when resolving.")
     if outcome is Outcome.UNCONFIRMED:
-        return (f"Included, but the resolver could not get this Archive's confirmation from "
-                f"{answer.identity.confirmation_url} (Example 7.4): make sure the portal runs and is reachable "
-                "from the resolver at that address (IBIPORTAL_PORTAL_URL), then join again.")
+        return gettext("Included, but the resolver could not get this Archive's confirmation from %(url)s "
+                       "(Example 7.4): make sure the portal runs and is reachable from the resolver at that address "
+                       "(IBIPORTAL_PORTAL_URL), then join again.", url=answer.identity.confirmation_url)
     if outcome is Outcome.EXCLUDED:
-        return "Excluded: the resolver no longer asks this Archive."
+        return gettext("Excluded: the resolver no longer asks this Archive.")
     if outcome is Outcome.REFUSED:
-        return f"Refused by the resolver: {answer.reason}."
-    return f"Failed: {answer.reason}."
+        return gettext("Refused by the resolver: %(reason)s.", reason=answer.reason)
+    return gettext("Failed: %(reason)s.", reason=answer.reason)
