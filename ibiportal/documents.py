@@ -32,8 +32,6 @@ PDF_KIND = ".pdf"
 DOCX_KIND = ".docx"
 ODT_KIND = ".odt"
 KINDS = (*TEXT_KINDS, PDF_KIND, DOCX_KIND, ODT_KIND)
-#: The kinds in words, for messages and forms.
-KIND_NAMES = ".txt, .bib, .ris, .pdf, .docx or .odt"
 #: What the parts of a .docx or .odt may unpack to (a ZIP bomb is refused before it is parsed).
 MAX_UNPACKED = 50_000_000
 
@@ -42,11 +40,18 @@ class TooLarge(ParseError):
     """An input over a size limit: answered 413, its message naming the limit."""
 
 
-def check_text_size(text: str, what: str = "the text") -> None:
-    """Refuse more than ``MAX_BYTES`` of text (as UTF-8), naming the limit."""
+def check_text_size(text: str, from_file: bool = False) -> None:
+    """Refuse more than ``MAX_BYTES`` of text (as UTF-8), naming the limit (and saying whether
+    the text was a file's)."""
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_BYTES:
-        raise TooLarge(f"{what} is {size:,} bytes; at most {MAX_BYTES:,} bytes (1 MB) are checked at once: split it", field="text")
+        values = {"size": f"{size:,}", "limit": f"{MAX_BYTES:,}"}
+        if from_file:
+            message = N_("the file's text is %(size)s bytes; at most %(limit)s bytes (1 MB) are checked at once: split it",
+                         **values)
+        else:
+            message = N_("the text is %(size)s bytes; at most %(limit)s bytes (1 MB) are checked at once: split it", **values)
+        raise TooLarge(message, field="text")
 
 
 def check_found_count(count: int) -> None:
@@ -59,7 +64,9 @@ def text_of(filename: str, data: bytes) -> str:
     """The text of an uploaded file, by its extension (``KINDS``)."""
     kind = PurePath(filename or "").suffix.lower()
     if kind not in KINDS:
-        raise ParseError(N_("%(value)s is not a %(kind_names)s file", value=filename or 'the file', kind_names=KIND_NAMES), field="file")
+        if filename:
+            raise ParseError(N_("%(name)s is not a .txt, .bib, .ris, .pdf, .docx or .odt file", name=filename), field="file")
+        raise ParseError(N_("the file is not a .txt, .bib, .ris, .pdf, .docx or .odt file"), field="file")
     if kind == PDF_KIND:
         text = pdf_text(data)
     elif kind == DOCX_KIND:
@@ -68,10 +75,10 @@ def text_of(filename: str, data: bytes) -> str:
         text = odt_text(data)
     else:
         if len(data) > MAX_BYTES:
-            raise TooLarge(f"the file is {len(data):,} bytes; at most {MAX_BYTES:,} bytes (1 MB) are checked at once: split it",
-                           field="file")
+            raise TooLarge(N_("the file is %(size)s bytes; at most %(limit)s bytes (1 MB) are checked at once: split it",
+                              size=f"{len(data):,}", limit=f"{MAX_BYTES:,}"), field="file")
         text = _decode(data)
-    check_text_size(text, "the file's text")
+    check_text_size(text, from_file=True)
     return text
 
 
@@ -109,8 +116,8 @@ def _check_package(data: bytes, kind: str) -> None:
         raise ParseError(N_("the file is not a %(kind)s document (it is not a ZIP package): is it damaged?", kind=kind),
                          field="file") from exc
     if unpacked > MAX_UNPACKED:
-        raise TooLarge(f"the {kind} document unpacks to {unpacked:,} bytes; at most {MAX_UNPACKED:,} are read",
-                       field="file")
+        raise TooLarge(N_("the %(kind)s document unpacks to %(size)s bytes; at most %(limit)s are read", kind=kind,
+                          size=f"{unpacked:,}", limit=f"{MAX_UNPACKED:,}"), field="file")
 
 
 def _with_link(text: str, address: str | None) -> str:

@@ -8,8 +8,10 @@ published. Each test says exactly what must be found, and so that nothing else i
 from __future__ import annotations
 
 import csv
+import html as html_module
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -236,3 +238,25 @@ def test_downloads_carry_the_resolutions_the_page_posts(client):
     assert [row[-5] for row in unchecked[1:]] == ["", "invalid", ""]
     wrong = client.post("/references.csv", data={"text": BROKEN_LIST, "resolutions": "[1, 2]"})
     assert wrong.status_code == 400 and "do not match the references" in wrong.get_data(as_text=True)
+
+
+def test_the_references_page_and_its_check_speak_portuguese(client):
+    """In Portuguese: the page's words and its file errors, the check's reasons (the API's
+    sentences), and the outcomes' names for the script; the outcome values and the CSV's columns
+    stay the same English words (data)."""
+    wrong = client.post("/references?lang=pt-BR", data={"file": (io.BytesIO(b"a,b"), "refs.doc")},
+                        content_type="multipart/form-data")
+    html = wrong.get_data(as_text=True)
+    assert wrong.status_code == 400 and '<html lang="pt-BR">' in html
+    assert "refs.doc não é um arquivo .txt, .bib, .ris, .pdf, .docx ou .odt" in html
+    found = client.post("/references?lang=pt-BR", data={"text": BROKEN_LIST}).get_data(as_text=True)
+    assert "2 IBIs encontrados" in found and "1 não é IBI" in found and "Verificando 2 IBIs aqui" in found
+    words = json.loads(html_module.unescape(re.search(r"data-words='([^']*)'", found).group(1)))
+    assert words["outcomes"]["not found"] == "não encontrado" and words["checkingCount"]["other"] == "Verificando {n} IBIs…"
+    lines = client.post("/api/v1/extract?resolve=1", json={"text": BROKEN_LIST},
+                        headers={"Accept": "application/x-ndjson", "Accept-Language": "pt-BR"}).get_data(as_text=True)
+    broken = next(json.loads(line) for line in lines.splitlines() if '"index": 1,' in line)
+    assert broken["resolution"]["outcome"] == "invalid"
+    assert broken["resolution"]["reason"].startswith("não é um IBI: ") and broken["resolution"]["reason"].endswith("(no caractere 30)")
+    rows = list(csv.reader(io.StringIO(client.post("/references.csv?lang=pt-BR", data={"text": BROKEN_LIST}).get_data(as_text=True))))
+    assert rows[0][:3] == ["line", "text", "ibi"] and rows[0][-5:] == ["outcome", "status", "location", "reason", "trace"]

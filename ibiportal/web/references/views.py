@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Callable
 
 from flask import Blueprint, Response, render_template, request
 from flask_babel import gettext, ngettext, pgettext
@@ -88,10 +89,10 @@ def check_references():
             text = _input_text(form)
             result = extraction_of(text) if text is not None else None
         except TooLarge as exc:
-            add_error(form.file if exc.field == "file" else form.text, exc.message)
+            add_error(form.file if exc.field == "file" else form.text, translate(exc.message))
             status = 413
         except ParseError as exc:
-            add_error(form.file if exc.field == "file" else form.text, exc.message)
+            add_error(form.file if exc.field == "file" else form.text, translate(exc.message))
     if form.errors and status == 200:
         status = 400
     return _page(form, result, text, status)
@@ -125,8 +126,8 @@ def check_words() -> dict:
     sentences the script fills in (``{found}``…); a sentence with a count has its ``one`` and
     ``other`` forms, ``{n}`` standing for the number, which the script chooses by the page
     language's plural rules."""
-    def counted(singular: str, plural: str) -> dict[str, str]:
-        return {form: ngettext(singular, plural, n, count="{n}") for form, n in (("one", 1), ("other", 2))}
+    def counted(sentence: Callable[[int], str]) -> dict[str, str]:
+        return {form: sentence(n) for form, n in (("one", 1), ("other", 2))}
 
     return {
         "outcomes": {
@@ -138,14 +139,17 @@ def check_words() -> dict:
             "not checked": pgettext("reference outcome", "not checked"),
         },
         "checking": gettext("checking…"),
-        "checkingCount": counted("Checking %(count)s IBI…", "Checking %(count)s IBIs…"),
+        "checkingCount": counted(lambda n: ngettext("Checking %(count)s IBI…", "Checking %(count)s IBIs…", n,
+                                                    count="{n}")),
         "recheck": gettext("Re-check unresolved"),
-        "recheckCount": counted("Re-check %(count)s unresolved", "Re-check %(count)s unresolved"),
+        "recheckCount": counted(lambda n: ngettext("Re-check %(count)s unresolved", "Re-check %(count)s unresolved", n,
+                                                   count="{n}")),
         "noAnswer": gettext("Not checked: the portal did not answer. Re-check when it is back."),
         "refused": gettext("Not checked: %(reason)s", reason="{reason}"),
         "checked": gettext("Checked: %(found)s found, %(deleted)s deleted, %(not_found)s not found, %(invalid)s invalid%(open)s.",
                            found="{found}", deleted="{deleted}", not_found="{not_found}", invalid="{invalid}", open="{open}"),
-        "openCount": counted("; %(count)s not checked yet", "; %(count)s not checked yet"),
+        "openCount": counted(lambda n: ngettext("; %(count)s not checked yet", "; %(count)s not checked yet", n,
+                                                count="{n}")),
     }
 
 
