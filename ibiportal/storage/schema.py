@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import BigInteger, CheckConstraint, Column, Index, Integer, LargeBinary, MetaData, Table, Text, text
 
 #: The revision a database must be at for this code (the last file of ``migrations/versions``).
-SCHEMA_REVISION = "0011"
+SCHEMA_REVISION = "0012"
 
 metadata = MetaData()
 
@@ -121,6 +121,7 @@ trace = Table(
     Column("ibi", Text),  # the IBI resolved, as asked; NULL for traces stored before it was kept
     Index("trace_created_at", "created_at"),
     Index("trace_ibi", "ibi"),
+    Index("trace_prune", "created_at", "id", "size"),  # pruning reads the index, not the rows (0012)
 )
 
 #: Traces started from the Trace page, by the fingerprint of who asked what (TraceRuns): a
