@@ -135,12 +135,14 @@ def judge_unknown_ibi(probe: Probe, ibi: str) -> RuleResult:
         return _result("unknown-ibi", Verdict.FAILED,
                        f"Asked about {ibi}, an IBI invented for this check, the Archive answered "
                        f"{len(answer)} pair(s) ({names}) instead of the empty answer.", [probe])
-    return _result("unknown-ibi", Verdict.PASSED, f"Empty answer about {ibi}, an IBI invented for this check.", [probe])
+    return _result("unknown-ibi", Verdict.PASSED, N_("Empty answer about %(ibi)s, an IBI invented for this check.", ibi=ibi),
+                   [probe])
 
 
 def judge_known_ibi(probes: Sequence[Probe], ibi: str | None) -> RuleResult:
     if not probes:
-        return _result("known-ibi", Verdict.SKIPPED, "No known IBI given: give the IBI of an item this Archive holds.")
+        return _result("known-ibi", Verdict.SKIPPED,
+                       N_("No known IBI given: give the IBI of an item this Archive holds."))
     probe = probes[0]
     if probe.exchange is None:
         return _result("known-ibi", Verdict.SKIPPED, f"Not sent: {probe.not_sent}.", [probe])
@@ -149,13 +151,14 @@ def judge_known_ibi(probes: Sequence[Probe], ibi: str | None) -> RuleResult:
         return _result("known-ibi", Verdict.FAILED, f"Asked about {ibi}; {answer}.", [probe])
     if not answer:
         return _result("known-ibi", Verdict.FAILED,
-                       f"The answer about {ibi} is empty: the Archive says it does not hold it.", [probe])
+                       N_("The answer about %(ibi)s is empty: the Archive says it does not hold it.", ibi=ibi), [probe])
     problems = url_list_problems(answer)
     if problems:
         return _result("known-ibi", Verdict.FAILED, "; ".join(problems) + ".", [probe])
     if answer.get("state") == "Deleted":
         return _result("known-ibi", Verdict.PASSED,
-                       f"A URL list saying {ibi} was Deleted (Algorithm 2 lines 11-15): no URL to follow.", [probe])
+                       N_("A URL list saying %(ibi)s was Deleted (Algorithm 2 lines 11-15): no URL to follow.", ibi=ibi),
+                       [probe])
     return _result("known-ibi", Verdict.PASSED,
                    f"url {answer.text('url')} ({answer.get('contenttype')}, {answer.get('state')}, "
                    f"{answer.get('timestamp')}).", [probe])
@@ -203,9 +206,9 @@ def _is_key(text: str) -> bool:
 
 def judge_acknowledgment(probe: Probe | None, known_ibi: str | None) -> RuleResult:
     if probe is None:
-        why = ("No known IBI given: an acknowledgment repeats the url and urlkey of an answer "
-               "(Table 8.11)." if not known_ibi else
-               "Not sent: the answer about the known IBI has no URL to acknowledge (see known-ibi).")
+        why = (N_("No known IBI given: an acknowledgment repeats the url and urlkey of an answer (Table 8.11).")
+               if not known_ibi else
+               N_("Not sent: the answer about the known IBI has no URL to acknowledge (see known-ibi)."))
         return _result("acknowledgment", Verdict.SKIPPED, why)
     return judge_constant_answer("acknowledgment", probe, ACKNOWLEDGMENT_NOTICE)
 
@@ -214,22 +217,24 @@ def _answered(probes: Iterable[Probe]) -> list[Probe]:
     return [probe for probe in probes if probe.answered]
 
 
-def _per_answer(rule_id: str, probes: Sequence[Probe], problem: Callable[[Probe], str | None], ok: str) -> RuleResult:
+def _per_answer(rule_id: str, probes: Sequence[Probe], problem: Callable[[Probe], str | None],
+                ok: Callable[[int], str]) -> RuleResult:
     """A rule every HTTP answer must meet: failed with each offender named, else passed."""
     answered = _answered(probes)
     if not answered:
-        return _result(rule_id, Verdict.SKIPPED, "No request got an HTTP answer.", probes)
+        return _result(rule_id, Verdict.SKIPPED, N_("No request got an HTTP answer."), probes)
     failures = [(probe, problem(probe)) for probe in answered]
     failures = [(probe, text) for probe, text in failures if text]
     if failures:
         detail = "; ".join(f"{probe.name}: {text}" for probe, text in failures)
         return _result(rule_id, Verdict.FAILED, detail + ".", [probe for probe, _ in failures])
-    return _result(rule_id, Verdict.PASSED, f"{len(answered)} answer(s) {ok}.", answered)
+    return _result(rule_id, Verdict.PASSED, ok(len(answered)), answered)
 
 
 def judge_http_status(probes: Sequence[Probe]) -> RuleResult:
     return _per_answer("http-status", probes,
-                       lambda p: None if p.status == 200 else f"HTTP status {p.status}", "with HTTP status 200")
+                       lambda p: None if p.status == 200 else f"HTTP status {p.status}",
+                       lambda count: N_("%(count)s answer(s) with HTTP status 200.", count=count))
 
 
 def judge_content_type(probes: Sequence[Probe]) -> RuleResult:
@@ -237,7 +242,8 @@ def judge_content_type(probes: Sequence[Probe]) -> RuleResult:
         media = (probe.content_type or "").split(";")[0].strip().lower()
         return None if media == "text/plain" else f"Content-Type {probe.content_type or '(none)'}"
 
-    return _per_answer("content-type", probes, problem, "with Content-Type text/plain")
+    return _per_answer("content-type", probes, problem,
+                       lambda count: N_("%(count)s answer(s) with Content-Type text/plain.", count=count))
 
 
 def judge_ascii(probes: Sequence[Probe]) -> RuleResult:
@@ -248,7 +254,7 @@ def judge_ascii(probes: Sequence[Probe]) -> RuleResult:
             return None
         return f"byte 0x{body[index]:02X} at character {index + 1} (write it %{body[index]:02x})"
 
-    return _per_answer("ascii", probes, problem, "in ASCII only")
+    return _per_answer("ascii", probes, problem, lambda count: N_("%(count)s answer(s) in ASCII only.", count=count))
 
 
 def judge_grammar(probes: Sequence[Probe]) -> RuleResult:
@@ -256,12 +262,13 @@ def judge_grammar(probes: Sequence[Probe]) -> RuleResult:
         answer = read_answer(probe.body)
         return str(answer) if isinstance(answer, UnreadableAnswer) else None
 
-    return _per_answer("grammar", probes, problem, "read as pair lists")
+    return _per_answer("grammar", probes, problem,
+                       lambda count: N_("%(count)s answer(s) read as pair lists.", count=count))
 
 
 def judge_urlkey(probes: Sequence[Probe]) -> RuleResult:
     if not probes:
-        return _result("urlkey", Verdict.SKIPPED, "No known IBI given: only a URL list carries a urlkey.")
+        return _result("urlkey", Verdict.SKIPPED, N_("No known IBI given: only a URL list carries a urlkey."))
     unsent = next((probe for probe in probes if probe.exchange is None), None)
     if unsent is not None:
         return _result("urlkey", Verdict.SKIPPED, f"Not sent: {unsent.not_sent}.", probes)
@@ -270,7 +277,8 @@ def judge_urlkey(probes: Sequence[Probe]) -> RuleResult:
     if unreadable:
         return _result("urlkey", Verdict.FAILED, "; ".join(unreadable) + ".", probes)
     if any(answer.get("state") == "Deleted" or not answer for answer in answers):
-        return _result("urlkey", Verdict.SKIPPED, "No URL list to look at (the known IBI is Deleted or not held).", probes)
+        return _result("urlkey", Verdict.SKIPPED,
+                       N_("No URL list to look at (the known IBI is Deleted or not held)."), probes)
     keys = [answer.get("urlkey") for answer in answers]
     if None in keys:
         missing = ", ".join(probe.name for probe, key in zip(probes, keys) if key is None)
@@ -282,15 +290,17 @@ def judge_urlkey(probes: Sequence[Probe]) -> RuleResult:
             return _result("urlkey", Verdict.FAILED, f"{probe.name}: urlkey {key[:60]!r}: {error}.", probes)
     if keys[0] == keys[1]:
         return _result("urlkey", Verdict.FAILED,
-                       f"The same urlkey {keys[0]} in two answers: it should change with each answer.", probes)
-    return _result("urlkey", Verdict.PASSED, f"Two answers, two keys: {keys[0]} then {keys[1]}.", probes)
+                       N_("The same urlkey %(key)s in two answers: it should change with each answer.", key=keys[0]),
+                       probes)
+    return _result("urlkey", Verdict.PASSED,
+                   N_("Two answers, two keys: %(first)s then %(second)s.", first=keys[0], second=keys[1]), probes)
 
 
 def judge_timing(probes: Sequence[Probe], timeouts: Timeouts) -> RuleResult:
     reached = [probe for probe in probes
                if probe.answered or (probe.exchange is not None and probe.exchange.failure is Failure.TIMEOUT)]
     if not reached:
-        return _result("timing", Verdict.SKIPPED, "No request reached the Archive.", probes)
+        return _result("timing", Verdict.SKIPPED, N_("No request reached the Archive."), probes)
     times = ", ".join(f"{probe.name} {format_ms(probe.duration_ms)}" for probe in reached)
     late = [probe for probe in reached if probe.exchange is not None and probe.exchange.failure is Failure.TIMEOUT]
     if late:
@@ -299,7 +309,8 @@ def judge_timing(probes: Sequence[Probe], timeouts: Timeouts) -> RuleResult:
                        f"No answer in time to: {names} (limits: {timeouts.connect:g} s to connect, "
                        f"{timeouts.read:g} s to answer). Times: {times}.", reached)
     slowest = max(probe.duration_ms for probe in reached)
-    return _result("timing", Verdict.PASSED, f"Slowest answer {format_ms(slowest)}. Times: {times}.", reached)
+    return _result("timing", Verdict.PASSED,
+                   N_("Slowest answer %(slowest)s. Times: %(times)s.", slowest=format_ms(slowest), times=times), reached)
 
 
 def format_ms(milliseconds: float) -> str:

@@ -264,6 +264,22 @@ def test_conformance_check_of_a_slow_archive_shows_each_rule_as_it_comes(admin_p
     expect(page.locator("ol.rules > li.rule-passed")).to_have_count(10)
 
 
+def test_conformance_check_in_portuguese_quotes_the_standard_alone(phone, serve_demo_archive, allow_private):
+    server = serve_demo_archive("mtc-m16c")
+    log_in(phone)
+    phone.goto("/admin/conformance?lang=pt-BR")
+    phone.get_by_label("Endereço do serviço do Arquivo").fill(server.base_url)
+    phone.get_by_role("button", name="Executar a verificação").click()
+    expect(phone.locator("#summary")).to_contain_text("Nenhuma regra falhou")
+    quote = phone.locator("#rule-content-type q")
+    expect(quote).to_have_attribute("lang", "pt-BR")
+    expect(quote).to_have_text("gerada com o Content-Type assumindo o valor text/plain")
+    expect(phone.locator("#rule-content-type .translation")).to_have_count(0)  # the standard's words alone
+    expect(phone.locator("#rule-content-type")).to_contain_text("Toda resposta tem Content-Type text/plain")
+    no_sideways_scroll(phone)
+    shoot(phone, "admin-conformance-phone-pt")
+
+
 def test_loopback_archive_is_refused_unless_private_archives_are_allowed(admin_page, serve_demo_archive):
     page = admin_page
     server = serve_demo_archive("mtc-m16c")
