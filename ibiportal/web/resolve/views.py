@@ -11,6 +11,7 @@ redirects, IBIPORTAL_NEGATIVE_CACHE_SECONDS=0 for alerts).
 from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, redirect, render_template, request
+from flask_babel import gettext
 from werkzeug.routing import PathConverter
 
 from ...errors import ParseError
@@ -23,6 +24,7 @@ from ...resolver.diagnosis import NotFoundDiagnosis
 from ..context import application, request_caller, request_site
 from .. import limits
 from ..errors import error_response, wants_json
+from ..i18n import translate
 from ...resolver.statuses import ALERT_STATUS, FOUND_STATUS
 from .negotiation import citation_response, mentions_citation, negotiate
 from .next_steps import next_step_links
@@ -83,8 +85,9 @@ def resolve(ibi_path: str):
         parsed = parse_persistent_url(received)
     except ParseError as exc:
         if rescued is not None:
-            return error_response(f"{rescued} is a direct link to an Archive's copy of an item, but the item's "
-                                  f"repository name does not read: {exc.message}", 404, None, "path")
+            return error_response(gettext("%(link)s is a direct link to an Archive's copy of an item, but the item's "
+                                          "repository name does not read: %(problem)s",
+                                          link=rescued, problem=translate(exc.message)), 404, None, "path")
         try:
             ibi_part = without_resolver_segment(without_pasted_resolver("/" + ibi_path))[1:]
             split_ibi(ibi_part)
@@ -105,8 +108,8 @@ def found_response(url: str, rescued: str | None) -> Response:
     """The redirect (7); for a rescued direct link whose Archive answers this very address (the own
     Archive's file URLs look like URLib's), a 404 instead of a redirect loop."""
     if rescued is not None and _same_resource(url, request.url):
-        return error_response(f"The Archive holding the item of {rescued} answers this very address, "
-                              "where this portal holds no such file.", 404)
+        return error_response(gettext("The Archive holding the item of %(link)s answers this very address, "
+                                      "where this portal holds no such file.", link=rescued), 404)
     return redirect(url, code=FOUND_STATUS)
 
 
@@ -116,7 +119,8 @@ def unknown_page(ibi_path: str, problem: ParseError, skipped: int = 0):
     a reader who typed it most likely meant a persistent URL. ``skipped``: characters before
     the part read as an IBI (a resolver segment such as ``ibi/``)."""
     position = None if problem.position is None else problem.position + 1 + skipped  # + the path's "/"
-    message = f"There is no page /{ibi_path} on this portal, and it is not a persistent URL: {problem.message}"
+    message = gettext("There is no page /%(path)s on this portal, and it is not a persistent URL: %(problem)s",
+                      path=ibi_path, problem=translate(problem.message))
     return error_response(message, 404, position, "path")
 
 
