@@ -28,6 +28,7 @@ PAGES = {
     "compose": "/compose?ibi=8JMKD3MGP8W/35MMLL8&step1-verb=GetLastEdition",
     "parse": "/parse?url=http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)",
     "trace": "/trace",
+    "trace-history": "/trace/history",
     "cite": "/cite",
     "references": "/references",
     "api-docs": "/api/docs",
