@@ -97,7 +97,7 @@ class IdentifierStore:
                 **asdict(item.bibliographic),
             )
         )
-        ibis_changed(self.storage, conn, (item.rep, item.ibip))  # a "not found" kept for it is now wrong
+        ibis_changed(self.storage, conn, (item.rep, item.ibip), both_forms=True)  # a "not found" kept for it is now wrong
 
     def add_item_link(self, conn: Connection, ibi: str, link: ItemLink) -> None:
         """Link a minted item (its IBIp) to another IBI, inside the caller's transaction; what

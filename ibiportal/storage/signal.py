@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from sqlalchemy import Connection, delete, func, insert, select, update
+from sqlalchemy import Connection, Insert, Text, column, delete, func, insert, select, true, update, values
 from sqlalchemy.exc import SQLAlchemyError
 
 from ..log_limits import LimitedLog
@@ -84,32 +84,51 @@ def bump_resolution_generation(storage: Storage, conn: Connection) -> None:
     storage.on_commit(storage.announce_change)
 
 
-def ibis_changed(storage: Storage, conn: Connection, ibis: Iterable[str]) -> None:
+def ibis_changed(storage: Storage, conn: Connection, ibis: Iterable[str], *, both_forms: bool = False) -> None:
     """THE call for "these IBIs changed": inside the caller's write transaction that mints,
     edits, deletes, copies or changes the files of an item, so that every cached resolution
     outcome of these IBIs (redirects and negative entries, in both forms, with every modifier, on
     every node) is dropped once the transaction is committed, and only those.
 
     Pass every form you know (repository name and IBIp); a minted item's other form is found
-    here. Changes to the Archive set are not IBI changes: they call
-    :func:`bump_resolution_generation`, which empties everything.
+    here, unless ``both_forms`` says that ``ibis`` are both forms of one item already (a mint).
+    Changes to the Archive set are not IBI changes: they call :func:`bump_resolution_generation`,
+    which empties everything.
 
     The generation row is locked first, so that changes get their ids in the order they are
     committed (a reader asks for the ids after the last it read; one committed later with a
-    smaller id would be missed). The lock is held from here to the commit: call this last.
+    smaller id would be missed). The lock is held from here to the commit: call this last. A
+    mint holds its subsystem's lock meanwhile, and every statement in that span is a round trip
+    to the database that the other mints wait for (benchmarks/minting.py): on PostgreSQL the row
+    is locked by the insert itself, and a mint does not look its forms up.
     """
     forms = {ibi for ibi in ibis if ibi}
     if not forms:
         return
-    for row in conn.execute(select(minted_item.c.rep, minted_item.c.ibip)
-                            .where(minted_item.c.rep.in_(forms) | minted_item.c.ibip.in_(forms))):
-        forms.update((row.rep, row.ibip))
-    conn.execute(select(resolution_generation.c.value).where(resolution_generation.c.id == 1).with_for_update())
-    rows = [{"ibi": ibi} for ibi in sorted({form.casefold() for form in forms})]
-    ids = conn.execute(insert(resolution_change).values(rows).returning(resolution_change.c.id)).scalars().all()
+    if not both_forms:
+        for row in conn.execute(select(minted_item.c.rep, minted_item.c.ibip)
+                                .where(minted_item.c.rep.in_(forms) | minted_item.c.ibip.in_(forms))):
+            forms.update((row.rep, row.ibip))
+    changed = sorted({form.casefold() for form in forms})
+    if conn.dialect.name == "postgresql":
+        ids = conn.execute(_insert_locked(changed)).scalars().all()
+    else:  # SQLite: BEGIN IMMEDIATE holds the database's one write lock already
+        ids = conn.execute(insert(resolution_change).values([{"ibi": ibi} for ibi in changed])
+                           .returning(resolution_change.c.id)).scalars().all()
     if any(number % PRUNE_EVERY == 0 for number in ids):  # now and then: each statement lengthens the lock
         conn.execute(delete(resolution_change).where(resolution_change.c.id <= max(ids) - RETAINED_CHANGES))
     storage.on_commit(storage.announce_change)
+
+
+def _insert_locked(changed: list[str]) -> Insert:
+    """``WITH locked AS (SELECT … FOR UPDATE) INSERT INTO resolution_change (ibi) SELECT … FROM
+    (VALUES …), locked RETURNING id``: the generation row's lock and the insert in one round trip;
+    the ids are drawn as the rows are inserted, after the lock is held."""
+    locked = select(resolution_generation.c.id).where(resolution_generation.c.id == 1).with_for_update().cte("locked")
+    rows = values(column("ibi", Text), name="changed").data([(ibi,) for ibi in changed])
+    return (insert(resolution_change)
+            .from_select(["ibi"], select(rows.c.ibi).join_from(rows, locked, true()))
+            .returning(resolution_change.c.id))
 
 
 def changes_committed(storage: Storage) -> int:
