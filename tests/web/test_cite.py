@@ -79,7 +79,7 @@ def test_cites_a_demo_item_without_any_http_request(app, client):
     assert dc.title in html
     for creator in dc.creators:
         assert f"<li>{creator}</li>" in html
-    assert "<dt>Date</dt><dd>2015-03-10</dd>" in html
+    assert "<dt>Date</dt><dd>10 Mar 2015</dd>" in html  # the record's 2015-03-10, as the page's language writes it
     url = f"http://localhost/{DEMO_IBIP}"
     assert f'href="{url}"' in html
     assert f"Almeida, R. C., &amp; Okafor, D. N. (2015). <i>{dc.title}</i>. {dc.publisher}. {url}" in html
@@ -398,6 +398,7 @@ def test_a_csl_style_without_a_language_is_written_in_the_pages(client):
     portuguese = client.get("/cite", query_string={**asked, "lang": "pt-BR"}).get_data(as_text=True)
     assert '<p class="citation-text" lang="pt-BR">Almeida, R. C., e D. N. Okafor. 2015.' in portuguese
     assert "(CSL, pt-BR)" in portuguese and 'placeholder="pt-BR"' in portuguese
+    assert "<dt>Data</dt><dd>10/03/2015</dd>" in portuguese and "<dt>Idioma</dt><dd>inglês</dd>" in portuguese
     english = client.get("/cite", query_string={**asked, "lang": "en"}).get_data(as_text=True)
     assert '<p class="citation-text" lang="en-US">Almeida, R. C., and D. N. Okafor. 2015.' in english
     chosen = client.get("/cite", query_string={**asked, "lang": "pt-BR", "locale": "en-GB"}).get_data(as_text=True)
