@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from ..i18n import N_
 from ..ibi.ibip import Ibip, decode_ibip_prefix
 from ..ibi.identifier import parse_ibi
 from ..ibi.prefixes import ibip_prefixes_for, rep_prefixes_for
@@ -278,12 +279,12 @@ def _next_steps(ibi: str, case: Case, subsystem: IssuingSubsystem, here: Sequenc
     steps: list[NextStep] = []
     if case is Case.NONE_REGISTERED:
         steps.append(NextStep(
-            "No Archive at %(where)s is registered with this resolver: the item's Archive administrator should "
+            N_("No Archive at %(where)s is registered with this resolver: the item's Archive administrator should "
             "register it (its archive-service IBI and a registration key, §7.1) and include it "
-            "(inclusionRequest, §7.2). The Archive health page lists every Archive registered here.",
+            "(inclusionRequest, §7.2). The Archive health page lists every Archive registered here."),
             {"where": subsystem.where}, (Page.ARCHIVE_HEALTH,)))
         steps.append(NextStep(
-            "Check the identifier for typos first: a mistyped prefix names another server.",
+            N_("Check the identifier for typos first: a mistyped prefix names another server."),
             pages=(Page.PARSE, Page.CONVERT)))
     elif case is Case.EXCLUDED:
         for outcome in here:
@@ -293,24 +294,24 @@ def _next_steps(ibi: str, case: Case, subsystem: IssuingSubsystem, here: Sequenc
         for outcome in here:
             if outcome.state == "failed":
                 steps.append(NextStep(
-                    "The Archive %(name)s at %(address)s is included but %(detail)s: its administrator should "
+                    N_("The Archive %(name)s at %(address)s is included but %(detail)s: its administrator should "
                     "check that its server is up and answers urlRequest within the resolver's deadline; then "
-                    "trace again.",
+                    "trace again."),
                     {"name": outcome.name, "address": outcome.address or "", "detail": outcome.detail},
                     (Page.ARCHIVE_HEALTH, Page.TRACE)))
     else:
         names = ", ".join(f"{outcome.name} ({outcome.address})" for outcome in here if outcome.state != "excluded")
         steps.append(NextStep(
-            "The Archive at %(where)s, %(names)s, is included and answered that it holds no item %(ibi)s: "
+            N_("The Archive at %(where)s, %(names)s, is included and answered that it holds no item %(ibi)s: "
             "check the identifier for typos; if it is right, that Archive's administrator should check whether "
-            "the item was moved or removed without a Deleted state.",
+            "the item was moved or removed without a Deleted state."),
             {"where": subsystem.where, "names": names, "ibi": ibi}, (Page.PARSE, Page.CONVERT)))
     others = [outcome for outcome in failed if outcome not in here]
     if others:
         listed = ", ".join(f"{outcome.name} ({outcome.detail})" for outcome in others)
         steps.append(NextStep(
-            "Other Archives failed to answer: %(listed)s. If one of them holds the item, its administrator "
-            "should look at it.", {"listed": listed}, (Page.ARCHIVE_HEALTH,)))
+            N_("Other Archives failed to answer: %(listed)s. If one of them holds the item, its administrator "
+            "should look at it."), {"listed": listed}, (Page.ARCHIVE_HEALTH,)))
     return tuple(steps)
 
 
@@ -320,13 +321,13 @@ def _excluded_step(outcome: ArchiveOutcome, event: ArchiveEvent | None) -> NextS
     values = {"name": outcome.name, "address": outcome.address or ""}
     if event is None:
         return NextStep(
-            "The Archive %(name)s at %(address)s is registered but excluded: the resolver no longer asks it. "
-            "It is asked again once it is included again (its inclusionRequest, §7.2, or an administrator).",
+            N_("The Archive %(name)s at %(address)s is registered but excluded: the resolver no longer asks it. "
+            "It is asked again once it is included again (its inclusionRequest, §7.2, or an administrator)."),
             values, (Page.ARCHIVE_HEALTH,))
     return NextStep(
-        "The Archive %(name)s at %(address)s was excluded on %(date)s (its history says: %(why)s), so the "
+        N_("The Archive %(name)s at %(address)s was excluded on %(date)s (its history says: %(why)s), so the "
         "resolver no longer asks it. It is asked again once it is included again (its inclusionRequest, §7.2, "
-        "or an administrator).",
+        "or an administrator)."),
         {**values, "date": _when(event.at), "why": event.detail or "no reason given"}, (Page.ARCHIVE_HEALTH,))
 
 

@@ -159,3 +159,15 @@ def test_a_repeated_not_found_served_from_the_cache_still_says_why(client, port)
     assert second.headers["X-IBI-Cache"] == "hit"
     assert second.get_json()["diagnosis"] == first.get_json()["diagnosis"]
     assert second.get_json()["diagnosis"]["subsystem"]["port"] == port
+
+
+def test_the_diagnosis_in_portuguese(app, client):
+    """The next steps are kept as messages with their values, so a Portuguese reader gets them in
+    Portuguese, the Archive's name, address and date slotted in, and the links' words too."""
+    register(app, included=False)
+    page = client.get(UNKNOWN, headers={"Accept-Language": "pt-BR"}).get_data(as_text=True)
+    assert "Por que não foi encontrado" in page and "Próximos passos" in page
+    assert f"O Arquivo {SERVICE_IBI} em {ADDRESS} foi excluído em " in page
+    assert "(seu histórico diz: switched off)" in page
+    assert ">Saúde dos Arquivos: todos os Arquivos registrados e seu estado</a>" in page
+    assert "o prefixo IBIp 8JMKD3MGP8W codifica o IP 150.163.34.243, porta 800 (Algoritmo 5)" in page

@@ -8,6 +8,7 @@ the same request within ``IBIPORTAL_TRACE_REPEAT_SECONDS`` goes to the trace alr
 from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify, redirect, render_template, request, session, url_for
+from flask_babel import lazy_gettext
 
 from ...errors import ParseError
 from ...resolver.trace import Resolution
@@ -35,15 +36,15 @@ def _limits(rules: limits.Rules) -> None:
 
 #: Worked examples for the form: the standard's (§10.1, §10.2) and the demo Archives' scenarios.
 EXAMPLES = (
-    ("§10.1: an item, no modifier", "http://urlib.net/8JMKD3MGP8W/35MMLL8", {}),
-    ("§10.2: oai_dc metadata of the last edition", "http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)", {}),
-    ("An edition chain over three Archives", "http://urlib.net/D7N2U8HW/39G4TD2!", {}),
-    ("A translation chosen by Accept-Language", "http://urlib.net/D7N2U8HW/3J5AC3H+", {"accept_language": "pt-BR,en;q=0.5"}),
-    ("A deleted item", "http://urlib.net/D7N2U8HW/3GBBQK2", {}),
-    ("Two Archives claim the original", "http://urlib.net/D7N2U8HW/3MP9QLE", {"require_original": "y"}),
-    ("An IBI no Archive holds", "http://urlib.net/8JMKD3MGP8W/34PGRBS", {}),
-    ("An Archive that never answers in time", "http://urlib.net/D7N2U8HW/3P82998", {"include_faulty": "y"}),
-    ("An Archive whose answer is garbage", "http://urlib.net/D7N2U8HW/3SNU8PS", {"include_faulty": "y"}),
+    (lazy_gettext("§10.1: an item, no modifier"), "http://urlib.net/8JMKD3MGP8W/35MMLL8", {}),
+    (lazy_gettext("§10.2: oai_dc metadata of the last edition"), "http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)", {}),
+    (lazy_gettext("An edition chain over three Archives"), "http://urlib.net/D7N2U8HW/39G4TD2!", {}),
+    (lazy_gettext("A translation chosen by Accept-Language"), "http://urlib.net/D7N2U8HW/3J5AC3H+", {"accept_language": "pt-BR,en;q=0.5"}),
+    (lazy_gettext("A deleted item"), "http://urlib.net/D7N2U8HW/3GBBQK2", {}),
+    (lazy_gettext("Two Archives claim the original"), "http://urlib.net/D7N2U8HW/3MP9QLE", {"require_original": "y"}),
+    (lazy_gettext("An IBI no Archive holds"), "http://urlib.net/8JMKD3MGP8W/34PGRBS", {}),
+    (lazy_gettext("An Archive that never answers in time"), "http://urlib.net/D7N2U8HW/3P82998", {"include_faulty": "y"}),
+    (lazy_gettext("An Archive whose answer is garbage"), "http://urlib.net/D7N2U8HW/3SNU8PS", {"include_faulty": "y"}),
 )
 
 
