@@ -16,7 +16,7 @@ import requests
 
 from ibiportal.storage.database import Storage
 from ibiportal.storage.identifiers import IdentifierStore
-from tests.reliability.processes import start_gunicorn
+from tests.reliability.processes import start_gunicorns
 from tests.servers import PostgresServer, RedisServer
 
 pytestmark = pytest.mark.slow
@@ -41,8 +41,8 @@ def test_two_nodes_minting_through_a_postgresql_restart_and_redis_stopped(server
     common = {"IBIPORTAL_DATABASE": database, "IBIPORTAL_REDIS_URL": redis.url,
               "IBIPORTAL_SECRET_KEY": "shared by the nodes", "IBIPORTAL_WORKERS": "2", "IBIPORTAL_THREADS": "4",
               "IBIPORTAL_GRANULARITY": "0.01", "IBIPORTAL_DEMO_ARCHIVES": "0", "IBIPORTAL_RATELIMIT_ENABLED": "0"}
-    nodes = [start_gunicorn({**common, "IBIPORTAL_INSTANCE": str(tmp_path_factory.mktemp(f"outage-{name}"))})
-             for name in "ab"]
+    nodes = start_gunicorns([{**common, "IBIPORTAL_INSTANCE": str(tmp_path_factory.mktemp(f"outage-{name}"))}
+                             for name in "ab"])
     stop = threading.Event()
     answered: list[dict] = []
     statuses: list[int] = []
