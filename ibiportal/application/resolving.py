@@ -182,14 +182,6 @@ class TraceRequest:
         return hashlib.sha256(json.dumps(identity).encode("utf-8")).hexdigest()
 
 
-@dataclass(frozen=True)
-class TraceRun:
-    """The trace a request ends at, and whether it joined an identical request's (``repeated``)."""
-
-    trace_id: str
-    repeated: bool
-
-
 class Resolving:
     """The resolve use case: resolve and keep the trace; for ``GET /<persistent URL>``, first
     the cache of outcomes, and single flight among identical requests."""
@@ -234,8 +226,8 @@ class Resolving:
 
     # -- a resolution that is traced, never cached ---------------------------------------------
 
-    def trace_once(self, request: TraceRequest, site: Site) -> TraceRun:
-        """:meth:`trace`, unless an identical request's trace is running or ended less than
+    def trace_once(self, request: TraceRequest, site: Site) -> str:
+        """The id of the trace of ``request``: :meth:`trace`, unless an identical request's trace is running or ended less than
         ``TRACE_REPEAT_SECONDS`` ago: then that trace, once it is stored. Impatient clicks on
         Trace make one trace, and every click ends at it. The claim is a row of the database
         (TraceRuns), so identical requests reaching other workers or nodes of one PostgreSQL
@@ -243,7 +235,7 @@ class Resolving:
         the next identical one to run its own."""
         window = self.config["TRACE_REPEAT_SECONDS"]
         if window <= 0:
-            return TraceRun(self.trace(request.asked, request.archives, request.client, site).trace_id, False)
+            return self.trace(request.asked, request.archives, request.client, site).trace_id
         runs, fingerprint = TraceRuns(self.application.storage()), request.fingerprint
         while True:
             now = self.application.clock()
@@ -257,12 +249,12 @@ class Resolving:
                     runs.abandon(fingerprint, trace_id)
                     raise
                 runs.finish(fingerprint, trace_id, iso(self.application.clock()))
-                return TraceRun(trace_id, False)
+                return trace_id
             waited_until = time.monotonic() + TRACE_RUNNING_LIMIT.total_seconds()
             while (state := runs.state(fingerprint, trace_id)) == "running" and time.monotonic() < waited_until:
                 time.sleep(TRACE_POLL_SECONDS)
             if state == "stored":
-                return TraceRun(trace_id, True)
+                return trace_id
 
     def trace(self, asked: Asked, archives: ArchiveSet, client: ClientInfo, site: Site,
               batch: Batch | None = None, trace_id: str | None = None) -> StoredResolution:

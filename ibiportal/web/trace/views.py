@@ -97,9 +97,9 @@ def run_trace():
         archives = ArchiveSet.parse(form.archives.data, form.include_faulty.data)
         if form.require_original.data:
             asked = asked.requiring_original()
-        run = resolving.trace_once(TraceRequest(_requester(), asked, archives, client, form.previous.data or None),
-                                   request_site())
-        target = url_for("trace.trace_view", trace_id=run.trace_id, compare=form.previous.data or None)
+        trace_id = resolving.trace_once(TraceRequest(_requester(), asked, archives, client, form.previous.data or None),
+                                        request_site())
+        target = url_for("trace.trace_view", trace_id=trace_id, compare=form.previous.data or None)
         return redirect(target, code=303)
     return _form_page(form, 400, where)
 
