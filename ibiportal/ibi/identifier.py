@@ -24,6 +24,7 @@ from __future__ import annotations
 import string
 
 from ibiportal.errors import ParseError
+from ibiportal.i18n import N_
 from ibiportal.ibi.ibip import IBIP_ALPHABET, IPV4_SEPARATOR, IPV6_SEPARATOR, Ibip
 from ibiportal.ibi.repository import SEGMENTS, RepositoryName
 from ibiportal.ibi.syntax import MAX_LENGTH, SEPARATOR, check_text, separator_indexes
@@ -41,8 +42,10 @@ _ALPHANUMERIC = _LETTERS | frozenset(string.digits)
 #: Characters of a repository name's second part: word [("." | "@") port].
 _WORD_PORT_CHARACTERS = _ALPHANUMERIC | _REPOSITORY_ONLY
 _UNEXPECTED = {
-    RepositoryName.form: "character {character!r} cannot follow the date of a repository name",
-    Ibip.form: "character {character!r} is not in the IBIp alphabet (0 1 I O V Y Z are excluded, Table 7.1)",
+    RepositoryName.form: lambda character: N_("character %(character)r cannot follow the date of a repository name",
+                                              character=character),
+    Ibip.form: lambda character: N_("character %(character)r is not in the IBIp alphabet (0 1 I O V Y Z are "
+                                    "excluded, Table 7.1)", character=character),
 }
 
 
@@ -126,8 +129,8 @@ def split_ibi(path: str) -> tuple[Identifier, int]:
         end += 1
     stray = end < len(path) and path[end] in _ALPHANUMERIC
     if stray and cls is Ibip:  # a letter or digit outside the alphabet: that character is the fault
-        raise ParseError(_UNEXPECTED[cls.form].format(character=path[end]), end + 1, "suffix")
+        raise ParseError(_UNEXPECTED[cls.form](path[end]), end + 1, "suffix")
     identifier = cls.parse(path[:end])
     if stray:
-        raise ParseError(_UNEXPECTED[cls.form].format(character=path[end]), end + 1, "suffix")
+        raise ParseError(_UNEXPECTED[cls.form](path[end]), end + 1, "suffix")
     return identifier, end

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
+from ibiportal.i18n import N_
+
 LANGUAGES: frozenset[str] = frozenset(
     """
     aa ab ae af ak am an ar as av ay az ba be bg bh bi bm bn bo br bs ca ce ch co cr cs cu cv cy
@@ -169,22 +171,34 @@ def country_name(code: str, lang: str = "en") -> str:
     return _name(COUNTRY_NAMES, code, lang)
 
 
-def _problem(code: str, codes: frozenset[str], fold: Callable[[str], str], rule: tuple[str, str, str, str, str]) -> str | None:
-    """Why ``code`` is not in ``codes``; ``rule`` is (noun, plural, kind of code, example, where it is expected)."""
+def _problem(code: str, codes: frozenset[str], fold: Callable[[str], str], rule: tuple) -> str | None:
+    """Why ``code`` is not in ``codes``; ``rule`` is (the message for no code, for a wrong code, and for
+    one that ``fold`` makes right)."""
     if code in codes:
         return None
-    noun, plural, kind, example, where = rule
+    expected, wrong, near = rule
     if not code:
-        return f"a {noun} is expected{where}: {plural} are {kind} codes such as `{example}` (Appendix B)"
-    hint = f"; did you mean `{fold(code)}`?" if fold(code) in codes else ""
-    return f"`{code}` is not a {noun}: {plural} are {kind} codes (Appendix B){hint}"
+        return expected
+    if fold(code) in codes:
+        return near(code, fold(code))
+    return wrong(code)
 
 
 def language_problem(code: str) -> str | None:
     """Why ``code`` is not a language of Table B.1, or None when it is."""
-    return _problem(code, LANGUAGES, str.lower, ("language", "languages", "lower-case ISO 639-1", "pt", ""))
+    return _problem(code, LANGUAGES, str.lower, (
+        N_("a language is expected: languages are lower-case ISO 639-1 codes such as `pt` (Appendix B)"),
+        lambda code: N_("`%(code)s` is not a language: languages are lower-case ISO 639-1 codes (Appendix B)", code=code),
+        lambda code, near: N_("`%(code)s` is not a language: languages are lower-case ISO 639-1 codes (Appendix B); "
+                              "did you mean `%(near)s`?", code=code, near=near),
+    ))
 
 
 def country_problem(code: str) -> str | None:
     """Why ``code`` is not a country of Table B.1, or None when it is."""
-    return _problem(code, COUNTRIES, str.upper, ("country", "countries", "upper-case ISO 3166-1", "BR", " after `-`"))
+    return _problem(code, COUNTRIES, str.upper, (
+        N_("a country is expected after `-`: countries are upper-case ISO 3166-1 codes such as `BR` (Appendix B)"),
+        lambda code: N_("`%(code)s` is not a country: countries are upper-case ISO 3166-1 codes (Appendix B)", code=code),
+        lambda code, near: N_("`%(code)s` is not a country: countries are upper-case ISO 3166-1 codes (Appendix B); "
+                              "did you mean `%(near)s`?", code=code, near=near),
+    ))

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from ibiportal.errors import ParseError
+from ibiportal.i18n import N_
 from ibiportal.ibi.grammar import IBIP_PREFIX, IBIP_SUFFIX, MINUTE, REPORT_NUMBER, REPOSITORY_NAME, YEAR
 from ibiportal.ibi.identifier import ibi_form, parse_ibi, split_ibi
 from ibiportal.ibi.url import DEFAULT_RESOLVER, RESOLVER_PAIRS
@@ -37,18 +38,18 @@ REPORT_SERIES = {
 
 #: URLib's query pairs beyond Table 8.3, in words; every one is kept and passed on to the item.
 URLIB_PAIRS = {
-    "ibiurl.backgroundlanguage": "the language of URLib's pages around the item",
-    "ibiurl.language": "the language URLib shows the item's page in",
-    "ibiurl.requiredsite": "the URLib site (host and port) the item is to be taken from",
-    "ibiurl.clientinformation.citingitem": "the repository of the item whose page holds this link",
-    "metadatarepository": "the repository holding the item's metadata (a repository name with seconds)",
-    "requiredmirror": "the URLib mirror (a repository) to show the item through",
-    "mirror": "the URLib mirror (a repository) to show the item through",
-    "searchsite": "the URLib site (host:port) whose search found the item",
-    "searchmirror": "the URLib mirror whose search found the item",
-    "choice": "how much of the metadata URLib shows (brief, full, …)",
-    "languagebutton": "the language of URLib's page buttons",
-    "linktype": "how URLib made the link (relative, …)",
+    "ibiurl.backgroundlanguage": N_("the language of URLib's pages around the item"),
+    "ibiurl.language": N_("the language URLib shows the item's page in"),
+    "ibiurl.requiredsite": N_("the URLib site (host and port) the item is to be taken from"),
+    "ibiurl.clientinformation.citingitem": N_("the repository of the item whose page holds this link"),
+    "metadatarepository": N_("the repository holding the item's metadata (a repository name with seconds)"),
+    "requiredmirror": N_("the URLib mirror (a repository) to show the item through"),
+    "mirror": N_("the URLib mirror (a repository) to show the item through"),
+    "searchsite": N_("the URLib site (host:port) whose search found the item"),
+    "searchmirror": N_("the URLib mirror whose search found the item"),
+    "choice": N_("how much of the metadata URLib shows (brief, full, …)"),
+    "languagebutton": N_("the language of URLib's page buttons"),
+    "linktype": N_("how URLib made the link (relative, …)"),
 }
 
 RESOLVER_SEGMENTS = ("/ibi/", "/rep/")
@@ -103,9 +104,9 @@ _ARCHIVE_LINK = re.compile(
 ``col/<mirror>/doc/mirror.cgi/…`` and ``…/mirrorget.cgi?…`` are pages of a mirror."""
 _METADATA_REPOSITORY = re.compile(rf"[?&]metadatarepository=({_REP_IN_LINK})(?=[&#]|$)", re.IGNORECASE)
 _ARCHIVE_LINK_KINDS = {
-    "col": "a direct link to a file in one Archive's copy of the item",
-    "attachment.cgi": "a direct link to an attachment in one Archive's copy of the item",
-    "archive.cgi": "a direct link to one Archive's archive of the item (its files in one file)",
+    "col": N_("a direct link to a file in one Archive's copy of the item"),
+    "attachment.cgi": N_("a direct link to an attachment in one Archive's copy of the item"),
+    "archive.cgi": N_("a direct link to one Archive's archive of the item (its files in one file)"),
 }
 
 
@@ -227,15 +228,14 @@ def _strip_spaces(work: _Text) -> None:
 def _join_lines(work: _Text, notes: list[Note]) -> None:
     for match in reversed(list(re.finditer(r"[ \t]*\r?\n\s*", work.chars))):
         start, end = work.cut(match.start(), match.end())
-        notes.append(Note("a line break inside was joined (a URL broken over two lines)", start, end))
+        notes.append(Note(N_("a line break inside was joined (a URL broken over two lines)"), start, end))
 
 
 def _join_date(work: _Text, notes: list[Note]) -> None:
     """``…/2010/ 01.20.19.25``: no URL holds a space there; the link was broken inside its date."""
     for match in reversed(list(_DATE_SPACE.finditer(work.chars))):
         start, end = work.cut(match.start(1), match.end(1))
-        notes.append(Note("warning: a space inside the date of a repository name was joined "
-                          "(the link was broken there; check that the date is the one meant)", start, end))
+        notes.append(Note(N_("warning: a space inside the date of a repository name was joined (the link was broken there; check that the date is the one meant)"), start, end))
 
 
 def _unwrap(work: _Text, notes: list[Note]) -> None:
@@ -246,26 +246,26 @@ def _unwrap(work: _Text, notes: list[Note]) -> None:
         html = _HTML_LINK.match(chars)
         if _IBI_SCHEME.match(chars):
             start, end = work.cut(0, 4)
-            notes.append(Note("`ibi:` is the URI scheme of IBIs (registration requested in 2026): the IBI follows it", start, end))
+            notes.append(Note(N_("`ibi:` is the URI scheme of IBIs (registration requested in 2026): the IBI follows it"), start, end))
         elif _MARKDOWN.match(chars) and (target := _markdown_target(chars, 0)):
             _take_markdown(work, notes, target)
         elif pairs and (pairs["rep"] or pairs["ibip"] or pairs["value"]):
             _take_pairs(work, notes, pairs)
         elif label:
             start, end = work.cut(0, label.end())
-            notes.append(Note(f"the label `{label.group().strip()}` of a printed reference is not part of the IBI", start, end))
+            notes.append(Note(N_("the label `%(value)s` of a printed reference is not part of the IBI", value=label.group().strip()), start, end))
         elif html:
             before, after = work.keep(html.start(2), html.end(2))
             _note_cut(notes, "an HTML link: the URL in its `href` is read", before, after)
         elif len(chars) > 1 and chars[-1] in _TRAILING:
             start, end = work.cut(len(chars) - 1, len(chars))
-            notes.append(Note(f"`{chars[-1]}` after the IBI is the reference's punctuation, not part of the IBI", start, end))
+            notes.append(Note(N_("`%(chars)s` after the IBI is the reference's punctuation, not part of the IBI", chars=chars[-1]), start, end))
         elif len(chars) > 2 and (chars[0] == "*" or chars.endswith("**")):
             _take_emphasis(work, notes)
         elif len(chars) > 2 and _PAIRS.get(chars[0]) == chars[-1] and _encloses(chars):
             work.cut(len(chars) - 1, len(chars))
             start, end = work.cut(0, 1)
-            notes.append(Note(f"the enclosing `{chars[0]}…{chars[-1]}` of a printed reference is not part of the IBI", start, end))
+            notes.append(Note(N_("the enclosing `%(chars)s…%(chars2)s` of a printed reference is not part of the IBI", chars=chars[0], chars2=chars[-1]), start, end))
         elif not _take_link_inside(work, notes):
             return
 
@@ -302,9 +302,9 @@ def _take_markdown(work: _Text, notes: list[Note], target: tuple[int, int]) -> N
     """``[label](target)rest``: the target is kept, the rest noted as not part of the link."""
     rest = work.chars[target[1] + 1 :]
     before, after = work.keep(*target)
-    notes.append(Note("a Markdown link: its target is read", before[0], before[1] + (1 if after is None else 0)))
+    notes.append(Note(N_("a Markdown link: its target is read"), before[0], before[1] + (1 if after is None else 0)))
     if after is not None and rest:
-        notes.append(Note(f"`{rest}` after the Markdown link is not part of it", after[0] + 1, after[1]))
+        notes.append(Note(N_("`%(rest)s` after the Markdown link is not part of it", rest=rest), after[0] + 1, after[1]))
 
 
 def _take_pairs(work: _Text, notes: list[Note], pairs: re.Match[str]) -> None:
@@ -322,10 +322,10 @@ def _take_emphasis(work: _Text, notes: list[Note]) -> None:
     chars = work.chars
     end = len(chars.rstrip("*"))
     if end < len(chars):
-        notes.append(Note(f"the Markdown emphasis `{chars[end:]}` is not part of the link", *work.cut(end, len(chars))))
+        notes.append(Note(N_("the Markdown emphasis `%(chars)s` is not part of the link", chars=chars[end:]), *work.cut(end, len(chars))))
     start = len(work.chars) - len(work.chars.lstrip("*"))
     if start:
-        notes.append(Note(f"the Markdown emphasis `{work.chars[:start]}` is not part of the link", *work.cut(0, start)))
+        notes.append(Note(N_("the Markdown emphasis `%(value)s` is not part of the link", value=work.chars[:start]), *work.cut(0, start)))
 
 
 def _take_link_inside(work: _Text, notes: list[Note]) -> bool:
@@ -338,14 +338,15 @@ def _take_link_inside(work: _Text, notes: list[Note]) -> bool:
     url = _URL_INSIDE.search(chars)
     words = _PATH_WORD.findall(chars)
     if target is not None:
-        span, what = (markdown.start(), target[1] + 1), "the text around the Markdown link is not part of it"
+        span, what = (markdown.start(), target[1] + 1), N_("the text around the Markdown link is not part of it")
     elif attribute and attribute.end() == len(chars.rstrip(",;")):
-        span, what = (attribute.start(2), attribute.end(2)), f"the attribute `{chars[: attribute.start(1)].strip()}` holds the link: its value is read"
+        span, what = (attribute.start(2), attribute.end(2)), N_("the attribute `%(name)s` holds the link: its value is read",
+                                                                     name=chars[: attribute.start(1)].strip())
     elif url and url.start() > 0:  # a URL then words may be a file name with a space: the parser says so
-        span, what = url.span(), "the text around the URL is not part of it"
+        span, what = url.span(), N_("the text around the URL is not part of it")
     elif len(words) == 1 and not chars.startswith(words[0]):
         at = chars.index(words[0])
-        span, what = (at, at + len(words[0])), "the words around it are not part of the IBI"
+        span, what = (at, at + len(words[0])), N_("the words around it are not part of the IBI")
     else:
         return False
     if _IBI_SHAPED.search(chars[: span[0]]) or _IBI_SHAPED.search(chars[span[1]:]):
@@ -366,9 +367,10 @@ def _report_suffix(work: _Text, notes: list[Note]) -> None:
     for match in reversed(list(_REPORT_SUFFIX.finditer(work.chars))):
         code = match.group(2)[1:]
         series = REPORT_SERIES.get(code)
-        what = f"INPE's report-number suffix ({series})" if series else "a report-number suffix as INPE's library prints it"
+        what = (N_("INPE's report-number suffix (%(series)s)", series=series) if series
+                else N_("a report-number suffix as INPE's library prints it"))
         start, end = work.cut(match.start(2), match.end(2))
-        notes.append(Note(f"`-{code}` is {what}, not part of the IBI", start, end))
+        notes.append(Note(N_("`-%(code)s` is %(what)s, not part of the IBI", code=code, what=what), start, end))
 
 
 def _add_scheme(work: _Text, notes: list[Note]) -> None:
@@ -382,7 +384,7 @@ def _add_scheme(work: _Text, notes: list[Note]) -> None:
     if not (_SEGMENT.match(rest) or _ARCHIVE_LINK.match(rest) or ibi_form(rest) == "ibip" or _splits(rest)):
         return
     work.insert(0, "http://")
-    notes.append(Note(f"no scheme: read as http://{host.group()}…", 1, host.end() - 1))
+    notes.append(Note(N_("no scheme: read as http://%(value)s…", value=host.group()), 1, host.end() - 1))
 
 
 def _path_segments(work: _Text, notes: list[Note]) -> tuple[str | None, str | None, tuple[int, int] | None, bool]:
@@ -409,7 +411,7 @@ def _path_segments(work: _Text, notes: list[Note]) -> tuple[str | None, str | No
     if segment:
         start, end = work.cut(at, segment.end())
         name = segment.group(1).lower()
-        notes.append(Note(f"`/{name}/` is the path segment URLib's resolvers put before an IBI (as urlib.net does today): the IBI follows it", start, end))
+        notes.append(Note(N_("`/%(name)s/` is the path segment URLib's resolvers put before an IBI (as urlib.net does today): the IBI follows it", name=name), start, end))
     return base, None, None, False
 
 
@@ -424,9 +426,13 @@ def _archive_item(work: _Text, notes: list[Note], link: re.Match[str], at: int) 
     start, end = work.cut(0, link.start("rep") if link["rep"] else link.start("item"))
     work.insert(0, DEFAULT_RESOLVER)
     notes.append(Note(
-        f"`{chars[:at]}{link['cgi'] or link['archive']}/…` is {_ARCHIVE_LINK_KINDS[kind]}, not a persistent URL: "
-        f"read as the item {rep}{' and the file after it' if rest.strip('/?#') and link['doc'] else ''}; "
-        f"its persistent URL is {DEFAULT_RESOLVER}{rep}{rest if link['doc'] else ''}", start, end))
+        N_("`%(link)s/…` is %(kind)s, not a persistent URL: read as the item %(rep)s and the file after it; its "
+           "persistent URL is %(url)s", link=chars[:at] + (link["cgi"] or link["archive"]), kind=_ARCHIVE_LINK_KINDS[kind],
+           rep=rep, url=f"{DEFAULT_RESOLVER}{rep}{rest if link['doc'] else ''}")
+        if rest.strip("/?#") and link["doc"] else
+        N_("`%(link)s/…` is %(kind)s, not a persistent URL: read as the item %(rep)s; its persistent URL is %(url)s",
+           link=chars[:at] + (link["cgi"] or link["archive"]), kind=_ARCHIVE_LINK_KINDS[kind], rep=rep,
+           url=f"{DEFAULT_RESOLVER}{rep}{rest if link['doc'] else ''}"), start, end))
 
 
 def _mirror_page(work: _Text, notes: list[Note], link: re.Match[str]) -> tuple[str | None, str | None, tuple[int, int] | None, bool]:
@@ -467,8 +473,7 @@ def _published_case(work: _Text, notes: list[Note]) -> None:
         return
     start, end = work.origin[match.start()] + 1, work.origin[match.end() - 1] + 1
     printed = match.group().rstrip("/").rsplit("/", 1)[0]
-    notes.append(Note(f"the repository name is printed with capitals ({printed}): kept as published for display; "
-                      f"IBIs are compared without case (Table 6.1 recommends lower case)", start, end))
+    notes.append(Note(N_("the repository name is printed with capitals (%(printed)s): kept as published for display; IBIs are compared without case (Table 6.1 recommends lower case)", printed=printed), start, end))
 
 
 def _query_pairs(work: _Text, notes: list[Note]) -> None:
@@ -483,9 +488,9 @@ def _query_pairs(work: _Text, notes: list[Note]) -> None:
     for pair in chars[query + 1 : end].split("&"):
         name = pair.split("=", 1)[0]
         if name.startswith("ibiurl.") and name not in RESOLVER_PAIRS or name in URLIB_PAIRS:
-            meaning = URLIB_PAIRS.get(name, "not a resolver pair of Table 8.3")
+            meaning = URLIB_PAIRS.get(name, N_("not a resolver pair of Table 8.3"))
             span_end = work.origin[index + len(pair) - 1] + 1 if pair else work.origin[index] + 1
-            notes.append(Note(f"`{name}` is URLib's: {meaning}; kept and passed on to the item",
+            notes.append(Note(N_("`%(name)s` is URLib's: %(meaning)s; kept and passed on to the item", name=name, meaning=meaning),
                               work.origin[index] + 1, span_end))
         index += len(pair) + 1
 

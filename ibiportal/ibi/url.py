@@ -169,7 +169,8 @@ def _read_resolver(text: str, start: int, end: int) -> tuple[str | None, int]:
         if "@" in authority:
             raise ParseError(N_("user information (`…@`) is not part of a persistent URL"), host_start + authority.index("@") + 1)
         if not _AUTHORITY.fullmatch(authority):
-            raise ParseError(f"`{authority}` is not a host[:port]" if authority else "a host is expected after `//`", host_start + 1)
+            raise ParseError(N_("`%(authority)s` is not a host[:port]", authority=authority) if authority
+                             else N_("a host is expected after `//`"), host_start + 1)
         if host_end == end or text[host_end] != "/":
             raise ParseError(N_("no IBI: it follows the host, as in http://urlib.net/<IBI> (Table 8.1)"), host_end + 1)
         return f"{scheme.group(1).lower()}://{authority.lower()}/", host_end + 1

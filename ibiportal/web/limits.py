@@ -62,11 +62,14 @@ from typing import Any
 
 from flask import Blueprint, Flask, current_app, request
 from flask.blueprints import BlueprintSetupState
+from flask_babel import gettext
 from flask_limiter import Limiter
 from limits import RateLimitItem, parse_many
 
+from ..i18n import N_
 from ..storage.signal import REDIS_TIMEOUT_SECONDS
 from .context import client_address
+from .i18n import translate
 
 #: The settings holding a limit, checked at start-up.
 LIMIT_SETTINGS = (
@@ -100,7 +103,8 @@ class Rules:
         def text() -> str:
             current = self.limiter.current_limit
             wait = max(1, int(current.reset_at - time.time())) if current is not None else 60
-            return f"too many {what}: at most {current_app.config[setting]}; try again in {wait} s"
+            return gettext("too many %(what)s: at most %(limit)s; try again in %(wait)s s",
+                           what=translate(what), limit=current_app.config[setting], wait=wait)
 
         return text
 
@@ -123,7 +127,7 @@ class Rules:
     def on_demand(self, counts: Callable[[], bool]):
         """``RATELIMIT_TRACE``: traces and citations, API and pages together; each one sends
         messages to every Archive, bypassing the cache. ``counts`` says whether this request is one."""
-        return self.shared("RATELIMIT_TRACE", "traces and citations from your address", "trace",
+        return self.shared("RATELIMIT_TRACE", N_("traces and citations from your address"), "trace",
                            exempt_when=lambda: not counts())
 
 

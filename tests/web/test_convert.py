@@ -227,7 +227,7 @@ def test_prefix_table_lists_the_standards_pairs_and_added_ones(app, client, runn
     html = client.get("/convert/prefixes").get_data(as_text=True)
     assert f"{len(KNOWN_PREFIX_PAIRS) + 1} known prefix pairs" in html
     assert "<td><code>iconet.com.br/banon</code></td>" in html and "127.0.0.1, <span" in html
-    assert '<td class="source">administrator' in html and "banon.dpi.inpe.br" in html
+    assert '<td class="source"><span lang="en">administrator' in html and "banon.dpi.inpe.br" in html
     # Each real server's pair shows its published reference and the item printed in both forms.
     assert "TATHU - Software para rastreio" in html
     assert "<code>sid.inpe.br/mtc-m21d/2022/07.20.15.45</code> = <code>8JMKD3MGP3W34T/47AF772</code>" in html

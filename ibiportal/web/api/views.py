@@ -6,6 +6,7 @@ from werkzeug.routing import PathConverter
 
 from ...application.idempotent_minting import KeyReused, fingerprint, idempotency_key
 from ...errors import ParseError
+from ...i18n import N_
 from ...ibi.classify import ibi_of
 from ...ibi.conversion import convert
 from ...minting import MintRequest, parse_count
@@ -27,7 +28,7 @@ ON_DEMAND_RESOLUTIONS = frozenset({"api.run_trace", "api.cite_api"})
 def _limits(rules: limits.Rules) -> None:
     """``RATELIMIT_API`` on every endpoint together; a trace or a citation also counts against
     ``RATELIMIT_TRACE`` (a citation only when it names an ``ibi``: without one nothing resolves)."""
-    rules.shared("RATELIMIT_API", "API requests from your address", "api")(bp)
+    rules.shared("RATELIMIT_API", N_("API requests from your address"), "api")(bp)
     rules.on_demand(lambda: request.endpoint in ON_DEMAND_RESOLUTIONS
                     and not (request.method == "GET" and not request.args.get("ibi")))(bp)
 
