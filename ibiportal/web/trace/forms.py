@@ -7,7 +7,7 @@ import re
 
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, HiddenField, SelectChoice, SelectField, StringField
-from flask_babel import gettext, lazy_gettext as _l
+from flask_babel import gettext, lazy_gettext
 from wtforms.validators import Optional, ValidationError
 
 #: One element of an ``Accept-Language`` header (RFC 9110 §12.4.2 and §12.5.4): a language
@@ -20,9 +20,9 @@ LANGUAGE_ELEMENT = re.compile(
 TRACE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 ARCHIVE_CHOICES = [
-    SelectChoice("all", _l("All Archives (demo and live)")),
-    SelectChoice("demo", _l("Demo Archives only")),
-    SelectChoice("live", _l("Live Archives only (registered ones and this portal's own)")),
+    SelectChoice("all", lazy_gettext("All Archives (demo and live)")),
+    SelectChoice("demo", lazy_gettext("Demo Archives only")),
+    SelectChoice("live", lazy_gettext("Live Archives only (registered ones and this portal's own)")),
 ]
 
 
@@ -45,30 +45,30 @@ class TraceForm(FlaskForm):
     """POST form (CSRF): running a trace sends messages to every Archive chosen."""
 
     url = StringField(
-        _l("Persistent URL"),
-        description=_l("Such as http://urlib.net/8JMKD3MGP8W/35MMLL8 or 8JMKD3MGP8W/35MMLL8!:(oai_dc)."),
+        lazy_gettext("Persistent URL"),
+        description=lazy_gettext("Such as http://urlib.net/8JMKD3MGP8W/35MMLL8 or 8JMKD3MGP8W/35MMLL8!:(oai_dc)."),
     )
     archives = SelectField(
-        _l("Archives to ask"), choices=ARCHIVE_CHOICES, default="all",
-        description=_l("Demo: the standard's Archives and the scenario ones, answered inside the portal. "
+        lazy_gettext("Archives to ask"), choices=ARCHIVE_CHOICES, default="all",
+        description=lazy_gettext("Demo: the standard's Archives and the scenario ones, answered inside the portal. "
                        "Live: the registered Archives, over HTTP, and this portal's own."),
     )
     accept_language = StringField(
-        _l("Accept-Language"), validators=[Optional()],
-        description=_l("The user's language preference, e.g. pt-BR,fr;q=0.8,en;q=0.5. "
+        lazy_gettext("Accept-Language"), validators=[Optional()],
+        description=lazy_gettext("The user's language preference, e.g. pt-BR,fr;q=0.8,en;q=0.5. "
                        "Empty: your browser's. It chooses among translations (+) and is never sent to Archives."),
     )
     client_ip = StringField(
-        _l("Client IP"), validators=[Optional()],
-        description=_l("The user's IP, then its proxies' (Table 8.10), e.g. 172.16.44.200 150.163.68.1. "
+        lazy_gettext("Client IP"), validators=[Optional()],
+        description=lazy_gettext("The user's IP, then its proxies' (Table 8.10), e.g. 172.16.44.200 150.163.68.1. "
                        "Empty: your own address. Archives receive it as clientinformation.ipaddress."),
     )
     include_faulty = BooleanField(
-        _l("Include the faulty demo Archives"),
-        description=_l("slow (never answers in time) and garbled (answers a malformed pair list): "
+        lazy_gettext("Include the faulty demo Archives"),
+        description=lazy_gettext("slow (never answers in time) and garbled (answers a malformed pair list): "
                        "they show what a timeout or garbage looks like, and are never asked when a reader follows a link."),
     )
-    require_original = BooleanField(_l("Require the original (ibiurl.requireditemstatus=Original)"))
+    require_original = BooleanField(lazy_gettext("Require the original (ibiurl.requireditemstatus=Original)"))
     previous = HiddenField()
 
     def validate_url(self, field: StringField) -> None:

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from urllib.parse import urlsplit
 
+from flask_babel import lazy_gettext
+
 from .sequence import SequenceDiagram, asked_about, sequence_of
 from ...resolver.diagnosis import NotFoundDiagnosis
 from ...resolver.trace import AcknowledgmentOutcome, AlertReason, AnswerMeaning, Resolution, Selection, Status, StepKind, TraceStep
@@ -21,49 +23,49 @@ from ...resolver.statuses import ALERT_STATUS, FOUND_STATUS
 
 #: The outcome in a few words, by alert reason.
 HEADLINES = {
-    AlertReason.NOT_FOUND: "Not found",
-    AlertReason.DELETED: "Deleted",
-    AlertReason.TRANSLATION_MISSING: "Translation does not exist",
-    AlertReason.RELATION_MISSING: "The item is held, not what the modifiers ask",
-    AlertReason.CONFLICTING_ORIGINALS: "Conflict: more than one original",
-    AlertReason.NO_ORIGINAL: "No Archive claims the original",
-    AlertReason.NO_ARCHIVE_ANSWERED: "No Archive answered",
-    AlertReason.NO_ARCHIVES: "No Archives to ask",
-    AlertReason.HOP_LIMIT: "Gave up: too many rounds",
-    AlertReason.CYCLE: "Stopped: the Archives lead in a circle",
-    AlertReason.UNSAFE_URL: "Refused an unsafe URL",
-    AlertReason.BAD_REQUEST: "Not a persistent URL",
+    AlertReason.NOT_FOUND: lazy_gettext("Not found"),
+    AlertReason.DELETED: lazy_gettext("Deleted"),
+    AlertReason.TRANSLATION_MISSING: lazy_gettext("Translation does not exist"),
+    AlertReason.RELATION_MISSING: lazy_gettext("The item is held, not what the modifiers ask"),
+    AlertReason.CONFLICTING_ORIGINALS: lazy_gettext("Conflict: more than one original"),
+    AlertReason.NO_ORIGINAL: lazy_gettext("No Archive claims the original"),
+    AlertReason.NO_ARCHIVE_ANSWERED: lazy_gettext("No Archive answered"),
+    AlertReason.NO_ARCHIVES: lazy_gettext("No Archives to ask"),
+    AlertReason.HOP_LIMIT: lazy_gettext("Gave up: too many rounds"),
+    AlertReason.CYCLE: lazy_gettext("Stopped: the Archives lead in a circle"),
+    AlertReason.UNSAFE_URL: lazy_gettext("Refused an unsafe URL"),
+    AlertReason.BAD_REQUEST: lazy_gettext("Not a persistent URL"),
 }
 
 #: What support staff can do next, by outcome.
 NEXT_STEPS = {
-    None: "The resolver's part worked. If the user still sees an error, it comes from the Archive's "
-          "own server at that URL (messages 8 and 9).",
-    AlertReason.NOT_FOUND: "No Archive asked holds this IBI. Check the identifier for typos (Parse, Convert); "
-          "if an Archive that should hold it timed out or failed below, its administrator should look at it.",
-    AlertReason.DELETED: "An Archive says the item was removed, and when. Only that Archive's administrator can "
-          "restore it.",
-    AlertReason.TRANSLATION_MISSING: "The item exists, but not in the language asked. Try the same URL with a "
-          "plain + (any translation) or without it.",
-    AlertReason.RELATION_MISSING: "An Archive holds the item, but not the related item the URL asks for (its "
+    None: lazy_gettext("The resolver's part worked. If the user still sees an error, it comes from the Archive's "
+          "own server at that URL (messages 8 and 9)."),
+    AlertReason.NOT_FOUND: lazy_gettext("No Archive asked holds this IBI. Check the identifier for typos (Parse, Convert); "
+          "if an Archive that should hold it timed out or failed below, its administrator should look at it."),
+    AlertReason.DELETED: lazy_gettext("An Archive says the item was removed, and when. Only that Archive's administrator can "
+          "restore it."),
+    AlertReason.TRANSLATION_MISSING: lazy_gettext("The item exists, but not in the language asked. Try the same URL with a "
+          "plain + (any translation) or without it."),
+    AlertReason.RELATION_MISSING: lazy_gettext("An Archive holds the item, but not the related item the URL asks for (its "
           "metadata, its last edition, a file): the alert names the missing step. Try the URL without that "
-          "modifier or path; the Archive's administrator can add what is missing.",
-    AlertReason.CONFLICTING_ORIGINALS: "Two or more Archives claim to hold the original (§8.2: \"under suspicion, "
-          "investigation needed\"). Their administrators must find out which one holds a copy.",
-    AlertReason.NO_ORIGINAL: "Archives hold copies, but none claims the original. Without \"require the "
-          "original\" the first copy would be returned.",
-    AlertReason.NO_ARCHIVE_ANSWERED: "Every Archive failed or timed out. Look at each Archive's error below "
-          "and at the portal's network access to the Archives.",
-    AlertReason.NO_ARCHIVES: "No Archive is included in the resolution system: register Archives "
-          "(Archives page) or turn the demo Archives on.",
-    AlertReason.HOP_LIMIT: "The Archives kept naming other IBIs (next editions, translations) beyond the "
-          "resolver's limit. Follow the chain in the rounds below.",
-    AlertReason.CYCLE: "The Archives point back to an IBI already asked, with the same verbs: an edition "
-          "chain loops. The Archives' administrators must fix their ibi.nextedition pairs.",
-    AlertReason.UNSAFE_URL: "An Archive answered a URL the resolver never redirects to (not an absolute http or "
+          "modifier or path; the Archive's administrator can add what is missing."),
+    AlertReason.CONFLICTING_ORIGINALS: lazy_gettext("Two or more Archives claim to hold the original (§8.2: \"under suspicion, "
+          "investigation needed\"). Their administrators must find out which one holds a copy."),
+    AlertReason.NO_ORIGINAL: lazy_gettext("Archives hold copies, but none claims the original. Without \"require the "
+          "original\" the first copy would be returned."),
+    AlertReason.NO_ARCHIVE_ANSWERED: lazy_gettext("Every Archive failed or timed out. Look at each Archive's error below "
+          "and at the portal's network access to the Archives."),
+    AlertReason.NO_ARCHIVES: lazy_gettext("No Archive is included in the resolution system: register Archives "
+          "(Archives page) or turn the demo Archives on."),
+    AlertReason.HOP_LIMIT: lazy_gettext("The Archives kept naming other IBIs (next editions, translations) beyond the "
+          "resolver's limit. Follow the chain in the rounds below."),
+    AlertReason.CYCLE: lazy_gettext("The Archives point back to an IBI already asked, with the same verbs: an edition "
+          "chain loops. The Archives' administrators must fix their ibi.nextedition pairs."),
+    AlertReason.UNSAFE_URL: lazy_gettext("An Archive answered a URL the resolver never redirects to (not an absolute http or "
           "https URL with a host, or with credentials, spaces or control characters). That Archive's "
-          "administrator must fix the item's URL.",
-    AlertReason.BAD_REQUEST: "The persistent URL does not follow Table 8.1: fix the character named.",
+          "administrator must fix the item's URL."),
+    AlertReason.BAD_REQUEST: lazy_gettext("The persistent URL does not follow Table 8.1: fix the character named."),
 }
 
 #: Each exchange's status in words (the Archive's side of messages 3 and 4).
@@ -219,7 +221,7 @@ class TraceReport:
     @property
     def headline(self) -> str:
         alert = self.resolution.alert
-        return "Redirected" if alert is None else HEADLINES[alert.reason]
+        return lazy_gettext("Redirected") if alert is None else HEADLINES[alert.reason]
 
     @property
     def tone(self) -> str:
@@ -401,30 +403,30 @@ def _sentence(text: str) -> str:
 
 def _facts(report: TraceReport) -> list[Fact]:
     resolution, asked = report.resolution, report.asked
-    facts = [Fact("Persistent URL", resolution.persistent_url)]
+    facts = [Fact(lazy_gettext("Persistent URL"), resolution.persistent_url)]
     captured = next(iter(resolution.trace.numbered(2)), None)
     if captured is not None and captured.ibi:
-        facts.append(Fact("IBI", captured.ibi))
+        facts.append(Fact(lazy_gettext("IBI"), captured.ibi))
         if captured.verbs:
-            facts.append(Fact("Verbs", " ".join(captured.verbs)))
+            facts.append(Fact(lazy_gettext("Verbs"), " ".join(captured.verbs)))
     if resolution.archive:
         address = next((line.address for line in report.sequence.lifelines if line.key == resolution.archive), None)
-        facts.append(Fact("URL from Archive", resolution.archive + (f" ({address})" if address else "")))
+        facts.append(Fact(lazy_gettext("URL from Archive"), resolution.archive + (f" ({address})" if address else "")))
     archives = [line for line in report.sequence.lifelines if line.is_archive]
-    facts.append(Fact("Archives asked", f"{len(archives)}" + (f", {_selection_words(asked['archives'])}"
+    facts.append(Fact(lazy_gettext("Archives asked"), f"{len(archives)}" + (f", {_selection_words(asked['archives'])}"
                                                               if asked.get("archives") else ""), False))
     if asked.get("archives") in ("demo", "all"):
-        facts.append(Fact("Faulty demo Archives", "included" if asked.get("include_faulty") else "left out", False))
-    facts.append(Fact("Rounds (hops)", str(resolution.hops), False))
-    facts.append(Fact("Time", f"{resolution.elapsed_ms:g} ms", False))
+        facts.append(Fact(lazy_gettext("Faulty demo Archives"), lazy_gettext("included") if asked.get("include_faulty") else lazy_gettext("left out"), False))
+    facts.append(Fact(lazy_gettext("Rounds (hops)"), str(resolution.hops), False))
+    facts.append(Fact(lazy_gettext("Time"), f"{resolution.elapsed_ms:g} ms", False))
     client_ip = asked.get("client_ip") or _first_client(resolution)
     if client_ip:
-        facts.append(Fact("Client IP (Table 8.10)", client_ip))
+        facts.append(Fact(lazy_gettext("Client IP (Table 8.10)"), client_ip))
     if "accept_language" in asked:
-        facts.append(Fact("Accept-Language", asked["accept_language"] or "(none)"))
-    facts.append(Fact("Original required", "yes" if report.require_original else "no", False))
+        facts.append(Fact(lazy_gettext("Accept-Language"), asked["accept_language"] or lazy_gettext("(none)")))
+    facts.append(Fact(lazy_gettext("Original required"), lazy_gettext("yes") if report.require_original else lazy_gettext("no"), False))
     if asked.get("traced_at"):
-        facts.append(Fact("Traced at", asked["traced_at"]))
+        facts.append(Fact(lazy_gettext("Traced at"), asked["traced_at"]))
     return facts
 
 
