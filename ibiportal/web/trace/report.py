@@ -221,7 +221,7 @@ class TraceReport:
     @property
     def headline(self) -> str:
         alert = self.resolution.alert
-        return lazy_gettext("Redirected") if alert is None else HEADLINES[alert.reason]
+        return str(lazy_gettext("Redirected") if alert is None else HEADLINES[alert.reason])
 
     @property
     def tone(self) -> str:
@@ -233,7 +233,7 @@ class TraceReport:
     @property
     def next_step(self) -> str:
         alert = self.resolution.alert
-        return NEXT_STEPS[None if alert is None else alert.reason]
+        return str(NEXT_STEPS[None if alert is None else alert.reason])
 
     @property
     def url_is_link(self) -> bool:
@@ -416,15 +416,15 @@ def _facts(report: TraceReport) -> list[Fact]:
     facts.append(Fact(lazy_gettext("Archives asked"), f"{len(archives)}" + (f", {_selection_words(asked['archives'])}"
                                                               if asked.get("archives") else ""), False))
     if asked.get("archives") in ("demo", "all"):
-        facts.append(Fact(lazy_gettext("Faulty demo Archives"), lazy_gettext("included") if asked.get("include_faulty") else lazy_gettext("left out"), False))
+        facts.append(Fact(lazy_gettext("Faulty demo Archives"), str(lazy_gettext("included") if asked.get("include_faulty") else lazy_gettext("left out")), False))
     facts.append(Fact(lazy_gettext("Rounds (hops)"), str(resolution.hops), False))
     facts.append(Fact(lazy_gettext("Time"), f"{resolution.elapsed_ms:g} ms", False))
     client_ip = asked.get("client_ip") or _first_client(resolution)
     if client_ip:
         facts.append(Fact(lazy_gettext("Client IP (Table 8.10)"), client_ip))
     if "accept_language" in asked:
-        facts.append(Fact(lazy_gettext("Accept-Language"), asked["accept_language"] or lazy_gettext("(none)")))
-    facts.append(Fact(lazy_gettext("Original required"), lazy_gettext("yes") if report.require_original else lazy_gettext("no"), False))
+        facts.append(Fact(lazy_gettext("Accept-Language"), asked["accept_language"] or str(lazy_gettext("(none)"))))
+    facts.append(Fact(lazy_gettext("Original required"), str(lazy_gettext("yes") if report.require_original else lazy_gettext("no")), False))
     if asked.get("traced_at"):
         facts.append(Fact(lazy_gettext("Traced at"), asked["traced_at"]))
     return facts
