@@ -51,6 +51,10 @@ threads = _portal["THREADS"]
 # A worker whose main loop stays silent this long is killed and replaced. Longer than the
 # longest request: a resolution ends by its 10 s deadline, acknowledgment included.
 timeout = 30
+# The longest request line gunicorn reads (its maximum; its default, 4094, refused a query value
+# of 4,096 characters with an HTML 414 before the portal's edge could answer its own 400 naming
+# the field: web/edge.py reads values up to 4,096 characters).
+limit_request_line = 8190
 
 # On a restart or shutdown, requests in flight get this long to finish: a resolution's deadline
 # (10 s) with room to spare, so a deploy does not cut resolutions short.

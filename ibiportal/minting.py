@@ -335,7 +335,10 @@ def _check_text(value: str, name: str, max_length: int) -> None:
 
 
 def _check_http_url(url: str) -> None:
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError as error:  # "http://[abc": a bracket that opens no IPv6 address
+        raise ParseError(f"target_url is not a URL: {error}", position=1, field="target_url") from None
     if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
         raise ParseError(
             N_("target_url must be an absolute http:// or https:// URL"), position=1, field="target_url"

@@ -79,8 +79,10 @@ def client_input(own: ClientInfo, client_ip: object = None, accept_language: obj
     1-based position. ``accept_language`` replaces the request's header when not ``None``.
     """
     client = own
+    if client_ip is not None and not isinstance(client_ip, str):
+        raise ParseError("client_ip must be text: an IP address, or the list of Table 8.10", field="client_ip")
     if client_ip:
-        text = str(client_ip)
+        text = client_ip
         ips: list[str] = []
         for match in re.finditer(r"[^\s,]+", text):
             parsed = client_ip_list(match[0], None, ())

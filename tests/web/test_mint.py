@@ -104,6 +104,7 @@ def test_a_restart_continues_after_the_last_date(database_setting):
     [
         ({"target_url": "ftp://example.org/x"}, "target_url", "http"),
         ({"target_url": "example.org"}, "target_url", "absolute"),
+        ({"target_url": "http://[abc"}, "target_url", "not a URL"),  # urlsplit raised ValueError: a 500
         ({"title": "x" * 501}, "title", "too long"),
         ({"title": "bad\x07bell"}, "title", "control character"),
         ({"date": "2024-13-01"}, "date", "calendar"),

