@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ibiportal.i18n import N_
 from ibiportal.protocol.pairlist import PairList, read_answer
 from ibiportal.resolver.asking import Reply
 from ibiportal.resolver.reading import Reading
@@ -88,6 +87,5 @@ def nobody(arrivals: Sequence[Arrival], unanswered: Sequence[ArchiveEndpoint]) -
     failures += [f"{endpoint.name} gave no answer before the deadline" for endpoint in unanswered]
     trouble = f"; {'; '.join(failures)}" if failures else ""
     if empty:
-        return N_("not found: the %(count)s Archive(s) that answered do not hold this IBI%(trouble)s",
-                  count=empty, trouble=trouble)
-    return N_("no Archive answered usably%(trouble)s", trouble=trouble)
+        return f"not found: the {empty} Archive(s) that answered do not hold this IBI{trouble}"
+    return f"no Archive answered usably{trouble}"

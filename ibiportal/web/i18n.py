@@ -26,7 +26,7 @@ from datetime import datetime, timedelta, timezone
 from urllib.parse import urlencode, urlsplit
 
 from babel.dates import format_timedelta
-from flask import Blueprint, Flask, Response, g, has_request_context, redirect, request
+from flask import Blueprint, Flask, Response, g, has_request_context, redirect, request, url_for
 from flask_babel import Babel, format_date, format_datetime, format_decimal, get_locale, gettext
 from markupsafe import Markup
 
@@ -121,10 +121,10 @@ def language_links() -> list[LanguageLink]:
     for locale, name in LANGUAGES.items():
         tag = TAGS[locale]
         if request.endpoint in QUERY_NOT_OURS or request.endpoint is None:
-            href = "/language?" + urlencode({"lang": tag, "next": _here()})
+            href = url_for("i18n.switch_language") + "?" + urlencode({"lang": tag, "next": _here()})
         else:
             query = [(key, value) for key, value in request.args.items(multi=True) if key != "lang"]
-            href = request.path + "?" + urlencode(query + [("lang", tag)])
+            href = request.script_root + request.path + "?" + urlencode(query + [("lang", tag)])
         links.append(LanguageLink(tag, name, href, tag == here))
     return links
 
