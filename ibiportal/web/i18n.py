@@ -61,10 +61,20 @@ def locale_of(tag: str | None) -> str | None:
 
 
 def asked_in_query() -> str | None:
-    """The locale ``?lang=`` asks for, where the query string is the portal's."""
+    """The locale ``?lang=`` asks for, where the query string is the portal's. A query string that
+    is not UTF-8 asks for none: werkzeug cannot read it, and the page saying so needs a language."""
     if not has_request_context() or request.endpoint in QUERY_NOT_OURS:
         return None
-    return locale_of(request.args.get("lang"))
+    return locale_of(next((value for key, value in _query_pairs() if key == "lang"), None))
+
+
+def _query_pairs() -> list[tuple[str, str]]:
+    """The query string's pairs, or none when werkzeug cannot read them (bytes that are not UTF-8,
+    which the error page answering them still shows in a language, with the switch)."""
+    try:
+        return list(request.args.items(multi=True))
+    except UnicodeDecodeError:
+        return []
 
 
 def select_locale() -> str:
@@ -123,7 +133,7 @@ def language_links() -> list[LanguageLink]:
         if request.endpoint in QUERY_NOT_OURS or request.endpoint is None:
             href = url_for("i18n.switch_language") + "?" + urlencode({"lang": tag, "next": _here()})
         else:
-            query = [(key, value) for key, value in request.args.items(multi=True) if key != "lang"]
+            query = [(key, value) for key, value in _query_pairs() if key != "lang"]
             href = request.script_root + request.path + "?" + urlencode(query + [("lang", tag)])
         links.append(LanguageLink(tag, name, href, tag == here))
     return links

@@ -186,9 +186,11 @@ def hold_timers(page: Page) -> None:
     page.clock.pause_at(page.evaluate("Date.now()") + 1000)
 
 
-def shoot(page: Page, name: str) -> Path:
-    """Save a full-page screenshot as ``build/screenshots/<name>.png`` (look at it!)."""
+def shoot(page: Page, name: str, full_page: bool = True) -> Path:
+    """Save a screenshot as ``build/screenshots/<name>.png`` (look at it!): the whole page, or what
+    the window shows where a walk takes many (a tall page's full shot costs seconds on a loaded
+    machine)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
+    page.screenshot(path=str(path), full_page=full_page)
     return path

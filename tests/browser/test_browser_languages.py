@@ -96,7 +96,7 @@ def test_every_page_in_both_languages(browser, live_server, language, width):
                 assert left == [], f"{name}: English left on the Portuguese page: {left}"
             if name == "home-result":
                 assert DATES[language] in page.locator("main").inner_text()
-            shoot(page, f"language-{name}-{language}-{width}")
+            shoot(page, f"language-{name}-{language}-{width}", full_page=False)
         page.goto("/convert")
         page.locator(f"header .languages a[lang='{other}']").click()
         assert page.evaluate("document.documentElement.lang") == other
