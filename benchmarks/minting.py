@@ -91,8 +91,8 @@ def changing(client: Client, items: list[str], stop: threading.Event, counts: di
                                        "application/json")
             count(counts, "edits", status, status == 200, body)
         else:
-            # each client its own names: two uploads replacing one file at once are a 500 today (the
-            # unique (ibi, path) of item_file, storage/files.py), which this benchmark does not measure
+            # each client its own names, as in the runs before: uploads of one path take turns at its
+            # end (storage/files.py), which this benchmark does not measure
             status, body = client.send("PUT", f"/api/v1/items/{ibi}/files/c{offset}-{number % 5}.bin", b"x" * UPLOAD_BYTES,
                                        "application/octet-stream")
             count(counts, "uploads", status, status in (200, 201), body)

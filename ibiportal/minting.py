@@ -5,11 +5,11 @@ implementer: the GLOBAL ``last-date-for-suffix`` of Algorithm 4, persisted per s
 advanced in one write transaction, so two workers, a restart or a clock stepping backwards
 can never issue the same or an earlier date (STANDARD.md §1.3 decision).
 
-The slot is *reserved* under the database lock and the item stored in the same transaction;
-the WAIT(delay) of Algorithm 4 (line 7) happens after the commit, before the identifier is
-handed out. So the lock is held for microseconds, every identifier handed to a user is
-already in the database, and nobody receives an identifier before its date. Requests that
-arrive together queue up: each reserves the next slot and waits for it.
+The slot is *reserved* under the database lock (on PostgreSQL in a short transaction of its own),
+then the item is stored in it; the WAIT(delay) of Algorithm 4 (line 7) happens after that commit,
+before the identifier is handed out. So the lock is held briefly, every identifier handed to a
+user is already in the database, and nobody receives an identifier before its date. Requests
+that arrive together queue up: each reserves the next slot and waits for it.
 """
 from __future__ import annotations
 
@@ -196,46 +196,78 @@ class Minter:
     def mint(self, request: MintRequest = MintRequest(), also: AlsoStored | None = None) -> MintedItem:
         """One identifier, both forms from the same date, stored before it is returned.
 
-        The subsystem's state is read under a row lock and advanced in the transaction that
-        stores the item. Only a subsystem's very first mint has no row to lock; when two nodes
-        make it at once, one of them finds the other's row on its second attempt. ``also`` runs
-        in that transaction with the new item (an idempotency key recording it): if it raises,
-        nothing was minted.
+        The subsystem's state is read under a row lock and advanced (the slot reserved), and the
+        item is stored with its links; ``also`` (an idempotency key recording it) runs in the
+        item's transaction with the new item: if it raises, nothing was minted. Only a subsystem's
+        very first mint has no row to lock; when two nodes make it at once, one of them finds the
+        other's row on its second attempt.
         """
         try:
-            item, step = self._reserve(request, also)
+            item, step, offset = self._mint_once(request, also)
         except SubsystemRaced:
-            item, step = self._reserve(request, also)
-        if step.delay > 0:  # Algorithm 4 line 7, after the commit: the lock is not held
-            self.sleep(float(step.delay))
+            item, step, offset = self._mint_once(request, also)
+        # Algorithm 4 line 7, after the commit (no lock is held): what is left of the delay once the
+        # item is stored, never more than the delay (a clock stepping back meanwhile adds nothing)
+        delay = min(step.delay, item.date - (self.clock() + offset))
+        if delay > 0:
+            self.sleep(float(delay))
         return item
 
-    def _reserve(self, request: MintRequest, also: AlsoStored | None) -> tuple[MintedItem, DistributorStep]:
-        """One write transaction: the next slot, the item stored in it, and its links."""
-        r = self.subsystem.granularity
-        with self.store.storage.write_transaction() as conn:
-            state = self.store.lock_subsystem_clock(conn, self.subsystem.key)
-            now, offset = self._monotonic_now(state)
-            step = _ibip_safe_step(now, state.last_date if state else None, r)
-            suffix_date = step.date_for_suffix
-            item = MintedItem(
-                rep=f"{self.subsystem.rep_prefix}/{rep_suffix(suffix_date)}",
-                ibip=f"{self.subsystem.ibip_prefix}/{ibip_suffix(suffix_date)}",
-                date=suffix_date,
-                utc=utc_iso(suffix_date),
-                subsystem=self.subsystem.key,
-                title=request.title,
-                target_url=request.target_url,
-                creators=request.creators,
-                item_date=request.item_date,
-                language=request.language,
-                bibliographic=request.bibliographic,
-            )
-            self.store.record_minted(conn, item, SubsystemClock(suffix_date, now, offset), first=state is None)
-            self._link(conn, item, request)
-            if also is not None:
-                also(conn, item)
-        return item, step
+    def _mint_once(self, request: MintRequest, also: AlsoStored | None) -> tuple[MintedItem, DistributorStep, Decimal]:
+        """The slot reserved and the item stored: Algorithm 4's step and the clock's offset.
+
+        On PostgreSQL the slot is reserved in a transaction of its own, which does not wait for the
+        disk (the item's commit carries it there: ``Storage.write_transaction``): the lock every
+        mint of every node queues for is held for two statements, and no other write (an edit, an
+        upload, the item's own rows) waits inside it. If the item's transaction fails, its slot
+        stays unused: a date is never issued twice, and may be skipped. SQLite has one write lock
+        for the whole database, so there both are one transaction (a second would only add a
+        commit).
+        """
+        storage = self.store.storage
+        if storage.database.is_sqlite:
+            with storage.write_transaction() as conn:
+                step, offset = self._advance_clock(conn)
+                item = self._item(step.date_for_suffix, request)
+                self._store(conn, item, request, also)
+            return item, step, offset
+        with storage.write_transaction(durable=False) as conn:
+            step, offset = self._advance_clock(conn)
+        item = self._item(step.date_for_suffix, request)
+        with storage.write_transaction() as conn:
+            self._store(conn, item, request, also)
+        return item, step, offset
+
+    def _advance_clock(self, conn) -> tuple[DistributorStep, Decimal]:
+        """Inside a write transaction: the next slot, the subsystem's state locked and advanced."""
+        state = self.store.lock_subsystem_clock(conn, self.subsystem.key)
+        now, offset = self._monotonic_now(state)
+        step = _ibip_safe_step(now, state.last_date if state else None, self.subsystem.granularity)
+        clock = SubsystemClock(step.date_for_suffix, now, offset)
+        self.store.advance_subsystem_clock(conn, self.subsystem.key, clock, first=state is None)
+        return step, offset
+
+    def _item(self, suffix_date: Decimal, request: MintRequest) -> MintedItem:
+        return MintedItem(
+            rep=f"{self.subsystem.rep_prefix}/{rep_suffix(suffix_date)}",
+            ibip=f"{self.subsystem.ibip_prefix}/{ibip_suffix(suffix_date)}",
+            date=suffix_date,
+            utc=utc_iso(suffix_date),
+            subsystem=self.subsystem.key,
+            title=request.title,
+            target_url=request.target_url,
+            creators=request.creators,
+            item_date=request.item_date,
+            language=request.language,
+            bibliographic=request.bibliographic,
+        )
+
+    def _store(self, conn, item: MintedItem, request: MintRequest, also: AlsoStored | None) -> None:
+        """Inside a write transaction: the item of a reserved slot, its links, and ``also``."""
+        self.store.record_minted(conn, item)
+        self._link(conn, item, request)
+        if also is not None:
+            also(conn, item)
 
     def _link(self, conn, item: MintedItem, request: MintRequest) -> None:
         """Make the new item the next edition or a translation of an earlier own item.

@@ -78,7 +78,8 @@ class ItemFileStore(Protocol):
 
     def find(self, ibi: str, path: str) -> StoredFile | None: ...
 
-    def put(self, ibi: str, path: str, content_type: str, body: BinaryIO, size: int, sha256: str) -> StoredFile: ...
+    def put(self, ibi: str, path: str, content_type: str, body: BinaryIO, size: int,
+            sha256: str) -> tuple[StoredFile, bool]: ...
 
     def delete(self, ibi: str, path: str) -> bool: ...
 
@@ -158,8 +159,8 @@ class ItemFiles:
         with tempfile.TemporaryFile(dir=self.spool_dir) as spool:
             size, sha256 = self._spool(upload, spool)
             spool.seek(0)
-            replaced = self.files.find(item.ibip, path) is not None
-            return Kept(item, self.files.put(item.ibip, path, content_type, spool, size, sha256), replaced)
+            stored, replaced = self.files.put(item.ibip, path, content_type, spool, size, sha256)
+            return Kept(item, stored, replaced)
 
     def file(self, ibi: str, path: str) -> StoredFile:
         """The file at ``path`` of the item; :class:`FileNotHeld` when there is none."""

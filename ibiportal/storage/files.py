@@ -15,11 +15,12 @@ is replaced or deleted meanwhile finds a chunk gone: :class:`FileChanged` ends i
 """
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from sqlalchemy import Connection, Row, delete, insert, select, text
+from sqlalchemy import Connection, Row, delete, insert, select, text, update
 
 from ..errors import IbiError
 from .database import Storage, now_iso
@@ -68,17 +69,23 @@ class FileStore:
         ).first()
         return _stored(row) if row else None
 
-    def put(self, ibi: str, path: str, content_type: str, body: BinaryIO, size: int, sha256: str) -> StoredFile:
+    def put(self, ibi: str, path: str, content_type: str, body: BinaryIO, size: int,
+            sha256: str) -> tuple[StoredFile, bool]:
         """Store ``body`` (``size`` bytes, read from its start) as the file at ``path`` of the item,
-        replacing the file there, all in one transaction; resolution caches empty (``<ibi>/<path>``
-        found nothing before, or another file)."""
+        replacing the file there, all in one transaction; whether it replaced one. Cached
+        resolutions of the item are dropped (``<ibi>/<path>`` found nothing before, or another file).
+
+        The row and the chunks go in first, under a name no file path can have (``/…``; not
+        committed, so nobody else sees it); only then does the upload wait for its turn at the path
+        (:meth:`_lock`), drop the file there and take the path. So no upload holds a lock while its
+        bytes are written, and of two uploads of one path at once, the later to finish replaces
+        the earlier (both succeed, the later says it replaced a file).
+        """
         uploaded_at = now_iso()
         with self.storage.write_transaction() as conn:
-            self._lock(conn, ibi, path)
-            _drop(conn, ibi, path)
             file_id = conn.execute(
                 insert(item_file).values(
-                    ibi=ibi, path=path, content_type=content_type, size=size, sha256=sha256,
+                    ibi=ibi, path=f"/uploading/{uuid.uuid4()}", content_type=content_type, size=size, sha256=sha256,
                     chunk_bytes=CHUNK_BYTES, uploaded_at=uploaded_at,
                 )
             ).inserted_primary_key[0]
@@ -86,8 +93,11 @@ class FileStore:
             while chunk := body.read(CHUNK_BYTES):
                 conn.execute(insert(item_file_chunk).values(file_id=file_id, seq=seq, data=chunk))
                 seq += 1
+            self._lock(conn, ibi, path)
+            replaced = _drop(conn, ibi, path)
+            conn.execute(update(item_file).where(item_file.c.id == file_id).values(path=path))
             ibis_changed(self.storage, conn, [ibi])
-        return StoredFile(file_id, ibi, path, content_type, size, sha256, CHUNK_BYTES, uploaded_at)
+        return StoredFile(file_id, ibi, path, content_type, size, sha256, CHUNK_BYTES, uploaded_at), replaced
 
     def delete(self, ibi: str, path: str) -> bool:
         """Remove one file of an item; ``False`` when there was none at ``path``."""
@@ -99,11 +109,11 @@ class FileStore:
         return removed
 
     def _lock(self, conn: Connection, ibi: str, path: str) -> None:
-        """Writers of one path take turns until their commit. Under PostgreSQL's READ COMMITTED,
-        two uploads of the same path would each find no file to drop (the other's row is not yet
-        committed) and the second would fail on the unique (ibi, path); a transaction-scoped
-        advisory lock makes it wait and then replace the first. SQLite's ``BEGIN IMMEDIATE``
-        already lets one writer in at a time."""
+        """Writers of one path take turns from here until their commit. Under PostgreSQL's READ
+        COMMITTED, two uploads of the same path would each find no file to drop (the other's row
+        is not yet committed) and the second would fail on the unique (ibi, path); a
+        transaction-scoped advisory lock makes it wait and then replace the first. SQLite's
+        ``BEGIN IMMEDIATE`` already lets one writer in at a time."""
         if not self.storage.database.is_sqlite:
             conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": f"item_file {ibi} {path}"})
 

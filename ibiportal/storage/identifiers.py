@@ -1,9 +1,9 @@
 """What minting keeps: each subsystem's Algorithm 4 state, the minted items and their links,
 and the prefix pairs added by administrators.
 
-The state is read under a row lock and advanced in the transaction that stores the item
+The state is read under a row lock and advanced in a transaction of its own
 (:meth:`IdentifierStore.lock_subsystem_clock`), so no two nodes, workers or restarts issue the
-same date, and an item is stored before its identifier is handed out.
+same date; the item is stored after it, before its identifier is handed out.
 """
 from __future__ import annotations
 
@@ -69,11 +69,8 @@ class IdentifierStore:
             return None
         return SubsystemClock(Decimal(row.last_date), Decimal(row.last_reading), Decimal(row.clock_offset))
 
-    def record_minted(
-        self, conn: Connection, item: MintedItem, clock: SubsystemClock, first: bool
-    ) -> None:
-        """Advance the subsystem's state and store the item, inside the caller's transaction;
-        resolution caches empty (they may hold a "not found" for it).
+    def advance_subsystem_clock(self, conn: Connection, subsystem: str, clock: SubsystemClock, first: bool) -> None:
+        """Store the subsystem's new state, inside the caller's transaction that locked it.
 
         ``first``: :meth:`lock_subsystem_clock` found no state, so there was no row to lock; if
         another transaction inserted it meanwhile, :class:`SubsystemRaced` is raised.
@@ -84,11 +81,15 @@ class IdentifierStore:
         }
         if first:
             try:
-                conn.execute(insert(subsystem_clock).values(subsystem=item.subsystem, **values))
+                conn.execute(insert(subsystem_clock).values(subsystem=subsystem, **values))
             except IntegrityError as error:
-                raise SubsystemRaced(item.subsystem) from error
+                raise SubsystemRaced(subsystem) from error
         else:
-            conn.execute(update(subsystem_clock).where(subsystem_clock.c.subsystem == item.subsystem).values(**values))
+            conn.execute(update(subsystem_clock).where(subsystem_clock.c.subsystem == subsystem).values(**values))
+
+    def record_minted(self, conn: Connection, item: MintedItem) -> None:
+        """Store the item of a reserved slot, inside the caller's transaction; resolution caches
+        drop what they hold of it (a "not found" kept for it is now wrong)."""
         conn.execute(
             insert(minted_item).values(
                 rep=item.rep, ibip=item.ibip, date=str(item.date), utc=item.utc, subsystem=item.subsystem,
@@ -97,7 +98,7 @@ class IdentifierStore:
                 **asdict(item.bibliographic),
             )
         )
-        ibis_changed(self.storage, conn, (item.rep, item.ibip), both_forms=True)  # a "not found" kept for it is now wrong
+        ibis_changed(self.storage, conn, (item.rep, item.ibip), both_forms=True)
 
     def add_item_link(self, conn: Connection, ibi: str, link: ItemLink) -> None:
         """Link a minted item (its IBIp) to another IBI, inside the caller's transaction; what

@@ -9,16 +9,23 @@ from __future__ import annotations
 import hashlib
 import secrets
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..errors import IbiError
-from .database import Storage, now_iso
+from .database import Storage, iso, now_iso
 from .schema import api_token
 
 #: Random bytes in a token (written as 43 URL-safe base64 characters).
 TOKEN_BYTES = 32
+
+#: How stale a token's ``last_used_at`` may be. Noting every use would make every API request a
+#: write, a transaction committed to disk, taking the token's row lock (a client's requests on
+#: every worker and node queue for it); "last used" answers "is this token still in use?", which
+#: a minute's precision answers as well.
+USE_NOTED_EVERY = timedelta(minutes=1)
 
 
 class TokenNameTaken(IbiError):
@@ -66,10 +73,26 @@ class TokenStore:
             return conn.execute(delete(api_token).where(api_token.c.name == name)).rowcount > 0
 
     def holder(self, token: str) -> str | None:
-        """The name of ``token``, noting that it was used now; ``None`` for an unknown token."""
+        """The name of ``token``, noting that it was used now if its last use noted is older than
+        :data:`USE_NOTED_EVERY`; ``None`` for an unknown token.
+
+        The condition is asked again by the UPDATE, so requests arriving together on several
+        workers write it once (times are stored as ISO text in UTC, which sorts as time does).
+        """
         digest = token_hash(token)
-        name = self.storage.read(select(api_token.c.name).where(api_token.c.token_hash == digest)).scalar()
-        if name is not None:
+        row = self.storage.read(
+            select(api_token.c.name, api_token.c.last_used_at).where(api_token.c.token_hash == digest)
+        ).first()
+        if row is None:
+            return None
+        now = datetime.now(timezone.utc)
+        cutoff = iso(now - USE_NOTED_EVERY)
+        if row.last_used_at is None or row.last_used_at < cutoff:
             with self.storage.write_transaction() as conn:
-                conn.execute(update(api_token).where(api_token.c.token_hash == digest).values(last_used_at=now_iso()))
-        return name
+                conn.execute(
+                    update(api_token)
+                    .where(api_token.c.token_hash == digest,
+                           api_token.c.last_used_at.is_(None) | (api_token.c.last_used_at < cutoff))
+                    .values(last_used_at=iso(now))
+                )
+        return row.name

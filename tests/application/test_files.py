@@ -41,8 +41,9 @@ class Files:
 
     def put(self, ibi, path, content_type, body, size, sha256):
         stored = StoredFile(len(self.kept) + 1, ibi, path, content_type, size, sha256, 100, "2026-01-01T00:00:00.000000Z")
+        replaced = (ibi, path) in self.kept
         self.kept[(ibi, path)] = (stored, body.read())
-        return stored
+        return stored, replaced
 
     def delete(self, ibi, path):
         return self.kept.pop((ibi, path), None) is not None

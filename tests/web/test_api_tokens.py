@@ -2,14 +2,16 @@
 place (``ibiportal.web.api.tokens``) before any write."""
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
+
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from ibiportal import create_app
-from ibiportal.storage.database import Storage
+from ibiportal.storage.database import Storage, iso
 from ibiportal.storage.identifiers import IdentifierStore
 from ibiportal.storage.schema import api_token
-from ibiportal.storage.tokens import token_hash
+from ibiportal.storage.tokens import USE_NOTED_EVERY, token_hash
 
 
 def create_token(runner, name: str = "harvester") -> str:
@@ -58,6 +60,34 @@ def test_list_shows_names_and_use_never_the_token(closed_app):
     client.post("/api/v1/mint", json={}, headers={"Authorization": f"Bearer {token}"})
     used = runner.invoke(args=["api-token", "list"]).output.splitlines()[1]
     assert not used.endswith("never")
+
+
+def last_used(app, name: str) -> str | None:
+    storage = Storage(app.config["DATABASE"])
+    try:
+        return storage.read(select(api_token.c.last_used_at).where(api_token.c.name == name)).scalar_one()
+    finally:
+        storage.close()
+
+
+def test_a_tokens_use_is_noted_at_most_once_a_minute(closed_app):
+    """Not a write per request: the use is noted again only when the last noted is a minute old."""
+    runner, client = closed_app.test_cli_runner(), closed_app.test_client()
+    token = create_token(runner)
+    headers = {"Authorization": f"Bearer {token}"}
+    assert client.post("/api/v1/mint", json={}, headers=headers).status_code == 201
+    first = last_used(closed_app, "harvester")
+    assert first is not None
+    for _ in range(3):
+        assert client.post("/api/v1/mint", json={}, headers=headers).status_code == 201
+    assert last_used(closed_app, "harvester") == first
+    earlier = iso(datetime.now(timezone.utc) - USE_NOTED_EVERY - timedelta(seconds=1))
+    storage = Storage(closed_app.config["DATABASE"])
+    with storage.write_transaction() as conn:
+        conn.execute(update(api_token).where(api_token.c.name == "harvester").values(last_used_at=earlier))
+    storage.close()
+    assert client.post("/api/v1/mint", json={}, headers=headers).status_code == 201
+    assert last_used(closed_app, "harvester") > first
 
 
 def test_minting_is_open_by_default(client):
