@@ -108,6 +108,15 @@ def translate(text):
     return gettext(text.template, **{name: translate(value) for name, value in text.values.items()})
 
 
+def lang_attr(text) -> Markup:
+    """`` lang="en"`` for text that stays English on a page in another language: text kept as it
+    was recorded (a stored trace's sentence from before its message was kept with it, a transport's
+    error), so that screen readers pronounce it right and the language walk knows it is meant."""
+    if not text or isinstance(text, Message) or str(get_locale() or DEFAULT) == DEFAULT:
+        return Markup("")
+    return Markup(' lang="en"')
+
+
 def error_text(error: ParseError) -> str:
     """A core error as a reader sees it: its message translated, and where it is."""
     if error.position is None:
@@ -249,7 +258,8 @@ def init_app(app: Flask) -> None:
     Babel(app, locale_selector=select_locale)
     app.jinja_env.policies["ext.i18n.trimmed"] = True  # as babel.cfg extracts {% trans %} blocks
     app.jinja_env.filters.update(date=date_filter, datetime=datetime_filter, number=number_filter,
-                                 ago=ago_filter, translate=translate)
+                                 ago=ago_filter, translate=translate,
+                                 lang_attr=lang_attr)
     app.context_processor(template_context)
     app.after_request(remember_and_label)
     app.register_blueprint(bp)

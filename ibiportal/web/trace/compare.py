@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from flask_babel import gettext
+
 from ...resolver.trace import Resolution, StepKind
-from .report import STATUS_WORDS
+from .report import status_words
 
 
 @dataclass(frozen=True)
@@ -47,17 +49,17 @@ class Comparison:
 
 
 def outcome_words(resolution: Resolution) -> str:
-    """``redirect to <url>`` or ``alert <reason>``: what the browser gets."""
+    """``redirect to <url>`` or ``alert <reason>``: what the browser gets, in the reader's words."""
     if resolution.alert is None:
-        return f"redirect to {resolution.url}"
-    return f"alert {resolution.alert.reason.value}"
+        return gettext("redirect to %(url)s", url=resolution.url)
+    return gettext("alert %(reason)s", reason=resolution.alert.reason.value)
 
 
 def _statuses(resolution: Resolution) -> dict[tuple[int, str], tuple[str, float | None]]:
     found: dict[tuple[int, str], tuple[str, float | None]] = {}
     for step in resolution.trace.steps:
         if step.kind is StepKind.URL_REQUEST and step.status is not None:
-            found[(step.hop, step.receiver)] = (STATUS_WORDS[step.status][0], step.elapsed_ms)
+            found[(step.hop, step.receiver)] = (status_words(step.status), step.elapsed_ms)
     return found
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from flask_babel import gettext, ngettext
+
 from .sequence import BROWSER, RESOLVER, USER, Message, SequenceDiagram, Tone
 
 ROW = 44  # px: the height of a row, also in static/css/trace.css (.seq-row)
@@ -47,6 +49,7 @@ class Row:
     hop: int = 0
     shapes: tuple[Shape, ...] = ()
     tag_x: int | None = None  # where the round's "loop" tag is written (round rows)
+    note: bool = False  # the resolver's analysis, on its own lifeline
 
 
 @dataclass(frozen=True)
@@ -87,23 +90,24 @@ def diagram_of(sequence: SequenceDiagram) -> Diagram:
         if index in starts:
             hop = starts[index]
             asked = (hop.ibi or "?") + (f" ({hop.verbs})" if hop.verbs else "")
-            diagram.rows.append(Row("round", f"Round {hop.number}: loop over every Archive", f"about {asked}",
+            diagram.rows.append(Row("round", gettext("Round %(round)s: loop over every Archive", round=hop.number),
+                                    gettext("about %(ibi)s", ibi=asked),
                                     "round", hop=hop.number, href=f"#hop-{hop.number}",
                                     shapes=_lifelines(xs) + _frame_top(band), tag_x=band[0] + 6))
         shapes = (_band(band) if index in in_hop else ()) + _lifelines(xs) + _message_shapes(message, xs)
         diagram.rows.append(Row("message", _who(message, titles), _what(message), message.tone.value, message.number,
-                                _href(message), message.hop, shapes))
+                                _href(message), message.hop, shapes, note=message.is_note))
     return diagram
 
 
 def _who(message: Message, titles: dict[str, str]) -> str:
     if message.is_note:
-        return "Resolver: analysis"
+        return gettext("Resolver: analysis")
 
     def side(keys: tuple[str, ...]) -> str:
         if len(keys) == 1:
             return titles.get(keys[0], keys[0])
-        return f"{len(keys)} Archives"
+        return ngettext("%(num)s Archive", "%(num)s Archives", len(keys))
 
     return f"{side(message.senders)} → {side(message.receivers)}"
 
@@ -115,7 +119,7 @@ def _what(message: Message) -> str:
     if message.number == 3 and len(message.receivers) > 1:  # "Resolver → 12 Archives" says the rest
         return f"{name} · {message.summary.split(' · ', 1)[-1]}"
     if message.tone is Tone.EXPECTED:
-        return f"{name}: {message.summary} (not seen by the resolver)"
+        return gettext("%(name)s: %(summary)s (not seen by the resolver)", name=name, summary=message.summary)
     return f"{name} · {message.summary}" if message.summary else name
 
 

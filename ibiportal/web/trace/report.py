@@ -7,10 +7,11 @@ Built from the stored JSON (``Resolution.to_dict()`` plus ``request``, see
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from http import HTTPStatus
 from urllib.parse import urlsplit
 
-from flask_babel import lazy_gettext
+from flask_babel import gettext, lazy_gettext, lazy_pgettext, ngettext, pgettext
 
 from .sequence import SequenceDiagram, asked_about, sequence_of
 from ...resolver.diagnosis import NotFoundDiagnosis
@@ -19,6 +20,7 @@ from .sentences import (
     acknowledgment_sentence, answer_words, capture_sentence, milliseconds, notice_sentence, selection_sentence,
 )
 from ...resolver.statuses import ALERT_STATUS, FOUND_STATUS
+from ..i18n import translate
 
 
 #: The outcome in a few words, by alert reason.
@@ -68,34 +70,49 @@ NEXT_STEPS = {
     AlertReason.BAD_REQUEST: lazy_gettext("The persistent URL does not follow Table 8.1: fix the character named."),
 }
 
-#: Each exchange's status in words (the Archive's side of messages 3 and 4).
+#: Each exchange's status in words (the Archive's side of messages 3 and 4), and its tone.
 STATUS_WORDS = {
-    Status.ANSWERED: ("answered", "good"),
-    Status.EMPTY: ("no item", "muted"),
-    Status.MALFORMED: ("garbage", "bad"),
-    Status.HTTP_ERROR: ("error", "bad"),
-    Status.TIMEOUT: ("timeout", "bad"),
-    Status.REFUSED: ("error", "bad"),
-    Status.TRANSPORT_ERROR: ("error", "bad"),
-    Status.NOT_WAITED_FOR: ("not waited for", "muted"),
-    Status.NOT_SENT: ("not sent", "bad"),
+    Status.ANSWERED: (lazy_pgettext("exchange status", "answered"), "good"),
+    Status.EMPTY: (lazy_pgettext("exchange status", "no item"), "muted"),
+    Status.MALFORMED: (lazy_pgettext("exchange status", "garbage"), "bad"),
+    Status.HTTP_ERROR: (lazy_pgettext("exchange status", "error"), "bad"),
+    Status.TIMEOUT: (lazy_pgettext("exchange status", "timeout"), "bad"),
+    Status.REFUSED: (lazy_pgettext("exchange status", "error"), "bad"),
+    Status.TRANSPORT_ERROR: (lazy_pgettext("exchange status", "error"), "bad"),
+    Status.NOT_WAITED_FOR: (lazy_pgettext("exchange status", "not waited for"), "muted"),
+    Status.NOT_SENT: (lazy_pgettext("exchange status", "not sent"), "bad"),
 }
 
 STATUS_HELP = {
-    Status.ANSWERED: "a non-empty pair list (Table 6.2)",
-    Status.EMPTY: "an empty answer: this Archive does not hold the IBI (Algorithm 2)",
-    Status.MALFORMED: "not a pair list (Table 6.2)",
-    Status.HTTP_ERROR: "an HTTP status other than 200",
-    Status.TIMEOUT: "no answer in time",
-    Status.REFUSED: "the resolver may not contact this address",
-    Status.TRANSPORT_ERROR: "the connection failed",
-    Status.NOT_WAITED_FOR: "a usable answer had already arrived (copies are equivalent)",
-    Status.NOT_SENT: "the request could not be built",
+    Status.ANSWERED: lazy_gettext("a non-empty pair list (Table 6.2)"),
+    Status.EMPTY: lazy_gettext("an empty answer: this Archive does not hold the IBI (Algorithm 2)"),
+    Status.MALFORMED: lazy_gettext("not a pair list (Table 6.2)"),
+    Status.HTTP_ERROR: lazy_gettext("an HTTP status other than 200"),
+    Status.TIMEOUT: lazy_gettext("no answer in time"),
+    Status.REFUSED: lazy_gettext("the resolver may not contact this address"),
+    Status.TRANSPORT_ERROR: lazy_gettext("the connection failed"),
+    Status.NOT_WAITED_FOR: lazy_gettext("a usable answer had already arrived (copies are equivalent)"),
+    Status.NOT_SENT: lazy_gettext("the request could not be built"),
 }
 
 
-#: The role of the pair holding the URL asked for (``url`` + the relation, Table 9.5).
-URL_ROLE = "the URL asked for"
+def status_words(status: Status | None) -> str:
+    """An exchange's status in the reader's words (``sent`` while none is recorded)."""
+    return str(STATUS_WORDS[status][0]) if status in STATUS_WORDS else pgettext("exchange status", "sent")
+
+
+#: Why a pair of an answer matters to the resolver's decision (a badge beside it).
+class Role(StrEnum):
+    URL = "url"  # the pair holding the URL asked for (``url`` + the relation, Table 9.5)
+    ONWARD = "onward"  # the IBI leading on, asked next
+    DELETED = "deleted"  # ``state Deleted`` and its timestamp
+
+
+ROLE_WORDS = {
+    Role.URL: lazy_gettext("the URL asked for"),
+    Role.ONWARD: lazy_gettext("leads on: asked next"),
+    Role.DELETED: lazy_gettext("the item was deleted"),
+}
 
 
 def http_status_text(code: int) -> str:
@@ -120,7 +137,11 @@ class AnswerPair:
 
     name: str
     value: str
-    role: str | None = None
+    role: Role | None = None
+
+    @property
+    def role_words(self) -> str:
+        return "" if self.role is None else str(ROLE_WORDS[self.role])
 
 
 @dataclass(frozen=True)
@@ -292,10 +313,10 @@ def outcome_status(resolution: Resolution) -> int:
 
 
 def _exchange(index: int, step: TraceStep, chosen: bool) -> ExchangeRow:
-    words, tone = STATUS_WORDS.get(step.status, ("sent", "")) if step.status else ("sent", "")
+    words, tone = status_words(step.status), STATUS_WORDS[step.status][1] if step.status in STATUS_WORDS else ""
     if step.status is Status.HTTP_ERROR and step.http_status:
-        words = f"error (HTTP {step.http_status})"
-    return ExchangeRow(index, step, words, tone, STATUS_HELP.get(step.status, "") if step.status else "", chosen,
+        words = gettext("error (HTTP %(status)s)", status=step.http_status)
+    return ExchangeRow(index, step, words, tone, str(STATUS_HELP.get(step.status, "")), chosen,
                        _pairs(step), _verdict(step))
 
 
@@ -310,7 +331,7 @@ def _verdict(step: TraceStep) -> str:
 
 def _offer(exchange: ExchangeRow) -> Offer | None:
     """The URL an answer offers for what was asked (its pair marked "the URL asked for"), with the item's state."""
-    wanted = next((pair for pair in exchange.pairs if pair.role == URL_ROLE), None)
+    wanted = next((pair for pair in exchange.pairs if pair.role is Role.URL), None)
     if wanted is None:
         return None
     state = dict((pair.name, pair.value) for pair in exchange.pairs).get("state" + wanted.name[len("url"):])
@@ -320,13 +341,13 @@ def _offer(exchange: ExchangeRow) -> Offer | None:
 
 def _pairs(step: TraceStep) -> tuple[AnswerPair, ...]:
     """The answer's pairs; the one holding the URL, the IBI leading on, or ``state Deleted`` marked."""
-    roles: dict[str, str] = {}
+    roles: dict[str, Role] = {}
     if step.meaning is AnswerMeaning.URL and step.deciding_pair:
-        roles[step.deciding_pair] = URL_ROLE
+        roles[step.deciding_pair] = Role.URL
     elif step.meaning is AnswerMeaning.ONWARD and step.deciding_pair:
-        roles[step.deciding_pair] = "leads on: asked next"
+        roles[step.deciding_pair] = Role.ONWARD
     elif step.meaning is AnswerMeaning.DELETED:
-        roles = {"state": "the item was deleted", "timestamp": "the item was deleted"}
+        roles = {"state": Role.DELETED, "timestamp": Role.DELETED}
     return tuple(AnswerPair(name, value, roles.get(name)) for name, value in step.pairs or ())
 
 
@@ -355,8 +376,8 @@ def decisions_of(resolution: Resolution) -> list[Decision]:
             decisions.append(Decision(6, step.hop, notice_sentence(step), "" if good else "warn", anchor))
         elif step.kind is StepKind.OUTCOME:
             tone = "good" if resolution.found else "bad"
-            text = (f"Redirect the browser to {resolution.url}." if resolution.found
-                    else f"Alert instead of a URL: {_sentence(resolution.alert.message)}")
+            text = (gettext("Redirect the browser to %(url)s.", url=resolution.url) if resolution.found
+                    else gettext("Alert instead of a URL: %(alert)s", alert=_sentence(translate(resolution.alert.message))))
             decisions.append(Decision(7, step.hop, text, tone, "summary"))
     return decisions
 
@@ -366,28 +387,46 @@ def _round_decisions(steps: tuple[TraceStep, ...], hop: int) -> list[Decision]:
     requests = [(i, s) for i, s in enumerate(steps) if s.kind is StepKind.URL_REQUEST and s.hop == hop]
     sent = [s for _, s in requests if s.status is not Status.NOT_SENT]
     ibi, verbs = asked_about(sent)
-    about = f" about {ibi}" + (f" with the verbs {verbs}" if verbs else "") if ibi else ""
-    out = [Decision(3, hop, f"Round {hop}: asked {len(sent)} Archive{'s' if len(sent) != 1 else ''}{about} "
-                    "in parallel (urlRequest, Table 8.9).", "", f"hop-{hop}")]
+    if not ibi:
+        asked = ngettext("Round %(round)s: asked %(num)s Archive in parallel (urlRequest, Table 8.9).",
+                         "Round %(round)s: asked %(num)s Archives in parallel (urlRequest, Table 8.9).",
+                         len(sent), round=hop)
+    elif not verbs:
+        asked = ngettext("Round %(round)s: asked %(num)s Archive about %(ibi)s in parallel (urlRequest, Table 8.9).",
+                         "Round %(round)s: asked %(num)s Archives about %(ibi)s in parallel (urlRequest, Table 8.9).",
+                         len(sent), round=hop, ibi=ibi)
+    else:
+        asked = ngettext("Round %(round)s: asked %(num)s Archive about %(ibi)s with the verbs %(verbs)s in parallel "
+                         "(urlRequest, Table 8.9).",
+                         "Round %(round)s: asked %(num)s Archives about %(ibi)s with the verbs %(verbs)s in parallel "
+                         "(urlRequest, Table 8.9).", len(sent), round=hop, ibi=ibi, verbs=verbs)
+    out = [Decision(3, hop, asked, "", f"hop-{hop}")]
     empty = [s.receiver for _, s in requests if s.status is Status.EMPTY]
     skipped = [s.receiver for _, s in requests if s.status is Status.NOT_WAITED_FOR]
     for index, step in requests:
         if step.status in (Status.EMPTY, Status.NOT_WAITED_FOR):
             continue
-        when = f" after {milliseconds(step.elapsed_ms)}" if step.elapsed_ms is not None else ""
         tone = "" if step.status is Status.ANSWERED else "bad"
         number = 4 if step.status in (Status.ANSWERED, Status.MALFORMED, Status.HTTP_ERROR) else None
-        verdict = "" if step.status is Status.ANSWERED else "; not used"
-        out.append(Decision(number, hop, f"{step.receiver}{when}: {answer_words(step)}{verdict}.", tone, f"step-{index}",
-                            "message" if number else "event"))
+        words = answer_words(step)
+        if step.elapsed_ms is None:
+            text = (gettext("%(archive)s: %(what)s.", archive=step.receiver, what=words) if step.status is Status.ANSWERED
+                    else gettext("%(archive)s: %(what)s; not used.", archive=step.receiver, what=words))
+        elif step.status is Status.ANSWERED:
+            text = gettext("%(archive)s after %(time)s: %(what)s.", archive=step.receiver,
+                           time=milliseconds(step.elapsed_ms), what=words)
+        else:
+            text = gettext("%(archive)s after %(time)s: %(what)s; not used.", archive=step.receiver,
+                           time=milliseconds(step.elapsed_ms), what=words)
+        out.append(Decision(number, hop, text, tone, f"step-{index}", "message" if number else "event"))
         for note in step.notes:
-            out.append(Decision(None, hop, f"{step.receiver}: {_sentence(note)}", "", f"step-{index}", "note"))
+            out.append(Decision(None, hop, f"{step.receiver}: {_sentence(translate(note))}", "", f"step-{index}", "note"))
     if empty:
-        out.append(Decision(4, hop, f"Empty answers, so the IBI is not held there: {', '.join(empty)}.", "muted",
-                            f"hop-{hop}"))
+        out.append(Decision(4, hop, gettext("Empty answers, so the IBI is not held there: %(archives)s.",
+                                            archives=", ".join(empty)), "muted", f"hop-{hop}"))
     if skipped:
-        out.append(Decision(None, hop, f"Not waited for, a usable answer having arrived: {', '.join(skipped)}.",
-                            "muted", f"hop-{hop}", "event"))
+        out.append(Decision(None, hop, gettext("Not waited for, a usable answer having arrived: %(archives)s.",
+                                               archives=", ".join(skipped)), "muted", f"hop-{hop}", "event"))
     return out
 
 
@@ -418,7 +457,7 @@ def _facts(report: TraceReport) -> list[Fact]:
     if asked.get("archives") in ("demo", "all"):
         facts.append(Fact(lazy_gettext("Faulty demo Archives"), str(lazy_gettext("included") if asked.get("include_faulty") else lazy_gettext("left out")), False))
     facts.append(Fact(lazy_gettext("Rounds (hops)"), str(resolution.hops), False))
-    facts.append(Fact(lazy_gettext("Time"), f"{resolution.elapsed_ms:g} ms", False))
+    facts.append(Fact(lazy_gettext("Time"), milliseconds(resolution.elapsed_ms), False))
     client_ip = asked.get("client_ip") or _first_client(resolution)
     if client_ip:
         facts.append(Fact(lazy_gettext("Client IP (Table 8.10)"), client_ip))
@@ -431,7 +470,9 @@ def _facts(report: TraceReport) -> list[Fact]:
 
 
 def _selection_words(selection: str) -> str:
-    return {"demo": "the demo Archives", "live": "the live Archives", "all": "demo and live"}.get(selection, selection)
+    words = {"demo": lazy_gettext("the demo Archives"), "live": lazy_gettext("the live Archives"),
+             "all": lazy_gettext("demo and live")}
+    return str(words.get(selection, selection))
 
 
 def _first_client(resolution: Resolution) -> str | None:

@@ -1,28 +1,47 @@
 """The Trace page's sentences, written from the facts a trace records for each step.
 
-The page says what happened for support staff, in its own words: it never shows or reads the
-engine's ``decision`` sentences (those are for logs and the JSON), so the engine may reword
-them freely. Each function takes a :class:`~ibiportal.resolver.trace.TraceStep`.
+The page says what happened for support staff, in its own words and in the reader's language
+(``gettext`` at request time; English outside a request): it never shows or reads the engine's
+``decision`` sentences (those are for logs and the JSON), so the engine may reword them freely.
+Each function takes a :class:`~ibiportal.resolver.trace.TraceStep`. What the trace quotes from
+an Archive or a transport (a parse error, an error text) is slotted in as it was recorded,
+translated when it was recorded as a message (:func:`ibiportal.web.i18n.translate`).
 """
 from __future__ import annotations
 
+from babel.numbers import get_decimal_symbol
+from flask import has_request_context
+from flask_babel import get_locale, gettext
+
 from ...protocol.status import ACKNOWLEDGMENT_NOTICE
 from ...resolver.trace import AcknowledgmentOutcome, AnswerMeaning, Selection, Status, TraceStep
+from ..i18n import translate
+
+
+def decimal(value: float) -> str:
+    """``0.6`` or ``0,6``: a time as recorded (no rounding, no grouping), with the reader's decimal sign."""
+    text = f"{value:g}"
+    locale = get_locale() if has_request_context() else None
+    return text if locale is None else text.replace(".", get_decimal_symbol(locale))
 
 
 def milliseconds(value: float | None) -> str:
-    """``0.6 ms``, ``2000 ms``; empty for an unknown time."""
-    return "" if value is None else f"{value:g} ms"
+    """``0.6 ms``, ``2000 ms`` (``0,6 ms`` in Portuguese); empty for an unknown time."""
+    return "" if value is None else gettext("%(value)s ms", value=decimal(value))
 
 
 def capture_sentence(step: TraceStep) -> str:
     """Message (2): the persistent URL received and what was captured from it (Table 8.6)."""
     problem = step.parse_error
     if problem is not None:
-        where = "" if problem.position is None else f" (at character {problem.position})"
-        return f"Received {step.request_url}, which is not a persistent URL: {problem.message}{where}."
-    captured = ", ".join(f"{name} {value or '(none)'}" for name, value in step.pairs or ())
-    return f"Received {step.request_url}; captured for Table 8.6: {captured}."
+        if problem.position is None:
+            return gettext("Received %(url)s, which is not a persistent URL: %(problem)s.",
+                           url=step.request_url, problem=translate(problem.message))
+        return gettext("Received %(url)s, which is not a persistent URL: %(problem)s (at character %(position)s).",
+                       url=step.request_url, problem=translate(problem.message), position=problem.position)
+    none = gettext("(none)")
+    captured = ", ".join(f"{name} {value or none}" for name, value in step.pairs or ())
+    return gettext("Received %(url)s; captured for Table 8.6: %(captured)s.", url=step.request_url, captured=captured)
 
 
 def answer_words(step: TraceStep) -> str:
@@ -30,57 +49,70 @@ def answer_words(step: TraceStep) -> str:
     status = step.status
     if status is Status.ANSWERED:
         if step.meaning is AnswerMeaning.URL:
-            return f"the answer has {step.deciding_pair}, the URL asked for"
+            return gettext("the answer has %(pair)s, the URL asked for", pair=step.deciding_pair)
         if step.meaning is AnswerMeaning.DELETED:
-            return "the answer says the item was deleted (state Deleted)"
+            return gettext("the answer says the item was deleted (state Deleted)")
         if step.meaning is AnswerMeaning.ONWARD:
-            return f"the answer has no url{step.relation}, but {step.deciding_pair} {step.onward_ibi} leads toward it"
-        return f"the answer has no url{step.relation} and nothing leading toward it"
+            return gettext("the answer has no url%(relation)s, but %(pair)s %(ibi)s leads toward it",
+                           relation=step.relation, pair=step.deciding_pair, ibi=step.onward_ibi)
+        return gettext("the answer has no url%(relation)s and nothing leading toward it", relation=step.relation)
     if status is Status.EMPTY:
-        return "an empty answer: the IBI is not held there"
+        return gettext("an empty answer: the IBI is not held there")
     if status is Status.MALFORMED:
         problem = step.parse_error
-        where = "" if problem is None or problem.position is None else f" at character {problem.position}"
-        return f"the answer is not a pair list (Table 6.2){where}: {problem.message if problem else 'unreadable'}"
+        what = translate(problem.message) if problem else gettext("unreadable")
+        if problem is None or problem.position is None:
+            return gettext("the answer is not a pair list (Table 6.2): %(problem)s", problem=what)
+        return gettext("the answer is not a pair list (Table 6.2) at character %(position)s: %(problem)s",
+                       position=problem.position, problem=what)
     if status is Status.HTTP_ERROR:
-        return f"HTTP status {step.http_status} instead of an answer"
+        return gettext("HTTP status %(status)s instead of an answer", status=step.http_status)
     if status is Status.NOT_SENT:
-        return f"the request could not be sent: {step.error}"
+        return gettext("the request could not be sent: %(error)s", error=translate(step.error))
     if status is Status.NOT_WAITED_FOR:
-        return "not waited for: a usable answer had arrived"
+        return gettext("not waited for: a usable answer had arrived")
     if status is Status.TIMEOUT and step.arrival is None:
-        return "no answer before the resolution's deadline"
-    return f"no answer ({status}): {step.error}"
+        return gettext("no answer before the resolution's deadline")
+    return gettext("no answer (%(status)s): %(error)s", status=status, error=translate(step.error))
 
 
 def selection_sentence(step: TraceStep) -> str:
     """Step (4): which answer the resolver chose and why, or that it could choose none."""
     if step.selection is Selection.FIRST_USABLE:
-        return f"Chose the answer of {step.chosen}, the first usable one to arrive ({milliseconds(step.elapsed_ms)})."
+        return gettext("Chose the answer of %(archive)s, the first usable one to arrive (%(time)s).",
+                       archive=step.chosen, time=milliseconds(step.elapsed_ms))
     if step.selection is Selection.ONLY_ORIGINAL:
-        return f"Chose the answer of {step.chosen}: the only one claiming the original."
+        return gettext("Chose the answer of %(archive)s: the only one claiming the original.", archive=step.chosen)
     if step.selection is Selection.FOLLOW:
-        return (f"The answer of {step.chosen} leads on through {step.deciding_pair} {step.onward_ibi}: "
-                f"every Archive is asked about it in round {step.hop + 1}.")
+        return gettext("The answer of %(archive)s leads on through %(pair)s %(ibi)s: every Archive is asked about "
+                       "it in round %(round)s.", archive=step.chosen, pair=step.deciding_pair, ibi=step.onward_ibi,
+                       round=step.hop + 1)
     if step.selection is Selection.JOINED:
-        shared = step.joined_trace or "another request's"
-        return f"Joined the resolution of the same request already under way ({shared}); no Archive was asked again."
-    return f"No answer could be chosen: the resolution ends with the alert {step.alert}."
+        if step.joined_trace:
+            return gettext("Joined the resolution of the same request already under way (%(trace)s); no Archive "
+                           "was asked again.", trace=step.joined_trace)
+        return gettext("Joined the resolution of the same request already under way; no Archive was asked again.")
+    return gettext("No answer could be chosen: the resolution ends with the alert %(alert)s.", alert=step.alert)
 
 
 def acknowledgment_sentence(step: TraceStep) -> str:
     """Message (5)."""
     if step.acknowledgment is AcknowledgmentOutcome.NOT_SENT:
-        return f"The acknowledgment could not be sent: {step.error}."
-    return f"Sent the acknowledgment (Table 8.11) to {step.receiver}, the Archive that gave the URL."
+        return gettext("The acknowledgment could not be sent: %(error)s.", error=translate(step.error))
+    return gettext("Sent the acknowledgment (Table 8.11) to %(archive)s, the Archive that gave the URL.",
+                   archive=step.receiver)
 
 
 def notice_sentence(step: TraceStep) -> str:
     """Message (6): the Archive's notice, or what came instead."""
     if step.acknowledgment is AcknowledgmentOutcome.NOTICE:
-        return f"{step.sender} answered {ACKNOWLEDGMENT_NOTICE.serialize(' ')}."
+        return gettext("%(archive)s answered %(notice)s.", archive=step.sender,
+                       notice=ACKNOWLEDGMENT_NOTICE.serialize(" "))
     if step.acknowledgment is AcknowledgmentOutcome.NO_ANSWER:
-        return f"{step.sender} sent no notice ({step.status}: {step.error}); the URL is returned anyway."
+        return gettext("%(archive)s sent no notice (%(status)s: %(error)s); the URL is returned anyway.",
+                       archive=step.sender, status=step.status, error=translate(step.error))
     if step.acknowledgment is AcknowledgmentOutcome.PENDING:
-        return f"Acknowledgment pending: the URL was returned without waiting for the notice of {step.sender}."
-    return f"{step.sender} answered something other than the notice; the URL is returned anyway."
+        return gettext("Acknowledgment pending: the URL was returned without waiting for the notice of %(archive)s.",
+                       archive=step.sender)
+    return gettext("%(archive)s answered something other than the notice; the URL is returned anyway.",
+                   archive=step.sender)

@@ -42,24 +42,31 @@ from enum import StrEnum
 from urllib.parse import urlsplit
 
 from ...resolver.trace import BROWSER, RESOLVER, AcknowledgmentOutcome, Resolution, Selection, Status, StepKind, TraceStep
+from flask_babel import gettext, lazy_gettext, ngettext
+
+from ..i18n import translate
 from .sentences import milliseconds, notice_sentence, selection_sentence
 
 #: The lifeline left of the browser's (Figure 8.1); the browser's and the resolver's are the trace's own.
 USER = "user"
 
-#: Figure 8.1's message names, in English, by number.
+#: Figure 8.1's message names by number: in English, and the figure's own in Portuguese.
 MESSAGE_NAMES = {
-    1: "Resolve IBI",
-    2: "Resolve IBI",
-    3: "Request URL",
-    4: "URL list",
-    5: "Acknowledge",
-    6: "Notice",
-    7: "URL/alert",
-    8: "Fetch information item",
-    9: "Information item",
-    10: "Show",
+    1: lazy_gettext("Resolve IBI"),
+    2: lazy_gettext("Resolve IBI"),
+    3: lazy_gettext("Request URL"),
+    4: lazy_gettext("URL list"),
+    5: lazy_gettext("Acknowledge"),
+    6: lazy_gettext("Notice"),
+    7: lazy_gettext("URL/alert"),
+    8: lazy_gettext("Fetch information item"),
+    9: lazy_gettext("Information item"),
+    10: lazy_gettext("Show"),
 }
+
+
+def _name(number: int) -> str:
+    return str(MESSAGE_NAMES[number])
 
 class Tone(StrEnum):
     """How a message is drawn: what happened to it."""
@@ -144,13 +151,14 @@ class SequenceDiagram:
         return next(line for line in self.lifelines if line.key == key)
 
 
-_FAILED_ANSWER = {Status.MALFORMED: "malformed answer, not a pair list", Status.HTTP_ERROR: "HTTP error"}
+_FAILED_ANSWER = {Status.MALFORMED: lazy_gettext("malformed answer, not a pair list"),
+                  Status.HTTP_ERROR: lazy_gettext("HTTP error %(status)s")}
 _NO_ANSWER = {
-    Status.TIMEOUT: "timeout",
-    Status.REFUSED: "refused",
-    Status.TRANSPORT_ERROR: "transport error",
-    Status.NOT_WAITED_FOR: "not waited for",
-    Status.NOT_SENT: "not sent",
+    Status.TIMEOUT: lazy_gettext("timeout"),
+    Status.REFUSED: lazy_gettext("refused"),
+    Status.TRANSPORT_ERROR: lazy_gettext("transport error"),
+    Status.NOT_WAITED_FOR: lazy_gettext("not waited for"),
+    Status.NOT_SENT: lazy_gettext("not sent"),
 }
 
 
@@ -188,8 +196,8 @@ class _Builder:
 
     def build(self) -> SequenceDiagram:
         found = self.resolution.found
-        self.add(Message(1, MESSAGE_NAMES[1], (USER,), (BROWSER,), Tone.EXPECTED,
-                         "the user opens the persistent URL (typed, or a link clicked)"))
+        self.add(Message(1, _name(1), (USER,), (BROWSER,), Tone.EXPECTED,
+                         gettext("the user opens the persistent URL (typed, or a link clicked)")))
         done_hops: set[int] = set()
         for index, step in enumerate(self.steps):
             if step.kind is StepKind.CAPTURE:
@@ -204,37 +212,39 @@ class _Builder:
             elif step.kind is StepKind.ACKNOWLEDGMENT:
                 self.close_hop()
                 sent = step.status is not Status.NOT_SENT
-                self.add(Message(5, MESSAGE_NAMES[5], (RESOLVER,), (step.receiver,), Tone.CHOSEN if sent else Tone.FAILED,
-                                 "acknowledgment (Table 8.11) to the Archive that gave the URL" if sent
-                                 else _join("not sent", step.error or ""), step.hop, (index,)))
+                self.add(Message(5, _name(5), (RESOLVER,), (step.receiver,), Tone.CHOSEN if sent else Tone.FAILED,
+                                 gettext("acknowledgment (Table 8.11) to the Archive that gave the URL") if sent
+                                 else _join(gettext("not sent"), translate(step.error) or ""), step.hop, (index,)))
             elif step.kind is StepKind.NOTICE:
                 tone = {AcknowledgmentOutcome.NOTICE: Tone.CHOSEN, AcknowledgmentOutcome.PENDING: Tone.SENT}.get(
                     step.acknowledgment, Tone.FAILED)
-                self.add(Message(6, MESSAGE_NAMES[6], (step.sender,), (RESOLVER,), tone,
+                self.add(Message(6, _name(6), (step.sender,), (RESOLVER,), tone,
                                  _join(notice_sentence(step), milliseconds(step.elapsed_ms)), step.hop, (index,)))
             elif step.kind is StepKind.OUTCOME:
                 self.outcome(index, step)
         if found:
             holder = self.resolution.archive or "Archive"
             host = urlsplit(self.resolution.url or "").netloc
-            self.add(Message(8, MESSAGE_NAMES[8], (BROWSER,), (holder,), Tone.EXPECTED,
-                             f"the browser follows the redirect to {host}"))
-            self.add(Message(9, MESSAGE_NAMES[9], (holder,), (BROWSER,), Tone.EXPECTED, "the item comes back"))
-            self.add(Message(10, MESSAGE_NAMES[10], (BROWSER,), (USER,), Tone.EXPECTED, "the browser shows the item"))
+            self.add(Message(8, _name(8), (BROWSER,), (holder,), Tone.EXPECTED,
+                             gettext("the browser follows the redirect to %(host)s", host=host)))
+            self.add(Message(9, _name(9), (holder,), (BROWSER,), Tone.EXPECTED, gettext("the item comes back")))
+            self.add(Message(10, _name(10), (BROWSER,), (USER,), Tone.EXPECTED, gettext("the browser shows the item")))
         else:
-            self.add(Message(10, MESSAGE_NAMES[10], (BROWSER,), (USER,), Tone.EXPECTED, "the browser shows the alert"))
-        lifelines = [Lifeline(USER, "User"), Lifeline(BROWSER, "Browser"), Lifeline(RESOLVER, "Resolver")]
+            self.add(Message(10, _name(10), (BROWSER,), (USER,), Tone.EXPECTED, gettext("the browser shows the alert")))
+        lifelines = [Lifeline(USER, gettext("User")), Lifeline(BROWSER, gettext("Browser")),
+                     Lifeline(RESOLVER, gettext("Resolver"))]
         # Archives in name order: the same columns in every trace, whatever the arrival order.
         lifelines += [Lifeline(name, name, self.archives[name]) for name in sorted(self.archives, key=str.casefold)]
         return SequenceDiagram(tuple(lifelines), tuple(self.messages), tuple(self.hops))
 
     def capture(self, index: int, step: TraceStep) -> None:
         if step.parse_error is not None:
-            summary = f"{step.request_url} — does not parse: {step.parse_error.message}"
+            summary = gettext("%(url)s — does not parse: %(problem)s", url=step.request_url,
+                              problem=translate(step.parse_error.message))
             tone = Tone.FAILED
         else:
             summary, tone = step.request_url or "", Tone.SENT
-        self.add(Message(2, MESSAGE_NAMES[2], (BROWSER,), (RESOLVER,), tone, summary, 0, (index,)))
+        self.add(Message(2, _name(2), (BROWSER,), (RESOLVER,), tone, summary, 0, (index,)))
 
     # -- the loop fragment: 3, 4 and the analysis, per hop -------------------------------
 
@@ -248,9 +258,11 @@ class _Builder:
         self.hop_open = True
         self.gathered = {}
         if sent:
-            about = f"about {ibi}" + (f" ({verbs})" if verbs else "") if ibi else ""
-            self.add(Message(3, MESSAGE_NAMES[3], (RESOLVER,), tuple(step.receiver for step in sent), Tone.SENT,
-                             _join(f"urlRequest to {len(sent)} Archive{'s' if len(sent) != 1 else ''}", about), hop,
+            about = (gettext("about %(ibi)s (%(verbs)s)", ibi=ibi, verbs=verbs) if verbs
+                     else gettext("about %(ibi)s", ibi=ibi)) if ibi else ""
+            asked = ngettext("urlRequest to %(num)s Archive", "urlRequest to %(num)s Archives", len(sent))
+            self.add(Message(3, _name(3), (RESOLVER,), tuple(step.receiver for step in sent), Tone.SENT,
+                             _join(asked, about), hop,
                              tuple(i for i in indexes if self.steps[i].status is not Status.NOT_SENT)))
 
     def close_hop(self) -> None:
@@ -264,19 +276,21 @@ class _Builder:
         if status in (Status.EMPTY, Status.NOT_WAITED_FOR):
             self.gather(index, step)
         elif status is Status.ANSWERED:
-            summary = _join(f"{len(step.pairs or ())} pairs", milliseconds(step.elapsed_ms), _rank(step.arrival))
-            self.add(Message(4, MESSAGE_NAMES[4], (step.receiver,), (RESOLVER,), Tone.ANSWER, summary, step.hop, (index,)))
+            pairs = len(step.pairs or ())
+            summary = _join(ngettext("%(num)s pair", "%(num)s pairs", pairs), milliseconds(step.elapsed_ms),
+                            _rank(step.arrival))
+            self.add(Message(4, _name(4), (step.receiver,), (RESOLVER,), Tone.ANSWER, summary, step.hop, (index,)))
         elif status in _FAILED_ANSWER:
-            what = _FAILED_ANSWER[status] + (f" {step.http_status}" if status is Status.HTTP_ERROR else "")
-            summary = _join(what, milliseconds(step.elapsed_ms), _rank(step.arrival))
-            self.add(Message(4, MESSAGE_NAMES[4], (step.receiver,), (RESOLVER,), Tone.FAILED, summary, step.hop, (index,)))
+            what = str(_FAILED_ANSWER[status]) % {"status": step.http_status or ""}
+            summary = _join(what.strip(), milliseconds(step.elapsed_ms), _rank(step.arrival))
+            self.add(Message(4, _name(4), (step.receiver,), (RESOLVER,), Tone.FAILED, summary, step.hop, (index,)))
         elif status is Status.NOT_SENT:
-            self.add(Message(3, MESSAGE_NAMES[3], (RESOLVER,), (step.receiver,), Tone.FAILED,
-                             _join("not sent", step.error or ""), step.hop, (index,)))
+            self.add(Message(3, _name(3), (RESOLVER,), (step.receiver,), Tone.FAILED,
+                             _join(gettext("not sent"), translate(step.error) or ""), step.hop, (index,)))
         else:
-            what = _NO_ANSWER.get(status, "no answer") if status is not None else "no answer"
-            self.add(Message(None, "No answer", (step.receiver,), (RESOLVER,), Tone.FAILED,
-                             _join(what, milliseconds(step.elapsed_ms), step.error or ""), step.hop, (index,)))
+            what = str(_NO_ANSWER.get(status, "")) or gettext("no answer")
+            self.add(Message(None, gettext("No answer"), (step.receiver,), (RESOLVER,), Tone.FAILED,
+                             _join(what, milliseconds(step.elapsed_ms), translate(step.error) or ""), step.hop, (index,)))
 
     def gather(self, index: int, step: TraceStep) -> None:
         """Empty answers (4) and Archives not waited for: one row each per hop, at the first one's place."""
@@ -292,13 +306,15 @@ class _Builder:
             self.gathered[status] = position
             self.add(Message(None, "", (), (), Tone.EMPTY, ""))
             senders, steps = (step.receiver,), (index,)
-        count = f"{len(senders)} Archive{'s' if len(senders) != 1 else ''}"
         if status is Status.EMPTY:
-            message = Message(4, MESSAGE_NAMES[4], senders, (RESOLVER,), Tone.EMPTY,
-                              f"empty from {count}: not held there", step.hop, steps)
+            message = Message(4, _name(4), senders, (RESOLVER,), Tone.EMPTY,
+                              ngettext("empty from %(num)s Archive: not held there",
+                                       "empty from %(num)s Archives: not held there", len(senders)), step.hop, steps)
         else:
-            message = Message(None, "Not waited for", senders, (RESOLVER,), Tone.SKIPPED,
-                              f"{count} not waited for: a usable answer had arrived", step.hop, steps)
+            message = Message(None, gettext("Not waited for"), senders, (RESOLVER,), Tone.SKIPPED,
+                              ngettext("%(num)s Archive not waited for: a usable answer had arrived",
+                                       "%(num)s Archives not waited for: a usable answer had arrived", len(senders)),
+                              step.hop, steps)
         self.messages[position] = message
 
     def note(self, index: int, step: TraceStep) -> None:
@@ -309,26 +325,26 @@ class _Builder:
                           if s.kind is StepKind.URL_REQUEST and s.hop == step.hop and s.receiver == step.chosen)
             self.hops[-1] = replace(hop, chosen=chosen)
             self.messages = [replace(m, tone=Tone.CHOSEN) if m.steps == (chosen,) else m for m in self.messages]
-        self.add(Message(None, "Analysis", (RESOLVER,), (RESOLVER,), tone, selection_sentence(step), step.hop, (index,)))
+        self.add(Message(None, gettext("Analysis"), (RESOLVER,), (RESOLVER,), tone, selection_sentence(step), step.hop, (index,)))
 
     def outcome(self, index: int, step: TraceStep) -> None:
         self.close_hop()
         resolution = self.resolution
         if resolution.found:
-            self.add(Message(7, MESSAGE_NAMES[7], (RESOLVER,), (BROWSER,), Tone.CHOSEN,
-                             f"redirect to {resolution.url}", step.hop, (index,)))
+            self.add(Message(7, _name(7), (RESOLVER,), (BROWSER,), Tone.CHOSEN,
+                             gettext("redirect to %(url)s", url=resolution.url), step.hop, (index,)))
         else:
             alert = resolution.alert
             assert alert is not None
-            self.add(Message(7, MESSAGE_NAMES[7], (RESOLVER,), (BROWSER,), Tone.ALERT,
-                             f"alert ({alert.reason.value}): {alert.message}", step.hop, (index,)))
+            self.add(Message(7, _name(7), (RESOLVER,), (BROWSER,), Tone.ALERT,
+                             gettext("alert (%(reason)s): %(message)s", reason=alert.reason.value,
+                                     message=translate(alert.message)), step.hop, (index,)))
 
 
 def _rank(arrival: int | None) -> str:
     if arrival is None:
         return ""
-    suffix = "th" if 10 <= arrival % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(arrival % 10, "th")
-    return f"arrived {arrival}{suffix}"
+    return gettext("arrived #%(rank)s", rank=arrival)
 
 
 def _join(*parts: str) -> str:

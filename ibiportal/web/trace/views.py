@@ -24,6 +24,7 @@ from .diagram import diagram_of
 from .display import RAW_LIMIT, VALUE_LIMIT, clip, marked, visible, visible_text
 from .forms import TRACE_ID, TraceForm
 from .report import build_report
+from .sentences import milliseconds
 
 bp = Blueprint("trace", __name__)
 
@@ -64,6 +65,12 @@ def _readable(text: str | None):
 def _tooltip(text: str | None) -> str:
     """Archive data in an attribute or an SVG title: controls and invisible characters as escapes."""
     return visible_text(text)
+
+
+@bp.app_template_filter("ms")
+def _ms(value: float | None) -> str:
+    """A time in milliseconds as recorded, in the reader's notation (``0,6 ms``)."""
+    return milliseconds(value)
 
 
 @bp.get("/trace")

@@ -1,0 +1,101 @@
+"""The Trace page, its comparison and the trace history in Brazilian Portuguese: the decisions in
+words, each exchange's status, the sequence diagram and every Archive's details, rendered from
+stored traces of a found item, a not-found one and one whose Archives failed (the faulty demo
+Archives: one answers garbage, one never in time)."""
+from __future__ import annotations
+
+import re
+
+from lxml import html as lxml_html
+
+CLIENT = {"REMOTE_ADDR": "172.16.44.200"}
+PT = {"Accept-Language": "pt-BR"}
+EN = {"Accept-Language": "en"}
+FOUND = "http://urlib.net/8JMKD3MGP8W/35MMLL8"
+FAULTY = "http://urlib.net/D7N2U8HW/3SNU8PS"
+
+
+def traced(client, url: str, **fields) -> str:
+    """POST the Trace form; the permalink's path."""
+    response = client.post("/trace", data={"archives": "demo", "url": url, **fields}, environ_base=CLIENT)
+    assert response.status_code == 303
+    return response.headers["Location"]
+
+
+def page(app, path: str, headers: dict) -> str:
+    """``path`` in one language, from a client with no remembered choice."""
+    response = app.test_client().get(path, headers=headers, environ_base=CLIENT)
+    assert response.status_code == 200
+    return response.get_data(as_text=True)
+
+
+def words(html: str, *, keep_english: bool = False) -> str:
+    """The page's visible words, one space apart; without code, raw answers and what is marked as
+    English on purpose (``lang="en"``) unless ``keep_english``."""
+    document = lxml_html.fromstring(html)
+    dropped = "//head|//script|//style|//code|//pre" + ("" if keep_english else '|//*[@lang="en"]')
+    for element in document.xpath(dropped):
+        if element.getparent() is not None:
+            element.drop_tree()
+    return re.sub(r"\s+", " ", document.text_content())
+
+
+def test_a_found_trace_in_portuguese(app, client):
+    path = traced(client, FOUND)
+    text = words(page(app, path, PT))
+    assert "O resolvedor responde 302 Found e envia o navegador para:" in text
+    # The decisions, in order.
+    assert re.search(r"Rodada 1: consultou \d+ Arquivos sobre 8JMKD3MGP8W/35MMLL8 em paralelo \(urlRequest, "
+                     r"Tabela 8\.9\)\.", text)
+    assert re.search(r"mtc-m16c após \d+(,\d+)? ms: a resposta tem url, a URL pedida\.", text)
+    assert re.search(r"Escolheu a resposta de mtc-m16c, a primeira utilizável a chegar \(\d+(,\d+)? ms\)\.", text)
+    assert "Enviou o agradecimento (Tabela 8.11) a mtc-m16c, o Arquivo que deu a URL." in text
+    assert "mtc-m16c respondeu notice {acknowledgment received}." in text
+    assert "Redirecionar o navegador para http://mtc-m16c.sid.inpe.br/" in text
+    assert "Respostas vazias, portanto o IBI não está lá:" in text
+    # Each exchange: its status, the resolver's verdict, its details.
+    assert "com resposta" in text and "sem o item" in text and "não aguardado" in text
+    assert "Resolvedor: A resposta tem url, a URL pedida." in text
+    assert "Pares lidos" in text and "a URL pedida" in text and "Agradecimento (5) e aviso (6)" in text
+    # The sequence diagram: the figure's own message names, its legend.
+    assert "Solicitar URL" in text and "lista de URL" in text and "Agradecer" in text
+    assert "o navegador segue o redirecionamento para mtc-m16c.sid.inpe.br (não visto pelo resolvedor)" in text
+    assert "resposta escolhida, URL" in text and "não visto pelo resolvedor" in text
+    # None of it left in English.
+    for english in ("The resolver answers", "Round 1: asked", "the first usable one to arrive", "the URL asked for",
+                    "Sent the acknowledgment", "Empty answers, so", "Parsed pairs", "Raw answer", "chosen answer, URL",
+                    "Every Archive has a lifeline", "details of this decision"):
+        assert english not in text, english
+
+
+def test_the_same_trace_in_english_says_it_in_english(app, client):
+    path = traced(client, FOUND)
+    text = words(page(app, path, EN))
+    assert "The resolver answers 302 Found and sends the browser to:" in text
+    assert re.search(r"Chose the answer of mtc-m16c, the first usable one to arrive \(\d+(\.\d+)? ms\)\.", text)
+    assert "Redirect the browser to http://mtc-m16c.sid.inpe.br/" in text
+
+
+def test_failing_archives_in_portuguese(app, client):
+    """Garbage and a timeout: the statuses, the parse error's frame and the failure events."""
+    path = traced(client, FAULTY, include_faulty="y")
+    html = page(app, path, PT)
+    text = words(html)
+    assert "ilegível" in text and "tempo esgotado" in text
+    assert re.search(r"garbled após \d+(,\d+)? ms: a resposta não é uma lista de pares \(Tabela 6\.2\) no caractere \d+:", text)
+    assert "não usada." in text
+    assert re.search(r"slow após \d+(,\d+)? ms: sem resposta \(timeout\): ", text)
+    assert "Onde a resposta deixa de ser uma lista de pares" in html
+    assert "Não é uma lista de pares (Tabela 6.2):" in text
+    for english in ("not used", "no answer before", "Where the answer stops"):
+        assert english not in text, english
+
+
+def test_a_comparison_in_portuguese(app, client):
+    first = traced(client, FOUND).rsplit("/", 1)[1]
+    second = traced(client, FOUND, previous=first)
+    text = words(page(app, second, PT))
+    assert "Comparado com a execução anterior" in text
+    assert re.search(r"Mesmo resultado: redirecionamento para http://mtc-m16c\.sid\.inpe\.br/\S+\.", text)
+    assert re.search(r"\d+(,\d+)? ms antes, \d+(,\d+)? ms agora;", text)
+    assert "com resposta" in text and "redirect to" not in text
