@@ -13,12 +13,21 @@ also keeps its template and values; the web layer translates it when it renders 
 (``ibiportal.web.i18n.translate``, the ``translate`` filter), the values slotted into the
 translated template. Values may be messages themselves (translated too). Placeholders are
 ``%(name)s``-style, as everywhere in the catalog (``%%`` for a literal ``%`` when there are values).
-A message built by concatenation or an f-string is plain text again, and stays English.
+A message built by concatenation or an f-string is plain text again, and stays English. A value
+may also be a tuple of values (messages or not): it is written as its items joined by ``; ``.
+
+A message that is stored (a trace, a diagnosis) keeps its template and values beside its English
+text (:func:`to_record`, :func:`from_record`), so that a page shows it later in its reader's
+language; text stored before that, or never a message, stays the English it was.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
+from typing import Any
+
+#: How a tuple value is written: its items, one after the other.
+LIST_SEPARATOR = "; "
 
 
 class Message(str):
@@ -29,7 +38,9 @@ class Message(str):
 
     def __new__(cls, template: str, values: Mapping[str, object] | None = None) -> "Message":
         values = MappingProxyType(dict(values or {}))
-        text = super().__new__(cls, template % values if values else template)
+        shown = {name: LIST_SEPARATOR.join(value) if isinstance(value, tuple) else value
+                 for name, value in values.items()}
+        text = super().__new__(cls, template % shown if values else template)
         text.template = template
         text.values = values
         return text
@@ -38,6 +49,67 @@ class Message(str):
         return (Message, (self.template, dict(self.values)))
 
 
+class Localized(str):
+    """Text the core writes in each of its languages itself (the explanations of
+    ``ibi/explain.py``, built word by word): English as the ``str``, each language's in ``texts``
+    (by ``en``/``pt``). A value of a :class:`Message`, shown in the reader's language with it."""
+
+    texts: Mapping[str, str]
+
+    def __new__(cls, texts: Mapping[str, str]) -> "Localized":
+        text = super().__new__(cls, texts["en"])
+        text.texts = MappingProxyType(dict(texts))
+        return text
+
+    def __reduce__(self):
+        return (Localized, (dict(self.texts),))
+
+
+def decimal(value: float) -> Localized:
+    """A measured number (milliseconds, seconds) as recorded, ``:g``, with each language's decimal
+    sign: ``2000.2`` and ``2000,2``."""
+    text = f"{value:g}"
+    return Localized({"en": text, "pt": text.replace(".", ",")})
+
+
 def N_(template: str, **values: object) -> Message:
     """Mark ``template`` for translation (pybabel's ``N_`` keyword); its ``values`` fill it."""
     return Message(template, values)
+
+
+def to_record(text: str | None) -> dict[str, Any] | None:
+    """A message's template and values as JSON-ready data (values that are messages or tuples
+    too); ``None`` for text that is no message."""
+    if not isinstance(text, Message):
+        return None
+    return {"template": text.template, "values": {name: _value_record(value) for name, value in text.values.items()}}
+
+
+def from_record(text: str | None, record: Mapping[str, Any] | None) -> str | None:
+    """The stored ``text`` as a :class:`Message` again, from its :func:`to_record`; the text as it
+    was stored when there is no record (stored before messages kept theirs)."""
+    if record is None or text is None:
+        return text
+    return _message(record)
+
+
+def _message(record: Mapping[str, Any]) -> Message:
+    return Message(record["template"], {name: _value_of(value) for name, value in record["values"].items()})
+
+
+def _value_record(value: object) -> object:
+    if isinstance(value, Message):
+        return to_record(value)
+    if isinstance(value, Localized):
+        return {"texts": dict(value.texts)}
+    if isinstance(value, tuple):
+        return [_value_record(item) for item in value]
+    return value
+
+
+def _value_of(record: object) -> object:
+    if isinstance(record, dict):
+        return Localized(record["texts"]) if "texts" in record else _message(record)
+    if isinstance(record, list):
+        return tuple(_value_of(item) for item in record)
+    return record

@@ -100,12 +100,14 @@ def _describe(char: str, from_bytes: bool) -> str:
     code = ord(char)
     if code > 0x7F:
         if from_bytes:
-            return f"non-ASCII byte 0x{code:02X} (write it %{code:02x}, §6.2)"
-        hint = f"write it %{code:02x}, §6.2" if code <= 0xFF else "not in ISO-8859-1"
-        return f"non-ASCII character {char!r} (U+{code:04X}; {hint})"
+            return N_("non-ASCII byte 0x%(code)s (write it %%%(escape)s, §6.2)", code=f"{code:02X}", escape=f"{code:02x}")
+        if code <= 0xFF:
+            return N_("non-ASCII character %(char)s (U+%(code)s; write it %%%(escape)s, §6.2)", char=repr(char),
+                      code=f"{code:04X}", escape=f"{code:02x}")
+        return N_("non-ASCII character %(char)s (U+%(code)s; not in ISO-8859-1)", char=repr(char), code=f"{code:04X}")
     if code < 0x20 or code == 0x7F:
         name = _CONTROL_NAMES.get(code, f"0x{code:02X}")
-        return f"control character {name} (Table 6.2 allows printable ASCII only)"
+        return N_("control character %(name)s (Table 6.2 allows printable ASCII only)", name=name)
     return repr(char)
 
 
@@ -285,10 +287,10 @@ class _Scanner:
     def unexpected(self, where: str) -> ParseError:
         char = self.text[self.index]
         if char == "}":
-            return self.fail("unbalanced '}': no '{' is open")
+            return self.fail(N_("unbalanced '}': no '{' is open"))
         if char == "\r":
-            return self.fail("CR not followed by LF (Table 6.2: CRLF)")
-        return self.fail(f"{_describe(char, self.from_bytes)} {where}")
+            return self.fail(N_("CR not followed by LF (Table 6.2: CRLF)"))
+        return self.fail(N_("%(char)s %(where)s", char=_describe(char, self.from_bytes), where=where))
 
     def at_end(self) -> bool:
         return self.index >= len(self.text)
@@ -305,7 +307,7 @@ class _Scanner:
             elif char == "\r" and self.text.startswith("\r\n", self.index):
                 self.index += 2
             elif char == "\r":
-                raise self.fail("CR not followed by LF (Table 6.2: CRLF)")
+                raise self.fail(N_("CR not followed by LF (Table 6.2: CRLF)"))
             else:
                 return
 
@@ -324,33 +326,34 @@ class _Scanner:
     def pair(self) -> Pair:
         name_index = self.index
         if self.peek() == "{":
-            raise self.fail("a name cannot be braced: '{' where a pair name should start")
+            raise self.fail(N_("a name cannot be braced: '{' where a pair name should start"))
         name = self.word()
         if not name:
-            raise self.unexpected("where a pair name should start")
+            raise self.unexpected(N_("where a pair name should start"))
         if self.at_end() or self.peek() in "\r\n":
-            raise self.fail(f"name {name!r} has no value", name_index)
+            raise self.fail(N_("name %(name)s has no value", name=repr(name)), name_index)
         if self.peek() == "{":
-            raise self.fail(f"'{{' inside name {name!r}: put a space between name and value")
+            raise self.fail(N_("'{' inside name %(name)s: put a space between name and value", name=repr(name)))
         if self.peek() != " ":
-            raise self.unexpected(f"inside name {name!r}")
+            raise self.unexpected(N_("inside name %(name)s", name=repr(name)))
         while not self.at_end() and self.peek() == " ":
             self.index += 1
         if self.at_end() or self.peek() in "\r\n":
-            raise self.fail(f"name {name!r} has no value", name_index)
+            raise self.fail(N_("name %(name)s has no value", name=repr(name)), name_index)
         value_index = self.index
         if self.peek() == "{":
             value, value_index = self.braced(), value_index + 1
             if not self.at_end() and self.peek() not in " \r\n":
-                raise self.unexpected(f"after the braced value of {name!r}: pairs are separated by spaces or line breaks")
+                raise self.unexpected(N_("after the braced value of %(name)s: pairs are separated by spaces or line "
+                                         "breaks", name=repr(name)))
         else:
             value = self.word()
             if not value:
-                raise self.unexpected(f"where the value of {name!r} should start")
+                raise self.unexpected(N_("where the value of %(name)s should start", name=repr(name)))
             if not self.at_end() and self.peek() == "{":
-                raise self.fail(f"'{{' inside the value of {name!r}: braces enclose a whole value")
+                raise self.fail(N_("'{' inside the value of %(name)s: braces enclose a whole value", name=repr(name)))
             if not self.at_end() and self.peek() not in " \r\n":
-                raise self.unexpected(f"inside the value of {name!r}")
+                raise self.unexpected(N_("inside the value of %(name)s", name=repr(name)))
         return Pair(name, value, position=value_index + 1)
 
     def braced(self) -> str:
@@ -359,17 +362,17 @@ class _Scanner:
         while not self.at_end() and self.peek() != "}":
             char = self.peek()
             if char == "{":
-                raise self.fail(f"nested '{{' inside the value opened at character {open_index + 1} (Table 6.2 has no nesting)")
+                raise self.fail(N_("nested '{' inside the value opened at character %(position)s (Table 6.2 has no "
+                                   "nesting)", position=open_index + 1))
             if char in "\r\n":
-                raise self.fail(
-                    f"line break inside the braced value opened at character {open_index + 1} "
-                    "(Table 6.2: words of a value are separated by SP)"
-                )
+                raise self.fail(N_("line break inside the braced value opened at character %(position)s (Table 6.2: "
+                                   "words of a value are separated by SP)", position=open_index + 1))
             if char != " " and not is_word_character(char):
-                raise self.unexpected(f"inside the braced value opened at character {open_index + 1}")
+                raise self.unexpected(N_("inside the braced value opened at character %(position)s",
+                                         position=open_index + 1))
             self.index += 1
         if self.at_end():
-            raise self.fail("unbalanced '{': no '}' closes it", open_index)
+            raise self.fail(N_("unbalanced '{': no '}' closes it"), open_index)
         self.index += 1
         return self.text[open_index + 1:self.index - 1]
 

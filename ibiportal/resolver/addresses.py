@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from ibiportal.errors import IbiError
+from ibiportal.i18n import N_
 
 IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -110,21 +111,24 @@ def redirect_problem(url: str) -> str | None:
     URL (``http://www.inpe.br@evil.example/`` is a classic disguise).
     """
     if not url:
-        return "the URL is empty"
+        return N_("the URL is empty")
     bad = _NOT_IN_A_URL.search(url)
     if bad:
-        return f"the URL has the character {bad.group()!r} at position {bad.start() + 1}; write it %hh"
+        return N_("the URL has the character %(char)s at position %(position)s; write it %%hh",
+                  char=repr(bad.group()), position=bad.start() + 1)
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError for a port that is not a number from 0 to 65535
     except ValueError as error:
-        return f"the URL does not parse: {error}"
+        return N_("the URL does not parse: %(error)s", error=str(error))
     if parts.scheme.lower() not in ("http", "https"):
-        return f"{parts.scheme + ':' if parts.scheme else 'a relative URL'} is not http or https"
+        if not parts.scheme:
+            return N_("a relative URL is not http or https")
+        return N_("%(scheme)s: is not http or https", scheme=parts.scheme)
     if not parts.hostname:
-        return "the URL has no host"
+        return N_("the URL has no host")
     if "@" in parts.netloc:
-        return "the URL carries a user name or password"
+        return N_("the URL carries a user name or password")
     return None
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import cache, partial
 from queue import Empty, SimpleQueue
 
+from ibiportal.i18n import N_
 from ibiportal.resolver.transport import (
     ArchiveEndpoint,
     Exchange,
@@ -105,7 +106,7 @@ class Sender:
         if transport is None:
             return Exchange(failure=Failure.UNKNOWN_ARCHIVE, error=f"no transport named {endpoint.transport!r}")
         if self.deadline - started - EXCHANGE_MARGIN <= 0:
-            return Exchange(failure=Failure.TIMEOUT, error="the resolution deadline had passed before sending")
+            return Exchange(failure=Failure.TIMEOUT, error=N_("the resolution deadline had passed before sending"))
         return None
 
     def _timeouts(self, endpoint: ArchiveEndpoint, started: float) -> Timeouts:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from ..i18n import N_
+from ..i18n import N_, Message, decimal, from_record, to_record
 from ..ibi.ibip import Ibip, decode_ibip_prefix
 from ..ibi.identifier import parse_ibi
 from ..ibi.prefixes import ibip_prefixes_for, rep_prefixes_for
@@ -31,13 +31,21 @@ NOT_FOUND_ALERTS = frozenset({AlertReason.NOT_FOUND, AlertReason.NO_ARCHIVE_ANSW
 
 #: Exchange statuses that are a failure of the Archive or of the way to it (not an answer).
 FAILURES = {
-    Status.TIMEOUT: "did not answer in time",
-    Status.MALFORMED: "answered something that is not a pair list (Table 6.2)",
-    Status.HTTP_ERROR: "answered with an HTTP error",
-    Status.REFUSED: "is at an address the resolver may not contact",
-    Status.TRANSPORT_ERROR: "could not be reached (the connection failed)",
-    Status.NOT_SENT: "could not be asked (the request could not be built)",
+    Status.TIMEOUT: N_("did not answer in time"),
+    Status.MALFORMED: N_("answered something that is not a pair list (Table 6.2)"),
+    Status.HTTP_ERROR: N_("answered with an HTTP error"),
+    Status.REFUSED: N_("is at an address the resolver may not contact"),
+    Status.TRANSPORT_ERROR: N_("could not be reached (the connection failed)"),
+    Status.NOT_SENT: N_("could not be asked (the request could not be built)"),
 }
+
+
+def failure_words(status: Status, http_status: int | None = None, error: str | None = None) -> Message:
+    """How an Archive failed, in words (its HTTP status, the transport's error when there is one)."""
+    how = FAILURES[status]
+    if status is Status.HTTP_ERROR and http_status:
+        how = N_("answered with an HTTP error %(status)s", status=http_status)
+    return N_("%(failure)s (%(error)s)", failure=how, error=error) if error else how
 
 
 class Case(StrEnum):
@@ -62,24 +70,37 @@ class Page(StrEnum):
 @dataclass(frozen=True)
 class NextStep:
     """One thing to do next: ``message`` with ``%(name)s`` placeholders filled from ``values``
-    (kept apart so that a page can show the sentence in its reader's language), and the public
-    ``pages`` where it is done or checked."""
+    (kept apart so that a page can show the sentence in its reader's language; a value may be a
+    message itself), and the public ``pages`` where it is done or checked. A step kept as a
+    sentence only (a trace stored before steps kept their message) is not ``translatable``."""
 
     message: str
-    values: Mapping[str, str] = field(default_factory=dict)
+    values: Mapping[str, object] = field(default_factory=dict)
     pages: tuple[Page, ...] = ()
+    translatable: bool = True
+
+    @property
+    def sentence(self) -> str:
+        """The sentence, as a message to show in the reader's language (as it is, if not translatable)."""
+        return Message(self.message, self.values) if self.translatable else self.message
 
     @property
     def text(self) -> str:
         """The sentence in English, values filled in."""
-        return self.message % dict(self.values) if self.values else self.message  # as gettext fills them
+        return str(self.sentence)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"message": self.message, "values": dict(self.values), "pages": [page.value for page in self.pages]}
+        data = {"message": self.message, "values": {name: str(value) for name, value in self.values.items()},
+                "pages": [page.value for page in self.pages]}
+        if any(isinstance(value, (Message, tuple)) for value in self.values.values()):
+            data["message_i18n"] = to_record(self.sentence)
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> NextStep:
-        return cls(data["message"], data["values"], tuple(Page(page) for page in data["pages"]))
+        record = data.get("message_i18n")
+        values = data["values"] if record is None else dict(from_record(data["message"], record).values)
+        return cls(data["message"], values, tuple(Page(page) for page in data["pages"]))
 
 
 @dataclass(frozen=True)
@@ -137,7 +158,14 @@ class ArchiveOutcome:
     detail: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "address": self.address, "state": self.state, "detail": self.detail}
+        data = {"name": self.name, "address": self.address, "state": self.state, "detail": self.detail}
+        if (record := to_record(self.detail)) is not None:
+            data["detail_i18n"] = record
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ArchiveOutcome:
+        return cls(data["name"], data["address"], data["state"], from_record(data["detail"], data.get("detail_i18n")))
 
 
 @dataclass(frozen=True)
@@ -170,8 +198,8 @@ class NotFoundDiagnosis:
             case=Case(data["case"]),
             subsystem=IssuingSubsystem(subsystem["prefix"], subsystem["form"], tuple(subsystem["hosts"]),
                                 tuple(subsystem["ips"]), subsystem["port"]),
-            at_address=tuple(ArchiveOutcome(**outcome) for outcome in data["at_address"]),
-            failed=tuple(ArchiveOutcome(**outcome) for outcome in data["failed"]),
+            at_address=tuple(ArchiveOutcome.from_dict(outcome) for outcome in data["at_address"]),
+            failed=tuple(ArchiveOutcome.from_dict(outcome) for outcome in data["failed"]),
             next_steps=_next_steps_of(data),
         )
 
@@ -241,16 +269,13 @@ def _outcome(step: TraceStep, registered: dict[str, RegisteredArchive]) -> Archi
     entry = registered.get((address or "").lower())
     name = entry.service_ibi if entry is not None else step.receiver
     if step.status is Status.EMPTY:
-        return ArchiveOutcome(name, address, "answered-empty", "answered that it holds no item with this IBI")
+        return ArchiveOutcome(name, address, "answered-empty", N_("answered that it holds no item with this IBI"))
     if step.status in FAILURES:
-        how = FAILURES[step.status]
-        if step.status is Status.HTTP_ERROR and step.http_status:
-            how += f" {step.http_status}"
-        detail = how + (f" ({step.error})" if step.error else "")
+        detail = failure_words(step.status, step.http_status, step.error)
         if step.elapsed_ms is not None:
-            detail += f", after {step.elapsed_ms:g} ms"
+            detail = N_("%(failure)s, after %(ms)s ms", failure=detail, ms=decimal(step.elapsed_ms))
         return ArchiveOutcome(name, address, "failed", detail)
-    return ArchiveOutcome(name, address, "answered", "answered, but with no URL for what was asked")
+    return ArchiveOutcome(name, address, "answered", N_("answered, but with no URL for what was asked"))
 
 
 def _case(here: Sequence[ArchiveOutcome]) -> Case:
@@ -267,9 +292,10 @@ def _case(here: Sequence[ArchiveOutcome]) -> Case:
 def _excluded(archive: RegisteredArchive, event: ArchiveEvent | None) -> ArchiveOutcome:
     """A registered Archive at the address that is not asked: since when, and why if its history says."""
     when = _when(event.at if event is not None else archive.updated_at)
-    detail = f"registered, but excluded on {when}"
     if event is not None and event.detail:
-        detail += f" ({event.detail})"
+        detail = N_("registered, but excluded on %(date)s (%(why)s)", date=when, why=event.detail)
+    else:
+        detail = N_("registered, but excluded on %(date)s", date=when)
     return ArchiveOutcome(archive.service_ibi, archive.address, "excluded", detail)
 
 
@@ -308,7 +334,7 @@ def _next_steps(ibi: str, case: Case, subsystem: IssuingSubsystem, here: Sequenc
             {"where": subsystem.where, "names": names, "ibi": ibi}, (Page.PARSE, Page.CONVERT)))
     others = [outcome for outcome in failed if outcome not in here]
     if others:
-        listed = ", ".join(f"{outcome.name} ({outcome.detail})" for outcome in others)
+        listed = tuple(N_("%(name)s (%(detail)s)", name=outcome.name, detail=outcome.detail) for outcome in others)
         steps.append(NextStep(
             N_("Other Archives failed to answer: %(listed)s. If one of them holds the item, its administrator "
             "should look at it."), {"listed": listed}, (Page.ARCHIVE_HEALTH,)))
@@ -328,7 +354,7 @@ def _excluded_step(outcome: ArchiveOutcome, event: ArchiveEvent | None) -> NextS
         N_("The Archive %(name)s at %(address)s was excluded on %(date)s (its history says: %(why)s), so the "
         "resolver no longer asks it. It is asked again once it is included again (its inclusionRequest, §7.2, "
         "or an administrator)."),
-        {**values, "date": _when(event.at), "why": event.detail or "no reason given"}, (Page.ARCHIVE_HEALTH,))
+        {**values, "date": _when(event.at), "why": event.detail or N_("no reason given")}, (Page.ARCHIVE_HEALTH,))
 
 
 def _when(at: str) -> str:
@@ -340,7 +366,7 @@ def _next_steps_of(data: dict[str, Any]) -> tuple[NextStep, ...]:
     """The next steps of a diagnosis's JSON; a trace stored before they had pages keeps its sentences."""
     details = data.get("next_step_details")
     if details is None:
-        return tuple(NextStep(text) for text in data["next_steps"])
+        return tuple(NextStep(text, translatable=False) for text in data["next_steps"])
     return tuple(NextStep.from_dict(step) for step in details)
 
 

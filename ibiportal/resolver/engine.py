@@ -33,7 +33,8 @@ from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
 from ibiportal.errors import ParseError
-from ibiportal.ibi.explain import explain_verbs
+from ibiportal.i18n import N_, Localized, Message
+from ibiportal.ibi.explain import EXPLANATION_LANGUAGES, explain_verbs
 from ibiportal.ibi.modifiers import GET_LAST_EDITION, GET_TRANSLATION, Verb
 from ibiportal.ibi.url import PersistentUrl
 from ibiportal.protocol.messages import UrlRequest, service_url
@@ -94,6 +95,19 @@ def joined(resolution: Resolution, trace_url: str, waited_ms: float) -> Resoluti
                             selection=Selection.JOINED))
     outcome = resolution.trace.numbered(7)
     return replace(resolution, trace=Trace((share, *outcome)), hops=0, elapsed_ms=waited_ms)
+
+
+def not_a_persistent_url(error: ParseError) -> Message:
+    """The bad-request alert for a persistent URL that does not parse: what is wrong, and where."""
+    if error.position is None:
+        return N_("not a persistent URL: %(problem)s", problem=error.message)
+    return N_("not a persistent URL: %(problem)s (at character %(position)s)", problem=error.message,
+              position=error.position)
+
+
+def _explained(verbs: Sequence[Verb], ibi: str) -> Localized:
+    """What ``verbs`` return from ``ibi``, in each language the explanations are written in."""
+    return Localized({lang: explain_verbs(verbs, lang, ibi) for lang in EXPLANATION_LANGUAGES})
 
 
 def _said(step: TraceStep, *, alert: Alert | None = None, url: str | None = None) -> TraceStep:
@@ -183,7 +197,7 @@ class _Run:
         except ParseError as error:
             self.steps.append(_said(TraceStep(2, StepKind.CAPTURE, BROWSER, RESOLVER, "", request_url=self.received,
                                               parse_error=ParseProblem(error.message, error.position))))
-            return self.finish(alert=Alert(AlertReason.BAD_REQUEST, f"not a persistent URL: {error}"))
+            return self.finish(alert=Alert(AlertReason.BAD_REQUEST, not_a_persistent_url(error)))
         self.parsed = parsed
         captured = (
             ("clientinformation.ipaddress", " ".join(self.client.ip_addresses)),
@@ -194,9 +208,10 @@ class _Run:
                                           pairs=captured, ibi=str(parsed.ibi), verbs=tuple(str(verb) for verb in parsed.verbs),
                                           client_ips=self.client.ip_addresses)))
         if not self.client.ip_addresses:
-            return self.finish(alert=Alert(AlertReason.BAD_REQUEST, "the user's IP address is unknown (Table 8.9 needs it)"))
+            return self.finish(alert=Alert(AlertReason.BAD_REQUEST,
+                                           N_("the user's IP address is unknown (Table 8.9 needs it)")))
         if not self.resolver.archives:
-            return self.finish(alert=Alert(AlertReason.NO_ARCHIVES, "no Archive is included in the resolution system"))
+            return self.finish(alert=Alert(AlertReason.NO_ARCHIVES, N_("no Archive is included in the resolution system")))
         return self.loop(parsed)
 
     def loop(self, parsed: PersistentUrl) -> Resolution:
@@ -207,12 +222,14 @@ class _Run:
         while True:
             key = (ibi.casefold(), tuple(str(verb) for verb in verbs))
             if key in seen:
-                return self.finish(alert=Alert(AlertReason.CYCLE, f"the Archives lead back to {ibi} with the same verbs: a cycle, stopped"))
+                return self.finish(alert=Alert(AlertReason.CYCLE, N_(
+                    "the Archives lead back to %(ibi)s with the same verbs: a cycle, stopped", ibi=ibi)))
             seen.add(key)
             if self.hops >= self.settings.hop_limit:
                 return self.finish(alert=Alert(
                     AlertReason.HOP_LIMIT,
-                    f"still no URL after {self.hops} rounds of urlRequest (hop limit {self.settings.hop_limit}); next would be {ibi}",
+                    N_("still no URL after %(rounds)s rounds of urlRequest (hop limit %(limit)s); next would be %(ibi)s",
+                       rounds=self.hops, limit=self.settings.hop_limit, ibi=ibi),
                 ))
             self.hops += 1
             chosen = self.ask_all(ibi, verbs, parsed.filepath, original)
@@ -223,7 +240,9 @@ class _Run:
                 seen.add((form.casefold(), key[1]))
             if reading.deleted:
                 timestamp = reading.pairs.get("timestamp")
-                return self.finish(alert=Alert(AlertReason.DELETED, f"{ibi} was deleted (at {timestamp}), according to {reply.endpoint.name}", timestamp))
+                return self.finish(alert=Alert(AlertReason.DELETED, N_(
+                    "%(ibi)s was deleted (at %(timestamp)s), according to %(archive)s", ibi=ibi, timestamp=timestamp,
+                    archive=reply.endpoint.name), timestamp))
             if reading.url is not None:
                 return self.conclude(parsed, reply, reading)
             if reading.onward is None:
@@ -287,20 +306,24 @@ class _Run:
         archive = reply.endpoint.name
         missing = missing_step(reading)
         if missing is None:
-            return Alert(AlertReason.RELATION_MISSING,
-                         f"no URL: {archive} holds {ibi} and knows {explain_verbs(reading.verbs, 'en', ibi)}, but "
-                         f"gives no URL for it (its answer has no url{reading.relation}): a file it does not hold, "
-                         "or a file list it does not offer")
+            return Alert(AlertReason.RELATION_MISSING, N_(
+                "no URL: %(archive)s holds %(ibi)s and knows %(known)s, but gives no URL for it (its answer has no "
+                "url%(relation)s): a file it does not hold, or a file list it does not offer", archive=archive,
+                ibi=ibi, known=_explained(reading.verbs, ibi), relation=reading.relation))
         known, verb = missing
-        relation = relation_of([*known, verb])
-        wanted = explain_verbs([*known, verb], "en", ibi)
-        lacks = f"its answer has no url{relation} and no ibi{relation}"
+        values = {"archive": archive, "ibi": ibi, "wanted": _explained([*known, verb], ibi),
+                  "relation": relation_of([*known, verb])}
         if verb.name == GET_TRANSLATION:
-            return Alert(AlertReason.TRANSLATION_MISSING, f"translation does not exist: {archive} holds {ibi}, but no {wanted} ({lacks})")
+            return Alert(AlertReason.TRANSLATION_MISSING, N_(
+                "translation does not exist: %(archive)s holds %(ibi)s, but no %(wanted)s (its answer has no "
+                "url%(relation)s and no ibi%(relation)s)", **values))
         if verb.name == GET_LAST_EDITION:
-            return Alert(AlertReason.RELATION_MISSING, f"last edition unknown: {archive} holds {ibi}, but does not know the "
-                                                       f"{wanted} ({lacks}, and no ibi.nextedition)")
-        return Alert(AlertReason.RELATION_MISSING, f"metadata do not exist: {archive} holds {ibi}, but no {wanted} ({lacks})")
+            return Alert(AlertReason.RELATION_MISSING, N_(
+                "last edition unknown: %(archive)s holds %(ibi)s, but does not know the %(wanted)s (its answer has "
+                "no url%(relation)s and no ibi%(relation)s, and no ibi.nextedition)", **values))
+        return Alert(AlertReason.RELATION_MISSING, N_(
+            "metadata do not exist: %(archive)s holds %(ibi)s, but no %(wanted)s (its answer has no url%(relation)s "
+            "and no ibi%(relation)s)", **values))
 
     # -- (5), (6) and (7) ------------------------------------------------------------
 
@@ -309,8 +332,10 @@ class _Run:
         url = reading.url or ""
         problem = redirect_problem(url)
         if problem is not None:
-            return self.finish(alert=Alert(AlertReason.UNSAFE_URL,
-                               f"{reply.endpoint.name} answered url{reading.relation} {url[:120]!r}, which is not a URL to send you to ({problem}): not redirecting"))
+            return self.finish(alert=Alert(AlertReason.UNSAFE_URL, N_(
+                "%(archive)s answered url%(relation)s %(url)s, which is not a URL to send you to (%(problem)s): "
+                "not redirecting", archive=reply.endpoint.name, relation=reading.relation, url=repr(url[:120]),
+                problem=problem)))
         parts = urlsplit(url)
         acknowledgment, pending_notice = self.acknowledge(reply, reading)
         if parsed.query:

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from .diagnosis import FAILURES
+from .diagnosis import FAILURES, failure_words
+from ..i18n import from_record
 from ..registry import RegisteredArchive
 from .trace import Status, StepKind
 
@@ -158,7 +159,7 @@ def _count(row: ArchiveHealth, step: dict, trace_id: str, at: str) -> None:
         row.failed += 1
         outcome = Outcome.FAILED
         if row.last_failure is None:  # traces come newest first
-            reason = FAILURES[status] + (f" ({step['error']})" if step.get("error") else "")
+            reason = failure_words(status, error=from_record(step.get("error"), step.get("error_i18n")))
             row.last_failure = LastFailure(reason, at, trace_id)
     else:
         return  # not waited for: nothing measured

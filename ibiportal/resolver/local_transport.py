@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
+from ibiportal.i18n import N_, decimal
 from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Failure, Route, Timeouts
 
 if TYPE_CHECKING:
@@ -81,7 +82,8 @@ class LocalTransport:
         limit = min(timeouts.read, timeouts.total)
         if delay > limit:
             self._sleep(limit)
-            return Exchange(failure=Failure.TIMEOUT, error=f"no answer within {limit:g} s (this demo Archive takes {delay:g} s)")
+            return Exchange(failure=Failure.TIMEOUT, error=N_("no answer within %(limit)s s (this demo Archive takes "
+                                                               "%(delay)s s)", limit=decimal(limit), delay=decimal(delay)))
         if delay:
             self._sleep(delay)
         answer = archive.service.respond(parts.query)

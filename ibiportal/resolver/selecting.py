@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ibiportal.protocol.pairlist import PairList, read_answer
+from ibiportal.i18n import N_, Message, decimal
+from ibiportal.protocol.pairlist import PairList, UnreadableAnswer, read_answer
 from ibiportal.resolver.asking import Reply
 from ibiportal.resolver.reading import Reading
 from ibiportal.resolver.trace import Alert, AlertReason, Selection
@@ -43,8 +44,9 @@ def select(arrivals: Sequence[Arrival], original: bool, unanswered: Sequence[Arc
         claims = [(reply, reading) for reply, reading in with_url if reading.original]
         if len(claims) >= 2:
             names = ", ".join(reply.endpoint.name for reply, _ in claims)
-            return Alert(AlertReason.CONFLICTING_ORIGINALS,
-                         f"two or more Archives under suspicion, investigation needed: {names} all claim the original")
+            return Alert(AlertReason.CONFLICTING_ORIGINALS, N_(
+                "two or more Archives under suspicion, investigation needed: %(names)s all claim the original",
+                names=names))
         if len(claims) == 1:
             return Choice(Selection.ONLY_ORIGINAL, *claims[0])
         onward = [(reply, reading) for reply, reading in answered if reading.onward is not None]
@@ -52,7 +54,8 @@ def select(arrivals: Sequence[Arrival], original: bool, unanswered: Sequence[Arc
             return Choice(Selection.FIRST_USABLE, *onward[0])
         if with_url:
             names = ", ".join(reply.endpoint.name for reply, _ in with_url)
-            return Alert(AlertReason.NO_ORIGINAL, f"the original was required but no Archive claims it ({names} hold copies)")
+            return Alert(AlertReason.NO_ORIGINAL, N_(
+                "the original was required but no Archive claims it (%(names)s hold copies)", names=names))
     useful = [item for item in answered if item[1].useful]
     selected = useful[0] if useful else (answered[0] if answered else None)
     if selected is None:
@@ -67,25 +70,40 @@ def is_empty(reply: Reply) -> bool:
     return exchange.failure is None and exchange.status == 200 and not (exchange.body or b"").strip()
 
 
-def summary(reply: Reply) -> str:
+def summary(reply: Reply) -> Message:
     """How one Archive's exchange went, for the alert that names it."""
     exchange = reply.exchange
+    name = reply.endpoint.name
     if exchange.failure is not None:
-        return f"failed ({exchange.failure}: {exchange.error})"
+        return N_("%(archive)s failed (%(failure)s: %(error)s)", archive=name, failure=str(exchange.failure),
+                  error=exchange.error)
     if exchange.status != 200:
-        return f"answered HTTP {exchange.status}"
+        return N_("%(archive)s answered HTTP %(status)s", archive=name, status=exchange.status)
     answer = read_answer(exchange.body or b"")
     if not isinstance(answer, PairList):
-        return f"answered a malformed pair list ({answer})"
-    return "answered empty" if is_empty(reply) else f"answered after {reply.elapsed_ms:g} ms"
+        return N_("%(archive)s answered a malformed pair list (%(problem)s)", archive=name, problem=_unreadable(answer))
+    if is_empty(reply):
+        return N_("%(archive)s answered empty", archive=name)
+    return N_("%(archive)s answered after %(ms)s ms", archive=name, ms=decimal(reply.elapsed_ms))
 
 
-def nobody(arrivals: Sequence[Arrival], unanswered: Sequence[ArchiveEndpoint]) -> str:
+def _unreadable(answer: UnreadableAnswer) -> str:
+    """Why an answer is not a pair list, and where (as ``str(answer)`` says it)."""
+    if answer.position is None:
+        return answer.message
+    return N_("%(message)s (at character %(position)s)", message=answer.message, position=answer.position)
+
+
+def nobody(arrivals: Sequence[Arrival], unanswered: Sequence[ArchiveEndpoint]) -> Message:
     """Why no answer could be selected: how many Archives answered empty, and what failed."""
     empty = sum(1 for reply, _ in arrivals if is_empty(reply))
-    failures = [f"{reply.endpoint.name} {summary(reply)}" for reply, _ in arrivals if not is_empty(reply)]
-    failures += [f"{endpoint.name} gave no answer before the deadline" for endpoint in unanswered]
-    trouble = f"; {'; '.join(failures)}" if failures else ""
+    failures = [summary(reply) for reply, _ in arrivals if not is_empty(reply)]
+    failures += [N_("%(archive)s gave no answer before the deadline", archive=endpoint.name) for endpoint in unanswered]
+    if empty and failures:
+        return N_("not found: the %(count)s Archive(s) that answered do not hold this IBI; %(failures)s",
+                  count=empty, failures=tuple(failures))
     if empty:
-        return f"not found: the {empty} Archive(s) that answered do not hold this IBI{trouble}"
-    return f"no Archive answered usably{trouble}"
+        return N_("not found: the %(count)s Archive(s) that answered do not hold this IBI", count=empty)
+    if failures:
+        return N_("no Archive answered usably; %(failures)s", failures=tuple(failures))
+    return N_("no Archive answered usably")

@@ -12,15 +12,19 @@ A :class:`Resolution` is what the engine returns: the URL to redirect to, or an
 * (7) the outcome, in words.
 
 Everything is plain data: :meth:`Resolution.to_dict` gives JSON-ready dictionaries and
-:meth:`Resolution.from_dict` rebuilds an equal value.
+:meth:`Resolution.from_dict` rebuilds an equal value. A sentence that is a translatable message
+(the alert's, an error, a note, a parse error: :class:`ibiportal.i18n.Message`) is kept with its
+template and values too (``message_i18n``, ``error_i18n``, ``notes_i18n``), so that a stored
+trace is shown later in its reader's language.
 """
 from __future__ import annotations
 
 from concurrent.futures import Future
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any
 
+from ibiportal.i18n import from_record, to_record
 from ibiportal.ibi.url import PersistentUrl
 from ibiportal.resolver.transport import ArchiveEndpoint
 
@@ -107,6 +111,16 @@ class ParseProblem:
     message: str
     position: int | None = None
 
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"message": self.message, "position": self.position}
+        if (record := to_record(self.message)) is not None:
+            data["message_i18n"] = record
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ParseProblem:
+        return cls(from_record(data["message"], data.get("message_i18n")), data.get("position"))
+
 
 @dataclass(frozen=True)
 class TraceStep:
@@ -173,7 +187,7 @@ class TraceStep:
         """JSON-ready: enums as their values, pairs as ``[name, raw value]`` lists. Field by field,
         not ``asdict``: its deep copy of every pair was most of the cost of storing a trace."""
         data = {name: getattr(self, name) for name in _STEP_FIELDS}
-        data["parse_error"] = None if self.parse_error is None else asdict(self.parse_error)
+        data["parse_error"] = None if self.parse_error is None else self.parse_error.to_dict()
         for name in _ENUM_FIELDS:
             value = getattr(self, name)
             data[name] = None if value is None else value.value
@@ -182,6 +196,11 @@ class TraceStep:
         data["outcomes"] = [[name, status.value] for name, status in self.outcomes]
         data["verbs"] = list(self.verbs)
         data["client_ips"] = list(self.client_ips)
+        if (error := to_record(self.error)) is not None:
+            data["error_i18n"] = error
+        notes = [to_record(note) for note in self.notes]
+        if any(notes):
+            data["notes_i18n"] = notes
         return data
 
     @classmethod
@@ -194,8 +213,11 @@ class TraceStep:
         pairs = values.get("pairs")
         values["pairs"] = None if pairs is None else tuple((name, value) for name, value in pairs)
         problem = values.get("parse_error")
-        values["parse_error"] = None if problem is None else ParseProblem(**problem)
-        values["notes"] = tuple(values.get("notes", ()))
+        values["parse_error"] = None if problem is None else ParseProblem.from_dict(problem)
+        values["error"] = from_record(values.get("error"), values.pop("error_i18n", None))
+        notes = values.get("notes", ())
+        records = [*values.pop("notes_i18n", ()), *[None] * len(notes)]  # notes added in storage have none
+        values["notes"] = tuple(from_record(note, record) for note, record in zip(notes, records))
         values["verbs"] = tuple(values.get("verbs", ()))
         values["client_ips"] = tuple(values.get("client_ips", ()))
         return cls(**values)
@@ -235,11 +257,15 @@ class Alert:
     timestamp: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"reason": self.reason.value, "message": self.message, "timestamp": self.timestamp}
+        data = {"reason": self.reason.value, "message": self.message, "timestamp": self.timestamp}
+        if (record := to_record(self.message)) is not None:
+            data["message_i18n"] = record
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Alert:
-        return cls(AlertReason(data["reason"]), data["message"], data.get("timestamp"))
+        return cls(AlertReason(data["reason"]), from_record(data["message"], data.get("message_i18n")),
+                   data.get("timestamp"))
 
 
 @dataclass(frozen=True)

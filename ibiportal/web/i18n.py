@@ -28,10 +28,10 @@ from urllib.parse import urlencode, urlsplit
 from babel.dates import format_timedelta
 from flask import Blueprint, Flask, Response, g, has_request_context, redirect, request, url_for
 from flask_babel import Babel, format_date, format_datetime, format_decimal, get_locale, gettext
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from ..errors import ParseError
-from ..i18n import N_, Message
+from ..i18n import LIST_SEPARATOR, N_, Localized, Message
 from . import catalogs
 
 DEFAULT = "en"
@@ -99,22 +99,38 @@ def current_language() -> str:
 
 
 def translate(text):
-    """A core :class:`~ibiportal.i18n.Message` in the reader's language (its values too); other
-    text as it is."""
+    """A core :class:`~ibiportal.i18n.Message` (or :class:`~ibiportal.i18n.Localized` text) in the
+    reader's language, its values too; other text as it is."""
+    if isinstance(text, Localized):
+        return text.texts.get(current_language(), str(text))
     if not isinstance(text, Message):
         return text
     if not text.values:
         return gettext(text.template)
-    return gettext(text.template, **{name: translate(value) for name, value in text.values.items()})
+    return gettext(text.template, **{name: _translated_value(value) for name, value in text.values.items()})
+
+
+def _translated_value(value):
+    if isinstance(value, tuple):  # a list of values (ibiportal.i18n)
+        return LIST_SEPARATOR.join(str(translate(item)) for item in value)
+    return translate(value)
 
 
 def lang_attr(text) -> Markup:
     """`` lang="en"`` for text that stays English on a page in another language: text kept as it
     was recorded (a stored trace's sentence from before its message was kept with it, a transport's
     error), so that screen readers pronounce it right and the language walk knows it is meant."""
-    if not text or isinstance(text, Message) or str(get_locale() or DEFAULT) == DEFAULT:
+    if not text or isinstance(text, (Message, Localized)) or str(get_locale() or DEFAULT) == DEFAULT:
         return Markup("")
     return Markup(' lang="en"')
+
+
+def said(text) -> Markup:
+    """``text`` as the page shows it, escaped: a message in the reader's language; other text as it
+    is, in a ``<span lang="en">`` on a page in another language (:func:`lang_attr`)."""
+    attr = lang_attr(text)
+    shown = escape(translate(text))
+    return Markup("<span{}>{}</span>").format(attr, shown) if attr else shown
 
 
 def error_text(error: ParseError) -> str:
@@ -259,7 +275,7 @@ def init_app(app: Flask) -> None:
     app.jinja_env.policies["ext.i18n.trimmed"] = True  # as babel.cfg extracts {% trans %} blocks
     app.jinja_env.filters.update(date=date_filter, datetime=datetime_filter, number=number_filter,
                                  ago=ago_filter, translate=translate,
-                                 lang_attr=lang_attr)
+                                 lang_attr=lang_attr, said=said)
     app.context_processor(template_context)
     app.after_request(remember_and_label)
     app.register_blueprint(bp)

@@ -2,8 +2,11 @@
 and the next step for each case — from a real engine's resolution, never from its sentences."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from ibiportal.i18n import Message
 from ibiportal.ibi.identifier import parse_ibi
 from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS
 from ibiportal.resolver.diagnosis import Case, NextStep, NotFoundDiagnosis, IssuingSubsystem, Page, diagnose, subsystem_of
@@ -138,8 +141,24 @@ def test_a_trace_stored_before_next_steps_had_pages_keeps_its_sentences():
     data = diagnose(resolve({"b.example.org": "timeout"}), [], KNOWN_PREFIX_PAIRS).to_dict()
     del data["next_step_details"]
     old = NotFoundDiagnosis.from_dict(data)
-    assert old.next_steps == tuple(NextStep(text) for text in data["next_steps"])
+    assert old.next_steps == tuple(NextStep(text, translatable=False) for text in data["next_steps"])
     assert [step.text for step in old.next_steps] == data["next_steps"] and old.next_steps[0].pages == ()
+    assert not isinstance(old.next_steps[0].sentence, Message)  # its English is all there is to show
+
+
+def test_a_stored_diagnosis_keeps_its_messages_for_the_reader_s_language():
+    """Each Archive's detail and each next step come back from the stored JSON as the messages they
+    were, values that are messages themselves included, so a page can show them translated."""
+    diagnosis = diagnose(resolve({"a.example.org": "timeout", "b.example.org": "timeout"}), [], KNOWN_PREFIX_PAIRS)
+    stored = NotFoundDiagnosis.from_dict(json.loads(json.dumps(diagnosis.to_dict())))
+    failed = stored.failed[0]
+    assert isinstance(failed.detail, Message) and failed.detail == diagnosis.failed[0].detail
+    assert failed.detail.template == "%(failure)s, after %(ms)s ms"
+    assert failed.detail.values["failure"].template == "%(failure)s (%(error)s)"
+    others = stored.next_steps[-1]
+    assert others.message.startswith("Other Archives failed to answer: %(listed)s.")
+    assert all(isinstance(item, Message) for item in others.values["listed"])
+    assert others.text == diagnosis.next_steps[-1].text
 
 
 @pytest.mark.parametrize("address, expected", [("[2001:db8::1]:80", True), ("2001:db8::1", True), ("x.org", False)])

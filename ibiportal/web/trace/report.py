@@ -212,6 +212,7 @@ class Fact:
     label: str
     value: str
     code: bool = True
+    moment: bool = False  # an ISO 8601 time, shown as the reader's language writes it
 
 
 @dataclass
@@ -465,7 +466,7 @@ def _facts(report: TraceReport) -> list[Fact]:
         facts.append(Fact(lazy_gettext("Accept-Language"), asked["accept_language"] or str(lazy_gettext("(none)"))))
     facts.append(Fact(lazy_gettext("Original required"), str(lazy_gettext("yes") if report.require_original else lazy_gettext("no")), False))
     if asked.get("traced_at"):
-        facts.append(Fact(lazy_gettext("Traced at"), asked["traced_at"]))
+        facts.append(Fact(lazy_gettext("Traced at"), asked["traced_at"], False, moment=True))
     return facts
 
 

@@ -8,6 +8,9 @@ import re
 
 from lxml import html as lxml_html
 
+from ibiportal.storage.database import Storage
+from ibiportal.storage.traces import TraceStore
+
 CLIENT = {"REMOTE_ADDR": "172.16.44.200"}
 PT = {"Accept-Language": "pt-BR"}
 EN = {"Accept-Language": "en"}
@@ -87,7 +90,7 @@ def test_failing_archives_in_portuguese(app, client):
     assert re.search(r"slow após \d+(,\d+)? ms: sem resposta \(timeout\): ", text)
     assert "Onde a resposta deixa de ser uma lista de pares" in html
     assert "Não é uma lista de pares (Tabela 6.2):" in text
-    for english in ("not used", "no answer before", "Where the answer stops"):
+    for english in ("not a pair list", "not used", "no answer before", "Where the answer stops"):
         assert english not in text, english
 
 
@@ -99,3 +102,57 @@ def test_a_comparison_in_portuguese(app, client):
     assert re.search(r"Mesmo resultado: redirecionamento para http://mtc-m16c\.sid\.inpe\.br/\S+\.", text)
     assert re.search(r"\d+(,\d+)? ms antes, \d+(,\d+)? ms agora;", text)
     assert "com resposta" in text and "redirect to" not in text
+
+
+def test_a_not_found_trace_in_portuguese(app, client):
+    """The alert and the diagnosis come from the stored trace, kept as messages: Portuguese too."""
+    path = traced(client, "http://urlib.net/8JMKD3MGP8W/34PGRBS")
+    text = words(page(app, path, PT))
+    assert re.search(r"O resolvedor responde 404 Not Found com o alerta : não encontrado: o\(s\) \d+ Arquivo\(s\) que "
+                     r"responderam não têm este IBI", text)
+    assert re.search(r"Alerta em vez de uma URL: Não encontrado: o\(s\) \d+ Arquivo\(s\)", text)
+    assert "Por que não foi encontrado" in text and "nenhum: todos os Arquivos consultados responderam" in text
+    assert "the Archive(s) that answered" not in words(page(app, path, PT), keep_english=True)
+
+
+def test_failing_archives_in_the_diagnosis_and_the_alert_in_portuguese(app, client):
+    path = traced(client, FAULTY, include_faulty="y")
+    text = words(page(app, path, PT), keep_english=True)
+    assert re.search(r"garbled respondeu uma lista de pares malformada \(", text)
+    assert re.search(r"slow falhou \(timeout: nenhuma resposta em \d+ s \(este Arquivo de demonstração leva 30 s\)\)", text)
+    assert re.search(r"não respondeu a tempo \(nenhuma resposta em \d+ s \(este Arquivo de demonstração leva 30 s\)\), "
+                     r"após \d+(,\d)? ms", text)
+    assert re.search(r": respondeu algo que não é uma lista de pares \(Tabela 6\.2\), após \d+(,\d+)? ms", text)
+    for english in ("answered a malformed pair list", "answered something that is not", "did not answer in time",
+                    "gave no answer before the deadline", "this demo Archive takes"):
+        assert english not in text, english
+
+
+def test_a_trace_stored_before_its_messages_were_kept_shows_its_english_marked_so(app, client):
+    """A stored trace without the messages' records (kept before they were) still reads: its alert
+    and next steps in the English they were stored in, marked lang="en" on a Portuguese page."""
+    trace_id = traced(client, "http://urlib.net/8JMKD3MGP8W/34PGRBS").rsplit("/", 1)[1]
+    storage = Storage(app.config["DATABASE"])
+    store = TraceStore(storage)
+    body = store.load_trace(trace_id)
+    assert "message_i18n" in body["alert"]
+    del body["alert"]["message_i18n"]
+    del body["diagnosis"]["next_step_details"]
+    store.save_trace("older-trace", body["persistent_url"], "not-found", body, 100, 10_000_000)
+    storage.close()
+    html = page(app, "/trace/older-trace", PT)
+    english = lxml_html.fromstring(html).xpath('//*[@lang="en"]')
+    assert any(element.text_content().startswith("not found: the ") for element in english)
+    assert any(element.text_content().startswith("No Archive at 150.163.34.243") for element in english)
+    assert "Por que não foi encontrado" in html
+
+
+def test_the_alert_page_in_portuguese(app):
+    text = words(page_any(app, "/8JMKD3MGP8W/34PGRBS", PT))
+    assert re.search(r"não encontrado: o\(s\) \d+ Arquivo\(s\) que responderam não têm este IBI", text)
+    assert "the Archive(s) that answered" not in text
+
+
+def page_any(app, path: str, headers: dict) -> str:
+    """``path`` in one language, whatever its status (the resolver's alert is a 404)."""
+    return app.test_client().get(path, headers=headers, environ_base=CLIENT).get_data(as_text=True)
