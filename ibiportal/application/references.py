@@ -73,12 +73,13 @@ OUTCOME_OF_ALERT = {
 @dataclass(frozen=True)
 class Answer:
     """What the resolver answered one request, as ``GET /<persistent URL>`` answers it: the URL
-    it redirects to or the alert, the permalink of the trace, and the cache state (``hit``,
-    ``stale``, ``miss``, ``joined`` or ``off``, as its ``X-IBI-Cache`` header says)."""
+    it redirects to or the alert, the permalink of the trace (``None`` when the check kept none
+    of it), and the cache state (``hit``, ``stale``, ``miss``, ``joined`` or ``off``, as its
+    ``X-IBI-Cache`` header says)."""
 
     location: str | None
     alert: Alert | None
-    trace_url: str
+    trace_url: str | None
     cache: str
 
 

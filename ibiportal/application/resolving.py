@@ -11,6 +11,7 @@ import hashlib
 import json
 import logging
 import secrets
+import threading
 import time
 from collections.abc import Mapping
 from concurrent.futures import Future
@@ -116,6 +117,10 @@ class Site:
         """The permalink of a stored trace."""
         return f"{self.root}{TRACE_PATH}{trace_id}"
 
+    def trace_link(self, trace_id: str | None) -> str | None:
+        """The permalink of a trace if one was kept (a reference check keeps some: TraceBudget)."""
+        return None if trace_id is None else self.trace_permalink(trace_id)
+
 
 @dataclass(frozen=True)
 class Asked:
@@ -135,15 +140,41 @@ class Asked:
 
 @dataclass(frozen=True)
 class StoredResolution:
-    """A resolution, the id of its stored trace (the permalink), and why it found nothing
-    (``diagnosis``); ``joined`` when it shares the outcome of an identical request's resolution
+    """A resolution, the id of its stored trace (the permalink; ``None`` when a reference check
+    kept no trace of it: :class:`TraceBudget`), and why it found nothing (``diagnosis``); ``joined`` when it shares the outcome of an identical request's resolution
     instead of asking the Archives itself (a follower's own, or the outcome a leader in another
     worker published, which carries the leader's trace id: :func:`from_published`)."""
 
-    trace_id: str
+    trace_id: str | None
     resolution: Resolution
     joined: bool = False
     diagnosis: NotFoundDiagnosis | None = None
+
+
+class TraceBudget:
+    """How many traces one reference check may still keep (thread-safe: its resolutions run at once).
+
+    Traces are kept for their permalinks within ``IBIPORTAL_TRACE_RETENTION`` traces, whoever
+    made them. A 5,000-IBI check keeping one per request pushed out every other trace, and its own
+    first 4,000 before it ended: the links it handed out led nowhere. So a check keeps at most
+    ``limit`` (half the retention: what it keeps outlives it, and others' traces keep the other
+    half), the ones a reader looks into first: a resolution that found nothing takes any trace
+    left, one that found a URL (whose entry shows where it leads) only while more than half of
+    the budget is left. The others' entries have no trace link; storing 5,000 traces and their
+    diagnoses was also most of the check's time (``benchmarks/references.py``)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = max(0, limit)
+        self._left = self.limit
+        self._lock = threading.Lock()
+
+    def take(self, found: bool) -> bool:
+        """Whether a resolution (``found``: it found a URL) keeps its trace; it is counted if so."""
+        with self._lock:
+            if self._left <= 0 or (found and self._left * 2 <= self.limit):
+                return False
+            self._left -= 1
+            return True
 
 
 @dataclass(frozen=True)
@@ -152,12 +183,14 @@ class Batch:
     than by each resolution (a 5,000-IBI list read the registry 10,000 times, a sixth of the
     check's time: ``benchmarks/references.py``): the endpoints of the Archives asked, and what a
     not-found's diagnosis compares the answers with (the registry, the prefix table and the last
-    exclusions), as they were when the check started (:meth:`Resolving.batch`)."""
+    exclusions), as they were when the check started (:meth:`Resolving.batch`); and how many
+    traces the check may still keep (:class:`TraceBudget`)."""
 
     endpoints: tuple[ArchiveEndpoint, ...]
     registry: tuple[RegisteredArchive, ...]
     prefix_pairs: tuple[tuple[str, ...], ...]
     exclusions: Mapping[str, ArchiveEvent]
+    traces: TraceBudget
 
 
 @dataclass(frozen=True)
@@ -222,7 +255,8 @@ class Resolving:
         """The registry as the resolutions of one reference check use it: the default Archives."""
         store = ArchiveStore(self.application.storage())
         return Batch(tuple(self.archive_endpoints(self.default_archives, site.portal_url)), tuple(store.archives()),
-                     tuple(self.application.known_prefix_pairs()), store.last_exclusions())
+                     tuple(self.application.known_prefix_pairs()), store.last_exclusions(),
+                     TraceBudget(self.config["TRACE_RETENTION"] // 2))
 
     # -- a resolution that is traced, never cached ---------------------------------------------
 
@@ -266,7 +300,8 @@ class Resolving:
         same options; and for a not-found, ``diagnosis``: why, with the registry as it was then
         (a permalink read later must still explain that resolution, not today's registry). A
         reference check's resolution reads the registry from its ``batch`` (``archives`` must be
-        the default ones then).
+        the default ones then), and keeps its trace only within the check's budget (else its
+        ``trace_id`` is ``None``, and no diagnosis is made: only the trace shows it).
         """
         application = self.application
         resolver = Resolver(
@@ -278,6 +313,8 @@ class Resolving:
         )
         resolution = resolver.resolve(asked.text, client, parsed=asked.parsed)
         self._learn_prefix_pairs(resolution)
+        if batch is not None and not batch.traces.take(resolution.found):
+            return StoredResolution(None, resolution)
         stored = self._store(archives, client, resolution, batch=batch, trace_id=trace_id)
         if resolution.pending_notice is not None:
             self._record_when_it_comes(stored.trace_id, resolution.pending_notice)
@@ -377,7 +414,7 @@ class Resolving:
         leader = shared.result
         if not (shared.joined or leader.joined):
             return leader
-        resolution = joined(leader.resolution, site.trace_permalink(leader.trace_id),
+        resolution = joined(leader.resolution, site.trace_link(leader.trace_id),
                             round((time.monotonic() - started) * 1000, 1))
         if resolution.acknowledgment is not None:
             self.application.acknowledger(site.portal_url).send(resolution.acknowledgment)

@@ -85,9 +85,10 @@ def _captured_text(value: object) -> str:
     return " ".join(value) if isinstance(value, list) else str(value)
 
 
-def joined(resolution: Resolution, trace_url: str, waited_ms: float) -> Resolution:
+def joined(resolution: Resolution, trace_url: str | None, waited_ms: float) -> Resolution:
     """The outcome of a request that joined ``resolution``, the one under way for the same
-    request (ibiportal.resolver.single_flight), whose trace is at ``trace_url``: no message of
+    request (ibiportal.resolver.single_flight), whose trace is at ``trace_url`` (``None``: a
+    reference check's resolution, which kept no trace): no message of
     its own was sent, so its trace says whose resolution it shares and links it. A redirect
     keeps that resolution's acknowledgment, to be sent again for this request as a cache hit's is.
     """

@@ -86,7 +86,8 @@ def _answer(step: TraceStep) -> str:
 
 def _selection(step: TraceStep, alert: Alert | None) -> str:
     if step.selection is Selection.JOINED:
-        return (f"joined the resolution of the same request already under way ({step.joined_trace}): "
+        whose = f" ({step.joined_trace})" if step.joined_trace else ""  # a reference check's may keep no trace
+        return (f"joined the resolution of the same request already under way{whose}: "
                 "its outcome is shared, no Archive asked again")
     if step.selection is Selection.FOLLOW:
         return f"{step.deciding_pair} {step.onward_ibi}: asking all Archives again (hop {step.hop + 1})"

@@ -41,6 +41,13 @@ BUSY_TIMEOUT_SECONDS = 30
 SERVER_POOL_SIZE = 5
 SERVER_POOL_OVERFLOW = 5
 
+#: Connections a process keeps open to a SQLite file. A SQLite connection is only a file handle,
+#: but opening one (and its first statement, which reads the schema) costs about a millisecond;
+#: with more threads reading at once than the pool keeps (a reference check's 32 resolutions,
+#: each reading the own Archive), the overflow connections were opened and closed for every read,
+#: a fifth of the check's time (``benchmarks/references.py``).
+SQLITE_POOL_SIZE = 64
+
 
 class SchemaNotCurrent(IbiError):
     """The database is not at the schema this code needs: the operator runs ``db upgrade``."""
@@ -134,7 +141,7 @@ def _engine(url: str) -> Engine:
         engine = create_engine(
             url, isolation_level="AUTOCOMMIT",
             connect_args={"timeout": BUSY_TIMEOUT_SECONDS, "check_same_thread": False},
-            pool_size=SERVER_POOL_SIZE, max_overflow=-1,  # a SQLite connection is a file handle
+            pool_size=SQLITE_POOL_SIZE, max_overflow=-1,
         )
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import pytest
 
 from ibiportal import config
 from ibiportal.application import Application
-from ibiportal.application.resolving import ArchiveGroup, ArchiveSet, Asked, Caller, Site
+from ibiportal.application.resolving import ArchiveGroup, ArchiveSet, Asked, Caller, Site, TraceBudget
 from ibiportal.ibi.url import PersistentUrl
 from ibiportal.resolver.engine import ClientInfo
 from ibiportal.resolver.trace import AlertReason
@@ -64,6 +65,30 @@ def test_a_not_found_is_diagnosed_from_the_traces_facts(application):
     stored = built.resolving.trace(asked("http://urlib.net/8JMKD3MGP8W/34PGRBS"), ArchiveSet(ArchiveGroup.DEMO), CLIENT, SITE)
     assert stored.resolution.alert.reason is AlertReason.NOT_FOUND
     assert stored.diagnosis is not None and stored.diagnosis.subsystem.prefix == "8JMKD3MGP8W"
+
+
+def test_a_checks_trace_budget_keeps_what_found_nothing_first():
+    budget = TraceBudget(4)
+    # Found resolutions take a trace only while more than half of the budget is left.
+    assert [budget.take(found=True) for _ in range(3)] == [True, True, False]
+    # Those that found nothing take the rest, and then nothing is kept.
+    assert [budget.take(found=False) for _ in range(3)] == [True, True, False]
+    assert not TraceBudget(0).take(found=False)
+
+
+def test_a_checks_resolution_beyond_its_budget_keeps_no_trace(application):
+    built, storage = application
+    batch = built.resolving.batch(SITE)
+    assert batch.traces.limit == built.config["TRACE_RETENTION"] // 2
+    batch = replace(batch, endpoints=tuple(built.resolving.archive_endpoints(ArchiveSet(ArchiveGroup.DEMO), SITE.portal_url)),
+                    traces=TraceBudget(1))
+    url = asked("http://urlib.net/8JMKD3MGP8W/34PGRBS")
+    kept = built.resolving.trace(url, ArchiveSet(ArchiveGroup.DEMO), CLIENT, SITE, batch)
+    assert TraceStore(storage).load_trace(kept.trace_id)["diagnosis"]["ibi"] == "8JMKD3MGP8W/34PGRBS"
+    beyond = built.resolving.trace(url, ArchiveSet(ArchiveGroup.DEMO), CLIENT, SITE, batch)
+    assert beyond.resolution.alert.reason is AlertReason.NOT_FOUND  # resolved all the same
+    assert beyond.trace_id is None and beyond.diagnosis is None and SITE.trace_link(beyond.trace_id) is None
+    assert len(TraceStore(storage).recent_traces(10)) == 1
 
 
 def test_the_client_is_the_callers_list_with_trusted_proxies_only(application):

@@ -114,6 +114,30 @@ def test_entries_stream_as_ndjson(live):
     assert all(set(row["resolution"]) == {"outcome", "status", "location", "reason", "trace", "cache"} for row in entries)
 
 
+def test_a_check_keeps_traces_within_its_budget_and_each_link_it_gives_opens(live):
+    _, _, start = live
+    # Half the retention of 4: two traces for the check's three requests. The not-found takes one
+    # whatever the order they end in; a found one only while more than half is left.
+    app = start(TRACE_RETENTION=4)
+    body = app.test_client().post("/api/v1/extract?resolve=1", json={"text": LIST}, environ_base=USER).get_json()
+    by_request: dict[str, set] = {}
+    for row in body["found"]:
+        if row["resolution"]["status"] is not None:
+            by_request.setdefault(row["persistent_url"], set()).add(row["resolution"]["trace"])
+    assert all(len(links) == 1 for links in by_request.values())  # the entries of one request share its trace
+    links = {url: links.pop() for url, links in by_request.items()}
+    unknown = next(url for url in links if "34PGRBS" in url)
+    assert links[unknown] is not None
+    assert sum(link is None for link in links.values()) >= 1 and sum(link is not None for link in links.values()) <= 2
+    for url, link in links.items():  # after the check: every link it gave is kept, and is that request's
+        if link is not None:
+            trace = app.test_client().get(link.replace("http://localhost", "")).get_json()
+            assert trace["persistent_url"] == url.replace("http://urlib.net/", "http://localhost/")
+    untraced = [row["resolution"] for row in body["found"] if row["persistent_url"] in links
+                and links[row["persistent_url"]] is None]
+    assert untraced and all(each["outcome"] == "found" and each["location"] for each in untraced)  # still where it leads
+
+
 def test_the_per_ibi_limit_leaves_the_rest_not_checked(live):
     _, archive, start = live
     app = start(RATELIMIT_ENABLED=True, RATELIMIT_REFERENCES="2/minute")

@@ -55,7 +55,7 @@ def resolve_as_get(batch: Batch, entry: Found) -> Answer:
         return Answer(None, outcome.resolution.alert, outcome.trace_url, state)
     stored = resolving.resolve(Asked(url, entry.reading.url), caller, site, batch)
     resolution = stored.resolution
-    return Answer(resolution.url, resolution.alert, site.trace_permalink(stored.trace_id), resolving.cache_state(stored))
+    return Answer(resolution.url, resolution.alert, site.trace_link(stored.trace_id), resolving.cache_state(stored))
 
 
 def reference_check() -> ReferenceCheck:
