@@ -23,11 +23,13 @@ error (see :data:`OUTCOME_OF_ALERT`).
 """
 from __future__ import annotations
 
+import functools
 import logging
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 from enum import StrEnum
+from queue import SimpleQueue
 
 from ..i18n import N_
 from ..ibi.extract import Found
@@ -143,7 +145,8 @@ class ReferenceCheck:
                 yield CheckedEntry(index, entry, self.invalid(entry))
             else:
                 requests.setdefault(request_of(entry), []).append(index)
-        pending: dict[Future, list[int]] = {}
+        finished: SimpleQueue[tuple[Future, list[int]]] = SimpleQueue()
+        running = 0
         refusal: str | None = None
         for indices in requests.values():
             refusal = refusal or budget()
@@ -152,19 +155,25 @@ class ReferenceCheck:
                                               N_("not checked: %(reason)s", reason=refusal))
                 yield from (CheckedEntry(index, entries[index], not_checked) for index in indices)
                 continue
-            if len(pending) >= self.concurrency:
-                yield from self._finished(pending, entries)
-            pending[self.executor.submit(self.resolve, entries[indices[0]])] = indices
-        while pending:
-            yield from self._finished(pending, entries)
+            if running >= self.concurrency:
+                running -= yield from self._finished(finished, entries)
+            future = self.executor.submit(self.resolve, entries[indices[0]])
+            future.add_done_callback(functools.partial(_put, finished, indices))
+            running += 1
+        while running:
+            running -= yield from self._finished(finished, entries)
 
-    def _finished(self, pending: dict[Future, list[int]], entries: list[Found]) -> Iterator[CheckedEntry]:
-        """Wait for one request at least; yield the entries of every request resolved."""
-        done, _ = wait(pending, return_when=FIRST_COMPLETED)
-        for future in done:
-            indices = pending.pop(future)
+    def _finished(self, finished: SimpleQueue[tuple[Future, list[int]]], entries: list[Found]) -> Generator[CheckedEntry, None, int]:
+        """Wait for one request at least; yield the entries of every request resolved by then,
+        and return how many requests that was. Each resolution puts itself in one queue as it
+        ends: ``concurrent.futures.wait`` put a waiter on each of the 32 under way at every call."""
+        done = [finished.get()]
+        while not finished.empty():
+            done.append(finished.get_nowait())
+        for future, indices in done:
             resolution = self._outcome(future, entries[indices[0]])
             yield from (CheckedEntry(index, entries[index], resolution) for index in indices)
+        return len(done)
 
     def _outcome(self, future: Future, entry: Found) -> EntryResolution:
         try:
@@ -194,6 +203,10 @@ class ReferenceCheck:
             return EntryResolution(Outcome.INVALID, None, None, N_("not an IBI: %(reason)s", reason=error.message))
         return EntryResolution(Outcome.INVALID, None, None, N_("not an IBI: %(reason)s (at character %(position)s)",
                                                                reason=error.message, position=error.position))
+
+
+def _put(queue: SimpleQueue, indices: list[int], future: Future) -> None:
+    queue.put((future, indices))
 
 
 def request_of(entry: Found) -> str:

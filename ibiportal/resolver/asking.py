@@ -51,6 +51,10 @@ class Reply:
     finished: float
 
 
+#: A message's index in its round and its reply (or the exception sending it raised in the portal).
+Arrived = tuple[int, Reply | BaseException]
+
+
 @dataclass(frozen=True)
 class Sender:
     """Sends one message to one Archive before ``deadline`` (on ``clock``, monotonic seconds)."""
@@ -69,37 +73,58 @@ class Sender:
         return self._reply(endpoint, url, exchange, started)
 
     def start(self, executor: Executor, messages: Sequence[tuple[ArchiveEndpoint, str]]) -> list[Future[Reply]]:
-        """Start every message without waiting for any; a future per message, in order.
+        """Start every message without waiting for any; a future per message, in order
+        (:meth:`send_all`)."""
+        replies: list[Future[Reply]] = [Future() for _ in messages]
 
-        The messages for a multiplexing transport are handed to it together, so that its own
-        thread writes them all in one pass; any other message is sent on a thread of ``executor``.
-        """
-        started = self.clock()
-        replies: list[Future[Reply]] = []
-        together: dict[str, list[tuple[ArchiveEndpoint, str, Future[Reply]]]] = {}
-        multiplexing = {route for route, transport in self.transports.items() if _multiplexes(type(transport))}
-        for endpoint, url in messages:
-            transport = self.transports.get(endpoint.transport)
-            if endpoint.transport not in multiplexing:
-                replies.append(executor.submit(self.send, endpoint, url))
-                continue
-            reply: Future[Reply] = Future()
-            replies.append(reply)
-            exchange = self._unsendable(endpoint, transport, started)
-            if exchange is None:
-                together.setdefault(endpoint.transport, []).append((endpoint, url, reply))
+        def deliver(arrival: Arrived) -> None:
+            index, reply = arrival
+            if isinstance(reply, BaseException):
+                replies[index].set_exception(reply)
             else:
-                reply.set_result(self._reply(endpoint, url, exchange, started))
-        for route, batch in together.items():
-            transport = self.transports[route]
-            sent = transport.submit([(url, self._timeouts(endpoint, started)) for endpoint, url, _ in batch])
-            for (endpoint, url, reply), exchange in zip(batch, sent):
-                exchange.add_done_callback(partial(self._completed, reply, endpoint, url, started))
+                replies[index].set_result(reply)
+
+        self.send_all(executor, messages, deliver)
         return replies
 
-    def _completed(self, reply: Future[Reply], endpoint: ArchiveEndpoint, url: str, started: float,
-                   sent: Future[Exchange]) -> None:
-        reply.set_result(self._reply(endpoint, url, sent.result(), started))
+    def send_all(self, executor: Executor, messages: Sequence[tuple[ArchiveEndpoint, str]],
+                 deliver: Callable[[Arrived], None]) -> None:
+        """Start every message without waiting for any; ``deliver((index, reply))`` is called
+        as each ends (``index`` in ``messages``), from whichever thread saw it end, with the
+        exception instead of the reply if sending failed in the portal itself.
+
+        The messages for a multiplexing transport are handed to it together, so that its own
+        thread writes them all in one pass and hands each reply over as it ends, without a
+        future (``MultiplexingTransport.send``); any other message is sent on a thread of
+        ``executor``.
+        """
+        started = self.clock()
+        together: dict[str, list[tuple[int, ArchiveEndpoint, str]]] = {}
+        for index, (endpoint, url) in enumerate(messages):
+            transport = self.transports.get(endpoint.transport)
+            if transport is None or not _multiplexes(type(transport)):
+                executor.submit(self._send_one, index, endpoint, url, deliver)
+                continue
+            exchange = self._unsendable(endpoint, transport, started)
+            if exchange is None:
+                together.setdefault(endpoint.transport, []).append((index, endpoint, url))
+            else:
+                deliver((index, self._reply(endpoint, url, exchange, started)))
+        for route, batch in together.items():
+            self.transports[route].send([(url, self._timeouts(endpoint, started)) for _, endpoint, url in batch],
+                                        partial(self._completed, batch, started, deliver))
+
+    def _send_one(self, index: int, endpoint: ArchiveEndpoint, url: str, deliver: Callable[[Arrived], None]) -> None:
+        try:
+            reply: Reply | BaseException = self.send(endpoint, url)
+        except BaseException as error:  # a defect of the portal: raised where the reply is read
+            reply = error
+        deliver((index, reply))
+
+    def _completed(self, batch: list[tuple[int, ArchiveEndpoint, str]], started: float,
+                   deliver: Callable[[Arrived], None], position: int, exchange: Exchange) -> None:
+        index, endpoint, url = batch[position]
+        deliver((index, self._reply(endpoint, url, exchange, started)))
 
     def _unsendable(self, endpoint: ArchiveEndpoint, transport: Transport | None, started: float) -> Exchange | None:
         """Why the message cannot be sent at all, if it cannot."""
@@ -128,8 +153,7 @@ class FanOut:
     executor: Executor
     sender: Sender
     _messages: list[tuple[ArchiveEndpoint, str]] = field(default_factory=list)
-    _asked: dict[Future[Reply], ArchiveEndpoint] = field(default_factory=dict)
-    _pending: set[Future[Reply]] = field(default_factory=set)
+    _pending: dict[int, ArchiveEndpoint] = field(default_factory=dict)
 
     def ask(self, endpoint: ArchiveEndpoint, url: str) -> None:
         """Add a message to the round; the round is sent when its replies are first read."""
@@ -139,16 +163,14 @@ class FanOut:
         """Send the round, then yield the replies that completed together, in the order they
         finished, until none is pending or the deadline passes.
 
-        Each reply's future puts itself in one queue as it completes. ``concurrent.futures.wait``
-        instead put a waiter on every pending future at each call, a call per reply: with 32
-        resolutions of 11 Archives under way (a reference check), that was a fifth of the
-        resolutions' own time (``benchmarks/references.py``)."""
-        arrived: SimpleQueue[Future[Reply]] = SimpleQueue()
-        for (endpoint, _), future in zip(self._messages, self.sender.start(self.executor, self._messages)):
-            self._asked[future] = endpoint
-            self._pending.add(future)
-            future.add_done_callback(arrived.put)
-        self._messages = []
+        Each reply is put in one queue as it ends (:meth:`Sender.send_all`).
+        ``concurrent.futures.wait`` instead put a waiter on every pending future at each call, a
+        call per reply: with 32 resolutions of 11 Archives under way (a reference check), that
+        was a fifth of the resolutions' own time (``benchmarks/references.py``)."""
+        arrived: SimpleQueue[Arrived] = SimpleQueue()
+        messages, self._messages = self._messages, []
+        self._pending = {index: endpoint for index, (endpoint, _) in enumerate(messages)}
+        self.sender.send_all(self.executor, messages, arrived.put)
         while self._pending:
             remaining = self.sender.deadline - self.sender.clock()
             if remaining <= 0:
@@ -159,9 +181,14 @@ class FanOut:
                 return
             while not arrived.empty():
                 done.append(arrived.get_nowait())
-            self._pending.difference_update(done)
-            yield sorted((future.result() for future in done), key=lambda reply: reply.finished)
+            replies = []
+            for index, reply in done:
+                del self._pending[index]
+                if isinstance(reply, BaseException):
+                    raise reply
+                replies.append(reply)
+            yield sorted(replies, key=lambda reply: reply.finished)
 
     @property
     def unanswered(self) -> list[ArchiveEndpoint]:
-        return [self._asked[future] for future in self._pending]
+        return list(self._pending.values())

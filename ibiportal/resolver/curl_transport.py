@@ -70,7 +70,7 @@ _FAILURES: dict[int, tuple[Failure, str]] = {
 
 @dataclass(eq=False)
 class _Transfer:
-    """One exchange in flight: its handle, what has been read, and the future to complete.
+    """One exchange in flight: its handle, what has been read, and what to call with its outcome.
 
     ``last_byte`` is when the Archive was last heard from (``time.monotonic()``): set when the
     request leaves, then whenever its connection has bytes to read and whenever libcurl hands
@@ -81,7 +81,7 @@ class _Transfer:
     curl: pycurl.Curl
     cap: int
     timeouts: Timeouts
-    future: Future[Exchange] = field(default_factory=Future)
+    done: Callable[[Exchange], None]
     body: bytearray = field(default_factory=bytearray)
     too_long: bool = False
     announced: int | None = None
@@ -296,7 +296,7 @@ class _Loop:
             except IndexError:
                 return
             transfer.curl.close()
-            transfer.future.set_result(Exchange(failure=Failure.CONNECTION, error=why))
+            transfer.done(Exchange(failure=Failure.CONNECTION, error=why))
 
     def _drain_wake_ups(self) -> None:
         try:
@@ -323,7 +323,7 @@ class _Loop:
             del self._by_socket[transfer.socket]
         exchange = _exchange(transfer, code, message)
         curl.close()
-        transfer.future.set_result(exchange)
+        transfer.done(exchange)
 
 
 def _exchange(transfer: _Transfer, code: int | None, message: str) -> Exchange:
@@ -426,25 +426,33 @@ class CurlTransport:
         return self.submit([(url, timeouts)])[0].result()
 
     def submit(self, messages: Sequence[tuple[str, Timeouts]]) -> list[Future[Exchange]]:
-        """Start a GET of every ``(url, timeouts)``; each future's result is its :class:`Exchange`.
+        """Start a GET of every ``(url, timeouts)``; each future's result is its :class:`Exchange`."""
+        futures: list[Future[Exchange]] = [Future() for _ in messages]
+        self.send(messages, lambda index, exchange: futures[index].set_result(exchange))
+        return futures
 
+    def send(self, messages: Sequence[tuple[str, Timeouts]], done: Callable[[int, Exchange], None]) -> None:
+        """Start a GET of every ``(url, timeouts)``; ``done(index, exchange)`` is called with each
+        outcome, from the loop's thread (or at once for a message refused before it starts).
+
+        No future per exchange: the resolver's fan-out hands each reply straight to its round,
+        and a future's lock and condition, set and waited on from two threads, were a fifth of
+        a reference check's time with 320 exchanges under way (``benchmarks/references.py``).
         The transfers reach the loop together, with one wake-up: waking it once per message
         made the thread that submits and the loop take turns, and the last message of a round
         of 50 left 10 ms after the first.
         """
-        futures, transfers = [], []
-        for url, timeouts in messages:
-            started = self._started(url, timeouts)
+        transfers = []
+        for index, (url, timeouts) in enumerate(messages):
+            started = self._started(url, timeouts, functools.partial(done, index))
             if isinstance(started, Exchange):
-                futures.append(_done(started))
+                done(index, started)
             else:
-                futures.append(started.future)
                 transfers.append(started)
         if transfers:
             self._running_loop().add(transfers)
-        return futures
 
-    def _started(self, url: str, timeouts: Timeouts) -> _Transfer | Exchange:
+    def _started(self, url: str, timeouts: Timeouts, done: Callable[[Exchange], None]) -> _Transfer | Exchange:
         """A transfer ready for the loop, or the exchange that ends it before it starts."""
         try:
             pin = self._check(url)
@@ -452,7 +460,7 @@ class CurlTransport:
             return Exchange(failure=Failure.REFUSED, error=str(refused))
         except ValueError as invalid:  # check_url: a port out of range or not a number
             return Exchange(failure=Failure.REFUSED, error=f"invalid URL: {invalid}")
-        transfer = _Transfer(pycurl.Curl(), self.max_answer_bytes, timeouts)
+        transfer = _Transfer(pycurl.Curl(), self.max_answer_bytes, timeouts, done)
         try:
             self._configure(transfer, url, pin, timeouts)
         except (pycurl.error, ValueError) as error:  # a URL libcurl will not take (a control character,
@@ -519,8 +527,3 @@ class CurlTransport:
 def _milliseconds(seconds: float) -> int:
     return max(1, math.ceil(seconds * 1000))
 
-
-def _done(exchange: Exchange) -> Future[Exchange]:
-    future: Future[Exchange] = Future()
-    future.set_result(exchange)
-    return future

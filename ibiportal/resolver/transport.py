@@ -21,7 +21,7 @@ and the values every transport shares; each implementation is a module of its ow
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from enum import StrEnum
@@ -113,6 +113,12 @@ class MultiplexingTransport(Transport, Protocol):
     def submit(self, messages: Sequence[tuple[str, Timeouts]]) -> list[Future[Exchange]]:
         """Start a GET of every ``(url, timeouts)`` together; each future's result is what
         :meth:`fetch` would return."""
+        ...
+
+    def send(self, messages: Sequence[tuple[str, Timeouts]], done: Callable[[int, Exchange], None]) -> None:
+        """:meth:`submit` without futures: ``done(index, exchange)`` is called once per message
+        (its index in ``messages``) as it ends, from the transport's thread, or before this
+        returns for a message that ends before it starts."""
         ...
 
 
