@@ -152,6 +152,7 @@ class _Loop:
         self._by_socket: dict[int, _Transfer] = {}
         self._unplaced: list[_Transfer] = []
         self._timer: float | None = None
+        self._idle: list[pycurl.Curl] = []  # handles of finished transfers, for the next ones
         self._next_stall = math.inf  # no running transfer's read timeout falls due before this
         self._closed = False
         self._thread = threading.Thread(target=self._run, name="ibi-curl-fan-out", daemon=True)
@@ -160,6 +161,23 @@ class _Loop:
     @property
     def alive(self) -> bool:
         return not self._closed
+
+    def handle(self) -> tuple[pycurl.Curl, bool]:
+        """A libcurl handle for a new transfer, and whether it is new (an idle one keeps the
+        options every transfer shares: only the transfer's own are set again). Making and
+        configuring a handle for each of a reference check's 50,000 exchanges was a tenth of
+        the loop's work (``benchmarks/references.py``)."""
+        try:
+            return self._idle.pop(), False  # list.pop and append are atomic: no lock
+        except IndexError:
+            return pycurl.Curl(), True
+
+    def _release(self, curl: pycurl.Curl) -> None:
+        """Keep a finished transfer's handle for the next one (up to :data:`MAX_IDLE_HANDLES`)."""
+        if len(self._idle) < MAX_IDLE_HANDLES and not self._closed:
+            self._idle.append(curl)
+        else:
+            curl.close()
 
     def add(self, transfers: list[_Transfer]) -> None:
         self._incoming.extend(transfers)
@@ -214,6 +232,8 @@ class _Loop:
         for transfer in list(self._running.values()):
             self._finish(transfer, pycurl.E_ABORTED_BY_CALLBACK, why)
         self._abandon_incoming(why)
+        while self._idle:
+            self._idle.pop().close()
         self._multi.close()
         self._selector.close()
         self._wake_read.close()
@@ -322,7 +342,8 @@ class _Loop:
         if self._by_socket.get(transfer.socket) is transfer:
             del self._by_socket[transfer.socket]
         exchange = _exchange(transfer, code, message)
-        curl.close()
+        transfer.body = bytearray()  # the idle handle's callbacks still hold the transfer until its next one
+        self._release(curl)
         transfer.done(exchange)
 
 
@@ -379,6 +400,11 @@ def _stall_words(transfer: _Transfer) -> str:
 #: (``benchmarks/references.py``). The address used is always one the policy accepted; a new
 #: DNS answer is followed within this time, as a DNS cache would.
 ADDRESS_SECONDS = 1.0
+
+#: Handles of finished transfers a loop keeps for the next ones: a reference check's 320 exchanges
+#: under way, and some room.
+MAX_IDLE_HANDLES = 512
+
 
 #: Hosts whose checked address is kept at most (all are forgotten when more come): the included
 #: Archives, a few hundred at most.
@@ -442,17 +468,17 @@ class CurlTransport:
         made the thread that submits and the loop take turns, and the last message of a round
         of 50 left 10 ms after the first.
         """
-        transfers = []
+        loop, transfers = self._running_loop(), []
         for index, (url, timeouts) in enumerate(messages):
-            started = self._started(url, timeouts, functools.partial(done, index))
+            started = self._started(loop, url, timeouts, functools.partial(done, index))
             if isinstance(started, Exchange):
                 done(index, started)
             else:
                 transfers.append(started)
         if transfers:
-            self._running_loop().add(transfers)
+            loop.add(transfers)
 
-    def _started(self, url: str, timeouts: Timeouts, done: Callable[[Exchange], None]) -> _Transfer | Exchange:
+    def _started(self, loop: _Loop, url: str, timeouts: Timeouts, done: Callable[[Exchange], None]) -> _Transfer | Exchange:
         """A transfer ready for the loop, or the exchange that ends it before it starts."""
         try:
             pin = self._check(url)
@@ -460,8 +486,11 @@ class CurlTransport:
             return Exchange(failure=Failure.REFUSED, error=str(refused))
         except ValueError as invalid:  # check_url: a port out of range or not a number
             return Exchange(failure=Failure.REFUSED, error=f"invalid URL: {invalid}")
-        transfer = _Transfer(pycurl.Curl(), self.max_answer_bytes, timeouts, done)
+        curl, new = loop.handle()
+        transfer = _Transfer(curl, self.max_answer_bytes, timeouts, done)
         try:
+            if new:
+                self._configure_handle(curl)
             self._configure(transfer, url, pin, timeouts)
         except (pycurl.error, ValueError) as error:  # a URL libcurl will not take (a control character,
             transfer.curl.close()                    # say), or pycurl will not pass it (a NUL byte)
@@ -501,16 +530,20 @@ class CurlTransport:
             self._pins[origin] = (pin, now + self.address_seconds)
         return pin
 
-    def _configure(self, transfer: _Transfer, url: str, pin: str, timeouts: Timeouts) -> None:
-        curl = transfer.curl
-        curl.setopt(pycurl.URL, url)
-        curl.setopt(pycurl.CONNECT_TO, [pin])
+    def _configure_handle(self, curl: pycurl.Curl) -> None:
+        """What every transfer of this transport shares (kept by a handle used again)."""
         curl.setopt(pycurl.PROTOCOLS, pycurl.PROTO_HTTP | pycurl.PROTO_HTTPS)
         curl.setopt(pycurl.PROXY, "")  # never a proxy from the environment: it would bypass the pin
         curl.setopt(pycurl.HTTP_VERSION, pycurl.CURL_HTTP_VERSION_1_1)
         curl.setopt(pycurl.HTTPHEADER, self._headers)
         curl.setopt(pycurl.CAINFO, self._ca_file)
         curl.setopt(pycurl.NOSIGNAL, 1)
+
+    def _configure(self, transfer: _Transfer, url: str, pin: str, timeouts: Timeouts) -> None:
+        """What is this transfer's own: every option a handle used before had set differently."""
+        curl = transfer.curl
+        curl.setopt(pycurl.URL, url)
+        curl.setopt(pycurl.CONNECT_TO, [pin])
         curl.setopt(pycurl.CONNECTTIMEOUT_MS, _milliseconds(min(timeouts.connect, timeouts.total)))
         curl.setopt(pycurl.TIMEOUT_MS, _milliseconds(timeouts.total))
         curl.setopt(pycurl.HEADERFUNCTION, transfer.header)

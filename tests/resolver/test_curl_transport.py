@@ -73,6 +73,29 @@ def test_a_batch_of_50_submitted_at_once_all_complete(transport, fifty):
         f"{archive.port} /a?n={index}" for index, archive in enumerate(fifty)]
 
 
+def test_a_handle_used_again_asks_only_its_own_transfer(fifty):
+    """Finished transfers leave their handles for the next ones, which set their own URL, pin,
+    timeouts and cap: a later round to other Archives gets their answers, whole, and a smaller
+    cap still cuts."""
+    transport = CurlTransport(allow_private=True, max_answer_bytes=1024)
+    try:
+        first = [future.result(timeout=5) for future in transport.submit(
+            [(f"http://{archive.address}/first", TIMEOUTS) for archive in fifty[:10]])]
+        loop = transport._running_loop()
+        assert len(loop._idle) == 10
+        second = [future.result(timeout=5) for future in transport.submit(
+            [(f"http://{archive.address}/second?n={index}", TIMEOUTS) for index, archive in enumerate(fifty[10:20])])]
+        assert len(loop._idle) == 10  # the same ten handles, used again
+        assert [exchange.body.decode() for exchange in first] == [f"{archive.port} /first" for archive in fifty[:10]]
+        assert [exchange.body.decode() for exchange in second] == [
+            f"{archive.port} /second?n={index}" for index, archive in enumerate(fifty[10:20])]
+        transport.max_answer_bytes = 8
+        (cut,) = transport.submit([(f"http://{fifty[0].address}/third", TIMEOUTS)])
+        assert cut.result(timeout=5).failure is Failure.TOO_LARGE
+    finally:
+        transport.close()
+
+
 def test_the_futures_of_refused_urls_are_done_at_once(fifty):
     """The address policy refuses before anything reaches the loop: those futures are complete
     when ``submit`` returns, the others complete when their Archive answers."""
