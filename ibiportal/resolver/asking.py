@@ -17,6 +17,7 @@ from ibiportal.resolver.transport import (
     ArchiveEndpoint,
     Exchange,
     Failure,
+    InProcessTransport,
     MultiplexingTransport,
     Timeouts,
     Transport,
@@ -38,6 +39,13 @@ def _multiplexes(kind: type) -> bool:
     a Protocol check costs about 15 µs, and once per round it was a tenth of a reference check's
     time with 32 resolutions under way (``benchmarks/references.py``)."""
     return issubclass(kind, MultiplexingTransport)
+
+
+@cache
+def _in_process(kind: type) -> bool:
+    """Whether a transport class is an :class:`InProcessTransport` (asked once per class, as
+    :func:`_multiplexes`)."""
+    return issubclass(kind, InProcessTransport)
 
 
 @dataclass(frozen=True)
@@ -95,13 +103,20 @@ class Sender:
 
         The messages for a multiplexing transport are handed to it together, so that its own
         thread writes them all in one pass and hands each reply over as it ends, without a
-        future (``MultiplexingTransport.send``); any other message is sent on a thread of
-        ``executor``.
+        future (``MultiplexingTransport.send``); those to an Archive answered in this process at
+        once (``InProcessTransport.answers_at_once``: the own Archive, a demo Archive that does
+        not misbehave) are answered on this thread once the others are on their way (a thread of
+        the pool and its hand-over cost more than the answer: a twentieth of a reference check's
+        time); any other message is sent on a thread of ``executor``.
         """
         started = self.clock()
         together: dict[str, list[tuple[int, ArchiveEndpoint, str]]] = {}
+        here: list[tuple[int, ArchiveEndpoint, str]] = []
         for index, (endpoint, url) in enumerate(messages):
             transport = self.transports.get(endpoint.transport)
+            if transport is not None and _in_process(type(transport)) and transport.answers_at_once(url):
+                here.append((index, endpoint, url))
+                continue
             if transport is None or not _multiplexes(type(transport)):
                 executor.submit(self._send_one, index, endpoint, url, deliver)
                 continue
@@ -113,6 +128,8 @@ class Sender:
         for route, batch in together.items():
             self.transports[route].send([(url, self._timeouts(endpoint, started)) for _, endpoint, url in batch],
                                         partial(self._completed, batch, started, deliver))
+        for index, endpoint, url in here:
+            self._send_one(index, endpoint, url, deliver)
 
     def _send_one(self, index: int, endpoint: ArchiveEndpoint, url: str, deliver: Callable[[Arrived], None]) -> None:
         try:

@@ -68,6 +68,12 @@ class LocalTransport:
         """One endpoint per Archive (see :func:`local_endpoint`)."""
         return tuple(local_endpoint(archive, connect_timeout, read_timeout) for archive in self.archives.values())
 
+    def answers_at_once(self, url: str) -> bool:
+        """Whether the Archive ``url`` addresses answers without a delay of its own (a
+        misbehaving demo Archive may sleep, and is asked on a thread of its own)."""
+        behaviour = self.behaviours.get(urlsplit(url).netloc.lower())
+        return behaviour is None or not behaviour.delay_seconds
+
     def fetch(self, url: str, timeouts: Timeouts) -> Exchange:
         """Answer ``url`` from the addressed demo Archive; see the class docstring."""
         parts = urlsplit(url)

@@ -122,6 +122,17 @@ class MultiplexingTransport(Transport, Protocol):
         ...
 
 
+@runtime_checkable
+class InProcessTransport(Transport, Protocol):
+    """A transport whose Archives answer in this process, without a network
+    (:class:`~ibiportal.resolver.local_transport.LocalTransport`)."""
+
+    def answers_at_once(self, url: str) -> bool:
+        """Whether ``url``'s Archive answers without waiting for anything (no delay of its own),
+        so that the resolver may ask it on its own thread."""
+        ...
+
+
 def content_type_notes(content_type: str | None) -> tuple[str, ...]:
     """The note an answer gets when its content type is not ``text/plain`` (§6.2)."""
     media = (content_type or "").split(";")[0].strip().lower()
