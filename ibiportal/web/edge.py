@@ -34,9 +34,9 @@ from ..i18n import N_
 
 MAX_TEXT_CHARS = 4096
 """A single-line value: an IBI, a URL (browsers keep about 2,000 characters), a title, a name."""
-MULTILINE_FIELDS = frozenset({"text", "identifiers", "creators", "query"})
-"""Text areas (reference lists, identifier lists, one creator a line, query pairs; also under a form's
-prefix, ``download-text``) and their JSON twins."""
+MULTILINE_FIELDS = frozenset({"text", "identifiers", "creators", "query", "file"})
+"""Text areas (reference lists, identifier lists, one creator a line, query pairs, a reference file
+sent without a file name; also under a form's prefix, ``download-text``) and their JSON twins."""
 MAX_JSON_BYTES = 1024 * 1024
 MAX_JSON_DEPTH = 32
 MAX_NUMBER_DIGITS = 32

@@ -128,6 +128,12 @@ def test_api_json_text_and_bib_file(client):
     assert bib["count"] == len(IN_BIB)
 
 
+def test_a_file_part_without_a_file_name_is_read_as_text(client):
+    """curl -F 'file=<refs.bib' sends the file's text with no name: werkzeug keeps it as a form field."""
+    body = client.post("/api/v1/extract", data={"file": BIB}, content_type="multipart/form-data").get_json()
+    assert body["count"] == len(IN_BIB)
+
+
 def test_api_limits_and_unreadable_files(client, monkeypatch):
     big = client.post("/api/v1/extract", json={"text": "x" * (MAX_BYTES + 1)})
     assert big.status_code == 413 and "at most 1,000,000 bytes (1 MB)" in big.get_json()["error"]["message"]

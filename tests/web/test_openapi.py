@@ -50,6 +50,14 @@ def test_every_operation_documents_the_error_shape(client):
             assert refusal == {"$ref": "#/components/schemas/Error"}, (method, path)
 
 
+def test_a_change_documents_that_other_fields_are_refused(client):
+    """The server refuses an item change's unknown field with a 400 naming it (tests/web/
+    test_items_api.py); the document says so, or schemathesis (run against a portal) calls the
+    refusal of a valid request a fault."""
+    schema = client.get("/api/v1/openapi.json").get_json()["components"]["schemas"]["ItemChange"]
+    assert schema["additionalProperties"] is False and "colour" not in schema["properties"]
+
+
 def test_the_docs_page_shows_every_operation_without_script(client):
     response = client.get("/api/docs")
     assert response.status_code == 200

@@ -1,7 +1,7 @@
 """``POST /api/v1/extract``: every IBI in a text or a file (the Check references page's finder).
 
-The body is JSON ``{"text": "…"}``, or a multipart form with a ``file`` (.txt, .bib, .ris or
-.pdf) or a ``text`` field. The answer is ``{"found": [{"text", "line", "start", "end", "ibi",
+The body is JSON ``{"text": "…"}``, or a multipart form with a ``file`` (.txt, .bib, .ris, .pdf,
+.docx or .odt, by its name; a part without a file name is read as text) or a ``text`` field. The answer is ``{"found": [{"text", "line", "start", "end", "ibi",
 "form", "rep", "ibip", "persistent_url", "warnings", "error"}], "count", "distinct", "broken"}``
 (``start`` and ``end`` are 0-based offsets in the text, ``text[start:end]``). Limits as for
 batch conversion: more than 1 MB of text is a 413 naming the limit, more than 5,000 IBIs a 400;
@@ -61,7 +61,9 @@ def _body_text() -> str:
     upload = request.files.get("file")
     if upload is not None and upload.filename:
         return text_of(upload.filename, upload.read())
-    text = request.form.get("text") if request.form else json_body().get("text")
+    # A file part sent without a file name (curl -F 'file=<refs.bib') is a form field to werkzeug:
+    # nothing names its kind, so it is read as the text it is.
+    text = (request.form.get("text", request.form.get("file")) if request.form else json_body().get("text"))
     if not isinstance(text, str):
         raise ParseError(N_('give "text" (a JSON string, or a form field) or a "file" (.txt, .bib, .ris, .pdf, .docx or .odt)'), field="text")
     return text

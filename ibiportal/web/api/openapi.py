@@ -253,9 +253,11 @@ _SCHEMAS: dict[str, dict] = {
             "created_at": {"type": "string"}, "updated_at": {"type": "string"},
         },
     },
-    "ItemChange": _body(dict(_MINT_FIELDS),
+    "ItemChange": _body(dict(_MINT_FIELDS), additionalProperties=False,
                         description="The fields to change, as a mint request names them; null clears one, a field "
-                                    "left out stays. Validated as a mint request is: a bad field changes nothing."),
+                                    "left out stays; any other field is a 400 naming it (a misspelt field would "
+                                    "otherwise change nothing, silently). Validated as a mint request is: a bad "
+                                    "field changes nothing."),
     "MintRequest": _body({**_MINT_FIELDS, "count": {
         "anyOf": [{"type": "integer", "minimum": 1, "maximum": MAX_COUNT},
                   {"type": "string", "pattern": f"^ *0*([1-9]|[1-9][0-9]|{MAX_COUNT}) *$"}, {"type": "null"}, {"const": ""}],
@@ -698,7 +700,8 @@ _PATHS: dict[str, dict] = {
             "multipart/form-data": {"schema": {"type": "object", "minProperties": 1, "additionalProperties": False,
                                                "properties": {
                 "file": {"contentMediaType": "application/octet-stream", "description": "a .txt, .bib, .ris, .pdf, .docx or "
-                         ".odt file, read by its name's extension (a .txt, .bib or .ris as UTF-8, else Latin-1)"},
+                         ".odt file, read by its name's extension (a .txt, .bib or .ris as UTF-8, else Latin-1); "
+                         "a part without a file name (curl -F 'file=<refs.bib') is read as text"},
                 # No type: a form field is always text, so "a number in the text field" is not a
                 # request the server could tell apart from the text of that number.
                 "text": {"pattern": _LINES["pattern"],
