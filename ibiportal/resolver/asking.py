@@ -61,6 +61,8 @@ class Reply:
 
 #: A message's index in its round and its reply (or the exception sending it raised in the portal).
 Arrived = tuple[int, Reply | BaseException]
+#: Where :meth:`Sender.send_all` delivers replies: those that ended together, in one call.
+Deliver = Callable[[list[Arrived]], None]
 
 
 @dataclass(frozen=True)
@@ -85,21 +87,22 @@ class Sender:
         (:meth:`send_all`)."""
         replies: list[Future[Reply]] = [Future() for _ in messages]
 
-        def deliver(arrival: Arrived) -> None:
-            index, reply = arrival
-            if isinstance(reply, BaseException):
-                replies[index].set_exception(reply)
-            else:
-                replies[index].set_result(reply)
+        def deliver(arrivals: list[Arrived]) -> None:
+            for index, reply in arrivals:
+                if isinstance(reply, BaseException):
+                    replies[index].set_exception(reply)
+                else:
+                    replies[index].set_result(reply)
 
         self.send_all(executor, messages, deliver)
         return replies
 
     def send_all(self, executor: Executor, messages: Sequence[tuple[ArchiveEndpoint, str]],
-                 deliver: Callable[[Arrived], None]) -> None:
-        """Start every message without waiting for any; ``deliver((index, reply))`` is called
-        as each ends (``index`` in ``messages``), from whichever thread saw it end, with the
-        exception instead of the reply if sending failed in the portal itself.
+                 deliver: Deliver) -> None:
+        """Start every message without waiting for any; ``deliver([(index, reply), …])`` is
+        called with the replies as they end (``index`` in ``messages``; those a transport saw end
+        together in one call), from whichever thread saw them end, with the exception instead of
+        the reply if sending failed in the portal itself.
 
         The messages for a multiplexing transport are handed to it together, so that its own
         thread writes them all in one pass and hands each reply over as it ends, without a
@@ -124,24 +127,29 @@ class Sender:
             if exchange is None:
                 together.setdefault(endpoint.transport, []).append((index, endpoint, url))
             else:
-                deliver((index, self._reply(endpoint, url, exchange, started)))
+                deliver([(index, self._reply(endpoint, url, exchange, started))])
         for route, batch in together.items():
             self.transports[route].send([(url, self._timeouts(endpoint, started)) for _, endpoint, url in batch],
                                         partial(self._completed, batch, started, deliver))
         for index, endpoint, url in here:
             self._send_one(index, endpoint, url, deliver)
 
-    def _send_one(self, index: int, endpoint: ArchiveEndpoint, url: str, deliver: Callable[[Arrived], None]) -> None:
+    def _send_one(self, index: int, endpoint: ArchiveEndpoint, url: str, deliver: Deliver) -> None:
         try:
             reply: Reply | BaseException = self.send(endpoint, url)
         except BaseException as error:  # a defect of the portal: raised where the reply is read
             reply = error
-        deliver((index, reply))
+        deliver([(index, reply)])
 
-    def _completed(self, batch: list[tuple[int, ArchiveEndpoint, str]], started: float,
-                   deliver: Callable[[Arrived], None], position: int, exchange: Exchange) -> None:
-        index, endpoint, url = batch[position]
-        deliver((index, self._reply(endpoint, url, exchange, started)))
+    def _completed(self, batch: list[tuple[int, ArchiveEndpoint, str]], started: float, deliver: Deliver,
+                   outcomes: list[tuple[int, Exchange]]) -> None:
+        finished = self.clock()  # one moment for the replies that ended together
+        elapsed = milliseconds(finished - started)
+        replies: list[Arrived] = []
+        for position, exchange in outcomes:
+            index, endpoint, url = batch[position]
+            replies.append((index, Reply(endpoint, url, exchange, elapsed, finished)))
+        deliver(replies)
 
     def _unsendable(self, endpoint: ArchiveEndpoint, transport: Transport | None, started: float) -> Exchange | None:
         """Why the message cannot be sent at all, if it cannot."""
@@ -180,11 +188,12 @@ class FanOut:
         """Send the round, then yield the replies that completed together, in the order they
         finished, until none is pending or the deadline passes.
 
-        Each reply is put in one queue as it ends (:meth:`Sender.send_all`).
+        The replies are put in one queue as they end, those that ended together as one list
+        (:meth:`Sender.send_all`).
         ``concurrent.futures.wait`` instead put a waiter on every pending future at each call, a
         call per reply: with 32 resolutions of 11 Archives under way (a reference check), that
         was a fifth of the resolutions' own time (``benchmarks/references.py``)."""
-        arrived: SimpleQueue[Arrived] = SimpleQueue()
+        arrived: SimpleQueue[list[Arrived]] = SimpleQueue()
         messages, self._messages = self._messages, []
         self._pending = {index: endpoint for index, (endpoint, _) in enumerate(messages)}
         self.sender.send_all(self.executor, messages, arrived.put)
@@ -193,11 +202,11 @@ class FanOut:
             if remaining <= 0:
                 return
             try:
-                done = [arrived.get(timeout=remaining)]
+                done = arrived.get(timeout=remaining)
             except Empty:
                 return
             while not arrived.empty():
-                done.append(arrived.get_nowait())
+                done += arrived.get_nowait()
             replies = []
             for index, reply in done:
                 del self._pending[index]

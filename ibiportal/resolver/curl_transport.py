@@ -44,6 +44,7 @@ from ibiportal.resolver.transport import (
     DEFAULT_MAX_ANSWER_BYTES,
     Exchange,
     Failure,
+    Handover,
     Timeouts,
     content_type_notes,
 )
@@ -70,7 +71,8 @@ _FAILURES: dict[int, tuple[Failure, str]] = {
 
 @dataclass(eq=False)
 class _Transfer:
-    """One exchange in flight: its handle, what has been read, and what to call with its outcome.
+    """One exchange in flight: its handle, what has been read, and what to call with its outcome
+    (``done``, with ``index``, the message's place in the ``send`` that started it).
 
     ``last_byte`` is when the Archive was last heard from (``time.monotonic()``): set when the
     request leaves, then whenever its connection has bytes to read and whenever libcurl hands
@@ -81,7 +83,8 @@ class _Transfer:
     curl: pycurl.Curl
     cap: int
     timeouts: Timeouts
-    done: Callable[[Exchange], None]
+    done: Handover
+    index: int
     body: bytearray = field(default_factory=bytearray)
     too_long: bool = False
     announced: int | None = None
@@ -153,6 +156,7 @@ class _Loop:
         self._unplaced: list[_Transfer] = []
         self._timer: float | None = None
         self._idle: list[pycurl.Curl] = []  # handles of finished transfers, for the next ones
+        self._ended: dict[Handover, list[tuple[int, Exchange]]] = {}  # this turn's outcomes, by whom they go to
         self._next_stall = math.inf  # no running transfer's read timeout falls due before this
         self._closed = False
         self._thread = threading.Thread(target=self._run, name="ibi-curl-fan-out", daemon=True)
@@ -231,6 +235,7 @@ class _Loop:
             why, self._closed = "the portal's fan-out loop failed, see its log", True
         for transfer in list(self._running.values()):
             self._finish(transfer, pycurl.E_ABORTED_BY_CALLBACK, why)
+        self._hand_over()
         self._abandon_incoming(why)
         while self._idle:
             self._idle.pop().close()
@@ -272,6 +277,15 @@ class _Loop:
         self._place()
         self._finish_done()
         self._end_stalled(time.monotonic())
+        self._hand_over()
+
+    def _hand_over(self) -> None:
+        """Give each ``send`` the outcomes of its transfers that ended this turn, in one call:
+        a round's replies mostly end together, and handing each over on its own woke the
+        resolution waiting for them once per reply, an eighth of a reference check's time."""
+        ended, self._ended = self._ended, {}
+        for done, outcomes in ended.items():
+            done(outcomes)
 
     def _wait(self) -> float | None:
         """Seconds until libcurl's timer or the first read timeout due (``None``: neither)."""
@@ -316,7 +330,7 @@ class _Loop:
             except IndexError:
                 return
             transfer.curl.close()
-            transfer.done(Exchange(failure=Failure.CONNECTION, error=why))
+            transfer.done([(transfer.index, Exchange(failure=Failure.CONNECTION, error=why))])
 
     def _drain_wake_ups(self) -> None:
         try:
@@ -344,7 +358,7 @@ class _Loop:
         exchange = _exchange(transfer, code, message)
         transfer.body = bytearray()  # the idle handle's callbacks still hold the transfer until its next one
         self._release(curl)
-        transfer.done(exchange)
+        self._ended.setdefault(transfer.done, []).append((transfer.index, exchange))
 
 
 def _exchange(transfer: _Transfer, code: int | None, message: str) -> Exchange:
@@ -454,12 +468,18 @@ class CurlTransport:
     def submit(self, messages: Sequence[tuple[str, Timeouts]]) -> list[Future[Exchange]]:
         """Start a GET of every ``(url, timeouts)``; each future's result is its :class:`Exchange`."""
         futures: list[Future[Exchange]] = [Future() for _ in messages]
-        self.send(messages, lambda index, exchange: futures[index].set_result(exchange))
+
+        def done(outcomes: list[tuple[int, Exchange]]) -> None:
+            for index, exchange in outcomes:
+                futures[index].set_result(exchange)
+
+        self.send(messages, done)
         return futures
 
-    def send(self, messages: Sequence[tuple[str, Timeouts]], done: Callable[[int, Exchange], None]) -> None:
-        """Start a GET of every ``(url, timeouts)``; ``done(index, exchange)`` is called with each
-        outcome, from the loop's thread (or at once for a message refused before it starts).
+    def send(self, messages: Sequence[tuple[str, Timeouts]], done: Handover) -> None:
+        """Start a GET of every ``(url, timeouts)``; ``done([(index, exchange), …])`` is called
+        with the outcomes as they come, those that ended together in one call, from the loop's
+        thread (or at once for a message refused before it starts).
 
         No future per exchange: the resolver's fan-out hands each reply straight to its round,
         and a future's lock and condition, set and waited on from two threads, were a fifth of
@@ -470,15 +490,15 @@ class CurlTransport:
         """
         loop, transfers = self._running_loop(), []
         for index, (url, timeouts) in enumerate(messages):
-            started = self._started(loop, url, timeouts, functools.partial(done, index))
+            started = self._started(loop, url, timeouts, done, index)
             if isinstance(started, Exchange):
-                done(index, started)
+                done([(index, started)])
             else:
                 transfers.append(started)
         if transfers:
             loop.add(transfers)
 
-    def _started(self, loop: _Loop, url: str, timeouts: Timeouts, done: Callable[[Exchange], None]) -> _Transfer | Exchange:
+    def _started(self, loop: _Loop, url: str, timeouts: Timeouts, done: Handover, index: int) -> _Transfer | Exchange:
         """A transfer ready for the loop, or the exchange that ends it before it starts."""
         try:
             pin = self._check(url)
@@ -487,7 +507,7 @@ class CurlTransport:
         except ValueError as invalid:  # check_url: a port out of range or not a number
             return Exchange(failure=Failure.REFUSED, error=f"invalid URL: {invalid}")
         curl, new = loop.handle()
-        transfer = _Transfer(curl, self.max_answer_bytes, timeouts, done)
+        transfer = _Transfer(curl, self.max_answer_bytes, timeouts, done, index)
         try:
             if new:
                 self._configure_handle(curl)

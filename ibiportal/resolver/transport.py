@@ -97,6 +97,11 @@ class Exchange:
     notes: tuple[str, ...] = ()
 
 
+#: Where a multiplexing transport hands outcomes over: ``(index, exchange)`` pairs, ``index`` the
+#: message's place in the ``send`` that started it.
+Handover = Callable[[list[tuple[int, Exchange]]], None]
+
+
 class Transport(Protocol):
     """Sends one request URL (§6.1) to an Archive and returns what came back (§6.2)."""
 
@@ -115,10 +120,11 @@ class MultiplexingTransport(Transport, Protocol):
         :meth:`fetch` would return."""
         ...
 
-    def send(self, messages: Sequence[tuple[str, Timeouts]], done: Callable[[int, Exchange], None]) -> None:
-        """:meth:`submit` without futures: ``done(index, exchange)`` is called once per message
-        (its index in ``messages``) as it ends, from the transport's thread, or before this
-        returns for a message that ends before it starts."""
+    def send(self, messages: Sequence[tuple[str, Timeouts]], done: Handover) -> None:
+        """:meth:`submit` without futures: ``done([(index, exchange), …])`` is called with the
+        messages' outcomes (``index`` in ``messages``) as they end, those that end together in
+        one call, from the transport's thread, or before this returns for a message that ends
+        before it starts."""
         ...
 
 

@@ -22,8 +22,9 @@ def test_in_process_archives_answering_at_once_are_asked_on_the_sending_thread(d
     arrived: SimpleQueue = SimpleQueue()
     sending = threading.current_thread()
 
-    def deliver(arrival) -> None:
-        arrived.put((arrival, threading.current_thread()))
+    def deliver(arrivals) -> None:
+        for arrival in arrivals:
+            arrived.put((arrival, threading.current_thread()))
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         sender = Sender({"local": demo_transport}, time.monotonic, time.monotonic() + 3.0)

@@ -96,6 +96,25 @@ def test_a_handle_used_again_asks_only_its_own_transfer(fifty):
         transport.close()
 
 
+def test_send_hands_every_outcome_over_once_those_ending_together_in_one_call(transport, fifty):
+    calls: list[tuple[list, str]] = []
+    every = threading.Event()
+
+    def done(outcomes) -> None:
+        calls.append((outcomes, threading.current_thread().name))
+        if sum(len(each) for each, _ in calls) == 21:
+            every.set()
+
+    transport.send([(f"http://{archive.address}/a?n={index}", TIMEOUTS) for index, archive in enumerate(fifty[:20])]
+                   + [("file:///etc/passwd", TIMEOUTS)], done)
+    assert every.wait(5)
+    (refused, thread), *answered = calls  # the refused one before send returned, on the sending thread
+    assert refused[0][0] == 20 and refused[0][1].failure is Failure.REFUSED and thread != LOOP_THREAD
+    assert all(outcomes and thread == LOOP_THREAD for outcomes, thread in answered)
+    bodies = {index: exchange.body.decode() for outcomes, _ in answered for index, exchange in outcomes}
+    assert bodies == {index: f"{archive.port} /a?n={index}" for index, archive in enumerate(fifty[:20])}
+
+
 def test_the_futures_of_refused_urls_are_done_at_once(fifty):
     """The address policy refuses before anything reaches the loop: those futures are complete
     when ``submit`` returns, the others complete when their Archive answers."""
