@@ -22,6 +22,7 @@ from ..edge import MAX_TEXT_CHARS
 
 _NULLABLE_STRING = {"type": ["string", "null"]}
 _STRINGS = {"type": "array", "items": {"type": "string"}}
+_MESSAGE_RECORD = {"$ref": "#/components/schemas/MessageRecord"}
 
 # What a request's text may be, as the edge checks it (web/edge.py): no control character and at
 # most MAX_TEXT_CHARS characters; a multi-line field (text, identifiers, creators) allows tab, CR
@@ -376,7 +377,10 @@ _SCHEMAS: dict[str, dict] = {
             "pairs": {"type": ["array", "null"], "items": {"type": "array", "items": {"type": "string"}}},
             "parse_error": {"type": ["object", "null"]},
             "error": _NULLABLE_STRING,
+            "error_i18n": {**_MESSAGE_RECORD, "description": "error as a message to translate, when it is one"},
             "notes": _STRINGS,
+            "notes_i18n": {"type": "array", "items": {"oneOf": [{"type": "null"}, _MESSAGE_RECORD]},
+                           "description": "each note as a message to translate (null: a note that is none)"},
             "ibi": {"type": ["string", "null"],
                     "description": "on (2) the IBI of the persistent URL, on (3) the IBI the urlRequest asks about"},
             "verbs": {**_STRINGS, "description": "on (2) and (3): the verb list (Table 8.9 parsedibiurl.verblist)"},
@@ -398,6 +402,7 @@ _SCHEMAS: dict[str, dict] = {
                 "properties": {
                     "reason": {"enum": [reason.value for reason in AlertReason]},
                     "message": {"type": "string"},
+                    "message_i18n": {**_MESSAGE_RECORD, "description": "message, as a message to translate"},
                     "timestamp": _NULLABLE_STRING,
                 },
             }]},
@@ -434,7 +439,18 @@ _SCHEMAS: dict[str, dict] = {
             "address": _NULLABLE_STRING,
             "state": {"enum": ["excluded", "answered-empty", "failed", "answered"]},
             "detail": {"type": "string"},
+            "detail_i18n": {**_MESSAGE_RECORD, "description": "detail, as a message to translate"},
         },
+    },
+    "MessageRecord": {
+        "type": "object",
+        "description": "An English sentence as a message to translate: its catalog entry (template, with %(name)s "
+                       "placeholders) and its values; a value is text, a number, a message record, "
+                       "{\"texts\": {language: text}}, or a list of values written one after the other, "
+                       "separated by '; '.",
+        "required": ["template", "values"],
+        "properties": {"template": {"type": "string"},
+                       "values": {"type": "object", "additionalProperties": _ref("JsonValue")}},
     },
     "Diagnosis": {
         "type": "object",
@@ -457,6 +473,8 @@ _SCHEMAS: dict[str, dict] = {
                 "items": {"type": "object", "required": ["message", "values", "pages"],
                           "properties": {"message": {"type": "string"},
                                          "values": {"type": "object", "additionalProperties": {"type": "string"}},
+                                         "message_i18n": {**_MESSAGE_RECORD, "description": "the sentence as a "
+                                                          "message to translate, when a value is a message"},
                                          "pages": {"type": "array", "items": {"enum": [page.value for page in Page]}}}},
             },
         },
