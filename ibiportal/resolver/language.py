@@ -12,6 +12,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ibiportal.i18n import N_
+
 _RANGE = re.compile(r"\s*([A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*|\*)\s*(?:;\s*q\s*=\s*([01](?:\.\d{0,3})?)\s*)?")
 
 
@@ -79,15 +81,14 @@ def choose_translation(available: Sequence[str], accept_language: str | None) ->
     persistent URL asked for *a* translation, and any is better than none.
     """
     if not available:
-        return LanguageChoice(None, "the answer offers no translation")
+        return LanguageChoice(None, N_("the answer offers no translation"))
     ranges = parse_accept_language(accept_language)
     scored = [(_quality(tag, ranges), index, tag) for index, tag in enumerate(available)]
     q, _, tag = max(scored, key=lambda item: (item[0], -item[1]))
     offered = ", ".join(available)
     if q > 0:
-        return LanguageChoice(tag, f"translation ({tag}) chosen by Accept-Language q={q:g} among {offered}")
-    return LanguageChoice(
-        available[0],
-        f"no translation offered ({offered}) is in Accept-Language {accept_language or '(none)'!r}; "
-        f"taking the first offered, ({available[0]})",
-    )
+        return LanguageChoice(tag, N_("translation (%(tag)s) chosen by Accept-Language q=%(q)s among %(offered)s",
+                                      tag=tag, q=f"{q:g}", offered=offered))
+    return LanguageChoice(available[0], N_(
+        "no translation offered (%(offered)s) is in Accept-Language %(header)s; taking the first offered, (%(first)s)",
+        offered=offered, header=repr(accept_language or "(none)"), first=available[0]))

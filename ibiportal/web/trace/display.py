@@ -13,13 +13,15 @@ came), and what cannot be seen is made visible:
 * other characters beyond ASCII stay as they are, marked as not ASCII.
 
 Each made-visible character is wrapped in ``<span class="ctl">`` with a title saying what
-it was; the span is built from constants, the text between spans is escaped.
+it was (in the reader's language); the span is built from constants and that escaped title, the
+text between spans is escaped.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
+from flask_babel import gettext
 from markupsafe import Markup, escape
 
 #: Characters shown as ``\\u…``: C1 controls, zero-width and bidirectional formatting characters.
@@ -71,14 +73,17 @@ def visible(text: str | None, *, mark_non_ascii: bool = True) -> Markup:
     parts: list[str] = []
     for kind, piece, code in _segments(text or ""):
         if kind == "control":
-            what = "line end CR LF" if piece == "\\r\\n" else f"control character 0x{code:02X}"
-            parts.append(f'<span class="ctl" title="{what}">{piece}</span>')
+            what = gettext("line end CR LF") if piece == "\\r\\n" else gettext("control character 0x%(code)s",
+                                                                                  code=f"{code:02X}")
+            parts.append(f'<span class="ctl" title="{escape(what)}">{piece}</span>')
             if code == 0x0A:
                 parts.append("\n")
         elif kind == "invisible":
-            parts.append(f'<span class="ctl" title="invisible character U+{code:04X}">{piece}</span>')
+            what = gettext("invisible character U+%(code)s", code=f"{code:04X}")
+            parts.append(f'<span class="ctl" title="{escape(what)}">{piece}</span>')
         elif kind == "other" and mark_non_ascii:
-            parts.append(f'<span class="nonascii" title="not ASCII: U+{code:04X}">{escape(piece)}</span>')
+            what = gettext("not ASCII: U+%(code)s", code=f"{code:04X}")
+            parts.append(f'<span class="nonascii" title="{escape(what)}">{escape(piece)}</span>')
         else:
             parts.append(str(escape(piece)))
     return Markup("".join(parts))

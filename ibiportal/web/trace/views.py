@@ -8,7 +8,7 @@ the same request within ``IBIPORTAL_TRACE_REPEAT_SECONDS`` goes to the trace alr
 from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify, redirect, render_template, request, session, url_for
-from flask_babel import lazy_gettext
+from flask_babel import gettext, lazy_gettext
 
 from ...errors import ParseError
 from ...resolver.trace import Resolution
@@ -143,7 +143,8 @@ def trace_json(trace_id: str):
     """The stored trace as JSON (as ``GET /api/v1/trace/<id>``), downloaded as a file."""
     body = _load(trace_id)
     if body is None:
-        message = f"no trace {trace_id}: unknown, or older than the last {current_app.config['TRACE_RETENTION']} kept"
+        message = gettext("no trace %(id)s: unknown, or older than the last %(kept)s kept", id=trace_id,
+                          kept=current_app.config["TRACE_RETENTION"])
         return jsonify({"error": {"message": message, "position": None}}), 404
     response = jsonify({"id": trace_id, **body})
     response.headers["Content-Disposition"] = f'attachment; filename="ibi-trace-{trace_id}.json"'

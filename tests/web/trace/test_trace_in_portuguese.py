@@ -156,3 +156,15 @@ def test_the_alert_page_in_portuguese(app):
 def page_any(app, path: str, headers: dict) -> str:
     """``path`` in one language, whatever its status (the resolver's alert is a 404)."""
     return app.test_client().get(path, headers=headers, environ_base=CLIENT).get_data(as_text=True)
+
+
+def test_a_missing_relation_and_a_chosen_translation_in_portuguese(app, client):
+    """The alert names what is missing in the core's own Portuguese words (Table 8.2's), and the
+    note on a chosen translation is Portuguese too."""
+    missing = words(page(app, traced(client, "http://urlib.net/8JMKD3MGP8W/35MMLL8+"), PT), keep_english=True)
+    assert ("a tradução não existe: mtc-m16c tem 8JMKD3MGP8W/35MMLL8, mas não tem tradução do item "
+            "8JMKD3MGP8W/35MMLL8 (sua resposta não tem url.translation nem ibi.translation)") in missing
+    chosen = words(page(app, traced(client, "http://urlib.net/D7N2U8HW/3J5AC3H+", accept_language="pt-BR,en;q=0.5"),
+                        PT), keep_english=True)
+    assert "Tradução (pt) escolhida pelo Accept-Language q=1 entre en, pt." in chosen
+    assert "chosen by Accept-Language" not in chosen
