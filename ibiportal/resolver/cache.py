@@ -75,16 +75,19 @@ log = logging.getLogger(__name__)
 class Changes:
     """The changes committed to what resolutions answer, as this process last read them.
 
-    ``generation`` grows with every change of the Archive set (everything is dropped); ``last``
-    is the id of the newest IBI change (ids grow in commit order), ``recent`` the newest IBI
-    changes as (id, casefolded IBI), oldest first, and every change after ``known_after`` is
-    among them (older ones are no longer remembered). Immutable: a reader builds the next one.
+    ``generation`` grows with every change of the Archive set (everything is dropped). IBI
+    changes are numbered in the order this process read them (transactions commit in any order):
+    ``last`` is the number of the newest, ``recent`` the newest as (number, casefolded IBI),
+    oldest first, and every change after ``known_after`` is among them (older ones are no longer
+    remembered). ``cursor`` is where the reader stands in the database's log of changes, the
+    storage's business (``storage.signal.read_changes``). Immutable: a reader builds the next one.
     """
 
     generation: int
     last: int = 0
     recent: tuple[tuple[int, str], ...] = ()
     known_after: int = 0
+    cursor: tuple = ()
 
     def ibis_after(self, change: int) -> frozenset[str] | None:
         """The IBIs changed after change ``change``; ``None`` when they are no longer all known."""

@@ -29,7 +29,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 from ..errors import IbiError
 from .outage import READ_RETRY_PAUSE_SECONDS, unreachable
 from .schema import SCHEMA_REVISION
-from .signal import changes_committed, signal_file, write_signal_file
+from .signal import signal_file, write_signal_file
 
 #: How long a SQLite writer waits for another process's transaction (seconds). Minting holds
 #: the write lock only for a read and two writes, so this is generous.
@@ -160,8 +160,8 @@ class Storage:
     """A connection to the portal's database, checked to be at :data:`SCHEMA_REVISION`.
 
     ``on_commit`` callbacks registered inside a write transaction run once it is committed.
-    ``announce`` tells the other workers and nodes the number of changes committed to what
-    resolutions answer (``signal.py``);
+    ``announce`` tells the other workers and nodes of each commit that changed what resolutions
+    answer, with a number unique to it (``signal.py``);
     by default, a SQLite database's workers learn it from the file beside it.
 
     A server database that does not answer connecting or a :meth:`read` is asked once more after
@@ -177,6 +177,7 @@ class Storage:
         self._retry_pause = None if self.database.is_sqlite else retry_pause  # a file has no restart to bridge
         self._pause = pause
         self._writing = False
+        self._announcement = 0  # what _announce_committed tells, set by announce_after_commit
         self.connection = self._connect()
         self._after_commit: list[Callable[[], None]] = []
         if check and self.database.url not in _CURRENT:
@@ -277,10 +278,15 @@ class Storage:
         if callback not in self._after_commit:
             self._after_commit.append(callback)
 
-    def announce_change(self) -> None:
-        """After a commit that changed what resolutions answer: tell every worker and node."""
+    def announce_after_commit(self, number: int) -> None:
+        """Inside a write transaction that changed what resolutions answer: once it is committed,
+        tell every worker and node ``number``, unique to this commit (``signal.py``)."""
+        self._announcement = number
+        self.on_commit(self._announce_committed)
+
+    def _announce_committed(self) -> None:
         if self._announce is not None:
-            self._announce(changes_committed(self))
+            self._announce(self._announcement)
 
 
 def _beside_sqlite_file(setting: str) -> Callable[[int], None] | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import BigInteger, CheckConstraint, Column, Index, Integer, LargeBinary, MetaData, Table, Text, text
 
 #: The revision a database must be at for this code (the last file of ``migrations/versions``).
-SCHEMA_REVISION = "0012"
+SCHEMA_REVISION = "0013"
 
 metadata = MetaData()
 
@@ -206,11 +206,16 @@ resolution_generation = Table(
 
 #: IBIs whose resolutions changed (an item minted, edited, deleted, copied, its files or links
 #: changed): each worker drops only the cached outcomes of these (storage.signal.ibis_changed).
-#: ``id`` orders them as committed; only the newest ``signal.RETAINED_CHANGES`` are kept.
+#: On PostgreSQL ``xact`` is the id of the transaction that added the row (its default,
+#: ``pg_current_xact_id()``, set by migration 0013): ids do not follow commits there, and readers
+#: find the rows committed late by it; NULL on SQLite, where ids follow commits. Only the newest
+#: ``signal.RETAINED_CHANGES`` are kept.
 resolution_change = Table(
     "resolution_change", metadata,
     Column("id", Integer, primary_key=True),
     Column("ibi", Text, nullable=False),  # casefolded
+    Column("xact", BigInteger),
+    Index("resolution_change_xact", "xact"),
     sqlite_autoincrement=True,
 )
 

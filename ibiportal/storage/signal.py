@@ -8,9 +8,18 @@ Two kinds of change, both committed in the transaction of the change itself:
 - an item (minted, edited, deleted, copied, its files or links changed): :func:`ibis_changed`
   adds its IBIs to ``resolution_change``, and caches drop only their outcomes.
 
+An item's change takes no lock: writers of every node add their rows at once, and transactions
+commit in any order, so a row's id does not say when it became visible. On PostgreSQL each row
+is stamped with its transaction's id (``xact``), and a reader re-reads, besides the rows after
+the newest id it has seen, the rows of the transactions that were still running when it last
+read (``xact`` at or after that read's snapshot ``xmin``): every row committed since is among
+them. Each process numbers the changes in the order it reads them (:func:`read_changes`). On
+SQLite ``BEGIN IMMEDIATE`` lets one writer in at a time, so ids follow commits there.
+
 Asking the database on each cache lookup would cost more than the lookup (benchmarks/cache.py),
-so each commit is also announced, as the number of changes committed so far (the generation
-plus the newest change's id: it grows with every commit of either kind):
+so each commit is also announced, as a number unique to that commit (its newest change id, or
+its new generation, told apart by their last bit), so that it differs from the one announced
+before:
 
 - to the node's own workers through a small memory-mapped file (``<database>-generation`` for
   SQLite, else one in the instance folder): a lookup compares 8 bytes;
@@ -18,7 +27,7 @@ plus the newest change's id: it grows with every commit of either kind):
   process listens on a thread and counts what it hears.
 
 A lookup reads the database only when the file or the count changed, and then only the changes
-after the last it read. With Redis down, a node misses the other nodes' changes until it is
+it has not read. With Redis down, a node misses the other nodes' changes until it is
 back (every reconnection counts as a change, so nothing is missed after it) and cached
 redirects still expire by time.
 """
@@ -32,7 +41,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from sqlalchemy import Connection, Insert, Text, column, delete, func, insert, select, true, update, values
+from sqlalchemy import Connection, delete, func, insert, literal_column, null, select, update
 from sqlalchemy.exc import SQLAlchemyError
 
 from ..log_limits import LimitedLog
@@ -80,8 +89,11 @@ def bump_resolution_generation(storage: Storage, conn: Connection) -> None:
     """Inside the caller's write transaction that changes the Archive set: every worker's
     resolution cache empties at its next lookup, once the transaction is committed (then the
     change is announced). An item's change is not one: see :func:`ibis_changed`."""
-    conn.execute(update(resolution_generation).where(resolution_generation.c.id == 1).values(value=resolution_generation.c.value + 1))
-    storage.on_commit(storage.announce_change)
+    generation = conn.execute(
+        update(resolution_generation).where(resolution_generation.c.id == 1)
+        .values(value=resolution_generation.c.value + 1).returning(resolution_generation.c.value)
+    ).scalar_one()
+    storage.announce_after_commit(2 * generation + 1)  # odd: no change id's number (module docstring)
 
 
 def ibis_changed(storage: Storage, conn: Connection, ibis: Iterable[str], *, both_forms: bool = False) -> None:
@@ -95,12 +107,9 @@ def ibis_changed(storage: Storage, conn: Connection, ibis: Iterable[str], *, bot
     Changes to the Archive set are not IBI changes: they call :func:`bump_resolution_generation`,
     which empties everything.
 
-    The generation row is locked first, so that changes get their ids in the order they are
-    committed (a reader asks for the ids after the last it read; one committed later with a
-    smaller id would be missed). The lock is held from here to the commit: call this last. A
-    mint holds its subsystem's lock meanwhile, and every statement in that span is a round trip
-    to the database that the other mints wait for (benchmarks/minting.py): on PostgreSQL the row
-    is locked by the insert itself, and a mint does not look its forms up.
+    No lock is taken (module docstring): a mint, an edit and an upload committing at once wait
+    for none of each other here (benchmarks/minting.py). Call it last in the transaction: its ids
+    are drawn here, and :func:`read_changes` counts on their commit following soon.
     """
     forms = {ibi for ibi in ibis if ibi}
     if not forms:
@@ -110,62 +119,64 @@ def ibis_changed(storage: Storage, conn: Connection, ibis: Iterable[str], *, bot
                                 .where(minted_item.c.rep.in_(forms) | minted_item.c.ibip.in_(forms))):
             forms.update((row.rep, row.ibip))
     changed = sorted({form.casefold() for form in forms})
-    if conn.dialect.name == "postgresql":
-        ids = conn.execute(_insert_locked(changed)).scalars().all()
-    else:  # SQLite: BEGIN IMMEDIATE holds the database's one write lock already
-        ids = conn.execute(insert(resolution_change).values([{"ibi": ibi} for ibi in changed])
-                           .returning(resolution_change.c.id)).scalars().all()
-    if any(number % PRUNE_EVERY == 0 for number in ids):  # now and then: each statement lengthens the lock
+    ids = conn.execute(insert(resolution_change).values([{"ibi": ibi} for ibi in changed])
+                       .returning(resolution_change.c.id)).scalars().all()
+    if any(number % PRUNE_EVERY == 0 for number in ids):  # now and then
         conn.execute(delete(resolution_change).where(resolution_change.c.id <= max(ids) - RETAINED_CHANGES))
-    storage.on_commit(storage.announce_change)
+    storage.announce_after_commit(2 * max(ids))  # even: no generation's number
 
 
-def _insert_locked(changed: list[str]) -> Insert:
-    """``WITH locked AS (SELECT … FOR UPDATE) INSERT INTO resolution_change (ibi) SELECT … FROM
-    (VALUES …), locked RETURNING id``: the generation row's lock and the insert in one round trip;
-    the ids are drawn as the rows are inserted, after the lock is held."""
-    locked = select(resolution_generation.c.id).where(resolution_generation.c.id == 1).with_for_update().cte("locked")
-    rows = values(column("ibi", Text), name="changed").data([(ibi,) for ibi in changed])
-    return (insert(resolution_change)
-            .from_select(["ibi"], select(rows.c.ibi).join_from(rows, locked, true()))
-            .returning(resolution_change.c.id))
-
-
-def changes_committed(storage: Storage) -> int:
-    """The number announced after a commit: it grows with every change of either kind."""
-    newest = select(func.coalesce(func.max(resolution_change.c.id), 0)).scalar_subquery()
-    return storage.read(
-        select(resolution_generation.c.value + newest).where(resolution_generation.c.id == 1)
-    ).scalar_one()
+#: The oldest transaction still running (PostgreSQL): every transaction with a smaller id has
+#: ended, so its rows are visible to whoever reads now, or will never be.
+_RUNNING_FROM = literal_column("pg_snapshot_xmin(pg_current_snapshot())::text::bigint")
 
 
 def read_changes(storage: Storage, seen: Changes | None) -> Changes:
     """What changed after ``seen`` (``None``: nothing read yet, so only where things stand).
 
-    The IBI changes after ``seen.last`` are read; if some of them are no longer kept
-    (:data:`RETAINED_CHANGES`), the result says none is known before the newest, and caches
-    empty. At most :data:`REMEMBERED_CHANGES` are remembered.
+    ``seen.cursor`` is (the newest change id read, the oldest transaction then running or
+    ``None`` on SQLite, the ids read of that transaction or later ones): the rows after that id,
+    and those of transactions from that one on not read yet, are the new changes, numbered after
+    ``seen.last`` in the order read. The horizon is read before the rows, so that a transaction
+    the rows' snapshot did not see is at or after it. When some of the new changes may no longer
+    be kept (more than :data:`RETAINED_CHANGES` ids after the newest read), the result says none
+    is known before the newest, and caches empty. (Ids are drawn as :func:`ibis_changed` runs,
+    last in its transaction, so a row's transaction does not stay open while thousands of others
+    commit.) At most :data:`REMEMBERED_CHANGES` are remembered.
     """
-    generation = read_resolution_generation(storage)
+    running_from = _RUNNING_FROM if storage.dialect == "postgresql" else null()
+    generation, horizon = storage.read(
+        select(resolution_generation.c.value, running_from).where(resolution_generation.c.id == 1)
+    ).one()
     if seen is None:
         newest = storage.read(select(func.coalesce(func.max(resolution_change.c.id), 0))).scalar_one()
-        return Changes(generation, newest, (), newest)
-    first_kept = select(func.min(resolution_change.c.id)).scalar_subquery()
+        running = () if horizon is None else storage.read(
+            select(resolution_change.c.id).where(resolution_change.c.xact >= horizon)).scalars()
+        return Changes(generation, cursor=(newest, horizon, frozenset(running)))
+    last_id, last_horizon, pending = seen.cursor or (0, None, frozenset())
+    unread = resolution_change.c.id > last_id
+    if last_horizon is not None:
+        unread = unread | (resolution_change.c.xact >= last_horizon)
     rows = storage.read(
-        select(resolution_change.c.id, resolution_change.c.ibi, first_kept.label("first_kept"))
-        .where(resolution_change.c.id > seen.last).order_by(resolution_change.c.id)
+        select(resolution_change.c.id, resolution_change.c.ibi, resolution_change.c.xact)
+        .where(unread).order_by(resolution_change.c.id)
     ).all()
-    if not rows:
-        return Changes(generation, seen.last, seen.recent, seen.known_after)
-    newest = rows[-1].id
-    if rows[0].first_kept > seen.last + 1:  # the ones between were dropped unread (or never committed)
-        return Changes(generation, newest, (), newest)
-    recent = (*seen.recent, *((row.id, row.ibi) for row in rows))
+    newest_id = max([last_id, *(row.id for row in rows)])
+    cursor = (newest_id, horizon,
+              frozenset(row.id for row in rows if horizon is not None and row.xact is not None and row.xact >= horizon))
+    new = [row for row in rows if row.id not in pending]
+    if not new:
+        return Changes(generation, seen.last, seen.recent, seen.known_after, cursor)
+    if newest_id - RETAINED_CHANGES > last_id:  # the ones between may have been dropped unread
+        newest = seen.last + max(len(new), newest_id - last_id)
+        return Changes(generation, newest, (), newest, cursor)
+    recent = (*seen.recent, *((seen.last + number, row.ibi) for number, row in enumerate(new, start=1)))
+    newest = seen.last + len(new)
     known_after = seen.known_after
     if len(recent) > REMEMBERED_CHANGES:
         known_after = recent[-REMEMBERED_CHANGES - 1][0]
         recent = recent[-REMEMBERED_CHANGES:]
-    return Changes(generation, newest, recent, known_after)
+    return Changes(generation, newest, recent, known_after, cursor)
 
 
 def signal_file(setting: str, instance_path: str) -> str:
@@ -199,13 +210,12 @@ class RedisChanges:
         self._log = LimitedLog(logger)  # one line a minute while Redis is down, not one per change
         self._listener: threading.Thread | None = None
 
-    def publish(self, generation: int) -> None:
+    def publish(self, number: int) -> None:
         """Tell every node; Redis down only delays other nodes (logged), never the change."""
         try:
-            self.client.publish(CHANNEL, str(generation))
+            self.client.publish(CHANNEL, str(number))
         except self._redis.RedisError as error:
-            self._log.warning("publish", "Redis unreachable, other nodes learn of resolution generation %d late: %s",
-                              generation, error)
+            self._log.warning("publish", "Redis unreachable, other nodes learn of this node's changes late: %s", error)
         else:
             self._log.recovered("publish", "Redis reachable again: other nodes learn of changes at once")
 

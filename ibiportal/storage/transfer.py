@@ -31,6 +31,9 @@ FORMAT = "ibiportal-export"
 VERSION = 1
 #: Rows a fresh ``db upgrade`` writes (the Archive set's generation, 0): an import replaces them.
 SEEDED_TABLES = frozenset({"resolution_generation"})
+#: Columns whose values mean something only in the database that wrote them (a PostgreSQL
+#: transaction id): not exported, the importing database fills them as it does for its own rows.
+LOCAL_COLUMNS = frozenset({("resolution_change", "xact")})
 _BATCH = 200
 
 
@@ -54,8 +57,8 @@ def export_lines(storage: Storage) -> Iterator[str]:
         rows = storage.connection.execute(select(table).order_by(*table.primary_key.columns))
         for row in rows.mappings():
             count += 1
-            yield json.dumps({"table": table.name, "row": {name: _to_json(value) for name, value in row.items()}},
-                             ensure_ascii=False)
+            kept = {name: _to_json(value) for name, value in row.items() if (table.name, name) not in LOCAL_COLUMNS}
+            yield json.dumps({"table": table.name, "row": kept}, ensure_ascii=False)
     yield json.dumps({"end": True, "rows": count})
 
 

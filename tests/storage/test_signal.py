@@ -1,6 +1,7 @@
 """Changes to what resolutions answer reach every worker of the node through its signal file,
 and every other node through Redis; Redis down delays the other nodes, never the change. An
-item's change names its IBIs (both forms), read by each process once, in commit order."""
+item's change names its IBIs (both forms), read by each process once, whatever order the
+transactions that made them commit in."""
 from __future__ import annotations
 
 import logging
@@ -19,7 +20,6 @@ from ibiportal.storage.signal import (
     GenerationSignal,
     RedisChanges,
     bump_resolution_generation,
-    changes_committed,
     ibis_changed,
     read_changes,
     read_resolution_generation,
@@ -66,7 +66,7 @@ def test_redis_down_is_logged_and_changes_nothing_else(database_setting, tmp_pat
         with writer.write_transaction() as conn:
             bump_resolution_generation(writer, conn)
     assert read_resolution_generation(writer) == 1  # committed all the same
-    assert "Redis unreachable, other nodes learn of resolution generation 1 late" in caplog.text
+    assert "Redis unreachable, other nodes learn of this node's changes late" in caplog.text
     writer.close()
 
 
@@ -77,7 +77,7 @@ def test_redis_down_is_one_line_a_minute_however_many_changes(tmp_path, caplog):
         for generation in range(1, 21):
             down.publish(generation)
     assert [record.getMessage().split(":")[0] for record in caplog.records] == [
-        "Redis unreachable, other nodes learn of resolution generation 1 late"]
+        "Redis unreachable, other nodes learn of this node's changes late"]
 
 
 def test_a_rolled_back_change_is_never_announced(database_setting):
@@ -91,7 +91,7 @@ def test_a_rolled_back_change_is_never_announced(database_setting):
         pass
     with writer.write_transaction() as conn:
         bump_resolution_generation(writer, conn)
-    assert announced == [1] and read_resolution_generation(writer) == 1
+    assert len(announced) == 1 and read_resolution_generation(writer) == 1  # one commit, one announcement
     writer.close()
 
 
@@ -114,7 +114,7 @@ def test_an_item_change_reaches_the_other_node_with_both_forms_of_its_ibi(databa
     reader.close()
 
 
-def test_the_number_announced_grows_with_every_commit_of_either_kind_once_per_transaction(database_setting):
+def test_each_commit_of_either_kind_announces_once_a_number_unlike_the_one_before(database_setting):
     announced: list[int] = []
     writer = Storage(database_setting, announce=announced.append)
     with writer.write_transaction() as conn:
@@ -123,8 +123,10 @@ def test_the_number_announced_grows_with_every_commit_of_either_kind_once_per_tr
     with writer.write_transaction() as conn:
         bump_resolution_generation(writer, conn)
     with writer.write_transaction() as conn:
+        ibis_changed(writer, conn, ["A/3"])
+    with writer.write_transaction() as conn:
         ibis_changed(writer, conn, [])  # nothing named: nothing committed, nothing announced
-    assert announced == [2, 3] and changes_committed(writer) == 3
+    assert len(announced) == 3 and len(set(announced)) == 3
     writer.close()
 
 
@@ -156,9 +158,15 @@ def test_a_process_remembers_a_bounded_number_of_changes(database_setting, monke
     storage.close()
 
 
-def test_item_changes_wait_for_each_other_so_that_ids_follow_commits(postgres_server):
+def test_item_changes_wait_for_none_and_a_change_committed_after_a_later_one_is_read(postgres_server):
+    """PostgreSQL: the first transaction's change gets the smaller id but commits last; the second
+    did not wait for it, a reader read in between, and still reads the first's change, once; the
+    two commits announce different numbers (the newest id is the same after both)."""
     setting = postgres_server.new_database()
-    first, second = Storage(setting), Storage(setting)
+    announced: list[int] = []
+    first, second = Storage(setting, announce=announced.append), Storage(setting, announce=announced.append)
+    reader = Storage(setting)
+    seen = read_changes(reader, None)
     done = threading.Event()
 
     def change_from_second() -> None:
@@ -170,12 +178,17 @@ def test_item_changes_wait_for_each_other_so_that_ids_follow_commits(postgres_se
         ibis_changed(first, conn, ["A/1"])
         thread = threading.Thread(target=change_from_second)
         thread.start()
-        assert not done.wait(0.3)  # held at the lock until the first commits
+        assert done.wait(10)  # not held until the first commits
+        between = read_changes(reader, seen)
     thread.join(10)
-    assert done.is_set()
-    assert [ibi for _, ibi in read_changes(first, Changes(0)).recent] == ["a/1", "b/1"]
-    first.close()
-    second.close()
+    assert between.ibis_after(seen.last) == {"b/1"}
+    after = read_changes(reader, between)
+    assert after.ibis_after(between.last) == {"a/1"}
+    assert after.ibis_after(seen.last) == {"a/1", "b/1"}
+    assert read_changes(reader, after).last == after.last  # nothing read twice
+    assert len(announced) == 2 and announced[0] != announced[1]
+    for storage in (first, second, reader):
+        storage.close()
 
 
 def mint(storage: Storage, rep: str, ibip: str) -> None:

@@ -48,7 +48,7 @@ def test_resolution_and_minting_go_on_with_redis_down(new_database, caplog):
     assert second.status_code == 201
     # this node's own workers still learn of the change (its signal file): the new edition at once
     assert client.get(f"/{first['ibip']}!").headers["Location"] == "https://example.org/v2"
-    assert "Redis unreachable, other nodes learn of resolution generation" in caplog.text
+    assert "Redis unreachable, other nodes learn of this node's changes late" in caplog.text
 
 
 def test_readyz_says_when_the_database_is_unreachable(tmp_path):
