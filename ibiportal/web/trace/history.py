@@ -26,15 +26,26 @@ from ..context import get_storage, known_prefix_pairs
 from ..form_errors import show_error
 from ..inputs import recognised_url_input
 from .forms import TRACE_ID
+from .report import HEADLINES
 
 #: Traces per page: a screenful on a desktop, a short scroll of cards on a phone.
 PER_PAGE = 25
 
 
 def outcome_choices() -> list[tuple[str, str]]:
-    """"any", "found", then each alert's reason by its name in the standard's words."""
+    """"any", "found", then each alert: its headline, with its reason as the trace JSON names it."""
     return [("", lazy_gettext("Any outcome")), ("found", lazy_gettext("found (redirected)")),
-            *((reason.value, reason.value) for reason in AlertReason)]
+            *((reason.value, f"{HEADLINES[reason]} ({reason.value})") for reason in AlertReason)]
+
+
+def outcome_words(outcome: str) -> str:
+    """A kept trace's outcome (``found`` or an alert's reason) as the Trace page's headline says it."""
+    if outcome == "found":
+        return gettext("Redirected")
+    try:
+        return str(HEADLINES[AlertReason(outcome)])
+    except ValueError:  # a reason this version does not know
+        return outcome
 
 
 class HistoryForm(FlaskForm):
@@ -126,6 +137,7 @@ def history_page():
         compare_error = gettext("Tick exactly two traces to compare them (%(count)s ticked).",
                                 count=request.args.get("compare_error"))
     return render_template("trace/history.html", form=form, result=result, ibis=ibis, ticked=ticked,
+                           outcome_words=outcome_words,
                            compare_error=compare_error, filters=_filters()), 200 if compare_error is None else 400
 
 

@@ -168,3 +168,13 @@ def test_a_missing_relation_and_a_chosen_translation_in_portuguese(app, client):
                         PT), keep_english=True)
     assert "Tradução (pt) escolhida pelo Accept-Language q=1 entre en, pt." in chosen
     assert "chosen by Accept-Language" not in chosen
+
+
+def test_the_history_names_outcomes_in_portuguese(app, client):
+    traced(client, FOUND)
+    traced(client, "http://urlib.net/8JMKD3MGP8W/34PGRBS")
+    html = page(app, "/trace/history", PT)
+    badges = [re.sub(r"\s+", " ", badge.text_content()) for badge in
+              lxml_html.fromstring(html).xpath('//td[@class="outcome-cell"]/span')]
+    assert badges == ["Não encontrado", "Redirecionado"]
+    assert '<option value="not-found">Não encontrado (not-found)</option>' in html
