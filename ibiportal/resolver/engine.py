@@ -274,8 +274,9 @@ class _Run:
         stopped = False
         for batch in fan_out.batches():
             for reply in batch:
-                step, reading = read_reply(reply, len(arrivals) + 1, verbs, self.hops, self.client.language_preference)
-                self.steps.append(_said(replace(step, ibi=ibi, verbs=message.verbs, client_ips=message.client_ips)))
+                step, reading = read_reply(reply, len(arrivals) + 1, verbs, self.hops, self.client.language_preference,
+                                           ibi=ibi, verbs=message.verbs, client_ips=message.client_ips)
+                self.steps.append(_said(step))
                 arrivals.append((reply, reading))
                 stopped = stopped or stops_waiting(reading, original)
             if stopped:

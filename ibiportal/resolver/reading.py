@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from typing import Any
 
 from ibiportal.ibi.modifiers import GET_FILE_LIST, GET_LAST_EDITION, GET_TRANSLATION, Verb
 from ibiportal.ibi.prefixes import pair_proved_by
@@ -143,30 +144,37 @@ def missing_step(reading: Reading) -> tuple[tuple[Verb, ...], Verb] | None:
     return None
 
 
-def read_reply(reply: Reply, arrival: int, verbs: tuple[Verb, ...], hop: int,
-               language_preference: str | None) -> tuple[TraceStep, Reading | None]:
+def read_reply(reply: Reply, arrival: int, wanted: tuple[Verb, ...], hop: int,
+               language_preference: str | None, **asked: Any) -> tuple[TraceStep, Reading | None]:
     """The (3)+(4) step of one reply, ``arrival``-th of its round, and what its answer means if
-    it is a non-empty pair list (a failure, an HTTP error, a malformed or empty answer means nothing)."""
+    it is a non-empty pair list (a failure, an HTTP error, a malformed or empty answer means nothing).
+    ``wanted`` are the verbs of the request; ``asked`` the step's facts of the message itself (the
+    IBI, verbs and client IPs asked).
+    The step is made once, with every fact (a reference check reads 50,000 replies)."""
     exchange = reply.exchange
-    raw = None if exchange.body is None else exchange.body.decode("latin-1")
-    step = TraceStep(3, StepKind.URL_REQUEST, RESOLVER, reply.endpoint.name, "", relation=relation_of(verbs), hop=hop,
-                     archive=reply.endpoint.address, request_url=reply.url, http_status=exchange.status,
-                     content_type=exchange.content_type, elapsed_ms=reply.elapsed_ms, arrival=arrival,
-                     raw_answer=raw, notes=exchange.notes)
+    facts: dict[str, Any] = dict(
+        relation=relation_of(wanted), hop=hop, archive=reply.endpoint.address, request_url=reply.url,
+        http_status=exchange.status, content_type=exchange.content_type, elapsed_ms=reply.elapsed_ms,
+        arrival=arrival, raw_answer=None if exchange.body is None else exchange.body.decode("latin-1"),
+        notes=exchange.notes, **asked)
+    reading = None
     if exchange.failure is not None:
         status = {Failure.TIMEOUT: Status.TIMEOUT, Failure.REFUSED: Status.REFUSED}.get(exchange.failure, Status.TRANSPORT_ERROR)
-        return replace(step, status=status, error=exchange.error), None
-    if exchange.status != 200:
-        return replace(step, status=Status.HTTP_ERROR), None
-    parsed = read_answer(exchange.body or b"")
-    if not isinstance(parsed, PairList):
-        return replace(step, status=Status.MALFORMED, parse_error=ParseProblem(parsed.message, parsed.position)), None
-    if not parsed:
-        return replace(step, status=Status.EMPTY, pairs=()), None
-    reading = read(parsed, verbs, language_preference)
-    return replace(step, status=Status.ANSWERED, pairs=tuple(parsed), notes=exchange.notes + reading.notes,
-                   relation=reading.relation, meaning=reading.meaning, deciding_pair=reading.deciding_pair,
-                   onward_ibi=None if reading.onward is None else reading.onward[0]), reading
+        facts.update(status=status, error=exchange.error)
+    elif exchange.status != 200:
+        facts.update(status=Status.HTTP_ERROR)
+    else:
+        parsed = read_answer(exchange.body or b"")
+        if not isinstance(parsed, PairList):
+            facts.update(status=Status.MALFORMED, parse_error=ParseProblem(parsed.message, parsed.position))
+        elif not parsed:
+            facts.update(status=Status.EMPTY, pairs=())
+        else:
+            reading = read(parsed, wanted, language_preference)
+            facts.update(status=Status.ANSWERED, pairs=tuple(parsed), notes=exchange.notes + reading.notes,
+                         relation=reading.relation, meaning=reading.meaning, deciding_pair=reading.deciding_pair,
+                         onward_ibi=None if reading.onward is None else reading.onward[0])
+    return TraceStep(3, StepKind.URL_REQUEST, RESOLVER, reply.endpoint.name, "", **facts), reading
 
 
 @dataclass(frozen=True)
