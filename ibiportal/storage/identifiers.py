@@ -70,7 +70,8 @@ class IdentifierStore:
         return SubsystemClock(Decimal(row.last_date), Decimal(row.last_reading), Decimal(row.clock_offset))
 
     def advance_subsystem_clock(self, conn: Connection, subsystem: str, clock: SubsystemClock, first: bool) -> None:
-        """Store the subsystem's new state, inside the caller's transaction that locked it.
+        """Store the subsystem's new state, inside the caller's transaction that locked it, as its
+        last statement (on PostgreSQL it goes with the COMMIT: ``Storage.execute_with_commit``).
 
         ``first``: :meth:`lock_subsystem_clock` found no state, so there was no row to lock; if
         another transaction inserted it meanwhile, :class:`SubsystemRaced` is raised.
@@ -84,8 +85,9 @@ class IdentifierStore:
                 conn.execute(insert(subsystem_clock).values(subsystem=subsystem, **values))
             except IntegrityError as error:
                 raise SubsystemRaced(subsystem) from error
-        else:
-            conn.execute(update(subsystem_clock).where(subsystem_clock.c.subsystem == subsystem).values(**values))
+        else:  # the row locked until the commit: sent with it
+            self.storage.execute_with_commit(
+                update(subsystem_clock).where(subsystem_clock.c.subsystem == subsystem).values(**values))
 
     def record_minted(self, conn: Connection, item: MintedItem) -> None:
         """Store the item of a reserved slot, inside the caller's transaction; resolution caches

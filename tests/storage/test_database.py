@@ -5,13 +5,13 @@ import os
 
 import pytest
 
-from sqlalchemy import select, text, update
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import insert, select, text, update
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 from ibiportal import create_app
 from ibiportal.storage.database import Storage, database, database_url
 from ibiportal.storage.outage import READ_RETRY_PAUSE_SECONDS, unreachable
-from ibiportal.storage.schema import resolution_generation
+from ibiportal.storage.schema import api_token, resolution_generation
 from tests.servers import PostgresServer, fresh_sqlite
 
 
@@ -166,3 +166,23 @@ def test_sqlite_is_never_retried(tmp_path):
         assert pauses == []
     finally:
         storage.close()
+
+
+def test_a_statement_sent_with_the_commit_is_committed_with_it_or_rolls_everything_back(database_setting):
+    """``execute_with_commit`` (on PostgreSQL, the statement's values written into the SQL and sent
+    with the COMMIT): its effect is committed, quotes and all; when it fails, nothing of the
+    transaction stays and the connection goes on."""
+    storage = Storage(database_setting)
+    with storage.write_transaction() as conn:
+        conn.execute(insert(api_token).values(name="a", token_hash="h1", created_at="t"))
+        storage.execute_with_commit(update(api_token).where(api_token.c.name == "a").values(last_used_at="it's; now"))
+    assert storage.read(select(api_token.c.last_used_at)).scalar_one() == "it's; now"
+    with pytest.raises(IntegrityError):
+        with storage.write_transaction() as conn:
+            conn.execute(insert(api_token).values(name="b", token_hash="h2", created_at="t"))
+            storage.execute_with_commit(insert(api_token).values(name="c", token_hash="h1", created_at="t"))  # h1 is a's
+    assert storage.read(select(api_token.c.name)).scalars().all() == ["a"]
+    with storage.write_transaction() as conn:
+        conn.execute(insert(api_token).values(name="d", token_hash="h4", created_at="t"))
+    assert sorted(storage.read(select(api_token.c.name)).scalars()) == ["a", "d"]
+    storage.close()
