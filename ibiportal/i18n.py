@@ -65,10 +65,10 @@ class Localized(str):
         return (Localized, (dict(self.texts),))
 
 
-def decimal(value: float) -> Localized:
-    """A measured number (milliseconds, seconds) as recorded, ``:g``, with each language's decimal
-    sign: ``2000.2`` and ``2000,2``."""
-    text = f"{value:g}"
+def decimal(value: float, spec: str = "g") -> Localized:
+    """A measured number (milliseconds, seconds) as recorded, formatted by ``spec``, with each
+    language's decimal sign: ``2000.2`` and ``2000,2``."""
+    text = format(value, spec)
     return Localized({"en": text, "pt": text.replace(".", ",")})
 
 

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 import certifi
 import pycurl
 
+from ibiportal.i18n import N_, decimal
 from ibiportal.log_limits import LimitedLog
 from ibiportal.resolver.addresses import AddressRefused, GetAddrInfo, check_url
 from ibiportal.resolver.transport import (
@@ -55,17 +56,17 @@ _LOOP_FAILURES = LimitedLog(logger)
 
 #: How libcurl's error codes read in a trace (its own message follows in parentheses).
 _FAILURES: dict[int, tuple[Failure, str]] = {
-    pycurl.E_COULDNT_CONNECT: (Failure.CONNECTION, "could not connect"),
-    pycurl.E_COULDNT_RESOLVE_HOST: (Failure.CONNECTION, "could not resolve the host"),
-    pycurl.E_RECV_ERROR: (Failure.CONNECTION, "connection broken while reading"),
-    pycurl.E_SEND_ERROR: (Failure.CONNECTION, "connection broken while sending"),
-    pycurl.E_GOT_NOTHING: (Failure.CONNECTION, "the Archive closed the connection without answering"),
-    pycurl.E_PARTIAL_FILE: (Failure.CONNECTION, "the answer ended before its announced length"),
-    pycurl.E_FTP_WEIRD_SERVER_REPLY: (Failure.CONNECTION, "the answer is not HTTP"),  # 8: CURLE_WEIRD_SERVER_REPLY
-    pycurl.E_UNSUPPORTED_PROTOCOL: (Failure.CONNECTION, "the answer is not HTTP"),  # "Received HTTP/0.9"
-    pycurl.E_SSL_CONNECT_ERROR: (Failure.CONNECTION, "TLS handshake failed"),
-    pycurl.E_PEER_FAILED_VERIFICATION: (Failure.CONNECTION, "the Archive's TLS certificate was not accepted"),
-    pycurl.E_ABORTED_BY_CALLBACK: (Failure.CONNECTION, "ended by the portal"),  # close(), or a failed loop
+    pycurl.E_COULDNT_CONNECT: (Failure.CONNECTION, N_("could not connect")),
+    pycurl.E_COULDNT_RESOLVE_HOST: (Failure.CONNECTION, N_("could not resolve the host")),
+    pycurl.E_RECV_ERROR: (Failure.CONNECTION, N_("connection broken while reading")),
+    pycurl.E_SEND_ERROR: (Failure.CONNECTION, N_("connection broken while sending")),
+    pycurl.E_GOT_NOTHING: (Failure.CONNECTION, N_("the Archive closed the connection without answering")),
+    pycurl.E_PARTIAL_FILE: (Failure.CONNECTION, N_("the answer ended before its announced length")),
+    pycurl.E_FTP_WEIRD_SERVER_REPLY: (Failure.CONNECTION, N_("the answer is not HTTP")),  # 8: CURLE_WEIRD_SERVER_REPLY
+    pycurl.E_UNSUPPORTED_PROTOCOL: (Failure.CONNECTION, N_("the answer is not HTTP")),  # "Received HTTP/0.9"
+    pycurl.E_SSL_CONNECT_ERROR: (Failure.CONNECTION, N_("TLS handshake failed")),
+    pycurl.E_PEER_FAILED_VERIFICATION: (Failure.CONNECTION, N_("the Archive's TLS certificate was not accepted")),
+    pycurl.E_ABORTED_BY_CALLBACK: (Failure.CONNECTION, N_("ended by the portal")),  # close(), or a failed loop
 }
 
 
@@ -370,20 +371,27 @@ def _exchange(transfer: _Transfer, code: int | None, message: str) -> Exchange:
     body = bytes(transfer.body)
     if transfer.too_long:
         return Exchange(status, content_type, body, Failure.TOO_LARGE,
-                        f"answer longer than the cap of {transfer.cap} bytes; stopped reading", notes)
+                        N_("answer longer than the cap of %(cap)s bytes; stopped reading", cap=transfer.cap), notes)
     if transfer.announced is not None:
         return Exchange(status, content_type, None, Failure.TOO_LARGE,
-                        f"answer announces {transfer.announced} bytes, more than the cap of {transfer.cap}", notes)
+                        N_("answer announces %(size)s bytes, more than the cap of %(cap)s", size=transfer.announced,
+                           cap=transfer.cap), notes)
     if transfer.stalled:
         return Exchange(status, content_type, body or None, Failure.TIMEOUT, _stall_words(transfer), notes)
     if code == pycurl.E_OPERATION_TIMEDOUT:
-        return Exchange(status, content_type, body or None, Failure.TIMEOUT, f"{_timeout_words(transfer, message)} ({message})", notes)
+        return Exchange(status, content_type, body or None, Failure.TIMEOUT,
+                        N_("%(words)s (%(message)s)", words=_timeout_words(transfer, message), message=message), notes)
     if code is not None:
-        failure, words = _FAILURES.get(code, (Failure.CONNECTION, "exchange failed"))
-        return Exchange(status, content_type, body or None, failure, f"{words} ({message})", notes)
+        failure, words = _FAILURES.get(code, (Failure.CONNECTION, N_("exchange failed")))
+        return Exchange(status, content_type, body or None, failure,
+                        N_("%(words)s (%(message)s)", words=words, message=message), notes)
     if status is not None and 300 <= status < 400:
-        target = curl.getinfo(pycurl.REDIRECT_URL) or "(no Location)"
-        return Exchange(status, content_type, None, Failure.REDIRECT, f"redirect to {target[:200]} not followed", notes)
+        target = curl.getinfo(pycurl.REDIRECT_URL)
+        if not target:
+            return Exchange(status, content_type, None, Failure.REDIRECT, N_("redirect to (no Location) not followed"),
+                            notes)
+        return Exchange(status, content_type, None, Failure.REDIRECT,
+                        N_("redirect to %(target)s not followed", target=target[:200]), notes)
     return Exchange(status, content_type, body, notes=notes)
 
 
@@ -393,19 +401,20 @@ def _timeout_words(transfer: _Transfer, message: str) -> str:
     connect, total = min(transfer.timeouts.connect, transfer.timeouts.total), transfer.timeouts.total
     if message.startswith("Connection timed out"):
         if transfer.curl.getinfo(pycurl.CONNECT_TIME) > 0:  # TCP connected: libcurl's connect includes TLS
-            return f"connect timeout: connected, but the TLS handshake did not end within {connect:.3g} s"
-        return f"connect timeout: no connection within {connect:.3g} s"
-    return f"the exchange deadline ({total:.3g} s) passed"
+            return N_("connect timeout: connected, but the TLS handshake did not end within %(seconds)s s",
+                      seconds=decimal(connect, ".3g"))
+        return N_("connect timeout: no connection within %(seconds)s s", seconds=decimal(connect, ".3g"))
+    return N_("the exchange deadline (%(seconds)s s) passed", seconds=decimal(total, ".3g"))
 
 
 def _stall_words(transfer: _Transfer) -> str:
     """The read timeout (kept by the loop), and how far the answer got before the silence."""
-    seconds = f"{transfer.read_timeout:.3g} s"
+    seconds = decimal(transfer.read_timeout, ".3g")
     if not transfer.header_lines:
-        return f"read timeout: the Archive sent no answer within {seconds}"
+        return N_("read timeout: the Archive sent no answer within %(seconds)s s", seconds=seconds)
     if not transfer.headers_ended:
-        return f"read timeout: the Archive's headers stalled, nothing received for {seconds}"
-    return f"read timeout: the Archive's answer stalled, nothing received for {seconds}"
+        return N_("read timeout: the Archive's headers stalled, nothing received for %(seconds)s s", seconds=seconds)
+    return N_("read timeout: the Archive's answer stalled, nothing received for %(seconds)s s", seconds=seconds)
 
 
 #: Seconds an Archive's checked address serves further messages to it before its host is looked

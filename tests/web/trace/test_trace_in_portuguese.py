@@ -8,8 +8,10 @@ import re
 
 from lxml import html as lxml_html
 
+from ibiportal.ibi.ibip import ibip_prefix
 from ibiportal.storage.database import Storage
 from ibiportal.storage.traces import TraceStore
+from tests.reliability.faulty_archives import RawArchive, include, says_nothing
 
 CLIENT = {"REMOTE_ADDR": "172.16.44.200"}
 PT = {"Accept-Language": "pt-BR"}
@@ -178,3 +180,20 @@ def test_the_history_names_outcomes_in_portuguese(app, client):
               lxml_html.fromstring(html).xpath('//td[@class="outcome-cell"]/span')]
     assert badges == ["Não encontrado", "Redirecionado"]
     assert '<option value="not-found">Não encontrado (not-found)</option>' in html
+
+
+def test_an_archive_that_times_out_over_a_real_socket_in_portuguese(app):
+    """libcurl's read timeout, worded by the portal, on the alert page and the stored trace's page
+    (the Archive at the IBIp's address accepts and never answers; the read timeout is 0.5 s)."""
+    app.config.update(ARCHIVE_READ_TIMEOUT=0.5, ALLOW_PRIVATE_ARCHIVES=True)
+    with RawArchive(says_nothing) as silent:
+        include(app.config["DATABASE"], silent.address, "8JMKD3MGP8W/3B8S6GL")
+        response = app.test_client().get(f"/{ibip_prefix('127.0.0.1')}/34PGRBS", headers=PT, environ_base=CLIENT)
+    assert response.status_code == 404
+    alert = words(response.get_data(as_text=True), keep_english=True)
+    assert "tempo de leitura esgotado: o Arquivo não enviou resposta em 0,5 s" in alert
+    trace = re.search(r'href="(/trace/[^"]+)"', response.get_data(as_text=True))[1]
+    text = words(page(app, trace, PT), keep_english=True)
+    assert re.search(r"não respondeu a tempo \(tempo de leitura esgotado: o Arquivo não enviou resposta em 0,5 s\), "
+                     r"após \d+(,\d+)? ms", text)
+    assert "read timeout" not in text and "sent no answer" not in text
