@@ -147,6 +147,38 @@ def test_a_file_uploaded_through_one_node_is_served_by_the_other(cluster):
     assert [entry["path"] for entry in listed.json()["files"]] == ["dados/série.bin"]
 
 
+def test_uploads_of_one_path_at_once_through_both_nodes_all_succeed_and_one_file_stays(cluster):
+    """Eight uploads of one path at once, through both nodes: no 500, the first stored creates the
+    file (201) and each later one replaces it (200); one of them is what is served."""
+    a, b = cluster["nodes"]
+    item = requests.post(f"{a.url}/api/v1/mint", json={"title": "Raced"}, headers=client_ip(900_101), timeout=30).json()
+    storage = Storage(cluster["database"])
+    try:
+        token = {"Authorization": f"Bearer {TokenStore(storage).create('racing uploads')}"}
+    finally:
+        storage.close()
+    bodies = [os.urandom(300_000) for _ in range(8)]
+    answers: dict[int, requests.Response] = {}
+
+    def upload(number: int) -> None:
+        node = (a, b)[number % 2]
+        answers[number] = requests.put(
+            f"{node.url}/api/v1/items/{item['ibip']}/files/same.bin", data=pieces(bodies[number]),
+            headers={"Content-Type": "application/octet-stream", **token, **client_ip(900_110 + number)}, timeout=60)
+
+    threads = [threading.Thread(target=upload, args=(number,)) for number in range(len(bodies))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(90)
+    assert sorted(answer.status_code for answer in answers.values()) == [200] * 7 + [201], \
+        [answer.text[:200] for answer in answers.values()]
+    listed = requests.get(f"{b.url}/api/v1/items/{item['ibip']}/files", headers=client_ip(900_120), timeout=20).json()
+    assert [entry["path"] for entry in listed["files"]] == ["same.bin"]
+    served = requests.get(listed["files"][0]["url"], timeout=30)
+    assert served.status_code == 200 and served.content in bodies
+
+
 def switch(node, archive, message_cls) -> requests.Response:
     identity = archive.service.identity
     message = message_cls(
