@@ -553,7 +553,9 @@ _SCHEMAS["Extraction"] = {
                                               "description": "the HTTP status GET /<persistent URL> answers"},
                                    "location": _NULLABLE_STRING,
                                    "reason": {"type": "string"},
-                                   "trace": {"type": ["string", "null"], "description": "the trace's permalink"},
+                                   "trace": {"type": ["string", "null"], "description": (
+                                       "the trace's permalink; null when none was kept (a check keeps at most half "
+                                       "of IBIPORTAL_TRACE_RETENTION traces, those that found nothing first)")},
                                    "cache": {"type": ["string", "null"],
                                              "description": "hit, stale, miss, joined or off, as X-IBI-Cache"}}},
                 "error": {"oneOf": [{"type": "null"}, {
