@@ -12,7 +12,7 @@ from ..application.files import ItemFiles
 from ..application.copies import CopyService
 from ..application.idempotent_minting import IdempotentMinting
 from ..application.items import ItemService
-from ..ibi.url import PersistentUrl
+from ..ibi.url import PersistentUrl, normalize_base
 from ..minting import Minter
 from ..resolver.addresses import client_ip_list
 from ..resolver.engine import ClientInfo
@@ -123,7 +123,12 @@ def resolver_base() -> str:
 
 
 def canonical_base(url: PersistentUrl, given: str | None = None) -> str:
-    """Base of a parsed URL's canonical forms: the resolver host it came with, else ``given``, else :func:`resolver_base`."""
+    """Base of a parsed URL's canonical forms: the resolver host it came with, else ``given``, else :func:`resolver_base`.
+
+    A ``given`` base is checked even when the URL's own host wins: a mistyped base is said, not
+    silently unused (:raises ParseError: naming ``base``)."""
+    if given is not None:
+        given = normalize_base(given)
     if url.resolver not in (None, "/"):
         return url.resolver
     return given or resolver_base()

@@ -34,9 +34,12 @@ from ..i18n import N_
 
 MAX_TEXT_CHARS = 4096
 """A single-line value: an IBI, a URL (browsers keep about 2,000 characters), a title, a name."""
-MULTILINE_FIELDS = frozenset({"text", "identifiers", "creators", "query", "file"})
-"""Text areas (reference lists, identifier lists, one creator a line, query pairs, a reference file
-sent without a file name; also under a form's prefix, ``download-text``) and their JSON twins."""
+MULTILINE_FIELDS = frozenset({"text", "identifiers", "creators", "query"})
+"""Text areas (reference lists, identifier lists, one creator a line, query pairs; also under a form's
+prefix, ``download-text``) and their JSON twins."""
+FILE_PART = "file"
+"""A form's part of this name carries a file's bytes, even sent without a file name (when werkzeug
+keeps it as a field): any byte may be in a file, which the view reading it judges as a file."""
 MAX_JSON_BYTES = 1024 * 1024
 MAX_JSON_DEPTH = 32
 MAX_NUMBER_DIGITS = 32
@@ -89,7 +92,7 @@ def check_request() -> None:
     if _PLAIN_QUERY.search(query) is not None or len(query) > MAX_TEXT_CHARS:  # else nothing to decode
         check_pairs(request.args.items(multi=True))
     if request.method == "POST" and request.mimetype in FORM_MIMETYPES and request.endpoint not in RAW_BODY_ENDPOINTS:
-        check_pairs(request.form.items(multi=True))
+        check_pairs((name, value) for name, value in request.form.items(multi=True) if name != FILE_PART)
 
 
 def read_json(raw: bytes) -> Any:

@@ -132,6 +132,9 @@ def test_a_file_part_without_a_file_name_is_read_as_text(client):
     """curl -F 'file=<refs.bib' sends the file's text with no name: werkzeug keeps it as a form field."""
     body = client.post("/api/v1/extract", data={"file": BIB}, content_type="multipart/form-data").get_json()
     assert body["count"] == len(IN_BIB)
+    # A file may hold any byte (here a form feed and a NUL), as it may when sent with its name.
+    odd = client.post("/api/v1/extract", data={"file": "\x0c\x00 " + BIB}, content_type="multipart/form-data")
+    assert odd.status_code == 200 and odd.get_json()["count"] == len(IN_BIB)
 
 
 def test_api_limits_and_unreadable_files(client, monkeypatch):

@@ -61,9 +61,11 @@ def _body_text() -> str:
     upload = request.files.get("file")
     if upload is not None and upload.filename:
         return text_of(upload.filename, upload.read())
-    # A file part sent without a file name (curl -F 'file=<refs.bib') is a form field to werkzeug:
-    # nothing names its kind, so it is read as the text it is.
-    text = (request.form.get("text", request.form.get("file")) if request.form else json_body().get("text"))
+    if "text" not in request.form and "file" in request.form:
+        # A file part sent without a file name (curl -F 'file=<refs.bib') is a form field to
+        # werkzeug: nothing names its kind, so it is read as a text file.
+        return text_of("file.txt", request.form["file"].encode("utf-8", "surrogateescape"))
+    text = request.form.get("text") if request.form else json_body().get("text")
     if not isinstance(text, str):
         raise ParseError(N_('give "text" (a JSON string, or a form field) or a "file" (.txt, .bib, .ris, .pdf, .docx or .odt)'), field="text")
     return text
