@@ -53,6 +53,8 @@ from ibiportal.resolver.transport import (
 logger = logging.getLogger(__name__)
 #: A defect that ends every loop (each started anew for the next exchanges): one traceback a minute.
 _LOOP_FAILURES = LimitedLog(logger)
+#: A round that failed to take its replies (each round of every resolution may): the same.
+_HANDOVER_FAILURES = LimitedLog(logger)
 
 #: How libcurl's error codes read in a trace (its own message follows in parentheses).
 _FAILURES: dict[int, tuple[Failure, str]] = {
@@ -286,7 +288,10 @@ class _Loop:
         resolution waiting for them once per reply, an eighth of a reference check's time."""
         ended, self._ended = self._ended, {}
         for done, outcomes in ended.items():
-            done(outcomes)
+            try:
+                done(outcomes)
+            except Exception:  # a receiver's defect: its round goes without them, the loop and the others go on
+                _HANDOVER_FAILURES.exception("handover failed", "a fan-out round failed to take its replies")
 
     def _wait(self) -> float | None:
         """Seconds until libcurl's timer or the first read timeout due (``None``: neither)."""

@@ -115,6 +115,21 @@ def test_send_hands_every_outcome_over_once_those_ending_together_in_one_call(tr
     assert bodies == {index: f"{archive.port} /a?n={index}" for index, archive in enumerate(fifty[:20])}
 
 
+def test_a_receiver_that_fails_ends_neither_the_loop_nor_the_others(transport, fifty, caplog):
+    def broken(outcomes) -> None:
+        raise RuntimeError("a defect in the receiver")
+
+    transport.send([(f"http://{fifty[0].address}/broken", TIMEOUTS)], broken)
+    loop = transport._running_loop()
+    (answered,) = transport.submit([(f"http://{fifty[1].address}/fine", TIMEOUTS)])
+    assert answered.result(timeout=5).body.decode() == f"{fifty[1].port} /fine"
+    time.sleep(0.2)  # the broken receiver's answer has come by now (loopback)
+    (later,) = transport.submit([(f"http://{fifty[2].address}/later", TIMEOUTS)])
+    assert later.result(timeout=5).body.decode() == f"{fifty[2].port} /later"
+    assert transport._running_loop() is loop and loop.alive  # the same loop: it did not fail
+    assert "a fan-out round failed to take its replies" in caplog.text
+
+
 def test_the_futures_of_refused_urls_are_done_at_once(fifty):
     """The address policy refuses before anything reaches the loop: those futures are complete
     when ``submit`` returns, the others complete when their Archive answers."""
