@@ -24,7 +24,7 @@ import zipfile
 from pathlib import PurePath
 
 from .errors import ParseError
-from .i18n import N_
+from .i18n import N_, number
 from .ibi.batch import MAX_BYTES, MAX_ROWS
 
 TEXT_KINDS = (".txt", ".bib", ".ris")
@@ -45,7 +45,7 @@ def check_text_size(text: str, from_file: bool = False) -> None:
     the text was a file's)."""
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_BYTES:
-        values = {"size": f"{size:,}", "limit": f"{MAX_BYTES:,}"}
+        values = {"size": number(size), "limit": number(MAX_BYTES)}
         if from_file:
             message = N_("the file's text is %(size)s bytes; at most %(limit)s bytes (1 MB) are checked at once: split it",
                          **values)
@@ -57,7 +57,7 @@ def check_text_size(text: str, from_file: bool = False) -> None:
 def check_found_count(count: int) -> None:
     """Refuse more than ``MAX_ROWS`` IBIs at once, as batch conversion does."""
     if count > MAX_ROWS:
-        raise ParseError(N_("the text holds %(count)s IBIs; at most %(max_rows)s are checked at once: split it", count=f"{count:,}", max_rows=f"{MAX_ROWS:,}"), field="text")
+        raise ParseError(N_("the text holds %(count)s IBIs; at most %(max_rows)s are checked at once: split it", count=number(count), max_rows=number(MAX_ROWS)), field="text")
 
 
 def text_of(filename: str, data: bytes) -> str:
@@ -76,7 +76,7 @@ def text_of(filename: str, data: bytes) -> str:
     else:
         if len(data) > MAX_BYTES:
             raise TooLarge(N_("the file is %(size)s bytes; at most %(limit)s bytes (1 MB) are checked at once: split it",
-                              size=f"{len(data):,}", limit=f"{MAX_BYTES:,}"), field="file")
+                              size=number(len(data)), limit=number(MAX_BYTES)), field="file")
         text = _decode(data)
     check_text_size(text, from_file=True)
     return text
@@ -117,7 +117,7 @@ def _check_package(data: bytes, kind: str) -> None:
                          field="file") from exc
     if unpacked > MAX_UNPACKED:
         raise TooLarge(N_("the %(kind)s document unpacks to %(size)s bytes; at most %(limit)s are read", kind=kind,
-                          size=f"{unpacked:,}", limit=f"{MAX_UNPACKED:,}"), field="file")
+                          size=number(unpacked), limit=number(MAX_UNPACKED)), field="file")
 
 
 def _with_link(text: str, address: str | None) -> str:

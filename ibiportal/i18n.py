@@ -19,12 +19,18 @@ may also be a tuple of values (messages or not): it is written as its items join
 A message that is stored (a trace, a diagnosis) keeps its template and values beside its English
 text (:func:`to_record`, :func:`from_record`), so that a page shows it later in its reader's
 language; text stored before that, or never a message, stays the English it was.
+
+A quantity in a message is given as :func:`number` (``5,000`` in English, ``5.000`` in
+Portuguese), and text that no catalog translates (a transport's or a library's own words, kept as
+they were recorded) as :class:`Recorded`, which a page shows marked as English.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
+
+from babel.numbers import format_decimal
 
 #: How a tuple value is written: its items, one after the other.
 LIST_SEPARATOR = "; "
@@ -72,6 +78,20 @@ def decimal(value: float, spec: str = "g") -> Localized:
     return Localized({"en": text, "pt": text.replace(".", ",")})
 
 
+def number(value: int | float, decimals: int | None = None) -> Localized:
+    """A quantity as each language writes it (Babel's CLDR data): ``5,000`` and ``5.000``,
+    ``0.4`` and ``0,4``; ``decimals`` fixes how many decimals are written."""
+    pattern = None if decimals is None else "#,##0" + ("." + "0" * decimals if decimals else "")
+    return Localized({language: format_decimal(value, format=pattern, locale=locale)
+                      for language, locale in (("en", "en"), ("pt", "pt_BR"))})
+
+
+class Recorded(str):
+    """Text kept in the words it was recorded in, which no catalog translates (a transport's
+    error, libcurl's or requests' message, a reason stored before reasons were messages): a page
+    shows it as it is, marked as English."""
+
+
 def N_(template: str, **values: object) -> Message:
     """Mark ``template`` for translation (pybabel's ``N_`` keyword); its ``values`` fill it."""
     return Message(template, values)
@@ -102,6 +122,8 @@ def _value_record(value: object) -> object:
         return to_record(value)
     if isinstance(value, Localized):
         return {"texts": dict(value.texts)}
+    if isinstance(value, Recorded):
+        return {"recorded": str(value)}
     if isinstance(value, tuple):
         return [_value_record(item) for item in value]
     return value
@@ -109,6 +131,8 @@ def _value_record(value: object) -> object:
 
 def _value_of(record: object) -> object:
     if isinstance(record, dict):
+        if "recorded" in record:
+            return Recorded(record["recorded"])
         return Localized(record["texts"]) if "texts" in record else _message(record)
     if isinstance(record, list):
         return tuple(_value_of(item) for item in record)

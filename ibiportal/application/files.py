@@ -21,7 +21,7 @@ from typing import BinaryIO, Protocol
 from ..archive.file_path import parse_file_path
 from ..archive.store import ibi_key
 from ..errors import IbiError
-from ..i18n import N_
+from ..i18n import N_, number
 from .items import ItemDeleted, ItemNotFound
 from ..minted import MintedItem
 from ..storage.files import StoredFile
@@ -52,10 +52,10 @@ class FileTooLarge(IbiError):
     def __init__(self, limit: int, size: int | None = None):
         if size is None:
             message = N_("the file goes on past the limit; this portal keeps files of at most %(limit)s bytes "
-                         "(IBIPORTAL_MAX_FILE_BYTES)", limit=f"{limit:,}")
+                         "(IBIPORTAL_MAX_FILE_BYTES)", limit=number(limit))
         else:
             message = N_("the file is %(size)s bytes; this portal keeps files of at most %(limit)s bytes "
-                         "(IBIPORTAL_MAX_FILE_BYTES)", size=f"{size:,}", limit=f"{limit:,}")
+                         "(IBIPORTAL_MAX_FILE_BYTES)", size=number(size), limit=number(limit))
         super().__init__(message)
         self.limit = limit
 
@@ -204,7 +204,7 @@ class ItemFiles:
         if upload.length is not None and size != upload.length:
             raise UploadRefused(N_("the body ended after %(size)s of the %(length)s bytes its Content-Length "
                                    "announced: nothing was stored, send it again",
-                                   size=f"{size:,}", length=f"{upload.length:,}"))
+                                   size=number(size), length=number(upload.length)))
         return size, digest.hexdigest()
 
     @staticmethod

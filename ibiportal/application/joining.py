@@ -37,6 +37,7 @@ from urllib.parse import urlsplit
 
 from .. import __version__
 from ..errors import IbiError, ParseError
+from ..i18n import N_, Message, Recorded
 from ..ibi.identifier import parse_ibi
 from ..protocol.messages import (
     ExclusionRequest,
@@ -129,43 +130,46 @@ class ResolverService:
     def parse(cls, text: str) -> ResolverService:
         """The URL checked and normalized (scheme and host in lower case, no trailing ``/``), or a
         :class:`ParseError` (field ``resolver_url``) saying what is wrong and at which character."""
-        def fail(message: str, position: int | None = None) -> ParseError:
+        def fail(message: Message, position: int | None = None) -> ParseError:
             return ParseError(message, position, field="resolver_url")
 
         given = text.strip()
         offset = len(text) - len(text.lstrip())
         if not given:
-            raise fail("give the resolver service URL, e.g. http://urlib.net/J8LNKB5R7W/3FUQHC5")
+            raise fail(N_("give the resolver service URL, e.g. http://urlib.net/J8LNKB5R7W/3FUQHC5"))
         scheme, colon, _ = given.partition("://")
         if not colon or scheme.lower() not in ("http", "https"):
-            raise fail("a resolver service URL starts with http:// or https:// (§6.1)", offset + 1)
+            raise fail(N_("a resolver service URL starts with http:// or https:// (§6.1)"), offset + 1)
         for char in "?#":
             if char in given:
-                raise fail(f"a resolver service URL has no {'query' if char == '?' else 'fragment'}: "
-                           "the portal adds the pairs of Table 7.2 itself", offset + given.index(char) + 1)
+                message = (N_("a resolver service URL has no query: the portal adds the pairs of Table 7.2 itself")
+                           if char == "?" else
+                           N_("a resolver service URL has no fragment: the portal adds the pairs of Table 7.2 itself"))
+                raise fail(message, offset + given.index(char) + 1)
         bad = next((index for index, char in enumerate(given) if not 0x21 <= ord(char) <= 0x7E), None)
         if bad is not None:
-            raise fail(f"the character {given[bad]!r} cannot be in a URL", offset + bad + 1)
+            raise fail(N_("the character %(char)r cannot be in a URL", char=given[bad]), offset + bad + 1)
         try:
             parts = urlsplit(given)
             parts.port  # noqa: B018 - raises ValueError for a port that is not a number up to 65535
         except ValueError as error:
-            raise fail(f"the address does not parse: {error}", offset + len(scheme) + 4) from error
+            raise fail(N_("the address does not parse: %(error)s", error=Recorded(error)), offset + len(scheme) + 4) from error
         host_start = offset + len(scheme) + 4
         if "@" in parts.netloc:
-            raise fail("a resolver service URL carries no user name or password", host_start)
+            raise fail(N_("a resolver service URL carries no user name or password"), host_start)
         if not parts.hostname:
-            raise fail("no address after the scheme (§6.1: http://<address>/<resolver service IBI>)", host_start)
+            raise fail(N_("no address after the scheme (§6.1: http://<address>/<resolver service IBI>)"), host_start)
         path_start = host_start + len(parts.netloc)
         ibi = parts.path.strip("/")
         if not ibi:
-            raise fail("no resolver service IBI after the address, as in http://urlib.net/J8LNKB5R7W/3FUQHC5",
+            raise fail(N_("no resolver service IBI after the address, as in http://urlib.net/J8LNKB5R7W/3FUQHC5"),
                        path_start)
         try:
             parse_ibi(ibi)
         except ParseError as error:
             position = None if error.position is None else path_start + error.position
-            raise fail(f"the resolver service IBI {ibi!r} is not an IBI: {error.message}", position) from error
+            raise fail(N_("the resolver service IBI %(ibi)r is not an IBI: %(problem)s", ibi=ibi, problem=error.message),
+                       position) from error
         return cls(f"{parts.scheme.lower()}://{parts.netloc.lower()}/{ibi}")
 
 
@@ -182,7 +186,7 @@ class ResolverAnswer:
     action: Action
     outcome: Outcome
     status: str | None
-    reason: str | None
+    reason: Message | None
     http_status: int | None
     identity: ArchiveIdentity
     at: datetime
@@ -199,34 +203,35 @@ def archive_identity(portal_url: str, service_ibi: str, admin_email: str,
     setting that is missing or wrong. ``archiveip`` is looked up now (an address may change
     between inclusions, §7.2), the first IPv4 address first."""
     if not portal_url:
-        raise NotReady("IBIPORTAL_PORTAL_URL is not set: a resolver must be told where this Archive answers "
-                       "(archiveaddress, Table 7.2); set it to the portal's public address, e.g. "
-                       "http://archive.example.org")
+        raise NotReady(N_("IBIPORTAL_PORTAL_URL is not set: a resolver must be told where this Archive answers "
+                          "(archiveaddress, Table 7.2); set it to the portal's public address, e.g. "
+                          "http://archive.example.org"))
     parts = urlsplit(portal_url)
     try:
         port = parts.port
     except ValueError as error:
-        raise NotReady(f"IBIPORTAL_PORTAL_URL {portal_url!r} has a bad port: {error}") from error
+        raise NotReady(N_("IBIPORTAL_PORTAL_URL %(url)r has a bad port: %(error)s", url=portal_url,
+                          error=Recorded(error))) from error
     if parts.scheme.lower() not in ("http", "https") or not parts.hostname or "@" in parts.netloc:
-        raise NotReady(f"IBIPORTAL_PORTAL_URL {portal_url!r} is not an http:// or https:// address of a host")
+        raise NotReady(N_("IBIPORTAL_PORTAL_URL %(url)r is not an http:// or https:// address of a host", url=portal_url))
     if parts.path.strip("/") or parts.query:
-        raise NotReady(f"IBIPORTAL_PORTAL_URL {portal_url!r} has a path: the resolver calls back "
-                       "http://<archiveaddress>/<archive service IBI> (Example 7.4), so the portal must be "
-                       "served at the root of its address")
+        raise NotReady(N_("IBIPORTAL_PORTAL_URL %(url)r has a path: the resolver calls back "
+                          "http://<archiveaddress>/<archive service IBI> (Example 7.4), so the portal must be "
+                          "served at the root of its address", url=portal_url))
     if not admin_email:
-        raise NotReady("IBIPORTAL_ADMIN_EMAIL is not set: Table 7.2 requires the e-mail of the Archive's "
-                       "administrator (archiveadmemailaddress)")
+        raise NotReady(N_("IBIPORTAL_ADMIN_EMAIL is not set: Table 7.2 requires the e-mail of the Archive's "
+                          "administrator (archiveadmemailaddress)"))
     if not _EMAIL.fullmatch(admin_email):
-        raise NotReady(f"IBIPORTAL_ADMIN_EMAIL {admin_email!r} is not an e-mail address (archiveadmemailaddress, "
-                       "Table 7.2)")
+        raise NotReady(N_("IBIPORTAL_ADMIN_EMAIL %(email)r is not an e-mail address (archiveadmemailaddress, "
+                          "Table 7.2)", email=admin_email))
     host = parts.hostname
     literal = f"[{host}]" if ":" in host else host
     address = literal if port is None else f"{literal}:{port}"
     notes = ()
     if parts.scheme.lower() == "https":
-        notes = (f"this portal is served over https, but a resolver calls an Archive back over http "
-                 f"(Table 7.2: archiveprotocol HTTP, Example 7.4): http://{address}/{service_ibi} must answer "
-                 "too, not only redirect",)
+        notes = (N_("this portal is served over https, but a resolver calls an Archive back over http "
+                    "(Table 7.2: archiveprotocol HTTP, Example 7.4): %(url)s must answer too, not only redirect",
+                    url=f"http://{address}/{service_ibi}"),)
     return ArchiveIdentity(address, service_ibi, _host_ip(host, getaddrinfo), PLATFORM_VERSION, admin_email, notes)
 
 
@@ -239,11 +244,12 @@ def _host_ip(host: str, getaddrinfo: GetAddrInfo) -> str:
     try:
         found = getaddrinfo(host, None, type=socket.SOCK_STREAM)
     except OSError as error:
-        raise NotReady(f"the host {host} of IBIPORTAL_PORTAL_URL does not resolve ({error}): "
-                       "archiveip (Table 7.2) is its IP") from error
+        raise NotReady(N_("the host %(host)s of IBIPORTAL_PORTAL_URL does not resolve (%(error)s): "
+                          "archiveip (Table 7.2) is its IP", host=host, error=Recorded(error))) from error
     addresses = sorted({info[4][0] for info in found}, key=lambda ip: (":" in ip, ip))
     if not addresses:
-        raise NotReady(f"the host {host} of IBIPORTAL_PORTAL_URL has no address: archiveip (Table 7.2) is its IP")
+        raise NotReady(N_("the host %(host)s of IBIPORTAL_PORTAL_URL has no address: archiveip (Table 7.2) is its IP",
+                          host=host))
     return addresses[0].split("%")[0]  # an IPv6 zone index is no part of IPv6address (RFC 3986)
 
 
@@ -316,7 +322,8 @@ class Joining:
                 registration_key=registration_key,
             )
         except ParseError as error:  # a setting Table 7.2 cannot carry (the key was checked above)
-            raise NotReady(f"{SETTINGS.get(error.field or '', 'the configuration')}: {error}") from error
+            setting = SETTINGS.get(error.field or "", N_("the configuration"))
+            raise NotReady(Message("%(setting)s: %(problem)s", {"setting": setting, "problem": error.message})) from error
         exchange = self.transport.fetch(f"{resolver.url}?{message.to_query()}", self.timeouts)
         outcome, status, reason = read_status(action, exchange, registration_key)
         answer = ResolverAnswer(resolver.url, action, outcome, status, reason, exchange.status, identity, self.clock())
@@ -331,56 +338,64 @@ _EXPECTED = {
 }
 
 
-def read_status(action: Action, exchange: Exchange, key: RegistrationKey) -> tuple[Outcome, str | None, str | None]:
+def read_status(action: Action, exchange: Exchange, key: RegistrationKey) -> tuple[Outcome, str | None, Message | None]:
     """``(outcome, status line, reason)`` of a resolver's answer to ``action`` (§7.2 messages 5 and 8).
 
     Every text taken from the exchange has ``key`` masked: an error of the HTTP client may quote
-    the request URL, and a careless resolver may echo its query.
+    the request URL, and a careless resolver may echo its query. What the resolver or the
+    transport said is kept in their words (:class:`Recorded`), the portal's own in a message.
     """
-    def masked(text: str) -> str:
-        return text.replace(key.reveal(), KEY_MASK)
+    def masked(text: str) -> Recorded:
+        return Recorded(text.replace(key.reveal(), KEY_MASK))
 
     if exchange.failure is not None and exchange.failure is not Failure.TOO_LARGE or exchange.body is None:
-        return Outcome.FAILED, None, masked(_no_answer(exchange))
-    where = f"HTTP {exchange.status}" if exchange.status is not None else "the answer"
+        return Outcome.FAILED, None, _no_answer(exchange, masked)
+    where = Message("HTTP %(status)s", {"status": exchange.status}) if exchange.status is not None else N_("the answer")
     text = exchange.body.decode("latin-1")
-    excerpt = masked(" ".join(text.split())[:EXCERPT_CHARACTERS]) or "(empty)"
+    excerpt = masked(" ".join(text.split())[:EXCERPT_CHARACTERS]) or N_("(empty)")
     if exchange.failure is Failure.TOO_LARGE:
-        return Outcome.FAILED, None, f"{where}: {masked(exchange.error or 'too large')}; it begins: {excerpt}"
+        return Outcome.FAILED, None, N_("%(where)s: %(error)s; it begins: %(excerpt)s", where=where,
+                                        error=masked(exchange.error) if exchange.error else N_("too large"), excerpt=excerpt)
     try:
         pairs = parse_pair_list(exchange.body)
     except ParseError as error:
-        return Outcome.FAILED, None, f"{where} is not a pair list (§6.2: {error}); it begins: {excerpt}"
+        return Outcome.FAILED, None, N_("%(where)s is not a pair list (§6.2: %(problem)s); it begins: %(excerpt)s",
+                                        where=where, problem=error.message, excerpt=excerpt)
     archive = pairs.text("status.archive")
-    status = masked(pairs.serialize(" ")) if archive is not None else None
+    status = str(masked(pairs.serialize(" "))) if archive is not None else None
     if archive == "refused":
         said = pairs.text("status.reason")
-        return Outcome.REFUSED, status, f"{masked(said) if said else 'no reason given'} ({where})"
+        return Outcome.REFUSED, status, Message("%(said)s (%(where)s)", {
+            "said": masked(said) if said else N_("no reason given"), "where": where})
     if action is Action.JOIN and archive == "included":
         confirmation = pairs.text("status.confirmation")
         if confirmation in ("successful", "unsuccessful"):
             return (Outcome.INCLUDED if confirmation == "successful" else Outcome.UNCONFIRMED), status, None
     if action is Action.LEAVE and archive == "excluded":
         return Outcome.EXCLUDED, status, None
-    return Outcome.FAILED, status, f"{where} is not the status of §7.2 (expected {_EXPECTED[action]}): {excerpt}"
+    return Outcome.FAILED, status, N_("%(where)s is not the status of §7.2 (expected %(expected)s): %(excerpt)s",
+                                      where=where, expected=_EXPECTED[action], excerpt=excerpt)
 
 
 #: The operating system's words inside a chain of HTTP client errors: ``[Errno 111] Connection refused``.
 _OS_ERROR = re.compile(r"\[Errno -?\d+\] ([^'\"()]+)")
 
 
-def _no_answer(exchange: Exchange) -> str:
+def _no_answer(exchange: Exchange, masked: Callable[[str], Recorded]) -> Message:
     """Why nothing usable came back, in words (the transport's failure and its detail)."""
-    detail = exchange.error or "no detail"
+    error = exchange.error or ""
+    detail = error if isinstance(error, Message) else masked(error) if error else N_("no detail")
     if exchange.failure is Failure.REFUSED:
-        hint = ("; a resolver on a loopback or private address is contacted only with "
-                "IBIPORTAL_ALLOW_PRIVATE_ARCHIVES=1") if "not allowed" in detail else ""
-        return f"not sent, the portal {detail}{hint}"
+        if "not allowed" in error:
+            return N_("not sent, the portal %(detail)s; a resolver on a loopback or private address is contacted only "
+                      "with IBIPORTAL_ALLOW_PRIVATE_ARCHIVES=1", detail=detail)
+        return N_("not sent, the portal %(detail)s", detail=detail)
     if exchange.failure is Failure.TIMEOUT:
-        return f"no answer in time: {detail}"
+        return N_("no answer in time: %(detail)s", detail=detail)
     if exchange.failure is Failure.REDIRECT:
-        return f"the resolver answered HTTP {exchange.status}, a {detail}; give the URL it redirects to"
+        return N_("the resolver answered HTTP %(status)s, a %(detail)s; give the URL it redirects to",
+                  status=exchange.status, detail=detail)
     if exchange.failure is Failure.CONNECTION:
-        cause = _OS_ERROR.findall(detail)
-        return f"could not reach the resolver: {cause[-1] if cause else detail}"
-    return f"no answer: {detail}"
+        cause = _OS_ERROR.findall(error)
+        return N_("could not reach the resolver: %(cause)s", cause=masked(cause[-1]) if cause else detail)
+    return N_("no answer: %(detail)s", detail=detail)

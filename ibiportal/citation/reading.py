@@ -7,10 +7,11 @@ such a name has a connective or a particle, the reading is shown, so it is never
 """
 from __future__ import annotations
 
+from ..i18n import N_, Message
 from .names import CONNECTIVES, PARTICLES, parse_name
 
 
-def comma_less_reading(text: str) -> str | None:
+def comma_less_reading(text: str) -> Message | None:
     """A note saying how a comma-less personal name with a connective or particle was read,
     else ``None`` (a comma says it all; an organisation is kept whole)."""
     text = " ".join(text.split())
@@ -21,5 +22,6 @@ def comma_less_reading(text: str) -> str | None:
     if name.is_organisation or not any(word.lower() in CONNECTIVES | PARTICLES for word in words[:-1]):
         return None
     reading = f"{name.surname}, {name.given}" if name.given else name.surname
-    return (f"“{text}” has no comma, so it was read as family name “{name.surname}”, given names "
-            f"“{name.given or ''}” ({reading}). To file it otherwise, write it as “Family, Given”.")
+    return N_("“%(name)s” has no comma, so it was read as family name “%(family)s”, given names “%(given)s” "
+              "(%(reading)s). To file it otherwise, write it as “Family, Given”.",
+              name=text, family=name.surname, given=name.given or "", reading=reading)

@@ -30,7 +30,7 @@ from typing import TextIO
 from dataclasses import dataclass, replace
 
 from ibiportal.errors import ParseError
-from ibiportal.i18n import N_
+from ibiportal.i18n import N_, Recorded, number
 from ibiportal.ibi.classify import ibi_of, notes_as_warnings
 from ibiportal.ibi.conversion import Conversion, convert
 
@@ -121,29 +121,30 @@ class BatchResult:
         return tuple(warning for warning, count in counts.items() if count >= COMMON_WARNING_ROWS)
 
 
-def check_size(byte_count: int, what: str = "the input") -> None:
-    """Refuse an input over :data:`MAX_BYTES` as a whole."""
+def check_size(byte_count: int, what: str | None = None) -> None:
+    """Refuse an input over :data:`MAX_BYTES` as a whole (``what``: a message naming it; the input)."""
     if byte_count > MAX_BYTES:
+        what = what or N_("the input")
         raise ParseError(
-            N_("%(what)s is %(byte_count)s bytes; at most %(max_bytes)s bytes (1 MB) convert at once: split it into smaller batches", what=what, byte_count=f"{byte_count:,}", max_bytes=f"{MAX_BYTES:,}")
+            N_("%(what)s is %(byte_count)s bytes; at most %(max_bytes)s bytes (1 MB) convert at once: split it into smaller batches", what=what, byte_count=number(byte_count), max_bytes=number(MAX_BYTES))
         )
 
 
 def _check_count(rows: Sequence[InputRow]) -> None:
     if len(rows) > MAX_ROWS:
         raise ParseError(
-            N_("the input has %(length)s identifiers; at most %(max_rows)s convert at once (the first over the limit is on line %(line)s): split it into smaller batches", length=f"{len(rows):,}", max_rows=f"{MAX_ROWS:,}", line=f"{rows[MAX_ROWS].line:,}")
+            N_("the input has %(length)s identifiers; at most %(max_rows)s convert at once (the first over the limit is on line %(line)s): split it into smaller batches", length=number(len(rows)), max_rows=number(MAX_ROWS), line=number(rows[MAX_ROWS].line))
         )
 
 
 def decode_upload(data: bytes) -> str:
     """An uploaded file as text: UTF-8, with or without a byte-order mark, at most MAX_BYTES."""
-    check_size(len(data), "the file")
+    check_size(len(data), N_("the file"))
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ParseError(
-            N_("the file is not UTF-8 text (byte %(value)s cannot be read): save it as CSV UTF-8", value=f"{exc.start + 1:,}"),
+            N_("the file is not UTF-8 text (byte %(value)s cannot be read): save it as CSV UTF-8", value=number(exc.start + 1)),
             position=exc.start + 1,
         ) from exc
 
@@ -198,7 +199,7 @@ def iter_csv_rows(lines: Iterable[str]) -> Iterator[InputRow]:
         except StopIteration:
             return
         except csv.Error as exc:  # this record only: the reader goes on with the next line
-            problem = ParseError(N_("this CSV record cannot be read: %(exc)s (in the record starting on line %(start)s)", exc=exc, start=f"{start:,}"),
+            problem = ParseError(N_("this CSV record cannot be read: %(exc)s (in the record starting on line %(start)s)", exc=Recorded(str(exc)), start=number(start)),
                                  field="csv")
             yield InputRow(start, "", (), columns, problem)
             start = reader.line_num + 1

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ibiportal.errors import ParseError
-from ibiportal.i18n import N_
+from ibiportal.i18n import N_, Message
 
 Separator = Literal["\n", "\r\n", " "]
 
@@ -387,6 +387,14 @@ class UnreadableAnswer:
     def __str__(self) -> str:
         where = f" (at character {self.position})" if self.position is not None else ""
         return f"{self.message}{where}"
+
+    @property
+    def explanation(self) -> Message:
+        """The same as ``str()``, as a message a page shows in its reader's language."""
+        message = self.message if isinstance(self.message, Message) else Message(self.message)
+        if self.position is None:
+            return message
+        return N_("%(message)s (at character %(position)s)", message=message, position=self.position)
 
     def to_dict(self) -> dict:
         """``{"message", "position"}``, the same shape as :meth:`ParseError.to_dict`."""

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from ibiportal.errors import IbiError
-from ibiportal.i18n import N_
+from ibiportal.i18n import N_, Message, Recorded
 
 IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -36,8 +36,9 @@ GetAddrInfo = Callable[..., list]
 class AddressRefused(IbiError):
     """An Archive address the resolver will not contact (the reason says why)."""
 
-    def __init__(self, host: str, reason: str):
-        super().__init__(f"refused to contact {host}: {reason}")
+    def __init__(self, host: str, reason: Message):
+        self.message = N_("refused to contact %(host)s: %(reason)s", host=host, reason=reason)
+        super().__init__(self.message)
         self.host = host
         self.reason = reason
 
@@ -132,7 +133,7 @@ def redirect_problem(url: str) -> str | None:
     return None
 
 
-def refusal_reason(ip: IpAddress) -> str | None:
+def refusal_reason(ip: IpAddress) -> Message | None:
     """Why the resolver must not contact ``ip`` when private Archives are not allowed, or ``None``.
 
     IPv6 addresses that carry an IPv4 address – IPv4-mapped (``::ffff:127.0.0.1``) and 6to4
@@ -144,19 +145,20 @@ def refusal_reason(ip: IpAddress) -> str | None:
     if isinstance(ip, ipaddress.IPv6Address) and ip.sixtofour is not None:
         embedded = refusal_reason(ip.sixtofour)
         if embedded is not None:
-            return f"{ip} is a 6to4 address of {ip.sixtofour}: {embedded}"
+            return N_("%(ip)s is a 6to4 address of %(ipv4)s: %(reason)s", ip=str(ip), ipv4=str(ip.sixtofour),
+                      reason=embedded)
     checks = (
-        ("unspecified", ip.is_unspecified),
-        ("loopback", ip.is_loopback),
-        ("link-local", ip.is_link_local),
-        ("multicast", ip.is_multicast),
-        ("reserved", ip.is_reserved),
-        ("private", ip.is_private),
-        ("not globally reachable", not ip.is_global),
+        (N_("%(ip)s is a unspecified address"), ip.is_unspecified),
+        (N_("%(ip)s is a loopback address"), ip.is_loopback),
+        (N_("%(ip)s is a link-local address"), ip.is_link_local),
+        (N_("%(ip)s is a multicast address"), ip.is_multicast),
+        (N_("%(ip)s is a reserved address"), ip.is_reserved),
+        (N_("%(ip)s is a private address"), ip.is_private),
+        (N_("%(ip)s is not globally reachable"), not ip.is_global),
     )
-    for name, applies in checks:
+    for words, applies in checks:
         if applies:
-            return f"{ip} is a {name} address" if name != "not globally reachable" else f"{ip} is {name}"
+            return Message(words.template, {"ip": str(ip)})
     return None
 
 
@@ -172,8 +174,8 @@ class CheckedHost:
 #: Said with every refused address, so that whoever reads the refusal (an Archive's administrator
 #: reading the resolver service's ``status.reason``, the portal's administrator reading a history
 #: or a check) learns the one setting that changes it.
-PRIVATE_REFUSED = ("private Archives are not allowed by this resolver; its administrator can allow them "
-                   "with IBIPORTAL_ALLOW_PRIVATE_ARCHIVES=1")
+PRIVATE_REFUSED = N_("private Archives are not allowed by this resolver; its administrator can allow them "
+                     "with IBIPORTAL_ALLOW_PRIVATE_ARCHIVES=1")
 
 
 def check_host(
@@ -192,18 +194,18 @@ def check_host(
     try:
         infos = lookup(bare, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError, ValueError) as error:  # ValueError: e.g. a NUL in the name
-        raise AddressRefused(host[:80], f"the name does not resolve ({error})") from error
+        raise AddressRefused(host[:80], N_("the name does not resolve (%(error)s)", error=Recorded(error))) from error
     addresses: list[str] = []
     for info in infos:
         text = str(info[4][0]).partition("%")[0]
         ip = ipaddress.ip_address(text)
         reason = None if allow_private else refusal_reason(ip)
         if reason is not None:
-            raise AddressRefused(host, reason + f" ({PRIVATE_REFUSED})")
+            raise AddressRefused(host, Message("%(reason)s (%(hint)s)", {"reason": reason, "hint": PRIVATE_REFUSED}))
         if str(ip) not in addresses:
             addresses.append(str(ip))
     if not addresses:
-        raise AddressRefused(host, "the name resolves to no address")
+        raise AddressRefused(host, N_("the name resolves to no address"))
     return CheckedHost(host, port, tuple(addresses))
 
 
@@ -212,6 +214,6 @@ def check_url(url: str, *, allow_private: bool, getaddrinfo: GetAddrInfo | None 
     port defaults by scheme); ``ValueError`` for a port that is not one (from ``urlsplit``)."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise AddressRefused(url[:80], "not an http(s) URL with a host")
+        raise AddressRefused(url[:80], N_("not an http(s) URL with a host"))
     port = parts.port or (443 if parts.scheme == "https" else 80)
     return check_host(parts.hostname, port, allow_private=allow_private, getaddrinfo=getaddrinfo)

@@ -47,6 +47,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from ibiportal.errors import ParseError
+from ibiportal.i18n import N_, Message
 from ibiportal.ibi.identifier import parse_ibi
 from ibiportal.protocol.messages import (
     RESOLVER_ADDRESS,
@@ -116,7 +117,7 @@ class ConformanceReport:
         return bool(self.probes) and self.probes[0].refused
 
     @property
-    def unreachable(self) -> str | None:
+    def unreachable(self) -> Message | None:
         """Why no request got an HTTP answer at all (address refused, no connection), else ``None``."""
         if any(probe.answered for probe in self.probes):
             return None
@@ -201,15 +202,15 @@ class ConformanceCheck:
         self._sender = Sender(self.target, transport, self._clock, self.timeouts)
         started = self._clock()
         client = (CHECK_CLIENT_IP,)
-        confirmation = self._send("confirmation", InclusionConfirmationRequest())
+        confirmation = self._send(N_("confirmation"), InclusionConfirmationRequest())
         yield self._decided(judge_constant_answer("confirmation", confirmation, CONFIRMATION))
-        unknown = self._send("unknown IBI", UrlRequest(client, self.unknown_ibi))
+        unknown = self._send(N_("unknown IBI"), UrlRequest(client, self.unknown_ibi))
         yield self._decided(judge_unknown_ibi(unknown, self.unknown_ibi))
         known: tuple[Probe, ...] = ()
         acknowledgment: Probe | None = None
         if self.known_ibi:
-            known = (self._send("known IBI", UrlRequest(client, self.known_ibi)),
-                     self._send("known IBI again", UrlRequest(client, self.known_ibi)))
+            known = (self._send(N_("known IBI"), UrlRequest(client, self.known_ibi)),
+                     self._send(N_("known IBI again"), UrlRequest(client, self.known_ibi)))
         yield self._decided(judge_known_ibi(known, self.known_ibi))
         if known:
             acknowledgment = self._acknowledge(known[0])
@@ -235,7 +236,8 @@ class ConformanceCheck:
         """A rule failed only because nothing could be sent to a refused address is "not checked"."""
         first = self._probes[0]
         if first.refused and result.failed:
-            reason = f"Not checked: refused to contact {self.target.address} ({first.problem})."
+            reason = N_("Not checked: refused to contact %(address)s (%(problem)s).", address=self.target.address,
+                        problem=first.problem)
             result = replace(result, outcome=Verdict.NOT_CHECKED, detail=reason)
         self._results.append(result)
         return result
@@ -251,4 +253,4 @@ class ConformanceCheck:
             message = Acknowledgment.from_answer(answer, client_ips=(CHECK_CLIENT_IP,), url_persistent=url_persistent)
         except ParseError:
             return None
-        return self._send("acknowledgment", message)
+        return self._send(N_("acknowledgment"), message)

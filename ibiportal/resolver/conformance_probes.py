@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from ibiportal.errors import ParseError
+from ibiportal.i18n import N_, Message
 from ibiportal.ibi.dates import EPOCH
 from ibiportal.ibi.ibip import ibip_prefix, ibip_suffix
 from ibiportal.ibi.identifier import parse_ibi
@@ -100,7 +101,7 @@ class Probe:
     url: str
     exchange: Exchange | None
     duration_ms: float = 0.0
-    not_sent: str | None = None
+    not_sent: Message | None = None
 
     @property
     def answered(self) -> bool:
@@ -126,14 +127,12 @@ class Probe:
         return b"" if self.exchange is None else self.exchange.body or b""
 
     @property
-    def problem(self) -> str | None:
-        """Why nothing usable came back: not sent, or the transport's failure."""
+    def problem(self) -> Message | None:
+        """Why nothing usable came back: not sent, or the transport's failure (its own words
+        kept as it wrote them)."""
         if self.exchange is None:
-            return f"not sent: {self.not_sent}"
-        failure, error = self.exchange.failure, self.exchange.error or ""
-        if failure is None:
-            return None
-        return error if error.startswith(str(failure)) else f"{failure}: {error}"
+            return N_("not sent: %(why)s", why=self.not_sent)
+        return self.exchange.problem
 
     @property
     def excerpt(self) -> str:
@@ -146,18 +145,19 @@ class Probe:
         shown = "".join(c if c == "\n" or 0x20 <= ord(c) < 0x7F else f"\\x{ord(c):02x}" for c in text)
         return shown + ("\n[…]" if len(self.body) > EXCERPT_CHARACTERS else "")
 
-    def answer(self) -> PairList | str:
+    def answer(self) -> PairList | Message:
         """The answer as a pair list, or why it cannot be read as one (for the subject rules)."""
         problem = self.problem
         if problem is not None:
-            return f"no answer ({problem})"
+            return N_("no answer (%(problem)s)", problem=problem)
         assert self.exchange is not None
         if self.exchange.status != 200:
-            return f"HTTP status {self.exchange.status}"
+            return N_("HTTP status %(status)s", status=self.exchange.status)
         answer = read_answer(self.body)
         if isinstance(answer, UnreadableAnswer):
-            return f"the answer is not a pair list: {answer}"
+            return N_("the answer is not a pair list: %(problem)s", problem=answer.explanation)
         return answer
+
 
 
 class Sender:
@@ -174,7 +174,7 @@ class Sender:
         self.transport = transport
         self.clock = clock
         self.timeouts = timeouts
-        self.stopped: str | None = None
+        self.stopped: Message | None = None
 
     def send(self, name: str, message: Request) -> Probe:
         url = request_url(self.target.address, self.target.service_ibi, message)
@@ -184,5 +184,5 @@ class Sender:
         exchange = self.transport.fetch(url, self.timeouts)
         probe = Probe(name, message.SUBJECT, url, exchange, (self.clock() - started) * 1000)
         if not probe.answered:
-            self.stopped = f"the {name} request got no answer ({probe.problem})"
+            self.stopped = N_("the %(request)s request got no answer (%(problem)s)", request=name, problem=probe.problem)
         return probe

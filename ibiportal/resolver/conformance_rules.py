@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from ibiportal.errors import ParseError
-from ibiportal.i18n import N_
+from ibiportal.i18n import N_, Message, number
 from ibiportal.protocol.messages import CONTENT_TYPES, ITEM_STATES, check_key
 from ibiportal.protocol.pairlist import PairList, UnreadableAnswer, read_answer
 from ibiportal.protocol.status import ACKNOWLEDGMENT_NOTICE
@@ -75,7 +75,7 @@ RULES: tuple[Rule, ...] = (
     Rule("timing", N_("Every answer arrives within the resolver's timeouts"),
          N_("file 003 §8.2 (the resolver asks every Archive and selects among the answers); this resolver waits "
             "%(connect)s s to connect and %(read)s s for an answer",
-            connect=f"{CHECK_TIMEOUTS.connect:g}", read=f"{CHECK_TIMEOUTS.read:g}")),
+            connect=number(CHECK_TIMEOUTS.connect), read=number(CHECK_TIMEOUTS.read))),
 )
 _RULES = {rule.rule_id: rule for rule in RULES}
 
@@ -113,28 +113,34 @@ def _result(rule_id: str, outcome: Verdict, detail: str, evidence: Iterable[Prob
 def judge_constant_answer(rule_id: str, probe: Probe, expected: PairList) -> RuleResult:
     """Algorithm 1 answers these subjects with a constant pair list, and nothing else."""
     if probe.exchange is None:
-        return _result(rule_id, Verdict.SKIPPED, f"Not sent: {probe.not_sent}.", [probe])
+        return _result(rule_id, Verdict.SKIPPED, _not_sent(probe), [probe])
     answer = probe.answer()
     wanted = expected.serialize(" ")
     if isinstance(answer, str):
-        return _result(rule_id, Verdict.FAILED, f"Expected '{wanted}'; {answer}.", [probe])
+        return _result(rule_id, Verdict.FAILED, N_("Expected '%(wanted)s'; %(answer)s.", wanted=wanted, answer=answer),
+                       [probe])
     if answer != expected:
-        got = answer.serialize(" ") or "the empty answer"
-        return _result(rule_id, Verdict.FAILED, f"Expected '{wanted}', got '{got[:200]}'.", [probe])
+        if answer:
+            got = N_("Expected '%(wanted)s', got '%(got)s'.", wanted=wanted, got=answer.serialize(" ")[:200])
+        else:
+            got = N_("Expected '%(wanted)s', got the empty answer.", wanted=wanted)
+        return _result(rule_id, Verdict.FAILED, got, [probe])
     return _result(rule_id, Verdict.PASSED, f"'{wanted}'.", [probe])
 
 
 def judge_unknown_ibi(probe: Probe, ibi: str) -> RuleResult:
     if probe.exchange is None:
-        return _result("unknown-ibi", Verdict.SKIPPED, f"Not sent: {probe.not_sent}.", [probe])
+        return _result("unknown-ibi", Verdict.SKIPPED, _not_sent(probe), [probe])
     answer = probe.answer()
     if isinstance(answer, str):
-        return _result("unknown-ibi", Verdict.FAILED, f"Asked about {ibi} (invented); {answer}.", [probe])
+        return _result("unknown-ibi", Verdict.FAILED, N_("Asked about %(ibi)s (invented); %(answer)s.", ibi=ibi,
+                                                          answer=answer), [probe])
     if answer:
         names = ", ".join(answer.names()[:8])
         return _result("unknown-ibi", Verdict.FAILED,
-                       f"Asked about {ibi}, an IBI invented for this check, the Archive answered "
-                       f"{len(answer)} pair(s) ({names}) instead of the empty answer.", [probe])
+                       N_("Asked about %(ibi)s, an IBI invented for this check, the Archive answered %(count)s "
+                          "pair(s) (%(names)s) instead of the empty answer.", ibi=ibi, count=number(len(answer)),
+                          names=names), [probe])
     return _result("unknown-ibi", Verdict.PASSED, N_("Empty answer about %(ibi)s, an IBI invented for this check.", ibi=ibi),
                    [probe])
 
@@ -145,16 +151,17 @@ def judge_known_ibi(probes: Sequence[Probe], ibi: str | None) -> RuleResult:
                        N_("No known IBI given: give the IBI of an item this Archive holds."))
     probe = probes[0]
     if probe.exchange is None:
-        return _result("known-ibi", Verdict.SKIPPED, f"Not sent: {probe.not_sent}.", [probe])
+        return _result("known-ibi", Verdict.SKIPPED, _not_sent(probe), [probe])
     answer = probe.answer()
     if isinstance(answer, str):
-        return _result("known-ibi", Verdict.FAILED, f"Asked about {ibi}; {answer}.", [probe])
+        return _result("known-ibi", Verdict.FAILED, N_("Asked about %(ibi)s; %(answer)s.", ibi=ibi, answer=answer),
+                       [probe])
     if not answer:
         return _result("known-ibi", Verdict.FAILED,
                        N_("The answer about %(ibi)s is empty: the Archive says it does not hold it.", ibi=ibi), [probe])
     problems = url_list_problems(answer)
     if problems:
-        return _result("known-ibi", Verdict.FAILED, "; ".join(problems) + ".", [probe])
+        return _result("known-ibi", Verdict.FAILED, _problems(problems), [probe])
     if answer.get("state") == "Deleted":
         return _result("known-ibi", Verdict.PASSED,
                        N_("A URL list saying %(ibi)s was Deleted (Algorithm 2 lines 11-15): no URL to follow.", ibi=ibi),
@@ -164,7 +171,7 @@ def judge_known_ibi(probes: Sequence[Probe], ibi: str | None) -> RuleResult:
                    f"{answer.get('timestamp')}).", [probe])
 
 
-def url_list_problems(answer: PairList) -> list[str]:
+def url_list_problems(answer: PairList) -> list[Message]:
     """What a non-empty answer to ``urlRequest`` lacks or gets wrong (Algorithm 2, Table 9.3).
 
     Always ``archiveaddress``, ``ibi.archiveservice`` and ``ibi.platformsoftware``
@@ -172,27 +179,27 @@ def url_list_problems(answer: PairList) -> list[str]:
     ``urlkey`` (line 19) and, for the empty relation every Archive supports, ``url``,
     ``contenttype``, ``state`` and ``timestamp`` (lines 21-32).
     """
-    problems: list[str] = []
+    problems: list[Message] = []
 
     def need(name: str, valid: Callable[[str], bool] = bool, what: str = "") -> None:
         value = answer.get(name)
         if value is None:
-            problems.append(f"no {name} pair")
+            problems.append(N_("no %(name)s pair", name=name))
         elif not valid(value):
-            problems.append(f"{name} {value[:80]!r} is not {what}")
+            problems.append(N_("%(name)s %(value)r is not %(what)s", name=name, value=value[:80], what=what))
 
     need("archiveaddress")
-    need("ibi.archiveservice", _IBI_FORMS.fullmatch, "'rep …', 'ibip …' or 'rep … ibip …' (Table 9.4)")
-    need("ibi.platformsoftware", lambda v: v == "" or bool(_IBI_FORMS.fullmatch(v)), "IBI forms or {} (Table 9.3)")
+    need("ibi.archiveservice", _IBI_FORMS.fullmatch, N_("'rep …', 'ibip …' or 'rep … ibip …' (Table 9.4)"))
+    need("ibi.platformsoftware", lambda v: v == "" or bool(_IBI_FORMS.fullmatch(v)), N_("IBI forms or {} (Table 9.3)"))
     if answer.get("state") == "Deleted":
-        need("ibi", _IBI_FORMS.fullmatch, "IBI forms (Table 9.4)")
-        need("timestamp", _TIMESTAMP.fullmatch, "an ISO 8601 date and time")
+        need("ibi", _IBI_FORMS.fullmatch, N_("IBI forms (Table 9.4)"))
+        need("timestamp", _TIMESTAMP.fullmatch, N_("an ISO 8601 date and time"))
         return problems
-    need("urlkey", _is_key, "a key of Table 7.1")
-    need("url", lambda v: v.lower().startswith(("http://", "https://")), "an http URL")
-    need("contenttype", lambda v: v in CONTENT_TYPES, " or ".join(CONTENT_TYPES))
-    need("state", lambda v: v in ITEM_STATES, " or ".join(ITEM_STATES + ("Deleted",)))
-    need("timestamp", _TIMESTAMP.fullmatch, "an ISO 8601 date and time")
+    need("urlkey", _is_key, N_("a key of Table 7.1"))
+    need("url", lambda v: v.lower().startswith(("http://", "https://")), N_("an http URL"))
+    need("contenttype", lambda v: v in CONTENT_TYPES, N_("one of %(values)s", values=", ".join(CONTENT_TYPES)))
+    need("state", lambda v: v in ITEM_STATES, N_("one of %(values)s", values=", ".join(ITEM_STATES + ("Deleted",))))
+    need("timestamp", _TIMESTAMP.fullmatch, N_("an ISO 8601 date and time"))
     return problems
 
 
@@ -217,8 +224,8 @@ def _answered(probes: Iterable[Probe]) -> list[Probe]:
     return [probe for probe in probes if probe.answered]
 
 
-def _per_answer(rule_id: str, probes: Sequence[Probe], problem: Callable[[Probe], str | None],
-                ok: Callable[[int], str]) -> RuleResult:
+def _per_answer(rule_id: str, probes: Sequence[Probe], problem: Callable[[Probe], Message | None],
+                ok: Callable[[int], Message]) -> RuleResult:
     """A rule every HTTP answer must meet: failed with each offender named, else passed."""
     answered = _answered(probes)
     if not answered:
@@ -226,41 +233,44 @@ def _per_answer(rule_id: str, probes: Sequence[Probe], problem: Callable[[Probe]
     failures = [(probe, problem(probe)) for probe in answered]
     failures = [(probe, text) for probe, text in failures if text]
     if failures:
-        detail = "; ".join(f"{probe.name}: {text}" for probe, text in failures)
-        return _result(rule_id, Verdict.FAILED, detail + ".", [probe for probe, _ in failures])
+        return _result(rule_id, Verdict.FAILED, _problems([_about(probe, text) for probe, text in failures]),
+                       [probe for probe, _ in failures])
     return _result(rule_id, Verdict.PASSED, ok(len(answered)), answered)
 
 
 def judge_http_status(probes: Sequence[Probe]) -> RuleResult:
     return _per_answer("http-status", probes,
-                       lambda p: None if p.status == 200 else f"HTTP status {p.status}",
+                       lambda p: None if p.status == 200 else N_("HTTP status %(status)s", status=p.status),
                        lambda count: N_("%(count)s answer(s) with HTTP status 200.", count=count))
 
 
 def judge_content_type(probes: Sequence[Probe]) -> RuleResult:
-    def problem(probe: Probe) -> str | None:
+    def problem(probe: Probe) -> Message | None:
         media = (probe.content_type or "").split(";")[0].strip().lower()
-        return None if media == "text/plain" else f"Content-Type {probe.content_type or '(none)'}"
+        if media == "text/plain":
+            return None
+        return Message("Content-Type %(type)s", {"type": probe.content_type}) if probe.content_type else N_("no Content-Type")
 
     return _per_answer("content-type", probes, problem,
                        lambda count: N_("%(count)s answer(s) with Content-Type text/plain.", count=count))
 
 
 def judge_ascii(probes: Sequence[Probe]) -> RuleResult:
-    def problem(probe: Probe) -> str | None:
+    def problem(probe: Probe) -> Message | None:
         body = probe.body
         index = next((i for i, byte in enumerate(body) if byte > 0x7F), None)
         if index is None:
             return None
-        return f"byte 0x{body[index]:02X} at character {index + 1} (write it %{body[index]:02x})"
+        return N_("byte 0x%(byte)s at character %(position)s (write it %(code)s)", byte=f"{body[index]:02X}",
+                  position=index + 1, code=f"%{body[index]:02x}")
 
     return _per_answer("ascii", probes, problem, lambda count: N_("%(count)s answer(s) in ASCII only.", count=count))
 
 
 def judge_grammar(probes: Sequence[Probe]) -> RuleResult:
-    def problem(probe: Probe) -> str | None:
+    def problem(probe: Probe) -> Message | None:
         answer = read_answer(probe.body)
-        return str(answer) if isinstance(answer, UnreadableAnswer) else None
+        return answer.explanation if isinstance(answer, UnreadableAnswer) else None
 
     return _per_answer("grammar", probes, problem,
                        lambda count: N_("%(count)s answer(s) read as pair lists.", count=count))
@@ -271,23 +281,24 @@ def judge_urlkey(probes: Sequence[Probe]) -> RuleResult:
         return _result("urlkey", Verdict.SKIPPED, N_("No known IBI given: only a URL list carries a urlkey."))
     unsent = next((probe for probe in probes if probe.exchange is None), None)
     if unsent is not None:
-        return _result("urlkey", Verdict.SKIPPED, f"Not sent: {unsent.not_sent}.", probes)
+        return _result("urlkey", Verdict.SKIPPED, _not_sent(unsent), probes)
     answers = [probe.answer() for probe in probes]
-    unreadable = [f"{probe.name}: {answer}" for probe, answer in zip(probes, answers) if isinstance(answer, str)]
-    if unreadable:
-        return _result("urlkey", Verdict.FAILED, "; ".join(unreadable) + ".", probes)
+    unread = [_about(probe, answer) for probe, answer in zip(probes, answers) if isinstance(answer, str)]
+    if unread:
+        return _result("urlkey", Verdict.FAILED, _problems(unread), probes)
     if any(answer.get("state") == "Deleted" or not answer for answer in answers):
         return _result("urlkey", Verdict.SKIPPED,
                        N_("No URL list to look at (the known IBI is Deleted or not held)."), probes)
     keys = [answer.get("urlkey") for answer in answers]
     if None in keys:
-        missing = ", ".join(probe.name for probe, key in zip(probes, keys) if key is None)
-        return _result("urlkey", Verdict.FAILED, f"No urlkey in the answer: {missing}.", probes)
+        missing = tuple(probe.name for probe, key in zip(probes, keys) if key is None)
+        return _result("urlkey", Verdict.FAILED, N_("No urlkey in the answer: %(requests)s.", requests=missing), probes)
     for probe, key in zip(probes, keys):
         try:
             check_key(key, "urlkey")
         except ParseError as error:
-            return _result("urlkey", Verdict.FAILED, f"{probe.name}: urlkey {key[:60]!r}: {error}.", probes)
+            return _result("urlkey", Verdict.FAILED, Message("%(request)s: urlkey %(key)r: %(problem)s.", {
+                "request": probe.name, "key": key[:60], "problem": error.message}), probes)
     if keys[0] == keys[1]:
         return _result("urlkey", Verdict.FAILED,
                        N_("The same urlkey %(key)s in two answers: it should change with each answer.", key=keys[0]),
@@ -301,18 +312,35 @@ def judge_timing(probes: Sequence[Probe], timeouts: Timeouts) -> RuleResult:
                if probe.answered or (probe.exchange is not None and probe.exchange.failure is Failure.TIMEOUT)]
     if not reached:
         return _result("timing", Verdict.SKIPPED, N_("No request reached the Archive."), probes)
-    times = ", ".join(f"{probe.name} {format_ms(probe.duration_ms)}" for probe in reached)
+    times = tuple(Message("%(request)s %(time)s", {"request": probe.name, "time": format_ms(probe.duration_ms)})
+                  for probe in reached)
     late = [probe for probe in reached if probe.exchange is not None and probe.exchange.failure is Failure.TIMEOUT]
     if late:
-        names = ", ".join(probe.name for probe in late)
+        names = tuple(probe.name for probe in late)
         return _result("timing", Verdict.FAILED,
-                       f"No answer in time to: {names} (limits: {timeouts.connect:g} s to connect, "
-                       f"{timeouts.read:g} s to answer). Times: {times}.", reached)
+                       N_("No answer in time to: %(requests)s (limits: %(connect)s s to connect, %(read)s s to answer). "
+                          "Times: %(times)s.", requests=names, connect=number(timeouts.connect),
+                          read=number(timeouts.read), times=times), reached)
     slowest = max(probe.duration_ms for probe in reached)
     return _result("timing", Verdict.PASSED,
                    N_("Slowest answer %(slowest)s. Times: %(times)s.", slowest=format_ms(slowest), times=times), reached)
 
 
-def format_ms(milliseconds: float) -> str:
-    """``0.4 ms``, ``12 ms``: a tenth of a millisecond only where it says something."""
-    return f"{milliseconds:.1f} ms" if milliseconds < 10 else f"{milliseconds:.0f} ms"
+def format_ms(milliseconds: float) -> Message:
+    """``0.4 ms``, ``12 ms`` (``0,4 ms`` where a Portuguese page shows it): a tenth of a
+    millisecond only where it says something."""
+    return Message("%(value)s ms", {"value": number(milliseconds, 1 if milliseconds < 10 else 0)})
+
+
+def _not_sent(probe: Probe) -> Message:
+    return N_("Not sent: %(why)s.", why=probe.not_sent)
+
+
+def _problems(problems: Sequence[Message]) -> Message:
+    """Problems as one sentence: ``a; b.``."""
+    return Message("%(problems)s.", {"problems": tuple(problems)})
+
+
+def _about(probe: Probe, problem: Message) -> Message:
+    """One request's problem, the request named: ``known IBI: HTTP status 500``."""
+    return Message("%(request)s: %(problem)s", {"request": probe.name, "problem": problem})

@@ -517,7 +517,7 @@ class CurlTransport:
         try:
             pin = self._check(url)
         except AddressRefused as refused:
-            return Exchange(failure=Failure.REFUSED, error=str(refused))
+            return Exchange(failure=Failure.REFUSED, error=refused.message)
         except ValueError as invalid:  # check_url: a port out of range or not a number
             return Exchange(failure=Failure.REFUSED, error=f"invalid URL: {invalid}")
         curl, new = loop.handle()

@@ -16,7 +16,7 @@ from enum import StrEnum
 from typing import Any
 
 from .diagnosis import FAILURES, failure_words
-from ..i18n import from_record
+from ..i18n import Message, Recorded, from_record
 from ..registry import RegisteredArchive
 from .trace import Status, StepKind
 
@@ -159,7 +159,10 @@ def _count(row: ArchiveHealth, step: dict, trace_id: str, at: str) -> None:
         row.failed += 1
         outcome = Outcome.FAILED
         if row.last_failure is None:  # traces come newest first
-            reason = failure_words(status, error=from_record(step.get("error"), step.get("error_i18n")))
+            error = from_record(step.get("error"), step.get("error_i18n"))
+            if error is not None and not isinstance(error, Message):  # a library's words, or stored before
+                error = Recorded(error)
+            reason = failure_words(status, error=error)
             row.last_failure = LastFailure(reason, at, trace_id)
     else:
         return  # not waited for: nothing measured

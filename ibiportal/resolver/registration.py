@@ -50,6 +50,7 @@ from typing import Protocol
 from urllib.parse import urlsplit
 
 from ibiportal.errors import ParseError
+from ibiportal.i18n import N_, Message
 from ibiportal.log_limits import LimitedLog
 from ibiportal.ibi.identifier import parse_ibi
 from ibiportal.protocol.messages import (
@@ -61,7 +62,7 @@ from ibiportal.protocol.messages import (
 )
 from ibiportal.protocol.pairlist import PairList, UnreadableAnswer, read_answer
 from ibiportal.protocol.query import QueryPair, parse_query
-from ibiportal.protocol.status import EXCLUDED, REASON_UNKNOWN_ARCHIVE, REASON_WRONG_KEY, included, refused
+from ibiportal.protocol.status import EXCLUDED, REASON_UNKNOWN_ARCHIVE, included, refused
 from ibiportal.registry import ArchiveDetails, Confirmation, RegisteredArchive
 from ibiportal.resolver.addresses import AddressRefused, GetAddrInfo, check_host
 from ibiportal.resolver.transport import ARCHIVE_TIMEOUTS, Exchange, Timeouts, Transport
@@ -220,17 +221,17 @@ class RegistrationService:
         if archive is None:
             return self._refuse(REASON_UNKNOWN_ARCHIVE, UNKNOWN_ARCHIVE, service_ibi)
         if not archive.key_hash.matches(request.registration_key):
-            return self._refuse(REASON_WRONG_KEY, WRONG_KEY, service_ibi, record=True)
+            return self._refuse(N_("wrong registration key"), WRONG_KEY, service_ibi, record=True)
         return service_ibi
 
-    def _address_problem(self, address: str) -> str | None:
+    def _address_problem(self, address: str) -> Message | None:
         """Why the resolver may not contact ``archiveaddress`` (hostport, §6.1), or ``None``."""
         parts = urlsplit(f"http://{address}/")
         kwargs = {} if self._getaddrinfo is None else {"getaddrinfo": self._getaddrinfo}
         try:
             check_host(parts.hostname or address, parts.port or 80, allow_private=self.allow_private, **kwargs)
         except AddressRefused as refusal:
-            return f"address not allowed: {refusal.reason}"
+            return N_("address not allowed: %(reason)s", reason=refusal.reason)
         return None
 
     def _refuse(self, reason: str, status: int, service_ibi: str | None = None, *, record: bool = False) -> ServiceAnswer:
@@ -245,12 +246,12 @@ class RegistrationService:
 def _read_confirmation(exchange: Exchange) -> Confirmation:
     """"confirmação" (4) must be the pair list ``confirmation yes`` (§7.2, Algorithm 1 line 3)."""
     if exchange.failure is not None:
-        return Confirmation(False, f"{exchange.failure}: {exchange.error}")
+        return Confirmation(False, exchange.problem)
     if exchange.status != 200:
-        return Confirmation(False, f"HTTP status {exchange.status}")
+        return Confirmation(False, N_("HTTP status %(status)s", status=exchange.status))
     answer = read_answer(exchange.body or b"")
     if isinstance(answer, UnreadableAnswer):
-        return Confirmation(False, f"the answer is not a pair list: {answer}")
+        return Confirmation(False, N_("the answer is not a pair list: %(problem)s", problem=answer.explanation))
     if answer.get("confirmation") != "yes":
-        return Confirmation(False, "the answer is not 'confirmation yes'")
-    return Confirmation(True, "confirmation yes")
+        return Confirmation(False, N_("the answer is not 'confirmation yes'"))
+    return Confirmation(True, Message("confirmation yes"))

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
+from ibiportal.i18n import N_, Message, Recorded
+
 DEFAULT_MAX_ANSWER_BYTES = 256 * 1024
 """Cap on an answer's size: a URL list (Example 9.2) is a few kilobytes."""
 
@@ -41,6 +43,17 @@ class Failure(StrEnum):
     TOO_LARGE = "too-large"
     REDIRECT = "redirect"
     UNKNOWN_ARCHIVE = "unknown-archive"
+
+
+FAILURE_WORDS = {
+    Failure.TIMEOUT: N_("timeout"),
+    Failure.REFUSED: N_("refused"),
+    Failure.CONNECTION: N_("connection failed"),
+    Failure.TOO_LARGE: N_("answer too large"),
+    Failure.REDIRECT: N_("redirect"),
+    Failure.UNKNOWN_ARCHIVE: N_("unknown Archive"),
+}
+"""How each way for an exchange to end without an answer reads for people."""
 
 
 class Route(StrEnum):
@@ -95,6 +108,20 @@ class Exchange:
     failure: Failure | None = None
     error: str | None = None
     notes: tuple[str, ...] = ()
+
+    @property
+    def problem(self) -> Message | None:
+        """Why there is no answer, for people: the failure in words, then the transport's own
+        words (a message where the portal wrote them, else kept as written: libcurl's, requests')."""
+        if self.failure is None:
+            return None
+        error = self.error or ""
+        if not error:
+            return FAILURE_WORDS[self.failure]
+        said = error if isinstance(error, Message) else Recorded(error)
+        if error.startswith(str(self.failure)):  # "refused to contact …": the transport's words say it all
+            return Message("%(error)s", {"error": said})
+        return Message("%(failure)s: %(error)s", {"failure": FAILURE_WORDS[self.failure], "error": said})
 
 
 #: Where a multiplexing transport hands outcomes over: ``(index, exchange)`` pairs, ``index`` the

@@ -7,10 +7,12 @@ resolution cache (``signal.py``).
 """
 from __future__ import annotations
 
+import json
 from datetime import datetime
 
 from sqlalchemy import Connection, Row, delete, insert, select, update
 
+from ..i18n import N_, Message, Recorded, from_record, to_record
 from ..registry import ArchiveDetails, ArchiveEvent, Confirmation, KeyHash, RegisteredArchive
 from .database import Storage, iso
 from .schema import archive, archive_event
@@ -43,7 +45,7 @@ class ArchiveStore:
             ).first()
             if inserted is None:
                 return False
-            _add_archive_event(conn, service_ibi, when, "registered", "registered by an administrator")
+            _add_archive_event(conn, service_ibi, when, "registered", N_("registered by an administrator"))
         return True
 
     def remove_archive(self, service_ibi: str) -> bool:
@@ -77,22 +79,23 @@ class ArchiveStore:
     def archive_events(self, service_ibi: str) -> list[ArchiveEvent]:
         """An Archive's history, oldest first."""
         rows = self.storage.read(
-            select(archive_event.c.at, archive_event.c.kind, archive_event.c.detail)
+            select(archive_event.c.at, archive_event.c.kind, archive_event.c.detail, archive_event.c.detail_message)
             .where(archive_event.c.service_ibi == service_ibi)
             .order_by(archive_event.c.id)
         )
-        return [ArchiveEvent(row.at, row.kind, row.detail) for row in rows]
+        return [_event(row) for row in rows]
 
     def last_exclusions(self) -> dict[str, ArchiveEvent]:
         """Each excluded Archive's latest ``excluded`` event (by service IBI): when and why it was
         excluded, for the diagnosis of a not-found (ibiportal.resolver.diagnosis)."""
         rows = self.storage.read(
-            select(archive_event.c.service_ibi, archive_event.c.at, archive_event.c.kind, archive_event.c.detail)
+            select(archive_event.c.service_ibi, archive_event.c.at, archive_event.c.kind, archive_event.c.detail,
+                   archive_event.c.detail_message)
             .join(archive, archive.c.service_ibi == archive_event.c.service_ibi)
             .where(archive.c.included == 0, archive_event.c.kind == "excluded")
             .order_by(archive_event.c.id)
         )
-        return {row.service_ibi: ArchiveEvent(row.at, row.kind, row.detail) for row in rows}
+        return {row.service_ibi: _event(row) for row in rows}
 
     def record_inclusion(
         self, service_ibi: str, details: ArchiveDetails, confirmation: Confirmation, at: datetime
@@ -108,11 +111,12 @@ class ArchiveStore:
             )
             _add_archive_event(
                 conn, service_ibi, when, "included",
-                f"at {details.address} ({details.ip}), confirmation {confirmation.word}: {confirmation.detail}",
+                N_("at %(address)s (%(ip)s), confirmation %(outcome)s: %(detail)s", address=details.address,
+                   ip=details.ip, outcome=_CONFIRMATION_WORDS[confirmation.word], detail=confirmation.detail),
             )
             bump_resolution_generation(self.storage, conn)
 
-    def record_exclusion(self, service_ibi: str, at: datetime, detail: str = "switched off") -> None:
+    def record_exclusion(self, service_ibi: str, at: datetime, detail: Message = N_("switched off")) -> None:
         """The Archive is no longer asked (its ``exclusionRequest`` of §7.2, or an administrator);
         its address is kept for a later inclusion and the resolution caches are emptied."""
         when = iso(at)
@@ -121,7 +125,7 @@ class ArchiveStore:
             _add_archive_event(conn, service_ibi, when, "excluded", detail)
             bump_resolution_generation(self.storage, conn)
 
-    def record_reinclusion(self, service_ibi: str, at: datetime, detail: str) -> bool:
+    def record_reinclusion(self, service_ibi: str, at: datetime, detail: Message) -> bool:
         """An administrator includes an excluded Archive again at the address of its last
         inclusion; ``False`` (nothing written) when it has never been included, so has no address."""
         when = iso(at)
@@ -137,7 +141,7 @@ class ArchiveStore:
             bump_resolution_generation(self.storage, conn)
         return True
 
-    def record_refusal(self, service_ibi: str, reason: str, at: datetime) -> None:
+    def record_refusal(self, service_ibi: str, reason: Message, at: datetime) -> None:
         with self.storage.write_transaction() as conn:
             _add_archive_event(conn, service_ibi, iso(at), "refused", reason)
 
@@ -152,12 +156,21 @@ class ArchiveStore:
             )
             _add_archive_event(
                 conn, service_ibi, when, "confirmation",
-                f"confirmation request by an administrator: {confirmation.word} ({confirmation.detail})",
+                N_("confirmation request by an administrator: %(outcome)s — %(detail)s",
+                   outcome=_CONFIRMATION_WORDS[confirmation.word], detail=confirmation.detail),
             )
 
 
-def _add_archive_event(conn: Connection, service_ibi: str, when: str, kind: str, detail: str) -> None:
-    conn.execute(insert(archive_event).values(service_ibi=service_ibi, at=when, kind=kind, detail=detail))
+_CONFIRMATION_WORDS = {"successful": N_("successful"), "unsuccessful": N_("unsuccessful")}
+"""``status.confirmation`` (§7.2) as a history's detail says it."""
+
+
+def _add_archive_event(conn: Connection, service_ibi: str, when: str, kind: str, detail: Message) -> None:
+    """One line of history: its detail in English and, to show it in each reader's language, as a message."""
+    record = to_record(detail)
+    message = None if record is None else json.dumps(record)
+    conn.execute(insert(archive_event).values(service_ibi=service_ibi, at=when, kind=kind, detail=str(detail),
+                                              detail_message=message))
     kept = (
         select(archive_event.c.id).where(archive_event.c.service_ibi == service_ibi)
         .order_by(archive_event.c.id.desc()).limit(ARCHIVE_HISTORY_LIMIT)
@@ -181,3 +194,10 @@ def _registered_archive(row: Row) -> RegisteredArchive:
         admin_email=row.admin_email,
         last_confirmation=row.last_confirmation,
     )
+
+
+def _event(row: Row) -> ArchiveEvent:
+    """An event as recorded: its detail as a message when it was kept as one, else its English text
+    (an event older than ``detail_message``), which a page shows marked as English."""
+    detail = from_record(row.detail, json.loads(row.detail_message)) if row.detail_message else Recorded(row.detail)
+    return ArchiveEvent(row.at, row.kind, detail)

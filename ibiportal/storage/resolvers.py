@@ -6,10 +6,12 @@ resolver, typed for every inclusion or exclusion request and forgotten after it.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from sqlalchemy import select
 
+from ..i18n import Message, Recorded, from_record, to_record
 from .database import Storage
 from .schema import joined_resolver
 
@@ -18,14 +20,15 @@ from .schema import joined_resolver
 class ResolverStatus:
     """The last exchange with one resolver: what was asked (``join``/``leave``), what came of it
     (an ``application.joining.Outcome`` value), the resolver's answer as one line when it
-    answered a pair list, the reason in words when it refused or failed, the ``archiveaddress``
-    sent, and when (ISO 8601 UTC)."""
+    answered a pair list, the reason in words when it refused or failed (a message, shown in each
+    reader's language; recorded text for a reason kept before messages were), the
+    ``archiveaddress`` sent, and when (ISO 8601 UTC)."""
 
     service_url: str
     action: str
     outcome: str
     status: str | None
-    reason: str | None
+    reason: Message | Recorded | None
     archive_address: str
     at: str
 
@@ -40,7 +43,9 @@ class ResolverStatusStore:
         """Keep ``status`` as the resolver's last exchange (replacing the one before)."""
         values = {
             "action": status.action, "outcome": status.outcome, "status": status.status,
-            "reason": status.reason, "archive_address": status.archive_address, "at": status.at,
+            "reason": None if status.reason is None else str(status.reason),
+            "reason_message": json.dumps(record) if (record := to_record(status.reason)) is not None else None,
+            "archive_address": status.archive_address, "at": status.at,
         }
         with self.storage.write_transaction() as conn:
             conn.execute(
@@ -52,4 +57,14 @@ class ResolverStatusStore:
     def resolvers(self) -> list[ResolverStatus]:
         """Every resolver the Archive asked, by service URL."""
         rows = self.storage.read(select(joined_resolver).order_by(joined_resolver.c.service_url))
-        return [ResolverStatus(**row._mapping) for row in rows]
+        return [_status(row) for row in rows]
+
+
+def _status(row) -> ResolverStatus:
+    values = dict(row._mapping)
+    message = values.pop("reason_message")
+    if message:
+        values["reason"] = from_record(values["reason"], json.loads(message))
+    elif values["reason"] is not None:
+        values["reason"] = Recorded(values["reason"])
+    return ResolverStatus(**values)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import BigInteger, CheckConstraint, Column, Index, Integer, LargeBinary, MetaData, Table, Text, text
 
 #: The revision a database must be at for this code (the last file of ``migrations/versions``).
-SCHEMA_REVISION = "0013"
+SCHEMA_REVISION = "0014"
 
 metadata = MetaData()
 
@@ -158,7 +158,8 @@ archive_event = Table(
     Column("service_ibi", Text, nullable=False),
     Column("at", Text, nullable=False),
     Column("kind", Text, nullable=False),
-    Column("detail", Text, nullable=False),
+    Column("detail", Text, nullable=False),  # in English (the CLI, logs; the only one of older events)
+    Column("detail_message", Text),  # the same as a message (ibiportal.i18n.to_record), shown in the reader's language
     Index("archive_event_service_ibi", "service_ibi", "id"),
     sqlite_autoincrement=True,
 )
@@ -173,6 +174,7 @@ joined_resolver = Table(
     Column("outcome", Text, nullable=False),  # application.joining.Outcome
     Column("status", Text),  # the resolver's answer as one line, when it answered a pair list
     Column("reason", Text),  # why the request was refused or failed, in words
+    Column("reason_message", Text),  # the same as a message (ibiportal.i18n.to_record), shown in the reader's language
     Column("archive_address", Text, nullable=False),  # the archiveaddress sent
     Column("at", Text, nullable=False),
 )

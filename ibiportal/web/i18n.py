@@ -31,7 +31,7 @@ from flask_babel import Babel, format_date, format_datetime, format_decimal, get
 from markupsafe import Markup, escape
 
 from ..errors import ParseError
-from ..i18n import LIST_SEPARATOR, N_, Localized, Message
+from ..i18n import LIST_SEPARATOR, N_, Localized, Message, Recorded
 from . import catalogs
 
 DEFAULT = "en"
@@ -128,9 +128,33 @@ def lang_attr(text) -> Markup:
 def said(text) -> Markup:
     """``text`` as the page shows it, escaped: a message in the reader's language; other text as it
     is, in a ``<span lang="en">`` on a page in another language (:func:`lang_attr`)."""
-    attr = lang_attr(text)
-    shown = escape(translate(text))
-    return Markup("<span{}>{}</span>").format(attr, shown) if attr else shown
+    if isinstance(text, str) and not isinstance(text, (Message, Localized)):
+        text = Recorded(text)
+    return translate_html(text)
+
+
+def translate_html(text):
+    """:func:`translate` for a page (the ``translate`` filter): escaped, with the
+    :class:`~ibiportal.i18n.Recorded` text inside (a transport's own words, kept as recorded) in a
+    ``<span lang="en">`` on a page in another language, so that screen readers pronounce it right
+    and the language walks know it is meant. Anything that is not text (``None``, a lazy string)
+    as it is."""
+    if isinstance(text, Recorded):
+        attr = lang_attr(text)
+        return Markup("<span{}>{}</span>").format(attr, text) if attr else escape(text)
+    if isinstance(text, tuple):  # a list of values (ibiportal.i18n)
+        return Markup(LIST_SEPARATOR).join(translate_html(item) for item in text)
+    if isinstance(text, Localized):
+        return escape(translate(text))
+    if not isinstance(text, Message):
+        return escape(text) if isinstance(text, str) else text
+    if not text.values:
+        return escape(gettext(text.template))
+    # gettext with no values gives the translated template untouched; Markup's % escapes the values
+    # left as they are (so that %(name)s of a plain text is escaped once), and keeps the marked-up ones
+    values = {name: translate_html(value) if isinstance(value, (Message, Localized, Recorded, tuple)) else value
+              for name, value in text.values.items()}
+    return Markup(escape(gettext(text.template))) % values
 
 
 def error_text(error: ParseError) -> str:
@@ -274,7 +298,7 @@ def init_app(app: Flask) -> None:
     Babel(app, locale_selector=select_locale)
     app.jinja_env.policies["ext.i18n.trimmed"] = True  # as babel.cfg extracts {% trans %} blocks
     app.jinja_env.filters.update(date=date_filter, datetime=datetime_filter, number=number_filter,
-                                 ago=ago_filter, translate=translate,
+                                 ago=ago_filter, translate=translate_html,
                                  lang_attr=lang_attr, said=said)
     app.context_processor(template_context)
     app.after_request(remember_and_label)

@@ -250,7 +250,7 @@ def test_confirmation_request_shows_what_was_sent_and_what_came_back(app, admin)
     assert '<pre class="answer">confirmation yes\n</pre>' in outcome
     events = store(app).archive_events(SERVICE_IBI)
     assert (events[-1].kind, events[-1].detail) == (
-        "confirmation", "confirmation request by an administrator: successful ('confirmation yes')")
+        "confirmation", "confirmation request by an administrator: successful — 'confirmation yes'.")
 
 
 @responses.activate

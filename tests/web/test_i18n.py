@@ -9,7 +9,7 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 from flask import render_template_string
 
-from ibiportal.i18n import N_
+from ibiportal.i18n import N_, Recorded, number
 from ibiportal.web.i18n import ago_filter, translate
 
 PT = {"Accept-Language": "pt-BR,pt;q=0.9,en;q=0.5"}
@@ -138,6 +138,35 @@ def test_translate_fills_the_translated_template(app):
     with app.test_request_context(headers=PT):
         assert translate(message) == "porta 70000 fora do intervalo 1-65535"
         assert translate("plain text") == "plain text"
+
+
+
+def test_numbers_in_a_message_take_the_readers_separators(app):
+    """Numbers inside a core message are English in the text (logs, JSON, the CLI) and the
+    reader's where a page shows them."""
+    message = N_("the text holds %(count)s IBIs; at most %(max_rows)s are checked at once: split it",
+                 count=number(12345), max_rows=number(5000))
+    assert message == "the text holds 12,345 IBIs; at most 5,000 are checked at once: split it"
+    assert str(N_("%(value)s ms", value=number(0.4, 1))) == "0.4 ms"
+    with app.test_request_context(headers=PT):
+        assert translate(message) == "o texto contém 12.345 IBIs; no máximo 5.000 são verificados de uma vez: divida-o"
+        assert translate(N_("%(value)s ms", value=number(0.4, 1))) == "0,4 ms"
+
+
+def test_a_page_marks_recorded_english_and_escapes_the_rest(app):
+    """The translate filter: escaped; a transport's own words (Recorded) inside a translated
+    message marked lang="en" on a Portuguese page; a list's items each translated."""
+    message = N_("Not sent: %(why)s.", why=(N_("No request got an HTTP answer."),
+                                            N_("the %(request)s request got no answer (%(problem)s)", request="<known>",
+                                               problem=Recorded("Connection refused"))))
+    with app.test_request_context(headers=PT):
+        page = render_template_string("{{ m|translate }}", m=message)
+        assert page == ('Não enviada: Nenhuma requisição teve resposta HTTP.; a requisição “&lt;known&gt;” ficou sem '
+                        'resposta (<span lang="en">Connection refused</span>).')
+        assert render_template_string("{{ m|translate }}", m=N_("name %(name)s has no value", name=repr("a<b"))) == (
+            "o nome &#39;a&lt;b&#39; não tem valor")
+    with app.test_request_context(headers=EN):  # English on an English page needs no mark
+        assert "<span" not in render_template_string("{{ m|translate }}", m=message)
 
 
 MOMENT = datetime(2026, 11, 4, 7, 5, 9, tzinfo=timezone.utc)

@@ -98,20 +98,21 @@ class ResolverRequestForm(FlaskForm):
     button pressed says whether to send ``inclusionRequest`` (join) or ``exclusionRequest`` (leave)."""
 
     resolver_url = StringField(
-        "Resolver service URL",
+        lazy_gettext("Resolver service URL"),
         filters=[_strip],
-        validators=[DataRequired(message="Give the resolver service URL, as in http://urlib.net/J8LNKB5R7W/3FUQHC5."),
+        validators=[DataRequired(message=lazy_gettext("Give the resolver service URL, as in "
+                                                      "http://urlib.net/J8LNKB5R7W/3FUQHC5.")),
                     Length(max=500)],
-        description="http://<resolver address>/<resolver service IBI> (file 003 §6.1), as in "
-        "http://urlib.net/J8LNKB5R7W/3FUQHC5",
+        description=lazy_gettext("http://<resolver address>/<resolver service IBI> (file 003 §6.1), as in "
+                                 "http://urlib.net/J8LNKB5R7W/3FUQHC5"),
     )
     registration_key = PasswordField(
-        "Registration key",
+        lazy_gettext("Registration key"),
         filters=[_strip],
-        validators=[DataRequired(message="Give the key this Archive was registered with at that resolver."),
+        validators=[DataRequired(message=lazy_gettext("Give the key this Archive was registered with at that resolver.")),
                     Length(max=200)],
-        description="The key this Archive was registered with at that resolver (Table 7.1: 10 or more digits, "
-        "optionally '-' and 10 or more digits). Sent with this request only, never stored.",
+        description=lazy_gettext("The key this Archive was registered with at that resolver (Table 7.1: 10 or more "
+                                 "digits, optionally '-' and 10 or more digits). Sent with this request only, never stored."),
     )
     join = SubmitField("Join (inclusionRequest)")  # the buttons are written in the template
     leave = SubmitField("Leave (exclusionRequest)")

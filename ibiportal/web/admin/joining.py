@@ -7,6 +7,7 @@ from flask_babel import gettext, lazy_gettext
 
 from ...application.joining import Action, Joining, Outcome, ResolverAnswer
 from ..context import application, get_storage
+from ..i18n import translate
 
 
 def joining() -> Joining:
@@ -48,5 +49,5 @@ def outcome_sentence(answer: ResolverAnswer) -> str:
     if outcome is Outcome.EXCLUDED:
         return gettext("Excluded: the resolver no longer asks this Archive.")
     if outcome is Outcome.REFUSED:
-        return gettext("Refused by the resolver: %(reason)s.", reason=answer.reason)
-    return gettext("Failed: %(reason)s.", reason=answer.reason)
+        return gettext("Refused by the resolver: %(reason)s.", reason=translate(answer.reason))
+    return gettext("Failed: %(reason)s.", reason=translate(answer.reason))

@@ -15,6 +15,7 @@ import logging
 from flask import flash, redirect, render_template, request, url_for
 
 from ...application.joining import NotReady
+from ..i18n import translate
 from ...errors import ParseError
 from ..auth.session import admin_required, current_admin
 from ..form_errors import show_error
@@ -39,7 +40,7 @@ def _page(form: ResolverRequestForm, status: int = 200):
     try:
         identity, not_ready = use_case.identity(), None
     except NotReady as exc:
-        identity, not_ready = None, str(exc)
+        identity, not_ready = None, exc.args[0]
     page = render_template("admin/resolvers.html", form=form, resolvers=use_case.resolvers(), identity=identity,
                            not_ready=not_ready, subjects=SUBJECTS, labels=LABELS)
     return page, status
@@ -60,7 +61,7 @@ def resolver_request():
         show_error(form, exc, default_field="resolver_url")
         return _page(form, 400)
     except NotReady as exc:
-        form.form_errors.append(str(exc))
+        form.form_errors.append(translate(exc.args[0]))
         return _page(form, 400)
     logger.info("%s sent to %s by %s: %s", SUBJECTS[answer.action], answer.resolver_url, current_admin(),
                 answer.outcome)

@@ -27,6 +27,8 @@ from ...storage.registry import ArchiveStore
 from ..auth.session import admin_required, current_admin
 from ..context import get_storage
 from ..form_errors import add_error, show_error
+from ...i18n import N_
+from ..i18n import translate
 from .forms import ActionForm, ConformanceForm, RegisterForm
 from ...application.registering import AlreadyRegistered, inclusion_request_pairs, register_archive
 from .inclusion import inclusion_script
@@ -49,7 +51,10 @@ def admin_time(stamp: str | None, short: bool = False) -> str:
     return f"{stamp[:10]} {stamp[11:16]}" if short else f"{stamp[:10]} {stamp[11:19]} UTC"
 
 
-bp.add_app_template_filter(format_ms, "admin_ms")
+@bp.app_template_filter("admin_ms")
+def admin_ms(milliseconds: float) -> str:
+    """``0.4 ms``, ``12 ms``, with the reader's decimal sign (``0,4 ms``)."""
+    return translate(format_ms(milliseconds))
 
 
 def _store() -> ArchiveStore:
@@ -182,7 +187,7 @@ def confirm(service_ibi: str):
         abort(409, gettext("This Archive has not been included yet: the portal does not know its address."))
     with check_transport() as transport:
         probe, result = send_confirmation_request(target, transport)
-    confirmation = Confirmation(result.passed, result.detail.rstrip("."))
+    confirmation = Confirmation(result.passed, result.detail)
     _store().record_confirmation(archive.service_ibi, confirmation, utc_now())
     logger.info("confirmation request to %s by %s: %s", archive.service_ibi, current_admin(), result.outcome)
     return _archive_page(_registered(archive.service_ibi), confirmation=(probe, result))
@@ -195,7 +200,7 @@ def exclude(service_ibi: str):
     resolution caches are emptied, its registration, address and history are kept."""
     archive = _posted_action_on(service_ibi)
     if archive.included:
-        _store().record_exclusion(archive.service_ibi, utc_now(), f"excluded by the administrator {current_admin()}")
+        _store().record_exclusion(archive.service_ibi, utc_now(), N_("excluded by the administrator %(name)s", name=current_admin()))
         logger.info("archive %s excluded by %s", archive.service_ibi, current_admin())
         flash(gettext("Excluded %(ibi)s: the resolver no longer asks it. Its registration and history are kept; "
                       "include it again here, or the Archive can send inclusionRequest.", ibi=archive.service_ibi),
@@ -213,7 +218,8 @@ def include_again(service_ibi: str):
     if archive.included:
         flash(gettext("%(ibi)s is already included: nothing changed.", ibi=archive.service_ibi), "notice")
     elif _store().record_reinclusion(archive.service_ibi, utc_now(),
-                                     f"again at {archive.address} by the administrator {current_admin()}"):
+                                     N_("again at %(address)s by the administrator %(name)s",
+                                        address=archive.address, name=current_admin())):
         logger.info("archive %s included again by %s", archive.service_ibi, current_admin())
         flash(gettext("Included %(ibi)s again at %(address)s: the resolver asks it from now on. Send a confirmation "
                       "request to check that it still answers there.", ibi=archive.service_ibi, address=archive.address),

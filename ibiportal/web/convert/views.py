@@ -14,6 +14,7 @@ from flask import Blueprint, Response, flash, redirect, render_template, request
 from flask_babel import gettext
 
 from ...errors import ParseError
+from ...i18n import N_
 from ...ibi.batch import (
     MAX_BYTES,
     InputRow,
@@ -133,7 +134,7 @@ def _batch_input(form: BatchForm) -> tuple[list[InputRow], BatchDownloadForm] | 
 def _read_upload(stream: io.IOBase) -> str:
     """The uploaded file's text; its size is checked before it is read."""
     stream.seek(0, io.SEEK_END)
-    check_size(stream.tell(), "the file")
+    check_size(stream.tell(), N_("the file"))
     stream.seek(0)
     return decode_upload(stream.read())
 

@@ -77,7 +77,7 @@ class MintForm(FlaskForm):
     )
     item_type = SelectField(
         lazy_gettext("Kind of item"),
-        choices=[SelectChoice("", lazy_gettext("(not said)"))] + [SelectChoice(kind.slug, kind.names.label) for kind in ItemType],
+        choices=[SelectChoice("", lazy_gettext("(not said)"))] + [SelectChoice(kind.slug, lazy_gettext(kind.names.label)) for kind in ItemType],
         validators=[Optional(), _core_rule],
         description=lazy_gettext("Chooses the BibTeX, RIS and CSL type and each style's wording (a thesis's degree note, "
                                  "a report's number)."),

@@ -32,9 +32,10 @@ def accept_language_problem(text: str) -> tuple[str, int] | None:
     for element in text.split(","):
         if not LANGUAGE_ELEMENT.fullmatch(element):
             offset = len(element) - len(element.lstrip())
-            shown = element.strip() or "(nothing)"
+            shown = repr(element.strip()) if element.strip() else gettext("(nothing)")
             return (
-                f"{shown!r} is not a language range with an optional q-value, such as pt-BR or en;q=0.5",
+                gettext("%(element)s is not a language range with an optional q-value, such as pt-BR or en;q=0.5",
+                        element=shown),
                 position + offset + 1,
             )
         position += len(element) + 1
@@ -79,7 +80,7 @@ class TraceForm(FlaskForm):
         problem = accept_language_problem(field.data or "")
         if problem is not None:
             message, position = problem
-            raise ValidationError(f"{message} (at character {position})")
+            raise ValidationError(gettext("%(message)s (at character %(position)s)", message=message, position=position))
 
     def validate_previous(self, field: HiddenField) -> None:
         if field.data and not TRACE_ID.fullmatch(field.data):
