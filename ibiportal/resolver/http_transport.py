@@ -23,6 +23,7 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.exceptions import ConnectTimeoutError, ReadTimeoutError
 
+from ibiportal.i18n import N_, decimal
 from ibiportal.resolver.addresses import AddressRefused, GetAddrInfo, check_url
 from ibiportal.resolver.transport import (
     DEFAULT_MAX_ANSWER_BYTES,
@@ -321,9 +322,12 @@ class HttpTransport:
             _WATCHDOG.done(watch)
         if watch.expired and exchange.failure in (None, Failure.CONNECTION, Failure.TIMEOUT):
             # A read cut short by the watchdog looks like the Archive closing: say what happened.
-            error = f"the exchange deadline ({timeouts.total:.3g} s) passed; connection closed"
-            return Exchange(exchange.status, exchange.content_type, exchange.body, Failure.TIMEOUT,
-                            error + (f" ({exchange.error})" if exchange.error else ""), exchange.notes)
+            error = N_("the exchange deadline (%(seconds)s s) passed; connection closed",
+                       seconds=decimal(timeouts.total, ".3g"))
+            if exchange.error:
+                error = N_("%(words)s (%(message)s)", words=error, message=exchange.error)
+            return Exchange(exchange.status, exchange.content_type, exchange.body, Failure.TIMEOUT, error,
+                            exchange.notes)
         return exchange
 
     def _exchange(self, url: str, timeouts: Timeouts) -> Exchange:
@@ -339,11 +343,10 @@ class HttpTransport:
             content_type = response.headers.get("Content-Type")
             notes = content_type_notes(content_type)
             if response.is_redirect or 300 <= response.status_code < 400:
-                target = response.headers.get("Location", "(no Location)")
-                return Exchange(
-                    response.status_code, content_type, None, Failure.REDIRECT,
-                    f"redirect to {target[:200]} not followed", notes,
-                )
+                target = response.headers.get("Location")
+                why = (N_("redirect to %(target)s not followed", target=target[:200]) if target is not None
+                       else N_("redirect to (no Location) not followed"))
+                return Exchange(response.status_code, content_type, None, Failure.REDIRECT, why, notes)
             return self._read(response, content_type, notes)
 
     def _prepared(self, url: str) -> PreparedRequest:
@@ -364,14 +367,16 @@ class HttpTransport:
         declared = response.headers.get("Content-Length", "")
         if declared.isdigit() and int(declared) > self.max_answer_bytes:
             return Exchange(status, content_type, None, Failure.TOO_LARGE,
-                            f"answer announces {declared} bytes, more than the cap of {self.max_answer_bytes}", notes)
+                            N_("answer announces %(size)s bytes, more than the cap of %(cap)s", size=declared,
+                               cap=self.max_answer_bytes), notes)
         body = bytearray()
         try:
             for chunk in response.iter_content(_CHUNK):
                 body.extend(chunk)
                 if len(body) > self.max_answer_bytes:
                     return Exchange(status, content_type, bytes(body[: self.max_answer_bytes]), Failure.TOO_LARGE,
-                                    f"answer longer than the cap of {self.max_answer_bytes} bytes; stopped reading", notes)
+                                    N_("answer longer than the cap of %(cap)s bytes; stopped reading",
+                                       cap=self.max_answer_bytes), notes)
         except requests.exceptions.RequestException as error:
             # requests wraps a read timeout met while streaming in a ConnectionError.
             cause = error.args[0] if error.args else None
