@@ -2,7 +2,8 @@
 and every decision of the resolver in order (file 003, §8.2 and §10).
 
 Built from the stored JSON (``Resolution.to_dict()`` plus ``request``, see
-``application/resolving.py``); no Flask here, so it is tested as plain data.
+``application/resolving.py``). Its words are the reader's language within a request and English
+outside one (Flask-Babel's ``gettext`` needs no request), so it is tested as plain data too.
 """
 from __future__ import annotations
 
