@@ -119,11 +119,15 @@ def ibis_changed(storage: Storage, conn: Connection, ibis: Iterable[str], *, bot
                                 .where(minted_item.c.rep.in_(forms) | minted_item.c.ibip.in_(forms))):
             forms.update((row.rep, row.ibip))
     changed = sorted({form.casefold() for form in forms})
-    ids = conn.execute(insert(resolution_change).values([{"ibi": ibi} for ibi in changed])
-                       .returning(resolution_change.c.id)).scalars().all()
+    ids = conn.execute(_INSERT_CHANGES, [{"ibi": ibi} for ibi in changed]).scalars().all()
     if any(number % PRUNE_EVERY == 0 for number in ids):  # now and then
         conn.execute(delete(resolution_change).where(resolution_change.c.id <= max(ids) - RETAINED_CHANGES))
     storage.announce_after_commit(2 * max(ids))  # even: no generation's number
+
+
+#: Built once, so that SQLAlchemy finds it compiled (it runs in every mint, edit and upload); the
+#: rows go as one INSERT … VALUES (SQLAlchemy's "insertmanyvalues").
+_INSERT_CHANGES = insert(resolution_change).returning(resolution_change.c.id)
 
 
 #: The oldest transaction still running (PostgreSQL): every transaction with a smaller id has
