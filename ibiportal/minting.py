@@ -406,10 +406,17 @@ def normalize_item_date(value: str) -> str:
         day = None if match[3] is None else int(match[3])
     else:
         raise ParseError(N_("date %(value)r must be YYYY, YYYY-MM, YYYY-MM-DD, DD/MM/YYYY or MM/YYYY", value=value), field="date")
+    if not 1 <= year <= 9999:
+        raise ParseError(N_("date %(value)r is not a calendar date: there is no year %(year)s", value=value, year=year),
+                         field="date")
+    if month is not None and not 1 <= month <= 12:
+        raise ParseError(N_("date %(value)r is not a calendar date: there is no month %(month)s", value=value,
+                            month=month), field="date")
     try:
         date(year, month or 1, day or 1)
-    except ValueError as exc:
-        raise ParseError(N_("date %(value)r is not a calendar date: %(exc)s", value=value, exc=exc), field="date") from exc
+    except ValueError as exc:  # the day: the year and the month are in range
+        raise ParseError(N_("date %(value)r is not a calendar date: that month has no day %(day)s", value=value,
+                            day=day), field="date") from exc
     return f"{year:04d}" + (f"-{month:02d}" if month else "") + (f"-{day:02d}" if day else "")
 
 

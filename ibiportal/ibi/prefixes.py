@@ -52,7 +52,7 @@ def _normalize(pairs: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, str, tupl
             host_port = decode_rep_prefix(rep)
             decode_ibip_prefix(ibip)
         except ParseError as error:
-            raise ParseError(N_("known prefix pair (%(rep)s, %(ibip)s): %(error)s", rep=rep, ibip=ibip, error=error), field="known_pairs") from error
+            raise ParseError(N_("known prefix pair (%(rep)s, %(ibip)s): %(error)s", rep=rep, ibip=ibip, error=error.message), field="known_pairs") from error
         normalized.append((rep.lower(), ibip.upper(), host_port))
     return tuple(normalized)
 

@@ -121,7 +121,7 @@ def redirect_problem(url: str) -> str | None:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError for a port that is not a number from 0 to 65535
     except ValueError as error:
-        return N_("the URL does not parse: %(error)s", error=str(error))
+        return N_("the URL does not parse: %(error)s", error=Recorded(error))
     if parts.scheme.lower() not in ("http", "https"):
         if not parts.scheme:
             return N_("a relative URL is not http or https")

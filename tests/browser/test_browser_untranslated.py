@@ -162,7 +162,13 @@ def test_no_page_shares_a_run_of_english_words_with_its_portuguese_twin(admin, l
     shows = {name: (lambda page, path=path: page.goto(path)) for name, path in PAGES.items()}
     shows.update({
         "archive": lambda page: page.goto(f"/admin/archives/{ARCHIVE_IBI}"),
+        "archive-registered": lambda page: page.goto(f"/admin/archives/{ARCHIVE_IBI}/registered"),
+        "archive-remove": lambda page: page.goto(f"/admin/archives/{ARCHIVE_IBI}/remove"),
         "mint-result": mint,
+        "mint-errors": lambda page: mint(page, date="2024-13-45", target_url="ftp://x"),
+        "item-edit": lambda page: page.goto(f"/admin/items/{minted_ibip(page)}"),
+        "item-delete": lambda page: page.goto(f"/admin/items/{minted_ibip(page)}/delete"),
+        "conformance-errors": lambda page: conformance(page, "http://mtc-m16c.sid.inpe.br", known="8JMKD3MGP8W/35MML01"),
         "conformance-refused": lambda page: conformance(page, f"http://127.0.0.1:9/{ARCHIVE_IBI}", live_server),
         "conformance-garbled": lambda page: conformance(page, garbled.base_url, known="D7N2U8HW/3SNU8PS"),
         "trace-view": trace,
@@ -178,12 +184,22 @@ def test_no_page_shares_a_run_of_english_words_with_its_portuguese_twin(admin, l
         f"  {name}: {texts_left}" for name, texts_left in left.items())
 
 
-def mint(page: Page) -> None:
+def mint(page: Page, **fields: str) -> None:
+    """The Mint form sent: a title and a comma-less creator with a particle, or ``fields`` (ids)
+    that the form refuses."""
     page.goto("/mint")
     page.locator("#title").fill("Modelagem hidrológica")
     page.locator("#creators").fill("Maria da Silva")
+    for name, value in fields.items():
+        page.locator(f"#{name}").fill(value)
     page.locator("form.mint-form button[type=submit]").click()
-    page.locator("article.minted").first.wait_for()
+    page.locator("article.minted, .errors, [role=alert]").first.wait_for()
+
+
+def minted_ibip(page: Page) -> str:
+    """A new item's IBIp (minted through the form)."""
+    mint(page)
+    return page.locator("article.minted dd code").nth(1).inner_text()
 
 
 def conformance(page: Page, address: str, refusing: LiveServer | None = None, known: str = "") -> None:
@@ -198,7 +214,7 @@ def conformance(page: Page, address: str, refusing: LiveServer | None = None, kn
         config["ALLOW_PRIVATE_ARCHIVES"] = False
     try:
         page.locator("form.conformance button[type=submit]").click()
-        page.locator("#summary").wait_for()
+        page.locator("#summary, .errors, [role=alert]").first.wait_for()
     finally:
         if refusing:
             config["ALLOW_PRIVATE_ARCHIVES"] = before

@@ -103,8 +103,8 @@ class ResolverRequestForm(FlaskForm):
         validators=[DataRequired(message=lazy_gettext("Give the resolver service URL, as in "
                                                       "http://urlib.net/J8LNKB5R7W/3FUQHC5.")),
                     Length(max=500)],
-        description=lazy_gettext("http://<resolver address>/<resolver service IBI> (file 003 §6.1), as in "
-                                 "http://urlib.net/J8LNKB5R7W/3FUQHC5"),
+        description=lazy_gettext("http://<var>resolver address</var>/<var>resolver service IBI</var> (file 003 §6.1), "
+                                 "as in http://urlib.net/J8LNKB5R7W/3FUQHC5"),  # markup: a lazy text is rendered as such
     )
     registration_key = PasswordField(
         lazy_gettext("Registration key"),
@@ -135,7 +135,9 @@ class FilePathForm(FlaskForm):
 class UploadForm(FlaskForm):
     """A file to upload into an item: the file and the path to keep it at (its name by default)."""
 
-    file = FileField("File", description="Any file up to the portal's limit; it is served with the type your "
-                     "browser gives it.")
-    path = StringField("Path in the item (optional)", filters=[_strip], validators=[Optional(), Length(max=4096)],
-                       description="e.g. docs/report.pdf: relative, no . or .. segments. Empty: the file's own name.")
+    file = FileField(lazy_gettext("File"), description=lazy_gettext("Any file up to the portal's limit; it is served "
+                                                                    "with the type your browser gives it."))
+    path = StringField(lazy_gettext("Path in the item (optional)"), filters=[_strip],
+                       validators=[Optional(), Length(max=4096)],
+                       description=lazy_gettext("e.g. docs/report.pdf: relative, no . or .. segments. Empty: the file's "
+                                                "own name."))
