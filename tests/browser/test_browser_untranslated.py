@@ -45,7 +45,7 @@ SHARED = (
 """Words a page shows identically in both languages on purpose (each one justified)."""
 
 TEXTS = """(portuguese) => {
-  const other = portuguese ? "body [lang]:not([lang^='pt'])" : "body [lang^='pt']";
+  const other = portuguese ? "body [lang]" : "body [lang^='pt']";
   const skipped = other + ", code, pre, kbd, samp, script, style, template, [hidden]";
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   const texts = [];
@@ -53,14 +53,19 @@ TEXTS = """(portuguese) => {
     const text = node.textContent.replace(/\\s+/g, " ").trim();
     if (text && !node.parentElement.closest(skipped)) texts.push(text);
   }
-  for (const field of document.querySelectorAll("input[placeholder], textarea[placeholder]")) {
-    if (!field.closest(skipped)) texts.push(field.placeholder);
+  for (const element of document.querySelectorAll("body [placeholder], body [title], body [aria-label], body [alt]")) {
+    if (element.closest(skipped)) continue;
+    for (const name of ["placeholder", "title", "aria-label", "alt"]) {
+      if (element.getAttribute(name)) texts.push(element.getAttribute(name));
+    }
   }
   return texts;
 }"""
 """Every text of the page (its text nodes, a select's options and a closed <details> included,
-and the fields' placeholders) outside code and outside what is marked as another language (on the
-English page: Portuguese, such as the standard's words quoted; on the Portuguese page: any other)."""
+and the placeholders, titles, labels for screen readers and images' alternatives) outside code and
+outside what is marked with a language: on the English page, Portuguese (the standard's words
+quoted); on the Portuguese page, anything marked, whose language is deliberate (a citation in its
+style's language, a record's title in the record's, a transport's English words)."""
 
 PUNCTUATION = ",;:!?()[]{}\"'‘’«»…–—*"
 WORD = re.compile(r"[^\W\d_][^\W\d_A-Z]*(?:[-'’][^\W\d_A-Z]+)?")
@@ -172,6 +177,12 @@ def test_no_page_shares_a_run_of_english_words_with_its_portuguese_twin(admin, l
         "conformance-refused": lambda page: conformance(page, f"http://127.0.0.1:9/{ARCHIVE_IBI}", live_server),
         "conformance-garbled": lambda page: conformance(page, garbled.base_url, known="D7N2U8HW/3SNU8PS"),
         "trace-view": trace,
+        "cite-result": lambda page: page.goto("/cite?ibi=D7N2U8HW/3J5AC3H"),
+        "cite-errors": lambda page: page.goto("/cite?ibi=8JMKD3MGP8W34PGRBS"),
+        "cite-deleted": lambda page: page.goto("/cite?ibi=D7N2U8HW/3GBBQK2"),
+        "references-result": references,
+        "convert-errors": lambda page: page.goto("/convert?ibi=8JMKD3MGP8W34PGRBS"),
+        "parse-errors": lambda page: page.goto("/parse?url=http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc"),
     })
     found = {}
     for name, show in shows.items():
@@ -218,6 +229,16 @@ def conformance(page: Page, address: str, refusing: LiveServer | None = None, kn
     finally:
         if refusing:
             config["ALLOW_PRIVATE_ARCHIVES"] = before
+
+
+def references(page: Page) -> None:
+    """The reference check of a list: an item the demo Archives hold, one none holds, a broken link."""
+    page.goto("/references")
+    page.locator("#text").fill("1. Banon, G. IBI: <8JMKD3MGP8W/35MMLL8>.\n"
+                               "2. (sid.inpe.br/mtc-m18@80/2009/02.16.17.46-NTC).\n"
+                               "3. Broken: <http://urlib.net/8JMKD3MGP8W/ZZZZZZZ>.\n")
+    page.locator("form button[type=submit]").first.click()
+    page.wait_for_load_state()
 
 
 def trace(page: Page) -> None:

@@ -6,7 +6,7 @@ import pytest
 from flask import Flask
 from flask_babel import Babel
 
-from ibiportal.web.cite.display import language_name, record_date
+from ibiportal.web.cite.display import language_name, language_tag, record_date
 
 
 @pytest.fixture(params=["en", "pt_BR"])
@@ -38,3 +38,8 @@ def test_anything_else_is_shown_as_the_record_has_it(language, text):
 @pytest.mark.parametrize("tag", ["xx-not-a-tag", "português", "123"])
 def test_an_unknown_language_keeps_its_tag(language, tag):
     assert language_name(tag) == tag
+
+
+@pytest.mark.parametrize(("language", "tag"), [("pt", "pt"), (" en-US ", "en-US"), ("Portuguese", ""), ("", ""), (None, "")])
+def test_a_records_language_is_a_lang_attribute_only_when_it_is_a_tag(language, tag):
+    assert language_tag(language) == tag

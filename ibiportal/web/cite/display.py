@@ -1,5 +1,6 @@
 """A record's date and language as the reader's language writes them (the ``record_date`` and
-``language_name`` filters of the Cite and item pages).
+``language_name`` filters of the Cite and item pages), and its language as a ``lang`` attribute
+(``language_tag``) for the record's own words, such as its title.
 
 A record's values come from an Archive and are not trusted to be well formed: a full ISO 8601
 date (``2015-03-10``) or a year and month (``2015-03``) is written as the page's language
@@ -36,6 +37,16 @@ def record_date(text: str | None) -> str:
         return text
     patterns = DATE_PATTERNS if day else MONTH_PATTERNS
     return format_date(moment, patterns[str(get_locale())])
+
+
+def language_tag(tag: str | None) -> str:
+    """``tag`` when it is a language tag (``pt``, ``en-US``), for a ``lang`` attribute; else empty
+    (a record's language written as a name, ``Portuguese``, says nothing a browser reads)."""
+    try:
+        Locale.parse((tag or "").strip().replace("-", "_"))
+    except (ValueError, TypeError, UnknownLocaleError):
+        return ""
+    return tag.strip()
 
 
 def language_name(tag: str | None) -> str:

@@ -20,7 +20,7 @@ from ...errors import ParseError
 from .. import limits
 from ..form_errors import add_error, labelled, show_error
 from ..i18n import translate
-from .display import language_name, record_date
+from .display import language_name, language_tag, record_date
 from .embedded import embedded_metadata
 from .forms import CiteForm
 from .lookup import CiteProblem, CiteResult, cite, other_style, trace_links
@@ -28,6 +28,7 @@ from .lookup import CiteProblem, CiteResult, cite, other_style, trace_links
 bp = Blueprint("cite", __name__)
 bp.add_app_template_filter(record_date, "record_date")  # the Cite and item pages show records' values
 bp.add_app_template_filter(language_name, "language_name")
+bp.add_app_template_filter(language_tag, "language_tag")
 
 
 @limits.declare(bp)
