@@ -33,6 +33,9 @@ from ibiportal.resolver.conformance_rules import RULES, Verdict
 from ibiportal.resolver.transport import Exchange, Timeouts
 from ibiportal.resolver.http_transport import HttpTransport
 
+MARGIN = 0.75
+"""Seconds of thread scheduling allowed beyond a configured deadline on a loaded machine."""
+
 ARCHIVES = load_demo_archives()
 M16C = ARCHIVES["mtc-m16c"].service
 ADDRESS = "mtc-m16c.sid.inpe.br"
@@ -370,11 +373,15 @@ def test_real_sockets_slow_archive_fails_timing_within_the_limit(serve_demo_arch
     server.delay = 1.0
     transport = HttpTransport(allow_private=True)
     try:
-        report = check_archive(server.base_url, transport, timeouts=Timeouts(0.5, 0.3, 0.5))
+        timeouts = Timeouts(0.5, 0.3, 0.5)
+        report = check_archive(server.base_url, transport, timeouts=timeouts)
     finally:
         transport.close()
     assert failed(report) == {"confirmation", "timing"}
-    assert report.duration_ms < 900  # one timed-out request, then nothing more sent
+    # One timed-out request, then nothing more sent: said by the probes themselves, and the
+    # check's time bounded by that request's deadline (plus thread scheduling on a loaded machine).
+    assert [probe.exchange is not None for probe in report.probes].count(True) == 1
+    assert report.duration_ms < (timeouts.total + MARGIN) * 1000
 
 
 def test_real_sockets_a_slow_but_compliant_archive_passes_every_rule(scripted_archive):
