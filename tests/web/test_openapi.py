@@ -85,9 +85,10 @@ def test_the_footer_of_every_page_links_the_docs(client):
 # -- schemathesis: every operation, generated calls ---------------------------------------------
 # schemathesis builds an operation's test – its boundary cases (the coverage phase) generated as it
 # builds – when ``@schema.parametrize()`` is collected: in every pytest-xdist worker, a minute of
-# CPU each for a test only one of them runs. Here each operation's test is built as that test
-# runs, by the builder ``@schema.parametrize()`` calls (schemathesis's own ``from_fixture`` does
-# the same, but cannot name its subtests under pytest 9): the same cases and checks, built once.
+# CPU each for tests only one of them runs; and under xdist and pytest 9 its items shared one test
+# id, so only one operation ran. Here each operation is a test of its own, built as it runs, by
+# the builder ``@schema.parametrize()`` calls (schemathesis's own ``from_fixture`` does the same,
+# but cannot name its subtests under pytest 9): the same cases and checks, built once.
 # One app for every generated call. Rate limits off: the generated calls are many more than a
 # client's budget; the 429 itself is tested in tests/security/test_rate_limits.py.
 
@@ -131,9 +132,9 @@ def answers_as_documented(case):
 def test_every_operation_answers_as_documented(api_schema, operation):
     """Every check of schemathesis (``--checks all``): no 5xx for any input; every status, content
     type, header and body as the document says; every call the document allows answered (not
-    refused as bad input), every call it does not allow refused. 3 examples per operation (and
-    schemathesis's boundary cases) keep it to seconds; `schemathesis run` against a live portal
-    goes further (README)."""
+    refused as bad input), every call it does not allow refused. 3 examples per operation, and
+    schemathesis's boundary cases (most of the time: the slowest tests of the suite);
+    `schemathesis run` against a live portal goes further (README)."""
     schema, feedback = api_schema
     found = schema.find_operation_by_label(operation)
     assert found is not None, f"schemathesis does not read {operation} in the document"
