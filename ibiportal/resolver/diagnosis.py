@@ -121,16 +121,19 @@ class IssuingSubsystem:
         return first + (f" ({', '.join(others)})" if others else "")
 
     @property
-    def decoded(self) -> str:
-        """The prefix read back, in words."""
+    def decoded(self) -> Message:
+        """The prefix read back, in words (the alert page's "Minted at", the plain-text alert, JSON)."""
         if self.form == "ibip":
-            text = f"the IBIp prefix {self.prefix} encodes IP {self.ips[0]}, port {self.port} (Algorithm 5)"
+            text = N_("the IBIp prefix %(prefix)s encodes IP %(ip)s, port %(port)s (Algorithm 5)",
+                      prefix=self.prefix, ip=self.ips[0], port=self.port)
         else:
-            text = f"the repository-name prefix {self.prefix} encodes host {self.hosts[0]}, port {self.port} (Algorithm 1)"
+            text = N_("the repository-name prefix %(prefix)s encodes host %(host)s, port %(port)s (Algorithm 1)",
+                      prefix=self.prefix, host=self.hosts[0], port=self.port)
         known = self.hosts[1:] if self.form == "rep" else self.hosts
         known_ips = self.ips[1:] if self.form == "ibip" else self.ips
         if known or known_ips:
-            text += f"; known prefix pairs name the same server {', '.join(known or known_ips)}"
+            return N_("%(decoded)s; known prefix pairs name the same server %(names)s",
+                      decoded=text, names=", ".join(known or known_ips))
         return text
 
     def holds(self, address: str | None, ip: str | None = None) -> bool:

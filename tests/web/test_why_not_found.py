@@ -138,6 +138,21 @@ def test_the_plain_text_alert_has_the_next_steps(client):
     assert "  Archive health: every registered Archive and its state: http://localhost/archives/health\n" in text
 
 
+def test_the_plain_text_alert_in_portuguese_keeps_its_line_keys(client):
+    """The sentences in the reader's language (a pt-BR curl user once got English sentences under
+    Portuguese link labels); the keys scripts read (the reason, next:, trace:) as in English."""
+    text = client.get(UNKNOWN, headers={"Accept": "text/plain", "Accept-Language": "pt-BR"}).get_data(as_text=True)
+    english = client.get(UNKNOWN, headers={"Accept": "text/plain"}).get_data(as_text=True)
+    def keys(lines: str) -> list[str]:
+        return [line.split(":", 1)[0] if line.startswith(("not-found:", "next:", "trace:")) else "…"
+                for line in lines.splitlines() if not line.startswith("  ")]
+    assert keys(text) == keys(english) and keys(text)[:2] == ["not-found", "…"]
+    for sentence in ("the IBIp prefix 8JMKD3MGP8W encodes", "No Archive at", "is registered with this resolver",
+                     "Check the identifier for typos"):
+        assert sentence in english and sentence not in text, sentence
+    assert "prefixo IBIp 8JMKD3MGP8W" in text
+
+
 def test_the_trace_api_returns_the_diagnosis(client):
     body = client.post("/api/v1/trace", json={"url": f"http://urlib.net{UNKNOWN}"}).get_json()
     assert body["diagnosis"]["case"] == "none-registered"
@@ -168,6 +183,6 @@ def test_the_diagnosis_in_portuguese(app, client):
     page = client.get(UNKNOWN, headers={"Accept-Language": "pt-BR"}).get_data(as_text=True)
     assert "Por que não foi encontrado" in page and "Próximos passos" in page
     assert f"O Arquivo {SERVICE_IBI} em {ADDRESS} foi excluído em " in page
-    assert "(seu histórico diz: switched off)" in page
+    assert "(seu histórico diz: desligado)" in page  # the history's own words, translated too
     assert ">Saúde dos Arquivos: todos os Arquivos registrados e seu estado</a>" in page
     assert "o prefixo IBIp 8JMKD3MGP8W codifica o IP 150.163.34.243, porta 800 (Algoritmo 5)" in page

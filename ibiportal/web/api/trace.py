@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from flask import abort, jsonify, url_for
+from flask_babel import gettext
 
 from ...errors import ParseError
 from ...storage.traces import TraceStore
@@ -35,6 +36,6 @@ def get_trace(trace_id: str):
     """A stored trace, while it is retained."""
     body = TraceStore(get_storage()).load_trace(trace_id)
     if body is None:
-        abort(404, description=f"no trace {trace_id}: unknown, or older than the traces kept")
+        abort(404, description=gettext("no trace %(id)s: unknown, or older than the traces kept", id=trace_id))
     return jsonify({"id": trace_id, **body})
 

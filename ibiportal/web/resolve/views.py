@@ -184,15 +184,17 @@ def alert_response(resolution, trace_url: str, diagnosis: NotFoundDiagnosis | No
         return response
     best = request.accept_mimetypes.best_match(["text/html", "text/plain"])
     if best == "text/plain" and request.accept_mimetypes[best] > request.accept_mimetypes["text/html"]:
+        # The line keys (the reason, next:, trace:) are for scripts and stay; the sentences are the reader's.
         when = f" ({alert.timestamp})" if alert.timestamp else ""
-        text = f"{alert.reason.value}: {alert.message}{when}\n"
+        text = f"{alert.reason.value}: {translate(alert.message)}{when}\n"
         if rescued is not None:
-            text += f"{rescued} is a direct link to an Archive's copy of the item; its persistent URL: {resolution.persistent_url}\n"
+            text += gettext("%(link)s is a direct link to an Archive's copy of the item; its persistent URL: %(url)s",
+                            link=rescued, url=resolution.persistent_url) + "\n"
         if diagnosis is not None:
-            text += f"{diagnosis.subsystem.decoded}\n"
+            text += f"{translate(diagnosis.subsystem.decoded)}\n"
             for step in diagnosis.next_steps:
                 links = next_step_links(step, diagnosis, resolution.persistent_url, external=True)
-                text += f"next: {step.text}\n" + "".join(f"  {label}: {href}\n" for label, href in links)
+                text += f"next: {translate(step.sentence)}\n" + "".join(f"  {label}: {href}\n" for label, href in links)
         text += f"trace: {trace_url}\n"
         return Response(text, status, mimetype="text/plain")
     page = render_template("resolve/alert.html", resolution=resolution, alert=alert, trace_url=trace_url,
