@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, Page, sync_playwright
 from werkzeug.security import generate_password_hash
 from werkzeug.serving import make_server
 
@@ -21,12 +21,7 @@ from ibiportal.storage.accounts import AccountStore
 from ibiportal.storage.database import Storage
 from tests.servers import fresh_sqlite
 
-#: Debian's chromium-headless-shell: Chromium's headless-only build (the browser Playwright itself
-#: runs headless), the same Blink as /usr/bin/chromium without the desktop browser around it. The
-#: full browser in headless mode spent about 1.5 s of CPU on each test; this one about 40 % less.
-CHROMIUM = "/usr/bin/chromium-headless-shell"
-#: The whole browser, for what only it does: show a PDF in its viewer (the shell downloads it).
-WHOLE_CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = "/usr/bin/chromium"
 SCREENSHOTS = Path(__file__).resolve().parent.parent.parent / "build" / "screenshots"
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
@@ -99,24 +94,11 @@ def addressless_server(tmp_path_factory) -> Iterator[LiveServer]:
 
 
 @pytest.fixture(scope="session")
-def playwright() -> Iterator[Playwright]:
+def browser() -> Iterator[Browser]:
     with sync_playwright() as playwright:
-        yield playwright
-
-
-@pytest.fixture(scope="session")
-def browser(playwright) -> Iterator[Browser]:
-    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-    yield browser
-    browser.close()
-
-
-@pytest.fixture(scope="session")
-def whole_browser(playwright) -> Iterator[Browser]:
-    """The whole Chromium (headless), started only for a test that asks for it."""
-    browser = playwright.chromium.launch(executable_path=WHOLE_CHROMIUM, args=["--no-sandbox"])
-    yield browser
-    browser.close()
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield browser
+        browser.close()
 
 
 def _page(browser: Browser, live_server: LiveServer, viewport: dict, **options) -> Iterator[Page]:
@@ -149,12 +131,6 @@ def _subresource(problems: list[str], response) -> None:
 def page(browser, live_server) -> Iterator[Page]:
     """A desktop-sized page on the live portal; ``page.goto("/mint")`` is relative to it."""
     yield from _page(browser, live_server, DESKTOP)
-
-
-@pytest.fixture
-def whole_page(whole_browser, live_server) -> Iterator[Page]:
-    """A desktop-sized page of the whole Chromium on the live portal (its PDF viewer shows a PDF)."""
-    yield from _page(whole_browser, live_server, DESKTOP)
 
 
 @pytest.fixture

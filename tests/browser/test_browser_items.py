@@ -75,8 +75,7 @@ def test_the_item_page_lists_files_editions_translations_and_offers_cite(page, p
     shoot(phone, "item-page-phone")
 
 
-def test_the_persistent_url_of_a_file_opens_it(whole_page, family):
-    page = whole_page  # the whole browser: it shows a PDF, where the headless shell downloads it
+def test_the_persistent_url_of_a_file_opens_it(page, family):
     response = page.goto(f"/{family['original']['ibip']}/relat%C3%B3rio.pdf")
     assert response is not None and response.status == 200
     assert response.headers["content-type"] == "application/pdf"
