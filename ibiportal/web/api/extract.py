@@ -1,8 +1,9 @@
 """``POST /api/v1/extract``: every IBI in a text or a file (the Check references page's finder).
 
 The body is JSON ``{"text": "…"}``, or a multipart form with a ``file`` (.txt, .bib, .ris, .pdf,
-.docx or .odt, by its name; a part without a file name is read as text) or a ``text`` field. The answer is ``{"found": [{"text", "line", "start", "end", "ibi",
-"form", "rep", "ibip", "persistent_url", "warnings", "error"}], "count", "distinct", "broken"}``
+.docx or .odt, by its name; a part without a file name is read as text) or a ``text`` field.
+The answer is ``{"found": [{"text", "line", "start", "end", "ibi", "form", "rep", "ibip",
+"persistent_url", "warnings", "error"}], "count", "distinct", "broken"}``
 (``start`` and ``end`` are 0-based offsets in the text, ``text[start:end]``). Limits as for
 batch conversion: more than 1 MB of text is a 413 naming the limit, more than 5,000 IBIs a 400;
 a PDF that cannot be read is a 400 saying so. The routes join the ``api`` blueprint of :mod:`.views`.

@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 from flask import abort, jsonify, url_for
-from flask_babel import gettext
 
 from ...errors import ParseError
 from ...storage.traces import TraceStore
 from ...application.resolving import ArchiveGroup, ArchiveSet
 from ..context import application, get_storage, request_client, request_site
 from ..inputs import asked_url_input, client_input
+from ..trace.views import not_kept
 from .views import bp, json_body
 
 
@@ -36,6 +36,6 @@ def get_trace(trace_id: str):
     """A stored trace, while it is retained."""
     body = TraceStore(get_storage()).load_trace(trace_id)
     if body is None:
-        abort(404, description=gettext("no trace %(id)s: unknown, or older than the traces kept", id=trace_id))
+        abort(404, description=not_kept(trace_id))
     return jsonify({"id": trace_id, **body})
 

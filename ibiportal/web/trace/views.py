@@ -138,14 +138,18 @@ def trace_view(trace_id: str):
     )
 
 
+def not_kept(trace_id: str) -> str:
+    """Why a trace cannot be shown: this download's and the API's 404 alike."""
+    return gettext("no trace %(id)s: unknown, or older than the last %(kept)s kept", id=trace_id,
+                   kept=current_app.config["TRACE_RETENTION"])
+
+
 @bp.get("/trace/<trace_id>.json")
 def trace_json(trace_id: str):
     """The stored trace as JSON (as ``GET /api/v1/trace/<id>``), downloaded as a file."""
     body = _load(trace_id)
     if body is None:
-        message = gettext("no trace %(id)s: unknown, or older than the last %(kept)s kept", id=trace_id,
-                          kept=current_app.config["TRACE_RETENTION"])
-        return jsonify({"error": {"message": message, "position": None}}), 404
+        return jsonify({"error": {"message": not_kept(trace_id), "position": None}}), 404
     response = jsonify({"id": trace_id, **body})
     response.headers["Content-Disposition"] = f'attachment; filename="ibi-trace-{trace_id}.json"'
     return response
