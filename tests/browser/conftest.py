@@ -170,11 +170,15 @@ def admin_page(page) -> Page:
 
 
 def log_in(page: Page) -> None:
+    """Log in as the administrator. A step that leaves the page waits inside ``expect_navigation``
+    here and wherever a browser test next does something that does not wait by itself (evaluate,
+    hold_timers, goto): ``wait_for_load_state`` after the click can return on the page
+    being left, before the form's request is sent, and the next step then meets the navigation."""
     page.goto("/admin/login")
     page.get_by_label("Username").fill(ADMIN_USERNAME)
     page.get_by_label("Password").fill(ADMIN_PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_load_state()
+    with page.expect_navigation():
+        page.get_by_role("button", name="Log in").click()
 
 
 def hold_timers(page: Page) -> None:

@@ -18,8 +18,8 @@ def cite_from_the_keyboard(page, text: str) -> None:
     field = page.get_by_label("IBI or persistent URL")
     field.focus()
     page.keyboard.type(text)
-    page.keyboard.press("Enter")
-    page.wait_for_load_state()
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
 
 
 def test_cite_a_demo_item_copy_bibtex_and_download_ris(page, live_server):

@@ -85,8 +85,8 @@ def test_the_trace_page_names_the_excluded_archive(any_page: Page, excluded_arch
     from ibiportal.ibi.ibip import ibip_prefix
 
     any_page.goto(f"/trace?url=http://urlib.net/{ibip_prefix(EXCLUDED_IP)}/34PGRBS")
-    any_page.get_by_role("button", name="Trace", exact=True).click()
-    any_page.wait_for_load_state()
+    with any_page.expect_navigation():
+        any_page.get_by_role("button", name="Trace", exact=True).click()
     why = any_page.get_by_role("region", name="Why it was not found")
     expect(why).to_contain_text(f"{excluded_archive} at {EXCLUDED_IP}")
     expect(why.locator("ol.next-steps li").first).to_contain_text(re.compile(
@@ -209,8 +209,8 @@ def lane_names_inside(page: Page) -> list[str]:
 def test_the_trace_diagram_shows_every_lane_at_1280_px(page: Page, faulty: bool):
     extra = "&include_faulty=y" if faulty else ""
     page.goto(f"/trace?url=http://urlib.net/8JMKD3MGP8W/34PGRBS&archives=demo{extra}")
-    page.get_by_role("button", name="Trace", exact=True).click()
-    page.wait_for_load_state()
+    with page.expect_navigation():
+        page.get_by_role("button", name="Trace", exact=True).click()
     box = page.locator(".seq-scroll")
     assert box.evaluate("el => el.scrollWidth <= el.clientWidth"), "the diagram scrolls at 1280 px"
     assert lane_names_inside(page) == []
@@ -220,8 +220,8 @@ def test_the_trace_diagram_shows_every_lane_at_1280_px(page: Page, faulty: bool)
 
 def test_the_trace_diagram_scrolls_with_a_visible_hint_on_a_phone(phone: Page):
     phone.goto("/trace?url=http://urlib.net/8JMKD3MGP8W/34PGRBS&archives=demo")
-    phone.get_by_role("button", name="Trace", exact=True).click()
-    phone.wait_for_load_state()
+    with phone.expect_navigation():
+        phone.get_by_role("button", name="Trace", exact=True).click()
     box = phone.locator(".seq-scroll")
     assert box.evaluate("el => el.scrollWidth > el.clientWidth")
     expect(phone.locator(".seq-hint")).to_be_visible()

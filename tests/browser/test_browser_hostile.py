@@ -68,8 +68,8 @@ def assert_nothing_of_the_archives_making(page: Page, dialogs: list[str]) -> Non
 
 
 def open_trace_page(page: Page) -> None:
-    page.get_by_role("link", name="See every message the resolver sent and received").click()
-    page.wait_for_load_state()
+    with page.expect_navigation():
+        page.get_by_role("link", name="See every message the resolver sent and received").click()
     page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
 
 

@@ -30,8 +30,8 @@ DEMO = ("1. Banon, G. Example. IBI: <8JMKD3MGP8W/35MMLL8>. Disponível em: <http
 def find(page: Page, text: str) -> None:
     page.goto("/references")
     page.get_by_label("References").fill(text)
-    page.get_by_role("button", name="Find IBIs").click()
-    page.wait_for_load_state()
+    with page.expect_navigation():
+        page.get_by_role("button", name="Find IBIs").click()
 
 
 def checked(page: Page, count: int) -> None:
@@ -127,8 +127,8 @@ def test_phone_width_with_bib_and_docx_uploads(phone, tmp_path):
     bib.write_text((DATA / "references.bib").read_text(encoding="utf-8"), encoding="utf-8")
     phone.goto("/references")
     phone.get_by_label("Or a file").set_input_files(str(bib))
-    phone.get_by_role("button", name="Find IBIs").click()
-    phone.wait_for_load_state()
+    with phone.expect_navigation():
+        phone.get_by_role("button", name="Find IBIs").click()
     expect(phone.get_by_role("heading", name="5 IBIs found")).to_be_visible()
     checked(phone, 5)
     no_sideways_scroll(phone, PHONE["width"])  # the table scrolls inside its own region
@@ -137,8 +137,8 @@ def test_phone_width_with_bib_and_docx_uploads(phone, tmp_path):
     document.write_bytes(make_docx())
     phone.goto("/references")
     phone.get_by_label("Or a file").set_input_files(str(document))
-    phone.get_by_role("button", name="Find IBIs").click()
-    phone.wait_for_load_state()
+    with phone.expect_navigation():
+        phone.get_by_role("button", name="Find IBIs").click()
     expect(phone.get_by_role("heading", name="3 IBIs found")).to_be_visible()
     checked(phone, 3)
 
@@ -157,8 +157,8 @@ def test_the_home_box_offers_a_pasted_reference_to_check_references(browser, liv
         expect(offer).to_be_visible()
         expect(page.locator("#q-live")).to_have_text("")  # no parser jargon beside it
         shoot(page, f"home-reference-{width_name}")
-        page.get_by_role("button", name="Check in References").click()
-        page.wait_for_load_state()
+        with page.expect_navigation():
+            page.get_by_role("button", name="Check in References").click()
         expect(page.get_by_role("heading", name="3 IBIs found")).to_be_visible()
         checked(page, 3)
         # Typed away: the offer goes.
@@ -178,8 +178,8 @@ def test_a_bib_checked_in_portuguese_on_a_phone(pt_phone, tmp_path):
     assert page.evaluate("document.documentElement.lang") == "pt-BR"
     expect(page.get_by_role("heading", name="Verificar referências")).to_be_visible()
     page.get_by_label("Ou um arquivo").set_input_files(str(bib))
-    page.get_by_role("button", name="Encontrar IBIs").click()
-    page.wait_for_load_state()
+    with page.expect_navigation():
+        page.get_by_role("button", name="Encontrar IBIs").click()
     expect(page.get_by_role("heading", name="5 IBIs encontrados")).to_be_visible()
     expect(page.locator("#check-status")).to_contain_text("Verificação concluída", timeout=30_000)
     expect(page.locator("table.found-table tbody tr[data-outcome]")).to_have_count(5)

@@ -237,8 +237,8 @@ def references(page: Page) -> None:
     page.locator("#text").fill("1. Banon, G. IBI: <8JMKD3MGP8W/35MMLL8>.\n"
                                "2. (sid.inpe.br/mtc-m18@80/2009/02.16.17.46-NTC).\n"
                                "3. Broken: <http://urlib.net/8JMKD3MGP8W/ZZZZZZZ>.\n")
-    page.locator("form button[type=submit]").first.click()
-    page.wait_for_load_state()
+    with page.expect_navigation():
+        page.locator("form button[type=submit]").first.click()
 
 
 def trace(page: Page) -> None:
