@@ -98,7 +98,8 @@ def test_every_page_in_both_languages(browser, live_server, language, width):
                 assert DATES[language] in page.locator("main").inner_text()
             shoot(page, f"language-{name}-{language}-{width}", full_page=False)
         page.goto("/convert")
-        page.locator(f"header .languages a[lang='{other}']").click()
+        with page.expect_navigation():
+            page.locator(f"header .languages a[lang='{other}']").click()
         assert page.evaluate("document.documentElement.lang") == other
         assert page.url.endswith(f"/convert?lang={other}")
 
