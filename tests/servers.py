@@ -6,6 +6,8 @@ fsync (nothing in it outlives the session). A migrated template database is made
 test gets a fresh copy (``CREATE DATABASE … TEMPLATE``: a file copy, milliseconds).
 
 Redis: ``redis-server`` without persistence (no RDB, no AOF).
+
+The portal itself, where a test needs it on a socket: werkzeug in a thread (``loopback_server``).
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import psycopg
+from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
 from ibiportal.storage.migrations import upgrade
 
@@ -54,6 +57,36 @@ def sqlite_dump(path: str) -> str:
     with closing(sqlite3.connect(path)) as connection:
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return "\n".join(connection.iterdump())
+
+
+_RESPONSE = "tests.servers.response"
+
+
+class _HangUpHandler(WSGIRequestHandler):
+    """werkzeug's request handler, closing the response when the client hangs up. werkzeug closes
+    it in a ``finally`` that first drains the socket, and a reset there skips the close: a file
+    response (a favicon Chromium stopped waiting for) stayed open, and its ResourceWarning, raised
+    when it was collected, failed whichever test came next."""
+
+    def connection_dropped(self, error: BaseException, environ: dict | None = None) -> None:
+        response = (environ or {}).get(_RESPONSE)
+        if hasattr(response, "close"):
+            response.close()
+
+
+def remembering_response(app):
+    """``app``, leaving the response it returns in ``environ`` for :class:`_HangUpHandler`."""
+    def wsgi(environ, start_response):
+        response = environ[_RESPONSE] = app(environ, start_response)
+        return response
+    return wsgi
+
+
+def loopback_server(app=None) -> BaseWSGIServer:
+    """A threaded werkzeug server for ``app`` on a free loopback port, not yet serving; without
+    ``app``, set ``server.app = remembering_response(app)`` before it serves."""
+    return make_server("127.0.0.1", 0, None if app is None else remembering_response(app), threaded=True,
+                       request_handler=_HangUpHandler)
 
 
 def free_port() -> int:

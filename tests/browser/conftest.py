@@ -14,12 +14,11 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 from werkzeug.security import generate_password_hash
-from werkzeug.serving import make_server
 
 from ibiportal import create_app
 from ibiportal.storage.accounts import AccountStore
 from ibiportal.storage.database import Storage
-from tests.servers import fresh_sqlite
+from tests.servers import fresh_sqlite, loopback_server, remembering_response
 
 CHROMIUM = "/usr/bin/chromium"
 SCREENSHOTS = Path(__file__).resolve().parent.parent.parent / "build" / "screenshots"
@@ -43,7 +42,7 @@ class LiveServer:
     """
 
     def __init__(self, database: str, *, told_its_address: bool = True, **settings):
-        self.server = make_server("127.0.0.1", 0, app=None, threaded=True)  # port first …
+        self.server = loopback_server()  # port first …
         self.url = f"http://127.0.0.1:{self.server.server_port}"
         config = {
             "DATABASE": database,
@@ -59,7 +58,7 @@ class LiveServer:
         if told_its_address:
             config["PORTAL_URL"] = self.url  # … so that the demo Archives point back here
         self.app = create_app({**config, **settings})
-        self.server.app = self.app
+        self.server.app = remembering_response(self.app)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     def storage(self) -> Storage:

@@ -14,13 +14,12 @@ from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Page, expect
-from werkzeug.serving import make_server
 
 from ibiportal import create_app
 from tests.reliability.faulty_archives import RawArchive, by_ibi, include
 
 from .conftest import shoot
-from tests.servers import fresh_sqlite
+from tests.servers import fresh_sqlite, loopback_server
 
 IMG = '"><img src=x id=archive-img onerror=alert(1)>'
 SCRIPT = "<script>alert(2)</script>"
@@ -44,7 +43,7 @@ def hostile_portal(tmp_path_factory) -> Iterator[str]:
             "DEMO_ARCHIVES": False, "ALLOW_PRIVATE_ARCHIVES": True,
         })
         include(app.config["DATABASE"], archive.address)
-        server = make_server("127.0.0.1", 0, app, threaded=True)
+        server = loopback_server(app)
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
         yield f"http://127.0.0.1:{server.server_port}"

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 import requests
-from werkzeug.serving import make_server
 
 from ibiportal import create_app
 from ibiportal.protocol.messages import RegistrationKey
@@ -23,7 +22,7 @@ from tests import standard_examples as standard
 from tests.reliability.faulty_archives import SERVICE_IBI, RawArchive, answers
 from tests.reliability.processes import start_gunicorn
 from tests.standard_examples import query_of
-from tests.servers import fresh_sqlite, sqlite_dump
+from tests.servers import fresh_sqlite, loopback_server, sqlite_dump
 
 KEY = "5550001112-9998887776"
 #: Pieces of the key that must not show up either (a key cut in two is still half a key).
@@ -127,7 +126,7 @@ def test_werkzeug_request_lines_are_redacted(tmp_path, caplog):
     """The development server logs every request line (with its query) through ``werkzeug``."""
     caplog.set_level(logging.INFO)
     app = create_app({"TESTING": True, "DATABASE": fresh_sqlite(tmp_path / "w.sqlite"), "SECRET_KEY": "test"})
-    server = make_server("127.0.0.1", 0, app, threaded=True)
+    server = loopback_server(app)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

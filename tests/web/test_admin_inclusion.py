@@ -14,13 +14,13 @@ import threading
 from collections.abc import Iterator
 
 import pytest
-from werkzeug.serving import make_server
 
 from ibiportal import create_app
 from ibiportal.storage.database import Storage
 from ibiportal.storage.registry import ArchiveStore
 from ibiportal.web.admin.inclusion import BLANKS, inclusion_script
 from tests.scripted_archive import Answer
+from tests.servers import loopback_server
 
 SERVICE_IBI = "sid.inpe.br/mtc-m18@80/2008/03.17.15.17"  # an "@" and slashes for curl to encode
 CHOSEN_KEY = "1234567890-0987654321"
@@ -31,7 +31,7 @@ def live_portal(new_database) -> Iterator:
     """The portal on a loopback port, allowed to include loopback Archives, serving in a thread."""
     app = create_app({"TESTING": True, "DATABASE": new_database(), "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False,
                       "ALLOW_PRIVATE_ARCHIVES": True})
-    server = make_server("127.0.0.1", 0, app, threaded=True)
+    server = loopback_server(app)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     app.url = f"http://127.0.0.1:{server.server_port}"

@@ -10,10 +10,10 @@ from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import parse_qs, urlsplit
 
 import requests
-from werkzeug.serving import make_server
 
 from ibiportal.resolver.local_transport import LocalTransport
 from tests.standard_examples import SECTION_10_1_URL
+from tests.servers import loopback_server
 
 CONCURRENT = 40
 
@@ -32,7 +32,7 @@ def test_forty_concurrent_requests_send_one_url_request_per_archive(app, monkeyp
         return fetch(self, url, timeouts)
 
     monkeypatch.setattr(LocalTransport, "fetch", counting_fetch)
-    server = make_server("127.0.0.1", 0, app, threaded=True)
+    server = loopback_server(app)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_port}"
     start = threading.Barrier(CONCURRENT)

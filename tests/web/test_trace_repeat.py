@@ -10,12 +10,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import requests
-from werkzeug.serving import make_server
 
 from ibiportal import create_app
 from ibiportal.storage.database import Storage
 from ibiportal.storage.traces import TraceRuns
 from tests.reliability.faulty_archives import RawArchive, answers_late, include
+from tests.servers import loopback_server
 
 SLOW = 1.0  # seconds the Archive takes: the clicks all arrive while the first trace runs
 URL = "http://urlib.net/8JMKD3MGP8W/34PGRBS"
@@ -28,7 +28,7 @@ class Node:
     def __init__(self, database: str, **settings):
         self.app = create_app({"TESTING": True, "DATABASE": database, "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False,
                                "ALLOW_PRIVATE_ARCHIVES": True, "RATELIMIT_ENABLED": False, **settings})
-        self.server = make_server("127.0.0.1", 0, self.app, threaded=True)
+        self.server = loopback_server(self.app)
         self.url = f"http://127.0.0.1:{self.server.server_port}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
