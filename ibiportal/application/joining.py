@@ -46,7 +46,7 @@ from ..protocol.messages import (
     RegistrationKey,
     request_url,
 )
-from ..protocol.pairlist import PairList, parse_pair_list
+from ..protocol.pairlist import parse_pair_list
 from ..resolver.addresses import GetAddrInfo
 from ..resolver.registration import utc_now
 from ..resolver.transport import ARCHIVE_TIMEOUTS, Exchange, Failure, Timeouts, Transport
