@@ -184,7 +184,12 @@ def hold_timers(page: Page) -> None:
     """Stop the page's clock (Playwright's fake timers), so that a label the page changes back
     after a delay – a Copy button says "Copied" for 1.5 s – stays until the test moves the clock
     on with ``page.clock.run_for``. On a loaded machine the 1.5 s could pass before Playwright
-    looked, and "Copied" was never seen."""
+    looked, and "Copied" was never seen.
+
+    It first waits for the page's scripts (its load event): a test that saw the new page's text
+    could otherwise press a Copy button before portal.js had given it its handler (CI: the button
+    kept "Copy")."""
+    page.wait_for_load_state()
     page.clock.install()
     page.clock.pause_at(page.evaluate("Date.now()") + 1000)
 
