@@ -149,7 +149,8 @@ def test_after_registering_the_admin_gets_the_inclusion_request_and_refused_is_n
     any_page.goto("/admin/archives")
     any_page.get_by_label("Archive service IBI").fill(service_ibi)
     any_page.get_by_label("Registration key").fill("1234567890-1234567890")
-    any_page.get_by_role("button", name="Register").click()
+    with any_page.expect_navigation():  # its scripts loaded before Copy is pressed
+        any_page.get_by_role("button", name="Register").click()
     try:
         expect(any_page.get_by_role("heading", name="Archive registered")).to_be_visible()
         assert any_page.url.endswith(f"/admin/archives/{service_ibi}/registered")
