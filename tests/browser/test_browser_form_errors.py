@@ -79,8 +79,8 @@ def test_a_mistake_is_announced_and_its_field_takes_the_focus(any_page: Page, mi
         with any_page.expect_response(lambda response: mistake.preview in response.url and response.status == 400):
             form.get_by_label(label, exact=True).fill(value)
         any_page.problems.clear()
-    form.get_by_role("button", name=mistake.button, exact=True).click()
-    any_page.wait_for_load_state()
+    with any_page.expect_navigation():  # the page with the errors is loaded before its layout is measured
+        form.get_by_role("button", name=mistake.button, exact=True).click()
     summary = any_page.locator("main form .error-summary")
     expect(summary).to_have_count(1)
     expect(summary).to_have_attribute("role", "alert")
