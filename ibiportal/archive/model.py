@@ -12,6 +12,7 @@ Every value here is exactly what the Archive answers: IBI forms as the Archive w
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from datetime import datetime, timezone
 from enum import StrEnum
 
@@ -76,6 +77,12 @@ class IbiForms:
     def forms(self) -> tuple[str, ...]:
         """The forms present, repository name first."""
         return tuple(form for form in (self.rep, self.ibip) if form)
+
+    @cached_property
+    def folded(self) -> frozenset[str]:
+        """The forms case-folded, as a request's service IBI is compared with them (LocalTransport);
+        kept, since every cached redirect's acknowledgment asks."""
+        return frozenset(form.casefold() for form in self.forms())
 
     def __str__(self) -> str:
         words = []

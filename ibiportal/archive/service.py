@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Iterable, Sequence
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -79,15 +79,20 @@ class ArchiveAnswer:
     pairs: PairList
     status: int = 200
 
-    @property
+    @cached_property
     def text(self) -> str:
-        """The body: one pair per line, CRLF-terminated; ``""`` for the empty answer."""
+        """The body: one pair per line, CRLF-terminated; ``""`` for the empty answer (made once:
+        the acknowledgment's notice is :data:`ACKNOWLEDGED`, answered again and again)."""
         return self.pairs.serialize("\r\n")
 
     @property
     def refused(self) -> bool:
         """Whether the request was refused (see the module docstring)."""
         return self.status != 200
+
+
+#: The answer to every acknowledgment (Algorithm 1, line 20).
+ACKNOWLEDGED = ArchiveAnswer(ACKNOWLEDGMENT_NOTICE)
 
 
 def refusal(reason: str) -> ArchiveAnswer:
@@ -222,7 +227,7 @@ class ArchiveService:
                 answer = filter_url_list(answer, verbs)  # line 17
             return ArchiveAnswer(answer)
         if isinstance(request, Acknowledgment):  # lines 19-21
-            return ArchiveAnswer(ACKNOWLEDGMENT_NOTICE)
+            return ACKNOWLEDGED
         return refusal(
             f"servicesubject {request.SUBJECT} is addressed to the resolver; an Archive service "
             "answers inclusionConfirmationRequest, urlRequest and acknowledgment (file 003, §9.1)"

@@ -81,7 +81,7 @@ class LocalTransport:
         if archive is None:
             return Exchange(failure=Failure.UNKNOWN_ARCHIVE, error=f"no local Archive at {parts.netloc}")
         service_ibi = parts.path.lstrip("/")
-        if service_ibi.casefold() not in (form.casefold() for form in archive.service.identity.service_ibi.forms()):
+        if service_ibi.casefold() not in archive.service.identity.service_ibi.folded:
             return Exchange(404, "text/plain", b"", Failure.CONNECTION, f"{parts.netloc} has no service {service_ibi}")
         behaviour = self.behaviours.get(parts.netloc.lower())
         delay = 0.0 if behaviour is None else behaviour.delay_seconds

@@ -51,13 +51,14 @@ def request_client() -> ClientInfo:
     return application().resolving.client(request_caller())
 
 
-def request_site() -> Site:
+def request_site(address: str | None = None) -> Site:
     """Where the request was served: the portal's own address, the request's root URL (built
     from its parts: request.url_root's IRI conversion cost a cached redirect 200 µs), and the
-    base of persistent URLs (IBIPORTAL_RESOLVER_BASE, else that root). Each part of the request
+    base of persistent URLs (IBIPORTAL_RESOLVER_BASE, else that root). ``address``: the
+    request's :func:`request_address`, when the caller read it already. Each part of the request
     is read once: a read through Flask's ``request`` proxy costs a microsecond, a cached hit's view
     a few dozen (benchmarks/cache.py)."""
-    address = request_address()
+    address = address or request_address()
     root = f"{address}{request.script_root}/"
     return Site(portal_url_for(address), root, current_app.config.get("RESOLVER_BASE") or root)
 
