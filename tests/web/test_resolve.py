@@ -32,6 +32,29 @@ def test_section_10_1_redirects_to_the_item(client):
     assert numbers[0] == 2 and numbers[-1] == 7 and 5 in numbers and 6 in numbers
 
 
+def test_the_redirect_and_its_cached_repeat_are_the_same_answer(client):
+    """A hit is made by the same function as the first answer: same status, Location, trace
+    headers and body (a page linking the URL, for a client that does not follow redirects)."""
+    first = client.get("/8JMKD3MGP8W/35MMLL8", environ_base=CLIENT)
+    again = client.get("/8JMKD3MGP8W/35MMLL8", environ_base=CLIENT)
+    assert (first.headers["X-IBI-Cache"], again.headers["X-IBI-Cache"]) == ("miss", "hit")
+    for response in (first, again):
+        assert response.status_code == 302 and response.mimetype == "text/html"
+        assert response.headers["Location"] == SECTION_10_1_URL
+        assert response.headers["Cache-Control"] == "no-store" and response.headers["Vary"] == "Accept"
+        assert f'<a href="{SECTION_10_1_URL}">' in response.get_data(as_text=True)
+    assert first.get_data() == again.get_data() and first.headers["X-IBI-Trace"] == again.headers["X-IBI-Trace"]
+
+
+def test_the_redirect_page_escapes_the_url(app):
+    """An Archive chooses the URL (Table 8.4's ``url``): the body's link holds it escaped."""
+    with app.test_request_context("/x"):
+        response = resolve_views.found_response('http://a.example/"><script>x()</script>', None, "http://t/1", "miss")
+    body = response.get_data(as_text=True)
+    assert "<script>" not in body and "&#34;&gt;&lt;script&gt;" in body
+    assert response.headers["Location"] == 'http://a.example/"><script>x()</script>'
+
+
 def test_section_10_2_follows_the_next_edition_to_its_metadata(client):
     response = client.get("/8JMKD3MGP8W/35MMLL8!:(oai_dc)", environ_base=CLIENT)
     assert response.status_code == 302

@@ -11,8 +11,8 @@ redirects, IBIPORTAL_NEGATIVE_CACHE_SECONDS=0 for alerts).
 from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, render_template, request
-from markupsafe import escape
 from flask_babel import gettext
+from markupsafe import escape
 from werkzeug.routing import PathConverter
 
 from ...errors import ParseError
