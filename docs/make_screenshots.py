@@ -19,6 +19,7 @@ sys.path.insert(0, str(ROOT))
 
 from ibiportal import create_app  # noqa: E402  (after the path is set)
 from ibiportal.storage.migrations import upgrade  # noqa: E402
+from tests.browser.chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402  (the browser tests' Chromium)
 
 OUT = ROOT / "docs" / "screenshots"
 EXAMPLE = "http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)"
@@ -43,7 +44,7 @@ def main() -> None:
     server.app = create_app({"DATABASE": database, "PORTAL_URL": url})
     threading.Thread(target=server.serve_forever, daemon=True).start()
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 860}, base_url=url)
         page.goto(f"/?q={EXAMPLE}")
         page.screenshot(path=str(OUT / "home.png"))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import playwright
 
-from tests.browser.conftest import PLAYWRIGHT_DISABLED_FEATURES
+from tests.browser.chromium import PLAYWRIGHT_DISABLED_FEATURES
 
 
 def installed_playwright_disabled_features() -> list[str]:
