@@ -46,7 +46,7 @@ class ArchiveHTTPServer(ThreadingHTTPServer):
         self.service = with_address(service, f"{host}:{self.server_address[1]}")
         self.delay = delay
         self.malformed = malformed
-        self.paths = {f"/{form}".casefold() for form in self.service.identity.service_ibi.forms()}
+        self.paths = {f"/{form}" for form in self.service.identity.service_ibi.folded}
 
     @property
     def base_url(self) -> str:
