@@ -119,13 +119,14 @@ class Application:
         self.resolving = Resolving(self)
         self.citing = Citing(self)
 
-    def _part(self, name: str, make: Callable[[], Any]) -> Any:
-        """The part ``name``, made on its first use (module docstring: fork safety)."""
+    def _part(self, name: str, make: Callable[..., Any], *args: Any) -> Any:
+        """The part ``name``, made by ``make(*args)`` on its first use (module docstring: fork
+        safety). The parts a cache hit reads pass a method, not a closure made on every call."""
         parts = self._parts
         if name not in parts:
             with self._lock:
                 if name not in parts:
-                    parts[name] = make()
+                    parts[name] = make(*args)
         return parts[name]
 
     def known_prefix_pairs(self) -> list[tuple[str, ...]]:
@@ -196,14 +197,13 @@ class Application:
         """Sends the acknowledgments of cached redirects: to local Archives at once, to those over
         HTTP from a pool of its own, so that a slow Archive's acknowledgments never hold the
         threads resolutions fan out on."""
+        return self._part(f"acknowledger {portal_url}", self._new_acknowledger, portal_url)
+
+    def _new_acknowledger(self, portal_url: str) -> Acknowledger:
         threads = max(1, self.config["THREADS"])
-
-        def make() -> Acknowledger:
-            executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="acknowledgment")
-            return Acknowledger(self.transports(portal_url), executor,
-                                threads * PENDING_ACKNOWLEDGMENTS_PER_REQUEST_THREAD, in_process={Route.LOCAL})
-
-        return self._part(f"acknowledger {portal_url}", make)
+        executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="acknowledgment")
+        return Acknowledger(self.transports(portal_url), executor,
+                            threads * PENDING_ACKNOWLEDGMENTS_PER_REQUEST_THREAD, in_process={Route.LOCAL})
 
     # -- the cache, single flight and the news of changes --------------------------------------
 
@@ -211,12 +211,13 @@ class Application:
     def resolution_cache(self) -> ResolutionCache | None:
         """This worker's cache of redirects and stable alerts, or ``None`` when both
         IBIPORTAL_RESOLUTION_CACHE_SECONDS and IBIPORTAL_NEGATIVE_CACHE_SECONDS are 0."""
+        return self._part("resolution_cache", self._new_resolution_cache)
+
+    def _new_resolution_cache(self) -> ResolutionCache | None:
         seconds, alert_seconds = self.config["RESOLUTION_CACHE_SECONDS"], self.config["NEGATIVE_CACHE_SECONDS"]
-        return self._part(
-            "resolution_cache",
-            lambda: ResolutionCache(seconds, RESOLUTION_CACHE_ENTRIES, alert_ttl=alert_seconds)
-            if seconds or alert_seconds else None,
-        )
+        if not (seconds or alert_seconds):
+            return None
+        return ResolutionCache(seconds, RESOLUTION_CACHE_ENTRIES, alert_ttl=alert_seconds)
 
     @property
     def single_flight(self) -> SingleFlight:
@@ -257,15 +258,17 @@ class Application:
 
     def resolution_changes(self) -> Changes:
         """What changed in what resolutions answer, as this worker process sees it (GenerationSignal)."""
-        def read(seen: Changes | None) -> Changes:
-            # No retry: while this read waits, every lookup waits for its lock; the signal serves
-            # the changes last read instead, for OUTAGE_STALE_SECONDS.
-            storage = Storage(self.config["DATABASE"], retry_pause=None)
-            try:
-                return read_changes(storage, seen)
-            finally:
-                storage.close()
+        return self._part("generation_signal", self._new_generation_signal).current()
 
-        signal = self._part("generation_signal", lambda: GenerationSignal(
-            self.signal_file, read, self.redis_changes, stale_seconds=self.config["OUTAGE_STALE_SECONDS"]))
-        return signal.current()
+    def _new_generation_signal(self) -> GenerationSignal:
+        return GenerationSignal(self.signal_file, self._read_changes, self.redis_changes,
+                                stale_seconds=self.config["OUTAGE_STALE_SECONDS"])
+
+    def _read_changes(self, seen: Changes | None) -> Changes:
+        # No retry: while this read waits, every lookup waits for its lock; the signal serves
+        # the changes last read instead, for OUTAGE_STALE_SECONDS.
+        storage = Storage(self.config["DATABASE"], retry_pause=None)
+        try:
+            return read_changes(storage, seen)
+        finally:
+            storage.close()

@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Mapping
 from concurrent.futures import Future
-from dataclasses import asdict, astuple, dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from datetime import timedelta
 from enum import StrEnum
 from typing import TYPE_CHECKING
@@ -215,6 +215,9 @@ class TraceRequest:
         return hashlib.sha256(json.dumps(identity).encode("utf-8")).hexdigest()
 
 
+_EVERY_ARCHIVE, _LIVE_ARCHIVES = ArchiveSet(ArchiveGroup.ALL), ArchiveSet(ArchiveGroup.LIVE)
+
+
 class Resolving:
     """The resolve use case: resolve and keep the trace; for ``GET /<persistent URL>``, first
     the cache of outcomes, and single flight among identical requests."""
@@ -228,8 +231,9 @@ class Resolving:
 
     @property
     def default_archives(self) -> ArchiveSet:
-        """What ``GET /<persistent URL>`` asks: every Archive, or only live ones when the demo is off."""
-        return ArchiveSet(ArchiveGroup.ALL if self.config["DEMO_ARCHIVES"] else ArchiveGroup.LIVE)
+        """What ``GET /<persistent URL>`` asks: every Archive, or only live ones when the demo is
+        off (one of two values made once: a cache hit reads it for its key)."""
+        return _EVERY_ARCHIVE if self.config["DEMO_ARCHIVES"] else _LIVE_ARCHIVES
 
     def client(self, caller: Caller) -> ClientInfo:
         """Table 8.6 from the request: the client then its proxies (trusted ones only), and Accept-Language."""
@@ -444,7 +448,7 @@ class Resolving:
             stored = self.trace(asked, archives, client, site, batch)
         else:
             # the cache's key as of these changes: an Archive included meanwhile starts a new flight
-            shared = flight.run(json.dumps([*astuple(key), changes.generation, changes.last]),
+            shared = flight.run(json.dumps([*key, changes.generation, changes.last]),
                                 lambda: self.trace(asked, archives, client, site, batch), published)
             stored = from_published(shared.outcome) if isinstance(shared, Published) else shared
         if cache is not None:

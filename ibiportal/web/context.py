@@ -39,10 +39,11 @@ def holdings() -> Holdings:
     return application().holdings(portal_url())
 
 
-def request_caller() -> Caller:
+def request_caller(environ: dict | None = None) -> Caller:
     """Who sent the request, as received: peer address, X-Forwarded-For, Accept-Language (read
-    from the WSGI environment: a cache hit is a few dozen microseconds of work in all)."""
-    environ = request.environ
+    from the WSGI environment, ``environ`` when the caller read it already: a cache hit is a few
+    dozen microseconds of work in all)."""
+    environ = request.environ if environ is None else environ
     return Caller(environ.get("REMOTE_ADDR"), environ.get("HTTP_X_FORWARDED_FOR"), environ.get("HTTP_ACCEPT_LANGUAGE"))
 
 
@@ -58,9 +59,9 @@ def request_site(address: str | None = None) -> Site:
     request's :func:`request_address`, when the caller read it already. Each part of the request
     is read once: a read through Flask's ``request`` proxy costs a microsecond, a cached hit's view
     a few dozen (benchmarks/cache.py)."""
-    address = address or request_address()
+    address, config = address or request_address(), current_app.config
     root = f"{address}{request.script_root}/"
-    return Site(portal_url_for(address), root, current_app.config.get("RESOLVER_BASE") or root)
+    return Site(portal_url_for(address, config), root, config.get("RESOLVER_BASE") or root)
 
 
 def client_address() -> str:

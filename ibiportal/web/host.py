@@ -8,6 +8,9 @@ neither put its name into a page's links nor into a cached redirect other users 
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from flask import Flask, current_app, has_request_context, request
 
 #: Names a portal on this machine is reached by.
@@ -39,9 +42,10 @@ def portal_url() -> str:
     return portal_url_for(request_address() if has_request_context() else DEFAULT_PORTAL_URL)
 
 
-def portal_url_for(address: str) -> str:
-    """This portal's base URL, for a request that came to ``address`` (:func:`request_address`)."""
-    configured = current_app.config.get("PORTAL_URL")
+def portal_url_for(address: str, config: Mapping[str, Any] | None = None) -> str:
+    """This portal's base URL, for a request that came to ``address`` (:func:`request_address`);
+    ``config``: the app's, when the caller read it already."""
+    configured = (current_app.config if config is None else config).get("PORTAL_URL")
     return configured.rstrip("/") if configured else address
 
 

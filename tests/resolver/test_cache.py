@@ -69,7 +69,7 @@ def test_a_hit_does_not_extend_the_lifetime(clock):
 
 def test_least_recently_used_entry_is_dropped_beyond_the_bound(clock):
     cache = ResolutionCache(30, 2, clock)
-    keys = [replace(KEY, persistent_url=f"http://urlib.net/8JMKD3MGP8W/35MMLL{n}") for n in range(3)]
+    keys = [KEY._replace(persistent_url=f"http://urlib.net/8JMKD3MGP8W/35MMLL{n}") for n in range(3)]
     cache.put(keys[0], Changes(0), REDIRECT, IBIS)
     cache.put(keys[1], Changes(0), REDIRECT, IBIS)
     assert cache.get(keys[0], Changes(0)) is not None  # keys[1] is now the least recently used
@@ -97,8 +97,8 @@ def test_least_recently_used_entry_is_dropped_beyond_the_bound(clock):
 def test_every_part_of_the_key_counts(clock, change):
     cache = ResolutionCache(30, 10, clock)
     cache.put(KEY, Changes(0), REDIRECT, IBIS)
-    assert cache.get(replace(KEY, **change), Changes(0)) is None
-    assert cache.get(CacheKey(**{**KEY.__dict__}), Changes(0)) == REDIRECT  # an equal key still hits
+    assert cache.get(KEY._replace(**change), Changes(0)) is None
+    assert cache.get(CacheKey(*KEY), Changes(0)) == REDIRECT  # an equal key still hits
 
 
 def test_a_newer_generation_empties_the_cache(clock):
@@ -120,7 +120,7 @@ def test_a_redirect_resolved_before_the_archive_set_changed_is_not_kept(clock):
 
 def test_an_ibi_change_drops_only_the_outcomes_that_depend_on_it(clock):
     cache = ResolutionCache(30, 10, clock, alert_ttl=10)
-    other = replace(KEY, persistent_url="http://urlib.net/8JMKD3MGP8W/34PGRBS!")
+    other = KEY._replace(persistent_url="http://urlib.net/8JMKD3MGP8W/34PGRBS!")
     before = Changes(3, last=10, known_after=10)
     cache.put(KEY, before, REDIRECT, IBIS)
     cache.put(other, before, REDIRECT, frozenset({"8jmkd3mgp8w/34pgrbs", "sid.inpe.br/mtc-m18/2009/02.16.17.46"}))
@@ -134,7 +134,7 @@ def test_an_outcome_resolved_while_its_ibi_changed_is_not_kept(clock):
     assert cache.get(KEY, Changes(3, last=11, recent=((11, "8jmkd3mgp8w/35mmll8"),), known_after=10)) is None
     cache.put(KEY, Changes(3, last=10), REDIRECT, IBIS)  # read change 10 before it started
     assert len(cache) == 0
-    cache.put(replace(KEY, persistent_url="http://urlib.net/x"), Changes(3, last=10), REDIRECT, frozenset({"x"}))
+    cache.put(KEY._replace(persistent_url="http://urlib.net/x"), Changes(3, last=10), REDIRECT, frozenset({"x"}))
     assert len(cache) == 1  # another IBI changed meanwhile: kept
 
 
@@ -149,7 +149,7 @@ def test_changes_no_longer_remembered_empty_the_cache(clock):
 def test_the_index_of_ibis_forgets_what_the_cache_dropped(clock):
     cache = ResolutionCache(30, 2, clock)
     for n in range(50):
-        cache.put(replace(KEY, persistent_url=f"http://urlib.net/{n}"), Changes(0), REDIRECT, frozenset({f"ibi{n}"}))
+        cache.put(KEY._replace(persistent_url=f"http://urlib.net/{n}"), Changes(0), REDIRECT, frozenset({f"ibi{n}"}))
     assert len(cache) == 2 and len(cache._keys_by_ibi) == 2  # memory stays bounded by max_entries
 
 
@@ -223,11 +223,11 @@ def test_alerts_live_their_own_lifetime_and_a_new_generation_empties_them(demo_r
     cache = ResolutionCache(30, 10, clock, alert_ttl=10)
     alert = cached_outcome(resolve_demo(well_behaved(demo_resolver, "tombstone"), "D7N2U8HW/3GBBQK2"), TRACE)
     cache.put(KEY, Changes(1), alert, IBIS)
-    cache.put(replace(KEY, persistent_url="http://urlib.net/x"), Changes(1), REDIRECT, IBIS)
+    cache.put(KEY._replace(persistent_url="http://urlib.net/x"), Changes(1), REDIRECT, IBIS)
     clock.now += 9.9
     assert cache.get(KEY, Changes(1)) == alert
     clock.now += 0.1
-    assert cache.get(KEY, Changes(1)) is None and cache.get(replace(KEY, persistent_url="http://urlib.net/x"), Changes(1)) == REDIRECT
+    assert cache.get(KEY, Changes(1)) is None and cache.get(KEY._replace(persistent_url="http://urlib.net/x"), Changes(1)) == REDIRECT
     cache.put(KEY, Changes(1), alert, IBIS)
     assert cache.get(KEY, Changes(2)) is None  # an inclusion, exclusion, mint or link
 

@@ -75,7 +75,7 @@ def resolve(ibi_path: str):
     wanted = negotiate(environ.get("HTTP_ACCEPT"))
     if wanted is not None:  # a citation type asked for above all else (negotiation.py)
         return citation_response(wanted, received)
-    resolving, caller, site = application().resolving, request_caller(), request_site(address)
+    resolving, caller, site = application().resolving, request_caller(environ), request_site(address)
     hit = resolving.cached(received, caller, site)  # only resolutions of URLs that parsed are cached
     if hit is not None:
         outcome, state = hit
