@@ -187,7 +187,7 @@ class Application:
 
     def holdings(self, portal_url: str) -> Holdings:
         """The Archives this process answers for at ``portal_url``."""
-        return self._part(f"holdings {portal_url}", lambda: Holdings(portal_url, self.config))
+        return self._part(f"holdings {portal_url}", Holdings, portal_url, self.config)
 
     def transports(self, portal_url: str) -> dict[Route, Transport]:
         """The engine's transports, by the route of each endpoint."""
