@@ -10,8 +10,8 @@ The rules (400 naming the field and the character; 413 for a JSON body over its 
 
 * no value or name holds a lone surrogate, nor a control character (Unicode category Cc), except
   tab, CR and LF in the multi-line fields of :data:`MULTILINE_FIELDS`;
-* a value is at most :data:`MAX_TEXT_CHARS` characters, except in the multi-line fields (which
-  the request's size bounds);
+* a value is at most :data:`MAX_TEXT_CHARS` characters, except in the multi-line fields and the
+  fields of :data:`LONG_FIELDS` (which the request's size bounds);
 * a JSON body is at most :data:`MAX_JSON_BYTES` bytes, nests at most :data:`MAX_JSON_DEPTH`
   arrays and objects, and its numbers have at most :data:`MAX_NUMBER_DIGITS` digits.
 
@@ -37,6 +37,9 @@ MAX_TEXT_CHARS = 4096
 MULTILINE_FIELDS = frozenset({"text", "identifiers", "creators", "query"})
 """Text areas (reference lists, identifier lists, one creator a line, query pairs; also under a form's
 prefix, ``download-text``) and their JSON twins."""
+LONG_FIELDS = frozenset({"resolutions"})
+"""Single-line form fields as long as the list they go with: the resolutions Check references posts
+back with its downloads (JSON, one per entry, up to 5,000 entries of a few hundred characters)."""
 FILE_PART = "file"
 """A form's part of this name carries a file's bytes, even sent without a file name (when werkzeug
 keeps it as a field): any byte may be in a file, which the view reading it judges as a file."""
@@ -52,9 +55,10 @@ _LINE_BREAKS = frozenset("\t\r\n")
 _JSON_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')  # strings skipped whole, brackets
 
 
-def text_fault(value: str, field: str, multiline: bool = False) -> ParseError | None:
-    """What is wrong with ``value`` as the text of ``field``, or ``None``; the position is 1-based."""
-    if not multiline and len(value) > MAX_TEXT_CHARS:
+def text_fault(value: str, field: str, multiline: bool = False, long: bool = False) -> ParseError | None:
+    """What is wrong with ``value`` as the text of ``field``, or ``None``; the position is 1-based.
+    A multi-line or ``long`` field is not held to :data:`MAX_TEXT_CHARS`."""
+    if not (multiline or long) and len(value) > MAX_TEXT_CHARS:
         return ParseError(N_("%(field)s is %(length)s characters long; at most %(max_text_chars)s are read", field=field, length=len(value), max_text_chars=MAX_TEXT_CHARS),
                           position=MAX_TEXT_CHARS + 1, field=field)
     if value.isprintable():  # the common case, in C: no control character, no surrogate
@@ -80,7 +84,8 @@ def check_pairs(pairs: Iterable[tuple[str | None, str]]) -> None:
     for name, value in pairs:
         if name is None:  # a multipart part whose Content-Disposition names no field
             raise ParseError(N_('a part of the form has no name: every part needs Content-Disposition: form-data; name="…"'), field="form")
-        fault = text_fault(name, "query") or text_fault(value, name, multiline=is_multiline(name))
+        fault = text_fault(name, "query") or text_fault(value, name, multiline=is_multiline(name),
+                                                        long=name in LONG_FIELDS)
         if fault is not None:
             raise fault
 

@@ -3,8 +3,13 @@ over-long values and unbounded JSON are a 400 (413 for size) naming the field an
 in the API, the forms and the query strings alike; never a 500, never stored."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from ibiportal.ibi.batch import MAX_ROWS
+from ibiportal.ibi.numerals import encode_base27
+from ibiportal.web.identifiers.forms import MAX_LOOKUP_LENGTH
 from ibiportal.web.edge import MAX_JSON_BYTES, MAX_JSON_DEPTH, MAX_NUMBER_DIGITS, MAX_TEXT_CHARS
 
 MINT_TEXT_FIELDS = ["title", "publisher", "place", "degree", "report_number", "extent", "target_url"]
@@ -136,3 +141,43 @@ def test_the_resolve_flag_takes_exactly_the_documented_values(client):
         assert response.status_code == status, value
         if status == 400:
             assert response.get_json()["error"]["field"] == "resolve"
+
+
+def largest_reference_download() -> dict[str, str]:
+    """The largest form "Download CSV" and "Download JSON" post: a list of MAX_ROWS IBIs, each
+    checked, its resolution with a redirect, its reason and its trace as the check gives them."""
+    ibis = [f"8JMKD3MGP8W/{encode_base27(index + 27 ** 6)}" for index in range(MAX_ROWS)]
+    location = "http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m16c/2021/01.01.00.00/doc/a%20thesis%20of%20many%20pages.pdf"
+    resolution = {"outcome": "found", "status": 302, "location": location, "reason": f"redirects to {location}",
+                  "trace": "http://portal.example.org/api/v1/trace/0123456789abcdef0123456789abcdef", "cache": "miss"}
+    return {"text": "\n".join(f"{index}. A reference. IBI: <{ibi}>." for index, ibi in enumerate(ibis)),
+            "resolutions": json.dumps([resolution] * MAX_ROWS)}
+
+
+@pytest.mark.parametrize("extension", ["csv", "json"])
+def test_the_largest_reference_list_downloads_with_its_resolutions(client, extension):
+    """The resolutions posted back are a field of their own, as long as the list makes them:
+    a limit for single-line values once refused them past 4,096 characters (ten references)."""
+    form = largest_reference_download()
+    assert len(form["resolutions"]) > 100 * MAX_TEXT_CHARS
+    response = client.post(f"/references.{extension}", data=form)
+    assert response.status_code == 200, response.get_data(as_text=True)[:500]
+    body = response.get_data(as_text=True)
+    assert body.count("a%20thesis%20of%20many%20pages.pdf") >= MAX_ROWS
+
+
+def test_the_largest_batch_download_passes_the_edge(client):
+    """Convert's "Download CSV" posts the batch again: MAX_ROWS identifiers, one a line."""
+    text = "\n".join(f"8JMKD3MGP8W/{encode_base27(index + 27 ** 6)}" for index in range(MAX_ROWS))
+    response = client.post("/convert/batch.csv", data={"download-kind": "lines", "download-text": text})
+    assert response.status_code == 200 and response.get_data(as_text=True).count("\r\n") == MAX_ROWS + 1
+
+
+def test_the_home_box_reads_its_longest_text(client):
+    """The home box reads MAX_LOOKUP_LENGTH characters (a persistent URL with a long query)."""
+    url = "http://urlib.net/8JMKD3MGP8W/35MMLL8?ibiurl.language=pt-BR&x=" + "y" * MAX_LOOKUP_LENGTH
+    url = url[:MAX_LOOKUP_LENGTH]
+    response = client.get("/", query_string={"q": url})
+    assert response.status_code == 200
+    too_long = client.get("/", query_string={"q": url + "y"})
+    assert too_long.status_code == 400 and f"{MAX_LOOKUP_LENGTH}" in too_long.get_data(as_text=True).replace(",", "")
