@@ -29,6 +29,7 @@ from babel.dates import format_timedelta
 from flask import Blueprint, Flask, Response, g, has_request_context, redirect, request, url_for
 from flask_babel import Babel, format_date, format_datetime, format_decimal, get_locale, gettext
 from markupsafe import Markup, escape
+from werkzeug.datastructures import MultiDict
 
 from ..errors import ParseError
 from ..i18n import LIST_SEPARATOR, N_, Localized, Message, Recorded
@@ -66,6 +67,12 @@ def asked_in_query() -> str | None:
     if not has_request_context() or request.endpoint in QUERY_NOT_OURS:
         return None
     return locale_of(next((value for key, value in _query_pairs() if key == "lang"), None))
+
+
+def form_query() -> MultiDict:
+    """The query string without ``lang``, which is the language switch's: the fields of a page's
+    GET form, empty when the switch alone was followed (that page is the empty form, not a 400)."""
+    return MultiDict([(key, value) for key, value in _query_pairs() if key != "lang"])
 
 
 def _query_pairs() -> list[tuple[str, str]]:

@@ -31,6 +31,19 @@ def test_empty_page_is_a_form_without_errors(client, path):
     assert f'action="{path}"' in html and not errors(html)
 
 
+@pytest.mark.parametrize("path", ["/parse", "/compose"])
+@pytest.mark.parametrize(("tag", "heading"), [("pt-BR", "Nada foi"), ("en", "Nothing was")])
+def test_the_language_switch_on_an_empty_page_is_the_empty_form(client, path, tag, heading):
+    """``?lang=`` is the switch's, not the form's: the empty page in the other language."""
+    page = client.get(f"{path}?lang={tag}")
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    assert f'<html lang="{tag}"' in html and not errors(html) and heading not in html
+    # With the form's fields, the switch keeps them and the page is the result.
+    filled = client.get(path, query_string={"lang": tag, "url": "/8JMKD3MGP8W/35MMLL8", "ibi": "8JMKD3MGP8W/35MMLL8"})
+    assert filled.status_code == 200 and "8JMKD3MGP8W/35MMLL8" in filled.get_data(as_text=True)
+
+
 def test_parse_page_shows_fields_relation_meaning_and_both_forms(client):
     page = client.get("/parse", query_string={"url": "http://urlib.net/LK47B6W/362SFKH+?ibiurl.requireditemstatus=Original&ibiurl.verblist=GetMetadata"})
     assert page.status_code == 200

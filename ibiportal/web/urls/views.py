@@ -8,6 +8,7 @@ from ...ibi.classify import ibi_of
 from ...ibi.compose import compose
 from ..context import canonical_base, resolver_base
 from ..form_errors import show_error
+from ..i18n import form_query
 from ..inputs import query_pairs, recognised_url_input
 from ..results import url_to_dict
 from .forms import ComposeForm, ParseForm, compose_args, step_rules
@@ -18,9 +19,10 @@ bp = Blueprint("urls", __name__)
 @bp.get("/parse")
 def parse_page():
     """Read a persistent URL: its Table 8.8 fields, relation, meaning and canonical forms."""
-    form = ParseForm(request.args)
+    query = form_query()
+    form = ParseForm(query)
     result = compose_link = None
-    if request.args:
+    if query:
         try:
             url, recognition = recognised_url_input(form.url.data or "")
         except ParseError as exc:
@@ -35,9 +37,10 @@ def parse_page():
 @bp.get("/compose")
 def compose_page():
     """Build a persistent URL from an IBI and ordered verbs, in both syntaxes, with its meaning."""
-    form = ComposeForm(request.args)
+    query = form_query()
+    form = ComposeForm(query)
     result = None
-    if request.args and form.validate():
+    if query and form.validate():
         try:
             ibi, notes = ibi_of(form.ibi.data or "", "ibi")
             url = compose(
