@@ -1,8 +1,10 @@
 // Check references: the whole list is checked in one request, POST /api/v1/extract?resolve=1,
 // whose entries stream in (NDJSON) as they are resolved; each row shows its outcome, the
-// progress bar and the summary chart follow. "Only problems" hides the rows that resolved
-// without a warning; "Re-check unresolved" sends again only the rows with no outcome yet or an
-// error (the per-IBI limit, an Archive that did not answer). The downloads post the outcomes
+// progress bar and the summary chart follow. A row is checked once it has an outcome, an error
+// included (Archives that disagree answered, 409), unless the per-IBI limit left it unchecked
+// (error 429). "Only problems" hides the rows that resolved without a warning; "Re-check
+// unresolved" sends again only the rows not checked and those whose error may pass (the
+// statuses of words.recheckStatuses: the portal failed, no Archive answered in time). The downloads post the outcomes
 // received, so the CSV and JSON carry them. Without this script each row keeps its Trace link.
 // The words it writes come in the page's language from the panel's data-words (the outcome
 // names, and each sentence with a count as its "one" and "other" forms, chosen by the page
@@ -27,13 +29,16 @@
   const fill = (sentence, values) => sentence.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? values[name] : whole));
   // An error with 429 is the per-IBI limit: that row was not checked; any other error was.
   const label = (resolution) => words.outcomes[
-    resolution.outcome === "error" && resolution.status === 429 ? "not checked" : resolution.outcome];
+    resolution.outcome === "error" && resolution.status === words.notCheckedStatus ? "not checked" : resolution.outcome];
+  const isError = (row, statuses) => row.dataset.outcome === "error" && statuses.includes(Number(row.dataset.status));
+  const notChecked = (row) => !row.dataset.outcome || isError(row, [words.notCheckedStatus]);
+  const unresolved = (row) => Boolean(row.dataset.recheck) && (!row.dataset.outcome || isError(row, words.recheckStatuses));
   const resolutions = rows.map(() => null);
   panel.hidden = false;
 
   function counts() {
     const tally = Object.fromEntries(outcomes.map((outcome) => [outcome, 0]));
-    rows.forEach((row) => { if (row.dataset.outcome) tally[row.dataset.outcome] += 1; });
+    rows.forEach((row) => { if (!notChecked(row)) tally[row.dataset.outcome] += 1; });
     return tally;
   }
 
@@ -49,17 +54,12 @@
       bar.setAttribute("width", String(width));
       x += width;
     });
-    const done = rows.filter((row) => row.dataset.outcome && row.dataset.outcome !== "error").length;
-    progress.value = done;
+    progress.value = rows.filter((row) => !notChecked(row)).length;
     progress.max = rows.length;
     const open = rows.filter(unresolved).length;
     recheck.disabled = open === 0;
     recheck.textContent = open ? counted(words.recheckCount, open) : words.recheck;
     return tally;
-  }
-
-  function unresolved(row) {
-    return row.dataset.recheck && (!row.dataset.outcome || row.dataset.outcome === "error");
   }
 
   function tracePage(permalink) {
@@ -70,6 +70,7 @@
   function show(row, resolution) {
     resolutions[Number(row.dataset.index)] = resolution;
     row.dataset.outcome = resolution.outcome;
+    row.dataset.status = resolution.status === null ? "" : String(resolution.status);
     const cell = row.querySelector("td.check");
     const outcome = cell.querySelector(".outcome");
     outcome.textContent = resolution.status ? `${label(resolution)} (${resolution.status})` : label(resolution);
@@ -126,9 +127,10 @@
     }
     handle(buffer);
     const tally = summarise();
-    const open = rows.filter(unresolved).length;
+    const open = rows.filter(notChecked).length;
     const values = { found: number(tally.found), deleted: number(tally.deleted), not_found: number(tally["not found"]),
-      invalid: number(tally.invalid), open: open ? counted(words.openCount, open) : "" };
+      invalid: number(tally.invalid), errors: counted(words.errorCount, tally.error),
+      open: open ? counted(words.openCount, open) : "" };
     status.textContent = fill(words.checked, values);
   }
 
@@ -138,6 +140,7 @@
     const open = rows.filter(unresolved);
     open.forEach((row) => {
       delete row.dataset.outcome;
+      delete row.dataset.status;
       row.querySelector("td.check .outcome").textContent = words.checking;
     });
     check(open.map((row) => row.dataset.recheck).join("\n"), (index) => open[index], open.length);

@@ -9,6 +9,7 @@ import io
 import json
 import re
 from pathlib import Path
+from urllib.parse import parse_qs
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -59,7 +60,7 @@ def test_a_reference_list_checked_at_desktop_width(page, tmp_path):
     expect(page.locator('[data-count="not found"]')).to_have_text("12")
     expect(page.locator("#check-progress")).to_have_attribute("value", "12")
     assert page.locator('#check-chart rect[data-outcome="not found"]').get_attribute("width") == "100"
-    expect(page.locator("#check-status")).to_have_text("Checked: 0 found, 0 deleted, 12 not found, 0 invalid.")
+    expect(page.locator("#check-status")).to_have_text("Checked: 0 found, 0 deleted, 12 not found, 0 invalid, 0 errors.")
     with page.expect_download() as download:
         page.get_by_role("button", name="Download CSV").click()
     rows = list(csv.reader(io.StringIO(Path(download.value.path()).read_text(encoding="utf-8"))))
@@ -94,6 +95,39 @@ def test_outcomes_filter_trace_links_and_json_download(page):
     assert body["summary"] == {"found": 2, "deleted": 0, "not found": 3, "invalid": 1, "error": 0}
 
 
+def test_a_conflict_is_checked_counted_as_an_error_and_not_offered_again(page):
+    """Two Archives claiming the original (409) is the Archives' answer: the entry was checked,
+    the progress bar is full, the summary counts it as an error, and re-checking it would only
+    ask the same question again, so the button offers nothing."""
+    find(page, "1. Banon. <http://urlib.net/8JMKD3MGP8W/35MMLL8>.\n2. Calibration report, the original: <http://urlib.net/D7N2U8HW/3MP9QLE?ibiurl.requireditemstatus=Original>.\n")
+    checked(page, 2)
+    expect(page.locator("td.check .outcome")).to_have_text(["found (302)", "error (409)"])
+    expect(page.locator("#check-progress")).to_have_attribute("value", "2")
+    assert page.evaluate("document.getElementById('check-progress').max") == 2
+    expect(page.locator("#check-status")).to_have_text("Checked: 1 found, 0 deleted, 0 not found, 0 invalid, 1 error.")
+    expect(page.locator('[data-count="error"]')).to_have_text("1")
+    expect(page.locator("#recheck")).to_be_disabled()
+    expect(page.locator("#recheck")).to_have_text("Re-check unresolved")
+    shoot(page, "references-conflict")
+
+
+@pytest.mark.parametrize("extension", ["CSV", "JSON"])
+def test_the_downloads_of_a_long_checked_list(page, extension):
+    """Thirty found references post back resolutions far past the 4,096 characters of a
+    single-line field; both downloads carry every one of them."""
+    find(page, "".join(f"{n}. Banon, G. Example. <http://urlib.net/8JMKD3MGP8W/35MMLL8>.\n" for n in range(1, 31)))
+    checked(page, 30)
+    with page.expect_download() as download, page.expect_request(re.compile(r"/references\.\w+$")) as sent:
+        page.get_by_role("button", name=f"Download {extension}").click()
+    assert len(parse_qs(sent.value.post_data)["resolutions"][0]) > 4096
+    assert sent.value.response().status == 200
+    text = Path(download.value.path()).read_text(encoding="utf-8")
+    if extension == "CSV":
+        assert [row[-5] for row in csv.reader(io.StringIO(text))][1:] == ["found"] * 30
+    else:
+        assert json.loads(text)["summary"]["found"] == 30
+
+
 @pytest.fixture
 def limited_page(browser, tmp_path) -> Page:
     """A desktop page on a portal of its own that checks 2 IBIs a minute per client."""
@@ -111,7 +145,10 @@ def test_recheck_sends_only_the_unresolved_rows(limited_page):
     expect(outcomes).to_have_text(["found (302)", "found (302)", "not found (404)", "invalid",
                                    "not checked (429)", "not checked (429)"])
     expect(page.locator("td.check .reason").nth(4)).to_contain_text("at most 2/minute IBIs are checked")
-    expect(page.locator("#check-status")).to_contain_text("2 not checked yet")
+    expect(page.locator("#check-status")).to_have_text(
+        "Checked: 2 found, 0 deleted, 1 not found, 1 invalid, 0 errors; 2 not checked yet.")
+    expect(page.locator("#check-progress")).to_have_attribute("value", "4")  # the two not checked are not done
+    expect(page.locator('[data-count="error"]')).to_have_text("0")
     button = page.get_by_role("button", name="Re-check 2 unresolved")
     with page.expect_request(re.compile(r"/api/v1/extract\?resolve=1$")) as sent:
         button.click()
@@ -120,6 +157,8 @@ def test_recheck_sends_only_the_unresolved_rows(limited_page):
                                 "http://urlib.net/sid.inpe.br/mtc-m21d/2022/07.20.15.45"]
     checked(page, 6)
     expect(outcomes.nth(0)).to_have_text("found (302)")  # resolved rows are left as they were
+    # The limit refuses them again: the button is there to try again later.
+    expect(page.get_by_role("button", name="Re-check 2 unresolved")).to_be_enabled()
 
 
 def test_phone_width_with_bib_and_docx_uploads(phone, tmp_path):

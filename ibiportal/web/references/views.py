@@ -19,7 +19,7 @@ from collections.abc import Callable
 from flask import Blueprint, Response, render_template, request
 from flask_babel import gettext, ngettext, pgettext
 
-from ...application.references import Outcome, ReferenceCheck
+from ...application.references import NOT_CHECKED_STATUS, Outcome, ReferenceCheck
 from ...documents import TooLarge, check_found_count, check_text_size, text_of
 from ...errors import ParseError
 from ...ibi.batch import MAX_BYTES, neutralise
@@ -28,6 +28,8 @@ from ..context import known_prefix_pairs, resolver_base
 from ..errors import error_response
 from ..form_errors import add_error
 from ..i18n import translate
+from ...resolver.statuses import ALERT_STATUS
+from ...resolver.trace import AlertReason
 from .checking import resolution_dict, summary
 from .forms import ReferencesDownloadForm, ReferencesForm
 
@@ -39,6 +41,12 @@ RESOLUTION_FIELDS = {"outcome": str, "status": int, "location": str, "reason": s
 RESOLUTION_COLUMNS = ("outcome", "status", "location", "reason", "trace")
 CSV_COLUMNS = ("line", "text", "ibi", "form", "repository name", "IBIp", "persistent URL", "warnings", "error",
                *RESOLUTION_COLUMNS)
+#: The errors the page's "Re-check" asks again, whose answer may change with time: not checked
+#: (the per-IBI limit), the portal's own failure, no Archive registered or none answering in time.
+#: Archives that disagree (409), a loop or an unsafe URL (502) are the Archives' answer, checked:
+#: asking again would get it again.
+RECHECK_STATUSES = (NOT_CHECKED_STATUS, 500, ALERT_STATUS[AlertReason.NO_ARCHIVES],
+                    ALERT_STATUS[AlertReason.NO_ARCHIVE_ANSWERED])
 #: Words a text must have to be taken for a reference rather than a mistyped identifier.
 REFERENCE_WORDS = 3
 #: Room for the pasted text (and the text posted again by a download) beyond the 1 MB limit,
@@ -125,7 +133,8 @@ def check_words() -> dict:
     the outcomes' names (the API's ``outcome`` values stay English: they are data), and the
     sentences the script fills in (``{found}``…); a sentence with a count has its ``one`` and
     ``other`` forms, ``{n}`` standing for the number, which the script chooses by the page
-    language's plural rules."""
+    language's plural rules. ``recheck`` lists the statuses of the errors worth checking again
+    (:data:`RECHECK_STATUSES`), ``notChecked`` the status of an entry the limit left unchecked."""
     def counted(sentence: Callable[[int], str]) -> dict[str, str]:
         return {form: sentence(n) for form, n in (("one", 1), ("other", 2))}
 
@@ -146,10 +155,14 @@ def check_words() -> dict:
                                                    count="{n}")),
         "noAnswer": gettext("Not checked: the portal did not answer. Re-check when it is back."),
         "refused": gettext("Not checked: %(reason)s", reason="{reason}"),
-        "checked": gettext("Checked: %(found)s found, %(deleted)s deleted, %(not_found)s not found, %(invalid)s invalid%(open)s.",
-                           found="{found}", deleted="{deleted}", not_found="{not_found}", invalid="{invalid}", open="{open}"),
+        "checked": gettext("Checked: %(found)s found, %(deleted)s deleted, %(not_found)s not found, %(invalid)s invalid, %(errors)s%(open)s.",
+                           found="{found}", deleted="{deleted}", not_found="{not_found}", invalid="{invalid}",
+                           errors="{errors}", open="{open}"),
+        "errorCount": counted(lambda n: ngettext("%(count)s error", "%(count)s errors", n, count="{n}")),
         "openCount": counted(lambda n: ngettext("; %(count)s not checked yet", "; %(count)s not checked yet", n,
                                                 count="{n}")),
+        "recheckStatuses": list(RECHECK_STATUSES),
+        "notCheckedStatus": NOT_CHECKED_STATUS,
     }
 
 
