@@ -180,6 +180,34 @@ def test_every_example_offered_is_recognised_and_resolves(client):
         assert client.get(path, environ_base={"REMOTE_ADDR": "172.16.44.200"}).status_code == 302, text
 
 
+@pytest.mark.parametrize("lang", ["en", "pt-BR"])
+def test_every_action_of_every_example_works_offline(client, lang):
+    """A fresh portal with no internet: each example's actions answer through the demo Archives,
+    which write the standard's records in process (Cite included: 200 with a citation)."""
+    html = client.get("/").get_data(as_text=True)
+    examples = [unquote(example) for example in
+                re.findall(r'<a href="/\?q=([^"]+)"', html.split('class="examples"')[1].split("</p>")[0])]
+    user = {"REMOTE_ADDR": "172.16.44.200"}
+    for text in examples:
+        page = client.get("/", query_string={"q": text, "lang": lang}).get_data(as_text=True)
+        for label, href in actions(page).items():
+            answer = client.get(href, environ_base=user)
+            assert answer.status_code in (200, 302), (text, label, href, answer.status_code)
+        cite = client.get(actions(page)["Citar" if lang == "pt-BR" else "Cite"], environ_base=user)
+        assert 'class="citation-text"' in cite.get_data(as_text=True), text
+        action, fields = trace_form(page)
+        assert client.post(action, data=fields, environ_base=user).status_code in (302, 303), text
+
+
+def test_cite_from_a_result_keeps_the_modifiers_that_name_the_item(client):
+    """``…!:(oai_dc)`` is the last edition's metadata: Cite is asked for the last edition (``!``),
+    its metadata verb dropped, as Cite drops it."""
+    html = client.get("/", query_string={"q": "http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)"}).get_data(as_text=True)
+    assert query(actions(html)["Cite"]) == {"ibi": "http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)"}
+    cited = client.get(actions(html)["Cite"], environ_base={"REMOTE_ADDR": "172.16.44.200"})
+    assert cited.status_code == 200 and "http://urlib.net/8JMKD3MGP8W/35MMLL8!" in cited.get_data(as_text=True)
+
+
 REFERENCE_LINE = ("UBA, D. M. et al. TATHU - Software para rastreio. São José dos Campos: INPE, 2022. 39 p. "
                   "IBI: <8JMKD3MGP3W34T/47AF772>. (sid.inpe.br/mtc-m21d/2022/07.20.15.45-NTC). "
                   "Disponível em: <http://urlib.net/ibi/8JMKD3MGP3W34T/47AF772>.")

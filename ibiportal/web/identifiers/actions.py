@@ -32,6 +32,9 @@ def actions_for(result: Classification, root: str = "") -> list[Action]:
     url = result.url
     assert url is not None and result.persistent_url is not None, "only a recognised text has actions"
     ibi = str(url.ibi)
+    # Cite names the item the URL names: its last edition (!), a translation (+), the original;
+    # the metadata and file-list verbs it drops itself (CiteRequest.parse).
+    cited = result.persistent_url if url.verbs or url.required_item_status is not None else ibi
     return [
         Action(
             gettext("Resolve"),
@@ -62,7 +65,7 @@ def actions_for(result: Classification, root: str = "") -> list[Action]:
         Action(
             gettext("Cite"),
             gettext("A citation of the item in APA, ABNT, IEEE, BibTeX or RIS."),
-            href=_page(root, "/cite", [("ibi", ibi)]),
+            href=_page(root, "/cite", [("ibi", cited)]),
         ),
     ]
 
