@@ -419,3 +419,28 @@ def test_an_address_alone_is_refused_with_what_to_type_instead(admin, typed):
 def test_the_key_check_messages_are_on_the_page_for_the_script(admin):
     page = html.unescape(admin.get("/admin/archives").get_data(as_text=True))
     assert 'data-key-check="{' in page and "the first number needs 10 or more" in page
+
+
+@pytest.mark.parametrize(("lang", "texts"), [
+    ("en", {"/admin/conformance": "http://&lt;archive address&gt;/&lt;archive service IBI&gt; (file 003 §6.1)",
+            "/admin/archives": "http://host:port/&lt;service IBI&gt;",
+            "/admin/resolvers": "http://&lt;resolver address&gt;/&lt;resolver service IBI&gt; (file 003 §6.1)"}),
+    ("pt-BR", {"/admin/conformance": "http://&lt;endereço do arquivo&gt;/&lt;IBI do serviço do arquivo&gt; (arquivo 003 §6.1)",
+               "/admin/archives": "http://host:porta/&lt;IBI do serviço&gt;",
+               "/admin/resolvers": "(arquivo 003 §6.1)"}),
+])
+def test_help_texts_keep_their_placeholders(admin, lang, texts):
+    """A help text's ``<…>`` is a placeholder the reader types over, written as text, not a tag."""
+    for path, text in texts.items():
+        page = admin.get(path, query_string={"lang": lang}).get_data(as_text=True)
+        assert text in page, path
+        help_texts = re.findall(r'<p class="help"[^>]*>(.*?)</p>', page, re.S)
+        assert help_texts and all(not re.search(r"<(?!/?(code|var)\b)", text) for text in help_texts), help_texts
+    refused = admin.post("/admin/conformance", data={"address": ""}, query_string={"lang": lang}).get_data(as_text=True)
+    assert "/&lt;" in error_next_to_raw(refused, "address")
+
+
+def error_next_to_raw(page: str, field: str) -> str:
+    found = re.search(rf'<div class="error" id="{field}-error">(.*?)</div>', page, re.S)
+    assert found, f"no error next to {field}"
+    return found.group(1)

@@ -103,8 +103,8 @@ class ResolverRequestForm(FlaskForm):
         validators=[DataRequired(message=lazy_gettext("Give the resolver service URL, as in "
                                                       "http://urlib.net/J8LNKB5R7W/3FUQHC5.")),
                     Length(max=500)],
-        description=lazy_gettext("http://<var>resolver address</var>/<var>resolver service IBI</var> (file 003 §6.1), "
-                                 "as in http://urlib.net/J8LNKB5R7W/3FUQHC5"),  # markup: a lazy text is rendered as such
+        description=lazy_gettext("http://<resolver address>/<resolver service IBI> (file 003 §6.1), "
+                                 "as in http://urlib.net/J8LNKB5R7W/3FUQHC5"),
     )
     registration_key = PasswordField(
         lazy_gettext("Registration key"),
