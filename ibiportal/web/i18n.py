@@ -252,6 +252,14 @@ def datetime_filter(value) -> str:
     return format_datetime(_moment(value), DATETIME_PATTERNS[str(get_locale())])
 
 
+def iso_filter(value) -> str:
+    """``2026-11-24T07:10:05Z``: a ``<time datetime>`` value (HTML's global date and time string),
+    to the second, as the pages show times; storage keeps microseconds, which no reader needs."""
+    if value is None:
+        return ""
+    return _moment(value).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def number_filter(value, decimals: int | None = None) -> str:
     """``1.234,5`` in Portuguese, ``1,234.5`` in English; ``decimals`` fixes how many are shown."""
     if value is None:
@@ -273,8 +281,7 @@ def ago_filter(value, now: datetime | None = None) -> Markup:
     else:
         human = format_timedelta(delta, add_direction=True, locale=get_locale())
     exact = format_datetime(moment, DATETIME_PATTERNS[str(get_locale())])
-    iso = moment.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
-    return Markup('<time datetime="{}" title="{}">{}</time>').format(iso, exact, human)
+    return Markup('<time datetime="{}" title="{}">{}</time>').format(iso_filter(moment), exact, human)
 
 
 SCRIPT_TEXTS = (
@@ -304,7 +311,7 @@ def init_app(app: Flask) -> None:
     app.config.setdefault("BABEL_DEFAULT_LOCALE", DEFAULT)
     Babel(app, locale_selector=select_locale)
     app.jinja_env.policies["ext.i18n.trimmed"] = True  # as babel.cfg extracts {% trans %} blocks
-    app.jinja_env.filters.update(date=date_filter, datetime=datetime_filter, number=number_filter,
+    app.jinja_env.filters.update(date=date_filter, datetime=datetime_filter, iso=iso_filter, number=number_filter,
                                  ago=ago_filter, translate=translate_html,
                                  lang_attr=lang_attr, said=said)
     app.context_processor(template_context)
