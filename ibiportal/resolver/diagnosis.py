@@ -336,7 +336,15 @@ def _next_steps(ibi: str, case: Case, subsystem: IssuingSubsystem, here: Sequenc
             "the item was moved or removed without a Deleted state."),
             {"where": subsystem.where, "names": names, "ibi": ibi}, (Page.PARSE, Page.CONVERT)))
     others = [outcome for outcome in failed if outcome not in here]
-    if others:
+    if others and case is Case.NONE_REGISTERED:
+        # Nobody at the IBI's address to ask, and some Archive did not answer: the item may be
+        # held by it (a copy, or an Archive on another server), so that comes before registering one.
+        listed = tuple(N_("%(name)s (%(detail)s)", name=outcome.name, detail=outcome.detail) for outcome in others)
+        steps.insert(0, NextStep(
+            N_("First, the Archives that failed to answer: %(listed)s. One of them may hold the item: its "
+               "administrator should look at it, then trace again."), {"listed": listed},
+            (Page.ARCHIVE_HEALTH, Page.TRACE)))
+    elif others:
         listed = tuple(N_("%(name)s (%(detail)s)", name=outcome.name, detail=outcome.detail) for outcome in others)
         steps.append(NextStep(
             N_("Other Archives failed to answer: %(listed)s. If one of them holds the item, its administrator "

@@ -33,7 +33,13 @@ class Misbehaving(LocalArchive, Protocol):
     behaviour: Behaviour
 
 
-def local_endpoint(archive: LocalArchive, connect_timeout: float = 1.0, read_timeout: float = 2.0) -> ArchiveEndpoint:
+#: Seconds a demo Archive answered in process may take (a misbehaving one is given up after it);
+#: shorter than a registered Archive's IBIPORTAL_ARCHIVE_READ_TIMEOUT, so that a trace including the
+#: slow demo Archive shows a timeout quickly. The health page and the timeout's words state it.
+LOCAL_READ_TIMEOUT = 2.0
+
+
+def local_endpoint(archive: LocalArchive, connect_timeout: float = 1.0, read_timeout: float = LOCAL_READ_TIMEOUT) -> ArchiveEndpoint:
     """The endpoint of a local Archive (:attr:`Route.LOCAL`), its service IBI in the first form (§10)."""
     return ArchiveEndpoint(
         address=archive.service.identity.address,
@@ -64,7 +70,7 @@ class LocalTransport:
                            if isinstance(archive, Misbehaving)}
         self._sleep = sleep
 
-    def endpoints(self, connect_timeout: float = 1.0, read_timeout: float = 2.0) -> tuple[ArchiveEndpoint, ...]:
+    def endpoints(self, connect_timeout: float = 1.0, read_timeout: float = LOCAL_READ_TIMEOUT) -> tuple[ArchiveEndpoint, ...]:
         """One endpoint per Archive (see :func:`local_endpoint`)."""
         return tuple(local_endpoint(archive, connect_timeout, read_timeout) for archive in self.archives.values())
 
@@ -88,7 +94,8 @@ class LocalTransport:
         limit = min(timeouts.read, timeouts.total)
         if delay > limit:
             self._sleep(limit)
-            return Exchange(failure=Failure.TIMEOUT, error=N_("no answer within %(limit)s s (this demo Archive takes "
+            return Exchange(failure=Failure.TIMEOUT, error=N_("no answer within %(limit)s s, the limit of the demo Archives "
+                                                               "answered inside the portal (this demo Archive takes "
                                                                "%(delay)s s)", limit=decimal(limit), delay=decimal(delay)))
         if delay:
             self._sleep(delay)

@@ -155,10 +155,10 @@ def test_a_stored_diagnosis_keeps_its_messages_for_the_reader_s_language():
     assert isinstance(failed.detail, Message) and failed.detail == diagnosis.failed[0].detail
     assert failed.detail.template == "%(failure)s, after %(ms)s ms"
     assert failed.detail.values["failure"].template == "%(failure)s (%(error)s)"
-    others = stored.next_steps[-1]
-    assert others.message.startswith("Other Archives failed to answer: %(listed)s.")
+    others = stored.next_steps[0]  # nobody registered at the address: the Archives that failed come first
+    assert others.message.startswith("First, the Archives that failed to answer: %(listed)s.")
     assert all(isinstance(item, Message) for item in others.values["listed"])
-    assert others.text == diagnosis.next_steps[-1].text
+    assert others.text == diagnosis.next_steps[0].text
 
 
 @pytest.mark.parametrize("address, expected", [("[2001:db8::1]:80", True), ("2001:db8::1", True), ("x.org", False)])

@@ -6,6 +6,7 @@ from __future__ import annotations
 from flask import Blueprint, current_app, render_template
 
 from ...resolver.health import NEAR_TIMEOUT_SHARE, RECENT_ROUNDS, ArchiveHealth, archive_health
+from ...resolver.local_transport import LOCAL_READ_TIMEOUT
 from ...storage.registry import ArchiveStore
 from ...storage.traces import TraceStore
 from ..context import get_storage, holdings
@@ -34,5 +35,5 @@ def archives_health():
     rows, traces = current_health()
     timeout_ms = current_app.config["ARCHIVE_READ_TIMEOUT"] * 1000
     return render_template("health/archives.html", rows=rows, traces=traces, window=HEALTH_WINDOW,
-                           timeout_ms=timeout_ms, near_share=NEAR_TIMEOUT_SHARE, recent=RECENT_ROUNDS,
+                           timeout_ms=timeout_ms, demo_timeout_ms=LOCAL_READ_TIMEOUT * 1000, near_share=NEAR_TIMEOUT_SHARE, recent=RECENT_ROUNDS,
                            latency_chart=latency_chart)

@@ -28,6 +28,7 @@ from .. import limits
 from ..errors import error_response, wants_json
 from ..i18n import translate
 from ...resolver.statuses import ALERT_STATUS, FOUND_STATUS
+from .alert_page import deleted_record, shown_message, unanswered
 from .negotiation import citation_response, mentions_citation, negotiate
 from .next_steps import next_step_links
 
@@ -198,7 +199,7 @@ def alert_response(resolution, trace_url: str, diagnosis: NotFoundDiagnosis | No
     best = request.accept_mimetypes.best_match(["text/html", "text/plain"])
     if best == "text/plain" and request.accept_mimetypes[best] > request.accept_mimetypes["text/html"]:
         # The line keys (the reason, next:, trace:) are for scripts and stay; the sentences are the reader's.
-        when = f" ({alert.timestamp})" if alert.timestamp else ""
+        when = f" ({alert.timestamp})" if alert.timestamp and alert.timestamp not in alert.message else ""
         text = f"{alert.reason.value}: {translate(alert.message)}{when}\n"
         if rescued is not None:
             text += gettext("%(link)s is a direct link to an Archive's copy of the item; its persistent URL: %(url)s",
@@ -211,5 +212,6 @@ def alert_response(resolution, trace_url: str, diagnosis: NotFoundDiagnosis | No
         text += f"trace: {trace_url}\n"
         return Response(text, status, mimetype="text/plain")
     page = render_template("resolve/alert.html", resolution=resolution, alert=alert, trace_url=trace_url,
-                           diagnosis=diagnosis, rescued=rescued)
+                           diagnosis=diagnosis, rescued=rescued, message=shown_message(alert),
+                           deleted=deleted_record(resolution), unanswered=unanswered(resolution, diagnosis))
     return Response(page, status)

@@ -16,6 +16,7 @@ from flask_babel import gettext, lazy_gettext, lazy_pgettext, ngettext, pgettext
 
 from .sequence import SequenceDiagram, asked_about, sequence_of
 from ...resolver.diagnosis import NotFoundDiagnosis
+from ..resolve.alert_page import unanswered
 from ...resolver.trace import AcknowledgmentOutcome, AlertReason, AnswerMeaning, Resolution, Selection, Status, StepKind, TraceStep
 from .sentences import (
     acknowledgment_sentence, answer_words, capture_sentence, milliseconds, notice_sentence, selection_sentence,
@@ -243,7 +244,11 @@ class TraceReport:
 
     @property
     def headline(self) -> str:
+        """The outcome in a few words; a not-found whose Archives did not all answer in time
+        names those that did not (one of them may hold the item), as the alert page does."""
         alert = self.resolution.alert
+        if (late := unanswered(self.resolution, self.diagnosis)) is not None:
+            return late.headline
         return str(lazy_gettext("Redirected") if alert is None else HEADLINES[alert.reason])
 
     @property
