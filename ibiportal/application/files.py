@@ -210,7 +210,7 @@ class ItemFiles:
     @staticmethod
     def _content_type(given: str | None, path: str) -> str:
         """The type to serve the file as: the one the upload declared, else one its name
-        suggests, else :data:`DEFAULT_CONTENT_TYPE`."""
+        suggests, else :data:`DEFAULT_CONTENT_TYPE`; always bare (:func:`bare_media_type`)."""
         if not given or not given.strip():
             guessed, _ = mimetypes.guess_type(path, strict=False)
             return guessed or DEFAULT_CONTENT_TYPE
@@ -221,7 +221,19 @@ class ItemFiles:
         if len(given) > MAX_CONTENT_TYPE_LENGTH or not _MEDIA_TYPE.fullmatch(given):
             raise UploadRefused(N_("the Content-Type %(type)s is not a media type such as application/pdf",
                                    type=repr(given[:80])))
-        return given
+        return bare_media_type(given)
+
+
+def bare_media_type(content_type: str) -> str:
+    """The ``type/subtype`` of a Content-Type, lower-cased, its parameters dropped: the one value a
+    file is kept as, served as, and judged by (inline or sandboxed, ``web.files``).
+
+    Why nothing else survives: browsers read parameters differently. Chromium splits a
+    Content-Type on commas, honours backslash escapes inside quotes and lets the last type win, so
+    ``application/pdf; a="\\"; b=",text/html;c="`` is HTML to it while everything before the first
+    ``;`` says PDF. A value with no parameters leaves no two readings.
+    """
+    return content_type.split(";", 1)[0].strip().lower()
 
 
 def _pieces(body: BinaryIO) -> Iterator[bytes]:

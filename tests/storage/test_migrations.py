@@ -94,6 +94,23 @@ def test_a_database_of_the_code_before_migrations_keeps_its_bibliographic_column
     storage.close()
 
 
+def test_kept_file_types_are_made_bare(tmp_path):
+    """Files uploaded before 0015 kept the whole Content-Type they declared; a parameter can be
+    read as a second type by a browser (``web.files``)."""
+    database = str(tmp_path / "files.sqlite")
+    upgrade(database, "0014")
+    with closing(sqlite3.connect(database)) as connection:
+        for path, declared in (("a.pdf", 'application/pdf; a="\\"; b=",text/html;c="'),
+                               ("b.txt", "Text/Plain; charset=utf-8"), ("c.png", "image/png")):
+            connection.execute("INSERT INTO item_file (ibi, path, content_type, size, sha256, chunk_bytes, uploaded_at)"
+                               " VALUES ('8JMKD3MGP8W/34PGRBS', ?, ?, 0, '', 1, '2026-11-28T00:00:00Z')", (path, declared))
+        connection.commit()
+    upgrade(database)
+    with closing(sqlite3.connect(database)) as connection:
+        kept = dict(connection.execute("SELECT path, content_type FROM item_file"))
+    assert kept == {"a.pdf": "application/pdf", "b.txt": "text/plain", "c.png": "image/png"}
+
+
 def test_upgrade_twice_changes_nothing(new_database):
     database = new_database()
     upgrade(database)
