@@ -34,7 +34,8 @@ def oai_dc_xml(item: Item, resolver_url: str = RESOLVER_URL) -> str:
     Elements, in the schema's order: ``dc:title``, ``dc:creator``…, ``dc:subject``…,
     ``dc:description``… (the abstract, then notes), ``dc:publisher``, ``dc:date``, ``dc:type``,
     ``dc:format``, ``dc:identifier`` (the persistent URL of each form of the IBI,
-    ``resolver_url/<ibi>``, then others such as a report number) and ``dc:language``.
+    ``resolver_url/<ibi>``; the IBIp and the repository name themselves, which harvesters match
+    without parsing URLs; then others such as a report number) and ``dc:language``.
     Raises ``ValueError`` when the item has no descriptive metadata (``item.dc``).
     """
     dc = item.dc
@@ -49,6 +50,7 @@ def oai_dc_xml(item: Item, resolver_url: str = RESOLVER_URL) -> str:
     single = (("publisher", dc.publisher), ("date", dc.date), ("type", dc.type), ("format", dc.format))
     elements += [(name, value) for name, value in single if value]
     elements += [("identifier", f"{resolver_url}/{form}") for form in item.ibi.forms()]
+    elements += [("identifier", form) for form in (item.ibi.ibip, item.ibi.rep) if form]
     elements += [("identifier", identifier) for identifier in dc.identifiers]
     if item.language:
         elements.append(("language", item.language))
