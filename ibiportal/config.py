@@ -34,6 +34,7 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
         "IBIPORTAL_ARCHIVE_SERVICE_IBI": "ARCHIVE_SERVICE_IBI",
         "IBIPORTAL_RESOLVER_SERVICE_IBI": "RESOLVER_SERVICE_IBI",
         "IBIPORTAL_ADMIN_EMAIL": "ADMIN_EMAIL",
+        "IBIPORTAL_OAI_REPOSITORY_ID": "OAI_REPOSITORY_ID",
         "IBIPORTAL_TRUSTED_PROXIES": "TRUSTED_PROXIES",
         "IBIPORTAL_TRUSTED_HOSTS": "TRUSTED_HOSTS",
         "IBIPORTAL_BIND": "BIND",
@@ -143,6 +144,9 @@ DEFAULTS: dict = {
     # The e-mail of the own Archive's administrator, sent to the resolvers it joins
     # (archiveadmemailaddress, Table 7.2). Empty: joining a resolver is refused until it is set.
     "ADMIN_EMAIL": "",
+    # The repositoryIdentifier of the own Archive's OAI-PMH identifiers (oai:<it>:<repository
+    # name>). Empty: the host of the portal's address (PORTAL_URL, else the request's trusted host).
+    "OAI_REPOSITORY_ID": "",
     # The resolver service IBI (§6.1): Archives send inclusionRequest/exclusionRequest here (§7.2).
     "RESOLVER_SERVICE_IBI": "J8LNKB5R7W/3FUQHC5",
     # Reverse proxies whose X-Forwarded-For is believed (IPs or CIDR networks, Table 8.6).
