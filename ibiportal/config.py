@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Mapping
 
 from ibiportal.resolver.transport import ARCHIVE_TIMEOUTS
@@ -73,6 +74,9 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
             settings[key] = _integer(settings[key], key)
     if settings.get("OUTAGE_RETRY_AFTER") == 0:
         raise ValueError("IBIPORTAL_OUTAGE_RETRY_AFTER must be 1 or more seconds: Retry-After: 0 asks for a retry at once")
+    if "OAI_REPOSITORY_ID" in settings and not _DOMAIN_NAME.fullmatch(settings["OAI_REPOSITORY_ID"]):
+        raise ValueError("IBIPORTAL_OAI_REPOSITORY_ID must be a domain name such as urlib.net (the oai-identifier "
+                         f"scheme's repositoryIdentifier), not {settings['OAI_REPOSITORY_ID']!r}")
     if "ARCHIVE_READ_TIMEOUT" in settings:
         settings["ARCHIVE_READ_TIMEOUT"] = _seconds(settings["ARCHIVE_READ_TIMEOUT"], "ARCHIVE_READ_TIMEOUT")
     for key in ("TRUSTED_PROXIES", "TRUSTED_HOSTS"):
@@ -83,6 +87,10 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
         if key in settings:
             settings[key] = _flag(settings[key], key)
     return settings
+
+
+#: The oai-identifier scheme's repositoryIdentifier (OAI-PMH guidelines, oai-identifier.xsd): a domain name.
+_DOMAIN_NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9-]*(\.[a-zA-Z][a-zA-Z0-9-]*)+")
 
 
 def _integer(value: str, key: str) -> int:

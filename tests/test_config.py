@@ -38,3 +38,13 @@ def test_outage_settings_that_make_no_sense_are_refused(name, value, message):
     with pytest.raises(ValueError) as refused:
         from_environment({name: value})
     assert str(refused.value) == message
+
+
+def test_the_oai_repository_identifier_is_a_domain_name_and_defaults_to_the_portals_host():
+    assert DEFAULTS["OAI_REPOSITORY_ID"] == ""  # empty: the host of the portal's address (web.oai)
+    assert from_environment({"IBIPORTAL_OAI_REPOSITORY_ID": "urlib.net"})["OAI_REPOSITORY_ID"] == "urlib.net"
+    for value in ("urlib.net:8080", "oai:urlib.net", "urlib net", "localhost"):
+        with pytest.raises(ValueError) as refused:
+            from_environment({"IBIPORTAL_OAI_REPOSITORY_ID": value})
+        assert str(refused.value) == ("IBIPORTAL_OAI_REPOSITORY_ID must be a domain name such as urlib.net "
+                                      f"(the oai-identifier scheme's repositoryIdentifier), not {value!r}")
