@@ -20,12 +20,17 @@ RESOLVER_URL = "http://urlib.net"
 """Base of persistent URLs (§8.1), written as the record's ``dc:identifier``."""
 
 #: Characters outside the XML 1.0 ``Char`` production (§2.2 of the XML recommendation).
-_NOT_XML_CHAR = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+NOT_XML_CHAR = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _REPLACEMENT = "\ufffd"
 
 
+def xml_text(text: str) -> str:
+    """``text`` with each character XML cannot carry replaced by U+FFFD."""
+    return NOT_XML_CHAR.sub(_REPLACEMENT, text)
+
+
 def _element(name: str, text: str) -> str:
-    return f"  <dc:{name}>{escape(_NOT_XML_CHAR.sub(_REPLACEMENT, text))}</dc:{name}>"
+    return f"  <dc:{name}>{escape(xml_text(text))}</dc:{name}>"
 
 
 def oai_dc_xml(item: Item, resolver_url: str = RESOLVER_URL) -> str:

@@ -19,7 +19,7 @@ too (``ibiportal.application.oai``). What it offers:
   the end (``ibiportal.storage.oai_items``).
 
 Every error of §3.6 has its case: ``badVerb`` (no verb, an unknown or repeated one),
-``badArgument`` (an argument missing, unknown, repeated, or malformed), ``badResumptionToken``,
+``badArgument`` (an argument missing, unknown, repeated, or malformed, an identifier that is no URI), ``badResumptionToken``,
 ``cannotDisseminateFormat`` (a prefix other than ``oai_dc``), ``idDoesNotExist`` (an identifier
 not of this repository or of no item), ``noRecordsMatch`` (an empty list), ``noMetadataFormats``
 (a deleted item has no metadata left) and, never, ``noSetHierarchy``.
@@ -39,7 +39,7 @@ from lxml import etree
 
 from ..citation.types import ItemType
 from ..i18n import N_, Message
-from .oai_dc import OAI_DC_NAMESPACE, XSI_NAMESPACE
+from .oai_dc import NOT_XML_CHAR, OAI_DC_NAMESPACE, XSI_NAMESPACE, xml_text
 
 OAI_NAMESPACE = "http://www.openarchives.org/OAI/2.0/"
 OAI_SCHEMA_LOCATION = f"{OAI_NAMESPACE} http://www.openarchives.org/OAI/2.0/OAI-PMH.xsd"
@@ -60,6 +60,11 @@ _METADATA_PREFIX = re.compile(r"[A-Za-z0-9\-_.!~*'()]+")
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _SECOND = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 _CHANGE_KEY = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z")
+#: §2.4: an identifier is a URI (RFC 3986: a scheme, then unreserved, sub-delims, ``:@/?``
+#: and percent-escapes; one ``#``). Stricter than the schema's anyURI, never looser: an identifier
+#: the response echoes must validate.
+_URI_CHARS = r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*"
+_URI = re.compile(rf"[A-Za-z][A-Za-z0-9+.\-]*:{_URI_CHARS}(?:#{_URI_CHARS})?")
 
 
 class Verb(StrEnum):
@@ -134,6 +139,10 @@ def read_request(pairs: Iterable[tuple[str, str]]) -> Request:
             continue
         if name in arguments:
             raise OaiError(ErrorCode.BAD_ARGUMENT, N_("the argument %(name)s is given more than once", name=name))
+        unfit = NOT_XML_CHAR.search(value)
+        if unfit:
+            raise OaiError(ErrorCode.BAD_ARGUMENT, N_("the argument %(name)s holds U+%(code)04X, which XML cannot carry",
+                                                      name=name, code=ord(unfit[0])))
         arguments[name] = value
     required, optional = ARGUMENTS[verb]
     if "resumptionToken" in arguments and verb in _RESUMABLE:
@@ -148,6 +157,9 @@ def read_request(pairs: Iterable[tuple[str, str]]) -> Request:
     missing = sorted(required - set(arguments))
     if missing:
         raise OaiError(ErrorCode.BAD_ARGUMENT, N_("%(verb)s needs the argument %(names)s", verb=verb, names=", ".join(missing)))
+    if "identifier" in arguments and not _URI.fullmatch(arguments["identifier"]):
+        raise OaiError(ErrorCode.BAD_ARGUMENT, N_("the identifier %(identifier)s is not a URI, as OAI-PMH identifiers are",
+                                                  identifier=arguments["identifier"]))
     return Request(verb, arguments)
 
 
@@ -407,7 +419,7 @@ def document(base_url: str, response_date: str, request: Request | None, answer:
     attributes = {"verb": request.verb.value, **request.arguments} if echoed and request else {}
     _child(root, "request", base_url, **attributes)
     if isinstance(answer, OaiError):
-        _child(root, "error", message if message is not None else str(answer.message), code=answer.code.value)
+        _child(root, "error", xml_text(message if message is not None else str(answer.message)), code=answer.code.value)
     else:
         root.append(answer)
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8")

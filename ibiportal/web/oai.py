@@ -45,9 +45,16 @@ def provider() -> OaiDataProvider:
     """The data provider at the address of this request."""
     config, base = current_app.config, portal_url()
     repository_id = config["OAI_REPOSITORY_ID"] or urlsplit(base).hostname or "localhost"
-    emails = (config["ADMIN_EMAIL"],) if config["ADMIN_EMAIL"] else (f"postmaster@{repository_id}",)
+    emails = (config["ADMIN_EMAIL"] or fallback_email(repository_id),)
     settings = ProviderSettings(repository_id, f"{base}/oai", resolver_base().rstrip("/"), emails)
     return OaiDataProvider(OaiItems(get_storage()), settings)
+
+
+def fallback_email(host: str) -> str:
+    """Identify's adminEmail when IBIPORTAL_ADMIN_EMAIL is not set: the host's ``postmaster``
+    (RFC 2142), under the reserved ``.invalid`` (RFC 2606) when the host is no domain name (a
+    portal on ``localhost``), since the protocol requires an address with a dot after the ``@``."""
+    return f"postmaster@{host}" if "." in host else f"postmaster@{host}.invalid"
 
 
 @bp.errorhandler(RateLimitExceeded)

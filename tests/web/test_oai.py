@@ -3,8 +3,11 @@ the protocol's schemas (OAI-PMH.xsd with oai_dc.xsd: tests/oai_schemas.py)."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from lxml import etree
 from sqlalchemy import update
+from werkzeug.datastructures import MultiDict
 
 from ibiportal import create_app
 from ibiportal.archive import oai_pmh
@@ -211,7 +214,11 @@ LIST = {"verb": "ListRecords", "metadataPrefix": "oai_dc"}
     ("verb=GetRecord&identifier=oai:localhost:sid.inpe.br/mtc-m21/2012/07.02.15.38&metadataPrefix=oai_dc",
      "idDoesNotExist", "no item of this repository"),
     ("verb=GetRecord&identifier=oai:urlib.net:sid.inpe.br/x&metadataPrefix=oai_dc", "idDoesNotExist", "not an identifier of this repository"),
-    ("verb=ListMetadataFormats&identifier=nonsense", "idDoesNotExist", "not an identifier of this repository"),
+    ("verb=ListMetadataFormats&identifier=urn:nbn:br:inpe:1", "idDoesNotExist", "not an identifier of this repository"),
+    ("verb=ListMetadataFormats&identifier=nonsense", "badArgument", "not a URI"),
+    ("verb=GetRecord&metadataPrefix=oai_dc&identifier=oai:localhost:%25zz", "badArgument", "not a URI"),
+    ("verb=ListSets&set=%EF%BF%BE", "badArgument", "U+FFFE, which XML cannot carry"),
+    ("verb=%EF%BF%BF", "badVerb", "\ufffd is not a verb"),
     ("verb=ListIdentifiers&metadataPrefix=oai_dc", "noRecordsMatch", "no item matches"),
 ])
 def test_every_error_has_its_case(client, query, code, words):
@@ -249,3 +256,40 @@ def test_harvesters_are_held_to_the_api_rate_limit_and_told_when_to_come_back(ne
     busy = client.get("/oai?verb=Identify")
     assert busy.status_code == 503 and 1 <= int(busy.headers["Retry-After"]) <= 60
     assert client.get("/api/v1/parse?url=http://urlib.net/8JMKD3MGP8W/34PGRBS").status_code == 429  # one budget
+
+
+OAI_NAMES = ["verb", "identifier", "metadataPrefix", "from", "until", "set", "resumptionToken", "lang", "x"]
+SAMPLES = ["Identify", "ListMetadataFormats", "ListSets", "GetRecord", "ListIdentifiers", "ListRecords", "oai_dc",
+           "marc21", "ITEM", "GONE", "oai:localhost:", "2020-01-01", "2020-02-30", "2020-01-01T00:00:00Z",
+           "type:report", "type:", "TOKEN", "%", "[::]", "#a#b", "\ufffe", "\u202e", "ação", "", " "]
+TEXT = st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=24)
+
+
+@pytest.fixture(scope="module")
+def fuzzed(tmp_path_factory):
+    """One portal for every example: an item, a deleted item, and a token of a list of two."""
+    from tests.servers import fresh_sqlite
+
+    app = create_app({"TESTING": True, "DATABASE": fresh_sqlite(tmp_path_factory.mktemp("oai") / "fuzz.sqlite"),
+                      "SECRET_KEY": "t", "RATELIMIT_ENABLED": False, "GRANULARITY": "0.000001"})
+    client = app.test_client()
+    item, gone = mint(client, item_type="report"), mint(client)
+    token = app.test_cli_runner().invoke(args=["api-token", "create", "fuzz"]).output.strip().splitlines()[-1]
+    delete(client, token, gone["ibip"])
+    values = {"ITEM": f"oai:localhost:{item['rep']}", "GONE": f"oai:localhost:{gone['rep']}"}
+    return client, values
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(OAI_NAMES), st.one_of(st.sampled_from(SAMPLES), TEXT)), max_size=5),
+       st.sampled_from(["GET", "POST"]))
+def test_any_request_is_answered_by_a_valid_document(fuzzed, pairs, method):
+    client, values = fuzzed
+    pairs = [(name, values.get(value, value)) for name, value in pairs]
+    if any(value == "TOKEN" for _, value in pairs):
+        with_token = oai_pmh.ListQuery(oai_pmh.Verb.LIST_RECORDS, after=("2020-01-01T00:00:00.000000Z", 0)).encode()
+        pairs = [(name, with_token if value == "TOKEN" else value) for name, value in pairs]
+    sent = MultiDict(pairs)
+    response = client.post("/oai", data=sent) if method == "POST" else client.get("/oai", query_string=sent)
+    assert response.status_code == 200, response.data
+    assert_valid(response.data)
