@@ -60,7 +60,7 @@ class OaiDataProvider:
             return oai_pmh.document(self.settings.base_url, response_date, request, error, translate(error.message))
         return oai_pmh.document(self.settings.base_url, response_date, request, answer)
 
-    def _verb(self, request: Request, response_date: str):
+    def _verb(self, request: Request, response_date: str) -> oai_pmh.Answer:
         verb, arguments = request.verb, request.arguments
         if verb is Verb.IDENTIFY:
             earliest = self.items.earliest()
@@ -87,7 +87,7 @@ class OaiDataProvider:
             raise OaiError(ErrorCode.ID_DOES_NOT_EXIST, N_("%(identifier)s is no item of this repository", identifier=identifier))
         return found
 
-    def _list(self, query: ListQuery):
+    def _list(self, query: ListQuery) -> oai_pmh.Answer:
         """One page of ListIdentifiers or ListRecords: :data:`oai_pmh.PAGE_SIZE` items after the
         query's mark, one more read to know whether the list goes on."""
         if query.set_spec is not None and query.set_spec not in SETS:

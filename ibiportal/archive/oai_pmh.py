@@ -322,6 +322,10 @@ class Repository:
     earliest_datestamp: str
 
 
+#: What a verb answers: its element, which :func:`document` puts in the response.
+Answer = etree._Element
+
+
 def _oai(name: str) -> str:
     return f"{{{OAI_NAMESPACE}}}{name}"
 
