@@ -10,10 +10,18 @@ from sickle import Sickle
 from sickle.oaiexceptions import CannotDisseminateFormat, IdDoesNotExist, NoRecordsMatch
 from sqlalchemy import update
 
+from ibiportal import create_app
 from ibiportal.archive import oai_pmh
 from ibiportal.storage.database import Storage
 from ibiportal.storage.schema import minted_item
 from tests.servers import loopback_server
+
+
+@pytest.fixture
+def app(new_database):
+    """The suite's app, minting at a granularity of a millisecond: no mint waits for the next second."""
+    return create_app({"TESTING": True, "DATABASE": new_database(), "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False,
+                       "GRANULARITY": "0.001"})
 
 
 @pytest.fixture
