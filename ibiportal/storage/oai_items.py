@@ -3,14 +3,15 @@
 An item's OAI datestamp is its Table 9.3 timestamp (:attr:`~ibiportal.minted.MintedItem.timestamp`:
 its last change or deletion, else its identification date), to the second. Lists are ordered by
 a finer key, the *change key*: ``updated_at`` as stored (microseconds), else the identification
-date's second written the same way (``…T10:11:12.000000Z``). Every key is ISO 8601 UTC text of
-one width, so text order is time order, and its first 19 characters are the datestamp.
+date written the same way (``…T10:11:12.250000Z``). Every key is ISO 8601 UTC text of one
+width, so text order is time order, and its first 19 characters are the datestamp.
 
 Why finer than the datestamp: a resumption token holds the last ``(change key, id)`` a harvest
 saw (ibiportal.archive.oai_pmh), and the next page starts after it. An item changed once a page
 is out gets a key later than any on it, so it moves past the end of the list and the harvest
-meets it there; with whole seconds, an item changed within the second of the page's last item
-but of a smaller id would have sorted before the mark, and been skipped.
+meets it there, as it meets an item minted meanwhile. With whole seconds, an item changed or
+minted within the second of the page's last item would, with a smaller id, have come before the
+mark, and been skipped.
 """
 from __future__ import annotations
 
@@ -31,27 +32,41 @@ from .schema import minted_item
 SECOND_CHARS = 19
 
 
-class _DateSecond(FunctionElement):
-    """The whole UTC second of a decimal Unix time kept as text, as ``YYYY-MM-DDThh:mm:ss``
-    (``int(date)``, as MintedItem.timestamp takes it)."""
+class _DateKey(FunctionElement):
+    """A decimal Unix time kept as text (``1234806360.25``), as a change key:
+    ``2009-02-16T17:46:00.250000Z``. The second is ``int(date)``'s, as MintedItem.timestamp
+    takes it; the fraction is the text's own digits (no float rounds them into the next second)."""
 
     type = Text()
     inherit_cache = True
 
 
-@compiles(_DateSecond, "sqlite")
-def _date_second_sqlite(element: _DateSecond, compiler, **kw) -> str:
-    return f"strftime('%Y-%m-%dT%H:%M:%S', CAST({compiler.process(element.clauses, **kw)} AS INTEGER), 'unixepoch')"
+_POINT = "'.'"
 
 
-@compiles(_DateSecond, "postgresql")
-def _date_second_postgresql(element: _DateSecond, compiler, **kw) -> str:
-    moment = f"to_timestamp(trunc(CAST({compiler.process(element.clauses, **kw)} AS numeric)))"
-    return f"""to_char({moment} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS')"""
+def _fraction(date: str, position: str) -> str:
+    """The six digits after the point of ``date`` (``000000`` without one), ``position`` being
+    the dialect's expression of where the point is."""
+    return f"substr(CASE WHEN {position} > 0 THEN substr({date}, {position} + 1) ELSE '' END || '000000', 1, 6)"
+
+
+@compiles(_DateKey, "sqlite")
+def _date_key_sqlite(element: _DateKey, compiler, **kw) -> str:
+    date = compiler.process(element.clauses, **kw)
+    second = f"strftime('%Y-%m-%dT%H:%M:%S', CAST({date} AS INTEGER), 'unixepoch')"
+    return f"{second} || '.' || {_fraction(date, f'instr({date}, {_POINT})')} || 'Z'"
+
+
+@compiles(_DateKey, "postgresql")
+def _date_key_postgresql(element: _DateKey, compiler, **kw) -> str:
+    date = compiler.process(element.clauses, **kw)
+    moment = f"to_timestamp(trunc(CAST({date} AS numeric)))"
+    second = f"""to_char({moment} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS')"""
+    return f"{second} || '.' || {_fraction(date, f'strpos({date}, {_POINT})')} || 'Z'"
 
 
 #: The change key of a ``minted_item`` row (module docstring).
-CHANGE_KEY: ColumnElement[str] = func.coalesce(minted_item.c.updated_at, _DateSecond(minted_item.c.date) + ".000000Z")
+CHANGE_KEY: ColumnElement[str] = func.coalesce(minted_item.c.updated_at, _DateKey(minted_item.c.date))
 
 
 @dataclass(frozen=True)

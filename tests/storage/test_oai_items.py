@@ -38,7 +38,8 @@ def items(storage) -> OaiItems:
 
 def test_items_are_listed_by_change_and_dated_by_their_table_9_3_timestamp(items):
     listed = items.page(Selection(), None, 10)
-    assert [entry.item.rep for entry in listed] == ["a/1", "d/4", "c/3", "b/2"]
+    assert [entry.item.rep for entry in listed] == ["d/4", "a/1", "c/3", "b/2"]
+    assert [entry.change_key for entry in listed][:2] == ["2009-02-16T17:46:00.000000Z", "2009-02-16T17:46:00.999000Z"]
     assert [entry.datestamp for entry in listed] == [
         "2009-02-16T17:46:00Z", "2009-02-16T17:46:00Z", "2026-11-28T10:00:00Z", "2026-11-28T10:00:00Z"]
     assert all(entry.datestamp == format_timestamp(entry.item.timestamp) for entry in listed)
@@ -47,12 +48,16 @@ def test_items_are_listed_by_change_and_dated_by_their_table_9_3_timestamp(items
 
 def test_a_page_starts_after_its_mark_and_an_item_changed_since_comes_at_the_end(items, storage):
     first = items.page(Selection(), None, 2)
-    assert [entry.item.rep for entry in first] == ["a/1", "d/4"]
+    assert [entry.item.rep for entry in first] == ["d/4", "a/1"]
     mark = (first[-1].change_key, first[-1].row_id)
-    with storage.write_transaction() as conn:  # a/1, already seen, and d/4 changed in the harvest's same second
-        conn.execute(update(minted_item).where(minted_item.c.rep == "a/1").values(updated_at="2026-11-28T10:00:00.750000Z"))
-    rest = items.page(Selection(), mark, 10)
-    assert [entry.item.rep for entry in rest] == ["c/3", "b/2", "a/1"]
+    with storage.write_transaction() as conn:  # d/4, already seen, changed within the second of b/2
+        conn.execute(update(minted_item).where(minted_item.c.rep == "d/4").values(updated_at="2026-11-28T10:00:00.750000Z"))
+    rest = items.page(Selection(), mark, 2)
+    assert [entry.item.rep for entry in rest] == ["c/3", "b/2"]
+    mark = (rest[-1].change_key, rest[-1].row_id)
+    # minted after that page, within the second of its last item (2026-11-28T10:00:00.500000Z)
+    add(storage, "e/5", "1795860000.6")
+    assert [entry.item.rep for entry in items.page(Selection(), mark, 10)] == ["e/5", "d/4"]
 
 
 def test_from_until_and_type_select_and_count(items):
