@@ -162,8 +162,9 @@ def test_one_set_per_kind_of_item(client):
 
 
 def test_pages_resume_with_tokens_that_outlive_changes(client, api_token, monkeypatch):
-    """Five items in pages of two; an item already given is deleted and another changed during the
-    harvest: both come again at the end, none is skipped, the list's size and cursor are told."""
+    """Five items in pages of two; during the harvest an item already given and one not yet given
+    are deleted, and one is minted: all come at the end, none is skipped, the list's size and
+    cursor are told."""
     monkeypatch.setattr(oai_pmh, "PAGE_SIZE", 2)
     items = [mint(client, title=f"Item {n}") for n in range(5)]
     first = harvest(client, verb="ListRecords", metadataPrefix="oai_dc")
@@ -173,18 +174,19 @@ def test_pages_resume_with_tokens_that_outlive_changes(client, api_token, monkey
     assert seen == [f"oai:localhost:{item['rep']}" for item in items[:2]]
     delete(client, api_token, items[0]["ibip"])  # given already: comes again, deleted
     delete(client, api_token, items[3]["ibip"])  # not given yet: moves past the end, still given once
-    cursors = []
+    items.append(mint(client, title="Item 5"))  # minted meanwhile
+    cursors, statuses = [], {}
     while token is not None and token.text:
         page = harvest(client, verb="ListRecords", resumptionToken=token.text)
         token = page.find(f"{OAI}ListRecords/{OAI}resumptionToken")
         cursors.append((token.get("completeListSize"), token.get("cursor")))
         seen += identifiers(page)
-        if token.text is None:
-            statuses = {header.findtext(f"{OAI}identifier"): header.get("status") for header in page.iter(f"{OAI}header")}
-    expected = [items[n]["rep"] for n in (0, 1, 2, 4, 0, 3)]
+        statuses.update({header.findtext(f"{OAI}identifier"): header.get("status") for header in page.iter(f"{OAI}header")})
+    expected = [items[n]["rep"] for n in (0, 1, 2, 4, 0, 3, 5)]
     assert seen == [f"oai:localhost:{rep}" for rep in expected]
-    assert cursors == [("5", "2"), ("6", "4")]  # the last token is empty; the count grows with an item given twice
-    assert statuses == {f"oai:localhost:{items[0]['rep']}": "deleted", f"oai:localhost:{items[3]['rep']}": "deleted"}
+    # six items now; the last page's token is empty, and its count includes the item given twice
+    assert cursors == [("6", "2"), ("6", "4"), ("7", "6")]
+    assert [statuses[f"oai:localhost:{items[n]['rep']}"] for n in (0, 3, 5)] == ["deleted", "deleted", None]
 
 
 def test_post_answers_as_get(client):
