@@ -11,8 +11,8 @@ too (``ibiportal.application.oai``). What it offers:
   ``noSetHierarchy`` never applies;
 * deleted items as headers ``status="deleted"`` kept for ever (``deletedRecord`` ``persistent``:
   an item's tombstone stays, Algorithm 2 lines 11-15);
-* datestamps to the second; ``from`` and ``until`` to the day or to the second (§3.3.1), both
-  inclusive, of one granularity;
+* datestamps to the second, when an item's record last changed here (ibiportal.storage.oai_items);
+  ``from`` and ``until`` to the day or to the second (§3.3.1), both inclusive, of one granularity;
 * lists in pages of :data:`PAGE_SIZE` with stateless resumption tokens (:class:`ListQuery`): a
   token holds the list's arguments, the ``(change key, id)`` of the last item given and how many
   were given, so it never expires and a harvest sees every item, an item changed meanwhile at

@@ -1,27 +1,25 @@
 """The own Archive's items as an OAI-PMH data provider lists them: in order of their last change.
 
-An item's OAI datestamp is its Table 9.3 timestamp (:attr:`~ibiportal.minted.MintedItem.timestamp`:
-its last change or deletion, else its identification date), to the second. Lists are ordered by
-a finer key, the *change key*: ``updated_at`` as stored (microseconds), else the identification
-date written the same way (``…T10:11:12.250000Z``). Every key is ISO 8601 UTC text of one
-width, so text order is time order, and its first 19 characters are the datestamp.
+An item's OAI datestamp is when its record last changed *in this repository*, to the second: its
+last change or deletion (``updated_at``, also its Table 9.3 timestamp), else when it was stored
+(``created_at``). Not its identification date, which is no time of storage: the temporal
+distributor may date an item a little before or after it is stored (Algorithm 4), and an item
+brought from another Archive keeps a date of long ago. A harvester asks for what changed since
+its last harvest (``from``), and would never see an item dated before that.
 
-Why finer than the datestamp: a resumption token holds the last ``(change key, id)`` a harvest
-saw (ibiportal.archive.oai_pmh), and the next page starts after it. An item changed once a page
-is out gets a key later than any on it, so it moves past the end of the list and the harvest
-meets it there, as it meets an item minted meanwhile. With whole seconds, an item changed or
-minted within the second of the page's last item would, with a smaller id, have come before the
-mark, and been skipped.
+Lists are ordered by the *change key*, that time as stored (ISO 8601 UTC to the microsecond, one
+width for all, so text order is time order; its first 19 characters are the datestamp), then
+the row id. A resumption token holds the last ``(change key, id)`` a harvest saw
+(ibiportal.archive.oai_pmh) and the next page starts after it: an item changed or stored once a
+page is out has a later key than any on it, so it comes after the mark, at the end of the list,
+and the harvest meets it there.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from sqlalchemy import and_, func, or_, select
-from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.elements import ColumnElement
-from sqlalchemy.sql.functions import FunctionElement
-from sqlalchemy.types import Text
 
 from ..minted import MintedItem
 from .database import Storage
@@ -31,42 +29,8 @@ from .schema import minted_item
 #: ``YYYY-MM-DDThh:mm:ss``: how much of a change key a datestamp (and a from/until bound) is.
 SECOND_CHARS = 19
 
-
-class _DateKey(FunctionElement):
-    """A decimal Unix time kept as text (``1234806360.25``), as a change key:
-    ``2009-02-16T17:46:00.250000Z``. The second is ``int(date)``'s, as MintedItem.timestamp
-    takes it; the fraction is the text's own digits (no float rounds them into the next second)."""
-
-    type = Text()
-    inherit_cache = True
-
-
-_POINT = "'.'"
-
-
-def _fraction(date: str, position: str) -> str:
-    """The six digits after the point of ``date`` (``000000`` without one), ``position`` being
-    the dialect's expression of where the point is."""
-    return f"substr(CASE WHEN {position} > 0 THEN substr({date}, {position} + 1) ELSE '' END || '000000', 1, 6)"
-
-
-@compiles(_DateKey, "sqlite")
-def _date_key_sqlite(element: _DateKey, compiler, **kw) -> str:
-    date = compiler.process(element.clauses, **kw)
-    second = f"strftime('%Y-%m-%dT%H:%M:%S', CAST({date} AS INTEGER), 'unixepoch')"
-    return f"{second} || '.' || {_fraction(date, f'instr({date}, {_POINT})')} || 'Z'"
-
-
-@compiles(_DateKey, "postgresql")
-def _date_key_postgresql(element: _DateKey, compiler, **kw) -> str:
-    date = compiler.process(element.clauses, **kw)
-    moment = f"to_timestamp(trunc(CAST({date} AS numeric)))"
-    second = f"""to_char({moment} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS')"""
-    return f"{second} || '.' || {_fraction(date, f'strpos({date}, {_POINT})')} || 'Z'"
-
-
 #: The change key of a ``minted_item`` row (module docstring).
-CHANGE_KEY: ColumnElement[str] = func.coalesce(minted_item.c.updated_at, _DateKey(minted_item.c.date))
+CHANGE_KEY: ColumnElement[str] = func.coalesce(minted_item.c.updated_at, minted_item.c.created_at)
 
 
 @dataclass(frozen=True)
