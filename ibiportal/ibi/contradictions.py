@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from ibiportal.ibi.classify import Classification
@@ -50,9 +50,13 @@ def reference_starts(text: str) -> list[int]:
     return sorted(starts)
 
 
-def contradictions(text: str, entries: Sequence[Entry]) -> dict[int, tuple[str, ...]]:
+def contradictions(
+    text: str, entries: Sequence[Entry], check: Callable[[int], None] = lambda offset: None
+) -> dict[int, tuple[str, ...]]:
     """For each entry (by its index in ``entries``) that disagrees with an entry of the other
-    form in its reference, one warning per such entry, naming both items."""
+    form in its reference, one warning per such entry, naming both items. ``check(start)`` is
+    called before each entry is compared with the rest of its reference (a reading's deadline,
+    ``extract.Bounds``: a reference of thousands of entries makes millions of comparisons)."""
     starts = reference_starts(text)
     by_reference: dict[int, list[int]] = {}
     for index, entry in enumerate(entries):
@@ -61,6 +65,7 @@ def contradictions(text: str, entries: Sequence[Entry]) -> dict[int, tuple[str, 
     warnings: dict[int, list[str]] = {}
     for indices in by_reference.values():
         for position, one in enumerate(indices):
+            check(entries[one].start)
             for other in indices[position + 1:]:
                 if _disagreement(entries[one].reading, entries[other].reading) is None:
                     continue
