@@ -12,6 +12,7 @@ import time
 import pytest
 
 from ibiportal.ibi import extract as extract_module
+from ibiportal.ibi.contradictions import MAX_REFERENCE_ENTRIES
 from ibiportal.ibi.extract import Bounds, ParsingTooLong, TooManyIBIs, extract
 
 BASE = "http://portal.test/"
@@ -89,17 +90,28 @@ def test_the_deadline_stops_the_reading_where_it_got_to(readings):
 
 def test_the_deadline_also_bounds_the_comparison_of_one_reference_s_entries():
     """Entries of one reference are compared pairwise (contradictions): the deadline covers it."""
-    text = " ".join(["8JMKD3MGP3W34T/47AF772 sid.inpe.br/mtc-m21d/2022/07.20.15.46"] * 50)  # one line
+    text = " ".join(["8JMKD3MGP3W34T/47AF772 sid.inpe.br/mtc-m21d/2022/07.20.15.46"] * 20)  # one line
+    assert all(found.contradictions for found in extract(text, base=BASE).found)
     moves = iter(range(10**6))
     looks = 0
 
     def clock() -> float:
         nonlocal looks
         looks += 1
-        return 0.0 if looks <= 101 else float(next(moves))  # still at 0 after every candidate
+        return 0.0 if looks <= 41 else float(next(moves))  # still at 0 after every candidate
 
     with pytest.raises(ParsingTooLong):
         extract(text, base=BASE, bounds=Bounds(seconds=5, clock=clock))
+
+
+def test_a_reference_of_more_entries_than_any_reference_has_is_not_compared():
+    """A line of thousands of entries is no reference but a list the text does not mark: its
+    entries were compared each with all (2,000 took 12 s, and as many warnings each)."""
+    one = "8JMKD3MGP3W34T/47AF772 sid.inpe.br/mtc-m21d/2022/07.20.15.46"
+    found = extract(" ".join([one] * (MAX_REFERENCE_ENTRIES // 2 + 1)), base=BASE).found
+    assert len(found) > MAX_REFERENCE_ENTRIES and not any(entry.contradictions for entry in found)
+    small, large = _cpu(lambda n: " ".join([one] * n), 250), _cpu(lambda n: " ".join([one] * n), 1000)
+    assert large / max(small, 1e-4) < 8, (small, large)
 
 
 def _cpu(make, size: int) -> float:
