@@ -217,7 +217,8 @@ DEFAULTS: dict = {
     # at least and 1 MiB at most (ibiportal.web.limits: TEXT_COST_MAX), so one reading 1 MB
     # costs what a thousand small ones do. At least 1024, so that the largest one is ever read.
     "RATELIMIT_TEXT": "5120/minute",
-    # Seconds one request may spend reading a text for its IBIs (ibiportal.ibi.extract.Bounds):
-    # beyond, a 413 naming where it stopped. 5,000 IBIs take about 2.5 s of one core.
+    # Seconds of CPU one request may spend reading a text for its IBIs (ibiportal.ibi.extract.Bounds,
+    # the CPU time of its thread: a busy machine does not refuse more): beyond, a 413 naming
+    # where it stopped. 5,000 IBIs take about 2.5 s.
     "PARSE_SECONDS": 10.0,
 }

@@ -102,12 +102,13 @@ class Application:
     """The one object the web layer calls: settings, long-lived parts and use cases.
 
     ``storage`` gives the storage of the current unit of work (in the web layer, the request's
-    connection); ``clock`` the current time, in UTC; ``timer`` seconds that only go forward,
-    for deadlines (a request's reading of a text: ``ibi.extract.Bounds``), which tests move.
+    connection); ``clock`` the current time, in UTC; ``timer`` the seconds of CPU the calling
+    thread has used, for a request's budget of work (its reading of a text: ``ibi.extract.Bounds``),
+    which tests move.
     """
 
     def __init__(self, config: Mapping[str, Any], instance_path: str, storage: Callable[[], Storage],
-                 clock: Callable[[], datetime] = utc_now, timer: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], datetime] = utc_now, timer: Callable[[], float] = time.thread_time) -> None:
         from .citing import Citing
         from .resolving import Resolving
 
