@@ -18,6 +18,7 @@ from ...ibi.languages import COUNTRIES, LANGUAGES
 from ...ibi.modifiers import COMPOSITIONS
 from ...resolver.diagnosis import Case, Page
 from ...resolver.trace import AlertReason, Status, StepKind
+from ...archive.history import ACTIONS
 from ..edge import MAX_TEXT_CHARS
 
 _NULLABLE_STRING = {"type": ["string", "null"]}
@@ -238,6 +239,21 @@ _SCHEMAS: dict[str, dict] = {
                 **{name: _NULLABLE_STRING for name in _BIBLIOGRAPHIC},
             }},
             "files": {"type": "array", "items": _ref("ItemFile"), "description": "the item's files, by path"},
+        },
+    },
+    "HistoryEntry": {
+        "type": "object",
+        "description": "One change of an own item.",
+        "required": ["at", "action", "actor", "details"],
+        "properties": {
+            "at": {"type": "string", "description": "when, ISO 8601 UTC"},
+            "action": {"enum": list(ACTIONS)},
+            "actor": {"type": "object", "required": ["kind", "name"], "properties": {
+                "kind": {"enum": ["administrator", "token", "anonymous", "import", "command"]},
+                "name": _NULLABLE_STRING}},
+            "details": {"type": "object", "description": "edited: `changes`, each `{field, old, new}`; a file: "
+                        "`path` (and `content_type`, `size`, `sha256` when added); linked, unlinked: `relation`, "
+                        "`language`, `item`; minted: `rep`, `ibip`"},
         },
     },
     "Copy": {
@@ -772,6 +788,17 @@ _PATHS: dict[str, dict] = {
             "responses": {"200": _json(_ref("Item"), "The tombstone"), **_ERRORS},
         },
     },
+    "/api/v1/items/{ibi}/history": {"get": {
+        "operationId": "getItemHistory", "summary": "Every change of an own item, oldest first (History, UTC)",
+        "description": "Who made each change is named (the administrator's user name, the API token's name) only "
+                       "for a request with a valid API token; to anyone else `actor.name` is null. Entries are "
+                       "never changed or removed.",
+        "parameters": [_ITEM_IBI],
+        "responses": {"200": _json({"type": "object", "required": ["rep", "ibip", "history"], "properties": {
+            "rep": {"type": "string"}, "ibip": {"type": "string"},
+            "history": {"type": "array", "items": _ref("HistoryEntry")},
+        }}, "The item's history (404: not an item here)"), **_ERRORS},
+    }},
     "/api/v1/copies": {
         "get": {
             "operationId": "listCopies", "summary": "The copies the own Archive holds",
