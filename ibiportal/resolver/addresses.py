@@ -140,7 +140,8 @@ def refusal_reason(ip: IpAddress) -> Message | None:
 
     IPv6 addresses that carry an IPv4 address – IPv4-mapped (``::ffff:127.0.0.1``) and 6to4
     (``2002:7f00:1::``, which a host with a 6to4 tunnel sends to that IPv4 address) – are
-    judged by their IPv4 address too. After ``ipaddress``'s flags, which name the usual cases,
+    judged by their IPv4 address first (a 6to4 address of a public one is still refused: the
+    registry does not call 2002::/16 globally reachable). After ``ipaddress``'s flags, which name the usual cases,
     the registries of :mod:`~ibiportal.resolver.special_addresses` catch the blocks Python does
     not know (``192.0.0.8``, ``192.88.99.1``, ``3fff::1``, ``fec0::1``…).
     """

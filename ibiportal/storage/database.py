@@ -145,8 +145,9 @@ def private_sqlite_file(url: str) -> None:
     It holds the administrator's password hash, token hashes and traces. A new file is created
     0600 (SQLite would create it 0644 under the usual umask), and SQLite creates the write-ahead
     log and its index (``-wal``, ``-shm``) and a rollback journal with the database file's
-    permissions. Files an earlier version left readable by other users are made 0600 (``-wal``
-    and ``-shm`` too), with a warning in the log; one the portal does not own is only warned about.
+    permissions. Files an earlier version left open to other users lose group's and others'
+    permissions (0644 becomes 0600; ``-wal`` and ``-shm`` too), with a warning in the log; one the
+    portal may not change is only warned about.
     A missing folder is left to SQLite's own error; an in-memory database has no file.
     """
     if not url.startswith("sqlite"):
@@ -163,6 +164,7 @@ def private_sqlite_file(url: str) -> None:
 
 
 def _private(path: str) -> None:
+    """Take group's and others' permissions off ``path`` if it exists, saying so in the log."""
     try:
         mode = stat.S_IMODE(os.stat(path).st_mode)
     except FileNotFoundError:
@@ -172,10 +174,10 @@ def _private(path: str) -> None:
     try:
         os.chmod(path, mode & 0o700)
     except OSError as error:
-        logger.warning("%s is readable by other users (mode %o) and could not be made 600 (%s): "
-                       "chmod 600 it as its owner", path, mode, error)
+        logger.warning("%s is open to other users (mode %o) and could not be made %o (%s): "
+                       "chmod go= it as its owner", path, mode, mode & 0o700, error)
     else:
-        logger.warning("%s was readable by other users (mode %o): made %o", path, mode, mode & 0o700)
+        logger.warning("%s was open to other users (mode %o): made %o", path, mode, mode & 0o700)
 
 
 def _engine(url: str) -> Engine:

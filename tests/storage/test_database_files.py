@@ -15,7 +15,7 @@ from pathlib import Path
 from sqlalchemy import update
 
 from ibiportal import ROOT, create_app
-from ibiportal.storage.database import Storage
+from ibiportal.storage.database import Storage, private_sqlite_file
 from ibiportal.storage.schema import resolution_generation
 
 SUFFIXES = ("", "-wal", "-shm")
@@ -91,4 +91,22 @@ def test_a_readable_database_of_an_earlier_version_is_made_private_saying_so(new
             modes = written_while_open(setting)
     assert modes == {"": 0o600, "-wal": 0o600, "-shm": 0o600}
     warned = [record.getMessage() for record in caplog.records]
-    assert any(f"{setting} was readable by other users (mode 644): made 600" in line for line in warned), warned
+    assert any(f"{setting} was open to other users (mode 644): made 600" in line for line in warned), warned
+
+
+def test_a_readable_database_the_portal_may_not_change_is_warned_about(tmp_path, monkeypatch, caplog):
+    """A file of another user: chmod refused (made so here, since the tests may run as root)."""
+    setting = str(tmp_path / "theirs.sqlite")
+    sqlite3.connect(setting).close()
+    os.chmod(setting, 0o640)
+
+    def refused(path, mode):
+        raise PermissionError(1, "Operation not permitted", path)
+
+    monkeypatch.setattr(os, "chmod", refused)
+    with caplog.at_level(logging.WARNING, logger="ibiportal.storage.database"):
+        private_sqlite_file(f"sqlite:///{setting}")
+    assert mode(setting) == 0o640
+    assert [record.getMessage() for record in caplog.records] == [
+        f"{setting} is open to other users (mode 640) and could not be made 600 "
+        f"([Errno 1] Operation not permitted: '{setting}'): chmod go= it as its owner"]
