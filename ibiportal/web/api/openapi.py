@@ -17,7 +17,7 @@ from ...ibi.batch import MAX_ROWS
 from ...ibi.languages import COUNTRIES, LANGUAGES
 from ...ibi.modifiers import COMPOSITIONS
 from ...resolver.diagnosis import Case, Page
-from ...resolver.trace import AlertReason, Status, StepKind
+from ...resolver.trace import AlertReason, SetAside, Status, StepKind
 from ...archive.history import ACTIONS
 from ..edge import MAX_TEXT_CHARS
 
@@ -403,6 +403,11 @@ _SCHEMAS: dict[str, dict] = {
             "client_ips": {**_STRINGS, "description": "on (2) and (3): the user's IP, then its proxies' (Table 8.10)"},
             "joined_trace": {"type": ["string", "null"],
                              "description": "on a (4) that joined an identical request's resolution: its trace"},
+            "set_aside": {"enum": [None, *(reason.value for reason in SetAside)],
+                          "description": "on a (3) whose answer was set aside (status set-aside): why; error says it "
+                                         "in words"},
+            "answered_ibi": {"type": ["string", "null"],
+                             "description": "on a (3) set aside as other-item: the IBI its ibi pair named"},
         },
     },
     "Resolution": {
