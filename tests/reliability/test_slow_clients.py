@@ -4,7 +4,7 @@ their request headers or POST bodies a byte at a time; stopping ``bin/run`` leav
 Before, 20 such connections held every thread of two gthread workers and ``/healthz`` timed out.
 
 Also through the same front: the client address and scheme the portal believes (rate limits,
-``clientinformation.ipaddress``, HSTS) and uploads past nginx's default body size."""
+``clientinformation.ipaddress``, HSTS, the access log) and uploads past nginx's default body size."""
 from __future__ import annotations
 
 import http.client
@@ -37,10 +37,11 @@ TRICKLERS = 50
 #: Seconds between two bytes of one trickling connection (the finding's pace).
 PACE = 2.0
 #: How long the connections trickle while /healthz is asked, and how often it is asked.
-TRICKLE_SECONDS = 14
+TRICKLE_SECONDS = 12
 PROBES = 6
 #: The goal: /healthz answers within this many seconds meanwhile.
 ANSWER_WITHIN = 1.0
+MB = 1024 * 1024
 
 
 @dataclass
@@ -51,6 +52,7 @@ class Running:
     process: subprocess.Popen
     url: str
     log: Path
+    database: str
 
     def output(self) -> str:
         return self.log.read_text(errors="replace")[-4000:]
@@ -69,10 +71,19 @@ def session_members(session: int) -> list[int]:
     return members
 
 
+@pytest.fixture(scope="module")
+def served(tmp_path_factory) -> Iterator[Running]:
+    """``bash bin/run PYTHON`` (what ``bin/serve`` ends with) on a free loopback port, two workers
+    as in the finding, started once for this file (a start is most of a test's time); stopped
+    with SIGTERM at the end, then nothing of it may be left. API requests: 2 a minute per address;
+    files of at most 4 MB."""
+    with running(tmp_path_factory.mktemp("slow-clients"), IBIPORTAL_RATELIMIT_API="2/minute",
+                 IBIPORTAL_MAX_FILE_BYTES=str(4 * MB)) as portal:
+        yield portal
+
+
 @contextmanager
 def running(tmp_path: Path, **variables: str) -> Iterator[Running]:
-    """``bash bin/run PYTHON`` (what ``bin/serve`` ends with) on a free loopback port, two workers
-    as in the finding; stopped with SIGTERM at the end, then nothing of it may be left."""
     port = free_port()
     env = {
         **os.environ,
@@ -84,7 +95,7 @@ def running(tmp_path: Path, **variables: str) -> Iterator[Running]:
     with log.open("w") as output:
         process = subprocess.Popen(["bash", str(RUN), sys.executable], cwd=ROOT, env=env, stdout=output,
                                    stderr=subprocess.STDOUT, start_new_session=True)
-    served = Running(process, f"http://127.0.0.1:{port}", log)
+    served = Running(process, f"http://127.0.0.1:{port}", log, env["IBIPORTAL_DATABASE"])
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -158,27 +169,26 @@ def trickle(address: tuple[str, int], host: str, stop_at: float) -> dict[str, in
     return {"closed": closed}
 
 
-def test_fifty_slow_clients_leave_healthz_answering_within_a_second(tmp_path):
-    with running(tmp_path) as served:
-        port = int(served.url.rpartition(":")[2])
-        outcome: dict[str, int] = {}
-        stop_at = time.monotonic() + TRICKLE_SECONDS
-        trickler = threading.Thread(
-            target=lambda: outcome.update(trickle(("127.0.0.1", port), f"127.0.0.1:{port}", stop_at)), daemon=True)
-        trickler.start()
-        time.sleep(PACE * 1.5)  # every connection is open and has sent a byte or two
-        timings = []
-        for _ in range(PROBES):
-            started = time.monotonic()
-            try:
-                status = requests.get(served.url + "/healthz", timeout=5).status_code
-            except requests.RequestException as error:
-                status = type(error).__name__
-            timings.append((status, round(time.monotonic() - started, 3)))
-            time.sleep(max(0.0, (TRICKLE_SECONDS - PACE * 2) / PROBES - (time.monotonic() - started)))
-        trickler.join(TRICKLE_SECONDS + 10)
-        assert all(status == 200 and seconds < ANSWER_WITHIN for status, seconds in timings), timings
-        assert not trickler.is_alive() and outcome, "the trickling connections did not end"
+def test_fifty_slow_clients_leave_healthz_answering_within_a_second(served):
+    port = int(served.url.rpartition(":")[2])
+    outcome: dict[str, int] = {}
+    stop_at = time.monotonic() + TRICKLE_SECONDS
+    trickler = threading.Thread(
+        target=lambda: outcome.update(trickle(("127.0.0.1", port), f"127.0.0.1:{port}", stop_at)), daemon=True)
+    trickler.start()
+    time.sleep(PACE * 1.5)  # every connection is open and has sent a byte or two
+    timings = []
+    for _ in range(PROBES):
+        started = time.monotonic()
+        try:
+            status = requests.get(served.url + "/healthz", timeout=5).status_code
+        except requests.RequestException as error:
+            status = type(error).__name__
+        timings.append((status, round(time.monotonic() - started, 3)))
+        time.sleep(max(0.0, (TRICKLE_SECONDS - PACE * 2) / PROBES - (time.monotonic() - started)))
+    trickler.join(TRICKLE_SECONDS + 10)
+    assert all(status == 200 and seconds < ANSWER_WITHIN for status, seconds in timings), timings
+    assert not trickler.is_alive() and outcome, "the trickling connections did not end"
 
 
 def ask(served: Running, method: str, path: str, source: str, body: bytes | None = None,
@@ -196,46 +206,46 @@ def ask(served: Running, method: str, path: str, source: str, body: bytes | None
 
 
 CONVERT = "/api/v1/convert?ibi=8JMKD3MGP8W/34PGRBS"
-MB = 1024 * 1024
 
 
-def test_through_nginx_the_portal_knows_who_asked_and_takes_files_as_large_as_its_limit(tmp_path):
-    with running(tmp_path, IBIPORTAL_RATELIMIT_API="2/minute", IBIPORTAL_MAX_FILE_BYTES=str(4 * MB)) as served:
-        # The rate limit counts the address nginx saw: a forged X-Forwarded-For from one address
-        # does not reset its count (nginx writes the header anew for a client that is not a
-        # trusted proxy), and another address has its own count (nginx on loopback is trusted).
-        forged = [ask(served, "GET", CONVERT, "127.0.0.1", headers={"X-Forwarded-For": f"192.0.2.{n}"})[0]
-                  for n in range(3)]
-        assert forged == [200, 200, 429]
-        assert ask(served, "GET", CONVERT, "127.0.0.2")[0] == 200
+def test_through_nginx_the_portal_knows_who_asked_and_takes_files_as_large_as_its_limit(served):
+    # The rate limit counts the address nginx saw: a forged X-Forwarded-For from one address
+    # does not reset its count (nginx writes the header anew for a client that is not a
+    # trusted proxy), and another address has its own count (nginx on loopback is trusted).
+    forged = [ask(served, "GET", CONVERT, "127.0.0.7", headers={"X-Forwarded-For": f"192.0.2.{n}"})[0]
+              for n in range(3)]
+    assert forged == [200, 200, 429]
+    assert ask(served, "GET", CONVERT, "127.0.0.8")[0] == 200
+    access = [line for line in served.log.read_text().splitlines() if '"GET /api/v1/convert ' in line]
+    assert [line.rpartition(" for=")[2] for line in access] == ["127.0.0.7"] * 3 + ["127.0.0.8"]
 
-        # Neither can a client say it came over HTTPS (gunicorn believes the scheme from nginx).
-        status, headers, _ = ask(served, "GET", "/healthz", "127.0.0.3", headers={
-            "X-Forwarded-Proto": "https", "X-Forwarded-Ssl": "on", "X-Forwarded-Protocol": "ssl"})
-        assert status == 200 and "strict-transport-security" not in headers
+    # Neither can a client say it came over HTTPS (gunicorn believes the scheme from nginx).
+    status, headers, _ = ask(served, "GET", "/healthz", "127.0.0.3", headers={
+        "X-Forwarded-Proto": "https", "X-Forwarded-Ssl": "on", "X-Forwarded-Protocol": "ssl"})
+    assert status == 200 and "strict-transport-security" not in headers
 
-        # A file of 3 MB (nginx's default limit is 1 MB) is stored whole and comes back whole.
-        storage = Storage(str(tmp_path / "portal.sqlite"))
-        token = TokenStore(storage).create("slow clients")
-        storage.close()
-        status, _, minted = ask(served, "POST", "/api/v1/mint", "127.0.0.4", json.dumps({"title": "Big"}).encode(),
-                                {"Content-Type": "application/json"})
-        assert status in (200, 201), minted
-        content = os.urandom(3 * MB)
-        files = f"/api/v1/items/{json.loads(minted)['ibip']}/files"
-        status, _, stored = ask(served, "PUT", f"{files}/big.bin", "127.0.0.4",
-                                content, {"Authorization": f"Bearer {token}", "Content-Type": "application/octet-stream"})
-        assert status == 201, stored
-        assert json.loads(stored)["size"] == len(content)
-        assert requests.get(json.loads(stored)["url"], timeout=30).content == content
+    # A file of 3 MB (nginx's default limit is 1 MB) is stored whole and comes back whole.
+    storage = Storage(served.database)
+    token = TokenStore(storage).create("slow clients")
+    storage.close()
+    status, _, minted = ask(served, "POST", "/api/v1/mint", "127.0.0.4", json.dumps({"title": "Big"}).encode(),
+                            {"Content-Type": "application/json"})
+    assert status in (200, 201), minted
+    content = os.urandom(3 * MB)
+    files = f"/api/v1/items/{json.loads(minted)['ibip']}/files"
+    status, _, stored = ask(served, "PUT", f"{files}/big.bin", "127.0.0.4",
+                            content, {"Authorization": f"Bearer {token}", "Content-Type": "application/octet-stream"})
+    assert status == 201, stored
+    assert json.loads(stored)["size"] == len(content)
+    assert requests.get(json.loads(stored)["url"], timeout=30).content == content
 
-        # Beyond the portal's limit (4 MB) its own refusal names it; a body declared beyond what
-        # the portal reads at all (8 MB of a form, + 1 MB) is refused by nginx, in the same shape.
-        status, _, refused = ask(served, "PUT", f"{files}/huge.bin", "127.0.0.5", b"x" * (5 * MB),
-                                 {"Authorization": f"Bearer {token}", "Content-Type": "application/octet-stream"})
-        assert status == 413 and "IBIPORTAL_MAX_FILE_BYTES" in json.loads(refused)["error"]["message"], refused
-        status, headers, refused = ask(served, "PUT", f"{files}/huge.bin", "127.0.0.6", b"",
-                                       {"Content-Length": str(20 * MB), "Accept-Language": "pt-BR"})
-        assert status == 413 and headers["content-type"] == "application/json"
-        assert json.loads(refused) == {"error": {"message": "A requisição é grande demais: o portal lê no máximo 9 MB.",
-                                                 "position": None}}
+    # Beyond the portal's limit (4 MB) its own refusal names it; a body declared beyond what
+    # the portal reads at all (8 MB of a form, + 1 MB) is refused by nginx, in the same shape.
+    status, _, refused = ask(served, "PUT", f"{files}/huge.bin", "127.0.0.5", b"x" * (5 * MB),
+                             {"Authorization": f"Bearer {token}", "Content-Type": "application/octet-stream"})
+    assert status == 413 and "IBIPORTAL_MAX_FILE_BYTES" in json.loads(refused)["error"]["message"], refused
+    status, headers, refused = ask(served, "PUT", f"{files}/huge.bin", "127.0.0.6", b"",
+                                   {"Content-Length": str(20 * MB), "Accept-Language": "pt-BR"})
+    assert status == 413 and headers["content-type"] == "application/json"
+    assert json.loads(refused) == {"error": {"message": "A requisição é grande demais: o portal lê no máximo 9 MB.",
+                                             "position": None}}
