@@ -16,12 +16,27 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ibiportal.config import DEFAULTS, from_environment
+from ibiportal.web.catalogs import SOURCE, read
 
 TEMPLATE = Path(__file__).with_name("nginx.conf.template")
 DEFAULT_BIND = "127.0.0.1:8000"  # gunicorn.conf.py's
 #: Room for a multipart form's other parts and headers around the largest file.
 FORM_ROOM = 1024 * 1024
 MB = 1024 * 1024
+#: The portal's own words for a body larger than it reads (ibiportal/web/errors.py), which nginx
+#: says for it when a body is declared larger still; the Portuguese comes from the catalog.
+TOO_LARGE = "The request is too large: the portal reads at most %(limit)s MB."
+
+
+def too_large(limit_mb: int) -> tuple[str, str]:
+    """:data:`TOO_LARGE` in English and Brazilian Portuguese, for a JSON string in nginx's quotes."""
+    entry = read(SOURCE / "pt_BR" / "LC_MESSAGES" / "messages.po").get(TOO_LARGE)
+    if entry is None or not entry.string:
+        raise LookupError(f"the pt_BR catalog has no translation of {TOO_LARGE!r}")
+    messages = (TOO_LARGE % {"limit": limit_mb}, entry.string % {"limit": limit_mb})
+    if any(char in message for message in messages for char in "\\\"'$"):
+        raise ValueError(f"nginx.conf cannot quote {messages!r}")
+    return messages
 
 
 def render(folder: str, upstream: str, environ: Mapping[str, str], running_as_root: bool) -> str:
@@ -29,6 +44,7 @@ def render(folder: str, upstream: str, environ: Mapping[str, str], running_as_ro
     portal = {**DEFAULTS, **from_environment(environ)}  # a bad value stops the start, named
     binds = [part.strip() for part in environ.get("IBIPORTAL_BIND", DEFAULT_BIND).split(",") if part.strip()]
     max_body = max(portal["MAX_FILE_BYTES"], portal["MAX_CONTENT_LENGTH"]) + FORM_ROOM
+    english, portuguese = too_large(math.ceil(max_body / MB))
     values = {
         "RUN": folder,
         # nginx's master needs root only to listen on ports below 1024; its worker never runs as
@@ -38,7 +54,8 @@ def render(folder: str, upstream: str, environ: Mapping[str, str], running_as_ro
         "UPSTREAM": upstream,
         "TRUSTED": "\n".join(f"        {proxy} 1;" for proxy in portal["TRUSTED_PROXIES"]),
         "MAX_BODY": str(max_body),
-        "MAX_BODY_MB": str(math.ceil(max_body / MB)),
+        "TOO_LARGE_EN": english,
+        "TOO_LARGE_PT": portuguese,
     }
     text = TEMPLATE.read_text()
     for name, value in values.items():

@@ -44,7 +44,10 @@ def test_the_defaults_listen_where_gunicorn_did_and_trust_no_one(tmp_path):
     geo = re.search(r"geo \$from_trusted_proxy \{(.*?)\}", text, re.S)[1]
     assert geo.split() == ["default", "0;"]
     limit = max(DEFAULTS["MAX_FILE_BYTES"], DEFAULTS["MAX_CONTENT_LENGTH"]) + FORM_ROOM
-    assert f"client_max_body_size {limit};" in text and "at most 101 MB" in text
+    assert f"client_max_body_size {limit};" in text
+    # the portal's own words for it (web/errors.py) and their translation in its catalog
+    assert '"The request is too large: the portal reads at most 101 MB."' in text
+    assert '"A requisição é grande demais: o portal lê no máximo 101 MB."' in text
     assert not re.search(r"^\s*user ", text, re.M)  # a master that is not root cannot switch users
     checked = nginx_accepts(tmp_path, text)
     assert checked.returncode == 0, checked.stderr
