@@ -16,6 +16,7 @@ from ..inputs import optional_port
 from ..context import client_address, get_idempotent_minting, known_prefix_pairs, resolver_base
 from ..errors import error_response
 from ..results import minted_to_dict
+from ..actor import current_actor
 from .tokens import token_required_if
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -38,11 +39,12 @@ def _limits(rules: limits.Rules) -> None:
 
 
 class ItemConverter(PathConverter):
-    """``<item:ibi>``: an IBI in either form, slashes and all, up to a ``/files`` segment (no IBI
-    has one), so that ``/items/<ibi>`` and ``/items/<ibi>/files…`` never take each other's
-    requests: a method one of them lacks is its 405, not the other's answer."""
+    """``<item:ibi>``: an IBI in either form, slashes and all, up to a ``/files`` segment or a
+    last ``/history`` one (no IBI has either), so that ``/items/<ibi>``, ``/items/<ibi>/files…``
+    and ``/items/<ibi>/history`` never take each other's requests: a method one of them lacks is
+    its 405, not the other's answer."""
 
-    regex = r"[^/](?:(?!/files(?:/|$)).)*"
+    regex = r"[^/](?:(?!/files(?:/|$)|/history$).)*"
 
 
 bp.record_once(lambda state: state.app.url_map.converters.setdefault("item", ItemConverter))
@@ -59,7 +61,7 @@ def mint():
     mint_request = MintRequest.parse(body)
     key = idempotency_key(request.headers.get("Idempotency-Key"))
     scope = f"token:{g.api_token_name}" if "api_token_name" in g else f"client:{client_address()}"
-    outcome = get_idempotent_minting().mint(count, mint_request, key, scope, fingerprint(body))
+    outcome = get_idempotent_minting().mint(count, mint_request, key, scope, fingerprint(body), actor=current_actor())
     base = resolver_base()
     results = [minted_to_dict(item, base) for item in outcome.items]
     headers = {"Idempotent-Replayed": "true"} if outcome.replayed else {}
