@@ -60,6 +60,8 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
         "IBIPORTAL_RATELIMIT_API": "RATELIMIT_API",
         "IBIPORTAL_RATELIMIT_TRACE": "RATELIMIT_TRACE",
         "IBIPORTAL_RATELIMIT_REFERENCES": "RATELIMIT_REFERENCES",
+        "IBIPORTAL_RATELIMIT_TEXT": "RATELIMIT_TEXT",
+        "IBIPORTAL_PARSE_SECONDS": "PARSE_SECONDS",
         "IBIPORTAL_ARCHIVE_READ_TIMEOUT": "ARCHIVE_READ_TIMEOUT",
         "IBIPORTAL_OUTAGE_STALE_SECONDS": "OUTAGE_STALE_SECONDS",
         "IBIPORTAL_OUTAGE_RETRY_AFTER": "OUTAGE_RETRY_AFTER",
@@ -77,8 +79,9 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
     if "OAI_REPOSITORY_ID" in settings and not _DOMAIN_NAME.fullmatch(settings["OAI_REPOSITORY_ID"]):
         raise ValueError("IBIPORTAL_OAI_REPOSITORY_ID must be a domain name such as urlib.net (the oai-identifier "
                          f"scheme's repositoryIdentifier), not {settings['OAI_REPOSITORY_ID']!r}")
-    if "ARCHIVE_READ_TIMEOUT" in settings:
-        settings["ARCHIVE_READ_TIMEOUT"] = _seconds(settings["ARCHIVE_READ_TIMEOUT"], "ARCHIVE_READ_TIMEOUT")
+    for key in ("ARCHIVE_READ_TIMEOUT", "PARSE_SECONDS"):
+        if key in settings:
+            settings[key] = _seconds(settings[key], key)
     for key in ("TRUSTED_PROXIES", "TRUSTED_HOSTS"):
         if key in settings:
             settings[key] = [p.strip() for p in settings[key].split(",") if p.strip()]
@@ -221,4 +224,13 @@ DEFAULTS: dict = {
     # IBIs checked by POST /api/v1/extract?resolve=1 (the Check references page), per client IP:
     # each distinct request of a list counts once; beyond it, the rest of the list is "not checked".
     "RATELIMIT_REFERENCES": "1000/minute",
+    # KiB of text sent to be read (extract, classify, batch conversion, Check references and
+    # Convert's batch, API and pages together), per client IP: a request costs its size, 1 KiB
+    # at least and 1 MiB at most (ibiportal.web.limits: TEXT_COST_MAX), so one reading 1 MB
+    # costs what a thousand small ones do. At least 1024, so that the largest one is ever read.
+    "RATELIMIT_TEXT": "5120/minute",
+    # Seconds of CPU one request may spend reading a text for its IBIs (ibiportal.ibi.extract.Bounds,
+    # the CPU time of its thread: a busy machine does not refuse more): beyond, a 413 naming
+    # where it stopped. 5,000 IBIs take about 2.5 s.
+    "PARSE_SECONDS": 10.0,
 }
