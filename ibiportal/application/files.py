@@ -25,6 +25,7 @@ from ..i18n import N_, number
 from .items import ItemDeleted, ItemNotFound
 from ..minted import MintedItem
 from ..storage.files import StoredFile
+from ..archive.history import Actor
 
 #: Bytes read from the request at once while spooling.
 READ_BYTES = 64 * 1024
@@ -79,9 +80,9 @@ class ItemFileStore(Protocol):
     def find(self, ibi: str, path: str) -> StoredFile | None: ...
 
     def put(self, ibi: str, path: str, content_type: str, body: BinaryIO, size: int,
-            sha256: str) -> tuple[StoredFile, bool]: ...
+            sha256: str, *, actor: Actor) -> tuple[StoredFile, bool]: ...
 
-    def delete(self, ibi: str, path: str) -> bool: ...
+    def delete(self, ibi: str, path: str, *, actor: Actor) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -148,9 +149,9 @@ class ItemFiles:
         item = self.item(ibi)
         return HeldFiles(item, tuple(self.files.files(item.ibip)))
 
-    def put(self, ibi: str, path: str, upload: Upload) -> Kept:
+    def put(self, ibi: str, path: str, upload: Upload, *, actor: Actor) -> Kept:
         """Store ``upload`` as the file at ``path`` of the item, replacing any file there; all of
-        it or nothing (module docstring)."""
+        it or nothing (module docstring), recorded in the item's history as ``actor``'s."""
         item = self._changeable(ibi)
         path = parse_file_path(path)
         content_type = self._content_type(upload.content_type, path)
@@ -159,7 +160,7 @@ class ItemFiles:
         with tempfile.TemporaryFile(dir=self.spool_dir) as spool:
             size, sha256 = self._spool(upload, spool)
             spool.seek(0)
-            stored, replaced = self.files.put(item.ibip, path, content_type, spool, size, sha256)
+            stored, replaced = self.files.put(item.ibip, path, content_type, spool, size, sha256, actor=actor)
             return Kept(item, stored, replaced)
 
     def file(self, ibi: str, path: str) -> StoredFile:
@@ -171,11 +172,12 @@ class ItemFiles:
             raise FileNotHeld(item.ibip, path)
         return stored
 
-    def delete(self, ibi: str, path: str) -> StoredFile:
-        """Remove the file at ``path`` of the item; :class:`FileNotHeld` when there is none."""
+    def delete(self, ibi: str, path: str, *, actor: Actor) -> StoredFile:
+        """Remove the file at ``path`` of the item, recorded in its history as ``actor``'s;
+        :class:`FileNotHeld` when there is none."""
         item = self._changeable(ibi)
         stored = self.file(item.ibip, path)
-        if not self.files.delete(item.ibip, stored.path):
+        if not self.files.delete(item.ibip, stored.path, actor=actor):
             raise FileNotHeld(item.ibip, stored.path)
         return stored
 
@@ -210,7 +212,7 @@ class ItemFiles:
     @staticmethod
     def _content_type(given: str | None, path: str) -> str:
         """The type to serve the file as: the one the upload declared, else one its name
-        suggests, else :data:`DEFAULT_CONTENT_TYPE`."""
+        suggests, else :data:`DEFAULT_CONTENT_TYPE`; always bare (:func:`bare_media_type`)."""
         if not given or not given.strip():
             guessed, _ = mimetypes.guess_type(path, strict=False)
             return guessed or DEFAULT_CONTENT_TYPE
@@ -221,7 +223,19 @@ class ItemFiles:
         if len(given) > MAX_CONTENT_TYPE_LENGTH or not _MEDIA_TYPE.fullmatch(given):
             raise UploadRefused(N_("the Content-Type %(type)s is not a media type such as application/pdf",
                                    type=repr(given[:80])))
-        return given
+        return bare_media_type(given)
+
+
+def bare_media_type(content_type: str) -> str:
+    """The ``type/subtype`` of a Content-Type, lower-cased, its parameters dropped: the one value a
+    file is kept as, served as, and judged by (inline or sandboxed, ``web.files``).
+
+    Why nothing else survives: browsers read parameters differently. Chromium splits a
+    Content-Type on commas, honours backslash escapes inside quotes and lets the last type win, so
+    ``application/pdf; a="\\"; b=",text/html;c="`` is HTML to it while everything before the first
+    ``;`` says PDF. A value with no parameters leaves no two readings.
+    """
+    return content_type.split(";", 1)[0].strip().lower()
 
 
 def _pieces(body: BinaryIO) -> Iterator[bytes]:

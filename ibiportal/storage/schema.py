@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import BigInteger, CheckConstraint, Column, Index, Integer, LargeBinary, MetaData, Table, Text, text
 
 #: The revision a database must be at for this code (the last file of ``migrations/versions``).
-SCHEMA_REVISION = "0014"
+SCHEMA_REVISION = "0016"
 
 metadata = MetaData()
 
@@ -233,4 +233,21 @@ mint_key = Table(
     Column("ibips", Text, nullable=False),
     Column("created_at", Text, nullable=False),
     Index("mint_key_created_at", "created_at"),
+)
+
+#: Every change of an own item (``ibiportal.storage.history``): when (UTC), who (an
+#: administrator's user name, an API token's name, ``import``; never a token), what (``action``)
+#: and its details as JSON (each field old → new, a file's path and digest, the item linked).
+#: Rows are only ever added: no page, API or command edits or removes one.
+item_history = Table(
+    "item_history", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("ibi", Text, nullable=False),  # the own item's IBIp, or the IBI of a copy as given
+    Column("at", Text, nullable=False),
+    Column("actor_kind", Text, nullable=False),
+    Column("actor_name", Text, nullable=False),
+    Column("action", Text, nullable=False),
+    Column("details", Text, nullable=False),  # a JSON object
+    Index("item_history_ibi", "ibi", "id"),
+    sqlite_autoincrement=True,
 )

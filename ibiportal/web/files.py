@@ -7,8 +7,10 @@ conditional GETs answered 304, one byte range answered 206 (what PDF viewers ask
 as they may. The body is read from the database one chunk at a time, never whole
 (``storage.files.read_chunks``).
 
-No uploaded file may run script in the portal's origin. Every file is served with ``nosniff``
-and, except PDFs, with ``Content-Security-Policy: sandbox`` (a document that runs in an opaque
+No uploaded file may run script in the portal's origin. Every file is served as its bare
+``type/subtype`` (``application.files.bare_media_type``: no parameter a browser could read as a
+second type), the one value every decision below is taken from, with ``nosniff`` and, except
+PDFs, with ``Content-Security-Policy: sandbox`` (a document that runs in an opaque
 origin, without script). Types that a browser would render as an active document (HTML, SVG,
 XML, anything not known to be passive) are also served as ``Content-Disposition: attachment``,
 so the browser saves them instead of showing them. PDFs are shown inline without the sandbox
@@ -25,7 +27,7 @@ from flask import Response, current_app, jsonify, request
 from flask_babel import gettext
 from werkzeug.http import http_date, is_resource_modified
 
-from ..application.files import FileNotHeld, FileTooLarge, UploadRefused
+from ..application.files import FileNotHeld, FileTooLarge, UploadRefused, bare_media_type
 from ..application.items import ItemNotFound
 from ..archive.own import item_file_url
 from ..errors import IbiError
@@ -64,9 +66,8 @@ def refusal_response(error: IbiError):
     return error_response(str(error), status)
 
 
-def is_passive(content_type: str) -> bool:
-    """Whether a browser shows this type without running anything of the file's."""
-    media_type = content_type.split(";")[0].strip().lower()
+def is_passive(media_type: str) -> bool:
+    """Whether a browser shows this bare media type without running anything of the file's."""
     return media_type in PASSIVE_TYPES or media_type.startswith(PASSIVE_PREFIXES)
 
 
@@ -80,8 +81,8 @@ def file_response(stored: StoredFile) -> Response:
         "Accept-Ranges": "bytes",
         "X-Content-Type-Options": "nosniff",
     }
-    media_type = stored.content_type.split(";")[0].strip().lower()
-    disposition = "inline" if is_passive(stored.content_type) else "attachment"
+    media_type = bare_media_type(stored.content_type)  # a row kept before types were stored bare
+    disposition = "inline" if is_passive(media_type) else "attachment"
     headers["Content-Disposition"] = f"{disposition}; filename*=UTF-8''{quote(stored.path.rsplit('/', 1)[-1], safe='')}"
     if media_type != "application/pdf":
         headers["Content-Security-Policy"] = SANDBOX_POLICY
@@ -100,7 +101,7 @@ def file_response(stored: StoredFile) -> Response:
                             headers=headers, mimetype="text/plain")
     headers["Content-Length"] = str(stop - start)
     body = _body(current_app.config["DATABASE"], stored, start, stop)
-    return Response(body, status, headers=headers, content_type=stored.content_type, direct_passthrough=True)
+    return Response(body, status, headers=headers, content_type=media_type, direct_passthrough=True)
 
 
 def _if_range_holds(etag: str, last_modified: datetime) -> bool:

@@ -7,7 +7,7 @@ import re
 
 import pytest
 import requests
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Error as PlaywrightError, Page, expect
 
 from ibiportal.storage.tokens import TokenStore
 
@@ -215,6 +215,54 @@ def test_no_uploaded_file_runs_script_in_the_portals_origin(page, live_server, t
         assert response is not None and response.headers["content-security-policy"].startswith("sandbox")
         expect(page.locator("#ran")).to_have_count(0)
     assert dialogs == []
+
+
+#: A page that, if it ran in the portal's origin, would leave a mark there three ways (a cookie, local
+#: storage, a dialog), and load a script uploaded beside it, as the attack of the finding did.
+SCRIPTED_HTML = (b"<html><body><h1 id=ran>uploaded</h1><script>document.cookie='ran=1; path=/';"
+                 b"localStorage.setItem('ran', '1'); alert(document.domain)</script>"
+                 b"<img src=x onerror=\"alert('img')\"><script src=\"helper.js\"></script></body></html>")
+HELPER_JS = b"document.cookie='helper=1; path=/'; localStorage.setItem('helper', '1'); alert('helper')"
+#: Content-Types that browsers read in different ways: parameters, quotes, backslash escapes, commas,
+#: case and white space; the first is the finding's (Chromium read it as text/html). Each is either
+#: refused or kept bare; none may run script in the portal's origin.
+DECLARED_TYPES = [
+    'application/pdf; a="\\"; b=",text/html;c="', 'application/pdf; a=",text/html"',
+    'application/pdf;x="\\",text/html;y="\\"', "application/pdf, text/html", "application/pdf;,text/html",
+    'APPLICATION/PDF; charset="text/html"', 'image/png; a=",text/html"', 'text/plain; charset=",text/html"',
+    "Text/HTML", "text/html; charset=utf-8", "application/xhtml+xml", "image/svg+xml", "text/xml",
+    "multipart/x-mixed-replace; boundary=x", 'application/pdf ; q="a;b" ; x=",application/xhtml+xml"',
+]
+
+
+def test_no_upload_under_any_content_type_runs_script_in_the_portals_origin(admin_page, live_server, token):
+    """Security issue 39, point 1: each file is opened in Chromium by a logged-in administrator."""
+    page = admin_page
+    item = mint(live_server, title="Crafted types")
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    put_file(live_server, token, item["ibip"], "helper.js", HELPER_JS, "application/javascript")
+    kept: dict[str, str] = {}
+    for number, declared in enumerate(DECLARED_TYPES):
+        answer = requests.put(f"{live_server.url}/api/v1/items/{item['ibip']}/files/page{number}", data=SCRIPTED_HTML,
+                              headers={"Authorization": f"Bearer {token}", "Content-Type": declared}, timeout=20)
+        if answer.status_code == 400:
+            continue  # refused: nothing kept
+        assert answer.status_code == 201, (declared, answer.text)
+        try:
+            response = page.goto(answer.json()["url"])
+            assert response is not None
+            kept[declared] = response.headers["content-type"]
+        except PlaywrightError as error:  # an active type: saved, not shown
+            assert "Download is starting" in str(error), (declared, error)
+            kept[declared] = answer.json()["content_type"]
+    page.goto("/")
+    assert page.evaluate("[localStorage.getItem('ran'), localStorage.getItem('helper')]") == [None, None]
+    assert {cookie["name"] for cookie in page.context.cookies()} & {"ran", "helper"} == set()
+    assert dialogs == []
+    assert len(kept) >= 10 and kept == {declared: declared.split(";")[0].strip().lower() for declared in kept}
+    # What the sandbox stopped is reported by Chromium as console errors: the proof it was there.
+    page.problems[:] = [problem for problem in page.problems if "Blocked script execution" not in problem]
 
 
 def test_the_item_page_in_portuguese_on_a_phone(pt_phone, family):

@@ -28,6 +28,9 @@ from ibiportal.storage.schema import SCHEMA_REVISION, metadata
 from ibiportal.storage.signal import read_resolution_generation
 from ibiportal.storage.traces import TraceStore
 from tests.storage.trace_measure import stored_bytes
+from ibiportal.archive.history import Actor
+
+TESTER = Actor("command", "tests")
 
 RELEASE_DUMP = Path(__file__).with_name("release_5964d45.sql")
 ARCHIVE = "sid.inpe.br/mtc-m21/2012/06.05.15.34.39"
@@ -75,7 +78,7 @@ def test_a_release_database_upgrades_in_place_with_nothing_lost(tmp_path):
     # Minting goes on after the release's last date, from its persisted state.
     subsystem = Subsystem("mtc-m18.sid.inpe.br", 80, "150.163.34.243", 800, Decimal("1"))
     minter = Minter(identifiers, subsystem, clock=lambda: Decimal("1234806480.75"), sleep=lambda seconds: None)
-    assert minter.mint(MintRequest()).date > items[-1].date
+    assert minter.mint(MintRequest(), actor=TESTER).date > items[-1].date
     storage.close()
 
 
@@ -92,6 +95,23 @@ def test_a_database_of_the_code_before_migrations_keeps_its_bibliographic_column
     first = IdentifierStore(storage).minted_items()[0]
     assert (first.bibliographic.item_type, first.bibliographic.report_number) == ("report", "NTC")
     storage.close()
+
+
+def test_kept_file_types_are_made_bare(tmp_path):
+    """Files uploaded before 0015 kept the whole Content-Type they declared; a parameter can be
+    read as a second type by a browser (``web.files``)."""
+    database = str(tmp_path / "files.sqlite")
+    upgrade(database, "0014")
+    with closing(sqlite3.connect(database)) as connection:
+        for path, declared in (("a.pdf", 'application/pdf; a="\\"; b=",text/html;c="'),
+                               ("b.txt", "Text/Plain; charset=utf-8"), ("c.png", "image/png")):
+            connection.execute("INSERT INTO item_file (ibi, path, content_type, size, sha256, chunk_bytes, uploaded_at)"
+                               " VALUES ('8JMKD3MGP8W/34PGRBS', ?, ?, 0, '', 1, '2026-11-28T00:00:00Z')", (path, declared))
+        connection.commit()
+    upgrade(database)
+    with closing(sqlite3.connect(database)) as connection:
+        kept = dict(connection.execute("SELECT path, content_type FROM item_file"))
+    assert kept == {"a.pdf": "application/pdf", "b.txt": "text/plain", "c.png": "image/png"}
 
 
 def test_upgrade_twice_changes_nothing(new_database):

@@ -128,7 +128,7 @@ def test_a_file_put_again_replaces_the_old_one(client, item, app):
     again = put(client, item["ibip"], "a.txt", b"second version", "text/plain; charset=utf-8")
     assert again.status_code == 200
     served = client.get(local(again.get_json()["url"]))
-    assert served.data == b"second version" and served.headers["Content-Type"] == "text/plain; charset=utf-8"
+    assert served.data == b"second version" and served.headers["Content-Type"] == "text/plain"
     assert stored_rows(app) == (1, 1)
 
 
@@ -278,6 +278,38 @@ def test_active_types_are_downloaded_and_sandboxed(client, item, content_type):
     assert served.headers["Content-Security-Policy"].startswith("sandbox;")
     assert "script-src" not in served.headers["Content-Security-Policy"]  # default-src 'none' covers it
     assert served.headers["X-Content-Type-Options"] == "nosniff"
+
+
+#: Content-Types that browsers read differently: parameters, quotes, escapes, commas and case. The
+#: first is the one Chromium read as text/html while the part before ``;`` said PDF.
+TWO_READINGS = [
+    'application/pdf; a="\\"; b=",text/html;c="',
+    'application/pdf; a=",text/html"',
+    'APPLICATION/PDF; charset="text/html"',
+    'image/png; a=",text/html"; b=",image/svg+xml"',
+    'text/plain; charset=",text/html"',
+    'application/pdf ; q="a;b" ; x=",application/xhtml+xml"',
+]
+
+
+@pytest.mark.parametrize("declared", TWO_READINGS)
+def test_a_file_is_kept_and_served_as_its_bare_type_and_judged_by_it(client, item, declared):
+    hostile = b"<html><script>alert(document.domain)</script></html>"
+    kept = put(client, item["ibip"], "doc.bin", hostile, declared)
+    bare = declared.split(";", 1)[0].strip().lower()
+    assert kept.status_code == 201 and kept.get_json()["content_type"] == bare
+    served = client.get(local(kept.get_json()["url"]))
+    assert served.headers["Content-Type"] == bare  # no parameter left for a browser to read otherwise
+    policy = served.headers["Content-Security-Policy"]
+    assert policy.startswith("sandbox;") or bare == "application/pdf"
+
+
+@pytest.mark.parametrize("declared", ["application/pdf, text/html", "application/pdf;,text/html",
+                                      'application/pdf; a="unclosed', "text/html\\", "application/pdf;a=b,c",
+                                      'application/pdf;x="\\",text/html;y="\\"'])
+def test_a_content_type_outside_rfc_9110_is_refused(client, item, declared):
+    refused = put(client, item["ibip"], "doc.bin", b"x", declared)
+    assert refused.status_code == 400 and "is not a media type" in refused.get_json()["error"]["message"]
 
 
 def test_passive_types_are_shown_inline_and_sandboxed_but_pdf(client, item):
