@@ -1,7 +1,8 @@
 """gunicorn settings for running IBI Portal in production (issue 6).
 
-Run from the repository root: ``.venv/bin/gunicorn -c gunicorn.conf.py`` (``bin/serve`` does
-that after setting up the virtualenv). Options given on the command line override these.
+Run from the repository root: ``.venv/bin/gunicorn -c gunicorn.conf.py`` (``bin/run``, which
+``bin/serve`` runs after setting up, does that behind nginx: ``nginx.conf.template``). Options
+given on the command line override these.
 The ``IBIPORTAL_*`` variables below set the server; the portal's own settings are read by
 ``ibiportal/config.py`` in each worker. Measured effects: ``benchmarks/cache.py`` and
 ``benchmarks/load.py``.
@@ -32,8 +33,11 @@ MAX_DEFAULT_WORKERS = 8
 # The application: app.py's ``app = create_app()``, imported by each worker.
 wsgi_app = "app:app"
 
-# Where to listen. Loopback by default: in production a reverse proxy terminates TLS in front
-# of the portal (set IBIPORTAL_TRUSTED_PROXIES to its address). Several addresses: comma-separated.
+# Where to listen when run alone. Loopback by default: in production a reverse proxy terminates
+# TLS in front of the portal (set IBIPORTAL_TRUSTED_PROXIES to its address). Several addresses:
+# comma-separated. bin/run gives nginx this address and gunicorn a loopback port (--bind): a
+# gthread worker gives each connection a thread while it sends its request, so 20 clients sending
+# a byte every 2 s held both workers' 16 threads; nginx reads requests whole first (issue 39).
 bind = [part.strip() for part in os.environ.get("IBIPORTAL_BIND", "127.0.0.1:8000").split(",") if part.strip()]
 
 # Worker processes: gunicorn's rule of thumb, 2 x cores + 1 (one computes while another waits
@@ -96,8 +100,9 @@ accesslog = "-"
 # "...key=" query pair: registration keys (Table 7.1) travel in the resolver service's queries.
 logger_class = "ibiportal.web.log_redaction.RedactingGunicornLogger"
 # The access log line: client, time, method, PATH WITHOUT QUERY, status, size, milliseconds,
-# whether a resolution was served from the cache, user agent. No query string at all (keys
+# whether a resolution was served from the cache, user agent, and X-Forwarded-For (behind nginx
+# the client, "h" being nginx; nginx writes it, so a client cannot). No query string at all (keys
 # again, and the redaction then has nothing to look at); no Referer: a trace permalink (a
 # capability) would land there.
-ACCESS_LOG_FORMAT_WITHOUT_QUERY = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms cache=%({x-ibi-cache}o)s "%(a)s"'
+ACCESS_LOG_FORMAT_WITHOUT_QUERY = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms cache=%({x-ibi-cache}o)s "%(a)s" for=%({x-forwarded-for}i)s'
 access_log_format = ACCESS_LOG_FORMAT_WITHOUT_QUERY

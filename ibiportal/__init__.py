@@ -21,7 +21,8 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     The instance folder (``IBIPORTAL_INSTANCE``, else ``instance/``) holds what a node makes for
     itself: the secret key when none is configured, the SQLite database by default, and the file
-    through which its workers learn of changes.
+    through which its workers learn of changes; created 0700 when missing, since the key and the
+    database are secrets.
 
     The application layer (:class:`~ibiportal.application.Application`: the use cases and the
     transports, pools and caches they share) is built here, once per app, and handed to the views.
@@ -40,7 +41,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         app.config.from_mapping(config.from_environment())
     else:
         app.config.from_mapping(test_config)
-    os.makedirs(app.instance_path, exist_ok=True)
+    os.makedirs(app.instance_path, mode=0o700, exist_ok=True)  # its user's alone (an existing one is left as is)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = instance_secret_key(app.instance_path)
 

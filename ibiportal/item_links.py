@@ -12,6 +12,8 @@ from sqlalchemy import Connection
 from .errors import ParseError
 from .i18n import N_
 from .minted import NEXT_EDITION, ItemLink, MintedItem
+from .archive.history import LINKED, Actor, Change
+from .storage.history import record_change
 from .storage.identifiers import IdentifierStore
 
 
@@ -28,10 +30,11 @@ def linked_item(store: IdentifierStore, ibi: str, field: str, item: str) -> Mint
     return other
 
 
-def link(store: IdentifierStore, conn: Connection, earlier: MintedItem, new: ItemLink, field: str) -> None:
+def link(store: IdentifierStore, conn: Connection, earlier: MintedItem, new: ItemLink, field: str, actor: Actor) -> None:
     """Give ``earlier`` the link ``new`` (its next edition, or its translation into a language),
-    unless it has it already. Refused: ``earlier`` already has another next edition or
-    translation into that language, or a next edition that would close a circle of editions."""
+    unless it has it already, and record it in ``earlier``'s history as ``actor``'s. Refused:
+    ``earlier`` already has another next edition or translation into that language, or a next
+    edition that would close a circle of editions."""
     for old in store.item_links(earlier.ibip):
         if (old.relation, old.language) == (new.relation, new.language):
             if old.target == new.target:
@@ -41,6 +44,7 @@ def link(store: IdentifierStore, conn: Connection, earlier: MintedItem, new: Ite
     if new.relation == NEXT_EDITION:
         _refuse_circle(store, earlier.ibip, new.target, field)
     store.add_item_link(conn, earlier.ibip, new)
+    record_change(conn, earlier.ibip, Change(actor, LINKED, {"relation": new.relation, "language": new.language, "item": new.target}))
 
 
 def _refuse_circle(store: IdentifierStore, earlier: str, item: str, field: str) -> None:

@@ -34,6 +34,8 @@ from .ibi.repository import rep_prefix, rep_suffix
 from .citation.types import ItemType
 from .minted import NEXT_EDITION, TRANSLATION, Bibliographic, ItemLink, MintedItem, SubsystemClock
 from .item_links import link, linked_item
+from .archive.history import MINTED, Actor, Change
+from .storage.history import record_change
 from .storage.identifiers import IdentifierStore, SubsystemRaced
 
 #: Identifiers per API or page request; the CLI, run by an operator, allows more.
@@ -197,8 +199,9 @@ class Minter:
         self.clock = clock
         self.sleep = sleep
 
-    def mint(self, request: MintRequest = MintRequest(), also: AlsoStored | None = None) -> MintedItem:
-        """One identifier, both forms from the same date, stored before it is returned.
+    def mint(self, request: MintRequest = MintRequest(), also: AlsoStored | None = None, *, actor: Actor) -> MintedItem:
+        """One identifier, both forms from the same date, stored before it is returned, its
+        minting recorded in its history as ``actor``'s.
 
         The subsystem's state is read under a row lock and advanced (the slot reserved), and the
         item is stored with its links; ``also`` (an idempotency key recording it) runs in the
@@ -207,9 +210,9 @@ class Minter:
         other's row on its second attempt.
         """
         try:
-            item, step, offset = self._mint_once(request, also)
+            item, step, offset = self._mint_once(request, also, actor)
         except SubsystemRaced:
-            item, step, offset = self._mint_once(request, also)
+            item, step, offset = self._mint_once(request, also, actor)
         # Algorithm 4 line 7, after the commit (no lock is held): what is left of the delay once the
         # item is stored, never more than the delay (a clock stepping back meanwhile adds nothing)
         delay = min(step.delay, item.date - (self.clock() + offset))
@@ -217,7 +220,7 @@ class Minter:
             self.sleep(float(delay))
         return item
 
-    def _mint_once(self, request: MintRequest, also: AlsoStored | None) -> tuple[MintedItem, DistributorStep, Decimal]:
+    def _mint_once(self, request: MintRequest, also: AlsoStored | None, actor: Actor) -> tuple[MintedItem, DistributorStep, Decimal]:
         """The slot reserved and the item stored: Algorithm 4's step and the clock's offset.
 
         On PostgreSQL the slot is reserved in a transaction of its own, which does not wait for the
@@ -233,13 +236,13 @@ class Minter:
             with storage.write_transaction() as conn:
                 step, offset = self._advance_clock(conn)
                 item = self._item(step.date_for_suffix, request)
-                self._store(conn, item, request, also)
+                self._store(conn, item, request, also, actor)
             return item, step, offset
         with storage.write_transaction(durable=False) as conn:
             step, offset = self._advance_clock(conn)
         item = self._item(step.date_for_suffix, request)
         with storage.write_transaction() as conn:
-            self._store(conn, item, request, also)
+            self._store(conn, item, request, also, actor)
         return item, step, offset
 
     def _advance_clock(self, conn) -> tuple[DistributorStep, Decimal]:
@@ -266,14 +269,15 @@ class Minter:
             bibliographic=request.bibliographic,
         )
 
-    def _store(self, conn, item: MintedItem, request: MintRequest, also: AlsoStored | None) -> None:
-        """Inside a write transaction: the item of a reserved slot, its links, and ``also``."""
+    def _store(self, conn, item: MintedItem, request: MintRequest, also: AlsoStored | None, actor: Actor) -> None:
+        """Inside a write transaction: the item of a reserved slot, its history, its links, and ``also``."""
         self.store.record_minted(conn, item)
-        self._link(conn, item, request)
+        record_change(conn, item.ibip, Change(actor, MINTED, {"rep": item.rep, "ibip": item.ibip}))
+        self._link(conn, item, request, actor)
         if also is not None:
             also(conn, item)
 
-    def _link(self, conn, item: MintedItem, request: MintRequest) -> None:
+    def _link(self, conn, item: MintedItem, request: MintRequest, actor: Actor) -> None:
         """Make the new item the next edition or a translation of an earlier own item.
 
         Inside the minting transaction: a bad link rolls the whole mint back (nothing is
@@ -282,10 +286,10 @@ class Minter:
         """
         if request.previous_edition:
             earlier = linked_item(self.store, request.previous_edition, "previous_edition", item.ibip)
-            link(self.store, conn, earlier, ItemLink(NEXT_EDITION, item.ibip), "previous_edition")
+            link(self.store, conn, earlier, ItemLink(NEXT_EDITION, item.ibip), "previous_edition", actor)
         if request.translation_of:
             original = linked_item(self.store, request.translation_of, "translation_of", item.ibip)
-            link(self.store, conn, original, ItemLink(TRANSLATION, item.ibip, request.language or ""), "translation_of")
+            link(self.store, conn, original, ItemLink(TRANSLATION, item.ibip, request.language or ""), "translation_of", actor)
 
     def _monotonic_now(self, state: SubsystemClock | None) -> tuple[Decimal, Decimal]:
         """The current-date input of Algorithm 4, never earlier than the previous request's.
@@ -302,9 +306,10 @@ class Minter:
             return state.last_reading, state.offset + (state.last_reading - now)
         return now, state.offset
 
-    def mint_many(self, count: int, request: MintRequest = MintRequest(), also: AlsoStored | None = None) -> list[MintedItem]:
+    def mint_many(self, count: int, request: MintRequest = MintRequest(), also: AlsoStored | None = None, *,
+                  actor: Actor) -> list[MintedItem]:
         """``count`` identifiers, each committed on its own so other workers interleave."""
-        return [self.mint(request, also) for _ in range(count)]
+        return [self.mint(request, also, actor=actor) for _ in range(count)]
 
 
 def _ibip_safe_step(now: Decimal, last: Decimal | None, r: Decimal) -> DistributorStep:

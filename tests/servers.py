@@ -42,12 +42,13 @@ _SQLITE_TEMPLATE: list[Path] = []
 
 def fresh_sqlite(path: Path | str) -> str:
     """A new SQLite database at ``path`` at the current schema (what ``flask db upgrade``
-    makes): a copy of one migrated once per test process."""
+    makes, 0600 included): a copy of one migrated once per test process."""
     if not _SQLITE_TEMPLATE:
         template = Path(tempfile.mkdtemp(prefix="ibiportal-template-")) / "template.sqlite"
         upgrade(str(template))
         _SQLITE_TEMPLATE.append(template)
     shutil.copyfile(_SQLITE_TEMPLATE[0], path)
+    os.chmod(path, 0o600)
     return str(path)
 
 

@@ -18,6 +18,7 @@ from ..errors import IbiError, ParseError
 from ..i18n import N_
 from ..minting import MintRequest
 from ..storage.copies import CopyRecord, CopyStore
+from ..archive.history import Actor
 from ..storage.identifiers import IdentifierStore
 
 
@@ -48,7 +49,7 @@ class CopyService:
         self.prefix_pairs = prefix_pairs
         self.service_ibi = service_ibi
 
-    def hold(self, ibi: object, target_url: object) -> tuple[HeldCopy, bool]:
+    def hold(self, ibi: object, target_url: object, *, actor: Actor) -> tuple[HeldCopy, bool]:
         """Hold a copy of ``ibi`` served at ``target_url`` (or move the one held there); whether
         it is new. Raises :class:`ParseError` naming ``ibi`` or ``target_url``, or
         :class:`CopyConflict`."""
@@ -63,14 +64,14 @@ class CopyService:
                                   "URL with PATCH /api/v1/items/<ibi> instead", ibi=ibi, own=minted.ibip))
         if ibi_key(self.service_ibi) in keys:
             raise CopyConflict(N_("%(ibi)s is this Archive's own archive service IBI", ibi=ibi))
-        record, created = self.copies.put(ibi_key(str(ibi)), keys, url)
+        record, created = self.copies.put(ibi_key(str(ibi)), keys, url, actor=actor)
         return HeldCopy(record, forms), created
 
-    def end(self, ibi: object) -> HeldCopy:
+    def end(self, ibi: object, *, actor: Actor) -> HeldCopy:
         """Stop holding the copy of ``ibi``: the Archive no longer answers for it (an empty
         answer, Algorithm 2 lines 3-4). Raises :class:`CopyNotFound`."""
         forms = self._forms(ibi)
-        record = self.copies.remove([ibi_key(form) for form in forms.forms()])
+        record = self.copies.remove([ibi_key(form) for form in forms.forms()], actor=actor)
         if record is None:
             raise CopyNotFound(N_("this Archive holds no copy of %(ibi)s", ibi=ibi))
         return HeldCopy(record, forms)

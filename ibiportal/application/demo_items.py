@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 
+from ..archive.history import Actor
 from ..minted import MintedItem
 from ..minting import Minter, MintRequest
 from ..storage.identifiers import IdentifierStore
@@ -39,6 +40,10 @@ class DemoItems:
     second_translation: MintedItem
 
 
+#: Who the demo items' history says made them.
+SEEDER = Actor("command", "flask demo-archive seed")
+
+
 class DemoItemSeeder:
     """Seeds the demo items (module docstring) through the same use cases a user calls."""
 
@@ -53,12 +58,13 @@ class DemoItemSeeder:
         subsystem, or items minted already, deleted ones included)."""
         if not self.demo_subsystem or self.store.search_minted(limit=1):
             return None
-        original = self.minter.mint(MintRequest.parse(_ORIGINAL))
-        self.files.put(original.ibip, DEMO_FILE, Upload(io.BytesIO(demo_pdf(_ORIGINAL["title"], original.rep)), "application/pdf"))
-        translation = self.minter.mint(MintRequest.parse({**_TRANSLATION, "translation_of": original.ibip}))
-        second = self.minter.mint(MintRequest.parse({**_SECOND_EDITION, "previous_edition": original.ibip}))
+        original = self.minter.mint(MintRequest.parse(_ORIGINAL), actor=SEEDER)
+        self.files.put(original.ibip, DEMO_FILE, Upload(io.BytesIO(demo_pdf(_ORIGINAL["title"], original.rep)), "application/pdf"),
+                       actor=SEEDER)
+        translation = self.minter.mint(MintRequest.parse({**_TRANSLATION, "translation_of": original.ibip}), actor=SEEDER)
+        second = self.minter.mint(MintRequest.parse({**_SECOND_EDITION, "previous_edition": original.ibip}), actor=SEEDER)
         second_translation = self.minter.mint(MintRequest.parse(
-            {**_SECOND_TRANSLATION, "translation_of": second.ibip, "previous_edition": translation.ibip}))
+            {**_SECOND_TRANSLATION, "translation_of": second.ibip, "previous_edition": translation.ibip}), actor=SEEDER)
         return DemoItems(original, translation, second, second_translation)
 
 

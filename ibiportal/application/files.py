@@ -25,6 +25,7 @@ from ..i18n import N_, number
 from .items import ItemDeleted, ItemNotFound
 from ..minted import MintedItem
 from ..storage.files import StoredFile
+from ..archive.history import Actor
 
 #: Bytes read from the request at once while spooling.
 READ_BYTES = 64 * 1024
@@ -79,9 +80,9 @@ class ItemFileStore(Protocol):
     def find(self, ibi: str, path: str) -> StoredFile | None: ...
 
     def put(self, ibi: str, path: str, content_type: str, body: BinaryIO, size: int,
-            sha256: str) -> tuple[StoredFile, bool]: ...
+            sha256: str, *, actor: Actor) -> tuple[StoredFile, bool]: ...
 
-    def delete(self, ibi: str, path: str) -> bool: ...
+    def delete(self, ibi: str, path: str, *, actor: Actor) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -148,9 +149,9 @@ class ItemFiles:
         item = self.item(ibi)
         return HeldFiles(item, tuple(self.files.files(item.ibip)))
 
-    def put(self, ibi: str, path: str, upload: Upload) -> Kept:
+    def put(self, ibi: str, path: str, upload: Upload, *, actor: Actor) -> Kept:
         """Store ``upload`` as the file at ``path`` of the item, replacing any file there; all of
-        it or nothing (module docstring)."""
+        it or nothing (module docstring), recorded in the item's history as ``actor``'s."""
         item = self._changeable(ibi)
         path = parse_file_path(path)
         content_type = self._content_type(upload.content_type, path)
@@ -159,7 +160,7 @@ class ItemFiles:
         with tempfile.TemporaryFile(dir=self.spool_dir) as spool:
             size, sha256 = self._spool(upload, spool)
             spool.seek(0)
-            stored, replaced = self.files.put(item.ibip, path, content_type, spool, size, sha256)
+            stored, replaced = self.files.put(item.ibip, path, content_type, spool, size, sha256, actor=actor)
             return Kept(item, stored, replaced)
 
     def file(self, ibi: str, path: str) -> StoredFile:
@@ -171,11 +172,12 @@ class ItemFiles:
             raise FileNotHeld(item.ibip, path)
         return stored
 
-    def delete(self, ibi: str, path: str) -> StoredFile:
-        """Remove the file at ``path`` of the item; :class:`FileNotHeld` when there is none."""
+    def delete(self, ibi: str, path: str, *, actor: Actor) -> StoredFile:
+        """Remove the file at ``path`` of the item, recorded in its history as ``actor``'s;
+        :class:`FileNotHeld` when there is none."""
         item = self._changeable(ibi)
         stored = self.file(item.ibip, path)
-        if not self.files.delete(item.ibip, stored.path):
+        if not self.files.delete(item.ibip, stored.path, actor=actor):
             raise FileNotHeld(item.ibip, stored.path)
         return stored
 

@@ -20,6 +20,7 @@ from ..errors import IbiError, ParseError
 from ..minted import MintedItem
 from ..minting import Minter, MintRequest
 from ..storage.database import iso
+from ..archive.history import Actor
 from ..storage.identifiers import IdentifierStore
 from ..storage.mint_keys import MintKeyFulfilled, MintKeyStore
 
@@ -67,10 +68,11 @@ class IdempotentMinting:
         self.clock = clock
 
     def mint(self, count: int, request: MintRequest, key: str | None = None, scope: str = "",
-             request_fingerprint: str = "") -> MintOutcome:
-        """``count`` items for ``request``; with a ``key``, those of the key's first request."""
+             request_fingerprint: str = "", *, actor: Actor) -> MintOutcome:
+        """``count`` items for ``request``, minted by ``actor``; with a ``key``, those of the key's
+        first request."""
         if key is None:
-            return MintOutcome(self.minter.mint_many(count, request), replayed=False)
+            return MintOutcome(self.minter.mint_many(count, request, actor=actor), replayed=False)
         now = self.clock()
         claimed = self.keys.claim(scope, key, request_fingerprint, count, iso(now),
                                   iso(now - timedelta(hours=KEPT_HOURS)))
@@ -84,7 +86,7 @@ class IdempotentMinting:
         minted = 0
         for _ in range(claimed.wanted - len(claimed.ibips)):
             try:
-                self.minter.mint(request, record)
+                self.minter.mint(request, record, actor=actor)
             except MintKeyFulfilled:  # the same request, running on another worker, minted it
                 break
             minted += 1

@@ -23,6 +23,8 @@ from ..ibi.identifier import parse_ibi
 from ..item_links import link, linked_item, linked_items
 from ..minted import NEXT_EDITION, TRANSLATION, ItemLink, MintedItem
 from ..minting import BIBLIOGRAPHIC_LIMITS, MintRequest
+from ..archive.history import DELETED, EDITED, UNLINKED, Actor, Change, HistoryEntry
+from ..storage.history import HistoryStore, record_change
 from ..storage.identifiers import IdentifierStore
 
 #: What a change may set, under the names of a mint request (null clears a field).
@@ -66,10 +68,12 @@ class ItemRecord:
 
 
 class ItemService:
-    """Read, change and delete the own Archive's items over one :class:`IdentifierStore`."""
+    """Read, change and delete the own Archive's items over one :class:`IdentifierStore`, each
+    change recorded in the item's history (:class:`HistoryStore`, read by :meth:`history`)."""
 
-    def __init__(self, store: IdentifierStore) -> None:
+    def __init__(self, store: IdentifierStore, history: HistoryStore) -> None:
         self.store = store
+        self.recorded = history
 
     def find(self, ibi: str) -> ItemRecord:
         """The item ``ibi`` (either form, any case) names, deleted ones included.
@@ -80,12 +84,18 @@ class ItemService:
         minted = self._minted(ibi)
         return ItemRecord(minted, self._relations(minted))
 
+    def history(self, ibi: str) -> tuple[ItemRecord, list[HistoryEntry]]:
+        """The item ``ibi`` names and every change of it, oldest first (:meth:`find`'s refusals)."""
+        found = self.find(ibi)
+        return found, self.recorded.entries(found.minted.ibip)
+
     def search(self, text: str = "", limit: int = 50, offset: int = 0) -> list[ItemRecord]:
         """Items whose IBI, title or creators contain ``text``, newest first (the admin list)."""
         return [ItemRecord(minted, self._relations(minted)) for minted in self.store.search_minted(text, limit, offset)]
 
-    def change(self, ibi: str, fields: Mapping[str, object]) -> ItemRecord:
-        """Set the given ``fields`` (:data:`EDITABLE_FIELDS`; null clears one), leave the others.
+    def change(self, ibi: str, fields: Mapping[str, object], *, actor: Actor) -> ItemRecord:
+        """Set the given ``fields`` (:data:`EDITABLE_FIELDS`; null clears one), leave the others;
+        the item's history records each field changed, old and new, as ``actor``'s.
 
         Raises :class:`ParseError` naming the field at fault (nothing is changed then),
         :class:`ItemNotFound`, or :class:`ItemDeleted`.
@@ -97,33 +107,39 @@ class ItemService:
                    field=unknown[0], fields=", ".join(EDITABLE_FIELDS)),
                 field=unknown[0],
             )
-        record = self.find(ibi)
-        _refuse_deleted(record.minted)
-        wanted = MintRequest.parse({**_as_fields(record), **fields})
+        found = self.find(ibi)
+        _refuse_deleted(found.minted)
+        wanted = MintRequest.parse({**_as_fields(found), **fields})
         with self.store.storage.write_transaction() as conn:
-            minted = self.store.lock_minted(conn, record.minted.ibip)
+            minted = self.store.lock_minted(conn, found.minted.ibip)
             assert minted is not None  # items are never removed, only marked deleted
             _refuse_deleted(minted)
             relations = self._relations(minted)
             related = linked_items(self.store, minted.ibip)
-            relinked = self._relink_edition(conn, minted, relations, wanted)
-            relinked = self._relink_translation(conn, minted, relations, wanted) or relinked
+            relinked = self._relink_edition(conn, minted, relations, wanted, actor)
+            relinked = self._relink_translation(conn, minted, relations, wanted, actor) or relinked
             columns = _changed_columns(minted, wanted)
             if columns or relinked:
                 related |= linked_items(self.store, minted.ibip) if relinked else set()
                 self.store.change_minted(conn, minted, related, **columns)
-        return self.find(record.minted.ibip)
+                after = {**_request_fields(wanted), "previous_edition": self._target(wanted.previous_edition),
+                         "translation_of": self._target(wanted.translation_of)}
+                changes = _field_changes(_as_fields(ItemRecord(minted, relations)), after)
+                record_change(conn, minted.ibip, Change(actor, EDITED, {"changes": changes}))
+        return self.find(minted.ibip)
 
-    def delete(self, ibi: str) -> ItemRecord:
+    def delete(self, ibi: str, *, actor: Actor) -> ItemRecord:
         """Make the item Deleted: its metadata and links stay as the tombstone, dated now, and
-        its IBI is never issued again. Raises :class:`ItemNotFound` or :class:`ItemDeleted`."""
-        record = self.find(ibi)
+        its IBI is never issued again; its history records it as ``actor``'s. Raises
+        :class:`ItemNotFound` or :class:`ItemDeleted`."""
+        found = self.find(ibi)
         with self.store.storage.write_transaction() as conn:
-            minted = self.store.lock_minted(conn, record.minted.ibip)
+            minted = self.store.lock_minted(conn, found.minted.ibip)
             assert minted is not None
             _refuse_deleted(minted)
             self.store.delete_minted(conn, minted, linked_items(self.store, minted.ibip))
-        return self.find(record.minted.ibip)
+            record_change(conn, minted.ibip, Change(actor, DELETED))
+        return self.find(minted.ibip)
 
     def _minted(self, ibi: str) -> MintedItem:
         key = str(parse_ibi(ibi))
@@ -144,19 +160,21 @@ class ItemService:
             translations=tuple((link.language, link.target) for link in own if link.relation == TRANSLATION),
         )
 
-    def _relink_edition(self, conn, minted: MintedItem, relations: ItemRelations, wanted: MintRequest) -> bool:
+    def _relink_edition(self, conn, minted: MintedItem, relations: ItemRelations, wanted: MintRequest,
+                        actor: Actor) -> bool:
         """Make ``minted`` the next edition of ``wanted.previous_edition`` (or of nothing)."""
         new = self._target(wanted.previous_edition)
         if new == relations.previous_edition:
             return False
         if relations.previous_edition is not None:
-            self.store.remove_item_link(conn, relations.previous_edition, NEXT_EDITION)
+            self._unlink(conn, relations.previous_edition, ItemLink(NEXT_EDITION, minted.ibip), actor)
         if wanted.previous_edition is not None:
             earlier = linked_item(self.store, wanted.previous_edition, "previous_edition", minted.ibip)
-            link(self.store, conn, earlier, ItemLink(NEXT_EDITION, minted.ibip), "previous_edition")
+            link(self.store, conn, earlier, ItemLink(NEXT_EDITION, minted.ibip), "previous_edition", actor)
         return True
 
-    def _relink_translation(self, conn, minted: MintedItem, relations: ItemRelations, wanted: MintRequest) -> bool:
+    def _relink_translation(self, conn, minted: MintedItem, relations: ItemRelations, wanted: MintRequest,
+                            actor: Actor) -> bool:
         """Make ``minted`` the translation into ``wanted.language`` of ``wanted.translation_of``
         (or of nothing); a new language of a translation moves its link too."""
         new = self._target(wanted.translation_of)
@@ -164,11 +182,18 @@ class ItemService:
         if (new, language) == (relations.translation_of, relations.translation_language):
             return False
         if relations.translation_of is not None:
-            self.store.remove_item_link(conn, relations.translation_of, TRANSLATION, relations.translation_language or "")
+            self._unlink(conn, relations.translation_of,
+                         ItemLink(TRANSLATION, minted.ibip, relations.translation_language or ""), actor)
         if wanted.translation_of is not None:
             original = linked_item(self.store, wanted.translation_of, "translation_of", minted.ibip)
-            link(self.store, conn, original, ItemLink(TRANSLATION, minted.ibip, wanted.language or ""), "translation_of")
+            link(self.store, conn, original, ItemLink(TRANSLATION, minted.ibip, wanted.language or ""), "translation_of",
+                 actor)
         return True
+
+    def _unlink(self, conn, ibip: str, old: ItemLink, actor: Actor) -> None:
+        """Take ``old`` from the item ``ibip``, recorded in its history."""
+        self.store.remove_item_link(conn, ibip, old.relation, old.language)
+        record_change(conn, ibip, Change(actor, UNLINKED, {"relation": old.relation, "language": old.language, "item": old.target}))
 
     def _target(self, ibi: str | None) -> str | None:
         """The IBIp of the own item ``ibi`` names, ``ibi`` itself when there is none (refused later)."""
@@ -192,6 +217,22 @@ def _as_fields(record: ItemRecord) -> dict[str, object]:
         "date": minted.item_date, "language": minted.language, **asdict(minted.bibliographic),
         "previous_edition": record.relations.previous_edition, "translation_of": record.relations.translation_of,
     }
+
+
+def _request_fields(wanted: MintRequest) -> dict[str, object]:
+    """A validated change as the fields of a mint request (:func:`_as_fields`' twin)."""
+    return {
+        "target_url": wanted.target_url, "title": wanted.title, "creators": list(wanted.creators),
+        "date": wanted.item_date, "language": wanted.language, **asdict(wanted.bibliographic),
+        "previous_edition": wanted.previous_edition, "translation_of": wanted.translation_of,
+    }
+
+
+def _field_changes(before: Mapping[str, object], after: Mapping[str, object]) -> list[dict[str, object]]:
+    """Each field that differs: ``{"field", "old", "new"}``, under the names the API and the edit
+    form use, in :data:`EDITABLE_FIELDS` order."""
+    return [{"field": name, "old": before[name], "new": after[name]}
+            for name in EDITABLE_FIELDS if before[name] != after[name]]
 
 
 def _changed_columns(minted: MintedItem, wanted: MintRequest) -> dict[str, object]:

@@ -266,7 +266,7 @@ class Resolving:
                 if archives.include_faulty or not archive.faulty]
         if archives.group is ArchiveGroup.DEMO:
             return demo
-        live = [local_endpoint(holdings.own_local)]
+        live = [replace(local_endpoint(holdings.own_local), own=True)]  # its originals win (resolver.selecting)
         live += [
             ArchiveEndpoint(archive.address, archive.service_ibi, archive.address, Route.HTTP,
                             read_timeout=self.config["ARCHIVE_READ_TIMEOUT"])
@@ -333,6 +333,7 @@ class Resolving:
             settings=ResolverSettings(resolver_base=site.root),
             executor=application.executor,
             notices=application.pending_notices,
+            prefix_pairs=application.known_prefix_pairs if batch is None else lambda: batch.prefix_pairs,
         )
         resolution = resolver.resolve(asked.text, client, parsed=asked.parsed)
         self._learn_prefix_pairs(resolution)

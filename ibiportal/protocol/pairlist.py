@@ -167,6 +167,8 @@ class PairList:
     The grammar does not forbid a name appearing twice, so duplicates are kept in order;
     :meth:`get`, :meth:`text` and :meth:`to_dict` use the first occurrence and
     :meth:`duplicate_names` tells which names repeat. Iteration yields ``(name, raw value)``.
+    (An Archive's answer that gives one name two values is set aside by the resolver:
+    :func:`ibiportal.resolver.reading.set_aside`.)
     """
 
     pairs: tuple[Pair, ...] = ()

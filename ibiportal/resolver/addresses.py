@@ -11,7 +11,8 @@ Three questions about addresses:
   answered (step (7) of Figure 8.1): no open redirect to another scheme or a malformed URL.
 * :func:`check_host` – whether the HTTP transport may contact an Archive's host: every
   address the host resolves to must be a public one (no loopback, private, link-local,
-  multicast, reserved or unspecified address, so that an Archive address cannot be used to
+  multicast, reserved or unspecified address, nor one in a block that IANA's special-purpose
+  registries do not call globally reachable, so that an Archive address cannot be used to
   reach the resolver's own network), unless the deployment allows private Archives. The
   addresses checked are returned so that the caller connects to exactly those (a later DNS
   answer cannot switch it to another address).
@@ -27,6 +28,7 @@ from urllib.parse import urlsplit
 
 from ibiportal.errors import IbiError
 from ibiportal.i18n import N_, Message, Recorded
+from ibiportal.resolver.special_addresses import unreachable_block
 
 IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -138,7 +140,10 @@ def refusal_reason(ip: IpAddress) -> Message | None:
 
     IPv6 addresses that carry an IPv4 address – IPv4-mapped (``::ffff:127.0.0.1``) and 6to4
     (``2002:7f00:1::``, which a host with a 6to4 tunnel sends to that IPv4 address) – are
-    judged by their IPv4 address too.
+    judged by their IPv4 address first (a 6to4 address of a public one is still refused: the
+    registry does not call 2002::/16 globally reachable). After ``ipaddress``'s flags, which name the usual cases,
+    the registries of :mod:`~ibiportal.resolver.special_addresses` catch the blocks Python does
+    not know (``192.0.0.8``, ``192.88.99.1``, ``3fff::1``, ``fec0::1``…).
     """
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         return refusal_reason(ip.ipv4_mapped)
@@ -154,11 +159,16 @@ def refusal_reason(ip: IpAddress) -> Message | None:
         (N_("%(ip)s is a multicast address"), ip.is_multicast),
         (N_("%(ip)s is a reserved address"), ip.is_reserved),
         (N_("%(ip)s is a private address"), ip.is_private),
-        (N_("%(ip)s is not globally reachable"), not ip.is_global),
     )
     for words, applies in checks:
         if applies:
             return Message(words.template, {"ip": str(ip)})
+    block = unreachable_block(ip)
+    if block is not None:
+        return N_("%(ip)s is not globally reachable: it is in %(block)s, %(name)s, %(rfc)s",
+                  ip=str(ip), block=str(block.network), name=block.name, rfc=block.rfc)
+    if not ip.is_global:
+        return N_("%(ip)s is not globally reachable", ip=str(ip))
     return None
 
 

@@ -278,6 +278,9 @@ def _outcome(step: TraceStep, registered: dict[str, RegisteredArchive]) -> Archi
         if step.elapsed_ms is not None:
             detail = N_("%(failure)s, after %(ms)s ms", failure=detail, ms=decimal(step.elapsed_ms))
         return ArchiveOutcome(name, address, "failed", detail)
+    if step.status is Status.SET_ASIDE:
+        return ArchiveOutcome(name, address, "answered", N_("answered, but its answer was set aside (%(why)s)",
+                                                            why=step.error))
     return ArchiveOutcome(name, address, "answered", N_("answered, but with no URL for what was asked"))
 
 

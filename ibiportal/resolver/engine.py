@@ -17,6 +17,11 @@ Decisions (STANDARD.md §4 and this module):
 * With ``ibiurl.requireditemstatus=Original`` every Archive is waited for (or its deadline):
   one answer claiming ``state<relation> Original`` wins; two or more → the "under
   suspicion" alert; none → the first answer leading onward is followed, else an alert.
+* An answer whose ``ibi`` pair names another item than the IBI asked, or that gives one pair
+  name two values, is set aside (:func:`.reading.set_aside`). Where the portal's own Archive
+  (``ArchiveEndpoint.own``) holds the item as Original, it is waited for and its answer wins;
+  other claims of the original are set aside (:mod:`.selecting`). Set-aside answers are
+  recorded with ``status`` ``set-aside`` and why.
 * A translation without a language (``+``) is chosen among the ``url….translation(xx)`` and
   ``ibi….translation(xx)`` pairs by the user's Accept-Language q-values.
 * The loop is bounded by a hop limit and by cycle detection over (IBI, verb list).
@@ -36,6 +41,7 @@ from ibiportal.errors import ParseError
 from ibiportal.i18n import N_, Localized, Message
 from ibiportal.ibi.explain import EXPLANATION_LANGUAGES, explain_verbs
 from ibiportal.ibi.modifiers import GET_LAST_EDITION, GET_TRANSLATION, Verb
+from ibiportal.ibi.sameness import PrefixPairs
 from ibiportal.ibi.url import PersistentUrl
 from ibiportal.protocol.messages import UrlRequest, service_url
 from ibiportal.resolver import acknowledging, wording
@@ -43,7 +49,7 @@ from ibiportal.resolver.acknowledging import PendingNotices
 from ibiportal.resolver.addresses import redirect_problem
 from ibiportal.resolver.asking import FanOut, Reply, Sender, milliseconds
 from ibiportal.resolver.reading import Reading, ibi_forms, missing_step, read_reply, relation_of
-from ibiportal.resolver.selecting import Arrival, Choice, select, stops_waiting
+from ibiportal.resolver.selecting import Arrival, Choice, competing_claims, select, stops_waiting
 from ibiportal.resolver.trace import (
     BROWSER,
     RESOLVER,
@@ -53,6 +59,7 @@ from ibiportal.resolver.trace import (
     ParseProblem,
     Resolution,
     Selection,
+    SetAside,
     Status,
     StepKind,
     Trace,
@@ -122,7 +129,9 @@ class Resolver:
     ``archives`` are the included Archives; ``transports`` maps each endpoint's
     ``transport`` name to a :class:`~ibiportal.resolver.transport.Transport`. ``executor``
     runs the parallel ``urlRequest`` messages (a shared pool; one is created if not given);
-    ``clock`` is a monotonic clock in seconds. With ``notices``, the URL is returned once the
+    ``clock`` is a monotonic clock in seconds. ``prefix_pairs`` gives the known prefix pairs, read
+    only when an answer names its item in the other form than the one asked (:mod:`.reading`).
+    With ``notices``, the URL is returned once the
     acknowledgment (5) is sent, without waiting for the notice (6), which ``notices`` follows
     (:class:`~ibiportal.resolver.acknowledging.PendingNotices`); without, the notice is waited for.
     """
@@ -136,8 +145,10 @@ class Resolver:
         executor: Executor | None = None,
         clock: Callable[[], float] = time.monotonic,
         notices: PendingNotices | None = None,
+        prefix_pairs: PrefixPairs = tuple,
     ) -> None:
         self.archives = tuple(archives)
+        self.prefix_pairs = prefix_pairs
         self.transports = dict(transports)
         self.settings = settings
         self._own_executor = executor is None
@@ -271,22 +282,34 @@ class _Run:
                 continue
             fan_out.ask(endpoint, url)
         arrivals: list[Arrival] = []
+        recorded: list[int] = []  # each arrival's step in self.steps
         stopped = False
         for batch in fan_out.batches():
             for reply in batch:
                 step, reading = read_reply(reply, len(arrivals) + 1, verbs, self.hops, self.client.language_preference,
-                                           ibi=ibi, verbs=message.verbs, client_ips=message.client_ips)
+                                           prefix_pairs=self.resolver.prefix_pairs, ibi=ibi, verbs=message.verbs,
+                                           client_ips=message.client_ips)
+                recorded.append(len(self.steps))
                 self.steps.append(_said(step))
                 arrivals.append((reply, reading))
                 stopped = stopped or stops_waiting(reading, original)
-            if stopped:
+            if stopped and not any(endpoint.own for endpoint in fan_out.unanswered):
                 break
         unanswered = fan_out.unanswered
         for endpoint in unanswered:
             self.steps.append(_said(TraceStep(3, StepKind.URL_REQUEST, RESOLVER, endpoint.name, "", hop=self.hops,
                                               archive=endpoint.address, **asked,
                                               status=Status.NOT_WAITED_FOR if stopped else Status.TIMEOUT)))
-        choice = select(arrivals, original, unanswered)
+        competing = {id(reply) for reply in competing_claims(arrivals)}
+        for index, (reply, _) in zip(recorded, arrivals):
+            if id(reply) in competing:
+                self.steps[index] = _said(replace(
+                    self.steps[index], status=Status.SET_ASIDE, set_aside=SetAside.COMPETING_ORIGINAL, meaning=None,
+                    deciding_pair=None, onward_ibi=None, error=N_(
+                        "it claims the original (state Original), which this portal's own Archive holds: the answer "
+                        "is set aside")))
+        choice = select([(reply, None if id(reply) in competing else reading) for reply, reading in arrivals],
+                        original, unanswered)
         if isinstance(choice, Alert):
             self.steps.append(_said(TraceStep(4, StepKind.SELECTION, RESOLVER, RESOLVER, "", hop=self.hops,
                                               selection=Selection.ALERT, alert=choice.reason,

@@ -149,7 +149,7 @@ def archive_health(
 
 def _count(row: ArchiveHealth, step: dict, trace_id: str, at: str) -> None:
     status = Status(step["status"]) if step.get("status") else None
-    if status is Status.ANSWERED:
+    if status in (Status.ANSWERED, Status.SET_ASIDE):  # set aside for what it said, not for failing to say it
         row.answered += 1
         outcome = Outcome.ANSWERED
     elif status is Status.EMPTY:

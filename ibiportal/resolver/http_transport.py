@@ -275,7 +275,8 @@ class HttpTransport:
 
     For each request: the host is resolved and EVERY address checked by
     :func:`~ibiportal.resolver.addresses.check_host` (refusing loopback, private, link-local,
-    multicast, reserved and unspecified addresses unless ``allow_private``), and the
+    multicast, reserved and unspecified addresses, and those IANA's special-purpose registries
+    do not call globally reachable, unless ``allow_private``), and the
     connection is pinned to a checked address, so a DNS rebind between check and connect
     cannot redirect it. Redirects are not followed (a 3xx is a failure). The answer is
     streamed and reading stops past ``max_answer_bytes``. Connect and read timeouts come

@@ -5,20 +5,29 @@ says the item was deleted (``state Deleted``), names an IBI that leads toward th
 (``ibi.nextedition`` for GetLastEdition, or ``ibi<part of the relation>``, §10.2), or none of
 these. Pure functions of the answer, the verbs and the user's language preference: the engine
 records what they find as the trace's facts.
+
+Before an answer is read for the relation, it is checked (README, "Decisions where the standards
+are silent"): an answer whose ``ibi`` pair names another item than the IBI asked, or that gives
+one pair name twice with two values, is set aside (:func:`set_aside`), never used.
 """
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
+from ibiportal.errors import ParseError
+from ibiportal.i18n import N_, Message
+from ibiportal.ibi.identifier import Identifier, parse_ibi
 from ibiportal.ibi.modifiers import GET_FILE_LIST, GET_LAST_EDITION, GET_TRANSLATION, Verb
 from ibiportal.ibi.prefixes import pair_proved_by
+from ibiportal.ibi.sameness import PrefixPairs, same_item
 from ibiportal.protocol.pairlist import PairList, read_answer
 from ibiportal.resolver.asking import Reply
 from ibiportal.resolver.language import choose_translation
-from ibiportal.resolver.trace import RESOLVER, AnswerMeaning, ParseProblem, Status, StepKind, TraceStep
+from ibiportal.resolver.trace import RESOLVER, AnswerMeaning, ParseProblem, SetAside, Status, StepKind, TraceStep
 from ibiportal.resolver.transport import Failure
 
 _TRANSLATION_PARAMETER = r"\.translation\(([a-z]{2})(?:-([A-Z]{2}))?\)"
@@ -61,6 +70,12 @@ class Reading:
     def original(self) -> bool:
         return self.pairs.get(f"state{self.relation}") == "Original"
 
+    @property
+    def holds_original(self) -> bool:
+        """Whether the answer says its Archive holds the item asked about as the original
+        (``state Original``: the state of the empty relation, Table 9.3)."""
+        return self.pairs.get("state") == "Original"
+
 
 def relation_of(verbs: Sequence[Verb]) -> str:
     """The relation of Table 9.5 for a verb list: ``.lastedition.metadata(oai_dc)`` (GetFileList adds nothing)."""
@@ -73,6 +88,79 @@ def ibi_forms(value: str) -> tuple[str, ...]:
     if len(words) >= 2 and len(words) % 2 == 0 and all(words[i] in ("rep", "ibip") for i in range(0, len(words), 2)):
         return tuple(words[i + 1] for i in range(0, len(words), 2))
     return tuple(words[:1])
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Why an answer is set aside: the reason, the IBI its ``ibi`` pair named (for that reason),
+    and a sentence saying it (a message, shown in its reader's language)."""
+
+    reason: SetAside
+    message: Message
+    answered_ibi: str | None = None
+
+
+@lru_cache(maxsize=4096)
+def _identifier(text: str) -> Identifier | None:
+    """``text`` as an IBI, or ``None``; kept, since every answer of a round names the same ones."""
+    try:
+        return parse_ibi(text)
+    except ParseError:
+        return None
+
+
+def other_item(value: str, asked: str, prefix_pairs: PrefixPairs = tuple) -> str | None:
+    """The form in an ``ibi`` value (Table 9.4) that names another item than ``asked``, or ``None``.
+
+    Forms compare as IBIs do (:func:`ibiportal.ibi.sameness.same_item`): case-insensitively, and a
+    repository name against an IBIp by their dates, then by the known prefix pairs. The table is
+    read only when no form names ``asked`` in ``asked``'s own form: an answer ``ibi {rep X ibip Y}``
+    to a request about X names X, and its Y is checked by its date alone. A form that is no IBI,
+    or that cannot be told apart from ``asked``, names nothing else."""
+    wanted = _identifier(asked)
+    if wanted is None:
+        return None
+    forms = [(form, _identifier(form)) for form in ibi_forms(value)]
+    readable = [(form, item) for form, item in forms if item is not None]
+    named = any(item.form == wanted.form and same_item(wanted, item) for _, item in readable)
+    for form, item in readable:
+        if item.form == wanted.form or item.date != wanted.date:
+            if not same_item(wanted, item):
+                return form
+        elif not named and same_item(wanted, item, prefix_pairs) is False:
+            return form
+    return None
+
+
+def set_aside(pairs: PairList, asked: str | None, prefix_pairs: PrefixPairs = tuple) -> Verdict | None:
+    """Why the answer ``pairs`` to a ``urlRequest`` about ``asked`` must not be used, or ``None``.
+
+    * A pair name given twice with two values: Algorithm 2 (MONTARLISTADEURL) writes each name
+      once, and Table 6.2 says nothing of which of two values counts, so a reader taking the
+      first and another taking the last would follow two answers. The same value twice is read
+      once (:meth:`PairList.get` reads the first).
+    * An ``ibi`` pair naming another item than ``asked`` (:func:`other_item`): an Archive answers
+      about the IBI asked (Table 9.3, ``< "ibi", i >``), so an answer about another item is not an
+      answer to this request, whatever URL it offers. An answer without an ``ibi`` pair is not
+      checked: nothing in it names an item.
+    """
+    first: dict[str, str] = {}
+    for pair in pairs.pairs:
+        value = first.setdefault(pair.name, pair.value)
+        if value != pair.value:
+            return Verdict(SetAside.REPEATED_NAME, N_(
+                "the answer gives %(name)s twice with two values (the second at character %(position)s): Algorithm 2 "
+                "gives each name once, so which one is meant cannot be told; the answer is set aside",
+                name=pair.name, position=pair.position))
+    value = pairs.get("ibi")
+    if asked is None or value is None:
+        return None
+    named = other_item(value, asked, prefix_pairs)
+    if named is None:
+        return None
+    return Verdict(SetAside.OTHER_ITEM, N_(
+        "its ibi pair names %(named)s, another item than %(asked)s, the IBI asked: the answer is set aside",
+        named=named, asked=asked), named)
 
 
 def _first_named(verbs: Sequence[Verb]) -> Verb | None:
@@ -145,11 +233,14 @@ def missing_step(reading: Reading) -> tuple[tuple[Verb, ...], Verb] | None:
 
 
 def read_reply(reply: Reply, arrival: int, wanted: tuple[Verb, ...], hop: int,
-               language_preference: str | None, **asked: Any) -> tuple[TraceStep, Reading | None]:
+               language_preference: str | None, *, prefix_pairs: PrefixPairs = tuple,
+               **asked: Any) -> tuple[TraceStep, Reading | None]:
     """The (3)+(4) step of one reply, ``arrival``-th of its round, and what its answer means if
-    it is a non-empty pair list (a failure, an HTTP error, a malformed or empty answer means nothing).
+    it is a non-empty pair list that is not set aside (:func:`set_aside`; a failure, an HTTP
+    error, a malformed or empty answer means nothing either).
     ``wanted`` are the verbs of the request; ``asked`` the step's facts of the message itself (the
-    IBI, verbs and client IPs asked).
+    IBI, verbs and client IPs asked); ``prefix_pairs`` the known prefix pairs, read only if an
+    answer's IBI is in the other form alone (:func:`other_item`).
     The step is made once, with every fact (a reference check reads 50,000 replies)."""
     exchange = reply.exchange
     facts: dict[str, Any] = dict(
@@ -169,6 +260,9 @@ def read_reply(reply: Reply, arrival: int, wanted: tuple[Verb, ...], hop: int,
             facts.update(status=Status.MALFORMED, parse_error=ParseProblem(parsed.message, parsed.position))
         elif not parsed:
             facts.update(status=Status.EMPTY, pairs=())
+        elif (verdict := set_aside(parsed, asked.get("ibi"), prefix_pairs)) is not None:
+            facts.update(status=Status.SET_ASIDE, pairs=tuple(parsed), set_aside=verdict.reason,
+                         answered_ibi=verdict.answered_ibi, error=verdict.message)
         else:
             reading = read(parsed, wanted, language_preference)
             facts.update(status=Status.ANSWERED, pairs=tuple(parsed), notes=exchange.notes + reading.notes,
@@ -190,10 +284,12 @@ class ProvenPair:
 
 def proven_prefix_pairs(steps: Iterable[TraceStep]) -> tuple[ProvenPair, ...]:
     """The prefix pairs the answers to ``urlRequest`` prove, each once, first proof kept: any
-    ``ibi…`` pair whose value gives both forms of one IBI (file 003, Table 9.4)."""
+    ``ibi…`` pair whose value gives both forms of one IBI (file 003, Table 9.4). An answer set
+    aside proves nothing."""
     proven: dict[tuple[str, str], ProvenPair] = {}
     for step in steps:
-        if step.kind is not StepKind.URL_REQUEST or not step.pairs or step.archive is None:
+        if (step.kind is not StepKind.URL_REQUEST or not step.pairs or step.archive is None
+                or step.status is Status.SET_ASIDE):
             continue
         for name, value in step.pairs:
             pair = pair_proved_by(value) if name == "ibi" or name.startswith("ibi.") else None

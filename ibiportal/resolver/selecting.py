@@ -3,6 +3,12 @@ module docstring: the first usable answer to arrive; with ``ibiurl.requireditems
 (Table 8.3) the one answer claiming the original, an alert when two or more claim it or none
 does; a non-empty answer as a fallback; otherwise an alert saying what each Archive did.
 
+Where the portal's own Archive answers that it holds the item as the original (``state
+Original``), no other Archive's claim of the original can be true: those answers are set aside
+(:func:`competing_claims`), and the own Archive's answer is chosen when it is usable (README,
+"Decisions where the standards are silent"). The engine waits for the own Archive's answer,
+which comes from this process, before it stops waiting at a usable one.
+
 Pure functions of the replies and their readings: the engine records the choice in the trace.
 """
 from __future__ import annotations
@@ -30,6 +36,21 @@ class Choice:
     reading: Reading
 
 
+def own_original(arrivals: Sequence[Arrival]) -> tuple[Reply, Reading] | None:
+    """The portal's own Archive's answer, when it holds the item asked about as the original."""
+    return next(((reply, reading) for reply, reading in arrivals
+                 if reply.endpoint.own and reading is not None and reading.holds_original), None)
+
+
+def competing_claims(arrivals: Sequence[Arrival]) -> list[Reply]:
+    """The other Archives' answers that claim the original the own Archive holds (none when it
+    holds none): set aside, never chosen."""
+    if own_original(arrivals) is None:
+        return []
+    return [reply for reply, reading in arrivals
+            if not reply.endpoint.own and reading is not None and reading.holds_original]
+
+
 def stops_waiting(reading: Reading | None, original: bool) -> bool:
     """Whether this answer ends the round at once: a usable one, unless the original is required
     (then every Archive is waited for, to see how many claim it)."""
@@ -37,8 +58,12 @@ def stops_waiting(reading: Reading | None, original: bool) -> bool:
 
 
 def select(arrivals: Sequence[Arrival], original: bool, unanswered: Sequence[ArchiveEndpoint]) -> Choice | Alert:
-    """Step (4): the answer the round resolves with, or the alert that ends the resolution."""
+    """Step (4): the answer the round resolves with, or the alert that ends the resolution.
+    ``arrivals`` are read without the answers set aside (:func:`competing_claims`)."""
     answered = [(reply, reading) for reply, reading in arrivals if reading is not None]
+    own = own_original(answered)
+    if own is not None and own[1].useful:
+        return Choice(Selection.OWN_ORIGINAL, *own)
     if original:
         with_url = [(reply, reading) for reply, reading in answered if reading.url is not None]
         claims = [(reply, reading) for reply, reading in with_url if reading.original]
@@ -71,7 +96,7 @@ def is_empty(reply: Reply) -> bool:
 
 
 def summary(reply: Reply) -> Message:
-    """How one Archive's exchange went, for the alert that names it."""
+    """How one Archive's exchange went, for the alert that names it when no answer could be chosen."""
     exchange = reply.exchange
     name = reply.endpoint.name
     if exchange.failure is not None:
@@ -84,7 +109,9 @@ def summary(reply: Reply) -> Message:
         return N_("%(archive)s answered a malformed pair list (%(problem)s)", archive=name, problem=_unreadable(answer))
     if is_empty(reply):
         return N_("%(archive)s answered empty", archive=name)
-    return N_("%(archive)s answered after %(ms)s ms", archive=name, ms=decimal(reply.elapsed_ms))
+    # a non-empty pair list that left nothing to choose: the resolver set it aside (reading.set_aside)
+    return N_("%(archive)s answered after %(ms)s ms, but its answer was set aside", archive=name,
+              ms=decimal(reply.elapsed_ms))
 
 
 def _unreadable(answer: UnreadableAnswer) -> str:

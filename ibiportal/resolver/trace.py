@@ -73,6 +73,15 @@ class Status(StrEnum):
     TRANSPORT_ERROR = "transport-error"
     NOT_WAITED_FOR = "not-waited-for"
     NOT_SENT = "not-sent"
+    SET_ASIDE = "set-aside"  # a pair list, read and not used: the step's ``set_aside`` says why
+
+
+class SetAside(StrEnum):
+    """Why a well-formed answer (4) was set aside instead of being used (README, decisions)."""
+
+    OTHER_ITEM = "other-item"  # its ``ibi`` pair names another item than the IBI asked
+    REPEATED_NAME = "repeated-name"  # a pair name given twice with two values (Algorithm 2 gives each once)
+    COMPETING_ORIGINAL = "competing-original"  # claims the original the portal's own Archive holds
 
 
 class AnswerMeaning(StrEnum):
@@ -92,6 +101,7 @@ class Selection(StrEnum):
     FOLLOW = "follow"  # the chosen answer leads on: every Archive is asked again about onward_ibi
     ALERT = "alert"  # no answer could be chosen: the step's ``alert`` says why
     JOINED = "joined"  # an identical request's resolution under way was shared, nothing asked
+    OWN_ORIGINAL = "own-original"  # the portal's own Archive holds the item as Original: its answer wins
 
 
 class AcknowledgmentOutcome(StrEnum):
@@ -148,7 +158,10 @@ class TraceStep:
     * ``acknowledgment``: on (5) and (6), what came of the acknowledgment;
     * ``alert`` on (7) too: the alert sent instead of a URL;
     * ``joined_trace``: on a (4) that joined the resolution of an identical request, the
-      permalink of that resolution's trace.
+      permalink of that resolution's trace;
+    * ``set_aside``, ``answered_ibi``: on a (3) whose answer was set aside (``status``
+      ``set-aside``), why, and the IBI its ``ibi`` pair named when that was the reason; ``error``
+      then says it in words (a message, translated where the trace is shown).
     """
 
     number: int
@@ -182,6 +195,8 @@ class TraceStep:
     verbs: tuple[str, ...] = ()
     client_ips: tuple[str, ...] = ()
     joined_trace: str | None = None
+    set_aside: SetAside | None = None
+    answered_ibi: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: enums as their values, pairs as ``[name, raw value]`` lists. Field by field,
@@ -227,7 +242,7 @@ class TraceStep:
 _STEP_FIELDS = tuple(step_field.name for step_field in fields(TraceStep))
 #: The fields of :class:`TraceStep` that hold an enum, stored as its value.
 _ENUM_FIELDS = {"kind": StepKind, "status": Status, "meaning": AnswerMeaning, "selection": Selection,
-                "alert": AlertReason, "acknowledgment": AcknowledgmentOutcome}
+                "alert": AlertReason, "acknowledgment": AcknowledgmentOutcome, "set_aside": SetAside}
 
 
 @dataclass(frozen=True)

@@ -82,7 +82,9 @@ and the conformance check. One value, so an operator reading a trace knows the l
 class ArchiveEndpoint:
     """An included Archive as the engine sees it (§6.1 base URL ``http://<address>/<service_ibi>``).
 
-    ``transport`` is the :class:`Route` that reaches it.
+    ``transport`` is the :class:`Route` that reaches it. ``own`` marks the portal's own
+    Archive: an item it holds as Original is not taken from another Archive claiming the
+    original too (:mod:`ibiportal.resolver.selecting`).
     """
 
     address: str
@@ -91,6 +93,7 @@ class ArchiveEndpoint:
     transport: Route = Route.HTTP
     connect_timeout: float = ARCHIVE_TIMEOUTS.connect
     read_timeout: float = ARCHIVE_TIMEOUTS.read
+    own: bool = False
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ _OTHERS = {
     Status.TRANSPORT_ERROR: "failed (transport error)",
     Status.NOT_WAITED_FOR: "not waited for",
     Status.NOT_SENT: "not sent",
+    Status.SET_ASIDE: "answered, set aside",
 }
 
 
@@ -75,6 +76,8 @@ def _answer(step: TraceStep) -> str:
         return f"malformed answer, not a pair list (Table 6.2): {problem.message if problem else ''}{where}"
     if status is Status.EMPTY:
         return "empty answer: this Archive does not hold the IBI"
+    if status is Status.SET_ASIDE:
+        return f"answer set aside ({step.set_aside}): {step.error}"
     if step.meaning is AnswerMeaning.DELETED:
         return "answer says the item is Deleted"
     if step.meaning is AnswerMeaning.URL:
@@ -94,8 +97,9 @@ def _selection(step: TraceStep, alert: Alert | None) -> str:
     if step.selection is Selection.ALERT:
         return alert.message if alert is not None else f"alert ({step.alert})"
     others = "; ".join(f"{name} {_OTHERS[status]}" for name, status in step.outcomes if name != step.chosen)
-    how = ("the only answer claiming the original" if step.selection is Selection.ONLY_ORIGINAL
-           else "first non-empty answer")
+    how = {Selection.ONLY_ORIGINAL: "the only answer claiming the original",
+           Selection.OWN_ORIGINAL: "this portal's own Archive holds the original"}.get(step.selection,
+                                                                                    "first non-empty answer")
     return f"{how}, from {step.chosen} after {step.elapsed_ms:g} ms" + (f"; {others}" if others else "")
 
 

@@ -9,6 +9,8 @@ from datetime import datetime
 from sqlalchemy import bindparam, delete, insert, select, update
 
 from .database import Storage, now_iso
+from ..archive.history import COPY_ENDED, COPY_HELD, Actor, Change
+from .history import record_change
 from .schema import item_copy
 from .signal import ibis_changed
 
@@ -39,9 +41,10 @@ class CopyStore:
     def __init__(self, storage: Storage):
         self.storage = storage
 
-    def put(self, ibi: str, forms: Sequence[str], target_url: str) -> tuple[CopyRecord, bool]:
+    def put(self, ibi: str, forms: Sequence[str], target_url: str, *, actor: Actor) -> tuple[CopyRecord, bool]:
         """Hold a copy of ``ibi`` at ``target_url``, or move the one held (found by any of
-        ``forms``); whether it is new. The resolution caches of every form drop it."""
+        ``forms``); whether it is new. The resolution caches of every form drop it; the copy's
+        history (under the IBI it is kept by) records it as ``actor``'s."""
         with self.storage.write_transaction() as conn:
             held = self._find(forms)
             moment = now_iso()
@@ -51,17 +54,21 @@ class CopyStore:
                 ibi = held.ibi
                 conn.execute(update(item_copy).where(item_copy.c.ibi == ibi).values(target_url=target_url, updated_at=moment))
             ibis_changed(self.storage, conn, forms)
-        record = self._find((ibi,))
-        assert record is not None
-        return record, held is None
+            old = None if held is None else held.target_url
+            record_change(conn, ibi, Change(actor, COPY_HELD, {"target_url": target_url, "previous_target_url": old}))
+        kept = self._find((ibi,))
+        assert kept is not None
+        return kept, held is None
 
-    def remove(self, forms: Sequence[str]) -> CopyRecord | None:
-        """Stop holding the copy any of ``forms`` names; the copy that was, ``None`` if none."""
+    def remove(self, forms: Sequence[str], *, actor: Actor) -> CopyRecord | None:
+        """Stop holding the copy any of ``forms`` names, recorded in its history as ``actor``'s;
+        the copy that was, ``None`` if none."""
         with self.storage.write_transaction() as conn:
             held = self._find(forms)
             if held is not None:
                 conn.execute(delete(item_copy).where(item_copy.c.ibi == held.ibi))
                 ibis_changed(self.storage, conn, forms)
+                record_change(conn, held.ibi, Change(actor, COPY_ENDED, {"target_url": held.target_url}))
         return held
 
     def find(self, forms: Sequence[str]) -> CopyRecord | None:

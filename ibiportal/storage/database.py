@@ -12,7 +12,9 @@ a plain ``BEGIN`` and what must not race is read ``FOR UPDATE`` (see ``identifie
 """
 from __future__ import annotations
 
+import logging
 import os
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -30,6 +32,8 @@ from ..errors import IbiError
 from .outage import READ_RETRY_PAUSE_SECONDS, unreachable
 from .schema import SCHEMA_REVISION
 from .signal import signal_file, write_signal_file
+
+logger = logging.getLogger(__name__)
 
 #: How long a SQLite writer waits for another process's transaction (seconds). Minting holds
 #: the write lock only for a read and two writes, so this is generous.
@@ -135,9 +139,51 @@ def database(setting: str) -> Database:
     return found
 
 
+def private_sqlite_file(url: str) -> None:
+    """Make the SQLite file of ``url`` readable by the portal's user alone before SQLite opens it.
+
+    It holds the administrator's password hash, token hashes and traces. A new file is created
+    0600 (SQLite would create it 0644 under the usual umask), and SQLite creates the write-ahead
+    log and its index (``-wal``, ``-shm``) and a rollback journal with the database file's
+    permissions. Files an earlier version left open to other users lose group's and others'
+    permissions (0644 becomes 0600; ``-wal`` and ``-shm`` too), with a warning in the log; one the
+    portal may not change is only warned about.
+    A missing folder is left to SQLite's own error; an in-memory database has no file.
+    """
+    if not url.startswith("sqlite"):
+        return
+    path = make_url(url).database
+    if not path or path == ":memory:" or path.startswith("file:"):
+        return
+    try:
+        os.close(os.open(path, os.O_RDONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except (FileExistsError, FileNotFoundError):
+        pass
+    for name in (path, path + "-wal", path + "-shm", path + "-journal"):
+        _private(name)
+
+
+def _private(path: str) -> None:
+    """Take group's and others' permissions off ``path`` if it exists, saying so in the log."""
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return
+    if not mode & 0o077:
+        return
+    try:
+        os.chmod(path, mode & 0o700)
+    except OSError as error:
+        logger.warning("%s is open to other users (mode %o) and could not be made %o (%s): "
+                       "chmod go= it as its owner", path, mode, mode & 0o700, error)
+    else:
+        logger.warning("%s was open to other users (mode %o): made %o", path, mode, mode & 0o700)
+
+
 def _engine(url: str) -> Engine:
     # AUTOCOMMIT: the driver opens no transaction by itself; Storage.write_transaction does.
     if url.startswith("sqlite"):
+        private_sqlite_file(url)
         engine = create_engine(
             url, isolation_level="AUTOCOMMIT",
             connect_args={"timeout": BUSY_TIMEOUT_SECONDS, "check_same_thread": False},

@@ -24,6 +24,8 @@ from sqlalchemy import Connection, Row, delete, insert, select, text, update
 
 from ..errors import IbiError
 from .database import Storage, now_iso
+from ..archive.history import FILE_ADDED, FILE_REMOVED, FILE_REPLACED, Actor, Change
+from .history import record_change
 from .schema import item_file, item_file_chunk
 from .signal import ibis_changed
 
@@ -70,10 +72,11 @@ class FileStore:
         return _stored(row) if row else None
 
     def put(self, ibi: str, path: str, content_type: str, body: BinaryIO, size: int,
-            sha256: str) -> tuple[StoredFile, bool]:
+            sha256: str, *, actor: Actor) -> tuple[StoredFile, bool]:
         """Store ``body`` (``size`` bytes, read from its start) as the file at ``path`` of the item,
-        replacing the file there, all in one transaction; whether it replaced one. Cached
-        resolutions of the item are dropped (``<ibi>/<path>`` found nothing before, or another file).
+        replacing the file there, all in one transaction with its entry in the item's history
+        (``actor``'s); whether it replaced one. Cached resolutions of the item are dropped
+        (``<ibi>/<path>`` found nothing before, or another file).
 
         The row and the chunks go in first, under a name no file path can have (``/…``; not
         committed, so nobody else sees it); only then does the upload wait for its turn at the path
@@ -97,15 +100,19 @@ class FileStore:
             replaced = _drop(conn, ibi, path)
             conn.execute(update(item_file).where(item_file.c.id == file_id).values(path=path))
             ibis_changed(self.storage, conn, [ibi])
+            details = {"path": path, "content_type": content_type, "size": size, "sha256": sha256}
+            record_change(conn, ibi, Change(actor, FILE_REPLACED if replaced else FILE_ADDED, details))
         return StoredFile(file_id, ibi, path, content_type, size, sha256, CHUNK_BYTES, uploaded_at), replaced
 
-    def delete(self, ibi: str, path: str) -> bool:
-        """Remove one file of an item; ``False`` when there was none at ``path``."""
+    def delete(self, ibi: str, path: str, *, actor: Actor) -> bool:
+        """Remove one file of an item, recorded in its history as ``actor``'s; ``False`` when there
+        was none at ``path``."""
         with self.storage.write_transaction() as conn:
             self._lock(conn, ibi, path)
             removed = _drop(conn, ibi, path)
             if removed:
                 ibis_changed(self.storage, conn, [ibi])
+                record_change(conn, ibi, Change(actor, FILE_REMOVED, {"path": path}))
         return removed
 
     def _lock(self, conn: Connection, ibi: str, path: str) -> None:

@@ -244,3 +244,20 @@ mint_key = Table(
     Column("created_at", Text, nullable=False),
     Index("mint_key_created_at", "created_at"),
 )
+
+#: Every change of an own item (``ibiportal.storage.history``): when (UTC), who (an
+#: administrator's user name, an API token's name, ``import``; never a token), what (``action``)
+#: and its details as JSON (each field old → new, a file's path and digest, the item linked).
+#: Rows are only ever added: no page, API or command edits or removes one.
+item_history = Table(
+    "item_history", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("ibi", Text, nullable=False),  # the own item's IBIp, or the IBI of a copy as given
+    Column("at", Text, nullable=False),
+    Column("actor_kind", Text, nullable=False),
+    Column("actor_name", Text, nullable=False),
+    Column("action", Text, nullable=False),
+    Column("details", Text, nullable=False),  # a JSON object
+    Index("item_history_ibi", "ibi", "id"),
+    sqlite_autoincrement=True,
+)

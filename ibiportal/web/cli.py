@@ -24,6 +24,7 @@ from ..ibi.prefixes import check_prefix_pair
 from ..citation.types import SLUGS
 from ..minting import MAX_CLI_COUNT, MintRequest, parse_count
 from ..storage.identifiers import IdentifierStore
+from ..archive.history import Actor
 from .context import get_minter, get_storage, known_prefix_pairs
 from .results import minted_to_dict
 
@@ -55,7 +56,7 @@ def mint_command(count: str, title: str | None, target_url: str | None, as_json:
     except ParseError as exc:
         _fail(exc.field or "input", exc)
     base = current_app.config.get("RESOLVER_BASE") or CLI_DEFAULT_BASE
-    for item in get_minter().mint_many(how_many, mint_request):
+    for item in get_minter().mint_many(how_many, mint_request, actor=Actor("command", "flask mint")):
         result = minted_to_dict(item, base)
         if as_json:
             click.echo(json.dumps(result))

@@ -21,6 +21,7 @@ from ..storage.files import FileStore
 from ..storage.copies import CopyStore
 from ..storage.identifiers import IdentifierStore
 from ..storage.mint_keys import MintKeyStore
+from ..storage.history import HistoryStore
 from ..application import Application, Holdings
 from ..application.resolving import Caller, Site
 from .host import portal_url, portal_url_for, request_address
@@ -98,7 +99,8 @@ def get_idempotent_minting() -> IdempotentMinting:
 
 def get_items() -> ItemService:
     """The own Archive's items, to read, change and delete (API and administrator's pages)."""
-    return ItemService(IdentifierStore(get_storage()))
+    storage = get_storage()
+    return ItemService(IdentifierStore(storage), HistoryStore(storage))
 
 
 def get_item_files() -> ItemFiles:

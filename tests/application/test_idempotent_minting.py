@@ -15,6 +15,9 @@ from ibiportal.minting import Minter, MintRequest, Subsystem
 from ibiportal.storage.database import Storage
 from ibiportal.storage.identifiers import IdentifierStore
 from ibiportal.storage.mint_keys import MintKeyStore
+from ibiportal.archive.history import Actor
+
+TESTER = Actor("command", "tests")
 
 SUBSYSTEM = Subsystem(host="mtc-m18.sid.inpe.br", port=80, ip="150.163.34.243", ibip_port=800, granularity=Decimal(1))
 REQUEST = MintRequest(title="Relatório")
@@ -55,14 +58,14 @@ def ibips(outcome) -> list[str]:
 
 def test_the_same_key_answers_the_same_items_and_another_request_is_refused(portals):
     portal = portals()
-    first = portal.minting.mint(2, REQUEST, "key-1", "client:192.0.2.1", PRINT)
-    again = portal.minting.mint(2, REQUEST, "key-1", "client:192.0.2.1", PRINT)
+    first = portal.minting.mint(2, REQUEST, "key-1", "client:192.0.2.1", PRINT, actor=TESTER)
+    again = portal.minting.mint(2, REQUEST, "key-1", "client:192.0.2.1", PRINT, actor=TESTER)
     assert ibips(again) == ibips(first) and len(set(ibips(first))) == 2
     assert (first.replayed, again.replayed) == (False, True)
     assert len(portal.minter.store.minted_items()) == 2
     with pytest.raises(KeyReused, match="used with another request"):
-        portal.minting.mint(2, MintRequest(title="Other"), "key-1", "client:192.0.2.1", fingerprint({"title": "Other"}))
-    other_client = portal.minting.mint(2, REQUEST, "key-1", "client:192.0.2.2", PRINT)
+        portal.minting.mint(2, MintRequest(title="Other"), "key-1", "client:192.0.2.1", fingerprint({"title": "Other"}), actor=TESTER)
+    other_client = portal.minting.mint(2, REQUEST, "key-1", "client:192.0.2.2", PRINT, actor=TESTER)
     assert not set(ibips(other_client)) & set(ibips(first))
 
 
@@ -71,16 +74,16 @@ def test_a_request_stopped_half_way_is_completed_by_its_retry(portals):
     real_mint = portal.minter.mint
     calls = count()
 
-    def dies_on_the_second(request, also=None):
+    def dies_on_the_second(request, also=None, *, actor):
         if next(calls) == 1:
             raise ConnectionError("the worker was killed")
-        return real_mint(request, also)
+        return real_mint(request, also, actor=actor)
 
     portal.minter.mint = dies_on_the_second
     with pytest.raises(ConnectionError):
-        portal.minting.mint(3, REQUEST, "key-2", "token:ci", PRINT)
+        portal.minting.mint(3, REQUEST, "key-2", "token:ci", PRINT, actor=TESTER)
     portal.minter.mint = real_mint
-    retried = portal.minting.mint(3, REQUEST, "key-2", "token:ci", PRINT)
+    retried = portal.minting.mint(3, REQUEST, "key-2", "token:ci", PRINT, actor=TESTER)
     assert len(set(ibips(retried))) == 3 and retried.replayed
     assert sorted(item.ibip for item in portal.minter.store.minted_items()) == sorted(ibips(retried))
 
@@ -92,7 +95,7 @@ def test_two_workers_running_the_same_request_mint_each_item_once(portals):
 
     def run(index: int) -> None:
         start.wait()
-        outcomes[index] = workers[index].minting.mint(2, REQUEST, "key-3", "client:192.0.2.9", PRINT)
+        outcomes[index] = workers[index].minting.mint(2, REQUEST, "key-3", "client:192.0.2.9", PRINT, actor=TESTER)
 
     threads = [threading.Thread(target=run, args=(index,)) for index in range(len(workers))]
     for thread in threads:
@@ -106,13 +109,13 @@ def test_two_workers_running_the_same_request_mint_each_item_once(portals):
 
 def test_a_key_is_kept_24_hours_then_forgotten(portals):
     portal = portals()
-    first = portal.minting.mint(1, REQUEST, "key-4", "client:192.0.2.1", PRINT)
+    first = portal.minting.mint(1, REQUEST, "key-4", "client:192.0.2.1", PRINT, actor=TESTER)
     portals.now[0] += timedelta(hours=KEPT_HOURS) - timedelta(seconds=1)
-    assert ibips(portal.minting.mint(1, REQUEST, "key-4", "client:192.0.2.1", PRINT)) == ibips(first)
+    assert ibips(portal.minting.mint(1, REQUEST, "key-4", "client:192.0.2.1", PRINT, actor=TESTER)) == ibips(first)
     portals.now[0] += timedelta(seconds=2)
-    assert ibips(portal.minting.mint(1, REQUEST, "key-4", "client:192.0.2.1", PRINT)) != ibips(first)
+    assert ibips(portal.minting.mint(1, REQUEST, "key-4", "client:192.0.2.1", PRINT, actor=TESTER)) != ibips(first)
 
 
 def test_without_a_key_every_request_mints(portals):
     portal = portals()
-    assert ibips(portal.minting.mint(1, REQUEST)) != ibips(portal.minting.mint(1, REQUEST))
+    assert ibips(portal.minting.mint(1, REQUEST, actor=TESTER)) != ibips(portal.minting.mint(1, REQUEST, actor=TESTER))

@@ -9,7 +9,11 @@ import pytest
 from ibiportal.application.items import ItemNotFound, ItemService
 from ibiportal.minting import Minter, MintRequest, Subsystem
 from ibiportal.storage.database import Storage
+from ibiportal.storage.history import HistoryStore
 from ibiportal.storage.identifiers import IdentifierStore
+from ibiportal.archive.history import Actor
+
+TESTER = Actor("command", "tests")
 
 
 @pytest.fixture
@@ -20,9 +24,9 @@ def minter(database_setting):
 
 
 def test_search_finds_ibis_titles_and_creators_newest_first(minter):
-    first = minter.mint(MintRequest(title="Relatório 100% novo", creators=("Gonçalves, João",)))
-    second = minter.mint(MintRequest(title="Imagens de satélite"))
-    items = ItemService(minter.store)
+    first = minter.mint(MintRequest(title="Relatório 100% novo", creators=("Gonçalves, João",)), actor=TESTER)
+    second = minter.mint(MintRequest(title="Imagens de satélite"), actor=TESTER)
+    items = ItemService(minter.store, HistoryStore(minter.store.storage))
     assert [r.minted.ibip for r in items.search()] == [second.ibip, first.ibip]
     assert [r.minted.ibip for r in items.search("gonçalves")] == [first.ibip]
     assert [r.minted.ibip for r in items.search("100%")] == [first.ibip]
@@ -32,13 +36,13 @@ def test_search_finds_ibis_titles_and_creators_newest_first(minter):
 
 
 def test_a_change_to_the_same_values_changes_nothing(minter):
-    item = minter.mint(MintRequest(title="T", target_url="https://example.org/t"))
-    items = ItemService(minter.store)
-    record = items.change(item.rep, {"title": "T", "target_url": "https://example.org/t"})
+    item = minter.mint(MintRequest(title="T", target_url="https://example.org/t"), actor=TESTER)
+    items = ItemService(minter.store, HistoryStore(minter.store.storage))
+    record = items.change(item.rep, {"title": "T", "target_url": "https://example.org/t"}, actor=TESTER)
     assert record.minted.updated_at is None
-    assert items.change(item.ibip, {"title": "U"}).minted.updated_at is not None
+    assert items.change(item.ibip, {"title": "U"}, actor=TESTER).minted.updated_at is not None
 
 
 def test_an_unknown_item_is_not_found(minter):
     with pytest.raises(ItemNotFound, match="not an item of this portal"):
-        ItemService(minter.store).find("8JMKD3MGP8W/34PGRBS")
+        ItemService(minter.store, HistoryStore(minter.store.storage)).find("8JMKD3MGP8W/34PGRBS")

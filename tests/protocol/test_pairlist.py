@@ -113,6 +113,16 @@ def test_duplicates_are_kept_and_reported():
     assert "url" in answer and "ibi" not in answer and len(answer) == 3
 
 
+def test_several_pairs_on_one_line_read_as_one_pair_per_line():
+    """Table 6.2's espaço is SP or CRLF, and JUNTAR joins pairs with a space (Example 9.7): an
+    answer on one line is the same pair list as one pair per line, braced values whole."""
+    one_line = "ibi {rep sid.inpe.br/mtc-m18/2009/02.16.17.46 ibip 8JMKD3MGP8W/34PGRBS} state Original url http://e.example/f"
+    per_line = one_line.replace("} state", "}\r\nstate").replace(" url", "\r\nurl")
+    assert parse_pair_list(one_line) == parse_pair_list(per_line)
+    assert parse_pair_list(one_line).names() == ("ibi", "state", "url")
+    assert parse_pair_list(one_line).get_pairs("ibi").get("ibip") == "8JMKD3MGP8W/34PGRBS"
+
+
 def test_positions_are_kept_but_not_compared():
     answer = parse_pair_list("a b\ncc {d e}")
     assert [pair.position for pair in answer.pairs] == [3, 9]

@@ -47,6 +47,12 @@ def fake_dns(mapping):
         ("224.0.0.1", ["224.0.0.1"], "multicast"),
         ("mapped.example", ["::ffff:127.0.0.1"], "loopback"),
         ("240.0.0.1", ["240.0.0.1"], "reserved"),
+        # what Python 3.11 calls global, IANA's special-purpose registries do not (finding 4)
+        ("fec0::1", ["fec0::1"], "fec0::/10, Deprecated (previously Site-Local)"),
+        ("192.0.0.8", ["192.0.0.8"], "192.0.0.8/32, IPv4 dummy address"),
+        ("192.0.0.9", ["192.0.0.9"], "192.0.0.0/24, IETF Protocol Assignments"),
+        ("relay.example", ["192.88.99.1"], "192.88.99.0/24, Deprecated (6to4 Relay Anycast)"),
+        ("docs.example", ["150.163.34.243", "3fff::1"], "3fff::/20, Documentation"),
     ],
 )
 def test_refused_after_dns(host, ips, word):
@@ -59,6 +65,11 @@ def test_public_and_allow_private():
     dns = fake_dns({"archive.example": ["93.184.216.34"], "lab": ["127.0.0.1"]})
     assert check_host("archive.example", 80, allow_private=False, getaddrinfo=dns).addresses == ("93.184.216.34",)
     assert check_host("lab", 80, allow_private=True, getaddrinfo=dns).addresses == ("127.0.0.1",)
+
+
+def test_allow_private_lets_special_purpose_addresses_through_too():
+    dns = fake_dns({"lab": ["192.0.0.8", "fec0::1", "3fff::1"]})
+    assert check_host("lab", 80, allow_private=True, getaddrinfo=dns).addresses == ("192.0.0.8", "fec0::1", "3fff::1")
 
 
 def test_unresolvable_is_refused():

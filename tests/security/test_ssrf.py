@@ -71,6 +71,13 @@ FORBIDDEN_HOSTS = [
     ("100.64.0.1", "not globally reachable"),  # carrier-grade NAT
     ("224.0.0.1", "multicast"),
     ("255.255.255.255", "reserved"),
+    # what Python 3.11 calls global, IANA's special-purpose registries do not (finding 4)
+    ("[fec0::1]", "not globally reachable"),  # site-local, deprecated (RFC 3879)
+    ("192.0.0.8", "not globally reachable"),  # IPv4 dummy address
+    ("192.0.0.9", "not globally reachable"),  # in 192.0.0.0/24, IETF Protocol Assignments
+    ("192.88.99.1", "not globally reachable"),  # 6to4 relay anycast, deprecated
+    ("[3fff::1]", "not globally reachable"),  # documentation
+    ("[5f00::1]", "reserved"),  # SRv6 SIDs
 ]
 
 
@@ -334,9 +341,12 @@ def portal(tmp_path, **config):
 @pytest.mark.parametrize(("address", "word"), [
     ("127.0.0.1:8080", "loopback"), ("2130706433", "loopback"), ("[::1]:80", "loopback"),
     ("169.254.169.254", "link-local"), ("10.0.0.5:8080", "private"), ("evil.example", "link-local"),
+    ("[fec0::1]:8080", "fec0::/10"), ("192.0.0.8", "192.0.0.8/32"), ("192.0.0.9:8080", "192.0.0.0/24"),
+    ("192.88.99.1", "192.88.99.0/24"), ("[3fff::1]", "3fff::/20"), ("special.example", "192.0.0.0/24"),
 ])
 def test_inclusion_at_a_forbidden_address_is_refused_without_contacting_it(tmp_path, dialed, dns, address, word):
     dns["evil.example"] = ["169.254.169.254"]
+    dns["special.example"] = ["192.0.0.9"]
     app = portal(tmp_path)
     assert app.test_cli_runner().invoke(args=["archives", "register", SERVICE_IBI, "--key", "1234567890"]).exit_code == 0
     query = query_of(standard.EXAMPLE_7_2).replace("archiveaddress=mtc-m21.sid.inpe.br", f"archiveaddress={address}")

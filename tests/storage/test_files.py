@@ -11,6 +11,9 @@ import pytest
 from ibiportal.storage import files as files_module
 from ibiportal.storage.database import Storage
 from ibiportal.storage.files import FileChanged, FileStore, read_chunks
+from ibiportal.archive.history import Actor
+
+TESTER = Actor("command", "tests")
 
 DATA = bytes(range(256)) * 3 + b"tail"  # 772 bytes
 
@@ -23,7 +26,7 @@ def small_chunks(monkeypatch):
 
 def store(storage: Storage, path: str = "a/b.bin", data: bytes = DATA, replaces: bool = False):
     stored, replaced = FileStore(storage).put("IBIP/1", path, "application/octet-stream", io.BytesIO(data), len(data),
-                                              hashlib.sha256(data).hexdigest())
+                                              hashlib.sha256(data).hexdigest(), actor=TESTER)
     assert replaced is replaces
     return stored
 
@@ -64,8 +67,8 @@ def test_a_file_removed_takes_its_chunks_with_it(database_setting, small_chunks)
     storage = Storage(database_setting)
     stored = store(storage)
     store(storage, path="other")
-    assert FileStore(storage).delete("IBIP/1", "a/b.bin") is True
-    assert FileStore(storage).delete("IBIP/1", "a/b.bin") is False
+    assert FileStore(storage).delete("IBIP/1", "a/b.bin", actor=TESTER) is True
+    assert FileStore(storage).delete("IBIP/1", "a/b.bin", actor=TESTER) is False
     assert [f.path for f in FileStore(storage).files("IBIP/1")] == ["other"]
     assert all(FileStore(storage).chunk(stored.id, seq) is None for seq in range(8))
 
@@ -81,7 +84,7 @@ def test_an_upload_that_fails_while_stored_leaves_nothing(database_setting, smal
             return super().read(size)
 
     with pytest.raises(OSError):
-        FileStore(storage).put("IBIP/1", "a/b.bin", "text/plain", Failing(DATA), len(DATA), "x")
+        FileStore(storage).put("IBIP/1", "a/b.bin", "text/plain", Failing(DATA), len(DATA), "x", actor=TESTER)
     (kept,) = FileStore(storage).files("IBIP/1")
     assert kept.size == len(b"the old file")
     assert b"".join(read_chunks(lambda: Storage(database_setting), kept, 0, kept.size)) == b"the old file"
@@ -110,7 +113,7 @@ def test_two_uploads_of_one_path_at_once_both_succeed_and_the_later_replaces_the
         storage = Storage(database_setting)
         try:
             results[name] = FileStore(storage).put("IBIP/1", "a/b.bin", "application/octet-stream", body,
-                                                   len(data), hashlib.sha256(data).hexdigest())
+                                                   len(data), hashlib.sha256(data).hexdigest(), actor=TESTER)
         except Exception as error:  # the assertion below names it
             results[name] = error
         finally:

@@ -28,6 +28,9 @@ from ibiportal.storage.schema import SCHEMA_REVISION, metadata
 from ibiportal.storage.signal import read_resolution_generation
 from ibiportal.storage.traces import TraceStore
 from tests.storage.trace_measure import stored_bytes
+from ibiportal.archive.history import Actor
+
+TESTER = Actor("command", "tests")
 
 RELEASE_DUMP = Path(__file__).with_name("release_5964d45.sql")
 ARCHIVE = "sid.inpe.br/mtc-m21/2012/06.05.15.34.39"
@@ -75,7 +78,7 @@ def test_a_release_database_upgrades_in_place_with_nothing_lost(tmp_path):
     # Minting goes on after the release's last date, from its persisted state.
     subsystem = Subsystem("mtc-m18.sid.inpe.br", 80, "150.163.34.243", 800, Decimal("1"))
     minter = Minter(identifiers, subsystem, clock=lambda: Decimal("1234806480.75"), sleep=lambda seconds: None)
-    assert minter.mint(MintRequest()).date > items[-1].date
+    assert minter.mint(MintRequest(), actor=TESTER).date > items[-1].date
     storage.close()
 
 

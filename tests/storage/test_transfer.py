@@ -72,6 +72,7 @@ def test_sqlite_to_postgresql_and_back_moves_every_row_and_minting_goes_on(new_d
     server = postgres_server.new_database()
     counts = imported(server, lines)
     assert counts["minted_item"] == 2 and counts["item_file_chunk"] >= 1 and counts["api_token"] == 1
+    assert counts["item_history"] >= 4  # two mints, the file, the link: each item's history moves with it
     assert exported(server)[1:] == lines[1:]  # row for row, byte for byte
     back = new_database("back.sqlite")
     imported(back, exported(server))

@@ -21,6 +21,9 @@ from ibiportal.storage.identifiers import IdentifierStore
 from ibiportal.web.context import APPLICATION
 from ibiportal.web.identifiers.qr import qr_svg
 from tests.servers import fresh_sqlite
+from ibiportal.archive.history import Actor
+
+TESTER = Actor("command", "tests")
 
 
 def make_minter(database, clock, sleep, granularity="1"):
@@ -35,7 +38,7 @@ def make_minter(database, clock, sleep, granularity="1"):
 def test_mint_gives_both_forms_of_the_same_date(database_setting):
     sleeps: list[float] = []
     minter = make_minter(database_setting, lambda: Decimal("1234806360.25"), sleeps.append)  # 2009-02-16T17:46:00.25Z
-    item = minter.mint()
+    item = minter.mint(actor=TESTER)
     # The first identifier of a subsystem is shortened to the minute (Algorithm 4 lines 8-16).
     assert item.rep == "sid.inpe.br/mtc-m18/2009/02.16.17.46"
     assert item.ibip == "8JMKD3MGP8W/34PGRBS"
@@ -46,7 +49,7 @@ def test_mint_gives_both_forms_of_the_same_date(database_setting):
 
 def test_minted_items_are_stored_before_being_returned(database_setting):
     minter = make_minter(database_setting, lambda: Decimal("1287588115.3462"), [].append)
-    items = minter.mint_many(3, MintRequest(title="A title", target_url="https://example.org/x"))
+    items = minter.mint_many(3, MintRequest(title="A title", target_url="https://example.org/x"), actor=TESTER)
     stored = minter.store.minted_items()
     assert [s.ibip for s in stored] == [i.ibip for i in items]
     assert stored[0].title == "A title" and stored[0].target_url == "https://example.org/x"
@@ -57,7 +60,7 @@ def test_requests_arriving_together_queue_for_their_slots(new_database):
     # Three requests at the same instant (as from three workers): each reserves the next
     # one-second slot and waits for it (Algorithm 4 line 7), the third twice as long.
     minter = make_minter(new_database(), lambda: Decimal("1287588115.3462"), sleeps.append)
-    dates = [minter.mint().date for _ in range(3)]
+    dates = [minter.mint(actor=TESTER).date for _ in range(3)]
     assert dates == [Decimal(1287588115), Decimal(1287588116), Decimal(1287588117)]
     assert sleeps == [0.6538, 1.6538]
 
@@ -80,11 +83,11 @@ class FakeClock:
 def test_clock_set_back_an_hour_still_gives_later_dates_without_hanging(database_setting):
     clock = FakeClock("1700000000.5")
     minter = make_minter(database_setting, clock, clock.sleep, granularity="0.01")
-    first = [minter.mint() for _ in range(3)][-1]
+    first = [minter.mint(actor=TESTER) for _ in range(3)][-1]
     clock.now -= 3600
     # A restart after the step: the offset is persisted, not kept in the process.
     restarted = make_minter(database_setting, clock, clock.sleep, granularity="0.01")
-    later = [restarted.mint() for _ in range(50)]
+    later = [restarted.mint(actor=TESTER) for _ in range(50)]
     dates = [first.date] + [item.date for item in later]
     assert dates == sorted(set(dates))
     # No request waits out the hour. The longest wait is at the turn of a second, where the
@@ -94,8 +97,8 @@ def test_clock_set_back_an_hour_still_gives_later_dates_without_hanging(database
 
 def test_a_restart_continues_after_the_last_date(database_setting):
     clock = lambda: Decimal("1700000000.5")  # noqa: E731
-    first = make_minter(database_setting, clock, [].append).mint()
-    second = make_minter(database_setting, clock, [].append).mint()  # a new process: new Storage, same database
+    first = make_minter(database_setting, clock, [].append).mint(actor=TESTER)
+    second = make_minter(database_setting, clock, [].append).mint(actor=TESTER)  # a new process: new Storage, same database
     assert second.date > first.date
 
 
@@ -207,7 +210,7 @@ def test_no_two_dates_share_an_ibip_at_fine_granularity(new_database):
     clock = FakeClock("1700000000.005")
     subsystem = Subsystem("mtc-m18.sid.inpe.br", 80, "150.163.34.243", 800, Decimal("0.01"))
     minter = Minter(IdentifierStore(Storage(new_database())), subsystem, clock, clock.sleep)
-    items = [minter.mint() for _ in range(250)]
+    items = [minter.mint(actor=TESTER) for _ in range(250)]
     assert len({item.ibip for item in items}) == 250
     assert all(parse_ibi(item.ibip).date == item.date for item in items)
     assert not any(split_date(item.date)[1].startswith("0") for item in items)

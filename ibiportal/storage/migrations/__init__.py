@@ -14,7 +14,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine
 from sqlalchemy.pool import NullPool
 
-from ..database import database_url
+from ..database import database_url, private_sqlite_file
 
 FOLDER = Path(__file__).resolve().parent
 
@@ -33,7 +33,9 @@ def head_revision() -> str:
 def upgrade(setting: str, revision: str = "head") -> None:
     """Bring the database of ``IBIPORTAL_DATABASE`` ``setting`` to ``revision``, in one
     transaction per run on databases whose DDL is transactional (PostgreSQL, SQLite)."""
-    engine = create_engine(database_url(setting), poolclass=NullPool)
+    url = database_url(setting)
+    private_sqlite_file(url)
+    engine = create_engine(url, poolclass=NullPool)
     try:
         with engine.begin() as connection:
             config = alembic_config()

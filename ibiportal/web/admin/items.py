@@ -31,6 +31,7 @@ from ..form_errors import show_error
 from ..host import portal_url
 from ..i18n import error_text, translate
 from ..results import persistent_url
+from ..actor import current_actor
 from .forms import ActionForm, FilePathForm, ItemForm, UploadForm
 
 bp = Blueprint("admin_items", __name__, url_prefix="/admin/items")
@@ -70,7 +71,7 @@ def change(ibi: str):
     form = ItemForm()
     if form.validate_on_submit():
         try:
-            get_items().change(ibi, {name: form.data[name] for name in EDITABLE_FIELDS})
+            get_items().change(ibi, {name: form.data[name] for name in EDITABLE_FIELDS}, actor=current_actor())
         except ParseError as exc:
             show_error(form, exc)
         else:
@@ -86,7 +87,7 @@ def upload(ibi: str, path: str):
     _check_csrf(request.headers.get("X-CSRFToken"))
     request.max_content_length = UNCAPPED  # counted while spooled, against IBIPORTAL_MAX_FILE_BYTES
     kept = get_item_files().put(ibi, path, Upload(request.stream, request.headers.get("Content-Type"),
-                                                  request.content_length))
+                                                  request.content_length), actor=current_actor())
     flash(_stored_message(kept), "success")
     return jsonify(file_dict(kept.file, portal_url(), kept.item.rep, resolver_base())), 200 if kept.replaced else 201
 
@@ -103,7 +104,8 @@ def upload_form(ibi: str):
         sent = request.files.get("file")
         if sent is None or not sent.filename:
             raise UploadRefused("choose a file to upload")
-        kept = get_item_files().put(ibi, form.path.data or sent.filename, Upload(sent.stream, sent.mimetype))
+        kept = get_item_files().put(ibi, form.path.data or sent.filename, Upload(sent.stream, sent.mimetype),
+                                    actor=current_actor())
     except RequestEntityTooLarge:
         flash(str(FileTooLarge(current_app.config["MAX_FILE_BYTES"])).capitalize() + ". Nothing was stored.", "error")
     except (ParseError, FileTooLarge, UploadRefused) as refused:
@@ -132,7 +134,7 @@ def remove_file(ibi: str):
     form = FilePathForm()
     if not form.validate_on_submit():
         abort(400, gettext("The form expired: open the item again and remove the file from there."))
-    removed = get_item_files().delete(record.minted.ibip, form.path.data or "")
+    removed = get_item_files().delete(record.minted.ibip, form.path.data or "", actor=current_actor())
     flash(gettext("Removed %(path)s: its URL and persistent URL answer 404 from now on.", path=removed.path), "success")
     return redirect(url_for("admin_items.edit_page", ibi=record.minted.ibip, _anchor="files"), code=303)
 
@@ -155,7 +157,7 @@ def delete(ibi: str):
     form = ActionForm()
     if not form.validate_on_submit():
         abort(400, gettext("The form expired: open the item again and delete it from there."))
-    record = get_items().delete(ibi)
+    record = get_items().delete(ibi, actor=current_actor())
     flash(gettext("Deleted %(ibi)s: its persistent URL answers 410 Gone from now on, and the IBI is never issued "
                   "again.", ibi=record.minted.ibip), "success")
     return redirect(url_for("admin_items.items_page"), code=303)
@@ -184,10 +186,12 @@ def upload_refused(error: IbiError):
 
 def _edit_page(record: ItemRecord, form: ItemForm, status: int = 200):
     held = get_item_files().listing(record.minted.ibip)
+    _, history = get_items().history(record.minted.ibip)
     page = render_template(
         "admin/item.html", record=record, form=form, files=held.files, upload_form=UploadForm(),
         persistent=persistent_url(resolver_base(), record.minted.ibip), max_file_bytes=current_app.config["MAX_FILE_BYTES"],
         file_urls={stored.path: item_file_url(portal_url(), record.minted.rep, stored.path) for stored in held.files},
+        history=history,
     )
     return page, status
 

@@ -11,6 +11,7 @@ from ...application.copies import CopyConflict, CopyNotFound, HeldCopy
 from ..context import get_copies, resolver_base
 from ..errors import error_response
 from ..results import persistent_url
+from ..actor import current_actor
 from .tokens import token_required
 from .views import bp, json_body
 
@@ -26,7 +27,7 @@ def list_copies():
 def hold_copy():
     """Hold a copy of ``ibi`` served at ``target_url``: 201 when new, 200 when moved."""
     body = json_body()
-    copy, created = get_copies().hold(body.get("ibi"), body.get("target_url"))
+    copy, created = get_copies().hold(body.get("ibi"), body.get("target_url"), actor=current_actor())
     return jsonify(copy_to_dict(copy)), 201 if created else 200
 
 
@@ -34,7 +35,7 @@ def hold_copy():
 @token_required
 def end_copy(ibi: str):
     """Stop holding the copy of ``ibi`` (either form): the Archive no longer answers for it."""
-    return jsonify(copy_to_dict(get_copies().end(ibi)))
+    return jsonify(copy_to_dict(get_copies().end(ibi, actor=current_actor())))
 
 
 @bp.errorhandler(CopyConflict)

@@ -17,6 +17,7 @@ from ...application.files import FileNotHeld, FileTooLarge, Upload, UploadRefuse
 from ..context import get_item_files, resolver_base
 from ..files import UNCAPPED, file_dict, listing_response, refusal_response
 from ..host import portal_url
+from ..actor import current_actor
 from .tokens import token_required
 from .views import bp
 
@@ -27,7 +28,7 @@ def put_file(ibi: str, path: str):
     """Store the request's body as a file of the item."""
     request.max_content_length = UNCAPPED  # counted while spooled, against IBIPORTAL_MAX_FILE_BYTES
     upload = Upload(request.stream, request.headers.get("Content-Type"), request.content_length)
-    kept = get_item_files().put(ibi, path, upload)
+    kept = get_item_files().put(ibi, path, upload, actor=current_actor())
     body = file_dict(kept.file, portal_url(), kept.item.rep, resolver_base())
     return jsonify(body), 200 if kept.replaced else 201, {"Location": body["url"]}
 
@@ -42,7 +43,7 @@ def list_files(ibi: str):
 @token_required
 def delete_file(ibi: str, path: str):
     """Remove one file of the item."""
-    get_item_files().delete(ibi, path)
+    get_item_files().delete(ibi, path, actor=current_actor())
     return "", 204
 
 

@@ -10,6 +10,7 @@ from dataclasses import asdict
 from flask import jsonify
 
 from ...application.items import ItemDeleted, ItemNotFound, ItemRecord
+from ...archive.history import HistoryEntry
 from ...archive.model import format_timestamp
 from ...archive.own import item_page_url
 from ..context import get_item_files, get_items, resolver_base
@@ -17,7 +18,8 @@ from ..errors import error_response
 from ..files import file_dict
 from ..host import portal_url
 from ..results import persistent_url
-from .tokens import token_required
+from ..actor import current_actor
+from .tokens import bearer_token, refusal, token_required
 from .views import bp, json_body
 
 
@@ -31,14 +33,31 @@ def get_item(ibi: str):
 @token_required
 def change_item(ibi: str):
     """Change the fields the body gives (null clears one); the others stay."""
-    return jsonify(item_to_dict(get_items().change(ibi, json_body())))
+    return jsonify(item_to_dict(get_items().change(ibi, json_body(), actor=current_actor())))
 
 
 @bp.delete("/items/<item:ibi>")
 @token_required
 def delete_item(ibi: str):
     """Make the item Deleted: the resolver answers 410 from now on; the IBI is never reused."""
-    return jsonify(item_to_dict(get_items().delete(ibi)))
+    return jsonify(item_to_dict(get_items().delete(ibi, actor=current_actor())))
+
+
+@bp.get("/items/<item:ibi>/history")
+def item_history(ibi: str):
+    """Every change of an own item, oldest first: when (UTC), what, and who. Who by name (the
+    administrator's user name, the API token's name) only for a request with a valid token; to
+    anyone else, what kind of actor (``history_to_dict``). Entries are never changed or removed."""
+    record, entries = get_items().history(ibi)
+    named = bearer_token() is not None and refusal() is None
+    return jsonify({"rep": record.minted.rep, "ibip": record.minted.ibip,
+                    "history": [history_to_dict(entry, named) for entry in entries]})
+
+
+def history_to_dict(entry: HistoryEntry, named: bool) -> dict:
+    """The JSON of a history entry (``HistoryEntry`` in ``openapi.py``)."""
+    actor = {"kind": entry.actor.kind, "name": entry.actor.name if named else None}
+    return {"at": entry.at, "action": entry.action, "actor": actor, "details": dict(entry.details)}
 
 
 @bp.errorhandler(ItemNotFound)

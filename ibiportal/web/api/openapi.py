@@ -17,7 +17,8 @@ from ...ibi.batch import MAX_ROWS
 from ...ibi.languages import COUNTRIES, LANGUAGES
 from ...ibi.modifiers import COMPOSITIONS
 from ...resolver.diagnosis import Case, Page
-from ...resolver.trace import AlertReason, Status, StepKind
+from ...resolver.trace import AlertReason, SetAside, Status, StepKind
+from ...archive.history import ACTIONS
 from ..edge import MAX_TEXT_CHARS
 
 _NULLABLE_STRING = {"type": ["string", "null"]}
@@ -240,6 +241,21 @@ _SCHEMAS: dict[str, dict] = {
             "files": {"type": "array", "items": _ref("ItemFile"), "description": "the item's files, by path"},
         },
     },
+    "HistoryEntry": {
+        "type": "object",
+        "description": "One change of an own item.",
+        "required": ["at", "action", "actor", "details"],
+        "properties": {
+            "at": {"type": "string", "description": "when, ISO 8601 UTC"},
+            "action": {"enum": list(ACTIONS)},
+            "actor": {"type": "object", "required": ["kind", "name"], "properties": {
+                "kind": {"enum": ["administrator", "token", "anonymous", "import", "command"]},
+                "name": _NULLABLE_STRING}},
+            "details": {"type": "object", "description": "edited: `changes`, each `{field, old, new}`; a file: "
+                        "`path` (and `content_type`, `size`, `sha256` when added); linked, unlinked: `relation`, "
+                        "`language`, `item`; minted: `rep`, `ibip`"},
+        },
+    },
     "Copy": {
         "type": "object",
         "description": "A copy the own Archive holds of another Archive's item: it answers `state Copy`.",
@@ -387,6 +403,11 @@ _SCHEMAS: dict[str, dict] = {
             "client_ips": {**_STRINGS, "description": "on (2) and (3): the user's IP, then its proxies' (Table 8.10)"},
             "joined_trace": {"type": ["string", "null"],
                              "description": "on a (4) that joined an identical request's resolution: its trace"},
+            "set_aside": {"enum": [None, *(reason.value for reason in SetAside)],
+                          "description": "on a (3) whose answer was set aside (status set-aside): why; error says it "
+                                         "in words"},
+            "answered_ibi": {"type": ["string", "null"],
+                             "description": "on a (3) set aside as other-item: the IBI its ibi pair named"},
         },
     },
     "Resolution": {
@@ -703,7 +724,10 @@ _PATHS: dict[str, dict] = {
     }},
     "/api/v1/extract": {"post": {
         "operationId": "extract", "summary": "Every IBI in a text or a .txt, .bib, .ris, .pdf, .docx or .odt file, in order",
-        "description": f"At most 1 MB of text (413 beyond) and {MAX_ROWS:,} IBIs (400 beyond); DOIs, ordinary "
+        "description": f"At most 1 MB of text (413 beyond) and {MAX_ROWS:,} IBIs (400 at the next one, its "
+                       "`position` where it starts); a reading longer than IBIPORTAL_PARSE_SECONDS is a 413, its "
+                       "`position` where it stopped. Each request counts its size in KiB against "
+                       "IBIPORTAL_RATELIMIT_TEXT (429 beyond), as classify and batch conversion do. DOIs, ordinary "
                        "links and date-like paths of other sites are not IBIs. With `resolve=1` every entry is "
                        "also checked as `GET /<persistent URL>` would resolve it (each distinct request once, "
                        "cache included) and gets a `resolution`; the answer a `summary`. With "
@@ -772,6 +796,17 @@ _PATHS: dict[str, dict] = {
             "responses": {"200": _json(_ref("Item"), "The tombstone"), **_ERRORS},
         },
     },
+    "/api/v1/items/{ibi}/history": {"get": {
+        "operationId": "getItemHistory", "summary": "Every change of an own item, oldest first (History, UTC)",
+        "description": "Who made each change is named (the administrator's user name, the API token's name) only "
+                       "for a request with a valid API token; to anyone else `actor.name` is null. Entries are "
+                       "never changed or removed.",
+        "parameters": [_ITEM_IBI],
+        "responses": {"200": _json({"type": "object", "required": ["rep", "ibip", "history"], "properties": {
+            "rep": {"type": "string"}, "ibip": {"type": "string"},
+            "history": {"type": "array", "items": _ref("HistoryEntry")},
+        }}, "The item's history (404: not an item here)"), **_ERRORS},
+    }},
     "/api/v1/copies": {
         "get": {
             "operationId": "listCopies", "summary": "The copies the own Archive holds",

@@ -60,13 +60,16 @@ def token_required(view: Callable) -> Callable:
 
 
 def token_required_if(setting: str) -> Callable[[Callable], Callable]:
-    """:func:`token_required` when the app's ``setting`` is on (``MINT_REQUIRES_TOKEN``)."""
+    """:func:`token_required` when the app's ``setting`` is on (``MINT_REQUIRES_TOKEN``). When it
+    is off, a valid token sent anyway still names who made the change (the item's history)."""
 
     def decorate(view: Callable) -> Callable:
         @wraps(view)
         def guarded(*args, **kwargs):
             if current_app.config[setting]:
                 return refusal() or view(*args, **kwargs)
+            if bearer_token() is not None:
+                refusal()  # sets g.api_token_name for a valid token; an unknown one mints as anyone
             return view(*args, **kwargs)
 
         return guarded

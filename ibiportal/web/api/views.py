@@ -16,29 +16,35 @@ from ..inputs import optional_port
 from ..context import client_address, get_idempotent_minting, known_prefix_pairs, resolver_base
 from ..errors import error_response
 from ..results import minted_to_dict
+from ..actor import current_actor
 from .tokens import token_required_if
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
 #: The API's endpoints that resolve on demand, never from the cache (``RATELIMIT_TRACE``).
 ON_DEMAND_RESOLUTIONS = frozenset({"api.run_trace", "api.cite_api"})
+#: The API's endpoints that read a text of the client's size (``RATELIMIT_TEXT``).
+TEXT_READERS = frozenset({"api.extract_api", "api.classify_text", "api.convert_batch"})
 
 
 @limits.declare(bp)
 def _limits(rules: limits.Rules) -> None:
     """``RATELIMIT_API`` on every endpoint together; a trace or a citation also counts against
-    ``RATELIMIT_TRACE`` (a citation only when it names an ``ibi``: without one nothing resolves)."""
+    ``RATELIMIT_TRACE`` (a citation only when it names an ``ibi``: without one nothing resolves);
+    an endpoint that reads a text also against ``RATELIMIT_TEXT``, by its size."""
     rules.shared("RATELIMIT_API", N_("API requests from your address"), "api")(bp)
+    rules.text_read(lambda: request.endpoint in TEXT_READERS)(bp)
     rules.on_demand(lambda: request.endpoint in ON_DEMAND_RESOLUTIONS
                     and not (request.method == "GET" and not request.args.get("ibi")))(bp)
 
 
 class ItemConverter(PathConverter):
-    """``<item:ibi>``: an IBI in either form, slashes and all, up to a ``/files`` segment (no IBI
-    has one), so that ``/items/<ibi>`` and ``/items/<ibi>/files…`` never take each other's
-    requests: a method one of them lacks is its 405, not the other's answer."""
+    """``<item:ibi>``: an IBI in either form, slashes and all, up to a ``/files`` segment or a
+    last ``/history`` one (no IBI has either), so that ``/items/<ibi>``, ``/items/<ibi>/files…``
+    and ``/items/<ibi>/history`` never take each other's requests: a method one of them lacks is
+    its 405, not the other's answer."""
 
-    regex = r"[^/](?:(?!/files(?:/|$)).)*"
+    regex = r"[^/](?:(?!/files(?:/|$)|/history$).)*"
 
 
 bp.record_once(lambda state: state.app.url_map.converters.setdefault("item", ItemConverter))
@@ -55,7 +61,7 @@ def mint():
     mint_request = MintRequest.parse(body)
     key = idempotency_key(request.headers.get("Idempotency-Key"))
     scope = f"token:{g.api_token_name}" if "api_token_name" in g else f"client:{client_address()}"
-    outcome = get_idempotent_minting().mint(count, mint_request, key, scope, fingerprint(body))
+    outcome = get_idempotent_minting().mint(count, mint_request, key, scope, fingerprint(body), actor=current_actor())
     base = resolver_base()
     results = [minted_to_dict(item, base) for item in outcome.items]
     headers = {"Idempotent-Replayed": "true"} if outcome.replayed else {}

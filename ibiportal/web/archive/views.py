@@ -98,7 +98,7 @@ def own_item(ibi: str):
     is, its files, its editions and translations, and Cite."""
     item = _find(holdings().own, ibi)
     items = get_items()
-    record = items.find(ibi)
+    record, history = items.history(ibi)
     relations = record.relations
     related = [(label, target, _title(items, target)) for label, target in (
         (gettext("Previous edition"), relations.previous_edition), (gettext("Next edition"), relations.next_edition),
@@ -111,7 +111,7 @@ def own_item(ibi: str):
     files = get_item_files().listing(record.minted.ibip).files
     return render_template("archive/own_item.html", item=item, record=record, related=related, files=files,
                            file_urls=_file_urls(item, files), persistent=persistent_url(resolver_base(), record.minted.ibip),
-                           embedded=embedded)
+                           embedded=embedded, history=history)
 
 
 def _file_urls(item: Item, files) -> dict[str, str | None]:

@@ -29,6 +29,7 @@ from ..form_errors import show_error
 from ..i18n import current_language
 from ..references.views import reference_hint
 from ..inputs import persistent_url_input
+from ..actor import current_actor
 from .actions import actions_for
 from .cards import minted_card
 from .forms import LookupForm, MintForm, new_idempotency_key
@@ -98,7 +99,8 @@ def mint():
             mint_request = MintRequest.parse(form.data)
             key = idempotency_key(form.idempotency_key.data or None, "idempotency_key")
             items = get_idempotent_minting().mint(form.count.data or 1, mint_request, key,
-                                                  f"page:{client_address()}", fingerprint(fields)).items
+                                                  f"page:{client_address()}", fingerprint(fields),
+                                                  actor=current_actor()).items
         except ParseError as exc:
             show_error(form, exc)
         except KeyReused:  # the same form posted again with other values: it becomes a new form

@@ -82,6 +82,7 @@ STATUS_WORDS = {
     Status.TRANSPORT_ERROR: (lazy_pgettext("exchange status", "error"), "bad"),
     Status.NOT_WAITED_FOR: (lazy_pgettext("exchange status", "not waited for"), "muted"),
     Status.NOT_SENT: (lazy_pgettext("exchange status", "not sent"), "bad"),
+    Status.SET_ASIDE: (lazy_pgettext("exchange status", "set aside"), "bad"),
 }
 
 STATUS_HELP = {
@@ -94,6 +95,8 @@ STATUS_HELP = {
     Status.TRANSPORT_ERROR: lazy_gettext("the connection failed"),
     Status.NOT_WAITED_FOR: lazy_gettext("a usable answer had already arrived (copies are equivalent)"),
     Status.NOT_SENT: lazy_gettext("the request could not be built"),
+    Status.SET_ASIDE: lazy_gettext("a pair list the resolver did not use: about another item, ambiguous, or "
+                                   "competing with the original this portal's own Archive holds"),
 }
 
 
@@ -166,7 +169,7 @@ class ExchangeRow:
     def open(self) -> bool:
         """Shown unfolded: the chosen answer and every failure worth reading."""
         return self.chosen or self.step.status in (Status.MALFORMED, Status.HTTP_ERROR, Status.TRANSPORT_ERROR,
-                                                    Status.REFUSED, Status.NOT_SENT)
+                                                    Status.REFUSED, Status.NOT_SENT, Status.SET_ASIDE)
 
 
 @dataclass(frozen=True)
@@ -409,7 +412,7 @@ def _round_decisions(steps: tuple[TraceStep, ...], hop: int) -> list[Decision]:
         if step.status in (Status.EMPTY, Status.NOT_WAITED_FOR):
             continue
         tone = "" if step.status is Status.ANSWERED else "bad"
-        number = 4 if step.status in (Status.ANSWERED, Status.MALFORMED, Status.HTTP_ERROR) else None
+        number = 4 if step.status in (Status.ANSWERED, Status.MALFORMED, Status.HTTP_ERROR, Status.SET_ASIDE) else None
         words = answer_words(step)
         if step.elapsed_ms is None:
             text = (gettext("%(archive)s: %(what)s.", archive=step.receiver, what=words) if step.status is Status.ANSWERED

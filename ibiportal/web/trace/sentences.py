@@ -58,6 +58,8 @@ def answer_words(step: TraceStep) -> str:
         return gettext("the answer has no url%(relation)s and nothing leading toward it", relation=step.relation)
     if status is Status.EMPTY:
         return gettext("an empty answer: the IBI is not held there")
+    if status is Status.SET_ASIDE:
+        return gettext("set aside: %(why)s", why=translate(step.error))
     if status is Status.MALFORMED:
         problem = step.parse_error
         what = translate(problem.message) if problem else gettext("unreadable")
@@ -83,6 +85,9 @@ def selection_sentence(step: TraceStep) -> str:
                        archive=step.chosen, time=milliseconds(step.elapsed_ms))
     if step.selection is Selection.ONLY_ORIGINAL:
         return gettext("Chose the answer of %(archive)s: the only one claiming the original.", archive=step.chosen)
+    if step.selection is Selection.OWN_ORIGINAL:
+        return gettext("Chose the answer of %(archive)s: this portal's own Archive holds the original.",
+                       archive=step.chosen)
     if step.selection is Selection.FOLLOW:
         return gettext("The answer of %(archive)s leads on through %(pair)s %(ibi)s: every Archive is asked about "
                        "it in round %(round)s.", archive=step.chosen, pair=step.deciding_pair, ibi=step.onward_ibi,

@@ -75,7 +75,7 @@ class Tone(StrEnum):
     ANSWER = "answer"  # a non-empty answer that was not chosen
     CHOSEN = "chosen"  # the answer the resolver selected, the URL returned, the acknowledgment
     EMPTY = "empty"  # the Archive does not hold the IBI
-    FAILED = "failed"  # malformed, HTTP error, timeout, transport error, not sent
+    FAILED = "failed"  # malformed, set aside, HTTP error, timeout, transport error, not sent
     SKIPPED = "skipped"  # not waited for: a usable answer had arrived
     ALERT = "alert"  # the resolution ends without a URL
     EXPECTED = "expected"  # not seen by the resolver (1, 8, 9, 10)
@@ -152,7 +152,8 @@ class SequenceDiagram:
 
 
 _FAILED_ANSWER = {Status.MALFORMED: lazy_gettext("malformed answer, not a pair list"),
-                  Status.HTTP_ERROR: lazy_gettext("HTTP error %(status)s")}
+                  Status.HTTP_ERROR: lazy_gettext("HTTP error %(status)s"),
+                  Status.SET_ASIDE: lazy_gettext("answer set aside")}
 _NO_ANSWER = {
     Status.TIMEOUT: lazy_gettext("timeout"),
     Status.REFUSED: lazy_gettext("refused"),

@@ -1,0 +1,36 @@
+"""The history of the own Archive's items kept (``archive.history`` has its values).
+
+An entry is written in the transaction of the change it records, so a change and its
+entry are kept together or not at all. Entries are only ever added: nothing here, nor in the API
+or the pages, edits or removes one. ``db export`` and ``db import`` move them as every table.
+"""
+from __future__ import annotations
+
+import json
+
+from sqlalchemy import Connection, insert, select
+
+from ..archive.history import Actor, Change, HistoryEntry
+from .database import Storage, now_iso
+from .schema import item_history
+
+
+def record_change(conn: Connection, ibi: str, change: Change) -> None:
+    """Record ``change`` of the item ``ibi``, inside the caller's transaction (the change's own)."""
+    conn.execute(insert(item_history).values(
+        ibi=ibi, at=now_iso(), actor_kind=change.actor.kind, actor_name=change.actor.name, action=change.action,
+        details=json.dumps(dict(change.details), ensure_ascii=False, sort_keys=True),
+    ))
+
+
+class HistoryStore:
+    """The recorded changes over one :class:`Storage`."""
+
+    def __init__(self, storage: Storage):
+        self.storage = storage
+
+    def entries(self, ibi: str) -> list[HistoryEntry]:
+        """Every change of the item ``ibi`` (its IBIp), oldest first."""
+        rows = self.storage.read(select(item_history).where(item_history.c.ibi == ibi).order_by(item_history.c.id))
+        return [HistoryEntry(row.ibi, row.at, Actor(row.actor_kind, row.actor_name), row.action, json.loads(row.details))
+                for row in rows]

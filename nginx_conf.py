@@ -1,0 +1,71 @@
+"""nginx's settings for running IBI Portal in production (issue 39, finding 2).
+
+``python nginx_conf.py FOLDER UPSTREAM`` writes ``FOLDER/nginx.conf`` from ``nginx.conf.template``
+(which says why each setting is what it is): nginx listening where users connect
+(``IBIPORTAL_BIND``, as gunicorn alone did), passing whole requests to gunicorn at ``UPSTREAM``
+(``host:port`` on loopback), believing forwarded headers only from ``IBIPORTAL_TRUSTED_PROXIES``
+and taking bodies as large as the portal does (``IBIPORTAL_MAX_FILE_BYTES``). ``bin/run`` calls
+it; the portal's settings are read and checked as ``ibiportal/config.py`` reads them.
+"""
+from __future__ import annotations
+
+import math
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from ibiportal.config import DEFAULTS, from_environment
+from ibiportal.web.catalogs import SOURCE, read
+
+TEMPLATE = Path(__file__).with_name("nginx.conf.template")
+DEFAULT_BIND = "127.0.0.1:8000"  # gunicorn.conf.py's
+#: Room for a multipart form's other parts and headers around the largest file.
+FORM_ROOM = 1024 * 1024
+MB = 1024 * 1024
+#: The portal's own words for a body larger than it reads (ibiportal/web/errors.py), which nginx
+#: says for it when a body is declared larger still; the Portuguese comes from the catalog.
+TOO_LARGE = "The request is too large: the portal reads at most %(limit)s MB."
+
+
+def too_large(limit_mb: int) -> tuple[str, str]:
+    """:data:`TOO_LARGE` in English and Brazilian Portuguese, for a JSON string in nginx's quotes."""
+    entry = read(SOURCE / "pt_BR" / "LC_MESSAGES" / "messages.po").get(TOO_LARGE)
+    if entry is None or not entry.string:
+        raise LookupError(f"the pt_BR catalog has no translation of {TOO_LARGE!r}")
+    messages = (TOO_LARGE % {"limit": limit_mb}, entry.string % {"limit": limit_mb})
+    if any(char in message for message in messages for char in "\\\"'$"):
+        raise ValueError(f"nginx.conf cannot quote {messages!r}")
+    return messages
+
+
+def render(folder: str, upstream: str, environ: Mapping[str, str], running_as_root: bool) -> str:
+    """The nginx configuration of a portal with these ``IBIPORTAL_*`` variables."""
+    portal = {**DEFAULTS, **from_environment(environ)}  # a bad value stops the start, named
+    binds = [part.strip() for part in environ.get("IBIPORTAL_BIND", DEFAULT_BIND).split(",") if part.strip()]
+    max_body = max(portal["MAX_FILE_BYTES"], portal["MAX_CONTENT_LENGTH"]) + FORM_ROOM
+    english, portuguese = too_large(math.ceil(max_body / MB))
+    values = {
+        "RUN": folder,
+        # nginx's master needs root only to listen on ports below 1024; its worker never runs as
+        # root (nobody, Debian's nginx's default), and owns the spool folders nginx makes for it.
+        "USER": "user nobody nogroup;" if running_as_root else "",
+        "LISTEN": "\n".join(f"        listen {bind};" for bind in binds),
+        "UPSTREAM": upstream,
+        "TRUSTED": "\n".join(f"        {proxy} 1;" for proxy in portal["TRUSTED_PROXIES"]),
+        "MAX_BODY": str(max_body),
+        "TOO_LARGE_EN": english,
+        "TOO_LARGE_PT": portuguese,
+    }
+    text = TEMPLATE.read_text()
+    for name, value in values.items():
+        text = text.replace("{{" + name + "}}", value)
+    return text
+
+
+def main(folder: str, upstream: str) -> None:
+    Path(folder, "nginx.conf").write_text(render(folder, upstream, os.environ, os.geteuid() == 0))
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
