@@ -2,14 +2,14 @@
 alone stayed valid until it expired, so a cookie copied while logged in kept its administrator
 rights after the logout. Now the cookie names a row of ``admin_session``, deleted at logout.
 
-Revision ID: 0016
-Revises: 0015
+Revision ID: 0017
+Revises: 0016
 """
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0016"
-down_revision = "0015"
+revision = "0017"
+down_revision = "0016"
 branch_labels = None
 depends_on = None
 
