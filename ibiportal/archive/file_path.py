@@ -7,6 +7,10 @@ below a directory, which is what URLib's paths are:
 
 * relative: no leading ``/``; segments separated by ``/``, none empty, none ``.`` or ``..``
   (a path never leaves its item);
+* as every reader may read it (security issue 39): no ``\\``, a folder separator on Windows,
+  where an item may be copied; and no segment that reads as ``.``, ``..``, ``/``, ``\\`` or a
+  control character once percent-decoded again (a proxy or a client that decodes twice) or
+  folded to NFKC (Windows' best-fit mapping reads the fullwidth ``．`` as ``.``);
 * text: UTF-8, no control characters (the U+FFFD a decoder puts for bytes that were not UTF-8
   is refused as such);
 * each segment at most :data:`MAX_SEGMENT_BYTES` bytes of UTF-8 (``NAME_MAX`` of ext4 and most
@@ -17,6 +21,8 @@ below a directory, which is what URLib's paths are:
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterator
+from urllib.parse import unquote
 
 from ..errors import ParseError
 from ..i18n import N_
@@ -56,6 +62,10 @@ def parse_file_path(text: str) -> str:
         if segment in (".", ".."):
             raise ParseError(N_("the file path may not have a %(segment)s segment: it stays inside the item", segment=segment),
                              start + 1, _FIELD)
+        if "\\" in given:
+            raise ParseError(N_("the file path may not have a backslash (\\): folders are separated by /"),
+                             start + given.index("\\") + 1, _FIELD)
+        _check_readings(segment, start + 1)
         size = len(segment.encode("utf-8"))
         if size > MAX_SEGMENT_BYTES:
             raise ParseError(
@@ -69,3 +79,34 @@ def parse_file_path(text: str) -> str:
     if size > MAX_PATH_BYTES:
         raise ParseError(N_("the file path has %(size)s bytes of UTF-8; at most %(max_path_bytes)s are allowed", size=size, max_path_bytes=MAX_PATH_BYTES), 1, _FIELD)
     return path
+
+
+def _check_readings(segment: str, position: int) -> None:
+    """Refuse ``segment`` when a reader decoding it again or folding it reads a way out of the
+    item in it (module docstring); ``position``: where the segment starts."""
+    for reading in _readings(segment):
+        if reading in (".", ".."):
+            shown = reading
+        elif "/" in reading or "\\" in reading:
+            shown = "/" if "/" in reading else "\\"
+        else:
+            control = next((char for char in reading if unicodedata.category(char) == "Cc"), None)
+            if control is None:
+                continue
+            raise ParseError(N_("the file path has a segment that reads as the control character U+%(value)04X once "
+                                "decoded again", value=ord(control)), position, _FIELD)
+        raise ParseError(N_("the file path may not have a segment that reads as %(reading)s once decoded again or "
+                            "folded (NFKC): it stays inside the item", reading=shown), position, _FIELD)
+
+
+def _readings(segment: str) -> Iterator[str]:
+    """``segment`` percent-decoded again and again until it no longer changes (each decoding
+    shortens it), each of these also in NFKC."""
+    reading = segment
+    while True:
+        yield unicodedata.normalize("NFKC", reading)
+        decoded = unquote(reading)
+        if decoded == reading:
+            return
+        yield decoded
+        reading = decoded

@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import BigInteger, CheckConstraint, Column, Index, Integer, LargeBinary, MetaData, Table, Text, text
 
 #: The revision a database must be at for this code (the last file of ``migrations/versions``).
-SCHEMA_REVISION = "0016"
+SCHEMA_REVISION = "0017"
 
 metadata = MetaData()
 
@@ -185,6 +185,16 @@ admin_account = Table(
     Column("username", Text, primary_key=True),
     Column("password_hash", Text, nullable=False),
     Column("updated_at", Text, nullable=False),
+)
+
+#: Administrators' sessions, kept on the server: the session cookie (signed, but replayable by
+#: whoever copied it) names one of these by a random id, of which only the SHA-256 is kept, and a
+#: logout or a new password deletes the row, so that a copied cookie opens nothing afterwards.
+admin_session = Table(
+    "admin_session", metadata,
+    Column("id_hash", Text, primary_key=True),
+    Column("username", Text, nullable=False, index=True),
+    Column("created_at", Text, nullable=False),
 )
 
 #: Tokens for the API's writes: only the SHA-256 of each token is kept (a token is 256 random

@@ -40,6 +40,15 @@ def test_paths_kept(text, expected):
     ("del\x7f", "control character U+007F", 4),
     ("caf\ufffd.pdf", "not UTF-8", 4),
     ("/".join(["d" * 200] * 21), f"at most {MAX_PATH_BYTES}", 1),
+    ("a\\..\\b", "backslash", 2),  # a folder separator where an item may be copied (Windows)
+    ("a/%2e%2e/b", "reads as ..", 3),  # decoded again by a proxy or a client
+    ("%252e/b", "reads as .", 1),
+    ("a/..%2fb", "reads as /", 3),
+    ("..%5cb", "reads as \\", 1),
+    ("a/x%2500", "control character U+0000 once decoded", 3),
+    ("\uff0e\uff0e/b", "reads as ..", 1),  # fullwidth dots: NFKC (Windows' best fit) reads ..
+    ("a/\u2025", "reads as ..", 3),
+    ("a\uff0fb", "reads as /", 1),
 ])
 def test_paths_refused(text, message, position):
     with pytest.raises(ParseError) as refused:
@@ -57,3 +66,4 @@ def test_any_text_is_kept_in_nfc_or_refused_with_a_position(text):
         return
     assert path == unicodedata.normalize("NFC", path)
     assert all(segment not in ("", ".", "..") for segment in path.split("/"))
+    assert "\\" not in path

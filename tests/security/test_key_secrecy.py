@@ -23,6 +23,7 @@ from tests.reliability.faulty_archives import SERVICE_IBI, RawArchive, answers
 from tests.reliability.processes import start_gunicorn
 from tests.standard_examples import query_of
 from tests.servers import fresh_sqlite, loopback_server, sqlite_dump
+from tests.admin_session import log_in_as
 
 KEY = "5550001112-9998887776"
 #: Pieces of the key that must not show up either (a key cut in two is still half a key).
@@ -109,8 +110,7 @@ def test_no_key_anywhere_after_every_kind_of_request(tmp_path, caplog):
     assert [reply.status_code for reply in replies] == [200, 403, 400, 400, 400, 400, 200]
     assert confirmations == 1 and KEY.encode() not in archive.requests[0]  # §7.2 message (3) has no key
     resolution = client.get("/8JMKD3MGP8W/35MMLL8", environ_base={"REMOTE_ADDR": "172.16.44.200"})
-    with client.session_transaction() as session:
-        session["admin"] = "ada"
+    log_in_as(client, "ada")
     pages = [client.get("/admin/archives"), client.get(f"/admin/archives/{SERVICE_IBI}")]
     assert all(page.status_code == 200 for page in pages)
     cli = app.test_cli_runner()

@@ -32,6 +32,7 @@ from tests import standard_examples as standard
 from tests.reliability.faulty_archives import SERVICE_IBI, RawArchive, answers, include, keeps_alive, over_tls
 from tests.standard_examples import query_of
 from tests.servers import fresh_sqlite
+from tests.admin_session import log_in_as
 
 TIMEOUTS = Timeouts(connect=1.0, read=1.0, total=2.0)
 CLIENT = ClientInfo(("172.16.44.200",))
@@ -389,8 +390,7 @@ def test_the_trace_api_cannot_be_pointed_at_an_address(tmp_path, dialed):
 def test_the_conformance_check_refuses_forbidden_addresses(tmp_path, dialed, dns, address, word):
     dns["evil.example"] = ["192.168.0.1"]
     client = portal(tmp_path).test_client()
-    with client.session_transaction() as session:
-        session["admin"] = "ada"
+    log_in_as(client, "ada")
     page = client.post("/admin/conformance", data={"address": address}).get_data(as_text=True)
     assert word in page and "private Archives are not allowed" in page
     assert dialed == []

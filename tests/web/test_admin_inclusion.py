@@ -21,6 +21,7 @@ from ibiportal.storage.registry import ArchiveStore
 from ibiportal.web.admin.inclusion import BLANKS, inclusion_script
 from tests.scripted_archive import Answer
 from tests.servers import loopback_server
+from tests.admin_session import log_in_as
 
 SERVICE_IBI = "sid.inpe.br/mtc-m18@80/2008/03.17.15.17"  # an "@" and slashes for curl to encode
 CHOSEN_KEY = "1234567890-0987654321"
@@ -49,8 +50,7 @@ def confirming_archive(scripted_archive):
 def admin_client(app):
     """A test client logged in as an administrator, its requests sent to the live portal's address."""
     client = app.test_client()
-    with client.session_transaction(base_url=app.url) as session:
-        session["admin"] = "ada"
+    log_in_as(client, "ada", base_url=app.url)
     return client
 
 

@@ -12,6 +12,7 @@ from werkzeug.datastructures import FileStorage
 from werkzeug.test import stream_encode_multipart
 
 from ibiportal import create_app
+from tests.admin_session import log_in_as
 
 PDF = b"%PDF-1.4\n" + b"x" * 3000
 
@@ -24,8 +25,7 @@ def app(new_database):
 
 @pytest.fixture
 def admin(client):
-    with client.session_transaction() as session:
-        session["admin"] = "ada"
+    log_in_as(client, "ada")
     return client
 
 

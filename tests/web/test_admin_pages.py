@@ -24,6 +24,7 @@ from ibiportal.registry import ArchiveDetails, Confirmation
 from ibiportal.storage.database import Storage
 from ibiportal.storage.registry import ArchiveStore
 from tests.servers import fresh_sqlite
+from tests.admin_session import log_in_as
 
 SERVICE_IBI = "sid.inpe.br/mtc-m21/2012/06.05.15.34.39"  # Examples 7.2-7.4
 ADDRESS = "150.163.34.239"  # Example 7.2's archiveip, as the address: no DNS in tests
@@ -34,8 +35,7 @@ KEY = "1234567890-0987654321"
 
 
 def log_in(client) -> None:
-    with client.session_transaction() as session:
-        session["admin"] = "ada"
+    log_in_as(client, "ada")
 
 
 @pytest.fixture

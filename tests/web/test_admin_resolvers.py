@@ -15,6 +15,7 @@ import pytest
 from ibiportal import create_app
 from tests.archive.independent_resolver import IndependentResolver
 from tests.servers import free_port, fresh_sqlite
+from tests.admin_session import log_in_as
 
 SERVICE_IBI = "32G4GKPW/4GR3P92"
 KEY = "1234567890-0987654321"
@@ -36,8 +37,7 @@ def make_app(tmp_path, **config):
 
 def admin_client(app):
     client = app.test_client()
-    with client.session_transaction() as session:
-        session["admin"] = "ada"
+    log_in_as(client, "ada")
     return client
 
 

@@ -12,6 +12,7 @@ from ibiportal.storage.database import Storage, iso
 from ibiportal.storage.identifiers import IdentifierStore
 from ibiportal.storage.schema import api_token
 from ibiportal.storage.tokens import USE_NOTED_EVERY, token_hash
+from tests.admin_session import log_in_as
 
 
 def create_token(runner, name: str = "harvester") -> str:
@@ -125,6 +126,5 @@ def test_closed_minting_closes_the_mint_page_to_anyone_not_logged_in(closed_app)
     client = closed_app.test_client()
     response = client.post("/mint", data={"title": "x"})
     assert response.status_code == 302 and "/login" in response.headers["Location"]
-    with client.session_transaction() as session:
-        session["admin"] = "root"
+    log_in_as(client, "root")
     assert client.get("/mint").status_code == 200

@@ -11,9 +11,9 @@ from ibiportal.ibi.conversion import convert
 from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS
 from ibiportal.storage.database import Storage
 from ibiportal.storage.identifiers import IdentifierStore
-from ibiportal.web.auth.session import SESSION_KEY
 from ibiportal.web.convert.anatomy import anatomy
 from tests.servers import fresh_sqlite
+from tests.admin_session import log_in_as
 
 
 def test_api_convert_every_seed_pair_both_ways(client, vectors):
@@ -210,8 +210,7 @@ def test_convert_page_explains_an_unknown_prefix(client):
 
 
 def log_in(client) -> None:
-    with client.session_transaction() as session:
-        session[SESSION_KEY] = "ada"
+    log_in_as(client, "ada")
 
 
 def stored_pairs(app) -> list[tuple[str, str]]:

@@ -9,6 +9,7 @@ import re
 import pytest
 
 from ibiportal.storage.database import Storage
+from tests.admin_session import log_in_as
 from ibiportal.storage.schema import item_history
 from sqlalchemy import func, select
 
@@ -115,16 +116,14 @@ def test_the_item_pages_show_the_history_in_the_readers_language(client, auth):
     assert "<code>tests</code>" not in page  # named to administrators only
     english = client.get(f"/archive/items/{item['ibip']}", headers={"Accept-Language": "en"}).get_data(as_text=True)
     assert "History (UTC)" in english and "Minted" in english and "Edited" in english
-    with client.session_transaction() as session:
-        session["admin"] = "ada"
+    log_in_as(client, "ada")
     admin_page = client.get(f"/admin/items/{item['ibip']}").get_data(as_text=True)
     assert "History (UTC)" in admin_page and "<code>tests</code>" in admin_page
 
 
 def test_an_administrators_edit_is_recorded_under_the_user_name(client, auth):
     item = mint(client, auth, title="T")
-    with client.session_transaction() as session:
-        session["admin"] = "ada"
+    log_in_as(client, "ada")
     edit = f"/admin/items/{item['ibip']}"
     token = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', client.get(edit).get_data(as_text=True))
     fields = {"title": "New title", "csrf_token": token[1] if token else ""}

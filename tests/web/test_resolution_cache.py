@@ -29,6 +29,7 @@ from tests import standard_examples as standard
 from tests.scripted_archive import Answer, ArchiveRequest
 from tests.standard_examples import query_of
 from tests.servers import fresh_sqlite
+from tests.admin_session import log_in_as
 
 SERVICE_IBI = "sid.inpe.br/mtc-m21/2012/06.05.15.34.39"
 RESOLVER_SERVICE = "/J8LNKB5R7W/3FUQHC5"
@@ -169,8 +170,7 @@ def test_exclusion_by_the_administrator_ends_the_cached_redirect_on_every_worker
     for worker in (client, other_worker):
         worker.get(f"/{ITEM}", environ_base=USER)
         assert worker.get(f"/{ITEM}", environ_base=USER).headers["X-IBI-Cache"] == "hit"
-    with client.session_transaction() as session:
-        session["admin"] = "ada"
+    log_in_as(client, "ada")
     assert client.post(f"/admin/archives/{SERVICE_IBI}/exclude").status_code == 303
     for worker in (client, other_worker):
         after = worker.get(f"/{ITEM}", environ_base=USER)

@@ -12,6 +12,7 @@ from ibiportal.ibi.ibip import ibip_prefix
 from ibiportal.storage.database import Storage
 from ibiportal.storage.registry import ArchiveStore
 from tests.reliability.faulty_archives import RawArchive, answers, include, says_nothing
+from tests.admin_session import log_in_as
 
 ADDRESS = "150.163.34.243"  # what 8JMKD3MGP8W encodes (Algorithm 5), a public IP literal: no DNS
 UNKNOWN = "/8JMKD3MGP8W/34PGRBS"
@@ -60,8 +61,7 @@ def test_an_archive_the_administrator_excluded_is_named_with_the_date_and_who(ap
     """The walk-through's case: an Archive excluded from its admin page a moment ago. The
     not-found page names it, the day and the administrator, and never asks to register it."""
     register(app, included=True)
-    with client.session_transaction() as session:
-        session["admin"] = "maria"
+    log_in_as(client, "maria")
     excluded = client.post(f"/admin/archives/{SERVICE_IBI}/exclude")
     assert excluded.status_code == 303
     with client.session_transaction() as session:

@@ -2,6 +2,9 @@
 
 The session is Flask's signed cookie, with the flags set in ``config.DEFAULTS``
 (HttpOnly, SameSite=Lax, Secure unless ``IBIPORTAL_SECURE_COOKIES=0``) and a bounded lifetime.
+A signed cookie cannot be taken back, so it carries only the random id of a session kept on the
+server (``AccountStore.open_session``): the logout deletes it, and a copy of the cookie made while
+logged in opens nothing afterwards (security issue 39).
 """
 from __future__ import annotations
 
@@ -9,19 +12,26 @@ from collections.abc import Callable
 from functools import wraps
 from urllib.parse import unquote, urlsplit
 
-from flask import abort, current_app, redirect, request, session, url_for
+from flask import abort, current_app, g, redirect, request, session, url_for
 from werkzeug.security import check_password_hash
 
 from ...storage.accounts import AccountStore
 from ..context import get_storage
 
-SESSION_KEY = "admin"
+#: The session's key holding the id of the administrator's session on the server.
+SESSION_KEY = "admin_session"
 # Checked when the username is unknown, so that a wrong name costs as long as a wrong password.
 _DUMMY_HASH = "scrypt:32768:8:1$Qh4Vf0n6nI3bFZsU$" + "0" * 128
 
 
 def current_admin() -> str | None:
-    return session.get(SESSION_KEY)
+    """The administrator whose session the cookie names, while that session lasts on the server
+    (asked once per request)."""
+    if "current_admin" not in g:
+        session_id = session.get(SESSION_KEY)
+        g.current_admin = None if not isinstance(session_id, str) else AccountStore(get_storage()).session_holder(
+            session_id, current_app.permanent_session_lifetime)
+    return g.current_admin
 
 
 def check_credentials(username: str, password: str) -> bool:
@@ -31,14 +41,21 @@ def check_credentials(username: str, password: str) -> bool:
 
 
 def log_in(username: str) -> None:
-    """A fresh session for the administrator: nothing from before the login carries over."""
+    """A fresh session for the administrator: nothing from before the login carries over, and
+    the cookie changes (it names a new session on the server)."""
     session.clear()
-    session[SESSION_KEY] = username
+    session[SESSION_KEY] = AccountStore(get_storage()).open_session(username, current_app.permanent_session_lifetime)
     session.permanent = True
+    g.current_admin = username
 
 
 def log_out() -> None:
+    """End the session on the server too, so that no copy of the cookie outlives the logout."""
+    session_id = session.get(SESSION_KEY)
+    if isinstance(session_id, str):
+        AccountStore(get_storage()).end_session(session_id)
     session.clear()
+    g.current_admin = None
 
 
 def safe_next(target: str | None) -> str:
