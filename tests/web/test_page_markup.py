@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.admin_session import log_in_as
+
 PDF = b"%PDF-1.4\n%%EOF\n"
 USER = {"REMOTE_ADDR": "172.16.44.200"}
 #: HTML's valid date string, or global date and time string to the second (UTC, ``Z``).
@@ -66,8 +68,7 @@ def markup_of(html: str) -> Markup:
 
 
 def log_in(client) -> None:
-    with client.session_transaction() as session:
-        session["admin"] = "ada"
+    log_in_as(client, "ada")
 
 
 @pytest.fixture
