@@ -24,9 +24,11 @@ SERVER_VARIABLES = ("IBIPORTAL_WORKERS", "IBIPORTAL_THREADS", "IBIPORTAL_BIND", 
 
 
 @pytest.fixture
-def environment(monkeypatch):
+def environment(monkeypatch, tmp_path):
     for name in SERVER_VARIABLES:
         monkeypatch.delenv(name, raising=False)
+    # gunicorn.conf.py sets it for its workers: given here, this test process's own is restored after
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path / "metrics"))
     return monkeypatch
 
 
