@@ -82,7 +82,9 @@ def trace_id(trace_header: str | None) -> str | None:
 
 
 class JsonLines(logging.Formatter):
-    """One JSON object per record; an access line's fields come in the record's ``fields``."""
+    """One JSON object per record; an access line's fields come in the record's ``fields``. Its
+    message and traceback are blanked by the key filter (``RedactKeys``) of the logger or handler
+    before they get here; the request's path, which is not part of them, is blanked here."""
 
     def format(self, record: logging.LogRecord) -> str:
         line: dict[str, Any] = {
@@ -90,7 +92,7 @@ class JsonLines(logging.Formatter):
             .replace("+00:00", "Z"),
             "level": record.levelname,
             "logger": record.name,
-            "message": redact(record.getMessage()),
+            "message": record.getMessage(),  # blanked already by the key filter (RedactKeys) on the way
         }
         fields = getattr(record, "fields", None)
         if fields is not None:
@@ -102,7 +104,7 @@ class JsonLines(logging.Formatter):
         if record.exc_info and not record.exc_text:
             record.exc_text = self.formatException(record.exc_info)
         if record.exc_text:
-            line["exception"] = redact(record.exc_text)
+            line["exception"] = record.exc_text
         return json.dumps(line, ensure_ascii=False, default=str)
 
 

@@ -47,6 +47,7 @@ def redact(text: str) -> str:
         return text
     return _PAIR.sub(
         lambda m: m.group(0) if not _is_secret(m["name"]) or not m["value"]
+        or m.string.startswith(REDACTED, m.start("value"))  # blanked already (a logger's filter, then its handler's)
         else f"{m['lead']}{m['name']}={REDACTED}",
         text,
     )
