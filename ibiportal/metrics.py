@@ -13,13 +13,14 @@ history's, and an Archive is labelled by its archive service IBI only for the re
 Archives the resolver asks over the network (the registry bounds them); the own and demo
 Archives answer in the process, where an exchange's time says nothing of an Archive.
 
-Counting costs a cached hit one counter increment (a child looked up once per label set and
-kept: ``labels()`` itself cost several times an increment); ``IBIPORTAL_METRICS=0`` turns all
+Counting costs a cached hit three counter increments (the resolution, its acknowledgment and
+the notice), each child looked up once per label set and kept; ``IBIPORTAL_METRICS=0`` turns all
 counting off (:func:`switch`), which is what ``benchmarks/metrics.py`` compares against.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client import multiprocess, values
@@ -66,7 +67,17 @@ UNREACHABLE = Counter(
 FAILED_STATUSES = frozenset({"malformed", "http-error", "timeout", "refused", "transport-error"})
 
 _on = True
-_resolution_children: dict[tuple[str, str], object] = {}
+#: Each metric's child per label values, looked up once: ``labels()`` cost a cached hit several
+#: times the increment itself (it checks and joins the values under a lock on every call).
+_children: dict[tuple, Any] = {}
+
+
+def _child(metric: Counter | Histogram, *values: str) -> Any:
+    key = (metric, *values)
+    child = _children.get(key)
+    if child is None:
+        child = _children[key] = metric.labels(*values)
+    return child
 
 
 def switch(on: bool) -> None:
@@ -82,10 +93,7 @@ def counting() -> bool:
 def resolved(outcome: str, cache: str) -> None:
     """One ``GET /<persistent URL>`` answered: ``found`` or the alert's reason, and how the cache served it."""
     if _on:
-        child = _resolution_children.get((outcome, cache))
-        if child is None:
-            child = _resolution_children[(outcome, cache)] = RESOLUTIONS.labels(outcome, cache)
-        child.inc()
+        _child(RESOLUTIONS, outcome, cache).inc()
 
 
 def exchanged(archive: str, seconds: float | None, failure: str | None) -> None:
@@ -94,37 +102,37 @@ def exchanged(archive: str, seconds: float | None, failure: str | None) -> None:
     if not _on:
         return
     if seconds is not None:
-        EXCHANGE_SECONDS.labels(archive).observe(seconds)
+        _child(EXCHANGE_SECONDS, archive).observe(seconds)
     if failure in FAILED_STATUSES:
-        EXCHANGE_FAILURES.labels(archive, failure).inc()
+        _child(EXCHANGE_FAILURES, archive, failure).inc()
 
 
 def acknowledgment(outcome: str) -> None:
     if _on:
-        ACKNOWLEDGMENTS.labels(outcome).inc()
+        _child(ACKNOWLEDGMENTS, outcome).inc()
 
 
 def notice(outcome: str) -> None:
     if _on:
-        NOTICES.labels(outcome).inc()
+        _child(NOTICES, outcome).inc()
 
 
 def items_changed(actions: Iterable[str]) -> None:
     """Changes committed together (one transaction): each counted by its history action."""
     if _on:
         for action in actions:
-            ITEM_CHANGES.labels(action).inc()
+            _child(ITEM_CHANGES, action).inc()
 
 
 def rate_limited(limit: str) -> None:
     if _on:
-        RATE_LIMITED.labels(limit).inc()
+        _child(RATE_LIMITED, limit).inc()
 
 
 def unreachable(store: str) -> None:
     """``database`` or ``redis`` did not answer an operation."""
     if _on:
-        UNREACHABLE.labels(store).inc()
+        _child(UNREACHABLE, store).inc()
 
 
 def exposition() -> tuple[bytes, str]:
