@@ -147,3 +147,25 @@ def test_under_gunicorn_the_counts_of_both_workers_are_summed(tmp_path):
         assert resolved == requests_sent
     finally:
         portal.stop()
+
+
+def test_a_database_that_does_not_answer_and_a_redis_that_is_down_are_counted(new_database):
+    import redis
+    from sqlalchemy.exc import OperationalError
+
+    from ibiportal.storage.redis_flight import RedisFlight
+
+    app = create_app({"TESTING": True, "DATABASE": new_database(), "SECRET_KEY": "test"})
+
+    @app.get("/_test/outage")
+    def outage():
+        raise OperationalError("SELECT 1", {}, ConnectionRefusedError("the server is restarting"))
+
+    before = value("ibiportal_store_unreachable_total", store="database")
+    assert app.test_client().get("/_test/outage").status_code == 503
+    assert value("ibiportal_store_unreachable_total", store="database") == before + 1
+    down = redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.5)  # nothing listens on port 1
+    flight = RedisFlight(down, lock_seconds=1, wait_seconds=1, result_seconds=1, retry_seconds=5)
+    before = value("ibiportal_store_unreachable_total", store="redis")
+    assert flight.run("a key", lambda: "resolved here", str) == "resolved here"  # the worker's own flight
+    assert value("ibiportal_store_unreachable_total", store="redis") == before + 1
