@@ -27,8 +27,8 @@ from prometheus_client import multiprocess, values
 
 RESOLUTIONS = Counter(
     "ibiportal_resolutions_total",
-    "GET /<persistent URL> resolutions by outcome (found, or the alert's reason) and cache state "
-    "(hit, stale, miss, joined: shared an identical request's resolution, off)",
+    "Resolutions of GET /<persistent URL> and of reference checks, by outcome (found, or the alert's "
+    "reason) and cache state (hit, stale, miss, joined: shared an identical request's resolution, off)",
     ["outcome", "cache"])
 EXCHANGE_SECONDS = Histogram(
     "ibiportal_archive_exchange_seconds",
@@ -91,7 +91,8 @@ def counting() -> bool:
 
 
 def resolved(outcome: str, cache: str) -> None:
-    """One ``GET /<persistent URL>`` answered: ``found`` or the alert's reason, and how the cache served it."""
+    """One resolution through the cache (``GET /<persistent URL>``, a reference check's IBI):
+    ``found`` or the alert's reason, and how the cache served it."""
     if _on:
         _child(RESOLUTIONS, outcome, cache).inc()
 
