@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Mapping
 from ipaddress import IPv4Network, IPv6Network, ip_network
 
@@ -37,6 +38,7 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
         "IBIPORTAL_ARCHIVE_SERVICE_IBI": "ARCHIVE_SERVICE_IBI",
         "IBIPORTAL_RESOLVER_SERVICE_IBI": "RESOLVER_SERVICE_IBI",
         "IBIPORTAL_ADMIN_EMAIL": "ADMIN_EMAIL",
+        "IBIPORTAL_OAI_REPOSITORY_ID": "OAI_REPOSITORY_ID",
         "IBIPORTAL_TRUSTED_PROXIES": "TRUSTED_PROXIES",
         "IBIPORTAL_TRUSTED_HOSTS": "TRUSTED_HOSTS",
         "IBIPORTAL_BIND": "BIND",
@@ -61,6 +63,8 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
         "IBIPORTAL_RATELIMIT_API": "RATELIMIT_API",
         "IBIPORTAL_RATELIMIT_TRACE": "RATELIMIT_TRACE",
         "IBIPORTAL_RATELIMIT_REFERENCES": "RATELIMIT_REFERENCES",
+        "IBIPORTAL_RATELIMIT_TEXT": "RATELIMIT_TEXT",
+        "IBIPORTAL_PARSE_SECONDS": "PARSE_SECONDS",
         "IBIPORTAL_ARCHIVE_READ_TIMEOUT": "ARCHIVE_READ_TIMEOUT",
         "IBIPORTAL_OUTAGE_STALE_SECONDS": "OUTAGE_STALE_SECONDS",
         "IBIPORTAL_OUTAGE_RETRY_AFTER": "OUTAGE_RETRY_AFTER",
@@ -78,8 +82,12 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
             settings[key] = _integer(settings[key], key)
     if settings.get("OUTAGE_RETRY_AFTER") == 0:
         raise ValueError("IBIPORTAL_OUTAGE_RETRY_AFTER must be 1 or more seconds: Retry-After: 0 asks for a retry at once")
-    if "ARCHIVE_READ_TIMEOUT" in settings:
-        settings["ARCHIVE_READ_TIMEOUT"] = _seconds(settings["ARCHIVE_READ_TIMEOUT"], "ARCHIVE_READ_TIMEOUT")
+    if "OAI_REPOSITORY_ID" in settings and not _DOMAIN_NAME.fullmatch(settings["OAI_REPOSITORY_ID"]):
+        raise ValueError("IBIPORTAL_OAI_REPOSITORY_ID must be a domain name such as urlib.net (the oai-identifier "
+                         f"scheme's repositoryIdentifier), not {settings['OAI_REPOSITORY_ID']!r}")
+    for key in ("ARCHIVE_READ_TIMEOUT", "PARSE_SECONDS"):
+        if key in settings:
+            settings[key] = _seconds(settings[key], key)
     for key in ("TRUSTED_PROXIES", "TRUSTED_HOSTS", "METRICS_ALLOW"):
         if key in settings:
             settings[key] = [p.strip() for p in settings[key].split(",") if p.strip()]
@@ -106,6 +114,10 @@ def networks(values: list[str], key: str) -> tuple[IPv4Network | IPv6Network, ..
             raise ValueError(f"IBIPORTAL_{key} must list IP addresses or networks (such as 127.0.0.1 or "
                              f"10.0.0.0/8), separated by commas; {value!r} is neither") from None
     return tuple(parsed)
+
+
+#: The oai-identifier scheme's repositoryIdentifier (OAI-PMH guidelines, oai-identifier.xsd): a domain name.
+_DOMAIN_NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9-]*(\.[a-zA-Z][a-zA-Z0-9-]*)+")
 
 
 def _integer(value: str, key: str) -> int:
@@ -167,6 +179,9 @@ DEFAULTS: dict = {
     # The e-mail of the own Archive's administrator, sent to the resolvers it joins
     # (archiveadmemailaddress, Table 7.2). Empty: joining a resolver is refused until it is set.
     "ADMIN_EMAIL": "",
+    # The repositoryIdentifier of the own Archive's OAI-PMH identifiers (oai:<it>:<repository
+    # name>). Empty: the host of the portal's address (PORTAL_URL, else the request's trusted host).
+    "OAI_REPOSITORY_ID": "",
     # The resolver service IBI (§6.1): Archives send inclusionRequest/exclusionRequest here (§7.2).
     "RESOLVER_SERVICE_IBI": "J8LNKB5R7W/3FUQHC5",
     # Reverse proxies whose X-Forwarded-For is believed (IPs or CIDR networks, Table 8.6).
@@ -240,4 +255,13 @@ DEFAULTS: dict = {
     "METRICS_ALLOW": ["127.0.0.0/8", "::1"],
     # Log lines (ibiportal/web/log_format.py): "text" as they always were, or "json", one object a line.
     "LOG_FORMAT": "text",
+    # KiB of text sent to be read (extract, classify, batch conversion, Check references and
+    # Convert's batch, API and pages together), per client IP: a request costs its size, 1 KiB
+    # at least and 1 MiB at most (ibiportal.web.limits: TEXT_COST_MAX), so one reading 1 MB
+    # costs what a thousand small ones do. At least 1024, so that the largest one is ever read.
+    "RATELIMIT_TEXT": "5120/minute",
+    # Seconds of CPU one request may spend reading a text for its IBIs (ibiportal.ibi.extract.Bounds,
+    # the CPU time of its thread: a busy machine does not refuse more): beyond, a 413 naming
+    # where it stopped. 5,000 IBIs take about 2.5 s.
+    "PARSE_SECONDS": 10.0,
 }

@@ -23,7 +23,7 @@ import logging
 import zipfile
 from pathlib import PurePath
 
-from .errors import ParseError
+from .errors import ParseError, TooLarge
 from .i18n import N_, number
 from .ibi.batch import MAX_BYTES, MAX_ROWS
 
@@ -34,10 +34,6 @@ ODT_KIND = ".odt"
 KINDS = (*TEXT_KINDS, PDF_KIND, DOCX_KIND, ODT_KIND)
 #: What the parts of a .docx or .odt may unpack to (a ZIP bomb is refused before it is parsed).
 MAX_UNPACKED = 50_000_000
-
-
-class TooLarge(ParseError):
-    """An input over a size limit: answered 413, its message naming the limit."""
 
 
 def check_text_size(text: str, from_file: bool = False) -> None:

@@ -30,3 +30,8 @@ class ParseError(IbiError, ValueError):
     def __str__(self) -> str:
         where = f" (at character {self.position})" if self.position is not None else ""
         return f"{self.message}{where}"
+
+
+class TooLarge(ParseError):
+    """An input over a size limit, or whose reading took longer than one request may: answered
+    413 (Content Too Large: more than the portal is willing to process), its message naming the limit."""

@@ -59,3 +59,21 @@ def test_the_metrics_and_log_settings_with_their_defaults():
 def test_metrics_and_log_settings_that_make_no_sense_are_refused(name, value, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         from_environment({name: value})
+
+
+def test_the_oai_repository_identifier_is_a_domain_name_and_defaults_to_the_portals_host():
+    assert DEFAULTS["OAI_REPOSITORY_ID"] == ""  # empty: the host of the portal's address (web.oai)
+    assert from_environment({"IBIPORTAL_OAI_REPOSITORY_ID": "urlib.net"})["OAI_REPOSITORY_ID"] == "urlib.net"
+    for value in ("urlib.net:8080", "oai:urlib.net", "urlib net", "localhost"):
+        with pytest.raises(ValueError) as refused:
+            from_environment({"IBIPORTAL_OAI_REPOSITORY_ID": value})
+        assert str(refused.value) == ("IBIPORTAL_OAI_REPOSITORY_ID must be a domain name such as urlib.net "
+                                      f"(the oai-identifier scheme's repositoryIdentifier), not {value!r}")
+
+
+def test_the_parsing_deadline_is_seconds_and_the_text_budget_a_limit():
+    assert DEFAULTS["PARSE_SECONDS"] == 10.0 and DEFAULTS["RATELIMIT_TEXT"] == "5120/minute"
+    settings = from_environment({"IBIPORTAL_PARSE_SECONDS": "2.5", "IBIPORTAL_RATELIMIT_TEXT": "2048/minute"})
+    assert (settings["PARSE_SECONDS"], settings["RATELIMIT_TEXT"]) == (2.5, "2048/minute")
+    with pytest.raises(ValueError, match="IBIPORTAL_PARSE_SECONDS must be a number of seconds greater than 0"):
+        from_environment({"IBIPORTAL_PARSE_SECONDS": "0"})

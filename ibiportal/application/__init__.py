@@ -19,6 +19,7 @@ This is no service locator: every part is a named attribute of the one object cr
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
@@ -101,11 +102,13 @@ class Application:
     """The one object the web layer calls: settings, long-lived parts and use cases.
 
     ``storage`` gives the storage of the current unit of work (in the web layer, the request's
-    connection); ``clock`` the current time, in UTC.
+    connection); ``clock`` the current time, in UTC; ``timer`` the seconds of CPU the calling
+    thread has used, for a request's budget of work (its reading of a text: ``ibi.extract.Bounds``),
+    which tests move.
     """
 
     def __init__(self, config: Mapping[str, Any], instance_path: str, storage: Callable[[], Storage],
-                 clock: Callable[[], datetime] = utc_now) -> None:
+                 clock: Callable[[], datetime] = utc_now, timer: Callable[[], float] = time.thread_time) -> None:
         from .citing import Citing
         from .resolving import Resolving
 
@@ -113,6 +116,7 @@ class Application:
         self.instance_path = instance_path
         self.storage = storage
         self.clock = clock
+        self.timer = timer
         self.subsystem = Subsystem.from_config(config)  # the portal's own, validated at start-up
         self._lock = threading.RLock()  # re-entrant: making one part may make those it uses
         self._parts: dict[str, Any] = {}

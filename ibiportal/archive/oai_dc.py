@@ -20,12 +20,17 @@ RESOLVER_URL = "http://urlib.net"
 """Base of persistent URLs (§8.1), written as the record's ``dc:identifier``."""
 
 #: Characters outside the XML 1.0 ``Char`` production (§2.2 of the XML recommendation).
-_NOT_XML_CHAR = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+NOT_XML_CHAR = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _REPLACEMENT = "\ufffd"
 
 
+def xml_text(text: str) -> str:
+    """``text`` with each character XML cannot carry replaced by U+FFFD."""
+    return NOT_XML_CHAR.sub(_REPLACEMENT, text)
+
+
 def _element(name: str, text: str) -> str:
-    return f"  <dc:{name}>{escape(_NOT_XML_CHAR.sub(_REPLACEMENT, text))}</dc:{name}>"
+    return f"  <dc:{name}>{escape(xml_text(text))}</dc:{name}>"
 
 
 def oai_dc_xml(item: Item, resolver_url: str = RESOLVER_URL) -> str:
@@ -34,7 +39,8 @@ def oai_dc_xml(item: Item, resolver_url: str = RESOLVER_URL) -> str:
     Elements, in the schema's order: ``dc:title``, ``dc:creator``…, ``dc:subject``…,
     ``dc:description``… (the abstract, then notes), ``dc:publisher``, ``dc:date``, ``dc:type``,
     ``dc:format``, ``dc:identifier`` (the persistent URL of each form of the IBI,
-    ``resolver_url/<ibi>``, then others such as a report number) and ``dc:language``.
+    ``resolver_url/<ibi>``; the IBIp and the repository name themselves, which harvesters match
+    without parsing URLs; then others such as a report number) and ``dc:language``.
     Raises ``ValueError`` when the item has no descriptive metadata (``item.dc``).
     """
     dc = item.dc
@@ -49,6 +55,7 @@ def oai_dc_xml(item: Item, resolver_url: str = RESOLVER_URL) -> str:
     single = (("publisher", dc.publisher), ("date", dc.date), ("type", dc.type), ("format", dc.format))
     elements += [(name, value) for name, value in single if value]
     elements += [("identifier", f"{resolver_url}/{form}") for form in item.ibi.forms()]
+    elements += [("identifier", form) for form in (item.ibi.ibip, item.ibi.rep) if form]
     elements += [("identifier", identifier) for identifier in dc.identifiers]
     if item.language:
         elements.append(("language", item.language))

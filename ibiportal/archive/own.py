@@ -169,6 +169,15 @@ class OwnItemStore:
         return tuple(sorted(found.items()))
 
 
+def described_item(minted: MintedItem) -> Item:
+    """An own item as its oai_dc record reads it (:func:`~.oai_dc.oai_dc_xml`: its IBI, language
+    and descriptive metadata), without the reads of links and files :meth:`OwnItemStore.item`
+    makes: the OAI-PMH data provider writes a page of records at once, each the very record
+    ``:(oai_dc)`` serves."""
+    return Item(ibi=IbiForms(rep=minted.rep, ibip=minted.ibip), state=ItemState.ORIGINAL, timestamp=minted.timestamp,
+                language=minted.language, dc=_dublin_core(minted))
+
+
 def _dublin_core(minted: MintedItem) -> DublinCore:
     """The oai_dc fields of a minted item: what was given, the bibliographic details written
     where :meth:`~ibiportal.citation.OaiDcRecord.citation_record` reads them back."""

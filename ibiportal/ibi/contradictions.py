@@ -12,12 +12,17 @@ Where one reference ends (:func:`reference_starts`): at a blank line; at a line 
 record (BibTeX ``@type{``, RIS ``TY  -``, a number ``[12]`` or ``12.``, or an author in capitals
 ``SILVA, M.`` as ABNT lists print them). A text with none of these (a plain list of IBIs) is one
 reference per line, so that two lines are never taken for one reference.
+
+A "reference" of more than :data:`MAX_REFERENCE_ENTRIES` entries is none (a list whose records
+the text does not mark, a paragraph of identifiers): its entries are not compared. Each entry is
+compared with every other of its reference, so such a list cost the square of its length (2,000
+entries on one line took 12 s) and gave each entry as many warnings as the list had items.
 """
 from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from ibiportal.ibi.classify import Classification
@@ -28,6 +33,11 @@ _RECORD_START = re.compile(
     r"[A-ZÀ-Þ][A-ZÀ-Þ'’-]+(?:[ \t][A-ZÀ-Þ][A-ZÀ-Þ'’-]+)*,[ \t])",
     re.MULTILINE,
 )
+
+
+#: The most entries one reference has whose forms are compared (a reference names one item,
+#: in a few forms and links; see the module docstring).
+MAX_REFERENCE_ENTRIES = 50
 
 
 class Entry(Protocol):
@@ -50,9 +60,13 @@ def reference_starts(text: str) -> list[int]:
     return sorted(starts)
 
 
-def contradictions(text: str, entries: Sequence[Entry]) -> dict[int, tuple[str, ...]]:
+def contradictions(
+    text: str, entries: Sequence[Entry], check: Callable[[int], None] = lambda offset: None
+) -> dict[int, tuple[str, ...]]:
     """For each entry (by its index in ``entries``) that disagrees with an entry of the other
-    form in its reference, one warning per such entry, naming both items."""
+    form in its reference, one warning per such entry, naming both items. ``check(start)`` is
+    called before each entry is compared with the rest of its reference (a reading's deadline,
+    ``extract.Bounds``)."""
     starts = reference_starts(text)
     by_reference: dict[int, list[int]] = {}
     for index, entry in enumerate(entries):
@@ -60,7 +74,10 @@ def contradictions(text: str, entries: Sequence[Entry]) -> dict[int, tuple[str, 
             by_reference.setdefault(bisect.bisect_right(starts, entry.start), []).append(index)
     warnings: dict[int, list[str]] = {}
     for indices in by_reference.values():
+        if len(indices) > MAX_REFERENCE_ENTRIES:
+            continue
         for position, one in enumerate(indices):
+            check(entries[one].start)
             for other in indices[position + 1:]:
                 if _disagreement(entries[one].reading, entries[other].reading) is None:
                     continue

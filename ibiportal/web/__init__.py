@@ -35,6 +35,7 @@ from .demo_cli import demo_cli
 from .token_cli import token_cli
 from .errors import register_errorhandlers
 from .health.views import bp as health_bp
+from .oai import bp as oai_bp
 from .probes import bp as probes_bp
 from .identifiers.views import bp as identifiers_bp
 from .references.views import bp as references_bp
@@ -59,6 +60,7 @@ def register(app: Flask, built: Application) -> None:
     csrf.init_app(app)
     csrf.exempt(api_bp)  # JSON API: no cookies-based session to ride on
     csrf.exempt(registration_bp)  # Archives call it (§7.2), GET only
+    csrf.exempt(oai_bp)  # harvesters POST OAI-PMH forms (§3.1.1.2): no session to ride on
     for upload_view in ("upload", "upload_form"):  # they check the token themselves (admin/items.py)
         csrf.exempt(f"ibiportal.web.admin.items.{upload_view}")
     limits.init_app(app)  # rate limits on key checks, logins and the API
@@ -66,6 +68,7 @@ def register(app: Flask, built: Application) -> None:
     log_format.init_app(app)  # X-Request-ID, and IBIPORTAL_LOG_FORMAT=json
     app.register_blueprint(probes_bp)
     metrics.init_app(app)  # GET /metrics, for IBIPORTAL_METRICS_ALLOW
+    app.register_blueprint(oai_bp)  # /oai: the own Archive's OAI-PMH data provider
     app.register_blueprint(identifiers_bp)
     app.register_blueprint(urls_bp)
     app.register_blueprint(auth_bp)

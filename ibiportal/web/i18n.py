@@ -41,7 +41,7 @@ TAGS = {"en": "en", "pt_BR": "pt-BR"}
 """Each locale's language tag (BCP 47): ``?lang=``, ``<html lang>``, ``Content-Language``."""
 COOKIE = "lang"
 COOKIE_SECONDS = 365 * 24 * 3600
-QUERY_NOT_OURS = frozenset({"resolve.resolve", "own_archive_service", "registration.answer"})
+QUERY_NOT_OURS = frozenset({"resolve.resolve", "own_archive_service", "registration.answer", "oai.oai"})
 """Endpoints whose query string is the persistent URL's or the protocol's: ``lang`` is not read there."""
 
 DATE_PATTERNS = {"en": "d MMM yyyy", "pt_BR": "dd/MM/yyyy"}

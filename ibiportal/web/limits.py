@@ -28,6 +28,11 @@ SERVICE``                  (a key check costs an scrypt)
                            distinct request of a list counts once, as it is
                            taken (:func:`reference_budget`); the rest of a
                            list beyond the limit is "not checked"
+``RATELIMIT_TEXT``         KiB of text sent to be read: extract, classify,     5120/minute
+                           batch conversion, Check references and Convert's
+                           batch, API and pages together; a request costs
+                           its size (:func:`text_cost`), so one 1 MB text
+                           costs what a thousand small ones do
 =========================  ==================================================  =============
 
 Once a failure limit is reached, every request it covers is refused until the window
@@ -80,7 +85,11 @@ LIMIT_SETTINGS = (
     "RATELIMIT_API",
     "RATELIMIT_TRACE",
     "RATELIMIT_REFERENCES",
+    "RATELIMIT_TEXT",
 )
+#: The most a request costs against ``RATELIMIT_TEXT`` (KiB): 1 MiB, the most text one request is
+#: read for (``ibi.batch.MAX_BYTES``); a larger body (a PDF, whose text is far smaller) costs this.
+TEXT_COST_MAX = 1024
 #: The scope under which reference checks count their IBIs.
 REFERENCES_SCOPE = "references"
 #: A stalled Redis must not hold requests: past this, the limits are counted in memory (see init_app).
@@ -124,6 +133,14 @@ class Rules:
         """One budget shared by every blueprint it decorates under ``scope``, from ``setting``."""
         return self.limiter.shared_limit(lambda: current_app.config[setting], scope=scope,
                                          error_message=self._message(what, setting), **options)
+
+    def text_read(self, counts: Callable[[], bool]):
+        """``RATELIMIT_TEXT``: KiB of text sent to be read, API and pages together, each request
+        costing its size (:func:`text_cost`): reading a text costs by its length, so one request
+        of 1 MB must weigh what a thousand small ones do (issue 39: eight of them at once held
+        the workers for minutes). ``counts`` says whether this request reads a text."""
+        return self.shared("RATELIMIT_TEXT", N_("KiB of text to read from your address"), "text",
+                           exempt_when=lambda: not counts(), cost=text_cost)
 
     def on_demand(self, counts: Callable[[], bool]):
         """``RATELIMIT_TRACE``: traces and citations, API and pages together; each one sends
@@ -175,17 +192,33 @@ def reference_budget() -> Callable[[], str | None]:
     return take
 
 
+def text_cost() -> int:
+    """What this request costs against ``RATELIMIT_TEXT``: the KiB it sends, rounded up (its
+    body, by ``Content-Length``, and its query string), at least 1 and at most
+    :data:`TEXT_COST_MAX`. Known before anything is read; a body of unknown length (chunked)
+    costs the most."""
+    if request.content_length is None and request.headers.get("Transfer-Encoding", "").lower() == "chunked":
+        return TEXT_COST_MAX
+    size = (request.content_length or 0) + len(request.query_string)
+    return min(TEXT_COST_MAX, max(1, -(-size // 1024)))
+
+
 def check_settings(app: Flask) -> None:
-    """A limit that does not parse stops the start-up, naming its variable."""
+    """A limit that does not parse stops the start-up, naming its variable; so does a
+    ``RATELIMIT_TEXT`` under :data:`TEXT_COST_MAX`, which would never let the largest text be read."""
     for name in LIMIT_SETTINGS:
         value = app.config[name]
         try:
-            if not parse_many(value):
+            items = parse_many(value)
+            if not items:
                 raise ValueError(value)
         except ValueError as error:
             raise ValueError(
                 f"IBIPORTAL_{name} must be a rate limit such as '10/minute' or '5 per second', not {value!r}"
             ) from error
+        if name == "RATELIMIT_TEXT" and min(item.amount for item in items) < TEXT_COST_MAX:
+            raise ValueError(f"IBIPORTAL_RATELIMIT_TEXT counts KiB of text and one request may send "
+                             f"{TEXT_COST_MAX}: each of its limits must be at least {TEXT_COST_MAX}, not {value!r}")
 
 
 def init_app(app: Flask) -> Limiter:

@@ -28,11 +28,13 @@ def test_record_has_the_oai_dc_root_and_every_field():
     assert record.tag == f"{{{OAI_DC_NAMESPACE}}}dc"
     assert [child.tag.removeprefix(DC) for child in record] == [
         "title", "creator", "creator", "subject", "description", "publisher", "date", "type",
-        "identifier", "identifier", "language",
+        "identifier", "identifier", "identifier", "identifier", "language",
     ]
-    assert [element.text for element in record.iter(f"{DC}identifier")] == [
+    assert [element.text for element in record.iter(f"{DC}identifier")] == [  # persistent URLs, IBIp, repository name
         "http://portal.test/resolve/ibiportal.test/lab/2015/03.10.14.22",
         "http://portal.test/resolve/D7N2U8HW/3J5AC3H",
+        "D7N2U8HW/3J5AC3H",
+        "ibiportal.test/lab/2015/03.10.14.22",
     ]
     assert record.findtext(f"{DC}creator") == "Almeida, Rita C."
     assert record.findtext(f"{DC}language") == "en"
@@ -40,7 +42,7 @@ def test_record_has_the_oai_dc_root_and_every_field():
 
 def test_optional_fields_are_left_out():
     record = record_of(DublinCore("Only a title"), language=None)
-    assert [child.tag.removeprefix(DC) for child in record] == ["title", "identifier", "identifier"]
+    assert [child.tag.removeprefix(DC) for child in record] == ["title", *["identifier"] * 4]
 
 
 @pytest.mark.parametrize(

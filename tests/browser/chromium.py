@@ -6,7 +6,13 @@ importing the tests' fixtures.
 """
 from __future__ import annotations
 
+#: The whole browser a reader runs: the everyday walk (``test_browser_everyday.py``) and the
+#: README's screenshots.
 CHROMIUM = "/usr/bin/chromium"
+#: Debian's headless build of the same Chromium (package ``chromium-headless-shell``, the same
+#: Blink and V8 without the browser's own windows and UI): every other browser test drives it, for
+#: about 60 % of the CPU (two browser files: 20 against 32 s of CPU, 85 against 159 s).
+HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell"
 #: Playwright's own ``--disable-features`` (playwright 1.65.2, ``chromiumSwitches.ts``), repeated:
 #: Chromium reads only the last ``--disable-features`` it is given, so ours must hold them too
 #: (``test_chromium.py`` checks this list against the installed Playwright).

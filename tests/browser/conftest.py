@@ -12,13 +12,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page, Playwright, sync_playwright
 from werkzeug.security import generate_password_hash
 
 from ibiportal import create_app
 from ibiportal.storage.accounts import AccountStore
 from ibiportal.storage.database import Storage
-from tests.browser.chromium import CHROMIUM, CHROMIUM_ARGS
+from tests.browser.chromium import CHROMIUM, CHROMIUM_ARGS, HEADLESS_SHELL
 from tests.servers import fresh_sqlite, loopback_server, remembering_response
 
 SCREENSHOTS = Path(__file__).resolve().parent.parent.parent / "build" / "screenshots"
@@ -93,11 +93,26 @@ def addressless_server(tmp_path_factory) -> Iterator[LiveServer]:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Browser]:
+def playwright_driver() -> Iterator[Playwright]:
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+        yield playwright
+
+
+@pytest.fixture(scope="session")
+def browser(playwright_driver) -> Iterator[Browser]:
+    """Debian's ``chromium-headless-shell``: what most browser tests drive (``chromium.py``)."""
+    browser = playwright_driver.chromium.launch(executable_path=HEADLESS_SHELL, args=CHROMIUM_ARGS)
+    yield browser
+    browser.close()
+
+
+@pytest.fixture(scope="session")
+def full_chromium(playwright_driver) -> Iterator[Browser]:
+    """Debian's whole Chromium, ``/usr/bin/chromium``: a module that overrides ``browser`` with
+    it walks in the browser a reader runs."""
+    browser = playwright_driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    yield browser
+    browser.close()
 
 
 def _page(browser: Browser, live_server: LiveServer, viewport: dict, **options) -> Iterator[Page]:

@@ -11,6 +11,13 @@ from .conftest import shoot
 WIDTHS = ["page", "phone"]  # the fixtures of tests/browser/conftest.py: 1280 px and 390 px
 
 
+@pytest.fixture(scope="module")
+def browser(full_chromium):
+    """This walk runs in the whole browser a reader has (``/usr/bin/chromium``); the other browser
+    tests in its headless shell, the same engine (``tests/browser/chromium.py``)."""
+    return full_chromium
+
+
 @pytest.fixture(params=WIDTHS)
 def any_page(request) -> Page:
     """The desktop page, then the phone one."""

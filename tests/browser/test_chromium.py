@@ -31,10 +31,11 @@ def test_our_disabled_features_keep_every_one_playwright_disables():
     assert [name for name in theirs if name not in PLAYWRIGHT_DISABLED_FEATURES] == []
 
 
-def test_a_browser_context_opens_its_page_and_no_browser_ui(browser):
+def test_a_browser_context_opens_its_page_and_no_browser_ui(full_chromium):
     """Each context is a window of the whole browser; without ``BROWSER_UI_NOT_TESTED`` turned
     off, each window opened the address bar's pop-ups (``browser_ui`` targets,
     ``chrome://omnibox-popup.top-chrome/…``)."""
+    browser = full_chromium  # the headless shell has no browser UI to turn off
     context = browser.new_context()
     try:
         context.new_page().goto("about:blank")

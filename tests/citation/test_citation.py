@@ -233,6 +233,8 @@ def test_reads_the_portals_own_oai_dc_records():
     assert record.all("identifier") == (
         "http://urlib.net/ibiportal.test/lab/2015/03.10.14.22",
         "http://urlib.net/D7N2U8HW/3J5AC3H",
+        "D7N2U8HW/3J5AC3H",
+        "ibiportal.test/lab/2015/03.10.14.22",
     )
     cited = cite(record.citation_record("http://urlib.net/D7N2U8HW/3J5AC3H", "D7N2U8HW/3J5AC3H"))
     assert cited.formatted["apa"] == (

@@ -19,10 +19,11 @@ MINT_FIELDS = ["title", "creators", "publisher", "place", "degree", "report_numb
 ROUTES = ["/", "/convert", "/parse", "/compose", "/cite", "/cite.bib", "/cite.ris", "/cite.json", "/trace", "/mint",
           "/mint/qr.svg", "/api/v1/convert", "/api/v1/parse", "/api/v1/compose", "/api/v1/classify", "/api/v1/cite",
           "/J8LNKB5R7W/3FUQHC5", "/8JMKD3MGP8W/35MMLL8", "/8JMKD3MGP8W/35MMLL8!:(oai_dc)", "/archive/items/x",
-          "/trace/AAAAAAAAAAAAAAAA", "/convert/prefixes", "/demo/archives/mtc-m16c/col/x"]
+          "/trace/AAAAAAAAAAAAAAAA", "/convert/prefixes", "/demo/archives/mtc-m16c/col/x", "/oai"]
 NAMES = ["q", "ibi", "url", "text", "verbs", "verb", "filepath", "base", "host", "ip", "port", "count", "format",
          "lang", "archives", "original", "require_original", "client_ip", "accept_language", "servicesubject",
-         "archiveserviceibi", "registrationkey", "step1-verb", "compare", "next"]
+         "archiveserviceibi", "registrationkey", "step1-verb", "compare", "next", "identifier", "metadataPrefix", "from",
+         "until", "set", "resumptionToken"]
 SAMPLES = st.sampled_from(["8JMKD3MGP8W/35MMLL8", "http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)", "GetMetadata(oai_dc)",
                            "sid.inpe.br/mtc-m18@80/2009/02.16.17.46", "-1", "99999999999999999999", "live", "demo", "all",
                            "inclusionRequest", "%", "{}", "", "\x00", "ß0/", "\u202e", "\udfff", "Silva, M\ud800",

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from fpdf import FPDF
 
-from ibiportal import documents
 from ibiportal.ibi.batch import MAX_BYTES, MAX_ROWS
 from ibiportal.ibi.extract import extract
+from ibiportal.web.references import views as references_views
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 REFERENCES = (DATA / "references.txt").read_text(encoding="utf-8")
@@ -140,11 +140,13 @@ def test_a_file_part_without_a_file_name_is_read_as_text(client):
 def test_api_limits_and_unreadable_files(client, monkeypatch):
     big = client.post("/api/v1/extract", json={"text": "x" * (MAX_BYTES + 1)})
     assert big.status_code == 413 and "at most 1,000,000 bytes (1 MB)" in big.get_json()["error"]["message"]
-    # The count limit is batch conversion's; it is lowered here so that the test reads 4 IBIs, not 5,001.
-    assert documents.MAX_ROWS == MAX_ROWS
-    monkeypatch.setattr(documents, "MAX_ROWS", 3)
-    many = client.post("/api/v1/extract", json={"text": "8JMKD3MGP8W/34PGRBS\n" * 4})
-    assert many.status_code == 400 and "holds 4 IBIs; at most 3 are checked" in many.get_json()["error"]["message"]
+    # The count limit is batch conversion's; it is lowered here so that the test reads 4 IBIs, not
+    # 5,001 (tests/web/test_extract_cost.py reads those).
+    assert references_views.MAX_ROWS == MAX_ROWS
+    monkeypatch.setattr(references_views, "MAX_ROWS", 3)
+    many = client.post("/api/v1/extract", json={"text": "8JMKD3MGP8W/34PGRBS\n" * 5})
+    assert many.status_code == 400 and "holds more than 3 IBIs" in many.get_json()["error"]["message"]
+    assert many.get_json()["error"]["position"] == 3 * 20 + 1
     monkeypatch.undo()
     broken = client.post("/api/v1/extract", data={"file": (io.BytesIO(b"%PDF-1.4\n garbage"), "refs.pdf")},
                          content_type="multipart/form-data")

@@ -724,7 +724,10 @@ _PATHS: dict[str, dict] = {
     }},
     "/api/v1/extract": {"post": {
         "operationId": "extract", "summary": "Every IBI in a text or a .txt, .bib, .ris, .pdf, .docx or .odt file, in order",
-        "description": f"At most 1 MB of text (413 beyond) and {MAX_ROWS:,} IBIs (400 beyond); DOIs, ordinary "
+        "description": f"At most 1 MB of text (413 beyond) and {MAX_ROWS:,} IBIs (400 at the next one, its "
+                       "`position` where it starts); a reading longer than IBIPORTAL_PARSE_SECONDS is a 413, its "
+                       "`position` where it stopped. Each request counts its size in KiB against "
+                       "IBIPORTAL_RATELIMIT_TEXT (429 beyond), as classify and batch conversion do. DOIs, ordinary "
                        "links and date-like paths of other sites are not IBIs. With `resolve=1` every entry is "
                        "also checked as `GET /<persistent URL>` would resolve it (each distinct request once, "
                        "cache included) and gets a `resolution`; the answer a `summary`. With "

@@ -23,13 +23,17 @@ bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
 #: The API's endpoints that resolve on demand, never from the cache (``RATELIMIT_TRACE``).
 ON_DEMAND_RESOLUTIONS = frozenset({"api.run_trace", "api.cite_api"})
+#: The API's endpoints that read a text of the client's size (``RATELIMIT_TEXT``).
+TEXT_READERS = frozenset({"api.extract_api", "api.classify_text", "api.convert_batch"})
 
 
 @limits.declare(bp)
 def _limits(rules: limits.Rules) -> None:
     """``RATELIMIT_API`` on every endpoint together; a trace or a citation also counts against
-    ``RATELIMIT_TRACE`` (a citation only when it names an ``ibi``: without one nothing resolves)."""
+    ``RATELIMIT_TRACE`` (a citation only when it names an ``ibi``: without one nothing resolves);
+    an endpoint that reads a text also against ``RATELIMIT_TEXT``, by its size."""
     rules.shared("RATELIMIT_API", N_("API requests from your address"), "api")(bp)
+    rules.text_read(lambda: request.endpoint in TEXT_READERS)(bp)
     rules.on_demand(lambda: request.endpoint in ON_DEMAND_RESOLUTIONS
                     and not (request.method == "GET" and not request.args.get("ibi")))(bp)
 

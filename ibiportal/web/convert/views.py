@@ -33,6 +33,7 @@ from ...ibi.repository import decode_rep_prefix
 from ...ibi.servers import KNOWN_SERVERS, KnownServer
 from ..auth.session import admin_required, current_admin
 from ...storage.identifiers import IdentifierStore
+from .. import limits
 from ..context import get_storage, known_prefix_pairs
 from ..form_errors import add_error, show_error
 from ..i18n import error_text
@@ -50,6 +51,12 @@ DOWNLOAD_PREFIX = "download"
 #: is refused next to its field rather than by Flask's default 500 kB cap (a bare 413 page).
 BATCH_FORM_MEMORY = 4 * MAX_BYTES
 _BATCH_ENDPOINTS = frozenset({"convert.convert_page", "convert.download_csv"})
+
+
+@limits.declare(bp)
+def _limits(rules: limits.Rules) -> None:
+    """A batch (posted, or posted again for its download) reads a text: ``RATELIMIT_TEXT``."""
+    rules.text_read(lambda: request.method == "POST" and request.endpoint in _BATCH_ENDPOINTS)(bp)
 
 
 @bp.url_value_preprocessor

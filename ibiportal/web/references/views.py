@@ -16,15 +16,16 @@ import io
 import json
 from collections.abc import Callable
 
-from flask import Blueprint, Response, render_template, request
+from flask import Blueprint, Response, current_app, render_template, request
 from flask_babel import gettext, ngettext, pgettext
 
 from ...application.references import Outcome, ReferenceCheck
-from ...documents import TooLarge, check_found_count, check_text_size, text_of
+from ...documents import TooLarge, check_text_size, text_of
 from ...errors import ParseError
-from ...ibi.batch import MAX_BYTES, neutralise
-from ...ibi.extract import Extraction, extract
-from ..context import known_prefix_pairs, resolver_base
+from ...ibi.batch import MAX_BYTES, MAX_ROWS, neutralise
+from ...ibi.extract import Bounds, Extraction, extract
+from .. import limits
+from ..context import application, known_prefix_pairs, resolver_base
 from ..errors import error_response
 from ..form_errors import add_error
 from ..i18n import translate
@@ -46,6 +47,12 @@ REFERENCE_WORDS = 3
 FORM_MEMORY = 4 * MAX_BYTES
 
 
+@limits.declare(bp)
+def _limits(rules: limits.Rules) -> None:
+    """Every POST reads a text (the list, or the list posted again for a download): ``RATELIMIT_TEXT``."""
+    rules.text_read(lambda: request.method == "POST")(bp)
+
+
 @bp.url_value_preprocessor
 def _room_for_text(endpoint: str | None, _values: dict | None) -> None:
     """Raise the form-field size limit before CSRFProtect reads the form (as Convert's batch does)."""
@@ -54,11 +61,12 @@ def _room_for_text(endpoint: str | None, _values: dict | None) -> None:
 
 
 def extraction_of(text: str) -> Extraction:
-    """The IBIs in ``text``, within the limits (TooLarge: 413; too many: 400)."""
+    """The IBIs in ``text``, within the limits: more than 1 MB is a 413 (TooLarge); the reading
+    stops at the IBI after the 5,000th (``MAX_ROWS``, as batch conversion's), a 400 naming where
+    it starts, and after ``IBIPORTAL_PARSE_SECONDS``, a 413 naming where it got to (issue 39)."""
     check_text_size(text)
-    found = extract(text, known_prefix_pairs(), resolver_base())
-    check_found_count(len(found.found))
-    return found
+    bounds = Bounds(MAX_ROWS, current_app.config["PARSE_SECONDS"], application().timer)
+    return extract(text, known_prefix_pairs(), resolver_base(), bounds)
 
 
 def reference_hint(text: str) -> dict | None:
@@ -162,7 +170,7 @@ def download(extension: str):
     try:
         result = extraction_of(form.text.data or "")
     except TooLarge as exc:
-        return error_response(exc.message, 413, field="text")
+        return error_response(exc.message, 413, exc.position, "text")
     resolutions = posted_resolutions(form.resolutions.data, result)
     if extension == "json":
         document = result.to_dict()
