@@ -10,6 +10,9 @@ The ``IBIPORTAL_*`` variables below set the server; the portal's own settings ar
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+from pathlib import Path
 
 from ibiportal.config import DEFAULTS, from_environment
 
@@ -106,3 +109,32 @@ logger_class = "ibiportal.web.log_redaction.RedactingGunicornLogger"
 # capability) would land there.
 ACCESS_LOG_FORMAT_WITHOUT_QUERY = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms cache=%({x-ibi-cache}o)s "%(a)s" for=%({x-forwarded-for}i)s'
 access_log_format = ACCESS_LOG_FORMAT_WITHOUT_QUERY
+
+# Prometheus metrics summed over the workers (ibiportal/metrics.py, GET /metrics): each worker
+# keeps its values in files of this folder, which must be empty when the portal starts (a dead
+# run's files would be summed in). bin/run gives a fresh one; without it, one is made here and
+# removed when gunicorn stops. Set before any worker, or this process, imports prometheus-client.
+_made_metrics_folder = not os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+if _made_metrics_folder:
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="ibiportal-metrics-")
+METRICS_FOLDER = Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
+
+
+def on_starting(server) -> None:  # noqa: ARG001 - gunicorn's hook
+    """A folder given by the operator starts empty, as prometheus-client asks."""
+    METRICS_FOLDER.mkdir(parents=True, exist_ok=True)
+    for leftover in METRICS_FOLDER.glob("*.db"):
+        leftover.unlink()
+
+
+def child_exit(server, worker) -> None:  # noqa: ARG001 - gunicorn's hook
+    """A worker that ended (replaced after max_requests, killed, stopped): its live gauges go;
+    its counters keep counting in the sums (prometheus-client's multiprocess mode)."""
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)
+
+
+def on_exit(server) -> None:  # noqa: ARG001 - gunicorn's hook
+    if _made_metrics_folder:
+        shutil.rmtree(METRICS_FOLDER, ignore_errors=True)

@@ -10,12 +10,15 @@ import math
 import os
 import re
 from collections.abc import Mapping
+from ipaddress import IPv4Network, IPv6Network, ip_network
 
 from ibiportal.resolver.transport import ARCHIVE_TIMEOUTS
 from ibiportal.storage.outage import RETRY_AFTER_SECONDS, STALE_SECONDS
 
 DEMO_MINT_HOST = "demo.ibiportal.invalid"
 DEMO_MINT_IP = "192.0.2.1"  # TEST-NET-1 (RFC 5737): documentation-only address
+#: IBIPORTAL_LOG_FORMAT: gunicorn's and the app's lines as today, or one JSON object per line.
+LOG_FORMATS = ("text", "json")
 
 
 def from_environment(environ: Mapping[str, str] | None = None) -> dict:
@@ -65,6 +68,9 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
         "IBIPORTAL_ARCHIVE_READ_TIMEOUT": "ARCHIVE_READ_TIMEOUT",
         "IBIPORTAL_OUTAGE_STALE_SECONDS": "OUTAGE_STALE_SECONDS",
         "IBIPORTAL_OUTAGE_RETRY_AFTER": "OUTAGE_RETRY_AFTER",
+        "IBIPORTAL_METRICS": "METRICS",
+        "IBIPORTAL_METRICS_ALLOW": "METRICS_ALLOW",
+        "IBIPORTAL_LOG_FORMAT": "LOG_FORMAT",
     }
     for env_name, key in names.items():
         if env.get(env_name):
@@ -82,14 +88,32 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
     for key in ("ARCHIVE_READ_TIMEOUT", "PARSE_SECONDS"):
         if key in settings:
             settings[key] = _seconds(settings[key], key)
-    for key in ("TRUSTED_PROXIES", "TRUSTED_HOSTS"):
+    for key in ("TRUSTED_PROXIES", "TRUSTED_HOSTS", "METRICS_ALLOW"):
         if key in settings:
             settings[key] = [p.strip() for p in settings[key].split(",") if p.strip()]
+    if "METRICS_ALLOW" in settings:
+        networks(settings["METRICS_ALLOW"], "METRICS_ALLOW")
+    if "LOG_FORMAT" in settings:
+        settings["LOG_FORMAT"] = settings["LOG_FORMAT"].strip().lower()
+        if settings["LOG_FORMAT"] not in LOG_FORMATS:
+            raise ValueError(f"IBIPORTAL_LOG_FORMAT must be text or json, not {env['IBIPORTAL_LOG_FORMAT']!r}")
     for key in ("DEMO_ARCHIVES", "ALLOW_PRIVATE_ARCHIVES", "SESSION_COOKIE_SECURE", "RATELIMIT_ENABLED",
-                "MINT_REQUIRES_TOKEN"):
+                "MINT_REQUIRES_TOKEN", "METRICS"):
         if key in settings:
             settings[key] = _flag(settings[key], key)
     return settings
+
+
+def networks(values: list[str], key: str) -> tuple[IPv4Network | IPv6Network, ...]:
+    """IP addresses and CIDR networks (``10.0.0.0/8``, ``::1``) as networks; a bad one is named."""
+    parsed = []
+    for value in values:
+        try:
+            parsed.append(ip_network(value, strict=False))
+        except ValueError:
+            raise ValueError(f"IBIPORTAL_{key} must list IP addresses or networks (such as 127.0.0.1 or "
+                             f"10.0.0.0/8), separated by commas; {value!r} is neither") from None
+    return tuple(parsed)
 
 
 #: The oai-identifier scheme's repositoryIdentifier (OAI-PMH guidelines, oai-identifier.xsd): a domain name.
@@ -224,6 +248,13 @@ DEFAULTS: dict = {
     # IBIs checked by POST /api/v1/extract?resolve=1 (the Check references page), per client IP:
     # each distinct request of a list counts once; beyond it, the rest of the list is "not checked".
     "RATELIMIT_REFERENCES": "1000/minute",
+    # Prometheus metrics (ibiportal/metrics.py): counted unless IBIPORTAL_METRICS=0, and served at
+    # /metrics to the client addresses of METRICS_ALLOW only (IPs or networks; X-Forwarded-For
+    # believed from TRUSTED_PROXIES, as everywhere); every other address gets a 404.
+    "METRICS": True,
+    "METRICS_ALLOW": ["127.0.0.0/8", "::1"],
+    # Log lines (ibiportal/web/log_format.py): "text" as they always were, or "json", one object a line.
+    "LOG_FORMAT": "text",
     # KiB of text sent to be read (extract, classify, batch conversion, Check references and
     # Convert's batch, API and pages together), per client IP: a request costs its size, 1 KiB
     # at least and 1 MiB at most (ibiportal.web.limits: TEXT_COST_MAX), so one reading 1 MB

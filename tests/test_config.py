@@ -2,6 +2,8 @@
 naming the variable and the value when they make no sense."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from ibiportal.config import DEFAULTS, from_environment
@@ -38,6 +40,25 @@ def test_outage_settings_that_make_no_sense_are_refused(name, value, message):
     with pytest.raises(ValueError) as refused:
         from_environment({name: value})
     assert str(refused.value) == message
+
+
+def test_the_metrics_and_log_settings_with_their_defaults():
+    assert (DEFAULTS["METRICS"], DEFAULTS["METRICS_ALLOW"], DEFAULTS["LOG_FORMAT"]) == (True, ["127.0.0.0/8", "::1"], "text")
+    settings = from_environment({"IBIPORTAL_METRICS": "off", "IBIPORTAL_METRICS_ALLOW": " 10.0.0.0/8, 192.0.2.7 ,",
+                                 "IBIPORTAL_LOG_FORMAT": "JSON"})
+    assert settings == {"METRICS": False, "METRICS_ALLOW": ["10.0.0.0/8", "192.0.2.7"], "LOG_FORMAT": "json"}
+
+
+@pytest.mark.parametrize(("name", "value", "message"), [
+    ("IBIPORTAL_METRICS_ALLOW", "10.0.0.0/33", "IBIPORTAL_METRICS_ALLOW must list IP addresses or networks (such as "
+     "127.0.0.1 or 10.0.0.0/8), separated by commas; '10.0.0.0/33' is neither"),
+    ("IBIPORTAL_METRICS_ALLOW", "localhost", "; 'localhost' is neither"),
+    ("IBIPORTAL_LOG_FORMAT", "xml", "IBIPORTAL_LOG_FORMAT must be text or json, not 'xml'"),
+    ("IBIPORTAL_METRICS", "maybe", "IBIPORTAL_METRICS must be 1 or 0 (on or off), not 'maybe'"),
+])
+def test_metrics_and_log_settings_that_make_no_sense_are_refused(name, value, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        from_environment({name: value})
 
 
 def test_the_oai_repository_identifier_is_a_domain_name_and_defaults_to_the_portals_host():

@@ -21,6 +21,7 @@ from datetime import timedelta
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from .. import metrics
 from ..errors import ParseError
 from ..i18n import N_
 from ..log_limits import LimitedLog
@@ -32,7 +33,7 @@ from ..resolver.cache import CachedOutcome, CachedRedirect, CacheKey, cached_out
 from ..resolver.diagnosis import NotFoundDiagnosis, asked_ibi, diagnose
 from ..resolver.engine import ClientInfo, Resolver, ResolverSettings, joined
 from ..resolver.reading import proven_prefix_pairs
-from ..resolver.trace import Resolution, Trace, TraceStep
+from ..resolver.trace import AcknowledgmentOutcome, Resolution, Status, Trace, TraceStep
 from ..resolver.transport import ArchiveEndpoint, Route
 from ..resolver.local_transport import local_endpoint
 from ..storage.database import Storage, iso
@@ -336,6 +337,8 @@ class Resolving:
             prefix_pairs=application.known_prefix_pairs if batch is None else lambda: batch.prefix_pairs,
         )
         resolution = resolver.resolve(asked.text, client, parsed=asked.parsed)
+        if metrics.counting():
+            _count_exchanges(resolution, resolver.archives)
         self._learn_prefix_pairs(resolution)
         if batch is not None and not batch.traces.take(resolution.found):
             return StoredResolution(None, resolution)
@@ -363,7 +366,13 @@ class Resolving:
         """Once the notice (6) the redirect went out without comes, it replaces the stored trace's
         "acknowledgment pending" step (from the notice recorder's thread)."""
         setting, recorder = self.config["DATABASE"], self.application.notice_recorder
-        notice.add_done_callback(lambda done: recorder.submit(_record_notice, setting, trace_id, done.result()))
+
+        def arrived(done: Future[TraceStep]) -> None:
+            step = done.result()
+            metrics.notice(step.acknowledgment)
+            recorder.submit(_record_notice, setting, trace_id, step)
+
+        notice.add_done_callback(arrived)
 
     def _store(self, archives: ArchiveSet, client: ClientInfo, resolution: Resolution,
                known_diagnosis: NotFoundDiagnosis | None = None, batch: Batch | None = None,
@@ -416,8 +425,12 @@ class Resolving:
             outcome, state = cache.get_stale(key, changes), "stale"
         if outcome is None:
             return None
-        if isinstance(outcome, CachedRedirect) and outcome.acknowledgment is not None:
-            self.application.acknowledger(site.portal_url).send(outcome.acknowledgment)
+        if isinstance(outcome, CachedRedirect):
+            metrics.resolved("found", state)
+            if outcome.acknowledgment is not None:
+                self.application.acknowledger(site.portal_url).send(outcome.acknowledgment)
+        else:
+            metrics.resolved(outcome.resolution.alert.reason, state)
         return outcome, state
 
     def resolve(self, asked: Asked, caller: Caller, site: Site, batch: Batch | None = None) -> StoredResolution:
@@ -437,12 +450,14 @@ class Resolving:
             key, lambda: self._resolve_and_keep(key, asked, client, site, batch))
         leader = shared.result
         if not (shared.joined or leader.joined):
+            _count_resolution(leader.resolution, self.cache_state(leader))
             return leader
         resolution = joined(leader.resolution, site.trace_link(leader.trace_id),
                             round((time.monotonic() - started) * 1000, 1))
         if resolution.acknowledgment is not None:
             self.application.acknowledger(site.portal_url).send(resolution.acknowledgment)
         stored = self._store(self.default_archives, client, resolution, known_diagnosis=leader.diagnosis)
+        _count_resolution(resolution, "joined")
         return StoredResolution(stored.trace_id, resolution, joined=True, diagnosis=leader.diagnosis)
 
     def cache_state(self, stored: StoredResolution) -> str:
@@ -481,6 +496,26 @@ class Resolving:
         """The request's key: what :meth:`client` and :attr:`default_archives` are made of."""
         return CacheKey(received, caller.peer, caller.forwarded_for, tuple(self.config["TRUSTED_PROXIES"]),
                         caller.accept_language, self.default_archives.group)
+
+
+def _count_resolution(resolution: Resolution, cache: str) -> None:
+    metrics.resolved("found" if resolution.found else resolution.alert.reason, cache)
+
+
+def _count_exchanges(resolution: Resolution, archives: tuple[ArchiveEndpoint, ...]) -> None:
+    """The metrics of the messages a resolution exchanged, read from its trace: each urlRequest (3)
+    to a registered Archive (the ones asked over the network, by address) timed and, when it
+    failed, counted by how; each acknowledgment (5) sent or not; each notice (6) come (a pending
+    one is counted when it comes, :meth:`Resolving._record_when_it_comes`)."""
+    registered = {endpoint.address: endpoint.service_ibi for endpoint in archives if endpoint.transport is Route.HTTP}
+    for step in resolution.trace.steps:
+        if step.number == 3 and step.archive in registered and step.status is not Status.NOT_WAITED_FOR:
+            seconds = None if step.elapsed_ms is None else step.elapsed_ms / 1000
+            metrics.exchanged(registered[step.archive], seconds, step.status)
+        elif step.number == 5:
+            metrics.acknowledgment("not-sent" if step.acknowledgment is AcknowledgmentOutcome.NOT_SENT else "sent")
+        elif step.number == 6 and step.acknowledgment not in (None, AcknowledgmentOutcome.PENDING):
+            metrics.notice(step.acknowledgment)
 
 
 def _record_notice(setting: str, trace_id: str, notice: TraceStep) -> None:

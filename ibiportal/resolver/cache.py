@@ -62,6 +62,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
+from ibiportal import metrics
 from ibiportal.protocol.pairlist import PairList, read_answer
 from ibiportal.protocol.status import ACKNOWLEDGMENT_NOTICE, carries_notice
 from ibiportal.resolver.diagnosis import NotFoundDiagnosis
@@ -379,6 +380,7 @@ class Acknowledger:
                 self.executor.submit(self._exchange_and_free, self._queue.popleft())
 
     def _drop(self, message: AcknowledgmentMessage) -> None:
+        metrics.acknowledgment("dropped")
         with self._lock:
             self.dropped += 1
             now = self.clock()
@@ -397,11 +399,16 @@ class Acknowledger:
         endpoint = message.endpoint
         transport = self.transports[endpoint.transport]  # the one the filling resolution used
         limits = Timeouts(endpoint.connect_timeout, endpoint.read_timeout, endpoint.connect_timeout + endpoint.read_timeout)
+        metrics.acknowledgment("sent")
         exchange = transport.fetch(message.url, limits)
         if _is_notice(exchange):
+            metrics.notice("notice")
             return
         answer = None if exchange.failure or exchange.body is None else read_answer(exchange.body)
-        if not (isinstance(answer, PairList) and carries_notice(answer)):
+        if isinstance(answer, PairList) and carries_notice(answer):
+            metrics.notice("notice")
+        else:
+            metrics.notice("no-answer" if exchange.failure else "unexpected")
             log.info("acknowledgment of a cached redirect to %s: no notice (%s)", endpoint.name,
                      exchange.error or f"HTTP {exchange.status}")
 

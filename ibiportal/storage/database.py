@@ -28,6 +28,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 
+from .. import metrics
 from ..errors import IbiError
 from .outage import READ_RETRY_PAUSE_SECONDS, unreachable
 from .schema import SCHEMA_REVISION
@@ -202,6 +203,11 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyp
     dbapi_connection.execute("PRAGMA journal_mode=WAL")
 
 
+#: Where :func:`~ibiportal.storage.history.record_change` leaves the actions of a transaction's
+#: changes (in the connection's ``info``), for the metrics to count them once it commits.
+COMMITTED_CHANGES = "ibiportal.changes"
+
+
 class Storage:
     """A connection to the portal's database, checked to be at :data:`SCHEMA_REVISION`.
 
@@ -312,13 +318,15 @@ class Storage:
             self._after_commit.clear()
             if self.connection.invalidated:  # the server went away: nothing to roll back there
                 self.connection.rollback()  # (SQLAlchemy's side: the connection may be used again)
-            else:
+            else:  # (an invalidated connection's info, and the changes it held, went with it)
+                self.connection.info.pop(COMMITTED_CHANGES, None)
                 self.connection.exec_driver_sql("ROLLBACK")
             raise
         finally:
             self._writing = False
         if self._with_commit is None:
             self.connection.exec_driver_sql("COMMIT")
+        metrics.items_changed(self.connection.info.pop(COMMITTED_CHANGES, ()))
         callbacks, self._after_commit = self._after_commit, []
         for callback in callbacks:
             callback()

@@ -11,7 +11,7 @@ import json
 from sqlalchemy import Connection, insert, select
 
 from ..archive.history import Actor, Change, HistoryEntry
-from .database import Storage, now_iso
+from .database import COMMITTED_CHANGES, Storage, now_iso
 from .schema import item_history
 
 
@@ -21,6 +21,7 @@ def record_change(conn: Connection, ibi: str, change: Change) -> None:
         ibi=ibi, at=now_iso(), actor_kind=change.actor.kind, actor_name=change.actor.name, action=change.action,
         details=json.dumps(dict(change.details), ensure_ascii=False, sort_keys=True),
     ))
+    conn.info.setdefault(COMMITTED_CHANGES, []).append(change.action)  # counted once committed (Storage)
 
 
 class HistoryStore:

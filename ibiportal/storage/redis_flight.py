@@ -41,6 +41,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from .. import metrics
+
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -156,6 +158,7 @@ class RedisFlight:
             return self._down_until is not None and time.monotonic() < self._down_until
 
     def _failed(self, error: Exception) -> None:
+        metrics.unreachable("redis")
         with self._state:
             first = self._down_until is None
             self._down_until = time.monotonic() + self.retry_seconds

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Connection, delete, func, insert, literal_column, null, select, update
 from sqlalchemy.exc import SQLAlchemyError
 
+from .. import metrics
 from ..log_limits import LimitedLog
 from ..resolver.cache import Changes
 from .outage import STALE_SECONDS, unreachable
@@ -219,6 +220,7 @@ class RedisChanges:
         try:
             self.client.publish(CHANNEL, str(number))
         except self._redis.RedisError as error:
+            metrics.unreachable("redis")
             self._log.warning("publish", "Redis unreachable, other nodes learn of this node's changes late: %s", error)
         else:
             self._log.recovered("publish", "Redis reachable again: other nodes learn of changes at once")
@@ -252,6 +254,7 @@ class RedisChanges:
                     if message is not None:
                         self.heard += 1
             except self._redis.RedisError as error:
+                metrics.unreachable("redis")
                 if not lost:
                     logger.warning("Redis unreachable, not hearing other nodes' changes until it is back: %s", error)
                     lost = True
@@ -316,6 +319,7 @@ class GenerationSignal:
         except SQLAlchemyError as error:
             if state is None or not unreachable(error):
                 raise
+            metrics.unreachable("database")
             self._unreachable_since = self._unreachable_since or now
             self._next_try = now + RETRY_SECONDS
             if now - self._unreachable_since >= self._stale_seconds:  # 0: nothing is served stale

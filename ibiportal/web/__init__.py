@@ -6,7 +6,7 @@ from flask import Flask
 from ..application import Application
 from flask_wtf import CSRFProtect
 
-from . import context, edge, host, i18n, limits, log_redaction, navigation, security
+from . import context, edge, host, i18n, limits, log_format, log_redaction, metrics, navigation, security
 from .auth.cli import admin_cli
 from .auth.views import bp as auth_bp
 from .api.views import bp as api_bp
@@ -65,7 +65,9 @@ def register(app: Flask, built: Application) -> None:
         csrf.exempt(f"ibiportal.web.admin.items.{upload_view}")
     limits.init_app(app)  # rate limits on key checks, logins and the API
     log_redaction.install(app.logger)  # registration keys never reach a log line
+    log_format.init_app(app)  # X-Request-ID, and IBIPORTAL_LOG_FORMAT=json
     app.register_blueprint(probes_bp)
+    metrics.init_app(app)  # GET /metrics, for IBIPORTAL_METRICS_ALLOW
     app.register_blueprint(oai_bp)  # /oai: the own Archive's OAI-PMH data provider
     app.register_blueprint(identifiers_bp)
     app.register_blueprint(urls_bp)

@@ -13,6 +13,7 @@ from werkzeug.exceptions import (
     SecurityError,
 )
 
+from .. import metrics
 from ..errors import ParseError
 from ..log_limits import LimitedLog
 from ..storage.database import SchemaNotCurrent
@@ -93,6 +94,7 @@ def database_unreachable(exc: Exception):
     """The database does not answer (an outage, a restart): 503 with ``Retry-After``, saying so.
     Logged once a minute with the number of requests it turned away, not once per request."""
     _LOG.warning("database", "database unreachable, answering 503: %s", exc.__class__.__name__)
+    metrics.unreachable("database")
     retry_after = current_app.config["OUTAGE_RETRY_AFTER"]
     response = make_response(error_response(gettext(
         "The portal's database is not answering at the moment (a restart or an outage); links to items "

@@ -68,9 +68,10 @@ from typing import Any
 from flask import Blueprint, Flask, current_app, request
 from flask.blueprints import BlueprintSetupState
 from flask_babel import gettext
-from flask_limiter import Limiter
+from flask_limiter import Limiter, RequestLimit
 from limits import RateLimitItem, parse_many
 
+from .. import metrics
 from ..i18n import N_
 from ..storage.signal import REDIS_TIMEOUT_SECONDS
 from .context import client_address
@@ -182,6 +183,7 @@ def reference_budget() -> Callable[[], str | None]:
         strategy = limiter.limiter  # the in-memory fallback while the storage is down
         for item in items:
             if not strategy.hit(item, REFERENCES_SCOPE, client):
+                metrics.rate_limited(REFERENCES_SCOPE)
                 reset = strategy.get_window_stats(item, REFERENCES_SCOPE, client).reset_time
                 wait = max(1, int(reset - time.time()))
                 return f"at most {setting} IBIs are checked for your address; check again in {wait} s"
@@ -236,11 +238,18 @@ def init_app(app: Flask) -> Limiter:
         in_memory_fallback_enabled=True,
         swallow_errors=True,
         enabled=app.config["RATELIMIT_ENABLED"],
+        on_breach=_count_refusal,
     )
     limiter.init_app(app)
     app.extensions[LIMITER] = limiter
     app.extensions[UNMETERED] = _skip_unmetered(app, limiter)
     return limiter
+
+
+def _count_refusal(breached: RequestLimit) -> None:
+    """Every refusal counted (``ibiportal_rate_limit_refusals_total``), labelled by the part of
+    the portal refusing (its blueprint: a handful of values, whoever asks)."""
+    metrics.rate_limited(request.blueprint or "portal")
 
 
 def _skip_unmetered(app: Flask, limiter: Limiter) -> list[Callable[[], bool]]:

@@ -47,6 +47,7 @@ def redact(text: str) -> str:
         return text
     return _PAIR.sub(
         lambda m: m.group(0) if not _is_secret(m["name"]) or not m["value"]
+        or m.string.startswith(REDACTED, m.start("value"))  # blanked already (a logger's filter, then its handler's)
         else f"{m['lead']}{m['name']}={REDACTED}",
         text,
     )
@@ -79,9 +80,32 @@ def install(app_logger: logging.Logger) -> None:
 
 
 class RedactingGunicornLogger(GunicornLogger):
-    """gunicorn's logger with :class:`RedactKeys` on its error and access logs."""
+    """gunicorn's logger with :class:`RedactKeys` on its error and access logs; with
+    ``IBIPORTAL_LOG_FORMAT=json``, both written as JSON lines (:mod:`.log_format`)."""
 
     def __init__(self, cfg) -> None:  # type: ignore[no-untyped-def]
         super().__init__(cfg)
         self.error_log.addFilter(_FILTER)
         self.access_log.addFilter(_FILTER)
+
+    def setup(self, cfg) -> None:  # type: ignore[no-untyped-def]
+        super().setup(cfg)
+        from ibiportal.config import DEFAULTS, from_environment
+
+        from .log_format import JsonLines
+
+        self.json = {**DEFAULTS, **from_environment()}["LOG_FORMAT"] == "json"
+        if self.json:
+            for handler in (*self.error_log.handlers, *self.access_log.handlers):
+                handler.setFormatter(JsonLines())
+
+    def access(self, resp, req, environ, request_time) -> None:  # type: ignore[no-untyped-def]
+        if not self.json:
+            super().access(resp, req, environ, request_time)
+            return
+        if not self.access_log_enabled:
+            return
+        from .log_format import access_fields
+
+        fields = access_fields(resp, environ, request_time)
+        self.access_log.info("%s %s %s", fields["method"], fields["path"], fields["status"], extra={"fields": fields})

@@ -24,9 +24,11 @@ SERVER_VARIABLES = ("IBIPORTAL_WORKERS", "IBIPORTAL_THREADS", "IBIPORTAL_BIND", 
 
 
 @pytest.fixture
-def environment(monkeypatch):
+def environment(monkeypatch, tmp_path):
     for name in SERVER_VARIABLES:
         monkeypatch.delenv(name, raising=False)
+    # gunicorn.conf.py sets it for its workers: given here, this test process's own is restored after
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path / "metrics"))
     return monkeypatch
 
 
@@ -128,3 +130,27 @@ def test_serves_with_the_config_file(tmp_path):
     assert "Using worker: gthread" in text and len(re.findall(r"Booting worker with pid", text)) == 2
     assert '"GET /8JMKD3MGP8W/35MMLL8 HTTP/1.1" 302' in text and "cache=hit" in text
     assert '"GET /J8LNKB5R7W/3FUQHC5 HTTP/1.1" 400' in text and "5550001112" not in text  # no key in the log
+
+
+def test_the_metrics_folder_starts_empty_and_a_dead_worker_is_marked(environment, tmp_path):
+    folder = tmp_path / "given"
+    folder.mkdir()
+    (folder / "counter_4242.db").write_bytes(b"a dead run's")
+    environment.setenv("PROMETHEUS_MULTIPROC_DIR", str(folder))
+    config = load(environment)
+    config["on_starting"](None)
+    assert list(folder.iterdir()) == []  # nothing of an earlier run is summed in
+    (folder / "gauge_livesum_4243.db").write_bytes(b"")
+    config["child_exit"](None, type("Worker", (), {"pid": 4243})())
+    assert list(folder.iterdir()) == []  # its live gauges go with it
+    config["on_exit"](None)
+    assert folder.is_dir()  # the operator's folder (bin/run's) is theirs to remove
+
+
+def test_without_a_folder_one_is_made_and_removed_at_exit(environment):
+    environment.delenv("PROMETHEUS_MULTIPROC_DIR")
+    config = load(environment)
+    folder = config["METRICS_FOLDER"]
+    assert folder.is_dir() and os.environ["PROMETHEUS_MULTIPROC_DIR"] == str(folder)
+    config["on_exit"](None)
+    assert not folder.exists()
