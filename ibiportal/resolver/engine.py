@@ -35,7 +35,7 @@ from urllib.parse import urlsplit
 from ibiportal.errors import ParseError
 from ibiportal.i18n import N_, Localized, Message
 from ibiportal.ibi.explain import EXPLANATION_LANGUAGES, explain_verbs
-from ibiportal.ibi.modifiers import GET_LAST_EDITION, GET_TRANSLATION, Verb
+from ibiportal.ibi.modifiers import GET_FILE_LIST, GET_LAST_EDITION, GET_TRANSLATION, Verb
 from ibiportal.ibi.url import PersistentUrl
 from ibiportal.protocol.messages import UrlRequest, service_url
 from ibiportal.resolver import acknowledging, wording
@@ -313,6 +313,11 @@ class _Run:
                 "url%(relation)s): a file it does not hold, or a file list it does not offer", archive=archive,
                 ibi=ibi, known=_explained(reading.verbs, ibi), relation=reading.relation))
         known, verb = missing
+        if not known and reading.pairs.get("url") is None:
+            # A filtered answer (FILTRARLISTADEURL, Example 9.3) has only the pairs of the whole
+            # relation: it lacks that relation, and says nothing of its first step alone.
+            *first, verb = [step for step in reading.verbs if step.name != GET_FILE_LIST]
+            known = tuple(first)
         values = {"archive": archive, "ibi": ibi, "wanted": _explained([*known, verb], ibi),
                   "relation": relation_of([*known, verb])}
         if verb.name == GET_TRANSLATION:
