@@ -224,7 +224,7 @@ class PersistentUrl:
         if self.filepath is not None and check_filepath(self.filepath) is None:
             raise ParseError(N_("a file path names a file: write no path rather than `/`"))
         for name, _ in self.query:
-            if name in RESOLVER_PAIRS:
+            if name.lower() in RESOLVER_PAIRS:
                 raise ParseError(N_("`%(name)s` is a resolver pair (Table 8.3), not one passed on to the item", name=name))
         check_composition(self.verbs)
 
@@ -341,17 +341,18 @@ def _read_query(
         if second >= 0:
             raise ParseError(N_("`=` in a value must be percent-encoded as `%3D` (Table 6.1)"), second + 1)
         name, value = _passed_on(text, index, equals, pair_end)
-        if name in RESOLVER_PAIRS:
+        if name.lower() in RESOLVER_PAIRS:  # the names are literals, read case-blind (RFC 5234 §2.3)
+            name = name.lower()
             value, value_positions = _decode(text, equals + 1, pair_end, plus_is_space=True)
             if name in seen:
                 raise ParseError(N_("`%(name)s` is given twice (first at character %(seen)s) (Table 8.3)", name=name, seen=seen[name]), index + 1)
             seen[name] = index + 1
             if name == REQUIRED_ITEM_STATUS:
-                if value != ORIGINAL:
+                if value.casefold() != ORIGINAL.casefold():
                     raise ParseError(
                         N_("`%(required_item_status)s` takes only the value `%(original)s` (Table 8.3), not `%(value)s`", required_item_status=REQUIRED_ITEM_STATUS, original=ORIGINAL, value=value), equals + 2
                     )
-                status = value
+                status = ORIGINAL
             else:
                 verbs = scan_verb_list(value, value_positions)
         else:

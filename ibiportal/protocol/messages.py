@@ -417,6 +417,8 @@ SUBJECTS: dict[str, type[_Message]] = {
 }
 """``servicesubject`` value → message class."""
 
+_SUBJECTS_FOLDED = {subject.casefold(): cls for subject, cls in SUBJECTS.items()}
+
 
 class AddressedRequest(NamedTuple):
     """A parsed request URL: ``http://<address>/<service_ibi>?<message>`` (§6.1)."""
@@ -468,7 +470,7 @@ def request_of_pairs(pairs: tuple[QueryPair, ...]) -> Request:
     subject_pair = by_name.get("servicesubject")
     if subject_pair is None:
         raise _fail("servicesubject", "missing; every request names its subject (§6.1)")
-    cls = SUBJECTS.get(subject_pair.value)
+    cls = _SUBJECTS_FOLDED.get(subject_pair.value.casefold())  # a literal: case-blind (RFC 5234 §2.3)
     if cls is None:
         raise ParseError(
             N_("unknown servicesubject %(value)r; expected one of %(value2)s", value=subject_pair.value[:60], value2=', '.join(SUBJECTS)),

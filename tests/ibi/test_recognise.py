@@ -70,7 +70,6 @@ MALFORMED_NEIGHBOURS = [
     ("ftp://urlib.net/ibi/8JMKD3MGP3W34T/47AF772", "`ftp` is not a scheme of persistent URLs", 1),
     ("http://user@urlib.net/ibi/8JMKD3MGP3W34T/47AF772", "user information (`…@`) is not part of a persistent URL", 12),
     ("http://urlib.net/rep/8JMKD3MGP7W/3FB2RJE?ibiurl.language", "`ibiurl.language` is not a pair", 42),
-    ("http://urlib.net/rep/8JMKD3MGP7W/3FB2RJE?ibiurl.requireditemstatus=original", "not `original`", 68),
     ("http://urlib.net/rep/8JMKD3MGP3W34R/3T3PTLP?ibiurl.backgroundlanguage=pt-BR&ibiurl.verblist=GetLast", "`GetLast` is not a verb", 93),
     ("urlib.net/8JMKD3MGP3W/3HDPRRS?a=b=c", "`=` in a value must be percent-encoded", 34),
     ("http://sibgrapi.sid.inpe.br/rep/sid.inpe.br/sibgrapi/2018/09.03.21.36?metadatarepository=a%zz", "`%` must begin a `%hh` escape", 91),

@@ -337,3 +337,11 @@ def test_request_url_checks_its_base():
         request_url("x", "a/b?c", message)
     with pytest.raises(TypeError, match="sequence"):
         UrlRequest(client_ips="1.2.3.4", ibi="a/b")  # type: ignore[arg-type]
+
+
+def test_servicesubject_is_read_case_blind():
+    """``servicesubject`` values are literals of Table 6.1's messages: case does not matter (RFC 5234 §2.3)."""
+    assert type(parse_request("servicesubject=INCLUSIONCONFIRMATIONREQUEST")).__name__ == "InclusionConfirmationRequest"
+    assert type(parse_request(
+        "servicesubject=urlrequest&clientinformation.ipaddress=150.163.2.175&parsedibiurl.ibi=LK47B6W/362SFKH")
+    ).__name__ == "UrlRequest"
