@@ -199,11 +199,11 @@ MALFORMED = [
     (U + "?ibiurl.requireditemstatus=Original&ibiurl.requireditemstatus=Original", 69, "`ibiurl.requireditemstatus` is given twice"),
     (U + "?ibiurl.requireditemstatus=Copy", 60, "takes only the value `Original` (Table 8.3), not `Copy`"),
     # query syntax
-    (U + "?a", 34, "`a` is not a pair"),
+    (U + "?ibiurl.verblist", 34, "`ibiurl.verblist` is not a pair"),
     (U + "?=1", 34, "a pair needs a name"),
     (U + "?a=1&&b=2", 38, "a pair is expected"),
     (U + "?a=1&", 37, "a pair is expected after `&`"),
-    (U + "?a=b=c", 37, "`=` in a value must be percent-encoded as `%3D`"),
+    (U + "?ibiurl.verblist=a=b", 51, "`=` in a value must be percent-encoded as `%3D`"),
     # file path and percent-encoding
     (U + "/../secret", 34, "`..` is not allowed as a path segment"),
     (U + "/doc/./a.pdf", 38, "`.` is not allowed as a path segment"),
@@ -264,3 +264,32 @@ def test_a_verb_repeated_in_the_verb_list_is_merged():
 def test_the_grammars_literals_are_read_case_blind(written, canonical):
     """ABNF literals are case-insensitive (RFC 5234 §2.3): Tables 8.1, 8.3 and 8.4's words too."""
     assert parse_persistent_url(written).canonical_symbols("http://urlib.net/") == "http://urlib.net/" + canonical
+
+
+@pytest.mark.parametrize(("encoded", "decoded"), [
+    ("http://urlib.net/%38JMKD3MGP8W/35MMLL8", "http://urlib.net/8JMKD3MGP8W/35MMLL8"),
+    ("http://urlib.net/8JMKD3MGP8W/%33%35MMLL8!", "http://urlib.net/8JMKD3MGP8W/35MMLL8!"),
+    ("http://urlib.net/sid.inpe.br/mtc-m18%4080/2009/07.21.14.43", "http://urlib.net/sid.inpe.br/mtc-m18@80/2009/07.21.14.43"),
+    ("%6C%6b47B6W/362SFKH/reference.bib", "lk47B6W/362SFKH/reference.bib"),
+])
+def test_percent_encoded_characters_of_the_ibi_read_as_the_characters(encoded, decoded):
+    """RFC 3986 §2.3 and §6.2.2.2: an encoded unreserved character is that character."""
+    assert parse_persistent_url(encoded) == parse_persistent_url(decoded)
+
+
+def test_an_encoded_character_that_breaks_the_ibi_is_located_in_the_text_as_given():
+    with pytest.raises(ParseError) as caught:
+        parse_persistent_url("http://urlib.net/%38JMKD3MGP8W/35MML%4F8")
+    assert caught.value.position == 37  # the "%4F" ("O", outside the IBIp alphabet)
+
+
+@pytest.mark.parametrize(("query", "passed"), [
+    ("d", [("d", "")]),
+    ("a=b=c", [("a", "b=c")]),
+    ("x=1&flag&y=a=b", [("x", "1"), ("flag", ""), ("y", "a=b")]),
+])
+def test_the_items_own_query_pairs_are_passed_on_untouched(query, passed):
+    """Pairs not prefixed ``ibiurl.`` are "ignorados por este sistema" (§8.1): the item reads them."""
+    parsed = parse_persistent_url("http://urlib.net/8JMKD3MGP8W/35MMLL8?" + query)
+    assert list(parsed.query) == passed
+    assert parsed.passed_on_query() == query

@@ -29,3 +29,15 @@ def test_a_missing_translation_of_existing_metadata_is_called_a_missing_translat
         assert answer.status_code == 404 and "translation-does-not-exist" in text, text
         assert words in text and "metadata do not exist" not in text and "metadados não existem" not in text
         assert f"url{relation}" in text and f"ibi{relation}" in text, text
+
+
+def test_a_percent_encoded_ibi_resolves_like_the_decoded_url(client):
+    plain = client.get("/8JMKD3MGP8W/35MMLL8", environ_base=CLIENT)
+    encoded = client.get("/%38JMKD3MGP8W/35MMLL8", environ_base=CLIENT)
+    assert (encoded.status_code, encoded.headers["Location"]) == (302, plain.headers["Location"])
+
+
+@pytest.mark.parametrize("query", ["d", "a=b=c"])
+def test_the_items_own_query_pairs_reach_the_item(client, query):
+    response = client.get(f"/8JMKD3MGP8W/35MMLL8?{query}", environ_base=CLIENT)
+    assert response.status_code == 302 and response.headers["Location"].endswith("?" + query)
