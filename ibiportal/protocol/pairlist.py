@@ -42,6 +42,7 @@ from typing import Literal
 
 from ibiportal.errors import ParseError
 from ibiportal.i18n import N_, Message
+from ibiportal.protocol.percent import escapes
 
 Separator = Literal["\n", "\r\n", " "]
 
@@ -65,27 +66,23 @@ def decode_value(raw: str) -> str:
 
 
 def escape_value(text: str) -> str:
-    """The raw (wire) form of a text value, so that ``decode_value(escape_value(t)) == t``.
+    """The raw (wire) form of a text value, so that ``decode_value(escape_value(t)) == t`` for
+    every ``t`` within ISO-8859-1.
 
     Characters outside Table 6.2 – non-ASCII (ISO-8859-1, §6.2), control characters, ``{``,
-    ``}`` – and ``%`` itself are written ``%hh`` in lower case, as ``%f3`` in Example 6.2.
+    ``}`` – and ``%`` itself are written ``%hh`` in lower case, as ``%f3`` in Example 6.2; a
+    character beyond ISO-8859-1 as its UTF-8 bytes (:mod:`ibiportal.protocol.percent`).
     A space between two words stays a space (the value becomes a braced word list, as
     ``{wrong registration key}``); a space at either end or next to another space is written
     ``%20``, since a word list cannot carry it.
-
-    Raises ``ValueError`` for a character beyond ISO-8859-1 (above U+00FF), which no
-    ``%hh`` can represent.
     """
     out: list[str] = []
     last = len(text) - 1
     for index, char in enumerate(text):
         code = ord(char)
-        if code > 0xFF:
-            raise ValueError(
-                f"character {char!r} (U+{code:04X}) at position {index + 1} is not in "
-                "ISO-8859-1 and cannot be written as %hh (file 003, §6.2)"
-            )
-        if char == " ":
+        if code > 0x7F:
+            out.append(escapes(char))
+        elif char == " ":
             lone = 0 < index < last and text[index - 1] != " " and text[index + 1] != " "
             out.append(" " if lone else "%20")
         elif char == "%" or not is_word_character(char):

@@ -315,11 +315,16 @@ class _Run:
         known, verb = missing
         if not known and reading.pairs.get("url") is None:
             # A filtered answer (FILTRARLISTADEURL, Example 9.3) has only the pairs of the whole
-            # relation: it lacks that relation, and says nothing of its first step alone.
-            *first, verb = [step for step in reading.verbs if step.name != GET_FILE_LIST]
-            known = tuple(first)
-        values = {"archive": archive, "ibi": ibi, "wanted": _explained([*known, verb], ibi),
-                  "relation": relation_of([*known, verb])}
+            # relation: it lacks that relation, and says nothing of its first step alone. Named
+            # by a translation in it if any (editions and metadata of a held item are answered
+            # by its Archive, Table 9.5; a translation into one language may not exist), up to
+            # that translation; else by its last step.
+            steps = [step for step in reading.verbs if step.name != GET_FILE_LIST]
+            verb = next((step for step in steps if step.name == GET_TRANSLATION), steps[-1])
+            asked = steps[:steps.index(verb) + 1]
+        else:
+            asked = [*known, verb]
+        values = {"archive": archive, "ibi": ibi, "wanted": _explained(asked, ibi), "relation": relation_of(asked)}
         if verb.name == GET_TRANSLATION:
             return Alert(AlertReason.TRANSLATION_MISSING, N_(
                 "translation does not exist: %(archive)s holds %(ibi)s, but no %(wanted)s (its answer has no "

@@ -1,6 +1,7 @@
 """Algorithm 1 (MONTARRESPOSTA) and Algorithm 2 (MONTARLISTADEURL) beyond the standard's examples."""
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 
 import pytest
@@ -261,3 +262,16 @@ def test_an_ibi_dated_before_1995_is_asked_about_like_any_other(archives):
     does not hold it answers the empty list, as for any unknown IBI (Algorithm 2)."""
     answer = archives["mtc-m16d"].service.respond(URL_REQUEST + "sid.inpe.br/mtc-m18/1994/01.01.00.00")
     assert answer.status == 200 and not answer.refused and answer.text == ""
+
+
+@pytest.mark.parametrize("name", ["€.txt", "中.txt", "Relatório.pdf"])
+def test_a_file_name_beyond_iso_8859_1_is_found_when_asked_in_utf_8(name):
+    """A browser and this resolver write ``€`` as its UTF-8 bytes; the Archive's names are UTF-8."""
+    from urllib.parse import quote
+    held = item("ibiportal.test/lab/2014/05.19.16.30", files=("index.html", name))
+    encoded = quote("/" + name, encoding="utf-8")
+    for spelled in (encoded, re.sub("%[0-9A-F]{2}", lambda escape: escape[0].lower(), encoded)):
+        answer = pairs(service(held).answer(
+            URL_REQUEST + "ibiportal.test/lab/2014/05.19.16.30&parsedibiurl.filepath=" + spelled))
+        wanted = "http://archive.ibiportal.test/col/ibiportal.test/lab/2014/05.19.16.30/doc/" + quote(name)
+        assert answer["url"].lower() == wanted.lower()

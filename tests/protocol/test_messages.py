@@ -172,8 +172,9 @@ def test_table_6_1_encoding():
     assert encode_query_value("a/b@c:d!(e)") == "a/b@c:d!(e)"
     assert decode_query_value("Relat%F3rio+Final%2B1") == "Relatório Final+1"
     assert build_query([("a b", "c&d")]) == "a%20b=c%26d"
-    with pytest.raises(ValueError, match="U\\+20AC"):
-        encode_query_value("€")
+    # Beyond ISO-8859-1: the UTF-8 bytes (RFC 3986 §2.5), never an error (it was a 500).
+    assert encode_query_value("/€.txt") == "/%e2%82%ac.txt"
+    assert encode_query_value("/中.txt") == "/%e4%b8%ad.txt"
 
 
 def test_parse_query_accepts_bytes_and_keeps_positions():

@@ -41,3 +41,13 @@ def test_a_percent_encoded_ibi_resolves_like_the_decoded_url(client):
 def test_the_items_own_query_pairs_reach_the_item(client, query):
     response = client.get(f"/8JMKD3MGP8W/35MMLL8?{query}", environ_base=CLIENT)
     assert response.status_code == 302 and response.headers["Location"].endswith("?" + query)
+
+
+@pytest.mark.parametrize("name", ["€.txt", "中.txt"])
+def test_a_file_name_beyond_iso_8859_1_is_asked_for_not_a_500(client, name):
+    """It was a 500 building the urlRequest (§6.1 had no ``%hh`` for ``€``): now its UTF-8 bytes."""
+    from urllib.parse import quote
+    response = client.get(f"/8JMKD3MGP8W/35MMLL8/{quote(name)}", environ_base=CLIENT,  # as a browser sends it
+                          headers={"Accept": "text/plain"})
+    text = response.get_data(as_text=True)
+    assert response.status_code == 404 and "relation-does-not-exist" in text, text
