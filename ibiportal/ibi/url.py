@@ -365,14 +365,15 @@ def _read_query(
         if equals == index:
             raise ParseError(N_("a pair needs a name before `=` (Table 8.1)"), index + 1)
         name, value = _passed_on(text, index, pair_end if equals < 0 else equals, pair_end)
-        if name.lower() in RESOLVER_PAIRS:  # the names are literals, read case-blind (RFC 5234 §2.3)
-            name = name.lower()
+        if name.lower().startswith("ibiurl."):  # the resolver's (§8.1); literals, case-blind (RFC 5234 §2.3)
             if equals < 0:
                 raise ParseError(N_("`%(text)s` is not a pair: pairs are `name=value` (Table 8.1)",
                                     text=text[index:pair_end]), index + 1)
             second = text.find("=", equals + 1, pair_end)
             if second >= 0:
                 raise ParseError(N_("`=` in a value must be percent-encoded as `%3D` (Table 6.1)"), second + 1)
+        if name.lower() in RESOLVER_PAIRS:
+            name = name.lower()
             value, value_positions = _decode(text, equals + 1, pair_end, plus_is_space=True)
             if name in seen:
                 raise ParseError(N_("`%(name)s` is given twice (first at character %(seen)s) (Table 8.3)", name=name, seen=seen[name]), index + 1)
