@@ -71,7 +71,7 @@ MALFORMED_NEIGHBOURS = [
     ("http://user@urlib.net/ibi/8JMKD3MGP3W34T/47AF772", "user information (`…@`) is not part of a persistent URL", 12),
     ("http://urlib.net/rep/8JMKD3MGP7W/3FB2RJE?ibiurl.language", "`ibiurl.language` is not a pair", 42),
     ("http://urlib.net/rep/8JMKD3MGP3W34R/3T3PTLP?ibiurl.backgroundlanguage=pt-BR&ibiurl.verblist=GetLast", "`GetLast` is not a verb", 93),
-    ("urlib.net/8JMKD3MGP3W/3HDPRRS?ibiurl.language=a=b", "`=` in a value must be percent-encoded", 50),
+    ("urlib.net/8JMKD3MGP3W/3HDPRRS?ibiurl.language=a=b", "`=` in a value must be percent-encoded", 48),
     ("http://sibgrapi.sid.inpe.br/rep/sid.inpe.br/sibgrapi/2018/09.03.21.36?metadatarepository=a%zz", "`%` must begin a `%hh` escape", 91),
     ("http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m18@80/2008/03.17.15.17.24/doc/../x", "`..` is not allowed as a path segment", 80),
     ("http://mtc-m21b.sid.inpe.br/col/sid.inpe.br/mtc-m21b/2017/08.10.22.44/doc//publicacao.pdf", "may not begin with `//`", 75),
