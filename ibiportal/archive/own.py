@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from ..errors import ParseError
 from ..citation.oai_dc import written_fields
 from ..citation.types import ItemType
 from ..ibi.conversion import convert
@@ -102,7 +103,10 @@ class OwnItemStore:
         such, the prefix table says which is the same IBI (every IBI the Archive does not hold
         passes here, so a miss costs one query)."""
         identifier = parse_ibi(key)
-        other_suffix = rep_suffix(identifier.date) if identifier.form == "ibip" else ibip_suffix(identifier.date)
+        try:
+            other_suffix = rep_suffix(identifier.date) if identifier.form == "ibip" else ibip_suffix(identifier.date)
+        except ParseError:  # dated before 1995-08-01: no IBIp form (STANDARD.md §7), its own suffix only
+            other_suffix = rep_suffix(identifier.date)
         candidates = self.storage.copy_candidates(key, other_suffix)
         if not candidates:
             return None

@@ -227,7 +227,8 @@ class UrlRequest(_Message):
     """``urlRequest``: resolver → every Archive, "Solicitar URL" (3) (Table 8.9, Example 6.1).
 
     ``client_ips``: the user's IP, then its proxies' (Table 8.10). ``ibi``: the IBI to
-    resolve. ``filepath``: ``path-absolute`` inside the item, or ``None``. ``verbs``: the
+    resolve. ``filepath``: ``path-absolute`` inside the item (Table 8.9; given without its
+    ``/``, as Example 9.11 writes ``reference.bib``, the ``/`` is added), or ``None``. ``verbs``: the
     verb list (Table 8.4), sent space-separated as in §10.2.
     """
 
@@ -250,8 +251,8 @@ class UrlRequest(_Message):
         object.__setattr__(self, "verbs", _as_tuple(self.verbs, "verbs"))
         _check_ips(self.client_ips, "clientinformation.ipaddress")
         _check_ibi(self.ibi, "parsedibiurl.ibi")
-        if self.filepath is not None and not self.filepath.startswith("/"):
-            raise _fail("parsedibiurl.filepath", f"{self.filepath[:60]!r} does not start with '/' (path-absolute)")
+        if self.filepath and not self.filepath.startswith("/"):  # Example 9.11 writes "reference.bib"
+            object.__setattr__(self, "filepath", "/" + self.filepath)
         position = 1
         for verb in self.verbs:
             if not _VERB.fullmatch(verb):

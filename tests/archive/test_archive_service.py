@@ -214,7 +214,6 @@ def test_two_items_with_one_ibi_in_one_store_are_rejected():
         (URL_REQUEST + "sid.inpe.br/mtc-m18/1969/01.01.00.00", "1970"),
         (URL_REQUEST + "LK47B6W/362SFKH&parsedibiurl.verblist=GetEverything", "verb"),
         (URL_REQUEST + "LK47B6W/362SFKH&parsedibiurl.verblist=GetTranslation(xx)", "not a language"),
-        (URL_REQUEST + "LK47B6W/362SFKH&parsedibiurl.filepath=reference.bib", "path-absolute"),
         ("servicesubject=urlRequest&parsedibiurl.ibi=a b", "space"),
         ("servicesubject=urlRequest&parsedibiurl.ibi=%zz", "percent escape"),
         ("servicesubject=acknowledgment&contenttype=Data", "mandatory"),

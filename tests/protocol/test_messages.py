@@ -276,8 +276,6 @@ MALFORMED_QUERIES = [
     ("servicesubject=urlRequest&clientinformation.ipaddress=1.2.3.4&parsedibiurl.ibi=a/b"
      "&parsedibiurl.verblist=GetLastEdition+GetMetaData", 106, "parsedibiurl.verblist",
      "'GetMetaData' is not a verb of Table 8.4"),
-    ("servicesubject=urlRequest&clientinformation.ipaddress=1.2.3.4&parsedibiurl.ibi=a/b"
-     "&parsedibiurl.filepath=reference.bib", 106, "parsedibiurl.filepath", "does not start with '/'"),
     (QUERY.replace("archiveprotocol=HTTP", "archiveprotocol=USP"), QUERY.index("=HTTP") + 2, "archiveprotocol",
      "'USP' is not HTTP"),
     (QUERY.replace("archiveip=150.163.34.239", "archiveip=mtc-m21"), QUERY.index("=150.163.34.239") + 2,
@@ -346,3 +344,9 @@ def test_servicesubject_is_read_case_blind():
     assert type(parse_request(
         "servicesubject=urlrequest&clientinformation.ipaddress=150.163.2.175&parsedibiurl.ibi=LK47B6W/362SFKH")
     ).__name__ == "UrlRequest"
+
+
+def test_a_file_path_without_its_slash_is_read_as_example_9_11_writes_it():
+    request = parse_request("servicesubject=urlRequest&clientinformation.ipaddress=1.2.3.4&parsedibiurl.ibi=a/b"
+                            "&parsedibiurl.filepath=reference.bib")
+    assert request.filepath == "/reference.bib"
