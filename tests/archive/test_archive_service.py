@@ -274,3 +274,12 @@ def test_a_file_name_beyond_iso_8859_1_is_found_when_asked_in_utf_8(name):
             URL_REQUEST + "ibiportal.test/lab/2014/05.19.16.30&parsedibiurl.filepath=" + spelled))
         wanted = "http://archive.ibiportal.test/col/ibiportal.test/lab/2014/05.19.16.30/doc/" + quote(name)
         assert answer["url"].lower() == wanted.lower()
+
+
+def test_a_verb_list_in_another_case_is_answered_as_the_verbs(archives):
+    """``getmetadata(OAI_DC)`` is ``GetMetadata(oai_dc)`` (RFC 5234 §2.3): the same filtered answer."""
+    archive = archives["mtc-m16c"].service
+    asked = URL_REQUEST + "8JMKD3MGP8W/35MME4E&parsedibiurl.verblist="
+    answered = pairs(archive.answer(asked + "getmetadata(OAI_DC)"))
+    assert "url.metadata(oai_dc)" in answered
+    assert answered.keys() == pairs(archive.answer(asked + "GetMetadata(oai_dc)")).keys()

@@ -274,8 +274,8 @@ MALFORMED_QUERIES = [
     ("servicesubject=urlRequest&clientinformation.ipaddress=1.2.3.4&parsedibiurl.ibi=8JMKD3MGP7W",
      80, "parsedibiurl.ibi", "'8JMKD3MGP7W' is not an IBI"),
     ("servicesubject=urlRequest&clientinformation.ipaddress=1.2.3.4&parsedibiurl.ibi=a/b"
-     "&parsedibiurl.verblist=GetLastEdition+GetMetaData", 106, "parsedibiurl.verblist",
-     "'GetMetaData' is not a verb of Table 8.4"),
+     "&parsedibiurl.verblist=GetLastEdition+GetMetaDatum", 106, "parsedibiurl.verblist",
+     "'GetMetaDatum' is not a verb of Table 8.4"),
     (QUERY.replace("archiveprotocol=HTTP", "archiveprotocol=USP"), QUERY.index("=HTTP") + 2, "archiveprotocol",
      "'USP' is not HTTP"),
     (QUERY.replace("archiveip=150.163.34.239", "archiveip=mtc-m21"), QUERY.index("=150.163.34.239") + 2,
@@ -336,6 +336,12 @@ def test_request_url_checks_its_base():
         request_url("x", "a/b?c", message)
     with pytest.raises(TypeError, match="sequence"):
         UrlRequest(client_ips="1.2.3.4", ibi="a/b")  # type: ignore[arg-type]
+
+
+def test_a_verb_list_is_read_case_blind():
+    request = parse_request("servicesubject=urlRequest&clientinformation.ipaddress=1.2.3.4&parsedibiurl.ibi=a/b"
+                            "&parsedibiurl.verblist=getlastedition+GETMETADATA(OAI_DC)")
+    assert request.verbs == ("getlastedition", "GETMETADATA(OAI_DC)")  # the Archive reads them (Verb.parse)
 
 
 def test_servicesubject_is_read_case_blind():
