@@ -249,8 +249,8 @@ class PairList:
 
         Table 6.2: ``lista-de-pares = par *(espaço par)`` with ``espaço = SP | CRLF`` – a
         separator stands *between* pairs only, so a reader comparing ``confirmation yes``
-        exactly (Example 7.4) accepts it. ``"\n"`` (default) gives one pair per line as the
-        standard prints them; ``"\r\n"`` is the wire form; ``" "`` one line, as the status
+        exactly (Example 7.4) accepts it. ``"\\n"`` (default) gives one pair per line as the
+        standard prints them; ``"\\r\\n"`` is the wire form; ``" "`` one line, as the status
         messages of §7.2 and JUNTAR (§9.2) produce them.
         """
         if separator not in ("\n", "\r\n", " "):
