@@ -133,29 +133,12 @@ class Asked:
     text: str
     parsed: PersistentUrl
 
-    def __post_init__(self) -> None:
-        """A file path above ISO-8859-1 cannot be sent: a request's values are ISO-8859-1
-        (file 003, §6.1), so such a URL is refused naming the character (it was a 500)."""
-        path = self.parsed.filepath or ""
-        beyond = next((char for char in path if ord(char) > 0xFF), None)
-        if beyond is not None:
-            raise ParseError(N_("the file path has %(char)s (U+%(code)s), which no request to an Archive can carry: "
-                                "its values are ISO-8859-1 (file 003, §6.1)", char=repr(beyond), code=f"{ord(beyond):04X}"),
-                             _where(self.text, beyond), "url")
-
     def requiring_original(self) -> Asked:
         """This URL with ``ibiurl.requireditemstatus=Original`` (Table 8.3), unless it has it."""
         if self.parsed.required_item_status is not None:
             return self
         text = self.text + ("&" if "?" in self.text else "?") + "ibiurl.requireditemstatus=Original"
         return Asked(text, replace(self.parsed, required_item_status=ORIGINAL))
-
-
-def _where(text: str, char: str) -> int | None:
-    """The 1-based position of ``char`` in ``text``, as given or percent-encoded (UTF-8)."""
-    encoded = "".join(f"%{byte:02X}" for byte in char.encode("utf-8"))
-    found = re.search(f"{re.escape(char)}|{re.escape(encoded)}", text, re.IGNORECASE)
-    return None if found is None else found.start() + 1
 
 
 @dataclass(frozen=True)

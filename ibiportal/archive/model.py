@@ -182,9 +182,13 @@ class Item:
         """The URL of one of the item's files (Example 9.11), ``None`` if it has no such file.
 
         ``path`` is ``parsedibiurl.filepath`` (Table 8.9: ``/reference.bib``; Example 9.11
-        writes it without the slash): either is accepted.
+        writes it without the slash): either is accepted. Its ``%hh`` were read one byte a
+        character (§6.2); a name asked as UTF-8 bytes (``€`` is ``%e2%82%ac``, as browsers and
+        this resolver write it, :mod:`ibiportal.protocol.percent`) is read back as UTF-8.
         """
         name = path.lstrip("/")
+        if name not in self.files:
+            name = _as_utf_8(name)
         if self.directory_url is None or name not in self.files:
             return None
         return self.directory_url + url_path_encode(name, self.file_name_encoding)
@@ -192,6 +196,15 @@ class Item:
     def translation(self, language: str) -> IbiForms | None:
         """The IBI of the translation into ``language`` (``pt``, ``pt-BR``), if any."""
         return next((forms for lang, forms in self.translations if lang == language), None)
+
+
+def _as_utf_8(name: str) -> str:
+    """``name``'s characters taken as bytes and read as UTF-8 (``â\x82¬`` → ``€``); ``name``
+    itself when they are not UTF-8."""
+    try:
+        return name.encode("latin-1").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return name
 
 
 @dataclass(frozen=True)

@@ -18,13 +18,14 @@ from datetime import datetime, timezone
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from ..errors import ParseError
 from ..citation.oai_dc import written_fields
 from ..citation.types import ItemType
 from ..ibi.conversion import convert
 from ..ibi.ibip import ibip_suffix
 from ..ibi.identifier import parse_ibi
 from ..ibi.prefixes import KNOWN_PREFIX_PAIRS
-from ..ibi.repository import rep_suffix
+from ..ibi.repository import decode_rep_prefix, rep_prefix, rep_suffix
 from ..minted import NEXT_EDITION, TRANSLATION, ItemLink, MintedItem
 from .model import ArchiveIdentity, DublinCore, IbiForms, Item, ItemState, Metadata, url_path_encode
 from .relation import OAI_DC, Element, Kind, Relation
@@ -59,6 +60,20 @@ def own_relations(item: Item) -> tuple[Relation, ...]:
     return tuple(Relation(first + second) for first in firsts for second in seconds)
 
 
+def other_spellings(key: str) -> tuple[str, ...]:
+    """The other spellings of a repository name's port (STANDARD.md §8): ``…/mtc-m18@80/2009/…``,
+    ``…/mtc-m18/2009/…`` and ``…/mtc-m18.80/2009/…`` name one item (file 004: ``@`` before August
+    2010, ``.`` since, port 80 omitted by Algorithm 1); none for an IBIp."""
+    identifier = parse_ibi(key)
+    if identifier.form != "rep":
+        return ()
+    host, port = decode_rep_prefix(identifier.prefix)
+    word, _, subdomain = host.partition(".")
+    prefixes = dict.fromkeys((rep_prefix(host, port), f"{subdomain}/{word}@{port}", f"{subdomain}/{word}.{port}"))
+    return tuple(str(parse_ibi(f"{prefix}/{identifier.suffix}")) for prefix in prefixes
+                 if prefix != identifier.prefix)
+
+
 class MintedItems(Protocol):
     """What the own Archive needs of storage (``ibiportal.storage.identifiers.IdentifierStore`` has it)."""
 
@@ -90,6 +105,10 @@ class OwnItemStore:
     def find(self, ibi: str) -> Item | None:
         key = ibi_key(ibi)
         minted = self.storage.find_minted(rep=key, ibip=key)
+        for spelling in () if minted is not None else other_spellings(key):
+            minted = self.storage.find_minted(rep=spelling)
+            if minted is not None:
+                break
         if minted is not None:
             return self.item(minted)
         if self.service_ibi is not None and key in (ibi_key(form) for form in self.service_ibi.forms()):
@@ -102,7 +121,10 @@ class OwnItemStore:
         such, the prefix table says which is the same IBI (every IBI the Archive does not hold
         passes here, so a miss costs one query)."""
         identifier = parse_ibi(key)
-        other_suffix = rep_suffix(identifier.date) if identifier.form == "ibip" else ibip_suffix(identifier.date)
+        try:
+            other_suffix = rep_suffix(identifier.date) if identifier.form == "ibip" else ibip_suffix(identifier.date)
+        except ParseError:  # dated before 1995-08-01: no IBIp form (STANDARD.md §7), its own suffix only
+            other_suffix = rep_suffix(identifier.date)
         candidates = self.storage.copy_candidates(key, other_suffix)
         if not candidates:
             return None

@@ -26,8 +26,8 @@ Decisions where §9 is silent (project decisions, see also STANDARD.md §3):
 * **Order.** The standard prints every URL list with its names in ASCII order (Examples 6.2,
   9.2, 9.3, §10); order carries no meaning in a pair list (Table 6.2), so answers are sorted
   the same way and can be compared with the standard byte for byte.
-* **Line breaks.** One pair per line, each ended by CRLF, the line break of Table 6.2's
-  ``espaço`` (the standard prints one pair per line).
+* **Line breaks.** One pair per line, CRLF (Table 6.2's ``espaço``) between pairs and nothing
+  after the last (``lista-de-pares = par *(espaço par)``; the standard prints one pair per line).
 * **urlkey** (Table 7.1 ``chave``): the Unix time, ``-``, and 20 digits from :mod:`secrets`,
   fresh for every answer (§9.2: "essa chave deveria ser trocada a cada resposta").
 """
@@ -81,8 +81,9 @@ class ArchiveAnswer:
 
     @cached_property
     def text(self) -> str:
-        """The body: one pair per line, CRLF-terminated; ``""`` for the empty answer (made once:
-        the acknowledgment's notice is :data:`ACKNOWLEDGED`, answered again and again)."""
+        """The body: one pair per line, CRLF between pairs, none after the last (Table 6.2);
+        ``""`` for the empty answer (made once: the acknowledgment's notice is
+        :data:`ACKNOWLEDGED`, answered again and again)."""
         return self.pairs.serialize("\r\n")
 
     @property

@@ -53,6 +53,18 @@ from ibiportal.ibi.repository import RepositoryName, decode_rep_prefix, rep_pref
 from ibiportal.ibi.servers import known_server
 from ibiportal.ibi.syntax import SEPARATOR
 
+#: Names were written with ``@`` before the port until August 2010 (file 004: ``@`` was needed by
+#: deployments before then, ``.`` is recommended since), port 80 included: ``sid.inpe.br/mtc-m18@80/2009/…``
+#: but ``sid.inpe.br/mtc-m18/2012/…`` (STANDARD.md §8). Unix seconds of 2010-08-01T00:00:00Z.
+AT_SIGN_UNTIL = 1280620800
+
+
+def _legacy_utc(utc: str) -> bool:
+    """Whether an ISO 8601 UTC date (``2009-07-21T13:23:00Z``) is before :data:`AT_SIGN_UNTIL`."""
+    year, month = utc.split("-", 2)[:2]
+    return (int(year), int(month)) < (2010, 8)
+
+
 SOURCE_TABLE = "table"
 SOURCE_USER = "user"
 
@@ -129,7 +141,8 @@ def convert(
     """
     if host is None and ip is None and port is None:
         reading = read_fast(text) if isinstance(text, str) else None
-        prefix = None if reading is None else _prefix_sides(known_pairs).get(reading.form, reading.prefix)
+        prefix = None if reading is None else _prefix_sides(known_pairs).get(
+            reading.form, reading.prefix, _legacy_utc(reading.utc) if reading.form == "ibip" else False)
         if prefix is not None:
             info, warnings = prefix
             return Conversion(
@@ -160,20 +173,21 @@ class _PrefixSides:
 
     def __init__(self, pairs: tuple[tuple[str, ...], ...]) -> None:
         self.pairs = pairs
-        self._known: dict[tuple[str, str], tuple[PrefixInfo, tuple[str, ...]] | None] = {}
+        self._known: dict[tuple[str, str, bool], tuple[PrefixInfo, tuple[str, ...]] | None] = {}
 
-    def get(self, form: str, prefix: str) -> tuple[PrefixInfo, tuple[str, ...]] | None:
-        key = (form, prefix)
+    def get(self, form: str, prefix: str, legacy: bool = False) -> tuple[PrefixInfo, tuple[str, ...]] | None:
+        """``legacy``: the item is dated before August 2010 (:data:`AT_SIGN_UNTIL`)."""
+        key = (form, prefix, legacy)
         try:
             return self._known[key]
         except KeyError:
             pass
-        side = self._compute(form, prefix)
+        side = self._compute(form, prefix, legacy)
         if len(self._known) < PREFIXES_REMEMBERED:
             self._known[key] = side
         return side
 
-    def _compute(self, form: str, prefix: str) -> tuple[PrefixInfo, tuple[str, ...]] | None:
+    def _compute(self, form: str, prefix: str, legacy: bool) -> tuple[PrefixInfo, tuple[str, ...]] | None:
         warnings: list[str] = []
         pairs = list(self.pairs)
         try:
@@ -184,7 +198,8 @@ class _PrefixSides:
             else:
                 ibip_ip, ibip_port = decode_ibip_prefix(prefix)
                 ibip_text = prefix
-                rep_text, source = _rep_prefix_for(prefix, ibip_ip, ibip_port, pairs, None, None, None, warnings)
+                rep_text, source = _rep_prefix_for(prefix, ibip_ip, ibip_port, pairs, None, None, None, warnings,
+                                                   legacy)
                 host = decode_rep_prefix(rep_text)[0] if rep_text else None
             decoded_ip, decoded_port = decode_ibip_prefix(ibip_text) if ibip_text else (None, None)
         except ParseError:
@@ -228,7 +243,7 @@ def convert_precisely(
         _check_round_trip(identifier, suffixes.ibip, warnings)
     else:
         rep_text, source = _rep_prefix_for(identifier.prefix, identifier.ip, identifier.port, pairs, host, port, ip,
-                                           warnings)
+                                           warnings, identifier.date < AT_SIGN_UNTIL)
         ibip_text = identifier.prefix
         suffixes = SuffixPair(rep_suffix(identifier.date), identifier.suffix)
     decoded_ip, decoded_port = decode_ibip_prefix(ibip_text) if ibip_text else (None, None)
@@ -299,9 +314,12 @@ def _ibip_prefix_for(
 
 def _rep_prefix_for(
     ibip_prefix: str, ibip_ip: str, ibip_port: int, pairs: list, host: str | None, port: int | None,
-    ip: str | None, warnings: list[str],
+    ip: str | None, warnings: list[str], legacy: bool = False,
 ) -> tuple[str | None, str | None]:
-    """``(repository-name prefix, source)`` for an IBIp's prefix: known pair, else the caller's host."""
+    """``(repository-name prefix, source)`` for an IBIp's prefix: known pair, else the caller's host.
+
+    Of the table's spellings of one host and port, the one in use on the item's date: with ``@``
+    for an item dated before August 2010 (``legacy``), without after (:data:`AT_SIGN_UNTIL`)."""
     if ip is not None:
         warnings.append(N_("IP %(ip)r ignored: the IBIp prefix already encodes its IP (%(ibip_ip)s)", ip=ip, ibip_ip=ibip_ip))
     computed = rep_prefix(host, REP_DEFAULT_PORT if port is None else port) if host is not None else None
@@ -316,8 +334,10 @@ def _rep_prefix_for(
                                prefix=ibip_prefix, known=", ".join(known)))
         elif len(known) > 1:
             warnings.append(N_("%(prefix)s has %(count)s known repository-name spellings (%(known)s) for the same "
-                               "host and port; the first is shown", prefix=ibip_prefix, count=len(known),
-                               known=", ".join(known)))
+                               "host and port; the one in use on the item's date is shown (with @ before August "
+                               "2010)", prefix=ibip_prefix, count=len(known), known=", ".join(known)))
+            dated = [candidate for candidate in known if ("@" in candidate) == legacy]
+            known = (*dated, *(candidate for candidate in known if candidate not in dated))
         if computed is not None and decode_rep_prefix(computed) != decode_rep_prefix(known[0]):
             warnings.append(N_("the prefix computed from the host you supplied (%(computed)s) differs from the "
                                "known pair (%(known)s); the known pair is shown", computed=computed, known=known[0]))

@@ -27,7 +27,7 @@ GET_TRANSLATION = "GetTranslation"
 GET_FILE_LIST = "GetFileList"
 
 VERBS: tuple[str, ...] = (GET_METADATA, GET_LAST_EDITION, GET_TRANSLATION, GET_FILE_LIST)
-"""Table 8.4 rule ``verbo``: the four verb names, case-sensitive."""
+"""Table 8.4 rule ``verbo``: the four verb names, as written; read case-blind, as ABNF literals are."""
 
 SYMBOLS: dict[str, str] = {":": GET_METADATA, "!": GET_LAST_EDITION, "+": GET_TRANSLATION}
 """Table 8.5: the symbol (synonym) of each verb that has one; ``GetFileList`` has none."""
@@ -56,6 +56,9 @@ _PREFIXES = frozenset(word[:end] for word in COMPOSITIONS for end in range(len(w
 
 _VERB_NAME = re.compile(r"[A-Za-z_]*")
 """The name part of a verb of Table 8.4, read before its optional ``(`` parameter."""
+
+_VERB_BY_FOLDED = {verb.casefold(): verb for verb in VERBS}
+"""Table 8.4's verbs by their case-folded spelling: the grammar's literals are case-blind."""
 
 _VERB_TOKEN = re.compile(r"[^+ ]*")
 """Everything up to the next separator of Table 8.4, to quote a word that is not a verb."""
@@ -256,6 +259,7 @@ def _read_parameter(text: str, index: int, positions: Sequence[int]) -> tuple[st
 def _translation(content: str, start: int, positions: Sequence[int]) -> Verb:
     """The ``GetTranslation`` verb for the parameter ``lang[-COUNTRY]`` found at ``start``."""
     language, dash, country = content.partition("-")
+    language, country = language.lower(), country.upper()  # ABNF literals are case-blind (RFC 5234 §2.3)
     problem = language_problem(language)
     if problem:
         raise ParseError(problem, positions[start])
@@ -267,7 +271,8 @@ def _translation(content: str, start: int, positions: Sequence[int]) -> Verb:
 
 
 def _metadata(content: str, start: int, positions: Sequence[int]) -> Verb:
-    """The ``GetMetadata`` verb for the format parameter found at ``start``."""
+    """The ``GetMetadata`` verb for the format parameter found at ``start`` (``(OAI_DC)`` is ``(oai_dc)``)."""
+    content = next((known for known in METADATA_FORMATS if known.casefold() == content.casefold()), content)
     problem = _format_problem(content)
     if problem:
         raise ParseError(problem, positions[start])
@@ -309,10 +314,11 @@ def scan_modifier(text: str, start: int = 0, positions: Sequence[int] | None = N
 
 def _scan_verb(text: str, start: int, positions: Sequence[int]) -> tuple[Verb, int]:
     """Read one verb of Table 8.4 at ``start``; return it and the index after it."""
-    name = _VERB_NAME.match(text, start).group()
+    written = _VERB_NAME.match(text, start).group()
+    name = _VERB_BY_FOLDED.get(written.casefold(), written)  # ``getlastedition`` is GetLastEdition (RFC 5234 §2.3)
     if name not in VERBS:
         raise ParseError(_unknown_verb(name or _VERB_TOKEN.match(text, start).group()), positions[start])
-    return _with_parameter(name, name, text, start + len(name), positions)
+    return _with_parameter(name, written, text, start + len(written), positions)
 
 
 def scan_verb_list(text: str, positions: Sequence[int] | None = None) -> tuple[tuple[Verb, int], ...]:

@@ -224,7 +224,7 @@ class PersistentUrl:
         if self.filepath is not None and check_filepath(self.filepath) is None:
             raise ParseError(N_("a file path names a file: write no path rather than `/`"))
         for name, _ in self.query:
-            if name in RESOLVER_PAIRS:
+            if name.lower() in RESOLVER_PAIRS:
                 raise ParseError(N_("`%(name)s` is a resolver pair (Table 8.3), not one passed on to the item", name=name))
         check_composition(self.verbs)
 
@@ -293,6 +293,28 @@ class PersistentUrl:
         return self.canonical_symbols()
 
 
+_UNRESERVED_ESCAPE = re.compile(r"%(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9]|2[DEde]|5[Ff]|7[Ee]|40)")
+"""``%hh`` of an unreserved character (RFC 3986 §2.3) or of ``@`` (a ``pchar``, part of legacy
+repository names): the same character as written plainly (§6.2.2.2), never a delimiter here."""
+
+
+def _unreserved_decoded(text: str, start: int, end: int) -> tuple[str, list[int]]:
+    """``text[start:end]`` with :data:`_UNRESERVED_ESCAPE` escapes decoded (``/%38JMKD3MGP8W/…`` is
+    ``/8JMKD3MGP8W/…``), and for each character, and one past the end, its index in ``text``."""
+    piece = text[start:end]
+    if "%" not in piece:
+        return piece, list(range(start, end + 1))
+    chars: list[str] = []
+    origin: list[int] = []
+    index = start
+    while index < end:
+        match = _UNRESERVED_ESCAPE.match(text, index, end)
+        chars.append(chr(int(text[index + 1:index + 3], 16)) if match else text[index])
+        origin.append(index)
+        index += 3 if match else 1
+    return "".join(chars), origin + [end]
+
+
 def _modifier_and_path(text: str, ibi_end: int, query_at: int, body_end: int) -> tuple[str, list[int], int]:
     """Decode what follows the IBI up to the query, reading file 002's ``??`` as ``:``.
 
@@ -307,13 +329,20 @@ def _modifier_and_path(text: str, ibi_end: int, query_at: int, body_end: int) ->
 
 
 def _passed_on(text: str, start: int, equals: int, end: int) -> tuple[str, str]:
-    """A pair passed on to the item, decoded; escapes that are not UTF-8 read as Latin-1."""
+    """A pair passed on to the item, decoded; escapes that are not UTF-8 read as Latin-1.
+
+    Such pairs are "ignorados por este sistema" (§8.1): a name without ``=`` (``equals == end``,
+    ``?d``) has the empty value, and a value may hold ``=`` (``?a=b=c``); they are passed on as
+    written (:meth:`PersistentUrl.passed_on_query`).
+    """
+    value_start = min(equals + 1, end)
     try:
-        return _decode(text, start, equals, plus_is_space=True)[0], _decode(text, equals + 1, end, plus_is_space=True)[0]
+        return (_decode(text, start, equals, plus_is_space=True)[0],
+                _decode(text, value_start, end, plus_is_space=True)[0])
     except ParseError as exc:
         if "not UTF-8" not in exc.message:
             raise
-        return unquote_plus(text[start:equals], encoding="latin-1"), unquote_plus(text[equals + 1 : end], encoding="latin-1")
+        return unquote_plus(text[start:equals], encoding="latin-1"), unquote_plus(text[value_start:end], encoding="latin-1")
 
 
 def _read_query(
@@ -333,25 +362,28 @@ def _read_query(
         equals = text.find("=", index, pair_end)
         if pair_end == index:
             raise ParseError(N_("a pair is expected: pairs are `name=value` joined by one `&` (Table 8.1)"), index + 1)
-        if equals < 0:
-            raise ParseError(N_("`%(text)s` is not a pair: pairs are `name=value` (Table 8.1)", text=text[index:pair_end]), index + 1)
         if equals == index:
             raise ParseError(N_("a pair needs a name before `=` (Table 8.1)"), index + 1)
-        second = text.find("=", equals + 1, pair_end)
-        if second >= 0:
-            raise ParseError(N_("`=` in a value must be percent-encoded as `%3D` (Table 6.1)"), second + 1)
-        name, value = _passed_on(text, index, equals, pair_end)
-        if name in RESOLVER_PAIRS:
+        name, value = _passed_on(text, index, pair_end if equals < 0 else equals, pair_end)
+        if name.lower().startswith("ibiurl."):  # the resolver's (§8.1); literals, case-blind (RFC 5234 §2.3)
+            if equals < 0:
+                raise ParseError(N_("`%(text)s` is not a pair: pairs are `name=value` (Table 8.1)",
+                                    text=text[index:pair_end]), index + 1)
+            second = text.find("=", equals + 1, pair_end)
+            if second >= 0:
+                raise ParseError(N_("`=` in a value must be percent-encoded as `%3D` (Table 6.1)"), second + 1)
+        if name.lower() in RESOLVER_PAIRS:
+            name = name.lower()
             value, value_positions = _decode(text, equals + 1, pair_end, plus_is_space=True)
             if name in seen:
                 raise ParseError(N_("`%(name)s` is given twice (first at character %(seen)s) (Table 8.3)", name=name, seen=seen[name]), index + 1)
             seen[name] = index + 1
             if name == REQUIRED_ITEM_STATUS:
-                if value != ORIGINAL:
+                if value.casefold() != ORIGINAL.casefold():
                     raise ParseError(
                         N_("`%(required_item_status)s` takes only the value `%(original)s` (Table 8.3), not `%(value)s`", required_item_status=REQUIRED_ITEM_STATUS, original=ORIGINAL, value=value), equals + 2
                     )
-                status = value
+                status = ORIGINAL
             else:
                 verbs = scan_verb_list(value, value_positions)
         else:
@@ -381,11 +413,12 @@ def parse_persistent_url(text: str) -> PersistentUrl:
     path_end = query_at if query_at >= 0 else body_end
     if index == path_end:
         raise ParseError(N_("no IBI: a persistent URL names an IBI, as in http://urlib.net/<IBI> (Table 8.1)"), index + 1)
+    written, origin = _unreserved_decoded(text, index, path_end)
     try:
-        ibi, length = split_ibi(text[index:path_end])
+        ibi, length = split_ibi(written)
     except ParseError as exc:
-        raise ParseError(exc.message, index + (exc.position or 1)) from exc
-    chars, positions, query_at = _modifier_and_path(text, index + length, query_at, body_end)
+        raise ParseError(exc.message, origin[min((exc.position or 1) - 1, len(written))] + 1) from exc
+    chars, positions, query_at = _modifier_and_path(text, origin[length], query_at, body_end)
     modifier, after = scan_modifier(chars, 0, positions)
     filepath = None
     if after < len(chars):

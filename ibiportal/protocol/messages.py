@@ -44,8 +44,8 @@ RESOLVER_SERVICE_IBI = "J8LNKB5R7W/3FUQHC5"
 CONTENT_TYPES = ("Data", "Metadata")
 ITEM_STATES = ("Original", "Copy")
 
-_VERB = re.compile(
-    r"GetTranslation(\([a-z]{2}(-[A-Z]{2})?\))?|GetLastEdition|GetMetadata(\(oai_dc\))?|GetFileList"
+_VERB = re.compile(  # case-blind, as ABNF literals are (RFC 5234 §2.3)
+    r"GetTranslation(\([a-z]{2}(-[A-Z]{2})?\))?|GetLastEdition|GetMetadata(\(oai_dc\))?|GetFileList", re.IGNORECASE
 )
 _IBI_FORMS = re.compile(r"rep [^ ]+( ibip [^ ]+)?|ibip [^ ]+")
 _HOSTPORT = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(:[0-9]{1,5})?")
@@ -227,7 +227,8 @@ class UrlRequest(_Message):
     """``urlRequest``: resolver → every Archive, "Solicitar URL" (3) (Table 8.9, Example 6.1).
 
     ``client_ips``: the user's IP, then its proxies' (Table 8.10). ``ibi``: the IBI to
-    resolve. ``filepath``: ``path-absolute`` inside the item, or ``None``. ``verbs``: the
+    resolve. ``filepath``: ``path-absolute`` inside the item (Table 8.9; given without its
+    ``/``, as Example 9.11 writes ``reference.bib``, the ``/`` is added), or ``None``. ``verbs``: the
     verb list (Table 8.4), sent space-separated as in §10.2.
     """
 
@@ -250,8 +251,8 @@ class UrlRequest(_Message):
         object.__setattr__(self, "verbs", _as_tuple(self.verbs, "verbs"))
         _check_ips(self.client_ips, "clientinformation.ipaddress")
         _check_ibi(self.ibi, "parsedibiurl.ibi")
-        if self.filepath is not None and not self.filepath.startswith("/"):
-            raise _fail("parsedibiurl.filepath", f"{self.filepath[:60]!r} does not start with '/' (path-absolute)")
+        if self.filepath and not self.filepath.startswith("/"):  # Example 9.11 writes "reference.bib"
+            object.__setattr__(self, "filepath", "/" + self.filepath)
         position = 1
         for verb in self.verbs:
             if not _VERB.fullmatch(verb):
@@ -417,6 +418,8 @@ SUBJECTS: dict[str, type[_Message]] = {
 }
 """``servicesubject`` value → message class."""
 
+_SUBJECTS_FOLDED = {subject.casefold(): cls for subject, cls in SUBJECTS.items()}
+
 
 class AddressedRequest(NamedTuple):
     """A parsed request URL: ``http://<address>/<service_ibi>?<message>`` (§6.1)."""
@@ -468,7 +471,7 @@ def request_of_pairs(pairs: tuple[QueryPair, ...]) -> Request:
     subject_pair = by_name.get("servicesubject")
     if subject_pair is None:
         raise _fail("servicesubject", "missing; every request names its subject (§6.1)")
-    cls = SUBJECTS.get(subject_pair.value)
+    cls = _SUBJECTS_FOLDED.get(subject_pair.value.casefold())  # a literal: case-blind (RFC 5234 §2.3)
     if cls is None:
         raise ParseError(
             N_("unknown servicesubject %(value)r; expected one of %(value2)s", value=subject_pair.value[:60], value2=', '.join(SUBJECTS)),

@@ -42,6 +42,7 @@ from typing import Literal
 
 from ibiportal.errors import ParseError
 from ibiportal.i18n import N_, Message
+from ibiportal.protocol.percent import escapes
 
 Separator = Literal["\n", "\r\n", " "]
 
@@ -65,27 +66,23 @@ def decode_value(raw: str) -> str:
 
 
 def escape_value(text: str) -> str:
-    """The raw (wire) form of a text value, so that ``decode_value(escape_value(t)) == t``.
+    """The raw (wire) form of a text value, so that ``decode_value(escape_value(t)) == t`` for
+    every ``t`` within ISO-8859-1.
 
     Characters outside Table 6.2 – non-ASCII (ISO-8859-1, §6.2), control characters, ``{``,
-    ``}`` – and ``%`` itself are written ``%hh`` in lower case, as ``%f3`` in Example 6.2.
+    ``}`` – and ``%`` itself are written ``%hh`` in lower case, as ``%f3`` in Example 6.2; a
+    character beyond ISO-8859-1 as its UTF-8 bytes (:mod:`ibiportal.protocol.percent`).
     A space between two words stays a space (the value becomes a braced word list, as
     ``{wrong registration key}``); a space at either end or next to another space is written
     ``%20``, since a word list cannot carry it.
-
-    Raises ``ValueError`` for a character beyond ISO-8859-1 (above U+00FF), which no
-    ``%hh`` can represent.
     """
     out: list[str] = []
     last = len(text) - 1
     for index, char in enumerate(text):
         code = ord(char)
-        if code > 0xFF:
-            raise ValueError(
-                f"character {char!r} (U+{code:04X}) at position {index + 1} is not in "
-                "ISO-8859-1 and cannot be written as %hh (file 003, §6.2)"
-            )
-        if char == " ":
+        if code > 0x7F:
+            out.append(escapes(char))
+        elif char == " ":
             lone = 0 < index < last and text[index - 1] != " " and text[index + 1] != " "
             out.append(" " if lone else "%20")
         elif char == "%" or not is_word_character(char):
@@ -250,18 +247,17 @@ class PairList:
         return result
 
     def serialize(self, separator: Separator = "\n") -> str:
-        """The list as ASCII text.
+        """The list as ASCII text, ``separator`` between pairs and nothing after the last.
 
-        ``"\\n"`` (default) and ``"\\r\\n"``: one pair per line, every line terminated, as
-        Example 6.2 is printed. ``" "``: pairs joined by single spaces with no terminator,
-        as the status messages of §7.2 and JUNTAR (§9.2) produce them. Table 6.2 allows SP
-        and CRLF between pairs; LF is what the standard's examples show.
+        Table 6.2: ``lista-de-pares = par *(espaço par)`` with ``espaço = SP | CRLF`` – a
+        separator stands *between* pairs only, so a reader comparing ``confirmation yes``
+        exactly (Example 7.4) accepts it. ``"\\n"`` (default) gives one pair per line as the
+        standard prints them; ``"\\r\\n"`` is the wire form; ``" "`` one line, as the status
+        messages of §7.2 and JUNTAR (§9.2) produce them.
         """
-        if separator == " ":
-            return " ".join(pair.serialize() for pair in self.pairs)
-        if separator in ("\n", "\r\n"):
-            return "".join(pair.serialize() + separator for pair in self.pairs)
-        raise ValueError(f"separator must be LF, CRLF or a space, not {separator!r}")
+        if separator not in ("\n", "\r\n", " "):
+            raise ValueError(f"separator must be LF, CRLF or a space, not {separator!r}")
+        return separator.join(pair.serialize() for pair in self.pairs)
 
 
 def parse_pair_list(data: str | bytes) -> PairList:

@@ -33,6 +33,7 @@ from typing import NamedTuple
 
 from ibiportal.errors import ParseError
 from ibiportal.i18n import N_
+from ibiportal.protocol.percent import escapes
 
 TABLE_6_1_ESCAPES = {" ": "%20", "%": "%25", "&": "%26", "+": "%2B", "=": "%3D", "?": "%3F"}
 _NOT_IN_URL = set('#"<>\\^`{|}')
@@ -45,19 +46,16 @@ _MUST_BE_ENCODED = re.compile(r"[^\x21-\x7e]")
 def encode_query_value(text: str) -> str:
     """Encode a name or value for a request URL (Table 6.1).
 
-    Raises ``ValueError`` for a character above U+00FF (not ISO-8859-1).
+    A character beyond ISO-8859-1 is written as its UTF-8 bytes (:mod:`ibiportal.protocol.percent`).
     """
     out: list[str] = []
-    for index, char in enumerate(text):
+    for char in text:
         code = ord(char)
         if char in TABLE_6_1_ESCAPES:
             out.append(TABLE_6_1_ESCAPES[char])
-        elif code > 0xFF:
-            raise ValueError(
-                f"character {char!r} (U+{code:04X}) at position {index + 1} is not in ISO-8859-1 "
-                "and cannot be percent-encoded as one byte (file 003, §6.1)"
-            )
-        elif code < 0x21 or code >= 0x7F or char in _NOT_IN_URL:
+        elif code > 0x7F:
+            out.append(escapes(char))
+        elif code < 0x21 or code == 0x7F or char in _NOT_IN_URL:
             out.append(f"%{code:02x}")
         else:
             out.append(char)

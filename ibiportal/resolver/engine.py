@@ -40,7 +40,7 @@ from urllib.parse import urlsplit
 from ibiportal.errors import ParseError
 from ibiportal.i18n import N_, Localized, Message
 from ibiportal.ibi.explain import EXPLANATION_LANGUAGES, explain_verbs
-from ibiportal.ibi.modifiers import GET_LAST_EDITION, GET_TRANSLATION, Verb
+from ibiportal.ibi.modifiers import GET_FILE_LIST, GET_LAST_EDITION, GET_TRANSLATION, Verb
 from ibiportal.ibi.sameness import PrefixPairs
 from ibiportal.ibi.url import PersistentUrl
 from ibiportal.protocol.messages import UrlRequest, service_url
@@ -336,8 +336,18 @@ class _Run:
                 "url%(relation)s): a file it does not hold, or a file list it does not offer", archive=archive,
                 ibi=ibi, known=_explained(reading.verbs, ibi), relation=reading.relation))
         known, verb = missing
-        values = {"archive": archive, "ibi": ibi, "wanted": _explained([*known, verb], ibi),
-                  "relation": relation_of([*known, verb])}
+        if not known and reading.pairs.get("url") is None:
+            # A filtered answer (FILTRARLISTADEURL, Example 9.3) has only the pairs of the whole
+            # relation: it lacks that relation, and says nothing of its first step alone. Named
+            # by a translation in it if any (editions and metadata of a held item are answered
+            # by its Archive, Table 9.5; a translation into one language may not exist), up to
+            # that translation; else by its last step.
+            steps = [step for step in reading.verbs if step.name != GET_FILE_LIST]
+            verb = next((step for step in steps if step.name == GET_TRANSLATION), steps[-1])
+            asked = steps[:steps.index(verb) + 1]
+        else:
+            asked = [*known, verb]
+        values = {"archive": archive, "ibi": ibi, "wanted": _explained(asked, ibi), "relation": relation_of(asked)}
         if verb.name == GET_TRANSLATION:
             return Alert(AlertReason.TRANSLATION_MISSING, N_(
                 "translation does not exist: %(archive)s holds %(ibi)s, but no %(wanted)s (its answer has no "

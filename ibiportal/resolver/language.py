@@ -41,33 +41,37 @@ def parse_accept_language(header: str | None) -> tuple[LanguageRange, ...]:
     return tuple(sorted(ranges, key=lambda item: -item.q))
 
 
-def _quality(tag: str, ranges: Sequence[LanguageRange]) -> float:
-    """The q-value the user gives to ``tag`` (``pt``, ``pt-BR``): the most specific matching range.
+def _quality(tag: str, ranges: Sequence[LanguageRange]) -> tuple[float, int]:
+    """The q-value the user gives to ``tag`` (``pt``, ``pt-BR``) and how closely it matches.
 
-    A range matches a tag equal to it or beginning with it and ``-`` (RFC 4647 basic
-    filtering); a language-only tag ``pt`` also matches the range ``pt-br`` at that range's
-    q-value, so a translation ``(pt)`` is acceptable to a user who asks for ``pt-BR``. ``*``
-    matches anything. The longest matching range wins.
+    The most specific matching range gives the q-value. A range matches a tag equal to it
+    (closeness 2) or beginning with it and ``-`` (closeness 1, RFC 4647 basic filtering); a
+    language-only tag ``pt`` also matches the range ``pt-br`` (closeness 0), so a translation
+    ``(pt)`` is acceptable to a user who asks for ``pt-BR``; ``*`` matches anything
+    (closeness -1). Closeness breaks ties between equal q-values: a ``pt-BR`` reader gets
+    ``(pt-BR)`` before ``(pt)`` whatever the answer's order.
     """
     wanted = tag.lower()
-    best: tuple[int, float] | None = None
+    best: tuple[int, float, int] | None = None
     for item in ranges:
         if item.range == "*":
-            specificity = 0
-        elif wanted == item.range or wanted.startswith(item.range + "-"):
-            specificity = len(item.range)
+            specificity, closeness = 0, -1
+        elif wanted == item.range:
+            specificity, closeness = len(item.range), 2
+        elif wanted.startswith(item.range + "-"):
+            specificity, closeness = len(item.range), 1
         elif "-" not in wanted and item.range.split("-")[0] == wanted:
-            specificity = len(wanted)
+            specificity, closeness = len(wanted), 0
         else:
             continue
         if best is None or specificity > best[0]:
-            best = (specificity, item.q)
-    return 0.0 if best is None else best[1]
+            best = (specificity, item.q, closeness)
+    return (0.0, -1) if best is None else (best[1], best[2])
 
 
 @dataclass(frozen=True)
 class LanguageChoice:
-    """The translation chosen (``None`` when none is available) and why, in words."""
+    """The translation chosen (``None``: none is acceptable, take the original) and why, in words."""
 
     language: str | None
     reason: str
@@ -76,19 +80,21 @@ class LanguageChoice:
 def choose_translation(available: Sequence[str], accept_language: str | None) -> LanguageChoice:
     """Choose among the languages of ``url….translation(xx)`` pairs by the user's q-values.
 
-    ``available`` keeps the answer's order, which breaks ties. When the user accepts none of
-    them (no header, or no range matches with q > 0) the first one offered is taken: the
-    persistent URL asked for *a* translation, and any is better than none.
+    The highest q-value wins, then the closest tag (an exact ``pt-BR`` before a ``pt``), then
+    the answer's order. When the user accepts none of them (no header, or no range matches
+    with q > 0) no translation is chosen: Example 8.3 says ``+`` then returns "simplesmente a
+    versão do item de informação no seu idioma original" (see
+    :func:`ibiportal.resolver.reading.read`).
     """
     if not available:
         return LanguageChoice(None, N_("the answer offers no translation"))
     ranges = parse_accept_language(accept_language)
-    scored = [(_quality(tag, ranges), index, tag) for index, tag in enumerate(available)]
-    q, _, tag = max(scored, key=lambda item: (item[0], -item[1]))
+    scored = [(*_quality(tag, ranges), -index, tag) for index, tag in enumerate(available)]
+    q, _, _, tag = max(scored)
     offered = ", ".join(available)
     if q > 0:
         return LanguageChoice(tag, N_("translation (%(tag)s) chosen by Accept-Language q=%(q)s among %(offered)s",
                                       tag=tag, q=f"{q:g}", offered=offered))
-    return LanguageChoice(available[0], N_(
-        "no translation offered (%(offered)s) is in Accept-Language %(header)s; taking the first offered, (%(first)s)",
-        offered=offered, header=repr(accept_language or "(none)"), first=available[0]))
+    return LanguageChoice(None, N_(
+        "no translation offered (%(offered)s) is in Accept-Language %(header)s; taking the original (Example 8.3)",
+        offered=offered, header=repr(accept_language or "(none)")))

@@ -171,12 +171,15 @@ def read(pairs: PairList, verbs: tuple[Verb, ...], language_preference: str | No
     """Interpret one non-empty answer for ``verbs``: the URL, Deleted, or an IBI leading on.
 
     A translation asked without a language (``+``) is chosen among those the answer offers by
-    ``language_preference`` (the user's Accept-Language)."""
+    ``language_preference`` (the user's Accept-Language); when none is acceptable, a
+    language-less ``url….translation`` is taken, else the original – Example 8.3: "senão deve
+    retornar simplesmente a versão do item de informação no seu idioma original"."""
     notes: list[str] = []
-    concrete = list(verbs)
+    concrete: list[Verb | None] = list(verbs)
     for index, verb in enumerate(concrete):
         if verb.name == GET_TRANSLATION and verb.language is None:
-            before = re.escape(relation_of(concrete[:index]))
+            before_relation = relation_of([known for known in concrete[:index] if known is not None])
+            before = re.escape(before_relation)
             pattern = re.compile(r"(?:url|ibi)" + before + _TRANSLATION_PARAMETER)
             offered: list[str] = []
             for name in pairs.names():
@@ -184,12 +187,15 @@ def read(pairs: PairList, verbs: tuple[Verb, ...], language_preference: str | No
                 tag = match and (match[1] + (f"-{match[2]}" if match[2] else ""))
                 if tag and tag not in offered:
                     offered.append(tag)
+            choice = choose_translation(offered, language_preference)
             if offered:
-                choice = choose_translation(offered, language_preference)
                 notes.append(choice.reason)
+            if choice.language is not None:
                 language, _, country = choice.language.partition("-")
                 concrete[index] = Verb(GET_TRANSLATION, language=language, country=country or None)
-    concrete_verbs = tuple(concrete)
+            elif not any(pairs.get(f"{name}{before_relation}.translation") for name in ("url", "ibi")):
+                concrete[index] = None  # Example 8.3: no translation for this reader, the original
+    concrete_verbs = tuple(verb for verb in concrete if verb is not None)
     relation = relation_of(concrete_verbs)
     deleted = pairs.get("state") == "Deleted"
     url = pairs.get(f"url{relation}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 from flask import Flask
 
 from ..application import Application
+from ..resolver.registration import normalize_service_ibi
 from flask_wtf import CSRFProtect
 
 from . import context, edge, host, i18n, limits, log_format, log_redaction, metrics, navigation, security
@@ -23,6 +24,7 @@ from .api import copies as api_copies  # noqa: F401  (its routes join api_bp: /a
 from .api.docs import docs_bp as api_docs_bp  # its openapi.json joins api_bp
 from .archive.views import bp as archive_bp
 from .archive.views import register_service_route as register_archive_service
+from .service_paths import ServicePaths
 from .admin.items import bp as admin_items_bp
 from .admin.views import bp as admin_bp
 from .admin import resolvers as admin_resolvers  # noqa: F401  (its routes join admin_bp: /admin/resolvers)
@@ -84,6 +86,8 @@ def register(app: Flask, built: Application) -> None:
     app.register_blueprint(registration_bp)  # fixed rule /<resolver service IBI> (§6.1)
     app.register_blueprint(archive_bp)
     register_archive_service(app)
+    app.wsgi_app = ServicePaths(app.wsgi_app, [  # type: ignore[method-assign]
+        f"/{app.config['ARCHIVE_SERVICE_IBI']}", f"/{normalize_service_ibi(app.config['RESOLVER_SERVICE_IBI'])}"])
     app.register_blueprint(resolve_bp)  # its /<path> rule yields to every fixed rule above
     register_errorhandlers(app)
     app.cli.add_command(ibi_cli)

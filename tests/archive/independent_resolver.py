@@ -149,7 +149,8 @@ class IndependentResolver:
                 received.confirmation_answer = response.read(4096).decode("latin-1")
         except (OSError, urllib.error.URLError):
             return False
-        return received.confirmation_answer.split() == ["confirmation", "yes"]
+        # Strict, as a resolver written from Table 6.2 alone may be: exactly the one pair.
+        return received.confirmation_answer == "confirmation yes"
 
 
 def refused(reason: str) -> str:

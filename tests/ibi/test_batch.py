@@ -81,7 +81,7 @@ def test_the_download_keeps_the_users_columns():
     text = batch.to_csv(batch.convert_rows(rows, KNOWN_PREFIX_PAIRS))
     lines = text.split("\r\n")
     assert lines[0] == ",".join(batch.CSV_COLUMNS) + ",title,ibi,shelf"
-    assert lines[1].startswith(f"2,{IBIP},sid.inpe.br/mtc-m18/2009/02.16.17.46,") and lines[1].endswith(f",Report,{IBIP},'=A1")
+    assert lines[1].startswith(f"2,{IBIP},sid.inpe.br/mtc-m18@80/2009/02.16.17.46,") and lines[1].endswith(f",Report,{IBIP},'=A1")
     assert lines[2].endswith(",Broken,x,B2")
 
 
@@ -132,7 +132,7 @@ def test_bad_rows_get_their_error_and_position_while_good_rows_convert():
     rows = [InputRow(1, IBIP), InputRow(2, BAD), InputRow(4, ""), InputRow(5, "dpi.inpe.br/banon/1999/01.09.22.14")]
     result = batch.convert_rows(rows, KNOWN_PREFIX_PAIRS)
     first, bad, empty, unknown = result.rows
-    assert first.conversion.rep == "sid.inpe.br/mtc-m18/2009/02.16.17.46" and first.error is None
+    assert first.conversion.rep == "sid.inpe.br/mtc-m18@80/2009/02.16.17.46" and first.error is None
     assert bad.conversion is None and bad.line == 2
     assert "'V'" in bad.error.message and bad.error.position == 19
     assert empty.error.message == "empty identifier"

@@ -7,6 +7,7 @@ from ibiportal.ibi.classify import KIND_IBIP, KIND_REP, KIND_UNKNOWN, KIND_URL, 
 from ibiportal.ibi.identifier import parse_ibi
 from ibiportal.ibi.repository import decode_rep_prefix
 from ibiportal.ibi.url import parse_persistent_url
+from tests.ibi.test_url_modifiers import CASE_ONLY
 from tests.standard_examples import EXAMPLE_6_1
 
 PORTAL = "https://portal.example/"
@@ -94,6 +95,9 @@ def test_invalid_modifiers_are_unknown_with_the_position_of_the_fault(vectors):
     ibi = "8JMKD3MGP8W/35MMLL8"
     for mdf in vectors["modifiers_invalid"]["items"]:
         result = classify(ibi + mdf)
+        if mdf in CASE_ONLY:  # read case-blind (tests/ibi/test_url_modifiers.py)
+            assert result.recognised, mdf
+            continue
         assert result.kind == KIND_UNKNOWN and not result.recognised, mdf
         # The persistent-URL parser read past the IBI: its error is the one kept.
         assert result.error.position > len(ibi), (mdf, str(result.error))

@@ -54,10 +54,10 @@ def test_to_dict_shape_and_values_for_the_standards_example():
     }
 
 
-def test_ibip_to_rep_uses_the_first_listed_pair_and_says_there_are_others():
+def test_ibip_to_rep_uses_the_spelling_of_the_items_date_and_says_there_are_others():
     result = convert("8jmkd3mgp8w/35mme4e", KNOWN_PREFIX_PAIRS).to_dict()
     assert result["form"] == "ibip"
-    assert result["rep"] == "sid.inpe.br/mtc-m18/2009/07.21.13.23"
+    assert result["rep"] == "sid.inpe.br/mtc-m18@80/2009/07.21.13.23"  # file 003 Example 9.2
     assert result["ibip"] == "8JMKD3MGP8W/35MME4E"
     assert (result["prefix"]["ip"], result["prefix"]["port"], result["prefix"]["host"]) == ("150.163.34.243", 800, "mtc-m18.sid.inpe.br")
     assert len(result["warnings"]) == 1 and "2 known repository-name spellings" in result["warnings"][0]
@@ -90,7 +90,7 @@ def test_user_supplied_ip_and_host_are_used_and_flagged():
 
 def test_table_wins_over_a_different_user_value_with_a_warning():
     result = convert("8JMKD3MGP8W/34PGRBS", KNOWN_PREFIX_PAIRS, host="other.example.org").to_dict()
-    assert result["prefix"]["rep"] == "sid.inpe.br/mtc-m18" and result["prefix"]["source"] == "table"
+    assert result["prefix"]["rep"] == "sid.inpe.br/mtc-m18@80" and result["prefix"]["source"] == "table"
     assert any("differs from the known pair" in w for w in result["warnings"])
     same = convert("sid.inpe.br/mtc-m18/2009/02.16.17.46", KNOWN_PREFIX_PAIRS, ip="150.163.34.243").to_dict()
     assert same["warnings"] == []
@@ -154,3 +154,15 @@ def test_ambiguous_table_entries_are_warned_about():
     rep = convert("a.example.org/x/2009/02.16.17.46", pairs).to_dict()
     assert rep["prefix"]["ibip"] == "8JMKD3MGP8W"
     assert any("2 IBIp prefixes" in w for w in rep["warnings"])
+
+
+@pytest.mark.parametrize(("ibip", "rep"), [
+    ("8JMKD3MGP8W/35MME4E", "sid.inpe.br/mtc-m18@80/2009/07.21.13.23"),  # file 003 Example 9.2
+    ("8JMKD3MGP7W/3EPGUE5", "sid.inpe.br/mtc-m19/2013/09.04.12.27.57"),  # file 003 Example 6.2
+    ("8JMKD3MGP8W/3C9EP6P", "sid.inpe.br/mtc-m18/2012/07.12.18.08"),  # file 003 §10.2
+    ("LK47B6W/362SFKH", "iconet.com.br/banon/2009/09.09.22.01"),  # one spelling known: that one
+])
+def test_conversion_gives_the_spelling_in_use_on_the_items_date(ibip, rep):
+    """Port 80 was written ``@80`` until August 2010 (file 004); the standard's own pairs say so."""
+    from ibiportal.ibi.conversion import convert_precisely
+    assert convert(ibip).rep == convert_precisely(ibip).rep == rep

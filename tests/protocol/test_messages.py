@@ -172,8 +172,9 @@ def test_table_6_1_encoding():
     assert encode_query_value("a/b@c:d!(e)") == "a/b@c:d!(e)"
     assert decode_query_value("Relat%F3rio+Final%2B1") == "Relatório Final+1"
     assert build_query([("a b", "c&d")]) == "a%20b=c%26d"
-    with pytest.raises(ValueError, match="U\\+20AC"):
-        encode_query_value("€")
+    # Beyond ISO-8859-1: the UTF-8 bytes (RFC 3986 §2.5), never an error (it was a 500).
+    assert encode_query_value("/€.txt") == "/%e2%82%ac.txt"
+    assert encode_query_value("/中.txt") == "/%e4%b8%ad.txt"
 
 
 def test_parse_query_accepts_bytes_and_keeps_positions():
@@ -273,10 +274,8 @@ MALFORMED_QUERIES = [
     ("servicesubject=urlRequest&clientinformation.ipaddress=1.2.3.4&parsedibiurl.ibi=8JMKD3MGP7W",
      80, "parsedibiurl.ibi", "'8JMKD3MGP7W' is not an IBI"),
     ("servicesubject=urlRequest&clientinformation.ipaddress=1.2.3.4&parsedibiurl.ibi=a/b"
-     "&parsedibiurl.verblist=GetLastEdition+GetMetaData", 106, "parsedibiurl.verblist",
-     "'GetMetaData' is not a verb of Table 8.4"),
-    ("servicesubject=urlRequest&clientinformation.ipaddress=1.2.3.4&parsedibiurl.ibi=a/b"
-     "&parsedibiurl.filepath=reference.bib", 106, "parsedibiurl.filepath", "does not start with '/'"),
+     "&parsedibiurl.verblist=GetLastEdition+GetMetaDatum", 106, "parsedibiurl.verblist",
+     "'GetMetaDatum' is not a verb of Table 8.4"),
     (QUERY.replace("archiveprotocol=HTTP", "archiveprotocol=USP"), QUERY.index("=HTTP") + 2, "archiveprotocol",
      "'USP' is not HTTP"),
     (QUERY.replace("archiveip=150.163.34.239", "archiveip=mtc-m21"), QUERY.index("=150.163.34.239") + 2,
@@ -337,3 +336,23 @@ def test_request_url_checks_its_base():
         request_url("x", "a/b?c", message)
     with pytest.raises(TypeError, match="sequence"):
         UrlRequest(client_ips="1.2.3.4", ibi="a/b")  # type: ignore[arg-type]
+
+
+def test_a_verb_list_is_read_case_blind():
+    request = parse_request("servicesubject=urlRequest&clientinformation.ipaddress=1.2.3.4&parsedibiurl.ibi=a/b"
+                            "&parsedibiurl.verblist=getlastedition+GETMETADATA(OAI_DC)")
+    assert request.verbs == ("getlastedition", "GETMETADATA(OAI_DC)")  # the Archive reads them (Verb.parse)
+
+
+def test_servicesubject_is_read_case_blind():
+    """``servicesubject`` values are literals of Table 6.1's messages: case does not matter (RFC 5234 §2.3)."""
+    assert type(parse_request("servicesubject=INCLUSIONCONFIRMATIONREQUEST")).__name__ == "InclusionConfirmationRequest"
+    assert type(parse_request(
+        "servicesubject=urlrequest&clientinformation.ipaddress=150.163.2.175&parsedibiurl.ibi=LK47B6W/362SFKH")
+    ).__name__ == "UrlRequest"
+
+
+def test_a_file_path_without_its_slash_is_read_as_example_9_11_writes_it():
+    request = parse_request("servicesubject=urlRequest&clientinformation.ipaddress=1.2.3.4&parsedibiurl.ibi=a/b"
+                            "&parsedibiurl.filepath=reference.bib")
+    assert request.filepath == "/reference.bib"

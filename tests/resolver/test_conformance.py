@@ -341,7 +341,7 @@ def test_confirmation_request_alone(http):
     mock_archive()
     probe, verdict = send_confirmation_request(ServiceAddress(ADDRESS, SERVICE_IBI), http)
     assert verdict.passed and probe.url == f"{BASE}?servicesubject=inclusionConfirmationRequest"
-    assert probe.excerpt == "confirmation yes\n"
+    assert probe.excerpt == "confirmation yes"
 
 
 # -- over real sockets: demo Archives served by ArchiveHTTPServer on loopback --------------------

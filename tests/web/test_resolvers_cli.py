@@ -77,8 +77,8 @@ def test_joining_and_leaving_with_the_real_portal_answering_the_confirmation(tmp
     # The resolver's confirmation request reached the portal's own Archive service route (Example 7.4).
     assert inclusion.confirmation_url == (
         f"http://127.0.0.1:{port}/{SERVICE_IBI}?servicesubject=inclusionConfirmationRequest")
-    assert inclusion.confirmation_answer.split() == ["confirmation", "yes"]
-    assert f'"GET /{SERVICE_IBI} HTTP/1.1" 200 18 ' in access_log  # len("confirmation yes\r\n")
+    assert inclusion.confirmation_answer == "confirmation yes"  # Table 6.2: nothing after the last pair
+    assert f'"GET /{SERVICE_IBI} HTTP/1.1" 200 16 ' in access_log  # len("confirmation yes")
     assert "included" in listed.stdout.splitlines()[1] and resolver.url in listed.stdout
 
     assert left.returncode == 0, left.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from ibiportal.ibi.modifiers import COMPOSITIONS, GET_FILE_LIST, Modifier
+from tests.ibi.test_url_modifiers import CASE_ONLY
 
 U = "http://urlib.net/LK47B6W/362SFKH"
 """A persistent URL of 32 characters: a modifier starts at character 33, a query's first pair at 34."""
@@ -96,6 +97,9 @@ def test_parse_every_valid_modifier(client, vectors):
 def test_parse_every_invalid_modifier_is_a_400_pointing_into_it(client, vectors):
     for mdf in vectors["modifiers_invalid"]["items"]:
         response = parse(client, U + mdf)
+        if mdf in CASE_ONLY:  # read case-blind (tests/ibi/test_url_modifiers.py)
+            assert response.status_code == 200 and response.get_json()["canonical"]["symbols"].endswith(CASE_ONLY[mdf]), mdf
+            continue
         assert response.status_code == 400, mdf
         error = response.get_json()["error"]
         assert error["message"] and error["field"] == "url", mdf
@@ -120,8 +124,6 @@ MALFORMED = [
     (U + ":!", 34, "the last edition is asked before the metadata"),
     (U + "++", 34, "a translation is not translated again"),
     (U + "+!+", 35, "a second translation may only follow `:`"),
-    (U + "+(PT)", 35, "did you mean `pt`?"),
-    (U + "+(pt-br)", 38, "did you mean `BR`?"),
     (U + ":(marc)", 35, "only `(oai_dc)`"),
     (U + "+(pt", 34, "`(` is not closed"),
     (U + "!(x)", 34, "`!` takes no parameter"),
@@ -131,16 +133,15 @@ MALFORMED = [
     (U + "/a b", 35, "a space must be percent-encoded"),
     (U + "/%zz", 34, "`%` must begin a `%hh` escape"),
     (U + "/%FF", 34, "not UTF-8"),
-    (U + "?a", 34, "`a` is not a pair"),
+    (U + "?ibiurl.verblist", 34, "`ibiurl.verblist` is not a pair"),
     (U + "?=1", 34, "a pair needs a name"),
     (U + "?a=1&&b=2", 38, "a pair is expected"),
     (U + "?a=1&", 37, "a pair is expected after `&`"),
-    (U + "?a=b=c", 37, "`%3D`"),
+    (U + "?ibiurl.verblist=a=b", 51, "`%3D`"),
     (U + "?a=%", 36, "`%` must begin a `%hh` escape"),
     (U + "?a=ç", 36, "`ç` must be percent-encoded"),
     (U + "?ibiurl.requireditemstatus=Copy", 60, "not `Copy`"),
     (U + "?ibiurl.verblist=GetFoo", 50, "`GetFoo` is not a verb"),
-    (U + "?ibiurl.verblist=getmetadata", 50, "did you mean `GetMetadata`?"),
     (U + "?ibiurl.verblist=GetMetadata++GetLastEdition", 62, "a verb is expected"),
     (U + "?ibiurl.verblist=GetMetadata&ibiurl.verblist=GetMetadata", 62, "given twice (first at character 34)"),
     (U + ":?ibiurl.verblist=GetLastEdition", 51, "`:!` is not a modifier of Table 8.2"),
@@ -235,7 +236,6 @@ def test_compose_then_parse_gives_the_same_verbs_for_every_composition(client, w
         ({}, "ibi", None, "empty"),
         ({"ibi": "8JMKD3MGP8W/35MMLV8"}, "ibi", 18, "'V'"),
         ({"ibi": "LK47B6W/362SFKH", "verb": ["GetLastEdition", "GetFoo"]}, "verbs", 2, "verb 2: `GetFoo` is not a verb"),
-        ({"ibi": "LK47B6W/362SFKH", "verb": ["GetTranslation(PT)"]}, "verbs", 1, "did you mean `pt`?"),
         ({"ibi": "LK47B6W/362SFKH", "verb": ["GetMetadata", "GetLastEdition"]}, "verbs", 2, "`:!` is not a modifier"),
         ({"ibi": "LK47B6W/362SFKH", "verb": ["GetFileList", "GetFileList"]}, "verbs", 2, "asked once"),
         ({"ibi": "LK47B6W/362SFKH", "filepath": "reference.bib"}, "filepath", 1, "begins with `/`"),
