@@ -107,12 +107,12 @@ def update_command(csv_file: str, dry_run: bool, yes: bool) -> None:
         for change in changes:
             click.echo(f"  {change['field']}: {_shown(change['old'])} → {_shown(change['new'])}")
         planned.append(row)
+    totals.changed = len(planned)  # to change, until they are made
     if dry_run or not planned:
-        totals.changed = len(planned)
         click.echo(totals.line("to change" if planned else "changed", " (dry run: nothing changed)" if dry_run else ""))
         sys.exit(1 if totals.refused else 0)
     if not yes:
-        if not click.get_text_stream("stdin").isatty():
+        if not sys.stdin.isatty():
             click.echo("error: no terminal to confirm the changes: run again with --yes to make them, or --dry-run "
                        "to see them only", err=True)
             click.echo(totals.line("to change", ": nothing changed"))
@@ -120,6 +120,7 @@ def update_command(csv_file: str, dry_run: bool, yes: bool) -> None:
         if not click.confirm(f"Change {len(planned)} item{'s' * (len(planned) != 1)}?"):
             click.echo(totals.line("to change", ": nothing changed"))
             sys.exit(1)
+    totals.changed = 0
     for row in planned:
         try:
             items.change(row.ibi, row.fields, actor=UPDATE_ACTOR)
