@@ -49,10 +49,19 @@ def storage(database):
 
 @pytest.fixture
 def item(storage):
-    subsystem = Subsystem(host="mtc-m18.sid.inpe.br", port=80, ip="150.163.34.243", ibip_port=800, granularity=Decimal(1))
     seconds = count(1234806360, 60)
-    minter = Minter(IdentifierStore(storage), subsystem, clock=lambda: Decimal(next(seconds)), sleep=lambda _: None)
+    minter = Minter(IdentifierStore(storage), item_subsystem(), clock=lambda: Decimal(next(seconds)), sleep=lambda _: None)
     return minter.mint(MintRequest(title="Relatório", target_url="https://example.org/old"), actor=TESTER)
+
+
+@pytest.fixture
+def other(storage, item):
+    return Minter(IdentifierStore(storage), item_subsystem(), clock=lambda: Decimal(1234806480),
+                  sleep=lambda _: None).mint(MintRequest(title="Second edition"), actor=TESTER)
+
+
+def item_subsystem() -> Subsystem:
+    return Subsystem(host="mtc-m18.sid.inpe.br", port=80, ip="150.163.34.243", ibip_port=800, granularity=Decimal(1))
 
 
 @pytest.fixture
@@ -84,7 +93,7 @@ def successor_answers(body: str, status: int = 200, asked: list | None = None) -
 
 
 @responses.activate
-def test_an_original_answer_for_the_same_item_releases_it(database, storage, item, items, releasing):
+def test_an_original_answer_for_the_same_item_releases_it(database, storage, item, other, items, releasing):
     asked: list = []
     successor_answers(f"ibi {{rep {item.rep} ibip {item.ibip}}} state Original url {MOVED_URL}", asked=asked)
     before = own_answer(database, item.ibip)
@@ -106,6 +115,9 @@ def test_an_original_answer_for_the_same_item_releases_it(database, storage, ite
     with pytest.raises(ItemReleased):
         releasing.release(item.ibip, SUCCESSOR, actor=TESTER, client_ips=("150.163.34.1",))
     assert len(responses.calls) == 1  # a released item is refused before anything is sent
+    with pytest.raises(ParseError, match="link to an item held here") as refused:
+        items.change(other.ibip, {"previous_edition": item.ibip}, actor=TESTER)
+    assert refused.value.field == "previous_edition"
 
 
 @pytest.mark.parametrize(("body", "status", "reason"), [
