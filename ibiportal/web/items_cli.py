@@ -21,7 +21,7 @@ import csv
 import io
 import sys
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import NoReturn
 
 import click
@@ -46,12 +46,11 @@ RELEASE_ACTOR = Actor("command", "flask items release")
 
 @dataclass
 class Row:
-    """One row of the file: its line, the item, the fields it sets, and what they change."""
+    """One row of the file: its line, the item (as given, then its IBIp), the fields it sets."""
 
     line: int
     ibi: str
     fields: dict[str, object]
-    changes: list[dict[str, object]] = field(default_factory=list)
 
 
 @dataclass
@@ -98,7 +97,7 @@ def update_command(csv_file: str, dry_run: bool, yes: bool) -> None:
             _refuse(row, "ibi", f"{record.minted.ibip} is changed by line {earlier} already: give each item once",
                     header, totals)
             continue
-        row.ibi, row.changes = record.minted.ibip, changes
+        row.ibi = record.minted.ibip
         if not changes:
             click.echo(f"line {row.line}: {row.ibi}: no change")
             totals.unchanged += 1
