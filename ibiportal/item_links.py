@@ -19,10 +19,14 @@ from .storage.identifiers import IdentifierStore
 
 def linked_item(store: IdentifierStore, ibi: str, field: str, item: str) -> MintedItem:
     """The own item ``ibi`` names (``field`` is ``previous_edition`` or ``translation_of``), for
-    item ``item`` (its IBIp) to link to: it must exist, not be deleted, and not be ``item``."""
+    item ``item`` (its IBIp) to link to: it must exist, be held here (not deleted, not released to
+    another Archive), and not be ``item``."""
     other = store.find_minted(rep=ibi, ibip=ibi)
     if other is None:
         raise ParseError(N_("%(field)s %(ibi)s is not an item of this portal's Archive", field=field, ibi=ibi), field=field)
+    if other.released:
+        raise ParseError(N_("%(field)s %(ibi)s was released to the Archive at %(successor)s: link to an item held here",
+                            field=field, ibi=ibi, successor=other.successor), field=field)
     if other.deleted:
         raise ParseError(N_("%(field)s %(ibi)s was deleted on %(deleted_at)s: link to an item that is not", field=field, ibi=ibi, deleted_at=other.deleted_at), field=field)
     if other.ibip == item:

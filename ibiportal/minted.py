@@ -57,7 +57,9 @@ class MintedItem:
 
     ``updated_at`` is when it last changed after minting (``None``: never), ``deleted_at`` when
     it was deleted (its tombstone: the row stays, so the IBI is never issued again). Both are
-    ISO 8601 UTC texts.
+    ISO 8601 UTC texts. ``released_at`` is when it moved to the Archive at ``successor`` (its
+    service URL): the row stays, so the IBI is never issued again, but the own Archive no longer
+    holds the item.
     """
 
     rep: str
@@ -73,10 +75,16 @@ class MintedItem:
     bibliographic: Bibliographic = Bibliographic()
     updated_at: str | None = None
     deleted_at: str | None = None
+    released_at: str | None = None
+    successor: str | None = None
 
     @property
     def deleted(self) -> bool:
         return self.deleted_at is not None
+
+    @property
+    def released(self) -> bool:
+        return self.released_at is not None
 
     @property
     def timestamp(self) -> datetime:

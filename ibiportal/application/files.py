@@ -22,7 +22,7 @@ from ..archive.file_path import parse_file_path
 from ..archive.store import ibi_key
 from ..errors import IbiError
 from ..i18n import N_, number
-from .items import ItemDeleted, ItemNotFound
+from .items import ItemDeleted, ItemNotFound, ItemReleased
 from ..minted import MintedItem
 from ..storage.files import StoredFile
 from ..archive.history import Actor
@@ -137,8 +137,12 @@ class ItemFiles:
         return minted
 
     def _changeable(self, ibi: str) -> MintedItem:
-        """The own item, :class:`ItemDeleted` when it is a tombstone (its files can no longer change)."""
+        """The own item; :class:`ItemDeleted` when it is a tombstone, :class:`ItemReleased` when another
+        Archive holds it now (its files can no longer change here)."""
         item = self.item(ibi)
+        if item.released:
+            raise ItemReleased(N_("%(ibi)s was released to the Archive at %(successor)s: its files change there",
+                                  ibi=ibi, successor=item.successor))
         if item.deleted:
             raise ItemDeleted(N_("%(ibi)s was deleted at %(date)s: its files can no longer change", ibi=ibi,
                                  date=item.deleted_at))
@@ -190,7 +194,7 @@ class ItemFiles:
             path = parse_file_path(path)
         except IbiError:
             return None
-        return None if item.deleted else self.files.find(item.ibip, path)
+        return None if item.deleted or item.released else self.files.find(item.ibip, path)
 
     def _spool(self, upload: Upload, spool: BinaryIO) -> tuple[int, str]:
         """Copy the body into ``spool``; its size and SHA-256. Refused past ``max_bytes`` or when

@@ -4,7 +4,8 @@ One use case for the JSON API (``/api/v1/items/<ibi>``) and the administrator's 
 rewrites what was given at minting (target URL, bibliographic fields, language) and the
 item's links (the previous edition whose ``ibi.nextedition`` it is, the original whose
 ``ibi.translation(<language>)`` it is); a deletion leaves the tombstone Algorithm 2 answers
-(``ibi``, ``state Deleted``, ``timestamp``). Every change happens in one write transaction that
+(``ibi``, ``state Deleted``, ``timestamp``); a release (``application.releasing``) hands the item to
+its successor Archive, after which the own Archive answers it nothing. Every change happens in one write transaction that
 drops the cached resolutions of the IBI, and of every item linked to it (whose answers may give
 its URL without a hop to it: ``X+(pt)``), on every node (``storage.signal.ibis_changed``), so the
 resolver answers the new state at once. A change is validated exactly as a mint request is
@@ -23,7 +24,7 @@ from ..ibi.identifier import parse_ibi
 from ..item_links import link, linked_item, linked_items
 from ..minted import NEXT_EDITION, TRANSLATION, ItemLink, MintedItem
 from ..minting import BIBLIOGRAPHIC_LIMITS, MintRequest
-from ..archive.history import DELETED, EDITED, UNLINKED, Actor, Change, HistoryEntry
+from ..archive.history import DELETED, EDITED, RELEASED, UNLINKED, Actor, Change, HistoryEntry
 from ..storage.history import HistoryStore, record_change
 from ..storage.identifiers import IdentifierStore
 
@@ -40,6 +41,16 @@ class ItemNotFound(IbiError):
 
 class ItemDeleted(IbiError):
     """The item was deleted: its tombstone can be read, not changed (410)."""
+
+
+class ItemReleased(ItemDeleted):
+    """The item moved to another Archive: what is kept of it here can be read, not changed (410,
+    refused wherever a tombstone's change is)."""
+
+
+#: What an item released to another Archive is called where the own Archive's items are listed
+#: (not a Table 9.3 state: the own Archive answers it nothing).
+RELEASED_STATE = "Released"
 
 
 @dataclass(frozen=True)
@@ -63,7 +74,15 @@ class ItemRecord:
     relations: ItemRelations
 
     @property
-    def state(self) -> ItemState:
+    def changeable(self) -> bool:
+        """Whether anything about it can still change here: not deleted, not released."""
+        return not (self.minted.deleted or self.minted.released)
+
+    @property
+    def state(self) -> str:
+        """``Original`` or ``Deleted`` (Table 9.3), or :data:`RELEASED_STATE`."""
+        if self.minted.released:
+            return RELEASED_STATE
         return ItemState.DELETED if self.minted.deleted else ItemState.ORIGINAL
 
 
@@ -100,20 +119,11 @@ class ItemService:
         Raises :class:`ParseError` naming the field at fault (nothing is changed then),
         :class:`ItemNotFound`, or :class:`ItemDeleted`.
         """
-        unknown = sorted(set(fields) - set(EDITABLE_FIELDS))
-        if unknown:
-            raise ParseError(
-                N_("%(field)s cannot be changed; an item's changeable fields are %(fields)s",
-                   field=unknown[0], fields=", ".join(EDITABLE_FIELDS)),
-                field=unknown[0],
-            )
-        found = self.find(ibi)
-        _refuse_deleted(found.minted)
-        wanted = MintRequest.parse({**_as_fields(found), **fields})
+        found, wanted = self._wanted(ibi, fields)
         with self.store.storage.write_transaction() as conn:
             minted = self.store.lock_minted(conn, found.minted.ibip)
             assert minted is not None  # items are never removed, only marked deleted
-            _refuse_deleted(minted)
+            refuse_unchangeable(minted)
             relations = self._relations(minted)
             related = linked_items(self.store, minted.ibip)
             relinked = self._relink_edition(conn, minted, relations, wanted, actor)
@@ -122,11 +132,34 @@ class ItemService:
             if columns or relinked:
                 related |= linked_items(self.store, minted.ibip) if relinked else set()
                 self.store.change_minted(conn, minted, related, **columns)
-                after = {**_request_fields(wanted), "previous_edition": self._target(wanted.previous_edition),
-                         "translation_of": self._target(wanted.translation_of)}
-                changes = _field_changes(_as_fields(ItemRecord(minted, relations)), after)
+                changes = _field_changes(_as_fields(ItemRecord(minted, relations)), self._after(wanted))
                 record_change(conn, minted.ibip, Change(actor, EDITED, {"changes": changes}))
         return self.find(minted.ibip)
+
+    def preview(self, ibi: str, fields: Mapping[str, object]) -> tuple[ItemRecord, list[dict[str, object]]]:
+        """What :meth:`change` would do now, nothing written: the item and each field that would
+        change (``{"field", "old", "new"}``, as the history records it); :meth:`change`'s
+        refusals, but a link to another item is checked only when the change is made."""
+        found, wanted = self._wanted(ibi, fields)
+        return found, _field_changes(_as_fields(found), self._after(wanted))
+
+    def _wanted(self, ibi: str, fields: Mapping[str, object]) -> tuple[ItemRecord, MintRequest]:
+        """The item and what it would be with ``fields`` set, validated as a mint request is."""
+        unknown = sorted(set(fields) - set(EDITABLE_FIELDS))
+        if unknown:
+            raise ParseError(
+                N_("%(field)s cannot be changed; an item's changeable fields are %(fields)s",
+                   field=unknown[0], fields=", ".join(EDITABLE_FIELDS)),
+                field=unknown[0],
+            )
+        found = self.find(ibi)
+        refuse_unchangeable(found.minted)
+        return found, MintRequest.parse({**_as_fields(found), **fields})
+
+    def _after(self, wanted: MintRequest) -> dict[str, object]:
+        """A validated change as the fields :func:`_field_changes` compares, links as IBIps."""
+        return {**_request_fields(wanted), "previous_edition": self._target(wanted.previous_edition),
+                "translation_of": self._target(wanted.translation_of)}
 
     def delete(self, ibi: str, *, actor: Actor) -> ItemRecord:
         """Make the item Deleted: its metadata and links stay as the tombstone, dated now, and
@@ -136,9 +169,23 @@ class ItemService:
         with self.store.storage.write_transaction() as conn:
             minted = self.store.lock_minted(conn, found.minted.ibip)
             assert minted is not None
-            _refuse_deleted(minted)
+            refuse_unchangeable(minted)
             self.store.delete_minted(conn, minted, linked_items(self.store, minted.ibip))
             record_change(conn, minted.ibip, Change(actor, DELETED))
+        return self.find(minted.ibip)
+
+    def release(self, ibi: str, successor: str, url: str, *, actor: Actor) -> ItemRecord:
+        """Stop holding the item: the Archive at ``successor`` (its service URL) answered it as
+        its Original at ``url`` (``application.releasing`` asked). The row stays, so the IBI is
+        never issued again; its history records where it went as ``actor``'s. Raises
+        :class:`ItemNotFound`, :class:`ItemDeleted` or :class:`ItemReleased`."""
+        found = self.find(ibi)
+        with self.store.storage.write_transaction() as conn:
+            minted = self.store.lock_minted(conn, found.minted.ibip)
+            assert minted is not None
+            refuse_unchangeable(minted)
+            self.store.release_minted(conn, minted, successor, linked_items(self.store, minted.ibip))
+            record_change(conn, minted.ibip, Change(actor, RELEASED, {"successor": successor, "url": url}))
         return self.find(minted.ibip)
 
     def _minted(self, ibi: str) -> MintedItem:
@@ -203,7 +250,12 @@ class ItemService:
         return ibi if found is None else found.ibip
 
 
-def _refuse_deleted(minted: MintedItem) -> None:
+def refuse_unchangeable(minted: MintedItem) -> None:
+    """Refuse to change a tombstone, or an item another Archive holds now."""
+    if minted.released:
+        raise ItemReleased(N_("%(ibi)s was released to the Archive at %(successor)s on %(date)s: this Archive no "
+                              "longer holds it, so it cannot be changed here", ibi=minted.ibip,
+                              successor=minted.successor, date=minted.released_at))
     if minted.deleted:
         raise ItemDeleted(N_("%(ibi)s was deleted on %(date)s: its tombstone cannot be changed",
                              ibi=minted.ibip, date=minted.deleted_at))

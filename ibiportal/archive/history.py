@@ -14,8 +14,11 @@ MINTED, IMPORTED, EDITED, DELETED = "minted", "imported", "edited", "deleted"
 FILE_ADDED, FILE_REPLACED, FILE_REMOVED = "file added", "file replaced", "file removed"
 LINKED, UNLINKED = "linked", "unlinked"
 COPY_HELD, COPY_ENDED = "copy held", "copy ended"
+#: Moved to another Archive (``application.releasing``): details ``successor`` (its service URL)
+#: and ``url`` (what it answered for the item).
+RELEASED = "released"
 ACTIONS = (MINTED, IMPORTED, EDITED, DELETED, FILE_ADDED, FILE_REPLACED, FILE_REMOVED, LINKED, UNLINKED,
-           COPY_HELD, COPY_ENDED)
+           COPY_HELD, COPY_ENDED, RELEASED)
 
 
 @dataclass(frozen=True)

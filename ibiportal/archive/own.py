@@ -109,8 +109,8 @@ class OwnItemStore:
             minted = self.storage.find_minted(rep=spelling)
             if minted is not None:
                 break
-        if minted is not None:
-            return self.item(minted)
+        if minted is not None:  # a released item is held by its successor: Algorithm 2 lines 3-4 answer nothing
+            return None if minted.released else self.item(minted)
         if self.service_ibi is not None and key in (ibi_key(form) for form in self.service_ibi.forms()):
             return self.service_item(self.service_ibi)
         return self.copy(key)
@@ -142,7 +142,7 @@ class OwnItemStore:
         return Item(ibi=forms, state=ItemState.ORIGINAL, timestamp=moment, target_url=self.portal_url + "/")
 
     def items(self) -> Iterator[Item]:
-        return (self.item(minted) for minted in self.storage.minted_items())
+        return (self.item(minted) for minted in self.storage.minted_items() if not minted.released)
 
     def item(self, minted: MintedItem) -> Item:
         """The Archive's view of a minted item."""

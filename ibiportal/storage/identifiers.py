@@ -150,6 +150,15 @@ class IdentifierStore:
         conn.execute(update(minted_item).where(minted_item.c.ibip == item.ibip).values(updated_at=moment, deleted_at=moment))
         ibis_changed(self.storage, conn, (item.rep, item.ibip, *related))
 
+    def release_minted(self, conn: Connection, item: MintedItem, successor: str, related: Iterable[str] = ()) -> None:
+        """Mark a minted item moved to the Archive at ``successor`` (its service URL), inside the
+        caller's transaction: its row stays (the IBI is never issued again) and the own Archive
+        answers nothing for it from now on; its cached resolutions are dropped, and those of the
+        ``related`` IBIs (whose answers name it)."""
+        conn.execute(update(minted_item).where(minted_item.c.ibip == item.ibip).values(
+            released_at=now_iso(), successor=successor))
+        ibis_changed(self.storage, conn, (item.rep, item.ibip, *related))
+
     def search_minted(self, text: str = "", limit: int = 50, offset: int = 0) -> list[MintedItem]:
         """Minted items, newest first, whose IBI (either form), title or creators contain
         ``text`` (any case); all of them for an empty text."""
@@ -238,6 +247,8 @@ def _minted_item(row: Row) -> MintedItem:
         bibliographic=Bibliographic(**{name: getattr(row, name) for name in BIBLIOGRAPHIC_COLUMNS}),
         updated_at=row.updated_at,
         deleted_at=row.deleted_at,
+        released_at=row.released_at,
+        successor=row.successor,
     )
 
 

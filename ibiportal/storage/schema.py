@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import BigInteger, CheckConstraint, Column, Index, Integer, LargeBinary, MetaData, Table, Text, text
 
 #: The revision a database must be at for this code (the last file of ``migrations/versions``).
-SCHEMA_REVISION = "0017"
+SCHEMA_REVISION = "0018"
 
 metadata = MetaData()
 
@@ -50,6 +50,9 @@ minted_item = Table(
     # Table 9.3 timestamp: "data e hora da última atualização ou remoção" (NULL: as minted)
     Column("updated_at", Text),
     Column("deleted_at", Text),  # the tombstone: a Deleted item keeps its row, its IBI is never reused
+    # moved to another Archive (application.releasing): the row stays, the own Archive answers nothing
+    Column("released_at", Text),
+    Column("successor", Text),  # the successor Archive's service URL, http://<address>/<service IBI>
     sqlite_autoincrement=True,
 )
 

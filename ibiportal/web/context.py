@@ -12,6 +12,7 @@ from ..application.files import ItemFiles
 from ..application.copies import CopyService
 from ..application.idempotent_minting import IdempotentMinting
 from ..application.items import ItemService
+from ..application.releasing import Releasing
 from ..ibi.url import PersistentUrl, normalize_base
 from ..minting import Minter
 from ..resolver.addresses import client_ip_list
@@ -101,6 +102,12 @@ def get_items() -> ItemService:
     """The own Archive's items, to read, change and delete (API and administrator's pages)."""
     storage = get_storage()
     return ItemService(IdentifierStore(storage), HistoryStore(storage))
+
+
+def get_releasing() -> Releasing:
+    """Releasing own items to successor Archives: the request's storage, the guarded ``requests``
+    transport (with the address policy of ``IBIPORTAL_ALLOW_PRIVATE_ARCHIVES``)."""
+    return Releasing(get_items(), application().http_transport, current_app.config["ARCHIVE_SERVICE_IBI"])
 
 
 def get_item_files() -> ItemFiles:

@@ -144,7 +144,7 @@ def remove_file(ibi: str):
 def confirm_deletion(ibi: str):
     """Ask before making the item Deleted, saying what that does."""
     record = get_items().find(ibi)
-    if record.minted.deleted:
+    if not record.changeable:
         return redirect(url_for("admin_items.edit_page", ibi=record.minted.ibip), code=303)
     files = get_item_files().listing(record.minted.ibip).files
     return render_template("admin/item_delete.html", record=record, files=files, form=ActionForm())

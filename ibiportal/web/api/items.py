@@ -1,7 +1,8 @@
 """``/api/v1/items/<ibi>``: an own item read, changed and deleted (``application.items``).
 
 ``<ibi>`` is either form (the repository name keeps its slashes in the path). Reading is open,
-like the item's own persistent URL; PATCH and DELETE need an API token (``tokens.py``).
+like the item's own persistent URL; PATCH, DELETE and the release (``application.releasing``)
+need an API token (``tokens.py``).
 """
 from __future__ import annotations
 
@@ -10,10 +11,13 @@ from dataclasses import asdict
 from flask import jsonify
 
 from ...application.items import ItemDeleted, ItemNotFound, ItemRecord
+from ...application.releasing import ReleaseRefused, Successor
+from ...errors import ParseError
+from ...i18n import N_
 from ...archive.history import HistoryEntry
 from ...archive.model import format_timestamp
 from ...archive.own import item_page_url
-from ..context import get_item_files, get_items, resolver_base
+from ..context import get_item_files, get_items, get_releasing, request_client, resolver_base
 from ..errors import error_response
 from ..files import file_dict
 from ..host import portal_url
@@ -43,6 +47,28 @@ def delete_item(ibi: str):
     return jsonify(item_to_dict(get_items().delete(ibi, actor=current_actor())))
 
 
+@bp.post("/items/<item:ibi>/release")
+@token_required
+def release_item(ibi: str):
+    """Move the item to the successor Archive of the body (``successor``: its service URL, or its
+    address with ``successor_service_ibi``): once it answers the item as its Original, this
+    Archive answers the IBI nothing; else 409 with the reason, and nothing changes."""
+    body = json_body()
+    successor = Successor.parse(_text(body, "successor"), _text(body, "successor_service_ibi") or None)
+    record = get_releasing().release(ibi, successor, actor=current_actor(), client_ips=request_client().ip_addresses)
+    return jsonify(item_to_dict(record))
+
+
+def _text(body: dict, name: str) -> str:
+    """The text field ``name`` of the body, ``""`` when absent; a 400 when it is not text."""
+    value = body.get(name)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ParseError(N_("%(field)s must be text", field=name), field=name)
+    return value
+
+
 @bp.get("/items/<item:ibi>/history")
 def item_history(ibi: str):
     """Every change of an own item, oldest first: when (UTC), what, and who. Who by name (the
@@ -70,10 +96,15 @@ def item_deleted(error: ItemDeleted):
     return error_response(str(error), 410, field="ibi")
 
 
+@bp.errorhandler(ReleaseRefused)
+def release_refused(error: ReleaseRefused):
+    return error_response(error.reason, 409, field="successor")
+
+
 def item_to_dict(record: ItemRecord) -> dict:
     """The JSON of an item (documented as ``Item`` in ``openapi.py``)."""
     minted, relations = record.minted, record.relations
-    deleted = minted.deleted
+    deleted = minted.deleted or minted.released
     return {
         "rep": minted.rep,
         "ibip": minted.ibip,
@@ -83,6 +114,8 @@ def item_to_dict(record: ItemRecord) -> dict:
         "timestamp": format_timestamp(minted.timestamp),
         "updated_at": minted.updated_at,
         "deleted_at": minted.deleted_at,
+        "released_at": minted.released_at,
+        "successor": minted.successor,
         "target_url": minted.target_url,
         "url": None if deleted else minted.target_url or item_page_url(portal_url(), minted.ibip),
         "relations": {

@@ -220,12 +220,15 @@ _SCHEMAS: dict[str, dict] = {
             "rep": {"type": "string"}, "ibip": {"type": "string"},
             "utc": {"type": "string", "description": "the identification date, ISO 8601 UTC"},
             "persistent_url": {"type": "string"},
-            "state": {"enum": ["Original", "Deleted"], "description": "Table 9.3 `state`"},
+            "state": {"enum": ["Original", "Deleted", "Released"],
+                      "description": "Table 9.3 `state`, or Released: moved to another Archive, which holds it now"},
             "timestamp": {"type": "string", "description": "Table 9.3 `timestamp`: the last change or the deletion, "
                           "else the identification date"},
             "updated_at": _NULLABLE_STRING, "deleted_at": _NULLABLE_STRING,
+            "released_at": _NULLABLE_STRING,
+            "successor": {"type": ["string", "null"], "description": "a released item's Archive, its service URL"},
             "target_url": {"type": ["string", "null"], "description": "the URL given; null: the item's page here"},
-            "url": {"type": ["string", "null"], "description": "what the Archive answers as `url` (null once deleted)"},
+            "url": {"type": ["string", "null"], "description": "what the Archive answers as `url` (null once deleted or released)"},
             "relations": {"type": "object", "properties": {
                 "previous_edition": _NULLABLE_STRING, "next_edition": _NULLABLE_STRING,
                 "translation_of": {"oneOf": [{"type": "null"}, {"type": "object", "properties": {
@@ -241,6 +244,17 @@ _SCHEMAS: dict[str, dict] = {
             "files": {"type": "array", "items": _ref("ItemFile"), "description": "the item's files, by path"},
         },
     },
+    "Release": {
+        "type": "object",
+        "description": "The Archive an item moves to: its service URL, or its address with its service IBI.",
+        "required": ["successor"],
+        "properties": {
+            "successor": {"type": "string", "description": "http://<archiveaddress>/<archive service IBI>, or "
+                          "the address (host[:port]) alone"},
+            "successor_service_ibi": {"type": ["string", "null"], "description": "the archive service IBI, when "
+                                      "`successor` is an address"},
+        },
+    },
     "HistoryEntry": {
         "type": "object",
         "description": "One change of an own item.",
@@ -253,7 +267,8 @@ _SCHEMAS: dict[str, dict] = {
                 "name": _NULLABLE_STRING}},
             "details": {"type": "object", "description": "edited: `changes`, each `{field, old, new}`; a file: "
                         "`path` (and `content_type`, `size`, `sha256` when added); linked, unlinked: `relation`, "
-                        "`language`, `item`; minted: `rep`, `ibip`"},
+                        "`language`, `item`; minted: `rep`, `ibip`; released: `successor` (its service URL), `url` (what it "
+                        "answered)"},
         },
     },
     "Copy": {
@@ -796,6 +811,16 @@ _PATHS: dict[str, dict] = {
             "responses": {"200": _json(_ref("Item"), "The tombstone"), **_ERRORS},
         },
     },
+    "/api/v1/items/{ibi}/release": {"post": {
+        "operationId": "releaseItem", "summary": "Move an item to another Archive with no gap",
+        "description": "The successor Archive is asked for the item first (a urlRequest over the guarded transport); "
+                       "only when it answers `state Original` with a `url`, its `ibi` pair naming this item, does "
+                       "this Archive stop holding it and answer the IBI nothing from then on. Otherwise 409 with the "
+                       "reason, and nothing changes. A deleted or released item answers 410.",
+        "security": [{"apiToken": []}], "parameters": [_ITEM_IBI],
+        "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("Release")}}},
+        "responses": {"200": _json(_ref("Item"), "The item as released"), **_ERRORS},
+    }},
     "/api/v1/items/{ibi}/history": {"get": {
         "operationId": "getItemHistory", "summary": "Every change of an own item, oldest first (History, UTC)",
         "description": "Who made each change is named (the administrator's user name, the API token's name) only "

@@ -96,9 +96,10 @@ bp.register_error_handler(ItemNotFound, refusal_response)
 def own_item(ibi: str):
     """An own item's page (the landing page of an item minted without a target URL): what it
     is, its files, its editions and translations, and Cite."""
-    item = _find(holdings().own, ibi)
     items = get_items()
     record, history = items.history(ibi)
+    # a released item is no longer held (the Archive answers it nothing), but its page says where it went
+    item = holdings().own.store.item(record.minted) if record.minted.released else _find(holdings().own, ibi)
     relations = record.relations
     related = [(label, target, _title(items, target)) for label, target in (
         (gettext("Previous edition"), relations.previous_edition), (gettext("Next edition"), relations.next_edition),
