@@ -28,6 +28,7 @@
   const DELAY = 250;
   let timer = null;
   let controller = null;
+  let asked = null;  // the query of the preview shown or on its way: a "change" after an "input" asks nothing again
 
   // ---- Which verbs are chosen, and the parameters of the API ----------------------------------
 
@@ -242,8 +243,12 @@
 
   async function update() {
     remember();
+    const empty = !form.elements.ibi.value.trim();
+    const query = empty ? null : apiQuery().toString();
+    if (!empty && query === asked) return;
     if (controller) controller.abort();
-    if (!form.elements.ibi.value.trim()) {
+    asked = query;
+    if (empty) {
       clearErrors();
       syncControls();
       result.hidden = true;
@@ -255,13 +260,14 @@
     let response;
     let body;
     try {
-      response = await fetch(`${form.dataset.api}?${apiQuery()}`, {
+      response = await fetch(`${form.dataset.api}?${query}`, {
         headers: { Accept: "application/json" },
         signal: mine.signal,
       });
       body = await response.json();
     } catch {
       if (mine.signal.aborted) return;
+      asked = null;  // not shown: the same query may be asked again
       say(portalText("The preview is unavailable right now; the Compose button still works."), true);
       return;
     }

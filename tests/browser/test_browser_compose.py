@@ -154,10 +154,8 @@ def test_an_invalid_combination_is_explained_next_to_its_step(page):
     expect(page.locator("#url-symbols")).to_contain_text(IBI + ":+")
     expect(second).not_to_have_attribute("aria-invalid", "true")
 
-    with refused_preview(page, "(PT)"):
-        step(page, 2).get_by_label("Language").fill("PT")
-    expect(page.locator("#step2-verb-error")).to_contain_text("verb 2: ")
-    expect(page.locator("#step2-verb-error")).to_contain_text("did you mean `pt`?")
+    step(page, 2).get_by_label("Language").fill("PT")  # read case-blind, as ABNF's quoted literals (Table 8.1)
+    expect(page.locator("#url-symbols")).to_contain_text(IBI + ":+(pt)")
     with refused_preview(page, "ibi=8JMKD3MGP8W/35MMLV8"):
         page.get_by_label("IBI").fill("8JMKD3MGP8W/35MMLV8")
     expect(page.locator("#ibi-error")).to_contain_text("(at character 18)")
@@ -176,6 +174,26 @@ def test_a_server_error_stays_next_to_its_field_until_the_next_preview(page):
     expect(language).to_be_hidden()  # the language is no longer sent
     expect(page.locator("#step1-language-error")).to_have_count(0)
     assert "step1-language" not in page.url
+
+
+def test_a_value_is_previewed_once_though_leaving_its_field_fires_change_too(page):
+    """Typing fires ``input``, leaving the field ``change``: the preview asks for a query once,
+    not again for the same one (the second, refused, 400 could arrive as the page was left for
+    the submitted form: a browser test failed on it, depending on the machine's load)."""
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url) if "/api/v1/compose?" in request.url else None)
+    page.goto("/compose")
+    field = page.get_by_label("IBI", exact=True)
+    with page.expect_response(lambda response: "/api/v1/compose?" in response.url):
+        field.fill(IBI)
+    expect(page.locator("#url-symbols")).to_contain_text(IBI)
+    field.blur()  # change
+    page.get_by_label("Require the original").focus()
+    page.wait_for_timeout(600)  # past the preview's delay: a second request would be on its way
+    assert len(asked) == 1, asked
+    page.get_by_label("Require the original").check()  # a new query is asked
+    expect(page.locator("#url-symbols")).to_contain_text("requireditemstatus=Original")
+    assert len(asked) == 2, asked
 
 
 def test_copy_a_url_to_the_clipboard(page):
