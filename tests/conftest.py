@@ -17,6 +17,7 @@ from hypothesis import settings
 from ibiportal import create_app
 from ibiportal.archive.demo import load_demo_archives
 from ibiportal.archive.http_server import ArchiveHTTPServer
+from ibiportal.ibi import extract as extract_module
 from ibiportal.resolver.curl_transport import CurlTransport
 from ibiportal.resolver.http_transport import HttpTransport
 from ibiportal.application import Application
@@ -218,3 +219,17 @@ def loopback_fan_out(monkeypatch):
     monkeypatch.setattr(Application, "fan_out_transport", property(lambda self: transport))
     yield transport
     transport.close()
+
+
+@pytest.fixture
+def readings(monkeypatch) -> list[str]:
+    """The texts an extraction gave the recogniser, in order: how far it read."""
+    read: list[str] = []
+    real = extract_module.classify
+
+    def counting(text, *args, **kwargs):
+        read.append(text)
+        return real(text, *args, **kwargs)
+
+    monkeypatch.setattr(extract_module, "classify", counting)
+    return read

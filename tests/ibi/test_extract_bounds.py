@@ -11,7 +11,6 @@ import time
 
 import pytest
 
-from ibiportal.ibi import extract as extract_module
 from ibiportal.ibi.contradictions import MAX_REFERENCE_ENTRIES
 from ibiportal.ibi.extract import Bounds, ParsingTooLong, TooManyIBIs, extract
 
@@ -24,20 +23,6 @@ LINES = (
     "D. {rep sid.inpe.br/mtc-m21c/2019/12.04.15.16 ibip 8JMKD3MGP3W34R/3UGHFGH} see also http://example.com/x",
     "E. <http://urlib.net/8JMKD3MGP8W/ZZZZZZZ> (broken, still an entry)",
 )
-
-
-@pytest.fixture
-def readings(monkeypatch) -> list[str]:
-    """The texts the extraction gave the recogniser, in order."""
-    read: list[str] = []
-    real = extract_module.classify
-
-    def counting(text, *args, **kwargs):
-        read.append(text)
-        return real(text, *args, **kwargs)
-
-    monkeypatch.setattr(extract_module, "classify", counting)
-    return read
 
 
 def test_the_ibi_over_the_limit_stops_the_reading_at_its_start(readings):

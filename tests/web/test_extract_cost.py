@@ -12,26 +12,11 @@ import itertools
 import pytest
 
 from ibiportal import create_app
-from ibiportal.ibi import extract as extract_module
 from ibiportal.ibi.batch import MAX_BYTES, MAX_ROWS
 from ibiportal.web.context import APPLICATION
 
 #: One IBI a line, 54 characters: 18,000 of them make the finding's 1 MB text.
 LINE = "See http://urlib.net/ibi/8JMKD3MGP3W34T/47AF772 here.\n"
-
-
-@pytest.fixture
-def readings(monkeypatch) -> list[str]:
-    """The texts the extraction gave the recogniser."""
-    read: list[str] = []
-    real = extract_module.classify
-
-    def counting(text, *args, **kwargs):
-        read.append(text)
-        return real(text, *args, **kwargs)
-
-    monkeypatch.setattr(extract_module, "classify", counting)
-    return read
 
 
 def test_a_1_mb_text_of_18000_ibis_is_refused_at_the_5001st_having_read_no_further(client, readings):
