@@ -277,9 +277,13 @@ def test_the_item_page_in_portuguese_on_a_phone(pt_phone, family):
     files = page.get_by_role("region", name="Arquivos")
     expect(files.locator('td[data-label="Tamanho"]').first).to_be_visible()  # one card per file, each value named
     expect(files.locator("td.time").first).to_have_text(re.compile(r"^\d{2}/\d{2}/\d{4} \d{2}:\d{2}:\d{2} UTC$"))
-    expect(page.get_by_text("Tradução (en):")).to_be_visible()
-    expect(page.get_by_text("Próxima edição:")).to_be_visible()
+    related = page.locator("ul.related")  # the history below names the same links, in its own rows
+    expect(related.get_by_text("Tradução (en):")).to_be_visible()
+    expect(related.get_by_text("Próxima edição:")).to_be_visible()
     expect(page.get_by_role("link", name="Citar este item")).to_be_visible()
+    history = page.get_by_role("region", name="Histórico (UTC)")
+    expect(history.get_by_role("row")).to_have_count(6)  # a header, then: minted, two files, linked twice
+    expect(history).to_contain_text("Gerado")
     no_sideways_scroll(page)
     shoot(page, "item-page-phone-pt-BR")
 
