@@ -40,6 +40,7 @@ from .identifiers.views import bp as identifiers_bp
 from .references.views import bp as references_bp
 from .resolve.views import bp as resolve_bp
 from .resolvers_cli import resolvers_cli
+from .items_cli import items_cli
 from .registration.views import bp as registration_bp
 from .trace.views import bp as trace_bp
 from .urls.views import bp as urls_bp
@@ -88,3 +89,4 @@ def register(app: Flask, built: Application) -> None:
     app.cli.add_command(admin_cli)
     app.cli.add_command(token_cli)
     app.cli.add_command(resolvers_cli)
+    app.cli.add_command(items_cli)

@@ -1,0 +1,124 @@
+"""``flask --app app items import SOURCE``: move a URLib collection into the own Archive,
+keeping every IBI (``application.importing``; README "Moving a URLib collection in").
+
+One line per record as it is done (its outcome, its IBI, the reason), so a long import shows its
+progress; the last line is the totals. The exit status is 0 when every record was read and none
+failed, 1 otherwise, 2 for a SOURCE or an option that cannot be used at all.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import click
+import requests
+from flask import current_app
+from flask.cli import AppGroup
+
+from ..application.importing import FAILED, Importer, SourceUnreachable, Totals, harvest
+from ..archive.import_formats import read_bib, read_csv, read_ris
+from ..archive.import_records import SourceRecord
+from ..errors import ParseError
+from ..ibi.prefixes import check_prefix_pair
+from ..storage.files import FileStore
+from ..storage.identifiers import IdentifierStore
+from .context import application, get_storage, known_prefix_pairs
+
+items_cli = AppGroup("items", help="The own Archive's items: import a collection.")
+
+#: Seconds to connect to an OAI-PMH source, and to wait for each page of its answer.
+OAI_TIMEOUT = (10, 300)
+_READERS = {".bib": read_bib, ".ris": read_ris, ".csv": read_csv}
+
+
+@items_cli.command("import")
+@click.argument("source")
+@click.option("--dry-run", is_flag=True, help="Write nothing; print what would happen to each record.")
+@click.option("--update", is_flag=True, help="Write the source's data over items held here with other data.")
+@click.option("--files", "files_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="A folder of items' files, DIR/<repository name>/doc/… (a URLib Archive's col/ folder).")
+@click.option("--report", "report_file", type=click.File("w", encoding="utf-8"), default=None,
+              help="Write every record's outcome to FILE as JSON Lines.")
+@click.option("--prefix-pair", "prefix_pairs", multiple=True, metavar="REP_PREFIX=IBIP_PREFIX",
+              help="A prefix pair for records that give one form only (repeat for each; kept with the others "
+                   "unless --dry-run).")
+def import_command(source: str, dry_run: bool, update: bool, files_dir: Path | None, report_file, prefix_pairs) -> None:
+    """Import SOURCE: an OAI-PMH base URL (http://… or https://…, harvested with ListRecords in
+    oai_dc), or a .bib, .ris or .csv file (a CSV names its columns: ibi, title, creators, date,
+    type, language, target_url, files)."""
+    given = [_pair(text) for text in prefix_pairs]
+    try:
+        records = _records(source)
+    except ParseError as error:
+        _fail(source, error)
+    store = IdentifierStore(get_storage())
+    if not dry_run:
+        for rep, ibip in given:
+            store.add_prefix_pair(rep, ibip, f"given to the import of {source}")
+    pairs = [*known_prefix_pairs(), *given]
+    importer = Importer(store, FileStore(get_storage()), application().subsystem, pairs,
+                        current_app.config["MAX_FILE_BYTES"])
+    totals = Totals()
+    stopped = None
+    try:
+        for outcome in importer.run(records, source, dry_run=dry_run, update=update, files_dir=files_dir):
+            totals.add(outcome)
+            ibi = f"{outcome.rep} = {outcome.ibip}" if outcome.rep else "-"
+            click.echo(f"{outcome.outcome}\t{outcome.where}\t{ibi}\t{outcome.reason}")
+            if report_file is not None:
+                report_file.write(json.dumps(outcome.to_dict(), ensure_ascii=False) + "\n")
+                report_file.flush()
+    except (SourceUnreachable, ParseError) as error:
+        stopped = str(error)
+        click.echo(f"error: {source}: {stopped}; the records before it were imported, run again to go on", err=True)
+    click.echo(totals.line(dry_run))
+    sys.exit(1 if stopped or totals.counts[FAILED] else 0)
+
+
+def _records(source: str) -> Iterator[SourceRecord]:
+    """The records of SOURCE, by its kind; ParseError for a SOURCE that is neither."""
+    if source.lower().startswith(("http://", "https://")):
+        return harvest(source, _fetch)
+    path = Path(source)
+    reader = _READERS.get(path.suffix.lower())
+    if reader is None:
+        raise ParseError("SOURCE must be an OAI-PMH base URL (http://… or https://…) or a .bib, .ris or .csv file")
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise ParseError(f"cannot read {source}: {error.strerror}") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")  # older URLib exports
+    return reader(text)
+
+
+def _fetch(url: str, parameters: dict) -> bytes:
+    """GET one page of an OAI-PMH answer. Any http(s) address the administrator names is asked,
+    loopback and private ones included: an import is run by the administrator, from the server."""
+    try:
+        response = requests.get(url, params=parameters, timeout=OAI_TIMEOUT, headers={"User-Agent": "IBI Portal import"})
+    except requests.RequestException as error:
+        raise SourceUnreachable(f"the OAI-PMH source {url} could not be reached: {error}") from None
+    if response.status_code != 200:
+        raise SourceUnreachable(f"the OAI-PMH source {url} answered HTTP {response.status_code} to {response.url}")
+    return response.content
+
+
+def _pair(text: str) -> tuple[str, str]:
+    rep, equals, ibip = text.partition("=")
+    try:
+        if not equals:
+            raise ParseError("--prefix-pair takes REP_PREFIX=IBIP_PREFIX, e.g. sid.inpe.br/mtc-m18@80=8JMKD3MGP8W")
+        return check_prefix_pair(rep.strip(), ibip.strip())
+    except ParseError as error:
+        _fail(text, error)
+        raise  # _fail exits
+
+
+def _fail(what: str, error: ParseError) -> None:
+    click.echo(f"error: {what}: {error}", err=True)
+    sys.exit(2)
