@@ -92,11 +92,11 @@ def read_ibi(record: SourceRecord, pairs: Iterable[Sequence[str]]) -> ImportedIb
     if others:
         raise NoIbi(N_("the record names two items, %(first)s and %(second)s: which one it is cannot be told",
                        first=first.published or first.ibi, second=others[0].published or others[0].ibi))
-    rep = next((reading.ibi for _, reading in found if reading.form == "rep"), None)
-    ibip = next((reading.ibi for _, reading in found if reading.form == "ibip"), None)
-    rep = rep or first.rep
-    ibip = ibip or first.ibip
-    published = first.published or first.ibi
+    named_rep = next((reading for _, reading in found if reading.form == "rep"), None)
+    ibip = next((reading.ibi for _, reading in found if reading.form == "ibip"), None) or first.ibip
+    rep = named_rep.ibi if named_rep else first.rep
+    # a repository name as the record spells it (its case is the name's on disk), else the IBIp
+    published = (named_rep.published or named_rep.ibi) if named_rep else (first.published or first.ibi)
     if rep is None or ibip is None:
         missing = "IBIp" if ibip is None else "repository-name"
         raise NoIbi(N_("the %(missing)s prefix of %(ibi)s is not known: add its pair with --prefix-pair REP=IBIP "
