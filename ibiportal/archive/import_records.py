@@ -97,11 +97,12 @@ def read_ibi(record: SourceRecord, pairs: Iterable[Sequence[str]]) -> ImportedIb
     rep = named_rep.ibi if named_rep else first.rep
     # a repository name as the record spells it (its case is the name's on disk), else the IBIp
     published = (named_rep.published or named_rep.ibi) if named_rep else (first.published or first.ibi)
-    if rep is None or ibip is None:
-        missing = "IBIp" if ibip is None else "repository-name"
-        raise NoIbi(N_("the %(missing)s prefix of %(ibi)s is not known: add its pair with --prefix-pair REP=IBIP "
-                       "(or flask --app app ibi prefix-pair, or the prefix table page) and import again",
-                       missing=missing, ibi=published))
+    if ibip is None:
+        raise NoIbi(N_("the IBIp prefix of %(ibi)s is not known: add its pair with --prefix-pair REP=IBIP (or flask "
+                       "--app app ibi prefix-pair, or the prefix table page) and import again", ibi=published))
+    if rep is None:
+        raise NoIbi(N_("the repository-name prefix of %(ibi)s is not known: add its pair with --prefix-pair REP=IBIP "
+                       "(or flask --app app ibi prefix-pair, or the prefix table page) and import again", ibi=published))
     rep_identifier, ibip_identifier = parse_ibi(rep), parse_ibi(ibip)
     return ImportedIbi(rep, ibip, published, ibip_identifier.date, rep_identifier.utc,
                        (rep_identifier.prefix, ibip_identifier.prefix))
