@@ -28,6 +28,8 @@ from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
+import requests
+
 from ..archive.history import DELETED, EDITED, IMPORTED, Actor, Change
 from ..archive.file_path import parse_file_path
 from ..archive.import_formats import read_oai_page
@@ -107,6 +109,28 @@ class SourceUnreachable(IbiError):
 
 Fetch = Callable[[str, dict], bytes]
 """GET a URL with query parameters, its body (``SourceUnreachable`` on any failure)."""
+
+#: Seconds to connect to an OAI-PMH source, and to wait for each page of its answer.
+OAI_TIMEOUT = (10, 300)
+
+
+def is_oai_source(source: str) -> bool:
+    """An OAI-PMH base URL (``http://…``, ``https://…``) rather than a file."""
+    return source.strip().lower().startswith(("http://", "https://"))
+
+
+def http_fetch(url: str, parameters: dict) -> bytes:
+    """GET one page of an OAI-PMH answer. Any http(s) address the administrator names is asked,
+    loopback and private ones included: an import is run by the administrator (README)."""
+    try:
+        response = requests.get(url, params=parameters, timeout=OAI_TIMEOUT, headers={"User-Agent": "IBI Portal import"})
+    except requests.RequestException as error:
+        raise SourceUnreachable(N_("the OAI-PMH source %(url)s could not be reached: %(reason)s",
+                                   url=url, reason=str(error))) from None
+    if response.status_code != 200:
+        raise SourceUnreachable(N_("the OAI-PMH source %(url)s answered HTTP %(status)s to %(request)s",
+                                   url=url, status=response.status_code, request=response.url))
+    return response.content
 
 
 def harvest(base_url: str, fetch: Fetch) -> Iterator[SourceRecord]:

@@ -69,6 +69,24 @@ def _item_type(text: str) -> tuple[str | None, str | None]:
         return (found.slug, None) if found else (None, str(error))
 
 
+#: The file sources, by their name's suffix.
+FILE_SUFFIXES = (".bib", ".ris", ".csv")
+
+
+def read_file(name: str, data: bytes) -> Iterator[SourceRecord]:
+    """The records of a ``.bib``, ``.ris`` or ``.csv`` file by its name (UTF-8, else Latin-1 as
+    older URLib exports are); ParseError for another kind of file."""
+    suffix = "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""
+    readers = {".bib": read_bib, ".ris": read_ris, ".csv": read_csv}
+    if suffix not in readers:
+        raise ParseError(N_("%(name)s is not a .bib, .ris or .csv file", name=name), field="source")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")
+    return readers[suffix](text)
+
+
 # -- RIS ---------------------------------------------------------------------------------------
 
 _RIS_LINE = re.compile(r"([A-Z][A-Z0-9])  -(?: (.*))?$")

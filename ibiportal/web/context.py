@@ -12,6 +12,7 @@ from ..application.files import ItemFiles
 from ..application.copies import CopyService
 from ..application.idempotent_minting import IdempotentMinting
 from ..application.items import ItemService
+from ..application.importing import Importer
 from ..ibi.url import PersistentUrl, normalize_base
 from ..minting import Minter
 from ..resolver.addresses import client_ip_list
@@ -107,6 +108,14 @@ def get_item_files() -> ItemFiles:
     """The files of the own Archive's items, over the request's connection."""
     storage = get_storage()
     return ItemFiles(IdentifierStore(storage), FileStore(storage), current_app.config["MAX_FILE_BYTES"])
+
+
+def get_importer(extra_pairs=()) -> Importer:
+    """Imports into the own Archive (``items import`` and the Import page), with the known prefix
+    pairs and ``extra_pairs`` (given for one import)."""
+    storage = get_storage()
+    return Importer(IdentifierStore(storage), FileStore(storage), application().subsystem,
+                    [*known_prefix_pairs(), *extra_pairs], current_app.config["MAX_FILE_BYTES"])
 
 
 def get_copies() -> CopyService:

@@ -13,24 +13,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import click
-import requests
-from flask import current_app
 from flask.cli import AppGroup
 
-from ..application.importing import FAILED, Importer, SourceUnreachable, Totals, harvest
-from ..archive.import_formats import read_bib, read_csv, read_ris
+from ..application.importing import FAILED, SourceUnreachable, Totals, harvest, http_fetch, is_oai_source
+from ..archive.import_formats import FILE_SUFFIXES, read_file
 from ..archive.import_records import SourceRecord
 from ..errors import ParseError
 from ..ibi.prefixes import check_prefix_pair
-from ..storage.files import FileStore
 from ..storage.identifiers import IdentifierStore
-from .context import application, get_storage, known_prefix_pairs
+from .context import get_importer, get_storage
 
 items_cli = AppGroup("items", help="The own Archive's items: import a collection.")
 
-#: Seconds to connect to an OAI-PMH source, and to wait for each page of its answer.
-OAI_TIMEOUT = (10, 300)
-_READERS = {".bib": read_bib, ".ris": read_ris, ".csv": read_csv}
 
 
 @items_cli.command("import")
@@ -57,9 +51,7 @@ def import_command(source: str, dry_run: bool, update: bool, files_dir: Path | N
     if not dry_run:
         for rep, ibip in given:
             store.add_prefix_pair(rep, ibip, f"given to the import of {source}")
-    pairs = [*known_prefix_pairs(), *given]
-    importer = Importer(store, FileStore(get_storage()), application().subsystem, pairs,
-                        current_app.config["MAX_FILE_BYTES"])
+    importer = get_importer(given)
     totals = Totals()
     stopped = None
     try:
@@ -79,33 +71,15 @@ def import_command(source: str, dry_run: bool, update: bool, files_dir: Path | N
 
 def _records(source: str) -> Iterator[SourceRecord]:
     """The records of SOURCE, by its kind; ParseError for a SOURCE that is neither."""
-    if source.lower().startswith(("http://", "https://")):
-        return harvest(source, _fetch)
-    path = Path(source)
-    reader = _READERS.get(path.suffix.lower())
-    if reader is None:
+    if is_oai_source(source):
+        return harvest(source, http_fetch)
+    if not source.lower().endswith(FILE_SUFFIXES):
         raise ParseError("SOURCE must be an OAI-PMH base URL (http://… or https://…) or a .bib, .ris or .csv file")
     try:
-        data = path.read_bytes()
+        data = Path(source).read_bytes()
     except OSError as error:
         raise ParseError(f"cannot read {source}: {error.strerror}") from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = data.decode("latin-1")  # older URLib exports
-    return reader(text)
-
-
-def _fetch(url: str, parameters: dict) -> bytes:
-    """GET one page of an OAI-PMH answer. Any http(s) address the administrator names is asked,
-    loopback and private ones included: an import is run by the administrator, from the server."""
-    try:
-        response = requests.get(url, params=parameters, timeout=OAI_TIMEOUT, headers={"User-Agent": "IBI Portal import"})
-    except requests.RequestException as error:
-        raise SourceUnreachable(f"the OAI-PMH source {url} could not be reached: {error}") from None
-    if response.status_code != 200:
-        raise SourceUnreachable(f"the OAI-PMH source {url} answered HTTP {response.status_code} to {response.url}")
-    return response.content
+    return read_file(source, data)
 
 
 def _pair(text: str) -> tuple[str, str]:
