@@ -302,13 +302,12 @@ class Importer:
         with self.store.storage.write_transaction() as conn:
             self.store.record_minted(conn, item)
             record_change(conn, item.ibip, Change(actor, IMPORTED, {
-                "rep": item.rep, "ibip": item.ibip, "published": ibi.published, "source": actor.name,
-                "record": record.where}))
+                "rep": item.rep, "ibip": item.ibip, "published": ibi.published, "record": record.where}))
             for file in files:
                 self._put(conn, item.ibip, file, actor)
             if record.deleted:
                 self.store.delete_minted(conn, item)
-                record_change(conn, item.ibip, Change(actor, DELETED, {"source": actor.name}))
+                record_change(conn, item.ibip, Change(actor, DELETED))
             if own:  # last: on PostgreSQL the clock's update goes with the COMMIT
                 self.store.move_clock_past(conn, self.subsystem.key, ibi.date, self.clock())
 
@@ -322,7 +321,7 @@ class Importer:
                 columns["creators"] = tuple(columns["creators"])  # type: ignore[arg-type]
             if columns:
                 self.store.change_minted(conn, locked, **columns)
-                record_change(conn, locked.ibip, Change(actor, EDITED, {"changes": changes, "source": actor.name}))
+                record_change(conn, locked.ibip, Change(actor, EDITED, {"changes": changes}))
             for file in files:
                 self._put(conn, locked.ibip, file, actor)
 
@@ -332,7 +331,7 @@ class Importer:
             if locked is None or locked.deleted:
                 return
             self.store.delete_minted(conn, locked)
-            record_change(conn, locked.ibip, Change(actor, DELETED, {"source": actor.name}))
+            record_change(conn, locked.ibip, Change(actor, DELETED))
 
     def _put(self, conn, ibip: str, file: _File, actor: Actor) -> None:
         with file.disk.open("rb") as body:

@@ -84,3 +84,12 @@ def test_the_page_in_portuguese_and_a_bad_source_said_so(app, admin):
     assert "colecao.xml não é um arquivo .bib, .ris ou .csv" in answer.get_data(as_text=True)
     answer = admin.post("/admin/import/", data={"csrf_token": token, "preview": "1"})
     assert answer.status_code == 400 and "Escolha um arquivo .bib, .ris ou .csv" in answer.get_data(as_text=True)
+
+
+def test_an_oai_pmh_source_that_cannot_be_reached_is_said_after_the_rows(app, admin):
+    token = _token(admin.get("/admin/import/").get_data(as_text=True))
+    from tests.servers import free_port
+    page = admin.post("/admin/import/", data={"csrf_token": token, "preview": "1",
+                                              "source_url": f"http://127.0.0.1:{free_port()}/oai"}).get_data(as_text=True)
+    assert "The source stopped: the OAI-PMH source http://127.0.0.1:" in page and "could not be reached" in page
+    assert "0 records" in page

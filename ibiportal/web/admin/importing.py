@@ -12,15 +12,16 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from collections.abc import Iterator
 
-from flask import Blueprint, Response, abort, render_template, request
+from flask import Blueprint, Response, abort, render_template, request, stream_template
 from flask_babel import gettext
 
 from ...application.importing import Outcome, SourceUnreachable, Totals, harvest, http_fetch, is_oai_source
 from ...archive.import_formats import read_file
 from ...errors import ParseError
 from ..auth.session import admin_required, current_admin
-from ..context import get_importer
+from ..context import get_importer, open_storage
 from ..i18n import translate
 from .forms import ImportForm, ReportForm
 
@@ -46,24 +47,42 @@ def run_import():
         source, records, text = _source(form)
     except ParseError as error:
         return render_template("admin/import.html", form=form, error=translate(error.message)), 400
-    outcomes: list[Outcome] = []
-    totals = Totals()
-    stopped = None
-    importer = get_importer()
-    try:
-        for outcome in importer.run(records, f"{source} (administrator {current_admin()})", dry_run=dry_run,
-                                    update=form.update.data):
-            outcomes.append(outcome)
-            totals.add(outcome)
-    except (SourceUnreachable, ParseError) as error:
-        stopped = translate(str(error))
-    report = "".join(json.dumps(outcome.to_dict(), ensure_ascii=False) + "\n" for outcome in outcomes)
-    report = base64.b64encode(report.encode("utf-8")).decode("ascii")  # line breaks, as the file above
+    storage = open_storage()  # the request's is closed before a streamed page ends
+    run = _Run(get_importer(storage=storage), records, f"{source} (administrator {current_admin()})", dry_run, form.update.data)
     again = ImportForm(formdata=None, data={"source_url": source if is_oai_source(source) else "",
                                             "source_name": "" if is_oai_source(source) else source,
                                             "source_text": text or "", "update": form.update.data})
-    return render_template("admin/import.html", form=again, outcomes=outcomes, totals=totals, dry_run=dry_run,
-                           stopped=stopped, source=source, report_form=ReportForm(formdata=None, data={"report": report}))
+    # streamed: each record's row reaches the page as it is done (the import's progress), the totals last
+    return stream_template("admin/import.html", form=again, run=run, outcomes=run.outcomes(), dry_run=dry_run,
+                           source=source)
+
+
+class _Run:
+    """One import as the page shows it: its outcomes as they come, then its totals, why the source
+    stopped (if it did) and the report to download."""
+
+    def __init__(self, importer, records, source: str, dry_run: bool, update: bool) -> None:
+        self.importer, self.records, self.source = importer, records, source
+        self.dry_run, self.update = dry_run, update
+        self.done: list[Outcome] = []
+        self.totals = Totals()
+        self.stopped: str | None = None
+
+    def outcomes(self) -> Iterator[Outcome]:
+        try:
+            for outcome in self.importer.run(self.records, self.source, dry_run=self.dry_run, update=self.update):
+                self.done.append(outcome)
+                self.totals.add(outcome)
+                yield outcome
+        except (SourceUnreachable, ParseError) as error:
+            self.stopped = translate(error.message if isinstance(error, ParseError) else error.args[0])
+        finally:
+            self.importer.store.storage.close()
+
+    def report_form(self) -> ReportForm:
+        """The outcomes as JSON Lines, in base64 (a form field holds no line break, ``web.inputs``)."""
+        report = "".join(json.dumps(outcome.to_dict(), ensure_ascii=False) + "\n" for outcome in self.done)
+        return ReportForm(formdata=None, data={"report": base64.b64encode(report.encode("utf-8")).decode("ascii")})
 
 
 @bp.post("/report")
