@@ -16,6 +16,8 @@ from urllib.parse import parse_qs, quote
 
 import pytest
 
+from ibiportal import create_app
+
 from ibiportal.archive.history import EDITED, FILE_ADDED, IMPORTED, Actor
 from ibiportal.ibi.conversion import convert
 from ibiportal.ibi.repository import decode_rep_suffix
@@ -81,6 +83,12 @@ class OaiProvider:
         return [('<?xml version="1.0" encoding="UTF-8"?><OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/">'
                  '<responseDate>2026-01-01T00:00:00Z</responseDate><request>http://127.0.0.1/oai</request>'
                  f"{body}</OAI-PMH>").encode("utf-8")]
+
+
+@pytest.fixture
+def app(database_setting):
+    """The portal on SQLite, then on PostgreSQL (several nodes share its subsystem clock)."""
+    return create_app({"TESTING": True, "DATABASE": database_setting, "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False})
 
 
 @pytest.fixture
