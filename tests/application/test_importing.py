@@ -308,3 +308,22 @@ def test_ris_and_csv_sources(app, runner):
 def test_a_source_that_is_neither_is_refused(runner, tmp_path):
     result = _import(runner, str(tmp_path / "collection.xml"))
     assert result.exit_code == 2 and "OAI-PMH base URL" in result.output
+
+
+def test_a_csv_names_its_files_and_an_ibip_finds_its_folder_spelt_with_80(app, runner, col, tmp_path):
+    source = tmp_path / "collection.csv"
+    source.write_text(
+        "ibi,title,files\n"
+        f"{INPE_IBIP},Análise,publicacao.pdf\n"  # the IBIp only: its folder on disk is …/mtc-m18@80/…
+        f"http://urlib.net/ibi/{INPE_IBIP},The same item again,\n"
+        f"{KOJA_IBIP},On methods,publicacao.pdf\n",  # no folder for it under col/
+        encoding="utf-8")
+    result = _import(runner, str(source), "--files", str(col))
+    outcomes = list(_outcomes(result.output).values())
+    assert outcomes == ["created", "skipped", "failed"]
+    assert "the source gave this IBI already, in line 2" in result.output
+    assert "no folder" in result.output
+    storage = _store(app)
+    assert [stored.path for stored in FileStore(storage).files(INPE_IBIP)] == ["publicacao.pdf"]
+    assert IdentifierStore(storage).find_minted(ibip=KOJA_IBIP) is None
+    storage.close()
