@@ -36,6 +36,7 @@ from ..archive.import_formats import read_oai_page
 from ..archive.import_records import ImportedIbi, NoIbi, SourceRecord, read_ibi
 from ..errors import IbiError, ParseError
 from ..i18n import N_
+from ..ibi.identifier import parse_ibi
 from ..ibi.prefixes import equivalent_rep_prefixes
 from ..minted import MintedItem
 from ..minting import MintRequest, Subsystem, system_clock
@@ -182,7 +183,7 @@ class Importer:
         try:
             ibi = read_ibi(record, self.pairs)
         except NoIbi as error:
-            return Outcome(record.where, SKIPPED, str(error))
+            return Outcome(record.where, SKIPPED, error.args[0])
         named = dict(rep=ibi.rep, ibip=ibi.ibip, published=ibi.published)
         if ibi.ibip in seen:
             return Outcome(record.where, SKIPPED, N_("the source gave this IBI already, in %(where)s",
@@ -191,8 +192,8 @@ class Importer:
         try:
             wanted = MintRequest.parse(record.fields)
             files = self._files(record, ibi, files_dir)
-        except ParseError as error:
-            return Outcome(record.where, FAILED, f"{error.field or 'record'}: {error}", **named)
+        except ParseError as error:  # its message names the field (a mint's own refusal)
+            return Outcome(record.where, FAILED, error.message, **named)
         paths = tuple(file.path for file in files)
         held = self.store.find_minted(rep=ibi.rep, ibip=ibi.ibip)
         try:
@@ -202,8 +203,10 @@ class Importer:
                 reason = N_("deleted in the source: kept as its tombstone") if record.deleted else N_("new here")
                 return Outcome(record.where, CREATED, reason, files=paths, **named)
             return self._compare(record, ibi, wanted, files, held, actor, dry_run, update)
-        except (IbiError, OSError) as error:
-            return Outcome(record.where, FAILED, str(error), **named)
+        except IbiError as error:
+            return Outcome(record.where, FAILED, error.args[0] if error.args else type(error).__name__, **named)
+        except OSError as error:
+            return Outcome(record.where, FAILED, f"{error.filename or ''}: {error.strerror}", **named)
         except Exception as error:  # noqa: BLE001 - the database refused this item; the others go on
             return Outcome(record.where, FAILED, N_("the database refused the item: %(reason)s",
                                                       reason=str(error).splitlines()[0]), **named)
@@ -211,7 +214,7 @@ class Importer:
     def _compare(self, record: SourceRecord, ibi: ImportedIbi, wanted: MintRequest, files: list[_File],
                  held: MintedItem, actor: Actor, dry_run: bool, update: bool) -> Outcome:
         named = dict(rep=ibi.rep, ibip=ibi.ibip, published=ibi.published, files=tuple(file.path for file in files))
-        if (held.rep, held.ibip) != (ibi.rep, ibi.ibip):
+        if not _same_forms(held, ibi):
             return Outcome(record.where, CONFLICT, N_(
                 "this portal holds the item as %(rep)s = %(ibip)s: an IBI's forms are never changed",
                 rep=held.rep, ibip=held.ibip), **named)
@@ -336,6 +339,15 @@ class Importer:
     def _put(self, conn, ibip: str, file: _File, actor: Actor) -> None:
         with file.disk.open("rb") as body:
             self.files.put_in(conn, ibip, file.path, file.content_type, body, file.size, file.sha256, actor=actor)
+
+
+def _same_forms(held: MintedItem, ibi: ImportedIbi) -> bool:
+    """Whether the item held has the record's IBI in both forms: the same IBIp, and a repository
+    name of the same date whose prefix names the same server (``mtc-m18@80`` is ``mtc-m18``)."""
+    if held.ibip != ibi.ibip:
+        return False
+    held_rep, record_rep = parse_ibi(held.rep), parse_ibi(ibi.rep)
+    return held_rep.suffix == record_rep.suffix and equivalent_rep_prefixes(held_rep.prefix, record_rep.prefix)
 
 
 def _item_folder(files_dir: Path, ibi: ImportedIbi) -> Path | None:

@@ -327,3 +327,6 @@ def test_a_csv_names_its_files_and_an_ibip_finds_its_folder_spelt_with_80(app, r
     assert [stored.path for stored in FileStore(storage).files(INPE_IBIP)] == ["publicacao.pdf"]
     assert IdentifierStore(storage).find_minted(ibip=KOJA_IBIP) is None
     storage.close()
+    # the same item named by its repository name with @80 is the same IBI, not a conflict
+    source.write_text(f"ibi,title\n{INPE_REP},Análise\n", encoding="utf-8")
+    assert list(_outcomes(_import(runner, str(source)).output).values()) == ["unchanged"]

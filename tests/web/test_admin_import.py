@@ -93,3 +93,13 @@ def test_an_oai_pmh_source_that_cannot_be_reached_is_said_after_the_rows(app, ad
                                               "source_url": f"http://127.0.0.1:{free_port()}/oai"}).get_data(as_text=True)
     assert "The source stopped: the OAI-PMH source http://127.0.0.1:" in page and "could not be reached" in page
     assert "0 records" in page
+
+
+def test_the_preview_in_portuguese(app, admin):
+    token = _token(admin.get("/admin/import/?lang=pt-BR").get_data(as_text=True))
+    page = admin.post("/admin/import/", data={"csrf_token": token, "preview": "1",
+                                              "source_file": (io.BytesIO((DATA / "urlib.bib").read_bytes()), "urlib.bib")},
+                      content_type="multipart/form-data").get_data(as_text=True)
+    assert "Prévia: o que uma importação faria" in page and "novo aqui" in page and "criado" in page
+    assert "o prefixo do nome de repositório de 8JMKD3MGPEW34M/49SPD9L não é conhecido" in page
+    assert "nenhum IBI no registro" in page and "(nada gravado)" in page
