@@ -183,7 +183,9 @@ class Importer:
         try:
             ibi = read_ibi(record, self.pairs)
         except NoIbi as error:
-            return Outcome(record.where, SKIPPED, error.args[0])
+            found = error.found and parse_ibi(error.found).form
+            return Outcome(record.where, SKIPPED, error.args[0], rep=error.found if found == "rep" else None,
+                           ibip=error.found if found == "ibip" else None, published=error.found)
         named = dict(rep=ibi.rep, ibip=ibi.ibip, published=ibi.published)
         if ibi.ibip in seen:
             return Outcome(record.where, SKIPPED, N_("the source gave this IBI already, in %(where)s",

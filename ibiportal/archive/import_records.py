@@ -70,7 +70,12 @@ class ImportedIbi:
 
 
 class NoIbi(IbiError):
-    """A record from which no IBI can be read in both forms: it is skipped, never given one."""
+    """A record from which no IBI can be read in both forms: it is skipped, never given one.
+    ``found``: the one form it gives, when only the other's prefix is unknown (for the report)."""
+
+    def __init__(self, message: str, found: str | None = None) -> None:
+        super().__init__(message)
+        self.found = found
 
 
 def read_ibi(record: SourceRecord, pairs: Iterable[Sequence[str]]) -> ImportedIbi:
@@ -99,10 +104,10 @@ def read_ibi(record: SourceRecord, pairs: Iterable[Sequence[str]]) -> ImportedIb
     published = (named_rep.published or named_rep.ibi) if named_rep else (first.published or first.ibi)
     if ibip is None:
         raise NoIbi(N_("the IBIp prefix of %(ibi)s is not known: add its pair with --prefix-pair REP=IBIP (or flask "
-                       "--app app ibi prefix-pair, or the prefix table page) and import again", ibi=published))
+                       "--app app ibi prefix-pair, or the prefix table page) and import again", ibi=published), rep)
     if rep is None:
         raise NoIbi(N_("the repository-name prefix of %(ibi)s is not known: add its pair with --prefix-pair REP=IBIP "
-                       "(or flask --app app ibi prefix-pair, or the prefix table page) and import again", ibi=published))
+                       "(or flask --app app ibi prefix-pair, or the prefix table page) and import again", ibi=published), ibip)
     rep_identifier, ibip_identifier = parse_ibi(rep), parse_ibi(ibip)
     return ImportedIbi(rep, ibip, published, ibip_identifier.date, rep_identifier.utc,
                        (rep_identifier.prefix, ibip_identifier.prefix))

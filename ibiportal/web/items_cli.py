@@ -57,7 +57,7 @@ def import_command(source: str, dry_run: bool, update: bool, files_dir: Path | N
     try:
         for outcome in importer.run(records, source, dry_run=dry_run, update=update, files_dir=files_dir):
             totals.add(outcome)
-            ibi = f"{outcome.rep} = {outcome.ibip}" if outcome.rep else "-"
+            ibi = " = ".join(form or "?" for form in (outcome.rep, outcome.ibip)) if outcome.rep or outcome.ibip else "-"
             click.echo(f"{outcome.outcome}\t{outcome.where}\t{ibi}\t{outcome.reason}")
             if report_file is not None:
                 report_file.write(json.dumps(outcome.to_dict(), ensure_ascii=False) + "\n")

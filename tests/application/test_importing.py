@@ -172,6 +172,7 @@ def test_a_harvest_keeps_every_ibi_attaches_files_and_reports_each_record(app, r
     by_record = {row["record"]: row for row in rows}
     assert "not a calendar date" in by_record["oai:urlib.net:8JMKD3MGP3W34T/47E2TRB"]["reason"]
     assert "--prefix-pair" in by_record["oai:urlib.net:8JMKD3MGPEW34M/49SPD9L"]["reason"]
+    assert by_record["oai:urlib.net:8JMKD3MGPEW34M/49SPD9L"]["ibip"] == "8JMKD3MGPEW34M/49SPD9L"
     assert "no IBI in the record" in by_record["oai:example.org:item-17"]["reason"]
 
     storage = _store(app)
