@@ -156,10 +156,11 @@ class ImportForm(FlaskForm):
     )
     update = BooleanField(lazy_gettext("Write the source's data over items held here with other data (--update)"))
     source_name = HiddenField()
-    source_text = HiddenField()
+    #: ``…-text``: a multi-line field to the edge's rules (``web.edge``), so a whole file fits
+    source_text = HiddenField(name="source-text")
 
 
 class ReportForm(FlaskForm):
     """An import's report, posted back to be downloaded as JSON Lines."""
 
-    report = HiddenField()
+    report = HiddenField(name="report-text")  # a multi-line field, as ``ImportForm.source_text``

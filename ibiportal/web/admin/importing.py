@@ -14,7 +14,7 @@ import binascii
 import json
 from collections.abc import Iterator
 
-from flask import Blueprint, Response, abort, render_template, request, stream_template
+from flask import Blueprint, Response, abort, current_app, render_template, request, stream_template
 from flask_babel import gettext
 
 from ...application.importing import Outcome, SourceUnreachable, Totals, harvest, http_fetch, is_oai_source
@@ -26,6 +26,14 @@ from ..i18n import translate
 from .forms import ImportForm, ReportForm
 
 bp = Blueprint("admin_import", __name__, url_prefix="/admin/import")
+
+
+@bp.url_value_preprocessor
+def _room_for_the_source(_endpoint: str | None, _values: dict | None) -> None:
+    """A previewed file comes back as a form field (and a report goes out as one): let a field
+    be as large as a form may be (``MAX_CONTENT_LENGTH``), not werkzeug's 500 kB, before
+    CSRFProtect reads the form (as Convert's batch and References do)."""
+    request.max_form_memory_size = current_app.config["MAX_CONTENT_LENGTH"]
 
 
 @bp.get("/")
@@ -80,7 +88,7 @@ class _Run:
             self.importer.store.storage.close()
 
     def report_form(self) -> ReportForm:
-        """The outcomes as JSON Lines, in base64 (a form field holds no line break, ``web.inputs``)."""
+        """The outcomes as JSON Lines, in base64 (as the previewed file: exactly as written)."""
         report = "".join(json.dumps(outcome.to_dict(), ensure_ascii=False) + "\n" for outcome in self.done)
         return ReportForm(formdata=None, data={"report": base64.b64encode(report.encode("utf-8")).decode("ascii")})
 
@@ -118,5 +126,5 @@ def _source(form: ImportForm):
             raise ParseError(gettext("Choose a .bib, .ris or .csv file, or give an OAI-PMH base URL.")) from None
     else:
         raise ParseError(gettext("Choose a .bib, .ris or .csv file, or give an OAI-PMH base URL."))
-    # carried to the import in base64: a form field may hold no line break (``web.inputs``)
+    # carried to the import in base64: a form field's line breaks come back as CRLF, and a file's bytes must not change
     return name, read_file(name, data), base64.b64encode(data).decode("ascii")
