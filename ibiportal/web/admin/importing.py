@@ -117,7 +117,8 @@ def _source(form: ImportForm):
             raise ParseError(gettext("An OAI-PMH base URL begins with http:// or https://."))
         return form.source_url.data, harvest(form.source_url.data, http_fetch), None
     if upload and upload.filename:
-        data = upload.read()
+        with upload.stream:  # a large part is spooled to a temporary file: closed now, not at garbage collection
+            data = upload.read()
         name = upload.filename
     elif form.source_text.data and form.source_name.data:
         try:
