@@ -84,24 +84,30 @@ class FileStore:
         bytes are written, and of two uploads of one path at once, the later to finish replaces
         the earlier (both succeed, the later says it replaced a file).
         """
-        uploaded_at = now_iso()
         with self.storage.write_transaction() as conn:
-            file_id = conn.execute(
-                insert(item_file).values(
-                    ibi=ibi, path=f"/uploading/{uuid.uuid4()}", content_type=content_type, size=size, sha256=sha256,
-                    chunk_bytes=CHUNK_BYTES, uploaded_at=uploaded_at,
-                )
-            ).inserted_primary_key[0]
-            seq = 0
-            while chunk := body.read(CHUNK_BYTES):
-                conn.execute(insert(item_file_chunk).values(file_id=file_id, seq=seq, data=chunk))
-                seq += 1
-            self._lock(conn, ibi, path)
-            replaced = _drop(conn, ibi, path)
-            conn.execute(update(item_file).where(item_file.c.id == file_id).values(path=path))
-            ibis_changed(self.storage, conn, [ibi])
-            details = {"path": path, "content_type": content_type, "size": size, "sha256": sha256}
-            record_change(conn, ibi, Change(actor, FILE_REPLACED if replaced else FILE_ADDED, details))
+            return self.put_in(conn, ibi, path, content_type, body, size, sha256, actor=actor)
+
+    def put_in(self, conn: Connection, ibi: str, path: str, content_type: str, body: BinaryIO, size: int,
+               sha256: str, *, actor: Actor) -> tuple[StoredFile, bool]:
+        """:meth:`put` inside the caller's write transaction: an import stores an item and its
+        files in one transaction, all of them or none."""
+        uploaded_at = now_iso()
+        file_id = conn.execute(
+            insert(item_file).values(
+                ibi=ibi, path=f"/uploading/{uuid.uuid4()}", content_type=content_type, size=size, sha256=sha256,
+                chunk_bytes=CHUNK_BYTES, uploaded_at=uploaded_at,
+            )
+        ).inserted_primary_key[0]
+        seq = 0
+        while chunk := body.read(CHUNK_BYTES):
+            conn.execute(insert(item_file_chunk).values(file_id=file_id, seq=seq, data=chunk))
+            seq += 1
+        self._lock(conn, ibi, path)
+        replaced = _drop(conn, ibi, path)
+        conn.execute(update(item_file).where(item_file.c.id == file_id).values(path=path))
+        ibis_changed(self.storage, conn, [ibi])
+        details = {"path": path, "content_type": content_type, "size": size, "sha256": sha256}
+        record_change(conn, ibi, Change(actor, FILE_REPLACED if replaced else FILE_ADDED, details))
         return StoredFile(file_id, ibi, path, content_type, size, sha256, CHUNK_BYTES, uploaded_at), replaced
 
     def delete(self, ibi: str, path: str, *, actor: Actor) -> bool:

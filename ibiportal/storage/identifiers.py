@@ -91,6 +91,19 @@ class IdentifierStore:
             self.storage.execute_with_commit(
                 update(subsystem_clock).where(subsystem_clock.c.subsystem == subsystem).values(**values))
 
+    def move_clock_past(self, conn: Connection, subsystem: str, date: Decimal, reading: Decimal) -> bool:
+        """Inside a write transaction, as its last statement: the subsystem's state moved to
+        ``date`` unless it is past it already, so that Algorithm 4 never issues ``date`` or an
+        earlier one again (an imported IBI of this subsystem). ``reading`` is the clock now, kept
+        as the state's last reading when the subsystem has never minted. Whether it moved."""
+        state = self.lock_subsystem_clock(conn, subsystem)
+        if state is not None and state.last_date >= date:
+            return False
+        clock = (SubsystemClock(date, reading, Decimal(0)) if state is None
+                 else SubsystemClock(date, state.last_reading, state.offset))
+        self.advance_subsystem_clock(conn, subsystem, clock, first=state is None)
+        return True
+
     def record_minted(self, conn: Connection, item: MintedItem) -> None:
         """Store the item of a reserved slot, inside the caller's transaction; resolution caches
         drop what they hold of it (a "not found" kept for it is now wrong)."""

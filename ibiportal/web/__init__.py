@@ -26,6 +26,7 @@ from .archive.views import bp as archive_bp
 from .archive.views import register_service_route as register_archive_service
 from .service_paths import ServicePaths
 from .admin.items import bp as admin_items_bp
+from .admin.importing import bp as admin_import_bp
 from .admin.views import bp as admin_bp
 from .admin import resolvers as admin_resolvers  # noqa: F401  (its routes join admin_bp: /admin/resolvers)
 from .archives_cli import archives_cli
@@ -81,6 +82,7 @@ def register(app: Flask, built: Application) -> None:
     app.register_blueprint(references_bp)
     app.register_blueprint(admin_bp)
     app.register_blueprint(admin_items_bp)
+    app.register_blueprint(admin_import_bp)
     app.register_blueprint(health_bp)
     app.register_blueprint(api_bp)
     app.register_blueprint(api_docs_bp)

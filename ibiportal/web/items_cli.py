@@ -12,6 +12,8 @@ terminal and no ``--yes`` changes nothing). The last line printed is the totals.
 
 ``release IBI --successor …`` moves an item to another Archive (``application.releasing``).
 
+``import SOURCE`` brings a URLib collection in, keeping every IBI (``import_cli``).
+
 Exit status: 0 done; 1 some rows refused, or the release refused (its reason on standard
 error); 2 a file, header or argument that cannot be used (nothing changed).
 """
@@ -32,8 +34,10 @@ from ..application.releasing import ReleaseRefused, Successor
 from ..archive.history import Actor
 from ..errors import IbiError, ParseError
 from .context import get_items, get_releasing
+from .import_cli import import_command
 
-items_cli = AppGroup("items", help="The own Archive's items: changed in bulk, or moved to another Archive.")
+items_cli = AppGroup("items", help="The own Archive's items: imported, changed in bulk, or moved to another Archive.")
+items_cli.add_command(import_command)
 
 #: The columns ``items update`` reads besides ``ibi``: target URL and bibliographic fields (links
 #: between items are changed one item at a time, where each link is checked as it is made).

@@ -35,6 +35,7 @@ PAGES = {
     "health": "/archives/health",
     "archives": "/admin/archives",
     "items": "/admin/items/",
+    "import": "/admin/import/",
     "resolvers": "/admin/resolvers",
     "conformance": "/admin/conformance",
     "item-page": "/D7N2U8HW/3UGHFGH",  # the resolver's redirect, to a demo Archive's page of the item

@@ -8,7 +8,7 @@ from urllib.parse import unquote
 from flask_babel import gettext, lazy_gettext
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
-from wtforms import HiddenField, PasswordField, StringField, SubmitField
+from wtforms import BooleanField, HiddenField, PasswordField, StringField, SubmitField
 from wtforms.validators import DataRequired, Length, Optional, ValidationError
 
 from ..identifiers.forms import MintForm
@@ -141,3 +141,26 @@ class UploadForm(FlaskForm):
                        validators=[Optional(), Length(max=4096)],
                        description=lazy_gettext("e.g. docs/report.pdf: relative, no . or .. segments. Empty: the file's "
                                                 "own name."))
+
+
+class ImportForm(FlaskForm):
+    """A collection to import (``application.importing``): an uploaded ``.bib``, ``.ris`` or
+    ``.csv`` file, or an OAI-PMH base URL; a preview's page carries the file back as
+    ``source_text`` (with its ``source_name``), so that "Import" imports what was previewed."""
+
+    source_file = FileField(lazy_gettext("A .bib, .ris or .csv file"))
+    source_url = StringField(
+        lazy_gettext("or an OAI-PMH base URL"), filters=[_strip], validators=[Optional(), Length(max=2000)],
+        description=lazy_gettext("Harvested with ListRecords in oai_dc, every resumption token followed, e.g. "
+                                 "http://archive.example.org/oai"),
+    )
+    update = BooleanField(lazy_gettext("Write the source's data over items held here with other data (--update)"))
+    source_name = HiddenField()
+    #: ``…-text``: a multi-line field to the edge's rules (``web.edge``), so a whole file fits
+    source_text = HiddenField(name="source-text")
+
+
+class ReportForm(FlaskForm):
+    """An import's report, posted back to be downloaded as JSON Lines."""
+
+    report = HiddenField(name="report-text")  # a multi-line field, as ``ImportForm.source_text``

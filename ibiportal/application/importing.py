@@ -1,0 +1,375 @@
+"""Moving another Archive's collection into the own one, keeping every IBI (issue 34 point 1).
+
+Each record of a source (``archive.import_formats``: a CSV, RIS or BibTeX file, or an OAI-PMH
+``ListRecords`` harvest) becomes one outcome:
+
+* ``created``: the own Archive did not hold its IBI; the item is stored with both forms of the
+  IBI it was published with (never minted anew), its files, and ``imported`` in its history;
+* ``unchanged``: the own Archive holds it with the same fields and files (a second run of a
+  source changes nothing);
+* ``conflict``: the own Archive holds it with other data, and it is left as it is;
+* ``updated``: the same, with ``update``: the fields given are written, the files added or
+  replaced, the change recorded (``edited``) field by field;
+* ``skipped``: no IBI can be read from it, its other prefix is unknown, or the source gave it twice;
+* ``failed``: a field, a file or the database refused it.
+
+Every item is written in one transaction with its files and its history, or not at all, so a
+failure loses nothing already imported and stops nothing after it. An imported IBI of this
+portal's own identification subsystem moves its Algorithm 4 state past its date in the same
+transaction: no mint on any node can issue it again (``IdentifierStore.move_clock_past``).
+"""
+from __future__ import annotations
+
+import hashlib
+import mimetypes
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from decimal import Decimal
+from pathlib import Path
+
+import requests
+
+from ..archive.history import DELETED, EDITED, IMPORTED, Actor, Change
+from ..archive.file_path import parse_file_path
+from ..archive.import_formats import read_oai_page
+from ..archive.import_records import ImportedIbi, NoIbi, SourceRecord, read_ibi
+from ..errors import IbiError, ParseError
+from ..i18n import N_
+from ..ibi.identifier import parse_ibi
+from ..ibi.prefixes import equivalent_rep_prefixes
+from ..minted import MintedItem
+from ..minting import MintRequest, Subsystem, system_clock
+from ..storage.files import FileStore
+from ..storage.history import record_change
+from ..storage.identifiers import IdentifierStore
+
+CREATED, UPDATED, UNCHANGED, CONFLICT, SKIPPED, FAILED = "created", "updated", "unchanged", "conflict", "skipped", "failed"
+OUTCOMES = (CREATED, UPDATED, UNCHANGED, CONFLICT, SKIPPED, FAILED)
+
+#: The folder of an item's own files in a URLib Archive's ``col/<repository name>/``: URLib serves
+#: ``/col/<rep>/doc/<path>`` as ``<ibi>/<path>`` (file 003 Table 8.9), so the path below it is the
+#: file's path in the own Archive. The item's other folders (``service``, ``agreement``) are the
+#: old Archive's bookkeeping, not the item's files.
+DOC_FOLDER = "doc"
+
+#: The fields an import compares and writes, as a mint request names them, with their columns.
+_COLUMNS = {"title": "title", "creators": "creators", "date": "item_date", "language": "language",
+            "target_url": "target_url"}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of one record (one JSON Lines row of ``--report``)."""
+
+    where: str
+    outcome: str
+    reason: str
+    rep: str | None = None
+    ibip: str | None = None
+    published: str | None = None
+    files: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict:
+        return {"record": self.where, "outcome": self.outcome, "reason": self.reason, "rep": self.rep,
+                "ibip": self.ibip, "published": self.published, "files": list(self.files)}
+
+
+@dataclass
+class Totals:
+    """How many records had each outcome."""
+
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OUTCOMES, 0))
+
+    def add(self, outcome: Outcome) -> None:
+        self.counts[outcome.outcome] += 1
+
+    @property
+    def records(self) -> int:
+        return sum(self.counts.values())
+
+    def line(self, dry_run: bool = False) -> str:
+        """``totals: 12 records: 10 created, 0 updated, …`` (the import's last line)."""
+        counts = ", ".join(f"{self.counts[name]} {name}" for name in OUTCOMES)
+        return f"totals{' (dry run, nothing written)' if dry_run else ''}: {self.records} records: {counts}"
+
+
+@dataclass(frozen=True)
+class _File:
+    path: str
+    disk: Path
+    size: int
+    sha256: str
+    content_type: str
+
+
+class SourceUnreachable(IbiError):
+    """The source could not be read (an unreachable OAI-PMH server, an answer that is not
+    OAI-PMH): the records read before it are imported, the import then stops with this reason."""
+
+
+Fetch = Callable[[str, dict], bytes]
+"""GET a URL with query parameters, its body (``SourceUnreachable`` on any failure)."""
+
+#: Seconds to connect to an OAI-PMH source, and to wait for each page of its answer.
+OAI_TIMEOUT = (10, 300)
+
+
+def is_oai_source(source: str) -> bool:
+    """An OAI-PMH base URL (``http://…``, ``https://…``) rather than a file."""
+    return source.strip().lower().startswith(("http://", "https://"))
+
+
+def http_fetch(url: str, parameters: dict) -> bytes:
+    """GET one page of an OAI-PMH answer. Any http(s) address the administrator names is asked,
+    loopback and private ones included: an import is run by the administrator (README)."""
+    try:
+        response = requests.get(url, params=parameters, timeout=OAI_TIMEOUT, headers={"User-Agent": "IBI Portal import"})
+    except requests.RequestException as error:
+        raise SourceUnreachable(N_("the OAI-PMH source %(url)s could not be reached: %(reason)s",
+                                   url=url, reason=str(error))) from None
+    if response.status_code != 200:
+        raise SourceUnreachable(N_("the OAI-PMH source %(url)s answered HTTP %(status)s to %(request)s",
+                                   url=url, status=response.status_code, request=response.url))
+    return response.content
+
+
+def harvest(base_url: str, fetch: Fetch) -> Iterator[SourceRecord]:
+    """The records of an OAI-PMH data provider: ``ListRecords`` in ``oai_dc`` (OAI-PMH 2.0 §4.5),
+    then each resumption token until the list ends (§3.5), one page at a time."""
+    parameters: dict = {"verb": "ListRecords", "metadataPrefix": "oai_dc"}
+    page_number = 1
+    while True:
+        where = f"page {page_number} of {base_url}"
+        try:
+            page = read_oai_page(fetch(base_url, parameters), where)
+        except ParseError as error:
+            raise SourceUnreachable(error.message) from None
+        yield from page.records
+        if page.token is None:
+            return
+        parameters = {"verb": "ListRecords", "resumptionToken": page.token}
+        page_number += 1
+
+
+class Importer:
+    """Imports records into the own Archive over one storage (module docstring).
+
+    ``pairs``: the prefix pairs that give a record's other form; ``subsystem``: the portal's own,
+    whose clock an imported IBI of it moves; ``max_file_bytes``: ``IBIPORTAL_MAX_FILE_BYTES``.
+    """
+
+    def __init__(self, store: IdentifierStore, files: FileStore, subsystem: Subsystem, pairs: Sequence[Sequence[str]],
+                 max_file_bytes: int, clock: Callable[[], Decimal] = system_clock):
+        self.store = store
+        self.files = files
+        self.subsystem = subsystem
+        self.pairs = [tuple(pair) for pair in pairs]
+        self.max_file_bytes = max_file_bytes
+        self.clock = clock
+
+    def run(self, records: Iterable[SourceRecord], source: str, *, dry_run: bool = False, update: bool = False,
+            files_dir: Path | None = None) -> Iterator[Outcome]:
+        """One outcome per record, as each is done (so a caller shows progress)."""
+        actor = Actor("import", source)
+        seen: dict[str, str] = {}
+        for record in records:
+            yield self._one(record, actor, seen, dry_run, update, files_dir)
+
+    def _one(self, record: SourceRecord, actor: Actor, seen: dict[str, str], dry_run: bool, update: bool,
+             files_dir: Path | None) -> Outcome:
+        if record.problem:
+            return Outcome(record.where, FAILED, record.problem)
+        try:
+            ibi = read_ibi(record, self.pairs)
+        except NoIbi as error:
+            found = error.found and parse_ibi(error.found).form
+            return Outcome(record.where, SKIPPED, error.args[0], rep=error.found if found == "rep" else None,
+                           ibip=error.found if found == "ibip" else None, published=error.found)
+        named = dict(rep=ibi.rep, ibip=ibi.ibip, published=ibi.published)
+        if ibi.ibip in seen:
+            return Outcome(record.where, SKIPPED, N_("the source gave this IBI already, in %(where)s",
+                                                       where=seen[ibi.ibip]), **named)
+        seen[ibi.ibip] = record.where
+        try:
+            wanted = MintRequest.parse(record.fields)
+            files = self._files(record, ibi, files_dir)
+        except ParseError as error:  # its message names the field (a mint's own refusal)
+            return Outcome(record.where, FAILED, error.message, **named)
+        paths = tuple(file.path for file in files)
+        held = self.store.find_minted(rep=ibi.rep, ibip=ibi.ibip)
+        try:
+            if held is None:
+                if not dry_run:
+                    self._create(ibi, record, wanted, files, actor)
+                reason = N_("deleted in the source: kept as its tombstone") if record.deleted else N_("new here")
+                return Outcome(record.where, CREATED, reason, files=paths, **named)
+            return self._compare(record, ibi, wanted, files, held, actor, dry_run, update)
+        except IbiError as error:
+            return Outcome(record.where, FAILED, error.args[0] if error.args else type(error).__name__, **named)
+        except OSError as error:
+            return Outcome(record.where, FAILED, f"{error.filename or ''}: {error.strerror}", **named)
+        except Exception as error:  # noqa: BLE001 - the database refused this item; the others go on
+            return Outcome(record.where, FAILED, N_("the database refused the item: %(reason)s",
+                                                      reason=str(error).splitlines()[0]), **named)
+
+    def _compare(self, record: SourceRecord, ibi: ImportedIbi, wanted: MintRequest, files: list[_File],
+                 held: MintedItem, actor: Actor, dry_run: bool, update: bool) -> Outcome:
+        named = dict(rep=ibi.rep, ibip=ibi.ibip, published=ibi.published, files=tuple(file.path for file in files))
+        if not _same_forms(held, ibi):
+            return Outcome(record.where, CONFLICT, N_(
+                "this portal holds the item as %(rep)s = %(ibip)s: an IBI's forms are never changed",
+                rep=held.rep, ibip=held.ibip), **named)
+        if held.deleted:
+            if record.deleted:
+                return Outcome(record.where, UNCHANGED, N_("deleted here and in the source"), **named)
+            return Outcome(record.where, CONFLICT, N_("deleted here on %(date)s: a tombstone is never changed",
+                                                      date=held.deleted_at), **named)
+        if record.deleted:
+            if not update:
+                return Outcome(record.where, CONFLICT, N_("deleted in the source, held here: --update deletes it"),
+                               **named)
+            if not dry_run:
+                self._delete(held, actor)
+            return Outcome(record.where, UPDATED, N_("deleted, as in the source"), **named)
+        changes = self._changes(held, record, wanted)
+        changed_files = [file for file in files if (held_file := self.files.find(held.ibip, file.path)) is None
+                         or held_file.sha256 != file.sha256]
+        if not changes and not changed_files:
+            return Outcome(record.where, UNCHANGED, N_("held here with the same fields and files"), **named)
+        differing = ", ".join([change["field"] for change in changes] + [file.path for file in changed_files])
+        if not update:
+            return Outcome(record.where, CONFLICT, N_("held here with other data (%(fields)s): left as it is; "
+                                                      "--update replaces it", fields=differing), **named)
+        if not dry_run:
+            self._update(held, changes, changed_files, actor)
+        return Outcome(record.where, UPDATED, N_("changed: %(fields)s", fields=differing), **named)
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def _files(self, record: SourceRecord, ibi: ImportedIbi, files_dir: Path | None) -> list[_File]:
+        """The files to attach: those the record names, else all, below ``<dir>/<rep>/doc/``."""
+        if files_dir is None:
+            if record.files:
+                raise ParseError(N_("the record names files (%(files)s): give the folder that holds them with --files",
+                                    files=", ".join(record.files)), field="files")
+            return []
+        folder = _item_folder(files_dir, ibi)
+        if folder is None:
+            if record.files:
+                raise ParseError(N_("no folder %(folder)s for the files the record names",
+                                    folder=files_dir / ibi.rep / DOC_FOLDER), field="files")
+            return []
+        if record.files:
+            disks = [(name, folder / name) for name in record.files]
+            missing = [name for name, disk in disks if not disk.is_file()]
+            if missing:
+                raise ParseError(N_("no file %(file)s in %(folder)s", file=missing[0], folder=folder), field="files")
+        else:
+            disks = [(disk.relative_to(folder).as_posix(), disk) for disk in sorted(folder.rglob("*")) if disk.is_file()]
+        return [self._file(parse_file_path(unicodedata.normalize("NFC", name)), disk) for name, disk in disks]
+
+    def _file(self, path: str, disk: Path) -> _File:
+        size = disk.stat().st_size
+        if size > self.max_file_bytes:
+            raise ParseError(N_("%(path)s is %(size)s bytes, more than the %(limit)s a file may have "
+                                "(IBIPORTAL_MAX_FILE_BYTES)", path=path, size=size, limit=self.max_file_bytes),
+                             field="files")
+        digest = hashlib.sha256()
+        with disk.open("rb") as body:
+            while piece := body.read(1024 * 1024):
+                digest.update(piece)
+        content_type, _ = mimetypes.guess_type(path, strict=False)
+        return _File(path, disk, size, digest.hexdigest(), content_type or "application/octet-stream")
+
+    @staticmethod
+    def _changes(held: MintedItem, record: SourceRecord, wanted: MintRequest) -> list[dict[str, object]]:
+        """The fields the record gives whose value differs from the item's: ``{"field", "old", "new"}``."""
+        now = {"title": held.title, "creators": list(held.creators), "date": held.item_date,
+               "language": held.language, "target_url": held.target_url, **asdict(held.bibliographic)}
+        new = {"title": wanted.title, "creators": list(wanted.creators), "date": wanted.item_date,
+               "language": wanted.language, "target_url": wanted.target_url, **asdict(wanted.bibliographic)}
+        given = {name for name, value in record.fields.items() if value not in (None, "", (), [])}
+        return [{"field": name, "old": now[name], "new": new[name]} for name in new
+                if name in given and now[name] != new[name]]
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def _create(self, ibi: ImportedIbi, record: SourceRecord, wanted: MintRequest, files: list[_File],
+                actor: Actor) -> None:
+        """The item, its files, its history and the own clock, in one transaction."""
+        item = MintedItem(
+            rep=ibi.rep, ibip=ibi.ibip, date=ibi.date, utc=ibi.utc, subsystem=ibi.subsystem, title=wanted.title,
+            target_url=wanted.target_url, creators=wanted.creators, item_date=wanted.item_date,
+            language=wanted.language, bibliographic=wanted.bibliographic,
+        )
+        own = ibi.is_of(self.subsystem.rep_prefix, self.subsystem.ibip_prefix)
+        with self.store.storage.write_transaction() as conn:
+            self.store.record_minted(conn, item)
+            record_change(conn, item.ibip, Change(actor, IMPORTED, {
+                "rep": item.rep, "ibip": item.ibip, "published": ibi.published, "record": record.where}))
+            for file in files:
+                self._put(conn, item.ibip, file, actor)
+            if record.deleted:
+                self.store.delete_minted(conn, item)
+                record_change(conn, item.ibip, Change(actor, DELETED))
+            if own:  # last: on PostgreSQL the clock's update goes with the COMMIT
+                self.store.move_clock_past(conn, self.subsystem.key, ibi.date, self.clock())
+
+    def _update(self, held: MintedItem, changes: list[dict[str, object]], files: list[_File], actor: Actor) -> None:
+        with self.store.storage.write_transaction() as conn:
+            locked = self.store.lock_minted(conn, held.ibip)
+            if locked is None or locked.deleted:
+                raise IbiError(N_("%(ibi)s was deleted while it was imported", ibi=held.ibip))
+            columns = {_COLUMNS.get(str(change["field"]), str(change["field"])): change["new"] for change in changes}
+            if "creators" in columns:
+                columns["creators"] = tuple(columns["creators"])  # type: ignore[arg-type]
+            if columns:
+                self.store.change_minted(conn, locked, **columns)
+                record_change(conn, locked.ibip, Change(actor, EDITED, {"changes": changes}))
+            for file in files:
+                self._put(conn, locked.ibip, file, actor)
+
+    def _delete(self, held: MintedItem, actor: Actor) -> None:
+        with self.store.storage.write_transaction() as conn:
+            locked = self.store.lock_minted(conn, held.ibip)
+            if locked is None or locked.deleted:
+                return
+            self.store.delete_minted(conn, locked)
+            record_change(conn, locked.ibip, Change(actor, DELETED))
+
+    def _put(self, conn, ibip: str, file: _File, actor: Actor) -> None:
+        with file.disk.open("rb") as body:
+            self.files.put_in(conn, ibip, file.path, file.content_type, body, file.size, file.sha256, actor=actor)
+
+
+def _same_forms(held: MintedItem, ibi: ImportedIbi) -> bool:
+    """Whether the item held has the record's IBI in both forms: the same IBIp, and a repository
+    name of the same date whose prefix names the same server (``mtc-m18@80`` is ``mtc-m18``)."""
+    if held.ibip != ibi.ibip:
+        return False
+    held_rep, record_rep = parse_ibi(held.rep), parse_ibi(ibi.rep)
+    return held_rep.suffix == record_rep.suffix and equivalent_rep_prefixes(held_rep.prefix, record_rep.prefix)
+
+
+def _item_folder(files_dir: Path, ibi: ImportedIbi) -> Path | None:
+    """``<dir>/<repository name>/doc`` as the collection spells the name on disk: its case and its
+    port spelling (``mtc-m18@80``, ``mtc-m18.80`` or ``mtc-m18`` name one server); ``None`` when
+    the item has no folder there."""
+    host, word, year, time = ibi.rep.split("/")
+    for first in _entries(files_dir):
+        if first.name.lower() != host:
+            continue
+        for second in _entries(first):
+            try:
+                same = equivalent_rep_prefixes(f"{host}/{second.name}", f"{host}/{word}")
+            except ParseError:
+                continue
+            folder = second / year / time / DOC_FOLDER
+            if same and folder.is_dir():
+                return folder
+    return None
+
+
+def _entries(folder: Path) -> list[Path]:
+    return sorted(entry for entry in folder.iterdir() if entry.is_dir()) if folder.is_dir() else []
