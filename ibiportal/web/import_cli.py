@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import click
+from flask.cli import with_appcontext
 
 from ..application.importing import FAILED, SourceUnreachable, Totals, harvest, http_fetch, is_oai_source
 from ..archive.import_formats import FILE_SUFFIXES, read_file
@@ -23,6 +24,7 @@ from ..storage.identifiers import IdentifierStore
 from .context import get_importer, get_storage
 
 @click.command("import")
+@with_appcontext
 @click.argument("source")
 @click.option("--dry-run", is_flag=True, help="Write nothing; print what would happen to each record.")
 @click.option("--update", is_flag=True, help="Write the source's data over items held here with other data.")

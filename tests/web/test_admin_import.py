@@ -12,6 +12,7 @@ import pytest
 from ibiportal import create_app
 from ibiportal.storage.database import Storage
 from ibiportal.storage.identifiers import IdentifierStore
+from tests.admin_session import log_in_as
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "import"
 
@@ -23,9 +24,7 @@ def app(new_database):
 
 @pytest.fixture
 def admin(client):
-    with client.session_transaction() as session:
-        session["admin"] = "ada"
-    return client
+    return log_in_as(client, "ada")
 
 
 def _token(html: str) -> str:
