@@ -88,7 +88,7 @@ def test_paste_a_batch_with_a_bad_row(page):
     expect(page.locator(".counts")).to_have_text("2 converted 1 with a note 1 failed")
     rows = page.locator(".batch-table tbody tr")
     expect(rows).to_have_count(3)
-    expect(rows.nth(0).locator("td")).to_contain_text(["1", IBIP, "sid.inpe.br/mtc-m18/2009/02.16.17.46"])
+    expect(rows.nth(0).locator("td")).to_contain_text(["1", IBIP, "sid.inpe.br/mtc-m18@80/2009/02.16.17.46"])
     failed = rows.nth(1)
     expect(failed.locator("td.line")).to_have_text("3")  # the blank line 2 is counted, not shown
     expect(failed.locator("mark")).to_have_text("V")
@@ -179,13 +179,13 @@ def test_keyboard_only(page):
     page.get_by_label("IBI (either form)").focus()
     page.keyboard.type(IBIP)
     page.keyboard.press("Enter")
-    expect(page.locator(".form-rep .strip")).to_have_text("sid.inpe.br/mtc-m18/2009/02.16.17.46")
+    expect(page.locator(".form-rep .strip")).to_have_text("sid.inpe.br/mtc-m18@80/2009/02.16.17.46")
     copy = page.locator(".form-rep").get_by_role("button", name="Copy")
     copy.focus()
     hold_timers(page)
     page.keyboard.press("Enter")
     expect(copy).to_have_text("Copied")
-    assert page.evaluate("navigator.clipboard.readText()") == "sid.inpe.br/mtc-m18/2009/02.16.17.46"
+    assert page.evaluate("navigator.clipboard.readText()") == "sid.inpe.br/mtc-m18@80/2009/02.16.17.46"
     page.clock.run_for(1500)
     expect(copy).to_have_text("Copy")  # the label comes back after 1.5 s
     page.clock.resume()  # the rest of the page runs on real time again

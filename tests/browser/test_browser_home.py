@@ -23,12 +23,12 @@ def test_an_ibip_is_recognised_and_converts_to_the_repository_name(page):
     expect(page.get_by_role("heading", name="Identifiers that outlive addresses")).to_be_visible()
     look_up(page, "8JMKD3MGP8W/34PGRBS")
     expect(page.get_by_role("heading", name="This is an IBI in IBIp form")).to_be_visible()
-    expect(page.locator(".recognised .card")).to_contain_text("sid.inpe.br/mtc-m18/2009/02.16.17.46")
+    expect(page.locator(".recognised .card")).to_contain_text("sid.inpe.br/mtc-m18@80/2009/02.16.17.46")
     shoot(page, "home-desktop")
     action(page, "Convert").click()
     expect(page).to_have_url(re.compile(r"/convert\?ibi=8JMKD3MGP8W%2F34PGRBS$"))
     expect(page.get_by_label("IBI (either form)")).to_have_value("8JMKD3MGP8W/34PGRBS")
-    expect(page.locator("main")).to_contain_text("sid.inpe.br/mtc-m18/2009/02.16.17.46")
+    expect(page.locator("main")).to_contain_text("sid.inpe.br/mtc-m18@80/2009/02.16.17.46")
 
 
 def test_a_repository_name_opens_compose_with_its_ibi(page):

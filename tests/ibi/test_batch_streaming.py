@@ -87,7 +87,7 @@ def test_the_cli_streams_a_csv_file(runner, tmp_path):
 def test_the_cli_reads_a_csv_from_standard_input_and_fails_on_a_bad_row(runner):
     result = runner.invoke(args=["ibi", "convert", "--csv", "-"], input="8JMKD3MGP8W/34PGRBS\n8JMKD3MGP8W/0\n")
     assert result.exit_code == 1
-    assert result.output.splitlines()[1].startswith("1,8JMKD3MGP8W/34PGRBS,sid.inpe.br/mtc-m18/2009/02.16.17.46,")
+    assert result.output.splitlines()[1].startswith("1,8JMKD3MGP8W/34PGRBS,sid.inpe.br/mtc-m18@80/2009/02.16.17.46,")
     assert "2,8JMKD3MGP8W/0,,," in result.output
 
 

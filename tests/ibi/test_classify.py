@@ -156,12 +156,12 @@ def test_to_dict_is_json_shaped():
         "ibi": "8JMKD3MGP8W/35MMLL8",
         "published": "8JMKD3MGP8W/35MMLL8",
         "form": "ibip",
-        "rep": "sid.inpe.br/mtc-m18/2009/07.21.14.43",
+        "rep": "sid.inpe.br/mtc-m18@80/2009/07.21.14.43",  # the spelling in use in 2009
         "ibip": "8JMKD3MGP8W/35MMLL8",
         "utc": "2009-07-21T14:43:00Z",
         "warnings": [
             "8JMKD3MGP8W has 2 known repository-name spellings (sid.inpe.br/mtc-m18, sid.inpe.br/mtc-m18@80) "
-            "for the same host and port; the first is shown"
+            "for the same host and port; the one in use on the item's date is shown (with @ before August 2010)"
         ],
         "resolver": "http://urlib.net/",
         "persistent_url": "http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)",

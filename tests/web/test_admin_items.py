@@ -182,5 +182,5 @@ def test_the_list_shows_the_copies_held(admin, runner):
                       headers={"Authorization": f"Bearer {token}"})
     assert held.status_code == 201, held.get_json()
     page = admin.get("/admin/items/").get_data(as_text=True)
-    assert "8JMKD3MGP8W/34PGRBS" in page and "sid.inpe.br/mtc-m18/2009/02.16.17.46" in page
+    assert "8JMKD3MGP8W/34PGRBS" in page and "sid.inpe.br/mtc-m18@80/2009/02.16.17.46" in page
     assert 'href="https://mirror.example/r"' in page

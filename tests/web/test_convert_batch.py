@@ -134,7 +134,7 @@ def test_api_batch_rows_with_per_row_errors(client):
     body = response.get_json()
     assert (body["converted"], body["failed"]) == (2, 2)
     assert [row["line"] for row in body["rows"]] == [1, 2, 3, 4]
-    assert body["rows"][0]["rep"] == "sid.inpe.br/mtc-m18/2009/02.16.17.46" and body["rows"][0]["error"] is None
+    assert body["rows"][0]["rep"] == "sid.inpe.br/mtc-m18@80/2009/02.16.17.46" and body["rows"][0]["error"] is None
     assert body["rows"][1]["error"]["position"] == 19 and "'V'" in body["rows"][1]["error"]["message"]
     assert body["rows"][2]["error"] == {"message": "empty identifier", "position": None}
     assert body["rows"][3]["ibip"] == IBIP and body["rows"][3]["utc"] == "2009-02-16T17:46:00Z"

@@ -9,7 +9,7 @@ from ibiportal.protocol.pairlist import parse_pair_list
 CLIENT = {"REMOTE_ADDR": "172.16.44.200"}
 #: An IBI no demo Archive holds, whose prefixes the standard pairs (file 003: mtc-m18 = 8JMKD3MGP8W).
 OTHER = "8JMKD3MGP8W/34PGRBS"
-OTHER_REP = "sid.inpe.br/mtc-m18/2009/02.16.17.46"
+OTHER_REP = "sid.inpe.br/mtc-m18@80/2009/02.16.17.46"  # the spelling in use on its date (before August 2010)
 
 
 @pytest.fixture

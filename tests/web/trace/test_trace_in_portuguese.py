@@ -121,9 +121,10 @@ def test_failing_archives_in_the_diagnosis_and_the_alert_in_portuguese(app, clie
     path = traced(client, FAULTY, include_faulty="y")
     text = words(page(app, path, PT), keep_english=True)
     assert re.search(r"garbled respondeu uma lista de pares malformada \(", text)
-    assert re.search(r"slow falhou \(timeout: nenhuma resposta em \d+ s \(este Arquivo de demonstração leva 30 s\)\)", text)
-    assert re.search(r"não respondeu a tempo \(nenhuma resposta em \d+ s \(este Arquivo de demonstração leva 30 s\)\), "
-                     r"após \d+(,\d)? ms", text)
+    limit = r"nenhuma resposta em \d+ s, o limite dos Arquivos de demonstração respondidos dentro do portal " \
+            r"\(este Arquivo de demonstração leva 30 s\)"
+    assert re.search(rf"slow falhou \(timeout: {limit}\)", text)
+    assert re.search(rf"não respondeu a tempo \({limit}\), após \d+(,\d)? ms", text)
     assert re.search(r": respondeu algo que não é uma lista de pares \(Tabela 6\.2\), após \d+(,\d+)? ms", text)
     for english in ("answered a malformed pair list", "answered something that is not", "did not answer in time",
                     "gave no answer before the deadline", "this demo Archive takes"):
@@ -163,9 +164,9 @@ def page_any(app, path: str, headers: dict) -> str:
 def test_a_missing_relation_and_a_chosen_translation_in_portuguese(app, client):
     """The alert names what is missing in the core's own Portuguese words (Table 8.2's), and the
     note on a chosen translation is Portuguese too."""
-    missing = words(page(app, traced(client, "http://urlib.net/8JMKD3MGP8W/35MMLL8+"), PT), keep_english=True)
-    assert ("a tradução não existe: mtc-m16c tem 8JMKD3MGP8W/35MMLL8, mas não tem tradução do item "
-            "8JMKD3MGP8W/35MMLL8 (sua resposta não tem url.translation nem ibi.translation)") in missing
+    missing = words(page(app, traced(client, "http://urlib.net/8JMKD3MGP8W/35MMLL8+(de)"), PT), keep_english=True)
+    assert ("a tradução não existe: mtc-m16c tem 8JMKD3MGP8W/35MMLL8, mas não tem tradução em alemão do item "
+            "8JMKD3MGP8W/35MMLL8 (sua resposta não tem url") in missing
     chosen = words(page(app, traced(client, "http://urlib.net/D7N2U8HW/3J5AC3H+", accept_language="pt-BR,en;q=0.5"),
                         PT), keep_english=True)
     assert "Tradução (pt) escolhida pelo Accept-Language q=1 entre en, pt." in chosen
