@@ -7,12 +7,14 @@ from __future__ import annotations
 import json
 import sys
 import threading
+from collections.abc import Iterator
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 import requests.adapters
 from hypothesis import settings
+from playwright.sync_api import Playwright, sync_playwright
 
 from ibiportal import create_app
 from ibiportal.archive.demo import load_demo_archives
@@ -233,3 +235,12 @@ def readings(monkeypatch) -> list[str]:
 
     monkeypatch.setattr(extract_module, "classify", counting)
     return read
+
+
+@pytest.fixture(scope="session")
+def playwright_driver() -> Iterator[Playwright]:
+    """Playwright's driver, once per worker: a second ``sync_playwright()`` in the same thread
+    while one runs fails ("Sync API inside the asyncio loop"), so every module that drives a
+    browser (tests/browser, tests/security) launches it from this one."""
+    with sync_playwright() as playwright:
+        yield playwright

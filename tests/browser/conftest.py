@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, Page
 from werkzeug.security import generate_password_hash
 
 from ibiportal import create_app
@@ -90,12 +90,6 @@ def addressless_server(tmp_path_factory) -> Iterator[LiveServer]:
     server.thread.start()
     yield server
     server.server.shutdown()
-
-
-@pytest.fixture(scope="session")
-def playwright_driver() -> Iterator[Playwright]:
-    with sync_playwright() as playwright:
-        yield playwright
 
 
 @pytest.fixture(scope="session")

@@ -14,10 +14,10 @@ from urllib.parse import quote
 
 import pytest
 import requests
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Page
 
 from ibiportal import create_app
-from tests.browser.chromium import CHROMIUM, CHROMIUM_ARGS
+from tests.browser.chromium import CHROMIUM_ARGS, HEADLESS_SHELL
 from tests.servers import fresh_sqlite, loopback_server
 
 #: Each payload makes an element with an ``id`` of its own if it is ever read as markup.
@@ -56,19 +56,18 @@ def portal(tmp_path_factory) -> Iterator[Portal]:
 
 
 @pytest.fixture(scope="module")
-def browser(portal) -> Iterator[Page]:
+def browser(portal, playwright_driver) -> Iterator[Page]:
     """One Chromium page, logged in as the administrator through the login form."""
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = chromium.new_context(base_url=portal.url).new_page()
-        page.on("dialog", lambda dialog: pytest.fail(f"a dialog opened: {dialog.message}"))
-        page.goto("/admin/login")
-        page.fill("#username", "ada")
-        page.fill("#password", PASSWORD)
-        with page.expect_navigation():
-            page.click("button[type=submit]")
-        yield page
-        chromium.close()
+    chromium = playwright_driver.chromium.launch(executable_path=HEADLESS_SHELL, args=CHROMIUM_ARGS)
+    page = chromium.new_context(base_url=portal.url).new_page()
+    page.on("dialog", lambda dialog: pytest.fail(f"a dialog opened: {dialog.message}"))
+    page.goto("/admin/login")
+    page.fill("#username", "ada")
+    page.fill("#password", PASSWORD)
+    with page.expect_navigation():
+        page.click("button[type=submit]")
+    yield page
+    chromium.close()
 
 
 def assert_text_not_markup(page: Page, *shown: str) -> None:

@@ -9,14 +9,13 @@ from collections.abc import Iterator
 
 import pytest
 import requests
-from playwright.sync_api import sync_playwright
 
 from werkzeug.security import generate_password_hash
 
 from ibiportal import create_app
 from ibiportal.storage.accounts import AccountStore
 from ibiportal.storage.database import Storage
-from tests.browser.chromium import CHROMIUM, CHROMIUM_ARGS
+from tests.browser.chromium import CHROMIUM_ARGS, HEADLESS_SHELL
 from tests.servers import fresh_sqlite, loopback_server
 
 PASSWORD = "a long enough password"
@@ -56,19 +55,18 @@ def portal(tmp_path_factory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def browser_reads():
+def browser_reads(playwright_driver):
     """``browser_reads(LOCATIONS, PAGE)``: each Location as Chromium resolves it on PAGE."""
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page()
+    browser = playwright_driver.chromium.launch(executable_path=HEADLESS_SHELL, args=CHROMIUM_ARGS)
+    page = browser.new_page()
 
-        def read(locations: list[str], base: str) -> list[dict]:
-            return page.evaluate("([locations, base]) => locations.map(location => { const url = new URL(location, base);"
-                                 " return {origin: url.origin, path: url.pathname + url.search + url.hash}; })",
-                                 [locations, base])
+    def read(locations: list[str], base: str) -> list[dict]:
+        return page.evaluate("([locations, base]) => locations.map(location => { const url = new URL(location, base);"
+                             " return {origin: url.origin, path: url.pathname + url.search + url.hash}; })",
+                             [locations, base])
 
-        yield read
-        browser.close()
+    yield read
+    browser.close()
 
 
 def log_in(portal: str, target: str) -> str | None:

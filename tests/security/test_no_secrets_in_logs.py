@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import json
+import zlib
 import logging
 import threading
 
@@ -21,9 +22,13 @@ WRONG_TOKEN = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFG"
 
 
 def session_id(cookie: str) -> str:
-    """The server-side session's id inside a Flask session cookie (its payload is base64 JSON)."""
-    payload = cookie.split(".")[0]
-    return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))["admin_session"]
+    """The server-side session's id inside a Flask session cookie: its payload is base64 JSON,
+    zlib-compressed when that is shorter (itsdangerous then starts the cookie with a ".", as it
+    did when a flashed message rode along)."""
+    compressed = cookie.startswith(".")
+    payload = cookie.lstrip(".").split(".")[0]
+    data = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
+    return json.loads(zlib.decompress(data) if compressed else data)["admin_session"]
 
 
 def test_no_password_token_or_session_in_any_log(tmp_path, caplog):
