@@ -2,7 +2,9 @@
 pages behind the demo Archives' URLs, so that every resolution ends on a real page."""
 from __future__ import annotations
 
-from flask import Blueprint, Flask, Response, abort, render_template, request
+import json
+
+from flask import Blueprint, Flask, Response, abort, render_template, request, url_for
 from flask_babel import gettext
 
 from ...archive.model import Item
@@ -18,6 +20,7 @@ from ..files import file_response, listing_response, refusal_response
 from ..host import portal_url
 from ..resolve.views import resolve
 from ..results import persistent_url
+from ..signposting import LINKSET_TYPE, Signpost, item_signposts, link_header, linkset
 
 bp = Blueprint("archive", __name__)
 
@@ -98,8 +101,7 @@ def own_item(ibi: str):
     is, its files, its editions and translations, and Cite."""
     items = get_items()
     record, history = items.history(ibi)
-    # a released item is no longer held (the Archive answers it nothing), but its page says where it went
-    item = holdings().own.store.item(record.minted) if record.minted.released else _find(holdings().own, ibi)
+    item = _landing_item(record, ibi)
     relations = record.relations
     related = [(label, target, _title(items, target)) for label, target in (
         (gettext("Previous edition"), relations.previous_edition), (gettext("Next edition"), relations.next_edition),
@@ -108,11 +110,40 @@ def own_item(ibi: str):
     ) if target]
     related += [(gettext("Translation (%(language)s)", language=language), target, _title(items, target))
                 for language, target in relations.translations]
-    embedded = embedded_metadata(item_record(item)) if item.dc else None
+    citation = item_record(item)
+    embedded = embedded_metadata(citation) if item.dc else None
     files = get_item_files().listing(record.minted.ibip).files
-    return render_template("archive/own_item.html", item=item, record=record, related=related, files=files,
-                           file_urls=_file_urls(item, files), persistent=persistent_url(resolver_base(), record.minted.ibip),
-                           embedded=embedded, history=history)
+    file_urls = _file_urls(item, files)
+    persistent = persistent_url(resolver_base(), record.minted.ibip)
+    signposts = _signposts(record, citation, files, file_urls)
+    page = render_template("archive/own_item.html", item=item, record=record, related=related, files=files,
+                           file_urls=file_urls, persistent=persistent, embedded=embedded, history=history,
+                           signposts=signposts)
+    return Response(page, headers={"Link": link_header(signposts)})
+
+
+@bp.get("/archive/items/<path:ibi>/linkset")
+def own_item_linkset(ibi: str):
+    """The item page's signposts as a linkset (RFC 9264), for a client that reads no headers."""
+    record, _ = get_items().history(ibi)
+    item = _landing_item(record, ibi)
+    files = get_item_files().listing(record.minted.ibip).files
+    signposts = _signposts(record, item_record(item), files, _file_urls(item, files))
+    anchor = portal_url() + url_for("archive.own_item", ibi=record.minted.ibip)
+    return Response(json.dumps(linkset(anchor, signposts), ensure_ascii=False), mimetype=LINKSET_TYPE)
+
+
+def _landing_item(record, ibi: str) -> Item:
+    """The item an own item's page describes: a released item is no longer held (the Archive
+    answers it nothing), but its page says where it went."""
+    return holdings().own.store.item(record.minted) if record.minted.released else _find(holdings().own, ibi)
+
+
+def _signposts(record, citation, files, file_urls: dict[str, str | None]) -> list[Signpost]:
+    """The item page's FAIR signposts (``signposting``): a file link only while it is served."""
+    return item_signposts(portal_url(), persistent_url(resolver_base(), record.minted.ibip), record.minted.ibip,
+                          citation, [(file_urls[stored.path], stored.content_type)
+                                     for stored in files if file_urls[stored.path]])
 
 
 def _file_urls(item: Item, files) -> dict[str, str | None]:

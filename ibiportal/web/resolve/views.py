@@ -22,8 +22,10 @@ from ...ibi.url import parse_persistent_url
 from ...application.resolving import Asked
 from ...resolver.cache import CachedRedirect
 from ...resolver.diagnosis import NotFoundDiagnosis
-from ..context import application, request_caller, request_site
-from ..host import request_address
+from ..context import application, request_caller, request_site, resolver_base
+from ..host import portal_url, request_address
+from ..results import persistent_url
+from ..signposting import landing_ibip, redirect_link_header
 from .. import limits
 from ..errors import error_response, wants_json
 from ..i18n import translate
@@ -117,8 +119,22 @@ def found_response(url: str, rescued: str | None, trace_url: str, cache: str) ->
                                           "where this portal holds no such file.", link=rescued), 404)
         return with_trace_headers(response, trace_url, cache)
     link = escape(url)
+    headers = [("Location", url), *trace_headers(trace_url, cache)]
+    if "/archive/items/" in url:  # maybe an own item's landing page; any other redirect pays this test alone
+        headers += signposting_headers(url)
     return Response(f'<!doctype html>\n<title>Redirecting</title>\n<p>Redirecting to <a href="{link}">{link}</a>.\n',
-                    FOUND_STATUS, [("Location", url), *trace_headers(trace_url, cache)], mimetype="text/html")
+                    FOUND_STATUS, headers, mimetype="text/html")
+
+
+def signposting_headers(url: str) -> list[tuple[str, str]]:
+    """For a redirect to an own item's landing page, the FAIR signposts known from its IBIp
+    (``web.signposting``: ``cite-as``, ``describedby`` its metadata, ``linkset``) in a second
+    ``Link`` header, built once per item and worker; none for any other redirect."""
+    portal = portal_url()
+    ibip = landing_ibip(url, portal)
+    if ibip is None:
+        return []
+    return [("Link", redirect_link_header(portal, persistent_url(resolver_base(), ibip), ibip))]
 
 
 def unknown_page(ibi_path: str, problem: ParseError, skipped: int = 0):
