@@ -10,6 +10,8 @@ from signposting import find_signposting_http_link
 from signposting.htmllinks import HTML, _parse_html
 from signposting.linkset import LinksetJSON, _parse_linkset_json
 
+from ibiportal.web.signposting import landing_ibip
+
 PDF = b"%PDF-1.4\n" + b"x" * 100
 BASE = "http://localhost"
 
@@ -124,3 +126,15 @@ def test_a_redirect_elsewhere_has_only_its_trace_link(client, auth):
     assert response.status_code == 302
     [link] = response.headers.getlist("Link")
     assert 'rel="describedby"' in link and "cite-as" not in link
+
+
+@pytest.mark.parametrize("url, ibip", [
+    ("http://localhost/archive/items/32G4GKPW/4GS8HHN", "32G4GKPW/4GS8HHN"),
+    ("http://localhost/archive/items/32G4GKPW/4GS8HHN/files", None),
+    ("http://localhost/archive/items/32G4GKPW/4GS8HHN/oai_dc.xml", None),
+    ("http://localhost/archive/items/32G4GKPW/4GS8HHN?lang=en", None),
+    ("http://elsewhere.example/archive/items/32G4GKPW/4GS8HHN", None),
+    ("http://localhost/archive/items/", None),
+])
+def test_only_a_landing_page_of_this_portal_is_recognised(url, ibip):
+    assert landing_ibip(url, "http://localhost") == ibip
