@@ -24,7 +24,7 @@ from ..errors import ParseError
 from ..ibi.prefixes import check_prefix_pair
 from ..storage.files import FileStore
 from ..storage.identifiers import IdentifierStore
-from .context import get_importer, get_storage
+from .context import application, get_importer, get_storage
 
 @click.command("import")
 @with_appcontext
@@ -76,7 +76,7 @@ def _import_package(source: str) -> None:
     outcome line and the totals; exit 2 when the package is refused whole."""
     try:
         with open(source, "rb") as package:
-            outcome = PackageImporter(IdentifierStore(get_storage()), FileStore(get_storage()),
+            outcome = PackageImporter(IdentifierStore(get_storage()), FileStore(get_storage()), application().subsystem,
                                       current_app.config["MAX_FILE_BYTES"]).run(package, Path(source).name)
     except OSError as error:
         _fail(source, ParseError(f"cannot read {source}: {error.strerror}"))

@@ -9,6 +9,7 @@ import threading
 import time
 import zipfile
 from datetime import datetime, timezone
+from decimal import Decimal
 
 import pytest
 import requests
@@ -19,6 +20,7 @@ from ibiportal.registry import ArchiveDetails, Confirmation, KeyHash
 from ibiportal.storage.database import Storage
 from ibiportal.storage.identifiers import IdentifierStore
 from ibiportal.storage.registry import ArchiveStore
+from ibiportal.web.context import application
 from tests.servers import loopback_server
 
 SUCCESSOR_IBI = "8JMKD3MGPCW/3ER446E"
@@ -108,6 +110,27 @@ def test_a_package_is_imported_once_with_its_ibi_files_and_history(packaged, new
 
     assert again.exit_code == 0 and again.output.startswith("unchanged\t"), again.output
     assert len(client.get(f"/api/v1/items/{item['ibip']}/history").get_json()["history"]) == 5
+
+
+def test_an_item_of_the_own_subsystem_moves_the_clock_past_its_date(packaged, new_database, tmp_path):
+    """A portal minting as the package's subsystem (the same server) never issues the IBI again."""
+    item, data = packaged
+    path = tmp_path / "item.zip"
+    # its date a day ahead of the clock (as a node whose clock runs late sees it): only the import moves it there
+    date = Decimal(int(time.time()) + 86400)
+    with zipfile.ZipFile(io.BytesIO(data)) as good, zipfile.ZipFile(path, "w") as moved:
+        for info in good.infolist():
+            manifest = {**json.loads(good.read(info)), "date": str(date)} if info.filename == "package.json" else None
+            moved.writestr(info, json.dumps(manifest) if manifest else good.read(info))
+    same = create_app({"TESTING": True, "DATABASE": new_database("same.sqlite"), "SECRET_KEY": "test"})
+    assert same.test_cli_runner().invoke(args=["items", "import", str(path)]).exit_code == 0
+    with same.app_context():
+        subsystem = application().subsystem
+        storage = Storage(same.config["DATABASE"])
+        with storage.write_transaction() as conn:
+            clock = IdentifierStore(storage).lock_subsystem_clock(conn, subsystem.key)
+        storage.close()
+    assert clock is not None and clock.last_date >= date
 
 
 @pytest.mark.parametrize("name, problem", [("../evil.txt", "leaves the package"), ("/etc/evil", "leaves the package"),
