@@ -24,6 +24,15 @@ def record_change(conn: Connection, ibi: str, change: Change) -> None:
     conn.info.setdefault(COMMITTED_CHANGES, []).append(change.action)  # counted once committed (Storage)
 
 
+def copy_entry(conn: Connection, ibi: str, entry: HistoryEntry) -> None:
+    """Keep an entry another Archive recorded (an item package's history), with its own time and
+    actor, inside the caller's transaction: a moved item keeps its past."""
+    conn.execute(insert(item_history).values(
+        ibi=ibi, at=entry.at, actor_kind=entry.actor.kind, actor_name=entry.actor.name, action=entry.action,
+        details=json.dumps(dict(entry.details), ensure_ascii=False, sort_keys=True),
+    ))
+
+
 class HistoryStore:
     """The recorded changes over one :class:`Storage`."""
 

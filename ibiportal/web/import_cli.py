@@ -13,15 +13,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import click
+from flask import current_app
 from flask.cli import with_appcontext
 
-from ..application.importing import FAILED, SourceUnreachable, Totals, harvest, http_fetch, is_oai_source
+from ..application.importing import CREATED, FAILED, UNCHANGED, SourceUnreachable, Totals, harvest, http_fetch, is_oai_source
+from ..application.packaging import PackageImporter
 from ..archive.import_formats import FILE_SUFFIXES, read_file
 from ..archive.import_records import SourceRecord
 from ..errors import ParseError
 from ..ibi.prefixes import check_prefix_pair
+from ..storage.files import FileStore
 from ..storage.identifiers import IdentifierStore
-from .context import get_importer, get_storage
+from .context import application, get_importer, get_storage
 
 @click.command("import")
 @with_appcontext
@@ -37,8 +40,10 @@ from .context import get_importer, get_storage
                    "unless --dry-run).")
 def import_command(source: str, dry_run: bool, update: bool, files_dir: Path | None, report_file, prefix_pairs) -> None:
     """Import SOURCE: an OAI-PMH base URL (http://… or https://…, harvested with ListRecords in
-    oai_dc), or a .bib, .ris or .csv file (a CSV names its columns: ibi, title, creators, date,
+    oai_dc), an item package .zip (GET /api/v1/items/<ibi>/package), or a .bib, .ris or .csv file (a CSV names its columns: ibi, title, creators, date,
     type, language, target_url, files)."""
+    if source.lower().endswith(".zip"):
+        _import_package(source)
     given = [_pair(text) for text in prefix_pairs]
     try:
         records = _records(source)
@@ -64,6 +69,24 @@ def import_command(source: str, dry_run: bool, update: bool, files_dir: Path | N
         click.echo(f"error: {source}: {stopped}; the records before it were imported, run again to go on", err=True)
     click.echo(totals.line(dry_run))
     sys.exit(1 if stopped or totals.counts[FAILED] else 0)
+
+
+def _import_package(source: str) -> None:
+    """An item package (``GET /api/v1/items/<ibi>/package``, ``application.packaging``): one
+    outcome line and the totals; exit 2 when the package is refused whole."""
+    try:
+        with open(source, "rb") as package:
+            outcome = PackageImporter(IdentifierStore(get_storage()), FileStore(get_storage()), application().subsystem,
+                                      current_app.config["MAX_FILE_BYTES"]).run(package, Path(source).name)
+    except OSError as error:
+        _fail(source, ParseError(f"cannot read {source}: {error.strerror}"))
+    except ParseError as error:
+        _fail(source, error)
+    totals = Totals()
+    totals.add(outcome)
+    click.echo(f"{outcome.outcome}\t{outcome.where}\t{outcome.rep} = {outcome.ibip}\t{outcome.reason}")
+    click.echo(totals.line())
+    sys.exit(0 if outcome.outcome in (CREATED, UNCHANGED) else 1)
 
 
 def _records(source: str) -> Iterator[SourceRecord]:

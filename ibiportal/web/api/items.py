@@ -8,18 +8,23 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from flask import jsonify
+import tempfile
+
+from flask import current_app, jsonify, send_file
 
 from ...application.items import ItemDeleted, ItemNotFound, ItemRecord
+from ...application.packaging import write_package
 from ...application.releasing import ReleaseRefused, Successor
 from ...errors import ParseError
 from ...i18n import N_
 from ...archive.history import HistoryEntry
 from ...archive.model import format_timestamp
 from ...archive.own import item_page_url
-from ..context import get_item_files, get_items, get_releasing, request_client, resolver_base
+from ..context import get_item_files, get_storage, get_items, get_releasing, request_client, resolver_base
 from ..errors import error_response
 from ..files import file_dict
+from ...storage.files import FileStore, read_chunks
+from ...storage.database import Storage
 from ..host import portal_url
 from ..results import persistent_url
 from ..actor import current_actor
@@ -57,6 +62,25 @@ def release_item(ibi: str):
     successor = Successor.parse(_text(body, "successor"), _text(body, "successor_service_ibi") or None)
     record = get_releasing().release(ibi, successor, actor=current_actor(), client_ips=request_client().ip_addresses)
     return jsonify(item_to_dict(record))
+
+
+@bp.get("/items/<item:ibi>/package")
+@token_required
+def package_item(ibi: str):
+    """The item as one zip (``application.packaging``): its metadata, relations, files and
+    history, for ``flask items import`` on the portal it moves to."""
+    record, entries = get_items().history(ibi)
+    minted = record.minted
+    setting = current_app.config["DATABASE"]
+    stored = FileStore(get_storage()).files(minted.ibip)
+    out = tempfile.SpooledTemporaryFile(max_size=8 * 1024 * 1024)
+    write_package(out, minted, item_to_dict(record), entries, stored,
+                  lambda file: read_chunks(lambda: Storage(setting), file, 0, file.size))
+    out.seek(0)
+    name = minted.ibip.replace("/", "-") + ".zip"
+    response = send_file(out, mimetype="application/zip", as_attachment=True, download_name=name)
+    response.call_on_close(out.close)
+    return response
 
 
 def _text(body: dict, name: str) -> str:

@@ -821,6 +821,16 @@ _PATHS: dict[str, dict] = {
         "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("Release")}}},
         "responses": {"200": _json(_ref("Item"), "The item as released"), **_ERRORS},
     }},
+    "/api/v1/items/{ibi}/package": {"get": {
+        "operationId": "packageItem", "summary": "An item as one zip, to move it to another portal",
+        "description": "The zip holds `package.json` (the IBI's two forms, its date and subsystem), `item.json` "
+                       "(the item as GET /api/v1/items/{ibi} gives it), `relations.json`, `files/<path>` (its "
+                       "files) and `history.jsonl` (its history, one JSON entry a line, actors named). "
+                       "`flask items import PACKAGE.zip` imports it with the same IBI; then release the item here.",
+        "security": [{"apiToken": []}], "parameters": [_ITEM_IBI],
+        "responses": {"200": {"description": "The package", "content": {
+            "application/zip": {"schema": {"type": "string", "format": "binary"}}}}, **_ERRORS},
+    }},
     "/api/v1/items/{ibi}/history": {"get": {
         "operationId": "getItemHistory", "summary": "Every change of an own item, oldest first (History, UTC)",
         "description": "Who made each change is named (the administrator's user name, the API token's name) only "
