@@ -1,4 +1,4 @@
-"""gunicorn settings for running IBI Portal in production (issue 6).
+"""gunicorn settings for running IBI Portal in production.
 
 Run from the repository root: ``.venv/bin/gunicorn -c gunicorn.conf.py`` (``bin/run``, which
 ``bin/serve`` runs after setting up, does that behind nginx: ``nginx.conf.template``). Options
@@ -40,7 +40,7 @@ wsgi_app = "app:app"
 # TLS in front of the portal (set IBIPORTAL_TRUSTED_PROXIES to its address). Several addresses:
 # comma-separated. bin/run gives nginx this address and gunicorn a loopback port (--bind): a
 # gthread worker gives each connection a thread while it sends its request, so 20 clients sending
-# a byte every 2 s held both workers' 16 threads; nginx reads requests whole first (issue 39).
+# a byte every 2 s held both workers' 16 threads; nginx reads requests whole first.
 bind = [part.strip() for part in os.environ.get("IBIPORTAL_BIND", "127.0.0.1:8000").split(",") if part.strip()]
 
 # Worker processes: gunicorn's rule of thumb, 2 x cores + 1 (one computes while another waits

@@ -1,4 +1,4 @@
-"""nginx's settings for running IBI Portal in production (issue 39, finding 2).
+"""nginx's settings for running IBI Portal in production.
 
 ``python nginx_conf.py FOLDER UPSTREAM`` writes ``FOLDER/nginx.conf`` from ``nginx.conf.template``
 (which says why each setting is what it is): nginx listening where users connect

@@ -1,4 +1,4 @@
-"""What the portal counts for Prometheus (issue 37), through ``prometheus-client``.
+"""What the portal counts for Prometheus, through ``prometheus-client``.
 
 Every metric is defined here, once per process, and counted through the small functions below,
 which the use cases, the resolver and the storage call where the event happens. Under gunicorn

@@ -1,4 +1,4 @@
-"""Moving another Archive's collection into the own one, keeping every IBI (issue 34 point 1).
+"""Moving another Archive's collection into the own one, keeping every IBI.
 
 Each record of a source (``archive.import_formats``: a CSV, RIS or BibTeX file, or an OAI-PMH
 ``ListRecords`` harvest) becomes one outcome:

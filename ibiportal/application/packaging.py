@@ -1,4 +1,4 @@
-"""An own item as one zip, and that zip imported into another portal (issue 34 point 5, the move half).
+"""An own item as one zip, and that zip imported into another portal.
 
 With :mod:`.releasing` it moves an item with no gap: package it here, import the package into the
 successor (which then answers the IBI as its Original), release it here. The package holds

@@ -1,4 +1,4 @@
-"""Moving an own item to another Archive with no gap (issue 34 point 5, the release half).
+"""Moving an own item to another Archive with no gap.
 
 The successor Archive must hold the item before this one lets it go. So the own Archive first
 asks it what any resolver would: a ``urlRequest`` for the item (Figure 8.1, "Solicitar URL" (3),

@@ -7,7 +7,7 @@ below a directory, which is what URLib's paths are:
 
 * relative: no leading ``/``; segments separated by ``/``, none empty, none ``.`` or ``..``
   (a path never leaves its item);
-* as every reader may read it (security issue 39): no ``\\``, a folder separator on Windows,
+* as every reader may read it: no ``\\``, a folder separator on Windows,
   where an item may be copied; and no segment that reads as ``.``, ``..``, ``/``, ``\\`` or a
   control character once percent-decoded again (a proxy or a client that decodes twice) or
   folded to NFKC (Windows' best-fit mapping reads the fullwidth ``．`` as ``.``);

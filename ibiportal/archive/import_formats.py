@@ -24,7 +24,7 @@ from ..errors import ParseError
 from ..i18n import N_
 from .import_records import SourceRecord
 
-#: The columns a CSV may name in its header (issue 34): ``ibi`` is required.
+#: The columns a CSV may name in its header: ``ibi`` is required.
 CSV_COLUMNS = ("ibi", "title", "creators", "date", "type", "language", "target_url", "files")
 #: Several creators or files in one CSV cell: ``Silva, João; Souza, Maria``.
 CELL_SEPARATOR = ";"

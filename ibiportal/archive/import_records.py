@@ -1,6 +1,6 @@
 """A record of another Archive's collection, as an import reads it, and the IBI it carries.
 
-An import moves a URLib collection into the own Archive keeping every IBI (issue 34 point 1): a
+An import moves a URLib collection into the own Archive keeping every IBI: a
 record's IBI is read out of its fields as the home box reads a published form (a repository
 name, an IBIp, a persistent URL, an ``ibi:`` URI, a ``/col/<rep>/doc/…`` link: ``ibi.classify``),
 never minted anew. Both forms are stored; the form the record does not give comes from a known

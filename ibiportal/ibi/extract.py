@@ -33,7 +33,7 @@ or metadata modifier, never a sentence's punctuation.
 The candidates of every kind are read in the order of the text, so that a reading within
 :class:`Bounds` (a request's: at most so many IBIs, for at most so many seconds) stops at the
 first IBI over the limit, or at its deadline, naming where, without reading the rest: an
-anonymous 1 MB text of 18,000 IBIs was read whole before it was refused (issue 39). Where two
+anonymous 1 MB text of 18,000 IBIs was read whole before it was refused. Where two
 candidates overlap, the kinds take precedence as they always did: a pair list, a link, a bare
 IBIp, a bare repository name, a labelled value. Every step is linear in the text: a pattern
 read again from each of its starts (a label whose value never ends, a link's closing brackets,

@@ -1,5 +1,5 @@
 """CLI: ``flask --app app items update|release`` – the own Archive's items changed in bulk, or
-moved to another Archive (issue 34 points 4 and 5).
+moved to another Archive.
 
 ``update FILE.csv`` changes many items at once: an ``ibi`` column (either form) and one column per
 field to change, named as the API names them (:data:`UPDATABLE_FIELDS`; ``creators`` separated by

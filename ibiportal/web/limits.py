@@ -137,8 +137,8 @@ class Rules:
     def text_read(self, counts: Callable[[], bool]):
         """``RATELIMIT_TEXT``: KiB of text sent to be read, API and pages together, each request
         costing its size (:func:`text_cost`): reading a text costs by its length, so one request
-        of 1 MB must weigh what a thousand small ones do (issue 39: eight of them at once held
-        the workers for minutes). ``counts`` says whether this request reads a text."""
+        of 1 MB must weigh what a thousand small ones do (eight of them at once held the workers for
+        minutes). ``counts`` says whether this request reads a text."""
         return self.shared("RATELIMIT_TEXT", N_("KiB of text to read from your address"), "text",
                            exempt_when=lambda: not counts(), cost=text_cost)
 

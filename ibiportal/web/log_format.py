@@ -1,4 +1,4 @@
-"""Request ids and log lines a machine can read (issue 37).
+"""Request ids and log lines a machine can read.
 
 Every response carries ``X-Request-ID``: the one the request came with when it is sane (at most
 :data:`MAX_REQUEST_ID` characters of letters, digits and ``._:+/=-``, as nginx's ``$request_id``,

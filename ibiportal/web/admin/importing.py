@@ -1,4 +1,4 @@
-"""The administrator's Import page (issue 34 point 6): a collection moves in keeping every IBI.
+"""The administrator's Import page: a collection moves in keeping every IBI.
 
 The same use case as ``flask items import`` (``application.importing``), from an uploaded
 ``.bib``, ``.ris`` or ``.csv`` file or an OAI-PMH base URL. "Preview" is the dry run: a table

@@ -4,7 +4,7 @@ The session is Flask's signed cookie, with the flags set in ``config.DEFAULTS``
 (HttpOnly, SameSite=Lax, Secure unless ``IBIPORTAL_SECURE_COOKIES=0``) and a bounded lifetime.
 A signed cookie cannot be taken back, so it carries only the random id of a session kept on the
 server (``AccountStore.open_session``): the logout deletes it, and a copy of the cookie made while
-logged in opens nothing afterwards (security issue 39).
+logged in opens nothing afterwards.
 """
 from __future__ import annotations
 

@@ -71,7 +71,7 @@ def _room_for_text(endpoint: str | None, _values: dict | None) -> None:
 def extraction_of(text: str) -> Extraction:
     """The IBIs in ``text``, within the limits: more than 1 MB is a 413 (TooLarge); the reading
     stops at the IBI after the 5,000th (``MAX_ROWS``, as batch conversion's), a 400 naming where
-    it starts, and after ``IBIPORTAL_PARSE_SECONDS``, a 413 naming where it got to (issue 39)."""
+    it starts, and after ``IBIPORTAL_PARSE_SECONDS``, a 413 naming where it got to."""
     check_text_size(text)
     bounds = Bounds(MAX_ROWS, current_app.config["PARSE_SECONDS"], application().timer)
     return extract(text, known_prefix_pairs(), resolver_base(), bounds)

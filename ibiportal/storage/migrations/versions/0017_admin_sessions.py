@@ -1,4 +1,4 @@
-"""Administrators' sessions kept on the server (security issue 39): the signed session cookie
+"""Administrators' sessions kept on the server: the signed session cookie
 alone stayed valid until it expired, so a cookie copied while logged in kept its administrator
 rights after the logout. Now the cookie names a row of ``admin_session``, deleted at logout.
 

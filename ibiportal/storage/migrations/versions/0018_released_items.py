@@ -1,4 +1,4 @@
-"""Items moved to another Archive (issue 34 point 5): a released item keeps its row, so its IBI
+"""Items moved to another Archive: a released item keeps its row, so its IBI
 is never minted again, with when it was released and the successor Archive's service URL; the
 own Archive answers it nothing from then on (Algorithm 2 lines 3-4).
 
