@@ -104,6 +104,12 @@ def api_token(runner) -> str:
 
 
 @pytest.fixture
+def auth(api_token) -> dict:
+    """The headers that send ``api_token``."""
+    return {"Authorization": f"Bearer {api_token}"}
+
+
+@pytest.fixture
 def serve_demo_archive():
     """``serve_demo_archive(NAME)`` runs demo Archive NAME (its misbehaviour included) as an
     ArchiveHTTPServer on a loopback port, over real sockets; every one is stopped after the test."""

@@ -12,11 +12,6 @@ OTHER = "8JMKD3MGP8W/34PGRBS"
 OTHER_REP = "sid.inpe.br/mtc-m18@80/2009/02.16.17.46"  # the spelling in use on its date (before August 2010)
 
 
-@pytest.fixture
-def auth(api_token) -> dict:
-    return {"Authorization": f"Bearer {api_token}"}
-
-
 def ask_own_archive(client, app, ibi: str):
     service = "/" + app.config["ARCHIVE_SERVICE_IBI"]
     answer = client.get(f"{service}?servicesubject=urlRequest&clientinformation.ipaddress=1.2.3.4&parsedibiurl.ibi={ibi}")

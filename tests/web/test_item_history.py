@@ -16,11 +16,6 @@ from sqlalchemy import func, select
 PDF = b"%PDF-1.4\n" + b"x" * 100
 
 
-@pytest.fixture
-def auth(api_token) -> dict:
-    return {"Authorization": f"Bearer {api_token}"}
-
-
 def mint(client, auth, **fields) -> dict:
     response = client.post("/api/v1/mint", json=fields, headers=auth)
     assert response.status_code == 201, response.get_json()

@@ -39,11 +39,6 @@ def portal_config(database: str, **more) -> dict:
 
 
 @pytest.fixture
-def auth(api_token) -> dict:
-    return {"Authorization": f"Bearer {api_token}"}
-
-
-@pytest.fixture
 def packaged(client, auth) -> tuple[dict, bytes]:
     """An item with a file and a change, and its package."""
     item = mint(client, title="Relatório", creators=["Banon, Gerald"], target_url="https://example.org/here")

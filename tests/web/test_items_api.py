@@ -7,11 +7,6 @@ import pytest
 CLIENT = {"REMOTE_ADDR": "172.16.44.200"}
 
 
-@pytest.fixture
-def auth(api_token) -> dict:
-    return {"Authorization": f"Bearer {api_token}"}
-
-
 def mint(client, **fields) -> dict:
     response = client.post("/api/v1/mint", json=fields)
     assert response.status_code == 201, response.get_json()

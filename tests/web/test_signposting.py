@@ -17,11 +17,6 @@ BASE = "http://localhost"
 
 
 @pytest.fixture
-def auth(api_token) -> dict:
-    return {"Authorization": f"Bearer {api_token}"}
-
-
-@pytest.fixture
 def item(client, auth) -> dict:
     """A report with one file."""
     response = client.post("/api/v1/mint", json={"title": "Relatório", "item_type": "report"}, headers=auth)
