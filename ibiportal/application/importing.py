@@ -88,6 +88,10 @@ class Totals:
     def records(self) -> int:
         return sum(self.counts.values())
 
+    def to_dict(self) -> dict[str, int]:
+        """``{"records": 12, "created": 10, …}`` (the API's totals)."""
+        return {"records": self.records, **self.counts}
+
     def line(self, dry_run: bool = False) -> str:
         """``totals: 12 records: 10 created, 0 updated, …`` (the import's last line)."""
         counts = ", ".join(f"{self.counts[name]} {name}" for name in OUTCOMES)
@@ -134,22 +138,32 @@ def http_fetch(url: str, parameters: dict) -> bytes:
     return response.content
 
 
-def harvest(base_url: str, fetch: Fetch) -> Iterator[SourceRecord]:
+class Harvest:
     """The records of an OAI-PMH data provider: ``ListRecords`` in ``oai_dc`` (OAI-PMH 2.0 §4.5),
-    then each resumption token until the list ends (§3.5), one page at a time."""
-    parameters: dict = {"verb": "ListRecords", "metadataPrefix": "oai_dc"}
-    page_number = 1
-    while True:
-        where = f"page {page_number} of {base_url}"
-        try:
-            page = read_oai_page(fetch(base_url, parameters), where)
-        except ParseError as error:
-            raise SourceUnreachable(error.message) from None
-        yield from page.records
-        if page.token is None:
-            return
-        parameters = {"verb": "ListRecords", "resumptionToken": page.token}
-        page_number += 1
+    then each resumption token until the list ends (§3.5), one page at a time. ``total``: how many
+    records the list has, once a page's token said so (``completeListSize``, optional in §3.5)."""
+
+    def __init__(self, base_url: str, fetch: Fetch) -> None:
+        self.base_url = base_url
+        self.fetch = fetch
+        self.total: int | None = None
+
+    def __iter__(self) -> Iterator[SourceRecord]:
+        parameters: dict = {"verb": "ListRecords", "metadataPrefix": "oai_dc"}
+        page_number = 1
+        while True:
+            where = f"page {page_number} of {self.base_url}"
+            try:
+                page = read_oai_page(self.fetch(self.base_url, parameters), where)
+            except ParseError as error:
+                raise SourceUnreachable(error.message) from None
+            if page.complete_list_size is not None:
+                self.total = page.complete_list_size
+            yield from page.records
+            if page.token is None:
+                return
+            parameters = {"verb": "ListRecords", "resumptionToken": page.token}
+            page_number += 1
 
 
 class Importer:
@@ -168,10 +182,10 @@ class Importer:
         self.max_file_bytes = max_file_bytes
         self.clock = clock
 
-    def run(self, records: Iterable[SourceRecord], source: str, *, dry_run: bool = False, update: bool = False,
+    def run(self, records: Iterable[SourceRecord], actor: Actor, *, dry_run: bool = False, update: bool = False,
             files_dir: Path | None = None) -> Iterator[Outcome]:
-        """One outcome per record, as each is done (so a caller shows progress)."""
-        actor = Actor("import", source)
+        """One outcome per record, as each is done (so a caller shows progress); ``actor``: who
+        the history says imported (``import`` and the source)."""
         seen: dict[str, str] = {}
         for record in records:
             yield self._one(record, actor, seen, dry_run, update, files_dir)

@@ -28,7 +28,7 @@ from typing import IO, Any
 
 from ..archive.file_path import parse_file_path
 from ..archive.history import IMPORTED, Actor, Change, HistoryEntry
-from ..errors import ParseError
+from ..errors import ParseError, TooLarge
 from ..i18n import N_
 from ..ibi.identifier import parse_ibi
 from ..ibi.prefixes import equivalent_rep_prefixes
@@ -75,8 +75,10 @@ class PackageImporter:
         self.max_file_bytes = max_file_bytes
         self.clock = clock
 
-    def run(self, package: IO[bytes], name: str) -> Outcome:
-        """Import the package ``name`` (read from ``package``); a :class:`ParseError` refuses it whole."""
+    def run(self, package: IO[bytes], name: str, *, dry_run: bool = False, actor: Actor | None = None) -> Outcome:
+        """Import the package ``name`` (read from ``package``); a :class:`ParseError` refuses it whole.
+        ``dry_run``: check it and say what would happen, writing nothing; ``actor``: who the
+        history says imported it (``import <name>`` by default)."""
         try:
             archive = zipfile.ZipFile(package)
         except zipfile.BadZipFile:
@@ -97,8 +99,9 @@ class PackageImporter:
                     return Outcome(name, UNCHANGED, N_("held here with the same fields and files"), **named)
                 return Outcome(name, CONFLICT, N_("this portal holds %(ibi)s with other data: left as it is",
                                                   ibi=minted.ibip), **named)
-            self._create(archive, minted, history, files, Actor("import", name))
-            self._add_pair(minted, name)
+            if not dry_run:
+                self._create(archive, minted, history, files, actor or Actor("import", name))
+                self._add_pair(minted, name)
             return Outcome(name, CREATED, N_("new here"), **named)
 
     def _check(self, archive: zipfile.ZipFile, name: str) -> None:
@@ -110,7 +113,7 @@ class PackageImporter:
                                     package=name, path=info.filename))
             total += info.file_size
         if total > self.max_file_bytes:
-            raise ParseError(N_("%(package)s is refused: it unpacks to %(size)s bytes, more than the %(limit)s a file "
+            raise TooLarge(N_("%(package)s is refused: it unpacks to %(size)s bytes, more than the %(limit)s a file "
                                 "may have (IBIPORTAL_MAX_FILE_BYTES)", package=name, size=total,
                                 limit=self.max_file_bytes))
 

@@ -36,11 +36,11 @@ def read_csv(text: str) -> Iterator[SourceRecord]:
     header = [name.strip().lower() for name in next(reader, [])]
     if "ibi" not in header:
         raise ParseError(N_("the CSV's first line must name its columns, one of them ibi (the others: %(columns)s)",
-                            columns=", ".join(CSV_COLUMNS[1:])), position=1, field="source")
+                            columns=", ".join(CSV_COLUMNS[1:])), position=1, field="file")
     unknown = [name for name in header if name not in CSV_COLUMNS]
     if unknown:
         raise ParseError(N_("the CSV names a column %(column)s; its columns can be %(columns)s",
-                            column=unknown[0], columns=", ".join(CSV_COLUMNS)), position=1, field="source")
+                            column=unknown[0], columns=", ".join(CSV_COLUMNS)), position=1, field="file")
     for row in reader:
         if not any(cell.strip() for cell in row):
             continue
@@ -79,7 +79,7 @@ def read_file(name: str, data: bytes) -> Iterator[SourceRecord]:
     suffix = "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""
     readers = {".bib": read_bib, ".ris": read_ris, ".csv": read_csv}
     if suffix not in readers:
-        raise ParseError(N_("%(name)s is not a .bib, .ris or .csv file", name=name), field="source")
+        raise ParseError(N_("%(name)s is not a .bib, .ris or .csv file", name=name), field="file")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -251,10 +251,12 @@ _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=Fal
 @dataclass(frozen=True)
 class OaiPage:
     """One answer to ``ListRecords``: its records and the resumption token of the next page
-    (``None`` on the last one: OAI-PMH 2.0 §3.5, an empty token ends the list)."""
+    (``None`` on the last one: OAI-PMH 2.0 §3.5, an empty token ends the list), and the token's
+    ``completeListSize`` when the source gives one (optional, §3.5: a harvest's progress shows it)."""
 
     records: tuple[SourceRecord, ...]
     token: str | None
+    complete_list_size: int | None = None
 
 
 def read_oai_page(xml: bytes, where: str) -> OaiPage:
@@ -277,8 +279,11 @@ def read_oai_page(xml: bytes, where: str) -> OaiPage:
         raise ParseError(N_("the OAI-PMH source answered %(where)s with the error %(code)s: %(text)s",
                             where=where, code=codes[0], text=(errors[0].text or "").strip()))
     records = tuple(_oai_record(record) for record in root.iterfind("oai:ListRecords/oai:record", _OAI))
-    token = root.findtext("oai:ListRecords/oai:resumptionToken", None, _OAI)
-    return OaiPage(records, token.strip() or None if token else None)
+    token = root.find("oai:ListRecords/oai:resumptionToken", _OAI)
+    if token is None:
+        return OaiPage(records, None)
+    size = (token.get("completeListSize") or "").strip()
+    return OaiPage(records, (token.text or "").strip() or None, int(size) if size.isascii() and size.isdigit() else None)
 
 
 def _oai_record(record: etree._Element) -> SourceRecord:

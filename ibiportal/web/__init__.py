@@ -21,6 +21,7 @@ from .api import extract as api_extract  # noqa: F401  (its routes join api_bp: 
 from .api import files as api_files  # noqa: F401  (its routes join api_bp: /api/v1/items/<ibi>/files)
 from .api import items as api_items  # noqa: F401  (its routes join api_bp: /api/v1/items/<ibi>)
 from .api import copies as api_copies  # noqa: F401  (its routes join api_bp: /api/v1/copies)
+from .api import importing as api_importing  # noqa: F401  (its routes join api_bp: /api/v1/items/import)
 from .api.docs import docs_bp as api_docs_bp  # its openapi.json joins api_bp
 from .archive.views import bp as archive_bp
 from .archive.views import register_service_route as register_archive_service

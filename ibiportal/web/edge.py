@@ -47,8 +47,9 @@ MAX_JSON_BYTES = 1024 * 1024
 MAX_JSON_DEPTH = 32
 MAX_NUMBER_DIGITS = 32
 FORM_MIMETYPES = frozenset({"application/x-www-form-urlencoded", "multipart/form-data"})
-RAW_BODY_ENDPOINTS = frozenset({"admin_items.upload_form"})
-"""Forms holding a file up to ``IBIPORTAL_MAX_FILE_BYTES``: the view reads them under that limit."""
+RAW_BODY_ENDPOINTS = frozenset({"admin_items.upload_form", "api.import_items"})
+"""Forms holding a file up to ``IBIPORTAL_MAX_FILE_BYTES`` (an upload, an item package): the view reads
+them under that limit."""
 
 _PLAIN_QUERY = re.compile(rb"[^\x20-\x24\x26-\x7e]")  # anything but printable ASCII without '%'
 _LINE_BREAKS = frozenset("\t\r\n")

@@ -92,6 +92,16 @@ def test_an_oai_pmh_page_its_deleted_header_and_its_token():
                                  "oai:urlib.net:sid.inpe.br/mtc-m18@80/2009/07.21.13.23")
     assert deleted.deleted and deleted.identifiers == ("oai:urlib.net:8JMKD3MGP8W/35MMLL8",)
     assert page.token == "page-2"
+    assert page.complete_list_size == 5  # §3.5: how many records the whole list has, when the source says
+
+
+def test_a_page_without_a_size_or_with_a_bad_one_leaves_the_size_unknown():
+    page = read_oai_page(b"""<OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/"><ListRecords>
+<resumptionToken completeListSize="many">p2</resumptionToken></ListRecords></OAI-PMH>""", "page 1")
+    assert page.token == "p2" and page.complete_list_size is None
+    last = read_oai_page(b"""<OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/"><ListRecords>
+</ListRecords></OAI-PMH>""", "page 1")
+    assert last.token is None and last.complete_list_size is None
 
 
 def test_an_oai_pmh_error_or_what_is_not_oai_pmh_is_refused():

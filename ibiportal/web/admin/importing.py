@@ -17,7 +17,8 @@ from collections.abc import Iterator
 from flask import Blueprint, Response, abort, current_app, render_template, request, stream_template
 from flask_babel import gettext
 
-from ...application.importing import Outcome, SourceUnreachable, Totals, harvest, http_fetch, is_oai_source
+from ...application.importing import Harvest, Outcome, SourceUnreachable, Totals, http_fetch, is_oai_source
+from ...archive.history import Actor
 from ...archive.import_formats import read_file
 from ...errors import ParseError
 from ..auth.session import admin_required, current_admin
@@ -78,7 +79,7 @@ class _Run:
 
     def outcomes(self) -> Iterator[Outcome]:
         try:
-            for outcome in self.importer.run(self.records, self.source, dry_run=self.dry_run, update=self.update):
+            for outcome in self.importer.run(self.records, Actor("import", self.source), dry_run=self.dry_run, update=self.update):
                 self.done.append(outcome)
                 self.totals.add(outcome)
                 yield outcome
@@ -115,7 +116,7 @@ def _source(form: ImportForm):
     if form.source_url.data:
         if not is_oai_source(form.source_url.data):
             raise ParseError(gettext("An OAI-PMH base URL begins with http:// or https://."))
-        return form.source_url.data, harvest(form.source_url.data, http_fetch), None
+        return form.source_url.data, Harvest(form.source_url.data, http_fetch), None
     if upload and upload.filename:
         with upload.stream:  # a large part is spooled to a temporary file: closed now, not at garbage collection
             data = upload.read()

@@ -22,7 +22,7 @@ from ...i18n import N_
 from ..errors import error_response
 from ..references.checking import NDJSON, resolved_document, resolved_lines
 from ..references.views import extraction_of
-from .views import bp, json_body
+from .views import bp, json_body, query_flag
 
 
 @bp.post("/extract")
@@ -30,7 +30,7 @@ def extract_api():
     try:
         text = _body_text()
         result = extraction_of(text)
-        resolve = _resolve_flag()
+        resolve = query_flag("resolve")
     except TooLarge as exc:
         return error_response(exc.message, 413, exc.position, exc.field)
     if not resolve:
@@ -39,16 +39,6 @@ def extract_api():
         return Response(stream_with_context(resolved_lines(result)), mimetype=NDJSON,
                         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
     return jsonify(resolved_document(result))
-
-
-_FLAGS = {"": False, "0": False, "false": False, "no": False, "1": True, "true": True, "yes": True}
-
-
-def _resolve_flag() -> bool:
-    value = request.args.get("resolve", "")  # exactly as the OpenAPI document's enum lists them
-    if value not in _FLAGS:
-        raise ParseError(N_("resolve must be 1, true or yes (or 0, false, no), not %(value)r", value=value), field="resolve")
-    return _FLAGS[value]
 
 
 #: The parts a form may have: anything else is a mistake said so, not ignored.

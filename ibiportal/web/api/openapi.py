@@ -19,6 +19,7 @@ from ...ibi.modifiers import COMPOSITIONS
 from ...resolver.diagnosis import Case, Page
 from ...resolver.trace import AlertReason, SetAside, Status, StepKind
 from ...archive.history import ACTIONS
+from ...application.importing import OUTCOMES as IMPORT_OUTCOMES
 from ..edge import MAX_TEXT_CHARS
 
 _NULLABLE_STRING = {"type": ["string", "null"]}
@@ -269,6 +270,36 @@ _SCHEMAS: dict[str, dict] = {
                         "`path` (and `content_type`, `size`, `sha256` when added); linked, unlinked: `relation`, "
                         "`language`, `item`; minted: `rep`, `ibip`; released: `successor` (its service URL), `url` (what it "
                         "answered)"},
+        },
+    },
+    "ImportReport": {
+        "type": "object",
+        "description": "What an import did (or, with `dry_run`, would do) with each record of its source.",
+        "required": ["source", "dry_run", "update", "records", "totals"],
+        "properties": {
+            "source": {"type": "string", "description": "the file's name"},
+            "dry_run": {"type": "boolean"}, "update": {"type": "boolean"},
+            "records": {"type": "array", "description": "one per record, in the source's order (a package: its item)",
+                        "items": _ref("ImportOutcome")},
+            "totals": {"type": "object", "required": ["records", *IMPORT_OUTCOMES],
+                       "properties": {name: {"type": "integer"} for name in ("records", *IMPORT_OUTCOMES)}},
+        },
+    },
+    "ImportOutcome": {
+        "type": "object",
+        "description": "One record's outcome, as a line of `flask items import --report` (its reason in the "
+                       "reader's language).",
+        "required": ["record", "outcome", "reason", "rep", "ibip", "published", "files"],
+        "properties": {
+            "record": {"type": "string", "description": "where it is in the source: `line 3`, `entry 2 …`, the "
+                       "package's name"},
+            "outcome": {"enum": list(IMPORT_OUTCOMES), "description": "created (new here, with the IBI it was "
+                        "published with), updated, unchanged, conflict (held here with other data: left as it "
+                        "is), skipped (no IBI can be read, or its other prefix is unknown), failed"},
+            "reason": {"type": "string"},
+            "rep": _NULLABLE_STRING, "ibip": _NULLABLE_STRING,
+            "published": {**_NULLABLE_STRING, "description": "the IBI as the record spelt it"},
+            "files": {**_STRINGS, "description": "the item's files the import attached (or would)"},
         },
     },
     "Copy": {
@@ -830,6 +861,37 @@ _PATHS: dict[str, dict] = {
         "security": [{"apiToken": []}], "parameters": [_ITEM_IBI],
         "responses": {"200": {"description": "The package", "content": {
             "application/zip": {"schema": {"type": "string", "format": "binary"}}}}, **_ERRORS},
+    }},
+    "/api/v1/items/import": {"post": {
+        "operationId": "importItems", "summary": "Import an item package or a collection's file, keeping every IBI",
+        "description": "The form's `file` is an item package `.zip` (GET /api/v1/items/{ibi}/package of another "
+                       "portal: the item comes in with the same IBI, state Original, its files and history), or a "
+                       "`.bib`, `.ris` or `.csv` file of records (a CSV names its columns in its header: `ibi`, "
+                       "`title`, `creators`, `date`, `type`, `language`, `target_url`, `files`); the part's file "
+                       "name says which. Each record's IBI is read from it, never minted anew; each item is "
+                       "written whole or not at all. A second import of the same source is all `unchanged`. "
+                       "The body may be as large as IBIPORTAL_MAX_FILE_BYTES (413 beyond, or for a package that "
+                       "unpacks to more); a file that cannot be read at all is a 400 and nothing is written.",
+        "security": [{"apiToken": []}],
+        "parameters": [
+            {"name": "dry_run", "in": "query", "required": False,
+             "description": "1 (or true, yes): write nothing, say what would happen; empty is 0",
+             "schema": {"enum": ["", "0", "1", "true", "false", "yes", "no"]}},
+            {"name": "update", "in": "query", "required": False,
+             "description": "1 (or true, yes): write a record's data over an item held here with other data "
+                            "(a conflict otherwise; not for a package, whose item is held whole or not at all)",
+             "schema": {"enum": ["", "0", "1", "true", "false", "yes", "no"]}},
+        ],
+        "requestBody": {"required": True, "content": {
+            "multipart/form-data": {"schema": {"type": "object", "required": ["file"], "additionalProperties": False,
+                                               "properties": {
+                "file": {"contentMediaType": "application/octet-stream",
+                         "description": "the package or the file, read by its name's extension"}}},
+                "encoding": {"file": {"headers": {"Content-Disposition": {
+                    "schema": {"type": "string", "pattern": "filename=\"[^\"]*\\.(bib|ris|csv|zip)\""},
+                    "example": 'form-data; name="file"; filename="item.zip"'}}}}},
+        }},
+        "responses": {"200": _json(_ref("ImportReport"), "Every record's outcome and the totals"), **_ERRORS},
     }},
     "/api/v1/items/{ibi}/history": {"get": {
         "operationId": "getItemHistory", "summary": "Every change of an own item, oldest first (History, UTC)",

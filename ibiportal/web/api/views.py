@@ -40,11 +40,12 @@ def _limits(rules: limits.Rules) -> None:
 
 class ItemConverter(PathConverter):
     """``<item:ibi>``: an IBI in either form, slashes and all, up to a ``/files`` segment or a
-    last ``/history``, ``/release`` or ``/package`` one (no IBI has any), so that ``/items/<ibi>``,
-    ``/items/<ibi>/files…``, ``/items/<ibi>/history``, ``…/release`` and ``…/package`` never take each
+    last ``/history``, ``/release`` or ``/package`` one (no IBI has any), and never ``import``
+    alone (every IBI has a slash), so that ``/items/<ibi>``, ``/items/<ibi>/files…``,
+    ``/items/<ibi>/history``, ``…/release``, ``…/package`` and ``/items/import`` never take each
     other's requests: a method one of them lacks is its 405, not the other's answer."""
 
-    regex = r"[^/](?:(?!/files(?:/|$)|/history$|/release$|/package$).)*"
+    regex = r"(?!import$)[^/](?:(?!/files(?:/|$)|/history$|/release$|/package$).)*"
 
 
 bp.record_once(lambda state: state.app.url_map.converters.setdefault("item", ItemConverter))
@@ -100,3 +101,16 @@ def json_body() -> dict:
         raise ParseError("the body must be a JSON object", position=1, field="body")
     return body
 
+
+
+#: A query flag's values, exactly as the OpenAPI document's enum lists them.
+_FLAGS = {"": False, "0": False, "false": False, "no": False, "1": True, "true": True, "yes": True}
+
+
+def query_flag(name: str) -> bool:
+    """The query parameter ``name`` as a yes or no (absent: no); a 400 naming it for anything else."""
+    value = request.args.get(name, "")
+    if value not in _FLAGS:
+        raise ParseError(N_("%(name)s must be 1, true or yes (or 0, false, no), not %(value)r", name=name, value=value),
+                         field=name)
+    return _FLAGS[value]
