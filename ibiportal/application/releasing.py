@@ -8,7 +8,9 @@ its ``ibi`` pair naming this very item (Table 9.3, ``< "ibi", i >``; read as the
 :func:`~ibiportal.resolver.reading.set_aside`), does the own Archive stop holding it
 (:meth:`ItemService.release`): from then on it answers the IBI nothing (Algorithm 2 lines 3-4),
 so a resolver asking every Archive finds the successor's Original and never a ``Deleted`` state.
-Any other answer refuses the release, with the reason, and nothing changes.
+Any other answer refuses the release, with the reason, and nothing changes. :meth:`Releasing.check`
+asks the same question alone and says what the successor answered (the Move page shows it before
+it offers the release); the release asks again, whatever a check saw.
 
 The successor is named by its service URL, ``http://<archiveaddress>/<archiveserviceibi>``
 (§6.1, Example 7.4), or by its address (``host[:port]``) with its service IBI given apart: those are
@@ -116,6 +118,23 @@ class ReleaseRefused(IbiError):
         self.reason = reason
 
 
+@dataclass(frozen=True)
+class SuccessorCheck:
+    """What the successor answered a ``urlRequest`` for the item ``ibip``: its ``state`` and ``url``
+    pairs, when it answered a pair list, and ``refusal``, why the answer does not let the item go
+    (``None``: it holds the item as its Original, and ``url`` is where)."""
+
+    ibip: str
+    successor: Successor
+    state: str | None = None
+    url: str | None = None
+    refusal: Message | None = None
+
+    @property
+    def acceptable(self) -> bool:
+        return self.refusal is None
+
+
 class Releasing:
     """Release own items to successor Archives: ask the successor, then stop holding the item.
 
@@ -131,65 +150,73 @@ class Releasing:
         self.own_service_ibi = own_service_ibi
         self.timeouts = timeouts
 
-    def release(self, ibi: str, successor: Successor, *, actor: Actor, client_ips: Sequence[str]) -> ItemRecord:
-        """Release the own item ``ibi`` to ``successor`` once it answers the item as its Original.
-
-        ``client_ips`` go in the ``urlRequest`` (``clientinformation.ipaddress``, Table 8.10): who
-        asked for the release. Raises :class:`ItemNotFound`, :class:`ItemDeleted` (or
-        :class:`ItemReleased`) before anything is sent, :class:`ReleaseRefused` when the
-        successor's answer does not show it holds the item; nothing changes then.
-        """
+    def check(self, ibi: str, successor: Successor, *, client_ips: Sequence[str]) -> SuccessorCheck:
+        """Ask ``successor`` for the own item ``ibi`` as a resolver would, and say what it answered;
+        nothing changes. ``client_ips`` go in the ``urlRequest`` (``clientinformation.ipaddress``,
+        Table 8.10): who asked. Raises :class:`ItemNotFound`, :class:`ItemDeleted` (or
+        :class:`ItemReleased`) before anything is sent."""
         minted = self.items.find(ibi).minted
         refuse_unchangeable(minted)
         if ibi_key(successor.service_ibi) == ibi_key(self.own_service_ibi):
-            raise ReleaseRefused(N_("%(successor)s is this Archive: an item is released to another Archive",
-                                    successor=successor.url))
+            return SuccessorCheck(minted.ibip, successor, refusal=N_(
+                "%(successor)s is this Archive: an item is released to another Archive", successor=successor.url))
         message = UrlRequest(client_ips=tuple(client_ips), ibi=minted.ibip)
         exchange = self.transport.fetch(request_url(successor.address, successor.service_ibi, message), self.timeouts)
-        url = successor_url(exchange, successor, minted.rep, minted.ibip)
-        return self.items.release(minted.ibip, successor.url, url, actor=actor)
+        return read_answer(exchange, successor, minted.rep, minted.ibip)
+
+    def release(self, ibi: str, successor: Successor, *, actor: Actor, client_ips: Sequence[str]) -> ItemRecord:
+        """Release the own item ``ibi`` to ``successor`` once it answers the item as its Original.
+
+        The successor is asked now (:meth:`check`), whatever an earlier check saw: it may have let
+        the item go since. Raises what :meth:`check` raises, and :class:`ReleaseRefused` when the
+        answer does not show it holds the item; nothing changes then.
+        """
+        checked = self.check(ibi, successor, client_ips=client_ips)
+        if checked.refusal is not None:
+            raise ReleaseRefused(checked.refusal)
+        return self.items.release(checked.ibip, successor.url, checked.url or "", actor=actor)
 
 
-def successor_url(exchange: Exchange, successor: Successor, rep: str, ibip: str) -> str:
-    """The ``url`` the successor answered for the item, when its answer shows it holds the item
-    as its Original; else :class:`ReleaseRefused` saying what it answered instead."""
-    def refused(reason: Message) -> ReleaseRefused:
-        return ReleaseRefused(N_("%(ibi)s stays in this Archive: the Archive at %(successor)s %(reason)s",
-                                 ibi=ibip, successor=successor.url, reason=reason))
+def read_answer(exchange: Exchange, successor: Successor, rep: str, ibip: str) -> SuccessorCheck:
+    """The successor's answer for the item: its ``url`` when it shows it holds the item as its
+    Original, else the refusal saying what it answered instead."""
+    def refused(reason: Message, state: str | None = None, url: str | None = None) -> SuccessorCheck:
+        return SuccessorCheck(ibip, successor, state, url, N_(
+            "%(ibi)s stays in this Archive: the Archive at %(successor)s %(reason)s",
+            ibi=ibip, successor=successor.url, reason=reason))
 
     if exchange.failure is not None or exchange.body is None:
         if exchange.failure is Failure.REFUSED:
-            raise refused(N_("cannot be asked (%(problem)s); an Archive on a loopback or private address is asked "
-                             "only with IBIPORTAL_ALLOW_PRIVATE_ARCHIVES=1", problem=exchange.problem))
-        raise refused(N_("did not answer: %(problem)s", problem=exchange.problem or N_("no answer")))
+            return refused(N_("cannot be asked (%(problem)s); an Archive on a loopback or private address is asked "
+                              "only with IBIPORTAL_ALLOW_PRIVATE_ARCHIVES=1", problem=exchange.problem))
+        return refused(N_("did not answer: %(problem)s", problem=exchange.problem or N_("no answer")))
     if exchange.status != 200:
-        raise refused(N_("answered HTTP %(status)s, not the URL list of Algorithm 2", status=exchange.status))
+        return refused(N_("answered HTTP %(status)s, not the URL list of Algorithm 2", status=exchange.status))
     try:
         pairs = parse_pair_list(exchange.body)
     except ParseError as error:
         excerpt = " ".join(exchange.body.decode("latin-1").split())[:EXCERPT_CHARACTERS]
-        raise refused(N_("answered what is not a pair list (§6.2: %(problem)s): %(excerpt)s",
-                         problem=error.message, excerpt=excerpt)) from error
+        return refused(N_("answered what is not a pair list (§6.2: %(problem)s): %(excerpt)s",
+                          problem=error.message, excerpt=excerpt))
     if not len(pairs):
-        raise refused(N_("answered nothing: it does not hold the item (Algorithm 2 lines 3-4); hold it there first"))
+        return refused(N_("answered nothing: it does not hold the item (Algorithm 2 lines 3-4); hold it there first"))
+    state, url = pairs.text("state"), pairs.text("url")
     verdict = set_aside(pairs, ibip)
     if verdict is not None:
-        raise refused(N_("answered what cannot be taken: %(why)s", why=verdict.message))
+        return refused(N_("answered what cannot be taken: %(why)s", why=verdict.message), state, url)
     named = pairs.get("ibi")
     own = {ibi_key(rep), ibi_key(ibip)}
     if named is None or not any(_key(form) in own for form in ibi_forms(named)):
-        raise refused(N_("answered without an ibi pair naming %(ibi)s (Table 9.3): it does not say it holds the item",
-                         ibi=ibip))
-    state = pairs.text("state")
+        return refused(N_("answered without an ibi pair naming %(ibi)s (Table 9.3): it does not say it holds the "
+                          "item", ibi=ibip), state, url)
     if state != "Original":
-        raise refused(N_("answers the item with state %(state)s, not Original: it must hold the item as its "
-                         "original before this Archive lets it go", state=state or N_("(none)")))
-    url = pairs.text("url") or ""
-    parts = urlsplit(url)
+        return refused(N_("answers the item with state %(state)s, not Original: it must hold the item as its "
+                          "original before this Archive lets it go", state=state or N_("(none)")), state, url)
+    parts = urlsplit(url or "")
     if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
-        raise refused(N_("answers the item as its Original but without an http:// or https:// url (Table 9.3): "
-                         "%(url)s", url=url or N_("(none)")))
-    return url
+        return refused(N_("answers the item as its Original but without an http:// or https:// url (Table 9.3): "
+                          "%(url)s", url=url or N_("(none)")), state, url)
+    return SuccessorCheck(ibip, successor, state, url)
 
 
 def _key(form: str) -> str | None:

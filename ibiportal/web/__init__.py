@@ -27,6 +27,7 @@ from .archive.views import bp as archive_bp
 from .archive.views import register_service_route as register_archive_service
 from .service_paths import ServicePaths
 from .admin.items import bp as admin_items_bp
+from .admin import moving as admin_moving  # noqa: F401  (its routes join admin_items_bp: /admin/items/<ibi>/move)
 from .admin.importing import bp as admin_import_bp
 from .admin.views import bp as admin_bp
 from .admin import resolvers as admin_resolvers  # noqa: F401  (its routes join admin_bp: /admin/resolvers)

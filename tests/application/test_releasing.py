@@ -142,6 +142,46 @@ def test_any_other_answer_refuses_and_changes_nothing(database, item, items, rel
 
 
 @responses.activate
+def test_the_check_says_what_the_successor_answered_and_changes_nothing(database, item, items, releasing):
+    """The Move page's first step: the same question the release asks, its answer shown, nothing released."""
+    successor_answers(f"ibi {{rep {item.rep} ibip {item.ibip}}} state Original url {MOVED_URL}")
+
+    checked = releasing.check(item.rep, SUCCESSOR, client_ips=("150.163.34.1",))
+
+    assert (checked.ibip, checked.successor, checked.state, checked.url) == (item.ibip, SUCCESSOR, "Original", MOVED_URL)
+    assert checked.acceptable and checked.refusal is None
+    assert_unchanged(database, item, items)
+
+
+@pytest.mark.parametrize(("body", "status", "state", "url", "reason"), [
+    ("ibi {{rep {rep} ibip {ibip}}} state Copy url https://successor.example/copy", 200, "Copy",
+     "https://successor.example/copy", "state Copy, not Original"),
+    ("", 200, None, None, "answered nothing"),
+    ("<html>oops</html>", 200, None, None, "not a pair list"),
+    ("ibi {{rep {rep} ibip {ibip}}} state Original url https://successor.example/x", 503, None, None, "HTTP 503"),
+])
+@responses.activate
+def test_a_check_that_does_not_hold_says_why_with_what_was_answered(database, item, items, releasing, body, status,
+                                                                     state, url, reason):
+    successor_answers(body.format(rep=item.rep, ibip=item.ibip), status)
+    checked = releasing.check(item.ibip, SUCCESSOR, client_ips=("150.163.34.1",))
+    assert not checked.acceptable and reason in str(checked.refusal) and (checked.state, checked.url) == (state, url)
+    assert_unchanged(database, item, items)
+
+
+@responses.activate
+def test_the_release_asks_again_though_a_check_held(database, item, items, releasing):
+    """A check's answer is not kept: the successor may have let the item go since; the release asks again."""
+    successor_answers(f"ibi {{rep {item.rep} ibip {item.ibip}}} state Original url {MOVED_URL}")
+    assert releasing.check(item.ibip, SUCCESSOR, client_ips=("150.163.34.1",)).acceptable
+    responses.replace(responses.GET, SUCCESSOR_BASE, body="", content_type="text/plain")
+    with pytest.raises(ReleaseRefused, match="answered nothing"):
+        releasing.release(item.ibip, SUCCESSOR, actor=TESTER, client_ips=("150.163.34.1",))
+    assert len(responses.calls) == 2
+    assert_unchanged(database, item, items)
+
+
+@responses.activate
 def test_an_unreachable_successor_refuses(database, item, items, releasing):
     responses.add(responses.GET, SUCCESSOR_BASE, body=requests.ConnectionError("Connection refused"))
     with pytest.raises(ReleaseRefused, match="did not answer"):

@@ -160,6 +160,21 @@ class ImportForm(FlaskForm):
     source_text = HiddenField(name="source-text")
 
 
+class MoveForm(FlaskForm):
+    """The successor Archive an item moves to (``application.releasing.Successor``): its service
+    URL, or its address with its service IBI, the two values its registration gives (Table 7.2)."""
+
+    successor = StringField(
+        lazy_gettext("Successor Archive"), filters=[_strip], validators=[Length(max=2000)],
+        description=lazy_gettext("Its service URL, http://<address>/<archive service IBI>, as the Archive prints it; "
+                                 "or its address, host[:port], with its service IBI below."),
+    )
+    successor_service_ibi = StringField(
+        lazy_gettext("Its archive service IBI (with an address only)"), filters=[_strip],
+        validators=[Optional(), Length(max=300)],
+    )
+
+
 class ReportForm(FlaskForm):
     """An import's report, posted back to be downloaded as JSON Lines."""
 

@@ -68,7 +68,12 @@ def release_item(ibi: str):
 @token_required
 def package_item(ibi: str):
     """The item as one zip (``application.packaging``): its metadata, relations, files and
-    history, for ``flask items import`` on the portal it moves to."""
+    history, for ``flask items import`` (or ``POST /api/v1/items/import``) on the portal it moves to."""
+    return package_response(ibi)
+
+
+def package_response(ibi: str):
+    """The package of the own item ``ibi`` as a download (the API's, and the Move page's)."""
     record, entries = get_items().history(ibi)
     minted = record.minted
     setting = current_app.config["DATABASE"]
