@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from typing import Any
@@ -44,6 +44,9 @@ from ..storage.identifiers import FreshConnections, IdentifierStore
 from ..storage.redis_flight import RedisFlight
 from ..storage.signal import GenerationSignal, RedisChanges, read_changes, signal_file
 from ..storage.signal import write_signal_file
+from ..storage.files import FileStore
+from .import_runs import ImportRuns
+from .importing import Importer
 from .references import CONCURRENCY
 
 #: Threads asking the Archives of this process (the own and the demo ones; live Archives are
@@ -145,6 +148,16 @@ class Application:
             *((rep, ibip, OWN_SUBSYSTEM_SOURCE) for rep, ibip in dict.fromkeys(minted)),
             *((record.rep_prefix, record.ibip_prefix, record.source) for record in store.prefix_pair_records()),
         ]
+
+    def importer(self, storage: Storage, pairs: Sequence[Sequence[str]]) -> Importer:
+        """Imports into the own Archive over ``storage``, with ``pairs`` to give each record's other form."""
+        return Importer(IdentifierStore(storage), FileStore(storage), self.subsystem, pairs, self.config["MAX_FILE_BYTES"])
+
+    @property
+    def import_runs(self) -> ImportRuns:
+        """The imports the Import page starts, each in a thread of this process (``.import_runs``)."""
+        return self._part("import_runs", lambda: ImportRuns(
+            lambda: Storage(self.config["DATABASE"], announce=self.announce), self.importer))
 
     # -- transports and pools --------------------------------------------------------------
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import BigInteger, CheckConstraint, Column, Index, Integer, LargeBinary, MetaData, Table, Text, text
 
 #: The revision a database must be at for this code (the last file of ``migrations/versions``).
-SCHEMA_REVISION = "0018"
+SCHEMA_REVISION = "0019"
 
 metadata = MetaData()
 
@@ -263,4 +263,36 @@ item_history = Table(
     Column("details", Text, nullable=False),  # a JSON object
     Index("item_history_ibi", "ibi", "id"),
     sqlite_autoincrement=True,
+)
+
+#: Imports started from the Import page (``ibiportal.storage.import_runs``), each run in a thread
+#: of the process that received it: its source (an OAI-PMH URL, or a file's name and bytes, kept so
+#: that a preview's "Import" reads what was previewed), its options, who started it, its progress
+#: (``done`` records of ``total``, when known; ``counts`` per outcome as JSON) and how it ended.
+#: ``alive_at`` is renewed while it runs: a run not heard from for long is shown interrupted.
+import_run = Table(
+    "import_run", metadata,
+    Column("id", Text, primary_key=True),  # unguessable token, the page's address
+    Column("source", Text, nullable=False),
+    Column("source_data", LargeBinary),  # a file's bytes; NULL for an OAI-PMH URL
+    Column("dry_run", Integer, nullable=False),
+    Column("update_held", Integer, nullable=False),  # --update
+    Column("started_by", Text, nullable=False),  # the administrator's user name
+    Column("started_at", Text, nullable=False),
+    Column("alive_at", Text, nullable=False),
+    Column("finished_at", Text),
+    Column("total", Integer),
+    Column("done", Integer, nullable=False, server_default=text("0")),
+    Column("counts", Text, nullable=False),  # JSON: {"created": 3, …}
+    Column("stopped", Text),  # why the source stopped, in English
+    Column("stopped_message", Text),  # the same as a message (ibiportal.i18n.to_record), in the reader's language
+    Index("import_run_started_at", "started_at"),
+)
+
+#: Each record's outcome of an import run, in order (``seq`` from 0): its page's table and report.
+import_run_outcome = Table(
+    "import_run_outcome", metadata,
+    Column("run_id", Text, primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("outcome", Text, nullable=False),  # JSON: the report's row, its reason as a message record
 )

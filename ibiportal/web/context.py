@@ -82,11 +82,6 @@ def get_storage() -> Storage:
     return g.storage
 
 
-def open_storage() -> Storage:
-    """A connection of its own, for work that outlives the request's (a streamed page); the caller closes it."""
-    return Storage(current_app.config["DATABASE"], announce=application().announce)
-
-
 def close_storage(_exc: BaseException | None = None) -> None:
     storage = g.pop("storage", None)
     if storage is not None:
@@ -122,13 +117,10 @@ def get_item_files() -> ItemFiles:
     return ItemFiles(IdentifierStore(storage), FileStore(storage), current_app.config["MAX_FILE_BYTES"])
 
 
-def get_importer(extra_pairs=(), storage: Storage | None = None) -> Importer:
-    """Imports into the own Archive (``items import`` and the Import page), with the known prefix
-    pairs and ``extra_pairs`` (given for one import), over ``storage`` (the request's by default;
-    a streamed page's import opens its own, :func:`open_storage`)."""
-    storage = storage or get_storage()
-    return Importer(IdentifierStore(storage), FileStore(storage), application().subsystem,
-                    [*known_prefix_pairs(), *extra_pairs], current_app.config["MAX_FILE_BYTES"])
+def get_importer(extra_pairs=()) -> Importer:
+    """Imports into the own Archive (``items import``, ``POST /api/v1/items/import``), with the
+    known prefix pairs and ``extra_pairs`` (given for one import), over the request's storage."""
+    return application().importer(get_storage(), [*known_prefix_pairs(), *extra_pairs])
 
 
 def get_copies() -> CopyService:

@@ -1,18 +1,29 @@
-"""The administrator's Import page (issue 34 point 6): upload a .bib/.ris/.csv or give an OAI-PMH
-URL, preview the dry run as a table, import, download the report as JSON Lines, in both languages."""
+"""The administrator's Import page: upload a .bib/.ris/.csv (or an item package .zip) or give an
+OAI-PMH URL; the import runs in the background with its progress kept in the database, so its page
+shows records done of how many and the counts while it runs (after a reload, from another worker),
+the preview's table and the report at the end, in both languages."""
 from __future__ import annotations
 
 import io
 import json
 import re
+import threading
 from pathlib import Path
+from urllib.parse import parse_qs
 
 import pytest
+from sqlalchemy import update
 
 from ibiportal import create_app
+from ibiportal.application.import_runs import STALE_SECONDS
+from ibiportal.application.importing import OUTCOMES
 from ibiportal.storage.database import Storage
 from ibiportal.storage.identifiers import IdentifierStore
+from ibiportal.storage.import_runs import ImportRunStore
+from ibiportal.storage.schema import import_run
+from ibiportal.web.context import APPLICATION
 from tests.admin_session import log_in_as
+from tests.servers import free_port, loopback_server
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "import"
 
@@ -27,11 +38,11 @@ def admin(client):
     return log_in_as(client, "ada")
 
 
-def _token(html: str) -> str:
+def token_of(html: str) -> str:
     return re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', html)[1]
 
 
-def _minted(app) -> list:
+def minted(app) -> list:
     storage = Storage(app.config["DATABASE"])
     try:
         return IdentifierStore(storage).minted_items()
@@ -39,83 +50,181 @@ def _minted(app) -> list:
         storage.close()
 
 
+def start(admin, language: str = "en", **fields):
+    """Send the form (``preview`` by default); the run's address."""
+    page = admin.get(f"/admin/import/?lang={language}").get_data(as_text=True)
+    data = {"csrf_token": token_of(page), **({"preview": "1"} if "run" not in fields else {}), **fields}
+    answer = admin.post("/admin/import/", data=data, content_type="multipart/form-data")
+    assert answer.status_code == 303, answer.get_data(as_text=True)[-2000:]
+    return answer.headers["Location"]
+
+
+def finished(app, run_url: str) -> str:
+    """Wait for the run's thread to end; its id."""
+    run_id = run_url.rstrip("/").rsplit("/", 1)[-1]
+    thread = app.extensions[APPLICATION].import_runs.threads[run_id]
+    thread.join(30)
+    assert not thread.is_alive()
+    return run_id
+
+
+def upload(name: str, data: bytes) -> dict:
+    return {"source_file": (io.BytesIO(data), name)}
+
+
 def test_the_page_needs_an_administrator(client):
     assert client.get("/admin/import/").status_code in (302, 303)
 
 
 def test_preview_writes_nothing_then_import_writes_what_was_previewed(app, admin):
-    token = _token(admin.get("/admin/import/").get_data(as_text=True))
-    csv = (DATA / "urlib.csv").read_bytes()
-    preview = admin.post("/admin/import/", data={"csrf_token": token, "preview": "1",
-                                                 "source_file": (io.BytesIO(csv), "urlib.csv")},
-                         content_type="multipart/form-data")
-    page = preview.get_data(as_text=True)
-    assert preview.status_code == 200
+    run = start(admin, **upload("urlib.csv", (DATA / "urlib.csv").read_bytes()))
+    finished(app, run)
+    page = admin.get(run).get_data(as_text=True)
     assert "Preview: what an import would do" in page and "3 records" in page
     assert page.count('class="outcome-created"') == 2 and page.count('class="outcome-skipped"') == 1
-    assert "8JMKD3MGP3W34R/3UGHFGH" in page and _minted(app) == []
+    assert "8JMKD3MGP3W34R/3UGHFGH" in page and minted(app) == []
 
-    carried = {name: re.search(rf'name="{name}" type="hidden" value="([^"]*)"', page)[1]
-               for name in ("source_name", "source-text")}
-    assert carried["source_name"] == "urlib.csv"
-    done = admin.post("/admin/import/", data={"csrf_token": _token(page), "run": "1",
-                                              "source_name": carried["source_name"],
-                                              "source-text": carried["source-text"]})
-    page = done.get_data(as_text=True)
-    assert "What the import did" in page
-    assert sorted(item.ibip for item in _minted(app)) == ["8JMKD3MGP3W34R/3UGHFGH", "8JMKD3MGP3W34T/4B9G5HL"]
+    done = admin.post(f"{run}/import", data={"csrf_token": token_of(page)})  # what was previewed, kept with the run
+    assert done.status_code == 303
+    finished(app, done.headers["Location"])
+    page = admin.get(done.headers["Location"]).get_data(as_text=True)
+    assert "What the import did" in page and "Import</button>" not in page
+    assert sorted(item.ibip for item in minted(app)) == ["8JMKD3MGP3W34R/3UGHFGH", "8JMKD3MGP3W34T/4B9G5HL"]
 
-    report = re.search(r'name="report-text" type="hidden" value="([^"]*)"', page)[1]
-    download = admin.post("/admin/import/report", data={"csrf_token": _token(page),
-                                                        "report-text": report})
-    assert download.headers["Content-Disposition"] == 'attachment; filename="import-report.jsonl"'
-    rows = [json.loads(line) for line in download.get_data(as_text=True).splitlines()]
+    report = admin.get(f"{done.headers['Location']}/report")
+    assert report.headers["Content-Disposition"] == 'attachment; filename="import-report.jsonl"'
+    rows = [json.loads(line) for line in report.get_data(as_text=True).splitlines()]
     assert [row["outcome"] for row in rows] == ["created", "created", "skipped"]
+    assert rows[0]["ibip"] == "8JMKD3MGP3W34R/3UGHFGH" and rows[0]["reason"] == "new here"
+    history = admin.get("/api/v1/items/8JMKD3MGP3W34R/3UGHFGH/history", headers={}).get_json()["history"]
+    assert history[0]["actor"]["kind"] == "import"
 
 
 def test_the_page_in_portuguese_and_a_bad_source_said_so(app, admin):
     page = admin.get("/admin/import/?lang=pt-BR").get_data(as_text=True)
-    token = _token(page)
-    answer = admin.post("/admin/import/", data={"csrf_token": token, "preview": "1",
-                                                "source_file": (io.BytesIO(b"x"), "colecao.xml")},
+    token = token_of(page)
+    answer = admin.post("/admin/import/", data={"csrf_token": token, "preview": "1", **upload("colecao.xml", b"x")},
                         content_type="multipart/form-data")
     assert answer.status_code == 400
-    assert "colecao.xml não é um arquivo .bib, .ris ou .csv" in answer.get_data(as_text=True)
+    assert "colecao.xml não é um arquivo .bib, .ris, .csv ou .zip" in answer.get_data(as_text=True)
     answer = admin.post("/admin/import/", data={"csrf_token": token, "preview": "1"})
-    assert answer.status_code == 400 and "Escolha um arquivo .bib, .ris ou .csv" in answer.get_data(as_text=True)
+    assert answer.status_code == 400 and "Escolha um arquivo .bib, .ris, .csv ou .zip" in answer.get_data(as_text=True)
 
 
-def test_an_oai_pmh_source_that_cannot_be_reached_is_said_after_the_rows(app, admin):
-    token = _token(admin.get("/admin/import/").get_data(as_text=True))
-    from tests.servers import free_port
-    page = admin.post("/admin/import/", data={"csrf_token": token, "preview": "1",
-                                              "source_url": f"http://127.0.0.1:{free_port()}/oai"}).get_data(as_text=True)
+def test_an_oai_pmh_source_that_cannot_be_reached_is_said(app, admin):
+    run = start(admin, source_url=f"http://127.0.0.1:{free_port()}/oai")
+    finished(app, run)
+    page = admin.get(run).get_data(as_text=True)
     assert "The source stopped: the OAI-PMH source http://127.0.0.1:" in page and "could not be reached" in page
-    assert "0 records" in page
+    assert "0 records" in page and "Import</button>" not in page
 
 
 def test_the_preview_in_portuguese(app, admin):
-    token = _token(admin.get("/admin/import/?lang=pt-BR").get_data(as_text=True))
-    page = admin.post("/admin/import/", data={"csrf_token": token, "preview": "1",
-                                              "source_file": (io.BytesIO((DATA / "urlib.bib").read_bytes()), "urlib.bib")},
-                      content_type="multipart/form-data").get_data(as_text=True)
+    run = start(admin, "pt-BR", **upload("urlib.bib", (DATA / "urlib.bib").read_bytes()))
+    finished(app, run)
+    page = admin.get(f"{run}?lang=pt-BR").get_data(as_text=True)
     assert "Prévia: o que uma importação faria" in page and "novo aqui" in page and "criado" in page
     assert "o prefixo do nome de repositório de 8JMKD3MGPEW34M/49SPD9L não é conhecido" in page
     assert "nenhum IBI no registro" in page and "(nada gravado)" in page
 
 
-def test_a_previewed_file_carried_in_a_field_larger_than_werkzeug_allows_is_imported(app, admin):
-    """werkzeug keeps a form field to 500 kB; a previewed file comes back as one (in base64)."""
-    token = _token(admin.get("/admin/import/").get_data(as_text=True))
-    # blank lines (no records): under the test client's own 500 kB spooling, over 500 kB once in base64
-    csv = (DATA / "urlib.csv").read_bytes() + b"\n" * 400_000
-    with admin.post("/admin/import/", data={"csrf_token": token, "preview": "1",
-                                            "source_file": (io.BytesIO(csv), "urlib.csv")},
-                    content_type="multipart/form-data") as preview:  # a streamed page: closed, its spooled body too
-        page = preview.get_data(as_text=True)
-    carried = re.search(r'name="source-text" type="hidden" value="([^"]*)"', page)[1]
-    assert len(carried) > 500_000
-    done = admin.post("/admin/import/", data={"csrf_token": _token(page), "run": "1", "source_name": "urlib.csv",
-                                              "source-text": carried})
-    assert done.status_code == 200 and "What the import did" in done.get_data(as_text=True), done.get_data(as_text=True)[-3000:]
-    assert len(_minted(app)) == 2
+def test_an_item_package_comes_in_through_the_page(app, admin, auth, new_database):
+    other = create_app({"TESTING": True, "DATABASE": new_database("other.sqlite"), "SECRET_KEY": "test",
+                        "MINT_HOST": "other.example", "MINT_IP": "192.0.2.2"})
+    token = other.test_cli_runner().invoke(args=["api-token", "create", "t"]).output.strip().splitlines()[-1]
+    item = other.test_client().post("/api/v1/mint", json={"title": "Moving in"}).get_json()
+    with other.test_client().get(f"/api/v1/items/{item['ibip']}/package",
+                                 headers={"Authorization": f"Bearer {token}"}) as response:
+        package = response.data
+    run = start(admin, run="1", **upload("moving.zip", package))
+    finished(app, run)
+    assert "What the import did" in admin.get(run).get_data(as_text=True)
+    held = admin.get(f"/api/v1/items/{item['ibip']}").get_json()
+    assert (held["rep"], held["state"], held["metadata"]["title"]) == (item["rep"], "Original", "Moving in")
+
+
+class SlowSource:
+    """An OAI-PMH source of five records in pages of two (OAI-PMH 2.0 §3.5, ``completeListSize``
+    given), whose second page waits until the test lets it go: the import is caught half-way."""
+
+    def __init__(self):
+        self.asked_second = threading.Event()
+        self.go_on = threading.Event()
+
+    def __call__(self, environ, start_response):
+        token = parse_qs(environ["QUERY_STRING"]).get("resumptionToken", [""])[0]
+        page = int(token or 0)
+        if page:
+            self.asked_second.set()
+            self.go_on.wait(30)
+        records = "".join(
+            f'<record><header><identifier>oai:urlib.net:8JMKD3MGP3W34R/3UGHF{letter}</identifier>'
+            f'<datestamp>2024-01-01</datestamp></header><metadata><oai_dc:dc '
+            f'xmlns:oai_dc="http://www.openarchives.org/OAI/2.0/oai_dc/" xmlns:dc="http://purl.org/dc/elements/1.1/">'
+            f'<dc:title>Relatório {letter}</dc:title></oai_dc:dc></metadata></record>'
+            for letter in "ABCDE"[page * 2:page * 2 + 2])
+        more = f"{page + 1}" if page < 2 else ""
+        body = (f'<OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/"><responseDate>2026-01-01T00:00:00Z'
+                f'</responseDate><request>http://127.0.0.1/oai</request><ListRecords>{records}'
+                f'<resumptionToken completeListSize="5" cursor="{page * 2}">{more}</resumptionToken>'
+                f'</ListRecords></OAI-PMH>')
+        start_response("200 OK", [("Content-Type", "text/xml; charset=utf-8")])
+        return [body.encode()]
+
+
+@pytest.fixture
+def slow_source():
+    source = SlowSource()
+    server = loopback_server(source)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    source.url = f"http://127.0.0.1:{server.server_port}/oai"
+    yield source
+    source.go_on.set()
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_long_import_shows_its_progress_to_any_worker_then_its_report(app, admin, slow_source, new_database):
+    run = start(admin, run="1", source_url=slow_source.url)
+    assert slow_source.asked_second.wait(30)  # the first page's records are done: the import waits for the second
+
+    page = admin.get(run).get_data(as_text=True)
+    assert "Importing" in page and "2 of 5 records done" in page
+    assert '<progress max="5" value="2"' in page and "2 created" in page
+    assert 'data-import-running' in page and "/static/js/import-progress.js" in page
+    assert "Download the report" not in page
+    # another worker (here a second app on the same database) shows the same run, as does the list
+    worker = create_app({"TESTING": True, "DATABASE": app.config["DATABASE"], "SECRET_KEY": "test"})
+    other = log_in_as(worker.test_client(), "grace")
+    assert "2 of 5 records done" in other.get(run).get_data(as_text=True)
+    assert "2 of 5" in other.get("/admin/import/").get_data(as_text=True)
+
+    slow_source.go_on.set()
+    finished(app, run)
+
+    page = admin.get(run).get_data(as_text=True)
+    assert "What the import did" in page and "5 records: 5 created" in page and "data-import-running" not in page
+    assert page.count('class="outcome-created"') == 5 and "Download the report (JSON Lines)" in page
+    assert len(minted(app)) == 5
+
+
+def test_a_run_whose_process_ended_is_said_interrupted(app, admin):
+    storage = Storage(app.config["DATABASE"])
+    store = ImportRunStore(storage)
+    run_id = store.create("http://archive.example.org/oai", None, dry_run=False, update=False, started_by="ada",
+                          counts=dict.fromkeys(OUTCOMES, 0))
+    store.record(run_id, 0, {"record": "oai:x:1", "outcome": "created", "reason": "new here", "rep": None,
+                             "ibip": None, "published": None, "files": []}, {**dict.fromkeys(OUTCOMES, 0), "created": 1}, 9)
+    with storage.write_transaction() as conn:  # not heard from for longer than a run stays silent
+        conn.execute(update(import_run).where(import_run.c.id == run_id).values(alive_at="2020-01-01T00:00:00.000000Z"))
+    storage.close()
+    assert STALE_SECONDS >= 30
+    page = admin.get(f"/admin/import/runs/{run_id}").get_data(as_text=True)
+    assert "This import was interrupted" in page and "1 of 9 records done" in page
+    assert "data-import-running" not in page
+    assert "interrupted" in admin.get("/admin/import/").get_data(as_text=True)
+
+
+def test_an_unknown_run_is_a_404(admin):
+    assert admin.get("/admin/import/runs/nothing-here").status_code == 404
+    assert admin.get("/admin/import/runs/nothing-here/report").status_code == 404

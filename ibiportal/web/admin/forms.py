@@ -144,20 +144,16 @@ class UploadForm(FlaskForm):
 
 
 class ImportForm(FlaskForm):
-    """A collection to import (``application.importing``): an uploaded ``.bib``, ``.ris`` or
-    ``.csv`` file, or an OAI-PMH base URL; a preview's page carries the file back as
-    ``source_text`` (with its ``source_name``), so that "Import" imports what was previewed."""
+    """A collection to import (``application.import_sources``): an uploaded ``.bib``, ``.ris`` or
+    ``.csv`` file or item package ``.zip``, or an OAI-PMH base URL."""
 
-    source_file = FileField(lazy_gettext("A .bib, .ris or .csv file"))
+    source_file = FileField(lazy_gettext("A .bib, .ris or .csv file, or an item package .zip"))
     source_url = StringField(
         lazy_gettext("or an OAI-PMH base URL"), filters=[_strip], validators=[Optional(), Length(max=2000)],
         description=lazy_gettext("Harvested with ListRecords in oai_dc, every resumption token followed, e.g. "
                                  "http://archive.example.org/oai"),
     )
     update = BooleanField(lazy_gettext("Write the source's data over items held here with other data (--update)"))
-    source_name = HiddenField()
-    #: ``…-text``: a multi-line field to the edge's rules (``web.edge``), so a whole file fits
-    source_text = HiddenField(name="source-text")
 
 
 class MoveForm(FlaskForm):
@@ -173,9 +169,3 @@ class MoveForm(FlaskForm):
         lazy_gettext("Its archive service IBI (with an address only)"), filters=[_strip],
         validators=[Optional(), Length(max=300)],
     )
-
-
-class ReportForm(FlaskForm):
-    """An import's report, posted back to be downloaded as JSON Lines."""
-
-    report = HiddenField(name="report-text")  # a multi-line field, as ``ImportForm.source_text``

@@ -1,132 +1,116 @@
 """The administrator's Import page: a collection moves in keeping every IBI.
 
-The same use case as ``flask items import`` (``application.importing``), from an uploaded
-``.bib``, ``.ris`` or ``.csv`` file or an OAI-PMH base URL. "Preview" is the dry run: a table
-of what would become of each record, nothing written; "Import" writes, and shows the same
-table of what happened. Either page's report downloads as JSON Lines. The import runs in the
-request: for a collection too large for one request (thousands of records, files on the
-server's disk) the CLI is the tool (README "Moving a URLib collection in").
+The same use case as ``flask items import`` (``application.import_sources``), from an uploaded
+``.bib``, ``.ris`` or ``.csv`` file, an item package ``.zip``, or an OAI-PMH base URL. "Preview"
+is the dry run; "Import" writes. Either starts a *run* in the background
+(``application.import_runs``) and sends the administrator to its page, which shows its progress
+while it runs (records done of how many, the counts, the latest outcomes; ``static/js/
+import-progress.js`` renews it in place, a link does without script), then every record's outcome
+and the report to download. A preview's page offers "Import", which imports the very source that
+was previewed (its file is kept with the run). Runs are read from the database, so a reload,
+another worker or another administrator sees the same run; the page lists the latest.
 """
 from __future__ import annotations
 
-import base64
-import binascii
-import json
-from collections.abc import Iterator
-
-from flask import Blueprint, Response, abort, current_app, render_template, request, stream_template
+from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, url_for
 from flask_babel import gettext
 
-from ...application.importing import Harvest, Outcome, SourceUnreachable, Totals, http_fetch, is_oai_source
-from ...archive.history import Actor
-from ...archive.import_formats import read_file
+from ...application.import_runs import state_of
+from ...application.import_sources import ImportSource
 from ...errors import ParseError
+from ...storage.import_runs import ImportRun, ImportRunStore
 from ..auth.session import admin_required, current_admin
-from ..context import get_importer, open_storage
-from ..i18n import translate
-from .forms import ImportForm, ReportForm
+from ..context import application, get_storage, known_prefix_pairs
+from ..i18n import error_text
+from .forms import ActionForm, ImportForm
 
 bp = Blueprint("admin_import", __name__, url_prefix="/admin/import")
 
-
-@bp.url_value_preprocessor
-def _room_for_the_source(_endpoint: str | None, _values: dict | None) -> None:
-    """A previewed file comes back as a form field (and a report goes out as one): let a field
-    be as large as a form may be (``MAX_CONTENT_LENGTH``), not werkzeug's 500 kB, before
-    CSRFProtect reads the form (as Convert's batch and References do)."""
-    request.max_form_memory_size = current_app.config["MAX_CONTENT_LENGTH"]
+#: The latest outcomes a running import's page shows (all of them once it ends).
+LATEST_OUTCOMES = 10
 
 
 @bp.get("/")
 @admin_required
 def import_page():
-    """The form: a file or an OAI-PMH URL."""
-    return render_template("admin/import.html", form=ImportForm(formdata=None))
+    """The form, and the latest runs."""
+    return _form_page(ImportForm(formdata=None))
 
 
 @bp.post("/")
 @admin_required
-def run_import():
-    """Preview (``preview`` pressed: the dry run) or import the source given."""
+def start_import():
+    """Start a preview (``preview`` pressed: the dry run) or an import of the source given."""
     form = ImportForm()
-    dry_run = "preview" in request.form
     if not form.validate_on_submit():
-        return render_template("admin/import.html", form=form, error=gettext("The form expired: send it again.")), 400
+        return _form_page(form, gettext("The form expired: send it again."), 400)
     try:
-        source, records, text = _source(form)
+        source = _source(form)
     except ParseError as error:
-        return render_template("admin/import.html", form=form, error=translate(error.message)), 400
-    storage = open_storage()  # the request's is closed before a streamed page ends
-    run = _Run(get_importer(storage=storage), records, f"{source} (administrator {current_admin()})", dry_run, form.update.data)
-    again = ImportForm(formdata=None, data={"source_url": source if is_oai_source(source) else "",
-                                            "source_name": "" if is_oai_source(source) else source,
-                                            "source_text": text or "", "update": form.update.data})
-    # streamed: each record's row reaches the page as it is done (the import's progress), the totals last
-    return stream_template("admin/import.html", form=again, run=run, outcomes=run.outcomes(), dry_run=dry_run,
-                           source=source)
+        return _form_page(form, error_text(error), 400)
+    return _start(source, dry_run="preview" in request.form, update=bool(form.update.data))
 
 
-class _Run:
-    """One import as the page shows it: its outcomes as they come, then its totals, why the source
-    stopped (if it did) and the report to download."""
-
-    def __init__(self, importer, records, source: str, dry_run: bool, update: bool) -> None:
-        self.importer, self.records, self.source = importer, records, source
-        self.dry_run, self.update = dry_run, update
-        self.done: list[Outcome] = []
-        self.totals = Totals()
-        self.stopped: str | None = None
-
-    def outcomes(self) -> Iterator[Outcome]:
-        try:
-            for outcome in self.importer.run(self.records, Actor("import", self.source), dry_run=self.dry_run, update=self.update):
-                self.done.append(outcome)
-                self.totals.add(outcome)
-                yield outcome
-        except (SourceUnreachable, ParseError) as error:
-            self.stopped = translate(error.message if isinstance(error, ParseError) else error.args[0])
-        finally:
-            self.importer.store.storage.close()
-
-    def report_form(self) -> ReportForm:
-        """The outcomes as JSON Lines, in base64 (as the previewed file: exactly as written)."""
-        report = "".join(json.dumps(outcome.to_dict(), ensure_ascii=False) + "\n" for outcome in self.done)
-        return ReportForm(formdata=None, data={"report": base64.b64encode(report.encode("utf-8")).decode("ascii")})
-
-
-@bp.post("/report")
+@bp.get("/runs/<run_id>")
 @admin_required
-def download_report():
-    """The report posted back, as a JSON Lines file to keep."""
-    form = ReportForm()
-    if not form.validate_on_submit():
-        return render_template("admin/import.html", form=ImportForm(formdata=None),
-                               error=gettext("The form expired: send it again.")), 400
-    try:
-        report = base64.b64decode(form.report.data or "", validate=True)
-    except binascii.Error:
-        abort(400)
-    return Response(report, mimetype="application/x-ndjson",
+def run_page(run_id: str):
+    """A run: its progress while it runs, every outcome and the report once it ended."""
+    run = _run(run_id)
+    state = state_of(run, application().clock())
+    store = ImportRunStore(get_storage())
+    after = run.done - LATEST_OUTCOMES - 1 if state == "running" else -1
+    return render_template("admin/import_run.html", run=run, state=state, outcomes=store.outcomes(run.id, after),
+                           form=ActionForm())
+
+
+@bp.post("/runs/<run_id>/import")
+@admin_required
+def import_previewed(run_id: str):
+    """Import what a finished preview read: its file as kept, or its OAI-PMH URL."""
+    run = _run(run_id)
+    if not ActionForm().validate_on_submit() or not run.dry_run:
+        abort(400, gettext("The form expired: open the preview again and import from there."))
+    data = ImportRunStore(get_storage()).source_data(run.id)
+    source = ImportSource(run.source, data)
+    return _start(source, dry_run=False, update=run.update)
+
+
+@bp.get("/runs/<run_id>/report")
+@admin_required
+def report(run_id: str):
+    """Every outcome of the run so far, as JSON Lines (the rows of ``flask items import --report``)."""
+    run = _run(run_id)
+    rows = ImportRunStore(get_storage()).outcomes(run.id)
+    lines = "".join(current_app.json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    return Response(lines, mimetype="application/x-ndjson",
                     headers={"Content-Disposition": 'attachment; filename="import-report.jsonl"'})
 
 
-def _source(form: ImportForm):
-    """``(source name, its records, the file to carry to the import, in base64)``."""
-    upload = form.source_file.data
+def _start(source: ImportSource, *, dry_run: bool, update: bool):
+    run_id = application().import_runs.start(source, dry_run=dry_run, update=update, started_by=current_admin() or "",
+                                             pairs=known_prefix_pairs())
+    return redirect(url_for("admin_import.run_page", run_id=run_id), code=303)
+
+
+def _run(run_id: str) -> ImportRun:
+    run = ImportRunStore(get_storage()).find(run_id)
+    if run is None:
+        abort(404, gettext("No such import: only the latest imports are kept."))
+    return run
+
+
+def _form_page(form: ImportForm, error: str | None = None, status: int = 200):
+    now = application().clock()
+    runs = [(run, state_of(run, now)) for run in ImportRunStore(get_storage()).recent()]
+    return render_template("admin/import.html", form=form, error=error, runs=runs), status
+
+
+def _source(form: ImportForm) -> ImportSource:
+    """The source the form gives: an OAI-PMH base URL, or an uploaded file."""
     if form.source_url.data:
-        if not is_oai_source(form.source_url.data):
-            raise ParseError(gettext("An OAI-PMH base URL begins with http:// or https://."))
-        return form.source_url.data, Harvest(form.source_url.data, http_fetch), None
-    if upload and upload.filename:
-        with upload.stream:  # a large part is spooled to a temporary file: closed now, not at garbage collection
-            data = upload.read()
-        name = upload.filename
-    elif form.source_text.data and form.source_name.data:
-        try:
-            data, name = base64.b64decode(form.source_text.data, validate=True), form.source_name.data
-        except binascii.Error:
-            raise ParseError(gettext("Choose a .bib, .ris or .csv file, or give an OAI-PMH base URL.")) from None
-    else:
-        raise ParseError(gettext("Choose a .bib, .ris or .csv file, or give an OAI-PMH base URL."))
-    # carried to the import in base64: a form field's line breaks come back as CRLF, and a file's bytes must not change
-    return name, read_file(name, data), base64.b64encode(data).decode("ascii")
+        return ImportSource.of_url(form.source_url.data)
+    upload = form.source_file.data
+    if not upload or not upload.filename:
+        raise ParseError(gettext("Choose a .bib, .ris, .csv or .zip file, or give an OAI-PMH base URL."))
+    with upload.stream:  # a large part is spooled to a temporary file: closed now, not at garbage collection
+        return ImportSource.of_file(upload.filename, upload.read())
