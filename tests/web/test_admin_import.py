@@ -9,7 +9,7 @@ import json
 import re
 import threading
 from pathlib import Path
-from urllib.parse import parse_qs
+from datetime import datetime, timezone
 
 import pytest
 from sqlalchemy import update
@@ -23,6 +23,7 @@ from ibiportal.storage.import_runs import ImportRunStore
 from ibiportal.storage.schema import import_run
 from ibiportal.web.context import APPLICATION
 from tests.admin_session import log_in_as
+from tests.oai_source import OaiSource, SourceRecord
 from tests.servers import free_port, loopback_server
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "import"
@@ -143,50 +144,25 @@ def test_an_item_package_comes_in_through_the_page(app, admin, auth, new_databas
     assert (held["rep"], held["state"], held["metadata"]["title"]) == (item["rep"], "Original", "Moving in")
 
 
-class SlowSource:
-    """An OAI-PMH source of five records in pages of two (OAI-PMH 2.0 §3.5, ``completeListSize``
-    given), whose second page waits until the test lets it go: the import is caught half-way."""
-
-    def __init__(self):
-        self.asked_second = threading.Event()
-        self.go_on = threading.Event()
-
-    def __call__(self, environ, start_response):
-        token = parse_qs(environ["QUERY_STRING"]).get("resumptionToken", [""])[0]
-        page = int(token or 0)
-        if page:
-            self.asked_second.set()
-            self.go_on.wait(30)
-        records = "".join(
-            f'<record><header><identifier>oai:urlib.net:8JMKD3MGP3W34R/3UGHF{letter}</identifier>'
-            f'<datestamp>2024-01-01</datestamp></header><metadata><oai_dc:dc '
-            f'xmlns:oai_dc="http://www.openarchives.org/OAI/2.0/oai_dc/" xmlns:dc="http://purl.org/dc/elements/1.1/">'
-            f'<dc:title>Relatório {letter}</dc:title></oai_dc:dc></metadata></record>'
-            for letter in "ABCDE"[page * 2:page * 2 + 2])
-        more = f"{page + 1}" if page < 2 else ""
-        body = (f'<OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/"><responseDate>2026-01-01T00:00:00Z'
-                f'</responseDate><request>http://127.0.0.1/oai</request><ListRecords>{records}'
-                f'<resumptionToken completeListSize="5" cursor="{page * 2}">{more}</resumptionToken>'
-                f'</ListRecords></OAI-PMH>')
-        start_response("200 OK", [("Content-Type", "text/xml; charset=utf-8")])
-        return [body.encode()]
-
-
 @pytest.fixture
 def slow_source():
-    source = SlowSource()
+    """An OAI-PMH source of five records in pages of two (``completeListSize`` given), whose second
+    page waits until the test lets it go: the import is caught half-way."""
+    records = [SourceRecord(f"oai:urlib.net:8JMKD3MGP3W34R/3UGHF{letter}", datetime(2024, 1, 1, tzinfo=timezone.utc),
+                            (("title", f"Relatório {letter}"),)) for letter in "ABCDE"]
+    source = OaiSource(records, page_size=2, hold={2: threading.Event()})
     server = loopback_server(source)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     source.url = f"http://127.0.0.1:{server.server_port}/oai"
     yield source
-    source.go_on.set()
+    source.hold[2].set()
     server.shutdown()
     server.server_close()
 
 
 def test_a_long_import_shows_its_progress_to_any_worker_then_its_report(app, admin, slow_source, new_database):
     run = start(admin, run="1", source_url=slow_source.url)
-    assert slow_source.asked_second.wait(30)  # the first page's records are done: the import waits for the second
+    assert slow_source.held.wait(30)  # the first page's records are done: the import waits for the second
 
     page = admin.get(run).get_data(as_text=True)
     assert "Importing" in page and "2 of 5 records done" in page
@@ -199,7 +175,7 @@ def test_a_long_import_shows_its_progress_to_any_worker_then_its_report(app, adm
     assert "2 of 5 records done" in other.get(run).get_data(as_text=True)
     assert "2 of 5" in other.get("/admin/import/").get_data(as_text=True)
 
-    slow_source.go_on.set()
+    slow_source.hold[2].set()
     finished(app, run)
 
     page = admin.get(run).get_data(as_text=True)
