@@ -1,6 +1,6 @@
 // A running import's page follows it in place: every few seconds it reads the page again and
-// copies the parts marked data-live (how many records are done, the bar, the counts, the latest
-// records) into this one; once the import no longer runs it loads the whole page, with every
+// copies the parts marked data-live, by their id (how many records are done, the bar, the counts,
+// the latest records), into this one; once the import no longer runs it loads the whole page, with every
 // record and the report. Only a text that changed is written, so the status line (role="status")
 // is read out when there is news. Without this script, the page's link shows the same.
 "use strict";
@@ -31,10 +31,12 @@ async function follow() {
     location.reload();
     return;
   }
-  const parts = fresh.querySelectorAll("[data-live]");
-  live.querySelectorAll("[data-live]").forEach((here, index) => {
-    if (parts[index]) copyPart(here, parts[index]);
-  });
+  const ids = (section) => [...section.querySelectorAll("[data-live]")].map((part) => part.id).join(" ");
+  if (ids(live) !== ids(fresh)) {
+    live.replaceChildren(...fresh.childNodes);  // a part came (the bar, once the source said its size)
+  } else {
+    fresh.querySelectorAll("[data-live]").forEach((there) => copyPart(document.getElementById(there.id), there));
+  }
   setTimeout(follow, EVERY_MS);
 }
 

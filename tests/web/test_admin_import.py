@@ -166,7 +166,7 @@ def test_a_long_import_shows_its_progress_to_any_worker_then_its_report(app, adm
 
     page = admin.get(run).get_data(as_text=True)
     assert "Importing" in page and "2 of 5 records done" in page
-    assert '<progress max="5" value="2"' in page and "2 created" in page
+    assert '<progress id="progress-bar" max="5" value="2"' in page and "2 created" in page
     assert 'data-import-running' in page and "/static/js/import-progress.js" in page
     assert "Download the report" not in page
     # another worker (here a second app on the same database) shows the same run, as does the list
