@@ -34,7 +34,7 @@ def wants_json() -> bool:
 
 def error_response(message: str, status: int, position: int | None = None, field: str | None = None):
     """The error as the API's JSON or the error page, its message in the reader's language (a core
-    :class:`~ibiportal.i18n.Message` translated; README, Languages)."""
+    :class:`~ibiportal.i18n.Message` translated; docs/translations.md)."""
     body: dict = {"message": translate(message), "position": position}
     if field is not None:
         body["field"] = field
