@@ -90,7 +90,7 @@ class Settings:
 
     database: str = setting(
         "", "the database: a file path (the embedded SQLite) or a URL, `sqlite:///path` or "
-        "`postgresql+psycopg://user:password@host:port/db` (see *Storage and scale-out*)",
+        "`postgresql+psycopg://user:password@host:port/db` (see [Storage and scale-out](storage.md))",
         shown="`instance/ibiportal.sqlite`")
     redis_url: str = setting(
         "", "Redis shared by several portal nodes (`redis://host:6379/0`): one rate-limit budget for all, changes "
@@ -192,14 +192,14 @@ class Settings:
         "127.0.0.1:8000", "where users connect (nginx under `bin/run`, gunicorn run alone), comma-separated; their "
         "hosts are trusted")
     workers: int = setting(
-        min(2 * (os.cpu_count() or 1) + 1, MAX_DEFAULT_WORKERS), "gunicorn's worker processes (see *Production*)",
+        min(2 * (os.cpu_count() or 1) + 1, MAX_DEFAULT_WORKERS), "gunicorn's worker processes (see [Production](production.md))",
         shown=f"2 × cores + 1 (at most {MAX_DEFAULT_WORKERS})", read=_at_least_one, flask=False)
     threads: int = setting(
         8, "request threads per gunicorn worker; the resolver's pool of threads asking Archives is sized from it",
         read=_at_least_one)
     metrics: bool = setting(
-        True, "count Prometheus metrics (`1`/`0`); `0` also makes `/metrics` a 404 for everyone (see *Production*, "
-        "Metrics and logs)")
+        True, "count Prometheus metrics (`1`/`0`); `0` also makes `/metrics` a 404 for everyone (see "
+        "[Metrics and logs](production.md#metrics-and-logs))")
     metrics_allow: tuple[str, ...] = setting(
         ("127.0.0.0/8", "::1"), "comma-separated client IPs/networks that may read `GET /metrics` (the client as rate "
         "limits see it: `X-Forwarded-For` believed from `IBIPORTAL_TRUSTED_PROXIES` only); every other address gets "
@@ -316,7 +316,9 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
 
 
 def settings_table() -> str:
-    """The documentation's table of settings (Markdown), written from the declarations."""
+    """The documentation's table of settings (Markdown, its links relative to ``docs/``), written
+    from the declarations: ``docs/configuration.md`` shows it (a test keeps the two equal; write it
+    again with ``bin/settings-table``)."""
     rows = ["| variable | meaning | default |", "|---|---|---|"]
     for entry in fields(Settings):
         default = entry.metadata["shown"] or _shown(entry.default)

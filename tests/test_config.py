@@ -105,3 +105,11 @@ def test_the_documented_table_lists_every_setting_with_its_default():
     assert "| `IBIPORTAL_SECURE_COOKIES` | session cookie only over HTTPS" in "\n".join(table)
     assert any(row.startswith("| `IBIPORTAL_TRACE_RETENTION` |") and row.endswith("| `1000` |") for row in table)
     assert any(row.startswith("| `IBIPORTAL_METRICS_ALLOW` |") and row.endswith("| `127.0.0.0/8,::1` |") for row in table)
+
+
+def test_the_configuration_page_shows_the_table_the_declarations_make():
+    from pathlib import Path
+
+    from ibiportal.config import settings_table
+    page = (Path(__file__).resolve().parent.parent / "docs" / "configuration.md").read_text()
+    assert settings_table() in page, "docs/configuration.md is behind ibiportal/config.py: run bash bin/settings-table"
