@@ -24,12 +24,17 @@ import time
 from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 import psycopg
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
+from ibiportal.protocol.messages import RegistrationKey
+from ibiportal.registry import ArchiveDetails, Confirmation, KeyHash
+from ibiportal.storage.database import Storage
 from ibiportal.storage.migrations import upgrade
+from ibiportal.storage.registry import ArchiveStore
 
 #: Debian's PostgreSQL binaries, newest version first (``/usr/local/bin/initdb`` may be a link
 #: to them, or missing; ``/usr/bin`` has only the client wrappers).
@@ -218,3 +223,16 @@ class RedisServer:
     def stop(self) -> None:
         self.process.terminate()
         self.process.wait(timeout=20)
+
+
+def include_archive(database: str, service_ibi: str, address: str) -> None:
+    """Make the Archive ``service_ibi`` at ``address`` (``host:port``) one the portal of
+    ``database`` has registered and included (file 003 §7.1-§7.2), as its resolver then asks it."""
+    storage = Storage(database)
+    try:
+        archives, now = ArchiveStore(storage), datetime.now(timezone.utc)
+        archives.register_archive(service_ibi, KeyHash.of(RegistrationKey("1234567890-0987654321")), now)
+        archives.record_inclusion(service_ibi, ArchiveDetails(address, "127.0.0.1", "IBI-Portal", "admin@example.org"),
+                                  Confirmation(True, "confirmation yes"), now)
+    finally:
+        storage.close()

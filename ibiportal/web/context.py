@@ -120,7 +120,7 @@ def get_item_files() -> ItemFiles:
 def get_importer(extra_pairs=()) -> Importer:
     """Imports into the own Archive (``items import``, ``POST /api/v1/items/import``), with the
     known prefix pairs and ``extra_pairs`` (given for one import), over the request's storage."""
-    return application().importer(get_storage(), [*known_prefix_pairs(), *extra_pairs])
+    return application().importer(get_storage(), application().known_prefix_pairs(extra_pairs))
 
 
 def get_copies() -> CopyService:

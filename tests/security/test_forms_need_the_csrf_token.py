@@ -54,7 +54,7 @@ def test_the_page_writes_include_the_administrators():
 def test_a_write_without_the_csrf_token_is_refused_even_for_an_administrator(site, method, rule):
     client = log_in_as(site.test_client(), "ada")
     path = re.sub(r"<[^>]*\bservice_ibi>", SERVICE_IBI, rule)
-    path = path.replace("<path:ibi>", site.item["ibip"]).replace("<path:path>", "a.pdf")
+    path = path.replace("<path:ibi>", site.item["ibip"]).replace("<path:path>", "a.pdf").replace("<run_id>", "a-run")
     path = re.sub(r"<any\(([a-z]+)[^>]*\):extension>", r"\1", path)
     assert "<" not in path, f"a route this test cannot fill in: {rule}"
     answer = client.open(path, method=method, data={"title": "x", "identifiers": "x", "text": "x", "url": "x",

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import threading
 import unicodedata
-from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import quote
 
@@ -25,16 +24,13 @@ import requests
 from sickle import Sickle
 
 from ibiportal import create_app
-from ibiportal.protocol.messages import RegistrationKey
-from ibiportal.registry import ArchiveDetails, Confirmation, KeyHash
 from ibiportal.storage.database import Storage
 from ibiportal.storage.files import FileStore
 from ibiportal.storage.identifiers import IdentifierStore
-from ibiportal.storage.registry import ArchiveStore
 from tests.admin_session import log_in_as
 from tests.oai_schemas import assert_valid
 from tests.oai_source import OaiSource, records_of
-from tests.servers import fresh_sqlite, loopback_server
+from tests.servers import fresh_sqlite, include_archive, loopback_server
 
 COLLECTION = Path(__file__).resolve().parents[1] / "data" / "urlib_collection" / "collection.jsonl"
 REPOSITORY_ID = "archive.inpe.br"
@@ -195,12 +191,7 @@ def test_one_item_moves_on_and_its_persistent_url_never_fails(portal, imported, 
                             "MINT_IP": "192.0.2.2", "DEMO_ARCHIVES": False})
     server, address = serve(successor)
     try:
-        storage = Storage(portal.config["DATABASE"])  # B is an Archive included in A's resolver
-        now = datetime.now(timezone.utc)
-        ArchiveStore(storage).register_archive(SUCCESSOR_IBI, KeyHash.of(RegistrationKey("1234567890-0987654321")), now)
-        ArchiveStore(storage).record_inclusion(SUCCESSOR_IBI, ArchiveDetails(address, "127.0.0.1", "IBI-Portal",
-                                               "admin@example.org"), Confirmation(True, "confirmation yes"), now)
-        storage.close()
+        include_archive(portal.config["DATABASE"], SUCCESSOR_IBI, address)  # B, an Archive A's resolver asks
         a_token = portal.test_cli_runner().invoke(args=["api-token", "create", "move"]).output.strip().splitlines()[-1]
         b_token = successor.test_cli_runner().invoke(args=["api-token", "create", "in"]).output.strip().splitlines()[-1]
         cited = [moving["ibip"], moving["rep"], f"{moving['ibip']}/{quote(moving['files'][1]['path'])}"]

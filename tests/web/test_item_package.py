@@ -8,20 +8,16 @@ import json
 import threading
 import time
 import zipfile
-from datetime import datetime, timezone
 from decimal import Decimal
 
 import pytest
 import requests
 
 from ibiportal import create_app
-from ibiportal.protocol.messages import RegistrationKey
-from ibiportal.registry import ArchiveDetails, Confirmation, KeyHash
 from ibiportal.storage.database import Storage
 from ibiportal.storage.identifiers import IdentifierStore
-from ibiportal.storage.registry import ArchiveStore
 from ibiportal.web.context import application
-from tests.servers import loopback_server
+from tests.servers import include_archive, loopback_server
 
 SUCCESSOR_IBI = "8JMKD3MGPCW/3ER446E"
 
@@ -163,42 +159,44 @@ def test_over_loopback_the_persistent_url_never_fails_while_the_item_moves(new_d
         token = portal_a.test_cli_runner().invoke(args=["api-token", "create", "tests"]).output.strip().splitlines()[-1]
         auth = {"Authorization": f"Bearer {token}"}
         item = requests.post(f"http://{address_a}/api/v1/mint", json={"title": "Relatório"}, timeout=10).json()
-        storage = Storage(portal_a.config["DATABASE"])  # B is an Archive included in A's resolver
-        now = datetime.now(timezone.utc)
-        ArchiveStore(storage).register_archive(SUCCESSOR_IBI, KeyHash.of(RegistrationKey("1234567890-0987654321")), now)
-        ArchiveStore(storage).record_inclusion(SUCCESSOR_IBI, ArchiveDetails(address_b, "127.0.0.1", "IBI-Portal",
-                                               "admin@example.org"), Confirmation(True, "confirmation yes"), now)
-        storage.close()
+        include_archive(portal_a.config["DATABASE"], SUCCESSOR_IBI, address_b)  # B, an Archive A's resolver asks
 
         answers: list[tuple[int, str, int]] = []
         stop = threading.Event()
 
         def read() -> None:
-            deadline = time.monotonic() + 10
             with requests.Session() as session:
-                while not stop.is_set() and time.monotonic() < deadline:
+                while not stop.is_set():
                     answer = session.get(f"http://{address_a}/{item['ibip']}", allow_redirects=False, timeout=5)
                     location = answer.headers.get("Location", "")
                     copy = session.get(location, timeout=5).status_code if answer.status_code == 302 else 0
                     answers.append((answer.status_code, location, copy))
-                    time.sleep(0.1)
+                    stop.wait(0.1)
+
+        def read_on(count: int) -> None:
+            """Let the reader ask ``count`` more times (a loaded machine asks slower, not fewer times)."""
+            until = len(answers) + count
+            while len(answers) < until and reader.is_alive():
+                stop.wait(0.02)
 
         reader = threading.Thread(target=read)
         reader.start()
-        time.sleep(1)
-        package = requests.get(f"http://{address_a}/api/v1/items/{item['ibip']}/package", headers=auth, timeout=10)
-        assert package.status_code == 200
-        path = tmp_path / "moving.zip"
-        path.write_bytes(package.content)
-        imported = portal_b.test_cli_runner().invoke(args=["items", "import", str(path)])
-        assert imported.exit_code == 0, imported.output
-        time.sleep(1)
-        released = requests.post(f"http://{address_a}/api/v1/items/{item['ibip']}/release", headers=auth, timeout=10,
-                                 json={"successor": f"http://{address_b}/{SUCCESSOR_IBI}"})
-        assert released.status_code == 200, released.text
-        time.sleep(1)
-        stop.set()
-        reader.join()
+        try:
+            read_on(4)
+            package = requests.get(f"http://{address_a}/api/v1/items/{item['ibip']}/package", headers=auth, timeout=10)
+            assert package.status_code == 200
+            path = tmp_path / "moving.zip"
+            path.write_bytes(package.content)
+            imported = portal_b.test_cli_runner().invoke(args=["items", "import", str(path)])
+            assert imported.exit_code == 0, imported.output
+            read_on(3)
+            released = requests.post(f"http://{address_a}/api/v1/items/{item['ibip']}/release", headers=auth,
+                                     timeout=10, json={"successor": f"http://{address_b}/{SUCCESSOR_IBI}"})
+            assert released.status_code == 200, released.text
+            read_on(3)
+        finally:
+            stop.set()
+            reader.join()
     finally:
         server_a.shutdown()
         server_b.shutdown()

@@ -4,7 +4,6 @@ second portal on a loopback socket and the first portal's resolver follows the i
 from __future__ import annotations
 
 import threading
-from datetime import datetime, timezone
 from decimal import Decimal
 from urllib.parse import urlsplit
 
@@ -13,13 +12,11 @@ import responses
 
 from ibiportal import create_app
 from ibiportal.minted import MintedItem
-from ibiportal.protocol.messages import RegistrationKey, UrlRequest, request_url
-from ibiportal.registry import ArchiveDetails, Confirmation, KeyHash
+from ibiportal.protocol.messages import UrlRequest, request_url
 from ibiportal.storage.database import Storage
 from ibiportal.storage.identifiers import IdentifierStore
-from ibiportal.storage.registry import ArchiveStore
 from tests.admin_session import log_in_as
-from tests.servers import loopback_server
+from tests.servers import include_archive, loopback_server
 
 OWN_SERVICE_IBI = "32G4GKPW/4GR3P92"  # the portal's default
 SUCCESSOR_IBI = "8JMKD3MGPCW/3ER446E"
@@ -173,13 +170,7 @@ def test_over_loopback_the_resolver_follows_the_released_item_to_the_successor(n
             title="Relatório", target_url="https://successor.example/moved"))
     storage.close()
     # ... and is an Archive included in the first portal's resolver.
-    storage = Storage(portal.config["DATABASE"])
-    archives = ArchiveStore(storage)
-    now = datetime.now(timezone.utc)
-    archives.register_archive(SUCCESSOR_IBI, KeyHash.of(RegistrationKey("1234567890-0987654321")), now)
-    archives.record_inclusion(SUCCESSOR_IBI, ArchiveDetails(successor_portal.address, "127.0.0.1", "IBI-Portal",
-                                                            "admin@example.org"), Confirmation(True, "confirmation yes"), now)
-    storage.close()
+    include_archive(portal.config["DATABASE"], SUCCESSOR_IBI, successor_portal.address)
     # Both hold it as Original: the own Archive's wins.
     assert client.get("/" + item["ibip"], environ_base=CLIENT).headers["Location"] == "https://portal.example/here"
 

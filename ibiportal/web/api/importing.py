@@ -24,7 +24,7 @@ from ...application.files import FileTooLarge
 from ...application.import_sources import ImportSource, Reading
 from ...application.importing import Totals
 from ...archive.history import Actor
-from ...errors import ParseError, TooLarge
+from ...errors import ParseError
 from ...i18n import N_
 from ..context import get_importer
 from ..errors import error_response
@@ -54,11 +54,8 @@ def import_items():
         source = ImportSource.of_file(upload.filename, upload.read())
     actor = Actor("import", f"{source.file_name} (API token {g.api_token_name})")
     totals, rows = Totals(), []
-    try:
-        for outcome in Reading(source, get_importer(), dry_run=dry_run, update=update, actor=actor):
-            totals.add(outcome)
-            rows.append({**outcome.to_dict(), "reason": translate(outcome.reason)})
-    except TooLarge as error:  # a package that unpacks to more than IBIPORTAL_MAX_FILE_BYTES
-        return error_response(error.message, 413, error.position, error.field)
+    for outcome in Reading(source, get_importer(), dry_run=dry_run, update=update, actor=actor):
+        totals.add(outcome)  # a file refused whole raises before any outcome (400, or 413 for a package too large)
+        rows.append({**outcome.to_dict(), "reason": translate(outcome.reason)})
     return jsonify({"source": source.file_name, "dry_run": dry_run, "update": update, "records": rows,
                     "totals": totals.to_dict()})

@@ -3,14 +3,14 @@ received them: each run's progress (records done of how many, the outcomes so fa
 are kept here, so that a reload, another worker or another node shows them
 (ibiportal.storage.import_runs).
 
-Revision ID: 0019
-Revises: 0018
+Revision ID: 0020
+Revises: 0019
 """
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0019"
-down_revision = "0018"
+revision = "0020"
+down_revision = "0019"
 branch_labels = None
 depends_on = None
 
