@@ -9,7 +9,8 @@ pages with resumption tokens. Portal A imports it with ``flask items import URL 
 every IBI, field, file and the deleted state are checked, every persistent URL resolved, a second
 run is all ``unchanged``; Sickle harvests A's ``/oai`` and finds the same collection; then one
 item goes to portal B (its package into B's ``POST /api/v1/items/import``, released on A's Move
-page) while a reader keeps asking A for its persistent URL.
+page) while a reader keeps following its citations at resolver R, a third portal whose Archives
+A and B are, and at A.
 """
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ from tests.servers import fresh_sqlite, include_archive, loopback_server
 COLLECTION = Path(__file__).resolve().parents[1] / "data" / "urlib_collection" / "collection.jsonl"
 REPOSITORY_ID = "archive.inpe.br"
 SUCCESSOR_IBI = "8JMKD3MGPCW/3ER446E"
+RESOLVER_ARCHIVE_IBI = "J8LNKAN8PW/3FUQHC5"
 CLIENT = {"REMOTE_ADDR": "172.16.44.200"}
 
 
@@ -184,35 +186,54 @@ def test_harvested_out_it_is_the_same_collection(portal, imported, collection):
         assert any(text.endswith("/" + item["ibip"]) and text.startswith("http") for text in identifiers)
 
 
+def portal_at(database: Path, service_ibi: str, host: str, ip: str, **more) -> tuple:
+    """Another portal (its own Archive and minting server), served on a loopback socket."""
+    app = create_app({"TESTING": True, "DATABASE": fresh_sqlite(database), "SECRET_KEY": "test", "DEMO_ARCHIVES": False,
+                      "ARCHIVE_SERVICE_IBI": service_ibi, "MINT_HOST": host, "MINT_IP": ip,
+                      "ALLOW_PRIVATE_ARCHIVES": True, **more})
+    return app, *serve(app)
+
+
 def test_one_item_moves_on_and_its_persistent_url_never_fails(portal, imported, collection, tmp_path):
+    """Portals A (the collection's) and B (the successor) are both Archives of resolver R (a third
+    portal, as urlib.net resolves for INPE's Archives); a reader follows the item's citations at R,
+    and at A's own resolver, all along."""
     moving = next(item for item in collection if len(item["files"]) == 3 and "@80" in item["rep"])
-    successor = create_app({"TESTING": True, "DATABASE": fresh_sqlite(tmp_path / "b.sqlite"), "SECRET_KEY": "test",
-                            "ARCHIVE_SERVICE_IBI": SUCCESSOR_IBI, "MINT_HOST": "successor.example",
-                            "MINT_IP": "192.0.2.2", "DEMO_ARCHIVES": False})
-    server, address = serve(successor)
+    successor, server_b, address = portal_at(tmp_path / "b.sqlite", SUCCESSOR_IBI, "successor.example", "192.0.2.2")
+    # R asks the Archives at every request: with its cache (IBIPORTAL_RESOLUTION_CACHE_SECONDS, 30 s)
+    # it would send readers to A's page of the released item, which still answers, for up to 30 s more
+    resolver, server_r, resolver_address = portal_at(tmp_path / "r.sqlite", RESOLVER_ARCHIVE_IBI, "resolver.example",
+                                                     "192.0.2.3", RESOLUTION_CACHE_SECONDS=0)
     try:
-        include_archive(portal.config["DATABASE"], SUCCESSOR_IBI, address)  # B, an Archive A's resolver asks
+        include_archive(resolver.config["DATABASE"], portal.config["ARCHIVE_SERVICE_IBI"], portal.address)
+        include_archive(resolver.config["DATABASE"], SUCCESSOR_IBI, address)
+        include_archive(portal.config["DATABASE"], SUCCESSOR_IBI, address)
         a_token = portal.test_cli_runner().invoke(args=["api-token", "create", "move"]).output.strip().splitlines()[-1]
         b_token = successor.test_cli_runner().invoke(args=["api-token", "create", "in"]).output.strip().splitlines()[-1]
-        cited = [moving["ibip"], moving["rep"], f"{moving['ibip']}/{quote(moving['files'][1]['path'])}"]
+        cited = [f"{base}/{path}" for base in (resolver_address, portal.address) for path in (
+            moving["ibip"], moving["rep"], f"{moving['ibip']}/{quote(moving['files'][1]['path'])}")]
         answers: list[tuple[str, str, int, int]] = []
         stop = threading.Event()
 
         def read() -> None:  # a reader following the item's citations all along
             with requests.Session() as session:
                 while not stop.is_set():
-                    for path in cited:
-                        answer = session.get(f"http://{portal.address}/{path}", allow_redirects=False, timeout=10)
+                    for url in cited:
+                        answer = session.get(f"http://{url}", allow_redirects=False, timeout=10)
                         location = answer.headers.get("Location", "")
                         copy = session.get(location, timeout=10).status_code if answer.status_code == 302 else 0
-                        answers.append((path, location, answer.status_code, copy))
+                        answers.append((url, location, answer.status_code, copy))
                     stop.wait(0.05)
+
+        def read_on(count: int) -> None:
+            until = len(answers) + count
+            while len(answers) < until and reader.is_alive():
+                stop.wait(0.02)
 
         reader = threading.Thread(target=read)
         reader.start()
         try:
-            while len(answers) < len(cited) and reader.is_alive():  # the reader has followed each citation once
-                stop.wait(0.02)
+            read_on(len(cited))  # each citation followed once, to A's copy
             package = requests.get(f"http://{portal.address}/api/v1/items/{moving['ibip']}/package", timeout=10,
                                    headers={"Authorization": f"Bearer {a_token}"})
             assert package.status_code == 200
@@ -220,6 +241,7 @@ def test_one_item_moves_on_and_its_persistent_url_never_fails(portal, imported, 
                                      files={"file": ("moving.zip", package.content)},
                                      headers={"Authorization": f"Bearer {b_token}"})
             assert moved_in.status_code == 200 and moved_in.json()["totals"]["created"] == 1, moved_in.text
+            read_on(len(cited))  # both hold it now
             admin = log_in_as(portal.test_client(), "ada")
             successor_url = f"http://{address}/{SUCCESSOR_IBI}"
             checked = admin.post(f"/admin/items/{moving['ibip']}/move", data={"successor": successor_url},
@@ -228,9 +250,7 @@ def test_one_item_moves_on_and_its_persistent_url_never_fails(portal, imported, 
             released = admin.post(f"/admin/items/{moving['ibip']}/move", environ_base=CLIENT,
                                   data={"successor": successor_url, "release": "1"})
             assert released.status_code == 303, released.get_data(as_text=True)[-3000:]
-            before = len(answers)
-            while len(answers) < before + 6 and reader.is_alive():
-                stop.wait(0.05)
+            read_on(2 * len(cited))
         finally:
             stop.set()
             reader.join()
@@ -239,9 +259,10 @@ def test_one_item_moves_on_and_its_persistent_url_never_fails(portal, imported, 
         assert [file["path"] for file in held["files"]] == sorted(
             unicodedata.normalize("NFC", file["path"]) for file in moving["files"])
     finally:
-        server.shutdown()
-        server.server_close()
+        for server in (server_b, server_r):
+            server.shutdown()
+            server.server_close()
     assert {status for _, _, status, _ in answers} == {302} and {copy for _, _, _, copy in answers} == {200}, answers
-    for path in cited:  # each citation led to A's copy first, to B's in the end
-        locations = [location for asked, location, _, _ in answers if asked == path]
+    for url in cited:  # each citation led to A's copy first, to B's in the end
+        locations = [location for asked, location, _, _ in answers if asked == url]
         assert locations[0].startswith(f"http://{portal.address}/") and locations[-1].startswith(f"http://{address}/")
