@@ -110,6 +110,20 @@ def auth(api_token) -> dict:
 
 
 @pytest.fixture
+def packaged(client, auth) -> tuple[dict, bytes]:
+    """An item minted, with a file and a change, and its package (``GET /api/v1/items/<ibi>/package``)."""
+    item = client.post("/api/v1/mint", json={"title": "Relatório", "creators": ["Banon, Gerald"],
+                                             "target_url": "https://example.org/here"}).get_json()
+    put = client.put(f"/api/v1/items/{item['ibip']}/files/doc/report.pdf", data=b"%PDF-1.4 report",
+                     headers={**auth, "Content-Type": "application/pdf"})
+    assert put.status_code == 201, put.get_json()
+    assert client.patch(f"/api/v1/items/{item['ibip']}", json={"language": "pt"}, headers=auth).status_code == 200
+    with client.get(f"/api/v1/items/{item['rep']}/package", headers=auth) as response:
+        assert response.status_code == 200 and response.mimetype == "application/zip"
+        return item, response.data
+
+
+@pytest.fixture
 def serve_demo_archive():
     """``serve_demo_archive(NAME)`` runs demo Archive NAME (its misbehaviour included) as an
     ArchiveHTTPServer on a loopback port, over real sockets; every one is stopped after the test."""

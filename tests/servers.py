@@ -20,6 +20,7 @@ import socket
 import sqlite3
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from contextlib import closing
@@ -28,6 +29,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import psycopg
+import requests
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
 from ibiportal.protocol.messages import RegistrationKey
@@ -236,3 +238,39 @@ def include_archive(database: str, service_ibi: str, address: str) -> None:
                                   Confirmation(True, "confirmation yes"), now)
     finally:
         storage.close()
+
+
+class Reader:
+    """A reader following citations all along, in a thread: each of ``urls`` asked in turn (GET, its
+    redirect not followed), then the ``Location`` it answered asked; ``answers`` are ``(url,
+    status, location, the location's status)``. ``read_on(count)`` lets it ask ``count`` more
+    times: a loaded machine asks slower, not fewer times. Used as a context manager."""
+
+    def __init__(self, urls: list[str], pause: float = 0.05) -> None:
+        self.urls, self.pause = urls, pause
+        self.answers: list[tuple[str, int, str, int]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._read)
+
+    def __enter__(self) -> Reader:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _read(self) -> None:
+        with requests.Session() as session:
+            while not self._stop.is_set():
+                for url in self.urls:
+                    answer = session.get(url, allow_redirects=False, timeout=10)
+                    location = answer.headers.get("Location", "")
+                    followed = session.get(location, timeout=10).status_code if answer.status_code == 302 else 0
+                    self.answers.append((url, answer.status_code, location, followed))
+                self._stop.wait(self.pause)
+
+    def read_on(self, count: int) -> None:
+        until = len(self.answers) + count
+        while len(self.answers) < until and self._thread.is_alive():
+            self._stop.wait(0.02)

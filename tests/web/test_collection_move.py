@@ -31,7 +31,7 @@ from ibiportal.storage.identifiers import IdentifierStore
 from tests.admin_session import log_in_as
 from tests.oai_schemas import assert_valid
 from tests.oai_source import OaiSource, records_of
-from tests.servers import fresh_sqlite, include_archive, loopback_server
+from tests.servers import Reader, fresh_sqlite, include_archive, loopback_server
 
 COLLECTION = Path(__file__).resolve().parents[1] / "data" / "urlib_collection" / "collection.jsonl"
 REPOSITORY_ID = "archive.inpe.br"
@@ -210,30 +210,10 @@ def test_one_item_moves_on_and_its_persistent_url_never_fails(portal, imported, 
         include_archive(portal.config["DATABASE"], SUCCESSOR_IBI, address)
         a_token = portal.test_cli_runner().invoke(args=["api-token", "create", "move"]).output.strip().splitlines()[-1]
         b_token = successor.test_cli_runner().invoke(args=["api-token", "create", "in"]).output.strip().splitlines()[-1]
-        cited = [f"{base}/{path}" for base in (resolver_address, portal.address) for path in (
+        cited = [f"http://{base}/{path}" for base in (resolver_address, portal.address) for path in (
             moving["ibip"], moving["rep"], f"{moving['ibip']}/{quote(moving['files'][1]['path'])}")]
-        answers: list[tuple[str, str, int, int]] = []
-        stop = threading.Event()
-
-        def read() -> None:  # a reader following the item's citations all along
-            with requests.Session() as session:
-                while not stop.is_set():
-                    for url in cited:
-                        answer = session.get(f"http://{url}", allow_redirects=False, timeout=10)
-                        location = answer.headers.get("Location", "")
-                        copy = session.get(location, timeout=10).status_code if answer.status_code == 302 else 0
-                        answers.append((url, location, answer.status_code, copy))
-                    stop.wait(0.05)
-
-        def read_on(count: int) -> None:
-            until = len(answers) + count
-            while len(answers) < until and reader.is_alive():
-                stop.wait(0.02)
-
-        reader = threading.Thread(target=read)
-        reader.start()
-        try:
-            read_on(len(cited))  # each citation followed once, to A's copy
+        with Reader(cited) as reader:
+            reader.read_on(len(cited))  # each citation followed once, to A's copy
             package = requests.get(f"http://{portal.address}/api/v1/items/{moving['ibip']}/package", timeout=10,
                                    headers={"Authorization": f"Bearer {a_token}"})
             assert package.status_code == 200
@@ -241,7 +221,7 @@ def test_one_item_moves_on_and_its_persistent_url_never_fails(portal, imported, 
                                      files={"file": ("moving.zip", package.content)},
                                      headers={"Authorization": f"Bearer {b_token}"})
             assert moved_in.status_code == 200 and moved_in.json()["totals"]["created"] == 1, moved_in.text
-            read_on(len(cited))  # both hold it now
+            reader.read_on(len(cited))  # both hold it now
             admin = log_in_as(portal.test_client(), "ada")
             successor_url = f"http://{address}/{SUCCESSOR_IBI}"
             checked = admin.post(f"/admin/items/{moving['ibip']}/move", data={"successor": successor_url},
@@ -250,10 +230,7 @@ def test_one_item_moves_on_and_its_persistent_url_never_fails(portal, imported, 
             released = admin.post(f"/admin/items/{moving['ibip']}/move", environ_base=CLIENT,
                                   data={"successor": successor_url, "release": "1"})
             assert released.status_code == 303, released.get_data(as_text=True)[-3000:]
-            read_on(2 * len(cited))
-        finally:
-            stop.set()
-            reader.join()
+            reader.read_on(2 * len(cited))
         held = requests.get(f"http://{address}/api/v1/items/{moving['rep']}", timeout=10).json()
         assert (held["ibip"], held["state"]) == (moving["ibip"], "Original")
         assert [file["path"] for file in held["files"]] == sorted(
@@ -262,7 +239,8 @@ def test_one_item_moves_on_and_its_persistent_url_never_fails(portal, imported, 
         for server in (server_b, server_r):
             server.shutdown()
             server.server_close()
-    assert {status for _, _, status, _ in answers} == {302} and {copy for _, _, _, copy in answers} == {200}, answers
+    answers = reader.answers
+    assert {status for _, status, _, _ in answers} == {302} and {followed for *_, followed in answers} == {200}, answers
     for url in cited:  # each citation led to A's copy first, to B's in the end
-        locations = [location for asked, location, _, _ in answers if asked == url]
+        locations = [location for asked, _, location, _ in answers if asked == url]
         assert locations[0].startswith(f"http://{portal.address}/") and locations[-1].startswith(f"http://{address}/")

@@ -17,7 +17,7 @@ from ibiportal import create_app
 from ibiportal.storage.database import Storage
 from ibiportal.storage.identifiers import IdentifierStore
 from ibiportal.web.context import application
-from tests.servers import include_archive, loopback_server
+from tests.servers import Reader, include_archive, loopback_server
 
 SUCCESSOR_IBI = "8JMKD3MGPCW/3ER446E"
 
@@ -32,21 +32,6 @@ def portal_config(database: str, **more) -> dict:
     """A second portal minting as another server (no demo items the first mints at the same dates)."""
     return {"TESTING": True, "DATABASE": database, "SECRET_KEY": "test", "ARCHIVE_SERVICE_IBI": SUCCESSOR_IBI,
             "MINT_HOST": "successor.example", "MINT_IP": "192.0.2.2", **more}
-
-
-@pytest.fixture
-def packaged(client, auth) -> tuple[dict, bytes]:
-    """An item with a file and a change, and its package."""
-    item = mint(client, title="Relatório", creators=["Banon, Gerald"], target_url="https://example.org/here")
-    put = client.put(f"/api/v1/items/{item['ibip']}/files/doc/report.pdf", data=b"%PDF-1.4 report",
-                     headers={**auth, "Content-Type": "application/pdf"})
-    assert put.status_code == 201, put.get_json()
-    assert client.patch(f"/api/v1/items/{item['ibip']}", json={"language": "pt"}, headers=auth).status_code == 200
-    response = client.get(f"/api/v1/items/{item['rep']}/package", headers=auth)
-    assert response.status_code == 200 and response.mimetype == "application/zip"
-    data = response.data
-    response.close()
-    return item, data
 
 
 def test_the_package_needs_a_token_and_an_item(client, auth):
@@ -161,46 +146,24 @@ def test_over_loopback_the_persistent_url_never_fails_while_the_item_moves(new_d
         item = requests.post(f"http://{address_a}/api/v1/mint", json={"title": "Relatório"}, timeout=10).json()
         include_archive(portal_a.config["DATABASE"], SUCCESSOR_IBI, address_b)  # B, an Archive A's resolver asks
 
-        answers: list[tuple[int, str, int]] = []
-        stop = threading.Event()
-
-        def read() -> None:
-            with requests.Session() as session:
-                while not stop.is_set():
-                    answer = session.get(f"http://{address_a}/{item['ibip']}", allow_redirects=False, timeout=5)
-                    location = answer.headers.get("Location", "")
-                    copy = session.get(location, timeout=5).status_code if answer.status_code == 302 else 0
-                    answers.append((answer.status_code, location, copy))
-                    stop.wait(0.1)
-
-        def read_on(count: int) -> None:
-            """Let the reader ask ``count`` more times (a loaded machine asks slower, not fewer times)."""
-            until = len(answers) + count
-            while len(answers) < until and reader.is_alive():
-                stop.wait(0.02)
-
-        reader = threading.Thread(target=read)
-        reader.start()
-        try:
-            read_on(4)
+        with Reader([f"http://{address_a}/{item['ibip']}"], pause=0.1) as reader:
+            reader.read_on(4)
             package = requests.get(f"http://{address_a}/api/v1/items/{item['ibip']}/package", headers=auth, timeout=10)
             assert package.status_code == 200
             path = tmp_path / "moving.zip"
             path.write_bytes(package.content)
             imported = portal_b.test_cli_runner().invoke(args=["items", "import", str(path)])
             assert imported.exit_code == 0, imported.output
-            read_on(3)
+            reader.read_on(3)
             released = requests.post(f"http://{address_a}/api/v1/items/{item['ibip']}/release", headers=auth,
                                      timeout=10, json={"successor": f"http://{address_b}/{SUCCESSOR_IBI}"})
             assert released.status_code == 200, released.text
-            read_on(3)
-        finally:
-            stop.set()
-            reader.join()
+            reader.read_on(3)
     finally:
         server_a.shutdown()
         server_b.shutdown()
 
+    answers = [(status, location, followed) for _, status, location, followed in reader.answers]
     page_a = f"http://{address_a}/archive/items/{item['ibip']}"
     page_b = f"http://{address_b}/archive/items/{item['ibip']}"
     assert len(answers) >= 10
