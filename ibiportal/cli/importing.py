@@ -24,7 +24,7 @@ from ..errors import ParseError
 from ..ibi.prefixes import check_prefix_pair
 from ..storage.files import FileStore
 from ..storage.identifiers import IdentifierStore
-from .context import application, get_importer, get_storage
+from ..web.context import application, get_importer, get_storage
 
 @click.command("import")
 @with_appcontext
