@@ -31,10 +31,10 @@ pytestmark = pytest.mark.slow
 RUNTIME = os.environ.get("IMAGE_RUNTIME", "runc")
 #: How every container here runs: podman 4.3 raises the limits of open files and processes to
 #: defaults of its own, beyond what these machines allow a container, so these stay within the
-#: host's; and its root file system is read-only (/tmp, /run: podman's own tmpfs), as under
-#: deploy/kubernetes/, so nothing the portal needs may write there.
+#: host's; and its root file system is read-only but for /tmp, as under deploy/kubernetes/ (an
+#: emptyDir there), so nothing the portal needs may write anywhere else.
 CONTAINER = [f"--runtime={RUNTIME}", f"--ulimit=nofile={resource.getrlimit(resource.RLIMIT_NOFILE)[0]}",
-             "--ulimit=nproc=4096", "--read-only"]
+             "--ulimit=nproc=4096", "--read-only", "--read-only-tmpfs=false", "--tmpfs=/tmp"]
 PORTAL_USER = "ibiportal"
 READY_WITHIN = 120
 
