@@ -44,7 +44,7 @@ _LANGUAGE_TAG = f"({'|'.join(sorted(LANGUAGES))})(-({'|'.join(sorted(COUNTRIES))
 _VERB_OF_SYMBOL = {
     "!": {"const": "GetLastEdition"},
     "+": {"$ref": "#/components/schemas/TranslationVerb"},
-    ":": {"enum": ["GetMetadata", "GetMetadata(oai_dc)"]},
+    ":": {"enum": ["GetMetadata", "GetMetadata(oai_dc)", "GetMetadata(BibINPE)"]},
 }
 
 
