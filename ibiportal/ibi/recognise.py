@@ -4,7 +4,8 @@ The standards show ``http://urlib.net/<IBI>``; published references and links sh
 (STANDARD.md §6): the current resolver's ``/ibi/`` and ``/rep/`` path segments, direct Archive
 links ``/col/<rep>/doc/<file>``, no scheme, URLib's own query pairs, the ``ibi:`` URI scheme, the
 punctuation of a printed reference (``IBI: <…>.``, ``(…-TDI).``, ``<<…>>``, Markdown links) and
-INPE's report-number suffix after a repository name. :func:`recognise` undoes each of them and
+INPE's report-number suffix after a repository name, and URLib's ``upn:`` URIs (STANDARD.md §8).
+:func:`recognise` undoes each of them and
 says so in a :class:`Note`, so that every entry point (home page, Convert, Parse, Compose, Cite,
 Trace, the CLI and the reference checker) reads the same IBI from the same text and tells the
 person what it did.
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 
 from ibiportal.errors import ParseError
 from ibiportal.i18n import N_
-from ibiportal.ibi.grammar import IBIP_PREFIX, IBIP_SUFFIX, MINUTE, REPORT_NUMBER, REPOSITORY_NAME, YEAR
+from ibiportal.ibi.grammar import IBIP_DIGIT, IBIP_PREFIX, IBIP_SUFFIX, MINUTE, REPORT_NUMBER, REPOSITORY_NAME, YEAR
 from ibiportal.ibi.identifier import ibi_form, parse_ibi, split_ibi
 from ibiportal.ibi.url import DEFAULT_RESOLVER, RESOLVER_PAIRS
 
@@ -69,13 +70,14 @@ _IBI_SCHEME = re.compile(r"ibi:(?=[A-Za-z0-9])", re.IGNORECASE)
 """``ibi:`` straight before an IBI is the URI scheme; with a space or ``<`` after it, a reference's label."""
 _REPOSITORY_NAME_START = re.compile(rf"[^/]+/[^/]+/{YEAR}/")
 """Three ``/``-parts, the third a year: a repository name, even a malformed one, never a host first."""
-_MARKDOWN = re.compile(r"\[[^\]\n]*\]\(")
-"""The start of a Markdown link ``[label](``: its target runs to the balancing ``)``."""
-_MARKDOWN_INSIDE = re.compile(r"(?:^|(?<=\s))\[[^\]\n]*\]\(")
+_MARKDOWN = re.compile(r"\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(")
+"""The start of a Markdown link ``[label](``: its target runs to the balancing ``)``; the label may
+hold one level of brackets (an image badge: ``[![DOI](badge.svg)](target)``)."""
+_MARKDOWN_INSIDE = re.compile(r"(?:^|(?<=\s))\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(")
 _HTML_LINK = re.compile(r"<[A-Za-z][\w.-]*\s[^>]*?\bhref\s*=\s*([\"'])(.*?)\1", re.IGNORECASE | re.DOTALL)
 _ATTRIBUTE = re.compile(r"[\w.-]+\s*=\s*([\"'])(.*?)\1", re.DOTALL)
 """``link="…"`` (an attribute of a page's code holding the link)."""
-_URL_INSIDE = re.compile(r"(?:^|(?<=[\s<(\[\"']))[A-Za-z][A-Za-z0-9+.-]*://[^\s<>\"'`]+")
+_URL_INSIDE = re.compile(r"(?:^|(?<=[\s<(\[\"']))[A-Za-z][A-Za-z0-9+.-]*://[^\s<>\"'`\\]+")
 _PATH_WORD = re.compile(r"(?:^|(?<=\s))[^\s/]+/\S+")
 _IBI_SHAPED = re.compile(rf"{IBIP_PREFIX}/{IBIP_SUFFIX}|{REPOSITORY_NAME}", re.IGNORECASE)
 """An IBI of either form anywhere (grammar.py): text around a link holding one is a reference."""
@@ -86,6 +88,10 @@ _PAIR_LIST = re.compile(
     re.IGNORECASE,
 )
 """URLib's pair lists (file 003, Tables 6.2 and 9.4): ``ibi {rep … ibip …}``, ``{rep …}``, ``ibip …``, ``ibi <IBI>``."""
+_LINE_BREAK = re.compile(r"([ \t]*)\r?\n((?:[ \t]*\r?\n)*)[ \t]*")
+"""A line break with the spaces around it: spaces before it, or a blank line, part words, never a URL."""
+_WORD_END = (")", ">", ",", ";", "]", '"', "'")
+"""How a word ends that no URL broken by a PDF ends with: the break after it is between words."""
 _DATE_SPACE = re.compile(rf"/{YEAR}/([ \t]+)[0-9]{{2}}\.[0-9]{{2}}\.")
 _PAIRS = {"<": ">", "(": ")", "[": "]", "{": "}", '"': '"', "'": "'", "`": "`", "«": "»", "“": "”"}
 _TRAILING = ".,;"
@@ -108,6 +114,21 @@ _ARCHIVE_LINK_KINDS = {
     "attachment.cgi": N_("a direct link to an attachment in one Archive's copy of the item"),
     "archive.cgi": N_("a direct link to one Archive's archive of the item (its files in one file)"),
 }
+_UPN = re.compile(rf"(?P<relative>\./)?upn:(?P<resolver>{IBIP_DIGIT}+)(?P<dash>-)?:(?P<slash>/)?(?=[^/\s])", re.IGNORECASE)
+"""URLib's ``upn:<ResolverID>:<LocalID>`` (STANDARD.md §8): the ResolverID a numeral of the IBIp
+alphabet; ``./upn:…`` the relative link, ``upn:<ResolverID>-:…`` a file of the whole federation; a
+``/`` may follow the second colon (``http://urlib.net/upn:LNRMAL:/sid.inpe.br/…``)."""
+_COMPACT = re.compile(r"(?=[A-Za-z0-9]*[a-z])(?=[A-Za-z0-9]*[A-Z])[A-Za-z0-9]+/[A-Za-z0-9]+(?=[/?#!+:]|$)")
+"""URLib's compact local identifiers (``6qtX3pFwXQZGivnK2Y/TLEBM``): two parts of letters and digits,
+the first in mixed case. An IBIp is printed in upper case and a repository name has four parts, so neither is one."""
+_RESOLVER_HOST = re.compile(r"(?:www\.)?urlib\.net(?::[0-9]+)?/", re.IGNORECASE)
+_DOMAIN_ONLY = re.compile(r"(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}/?")
+"""A host name alone after a resolver's address (``https://urlib.net/sid.inpe.br``): no IBI has a dot
+before its first ``/``-less end."""
+_HTML_TAIL = re.compile(r"\\?[\"']\s*>.*|</[A-Za-z][\w-]*\s*>.*|[<>\"\\].*", re.DOTALL)
+"""What HTML or code leaves after a link's URL (``">PDF</a>``, ``</a>``, an escaped ``\\"``): no URL
+holds a raw ``<``, ``>``, ``"`` or ``\\``."""
+_CLOSERS = {")": "(", "]": "[", "}": "{"}
 
 
 @dataclass(frozen=True)
@@ -146,6 +167,7 @@ class Recognition:
     refusal: str | None = None
     refusal_at: tuple[int, int] | None = None
     archive_link: bool = False
+    upn_resolver: str | None = None
 
     def position_in_text(self, position: int | None) -> int | None:
         """A 1-based position in the reading, as a 1-based position in the given text."""
@@ -195,7 +217,10 @@ def recognise(text: str) -> Recognition:
     as the IBI; a report-number suffix is dropped; a host without a scheme gets ``http://``; the
     path segments ``/ibi/`` or ``/rep/`` and the links of URLib Archives (``/col/<rep>/doc/…``,
     ``attachment.cgi``, ``archive.cgi``, ``mirrorget.cgi``) are read as the item; URLib's query
-    pairs are explained; and a repository name printed with capitals is noted.
+    pairs are explained; and a repository name printed with capitals is noted. What HTML,
+    Markdown or code leaves after a link (``)|``, ``">PDF</a>``, an unbalanced ``)``) is set aside;
+    URLib's ``upn:<ResolverID>:<LocalID>`` is read as its local IBI, with the ResolverID kept; a
+    compact local part, or a host name alone after a resolver, is refused as no IBI.
     """
     work = _Text(text)
     notes: list[Note] = []
@@ -209,11 +234,15 @@ def recognise(text: str) -> Recognition:
     _unwrap(work, notes)
     _report_suffix(work, notes)
     _add_scheme(work, notes)
+    upn = _upn(work, notes)
     resolver, refusal, refusal_at, archive_link = _path_segments(work, notes)
+    if refusal is None:
+        refusal, refusal_at = _unreadable(work, upn)
     _query_pairs(work, notes)
     _published_case(work, notes)
     notes.sort(key=lambda note: note.start)
-    return Recognition(text, work.chars, tuple(notes), tuple(work.origin), resolver, refusal, refusal_at, archive_link)
+    return Recognition(text, work.chars, tuple(notes), tuple(work.origin), resolver, refusal, refusal_at, archive_link,
+                       upn)
 
 
 def _strip_spaces(work: _Text) -> None:
@@ -226,9 +255,18 @@ def _strip_spaces(work: _Text) -> None:
 
 
 def _join_lines(work: _Text, notes: list[Note]) -> None:
-    for match in reversed(list(re.finditer(r"[ \t]*\r?\n\s*", work.chars))):
+    """A line break inside a link (a PDF breaks a URL after ``http:``, a ``/`` or a ``.``) is
+    joined; any other, between the words of a reference pasted over two lines, is a space."""
+    for match in reversed(list(_LINE_BREAK.finditer(work.chars))):
+        before = work.chars[: match.start()].rsplit(None, 1)[-1] if work.chars[: match.start()].strip() else ""
+        inside = not match.group(1) and not match.group(2) and (
+            ("/" in before or before.endswith(":")) and not before.endswith(_WORD_END))
         start, end = work.cut(match.start(), match.end())
-        notes.append(Note(N_("a line break inside was joined (a URL broken over two lines)"), start, end))
+        if inside:
+            notes.append(Note(N_("a line break inside was joined (a URL broken over two lines)"), start, end))
+        else:
+            work.insert(match.start(), " ")
+            notes.append(Note(N_("a line break between words was read as a space"), start, end))
 
 
 def _join_date(work: _Text, notes: list[Note]) -> None:
@@ -260,6 +298,11 @@ def _unwrap(work: _Text, notes: list[Note]) -> None:
         elif len(chars) > 1 and chars[-1] in _TRAILING:
             start, end = work.cut(len(chars) - 1, len(chars))
             notes.append(Note(N_("`%(chars)s` after the IBI is the reference's punctuation, not part of the IBI", chars=chars[-1]), start, end))
+        elif (leftover := _leftover(chars)) is not None:
+            start, end = leftover
+            what = chars[start:end].strip()
+            notes.append(Note(N_("`%(chars)s` is what Markdown, HTML or code leaves around a link, not part of it", chars=what),
+                              *work.cut(start, end)))
         elif len(chars) > 2 and (chars[0] == "*" or chars.endswith("**")):
             _take_emphasis(work, notes)
         elif len(chars) > 2 and _PAIRS.get(chars[0]) == chars[-1] and _encloses(chars):
@@ -268,6 +311,29 @@ def _unwrap(work: _Text, notes: list[Note]) -> None:
             notes.append(Note(N_("the enclosing `%(chars)s…%(chars2)s` of a printed reference is not part of the IBI", chars=chars[0], chars2=chars[-1]), start, end))
         elif not _take_link_inside(work, notes):
             return
+
+
+def _leftover(chars: str) -> tuple[int, int] | None:
+    """The span of what a Markdown table, HTML or code leaves at either end of a link, or None:
+    the pipes of a table cell (``|[PDF](…)|``), the rest of an HTML element after its URL
+    (``">PDF</a>``), an empty Markdown link (``[](``) and a closing bracket that nothing in the
+    text opened (``…/publicacao.pdf)``). A bracket the link opened (``…_(bar)``) stays."""
+    pipes = len(chars) - len(chars.lstrip("| \t"))
+    if pipes and len(chars) > pipes:
+        return 0, pipes
+    end = len(chars.rstrip("| \t"))
+    if end < len(chars) and end > 0:
+        return end, len(chars)
+    if chars.endswith(("[](", "[]")):
+        return chars.rindex("[]"), len(chars)
+    if _SCHEME.match(chars) and (tail := _HTML_TAIL.search(chars, _SCHEME.match(chars).end())):
+        return tail.start(), len(chars)
+    last = chars[-1]
+    if last in _CLOSERS and chars.count(last) > chars.count(_CLOSERS[last]):
+        return len(chars) - 1, len(chars)
+    if last in "\"'" and chars.count(last) % 2 and len(chars) > 1:
+        return len(chars) - 1 - (chars[-2] == "\\"), len(chars)
+    return None
 
 
 def _encloses(chars: str) -> bool:
@@ -286,7 +352,7 @@ def _encloses(chars: str) -> bool:
 def _markdown_target(chars: str, start: int) -> tuple[int, int] | None:
     """The span of the target of the Markdown link at ``start``: up to the ``)`` that balances its
     ``(`` (a URL may hold parentheses), never across a space; None when it does not close."""
-    opening = chars.index("](", start) + 1
+    opening = _label_end(chars, start) + 1
     depth = 0
     for index in range(opening, len(chars)):
         character = chars[index]
@@ -296,6 +362,16 @@ def _markdown_target(chars: str, start: int) -> tuple[int, int] | None:
         if depth == 0:
             return (opening + 1, index) if index > opening + 1 else None
     return None
+
+
+def _label_end(chars: str, start: int) -> int:
+    """The index of the ``]`` that closes the Markdown label opened at ``start``."""
+    depth = 0
+    for index in range(start, len(chars)):
+        depth += {"[": 1, "]": -1}.get(chars[index], 0)
+        if depth == 0:
+            return index
+    return chars.index("](", start)
 
 
 def _take_markdown(work: _Text, notes: list[Note], target: tuple[int, int]) -> None:
@@ -381,10 +457,60 @@ def _add_scheme(work: _Text, notes: list[Note]) -> None:
     if _SCHEME.match(chars) or not host or _REPOSITORY_NAME_START.match(chars) or _is_ibi(chars):
         return
     rest = chars[host.end():]
-    if not (_SEGMENT.match(rest) or _ARCHIVE_LINK.match(rest) or ibi_form(rest) == "ibip" or _splits(rest)):
+    if not (_SEGMENT.match(rest) or _ARCHIVE_LINK.match(rest) or ibi_form(rest) == "ibip" or _splits(rest)
+            or _UPN.match(rest) or (_RESOLVER_HOST.match(chars) and _DOMAIN_ONLY.fullmatch(rest))):
         return
     work.insert(0, "http://")
     notes.append(Note(N_("no scheme: read as http://%(value)s…", value=host.group()), 1, host.end() - 1))
+
+
+def _upn(work: _Text, notes: list[Note]) -> str | None:
+    """``upn:<ResolverID>:<LocalID>``, bare, relative (``./upn:…``) or after a resolver's address
+    (``http://urlib.net/upn:…``): the ``upn:`` part is taken off, so that the local part is read as
+    an IBI where it is one (STANDARD.md §8); the ResolverID is returned, to be kept and shown."""
+    chars = work.chars
+    scheme = _SCHEME.match(chars)
+    at = chars.find("/", scheme.end()) + 1 if scheme else 0
+    match = _UPN.match(chars, at) if at or not scheme else None
+    if match is None:
+        return None
+    resolver = match["resolver"].upper()
+    written = match.group().rstrip("/")
+    start, end = work.cut(at, match.end())
+    kind = (N_("a relative link, which a browser resolves against the Archive of the citing page") if match["relative"]
+            else N_("a file of the whole federation") if match["dash"] else N_("a URI"))
+    notes.append(Note(N_("`%(upn)s` is URLib's `upn:` form (%(kind)s): ResolverID %(resolver)s names the Archive of the "
+                         "federation that resolves it; the local part after it is read as the IBI",
+                         upn=written, kind=kind, resolver=resolver), start, end))
+    return resolver
+
+
+def _unreadable(work: _Text, upn: str | None) -> tuple[str | None, tuple[int, int] | None]:
+    """Why what stands where an IBI should is surely none, with its span: a compact local
+    identifier of URLib (mixed case, ``6qtX3pFwXQZGivnK2Y/TLEBM``), which this portal cannot read
+    and does not guess, or a host name alone after a resolver (``https://urlib.net/sid.inpe.br``)."""
+    chars = work.chars
+    scheme = _SCHEME.match(chars)
+    at = chars.find("/", scheme.end()) + 1 if scheme else int(chars.startswith("/"))
+    if scheme and at == 0:
+        return None, None
+    compact = _COMPACT.match(chars, at)
+    end = len(chars.split("?", 1)[0].split("#", 1)[0])
+    if compact and not _splits(chars[at:end]):
+        span = (work.origin[compact.start()] + 1, work.origin[compact.end() - 1] + 1)
+        local = compact.group()
+        if upn is not None:
+            return N_("this is a URLib `upn:` URI (ResolverID %(resolver)s) whose local part %(local)s is in URLib's compact "
+                      "encoding, which this portal cannot read: it names an item, but not by an IBI, and this portal does "
+                      "not guess which", resolver=upn, local=local), span
+        return N_("%(local)s is in URLib's compact encoding of an identifier (mixed case), which this portal cannot read: "
+                  "it is no IBI (an IBIp is printed in upper case; a repository name has four parts), and this portal "
+                  "does not guess which item it names", local=local), span
+    if scheme and _DOMAIN_ONLY.fullmatch(chars, at, end):
+        span = (work.origin[at] + 1, work.origin[end - 1] + 1)
+        return N_("%(host)s after the resolver's address %(base)s is a host name, not an IBI: a persistent URL names an "
+                  "IBI there, as in http://urlib.net/<IBI> (Table 8.1)", host=chars[at:end].rstrip("/"), base=chars[:at]), span
+    return None, None
 
 
 def _path_segments(work: _Text, notes: list[Note]) -> tuple[str | None, str | None, tuple[int, int] | None, bool]:
