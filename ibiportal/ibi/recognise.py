@@ -470,7 +470,7 @@ def _upn(work: _Text, notes: list[Note]) -> str | None:
     an IBI where it is one (STANDARD.md §8); the ResolverID is returned, to be kept and shown."""
     chars = work.chars
     scheme = _SCHEME.match(chars)
-    at = chars.find("/", scheme.end()) + 1 if scheme else 0
+    at = chars.find("/", scheme.end()) + 1 if scheme else int(chars.startswith("/"))
     match = _UPN.match(chars, at) if at or not scheme else None
     if match is None:
         return None
@@ -570,16 +570,17 @@ def _mirror_page(work: _Text, notes: list[Note], link: re.Match[str]) -> tuple[s
     metadata = _METADATA_REPOSITORY.search(chars, link.end())
     item = _item_of_metadata(metadata.group(1)) if metadata and link["mirror"].lower().endswith("get.cgi") else None
     if item is None:
-        what = ("the mirror's page mirrorget.cgi names no item (no `metadatarepository` pair)"
-                if link["mirror"].lower().endswith("get.cgi") else "the mirror's own page (mirror.cgi)")
-        return None, f"a page of the URLib mirror {mirror}, not a link to an item: {what}", span, False
+        what = (N_("the mirror's page mirrorget.cgi names no item (no `metadatarepository` pair)")
+                if link["mirror"].lower().endswith("get.cgi") else N_("the mirror's own page (mirror.cgi)"))
+        return None, N_("a page of the URLib mirror %(mirror)s, not a link to an item: %(what)s", mirror=mirror, what=what), span, False
     start_keep, end_keep = metadata.start(1), metadata.start(1) + len(item)
     before, after = work.keep(start_keep, end_keep)
     work.insert(0, DEFAULT_RESOLVER)
-    _note_cut(notes, (
-        f"a page of the URLib mirror {mirror} (mirrorget.cgi) showing the item whose metadata is kept in "
-        f"repository {metadata.group(1)}: URLib names an item's metadata repository after the item, plus "
-        f"seconds, so the item is read as {item}; its persistent URL is {DEFAULT_RESOLVER}{item}"), before, after)
+    _note_cut(notes, N_(
+        "a page of the URLib mirror %(mirror)s (mirrorget.cgi) showing the item whose metadata is kept in repository "
+        "%(metadata)s: URLib names an item's metadata repository after the item, plus seconds, so the item is read as "
+        "%(item)s; its persistent URL is %(url)s", mirror=mirror, metadata=metadata.group(1), item=item,
+        url=f"{DEFAULT_RESOLVER}{item}"), before, after)
     return DEFAULT_RESOLVER, None, None, True
 
 
@@ -594,7 +595,8 @@ def _item_of_metadata(repository: str) -> str | None:
 def _published_case(work: _Text, notes: list[Note]) -> None:
     """A repository name printed with capitals (``sid.inpe.br/ePrint@1905/…``): kept as published
     for display, compared without case (Table 6.1; lower case is recommended)."""
-    match = _REPOSITORY_NAME_START.search(work.chars)
+    end = min((at for at in (work.chars.find("?"), work.chars.find("#")) if at >= 0), default=len(work.chars))
+    match = _REPOSITORY_NAME_START.search(work.chars, 0, end)  # not a repository named in the query's pairs
     if not match or match.group().islower():
         return
     start, end = work.origin[match.start()] + 1, work.origin[match.end() - 1] + 1
@@ -622,11 +624,17 @@ def _query_pairs(work: _Text, notes: list[Note]) -> None:
 
 
 def without_resolver_segment(path: str) -> str:
-    """A request path (``/ibi/8JMKD3MGP8W/34PGRBS?…``) without its leading ``/ibi`` or ``/rep``:
-    the portal answers those paths exactly as the path that follows (STANDARD.md §6)."""
+    """A request path (``/ibi/8JMKD3MGP8W/34PGRBS?…``) without its leading ``/ibi`` or ``/rep``,
+    ``ibi:`` or ``upn:<ResolverID>:`` (``/upn:LNRMAL:/sid.inpe.br/…`` too): the portal answers
+    those paths exactly as the path that follows (STANDARD.md §6 and §8)."""
     for segment in RESOLVER_SEGMENTS:
         if path.startswith(segment):
             return path[len(segment) - 1 :]
+    if _IBI_SCHEME.match(path, 1):
+        return "/" + path[5:]
+    upn = _UPN.match(path, 1) if path.startswith("/upn:") else None
+    if upn is not None:
+        return "/" + path[upn.end():]
     return path
 
 
@@ -645,11 +653,16 @@ def direct_link_path(path: str) -> str | None:
     """A request path that is a URLib Archive's link to an item, as the persistent URL's path:
     ``/col/<rep>/doc/<file>`` and ``/attachment.cgi/<rep>/doc/<file>`` → ``/<rep>/<file>``,
     ``/archive.cgi/<rep>`` → ``/<rep>`` (query kept). The portal resolves such a path like the
-    persistent URL, wherever the item lives now (STANDARD.md §6: rescued). None for any other
-    path, a mirror's page included."""
+    persistent URL, wherever the item lives now (STANDARD.md §6: rescued); a mirror's
+    ``mirrorget.cgi?metadatarepository=<rep with seconds>`` page is the item ``/<rep>`` (the query,
+    the mirror's own, left out). None for any other path, a mirror's own page included."""
     link = _ARCHIVE_LINK.match(path, 1) if path.startswith("/") else None
-    if link is None or link["mirror"]:
+    if link is None:
         return None
+    if link["mirror"]:  # a mirror's page about the item its metadata repository names: the item
+        metadata = _METADATA_REPOSITORY.search(path, link.end()) if link["mirror"].lower().endswith("get.cgi") else None
+        item = _item_of_metadata(metadata.group(1)) if metadata else None
+        return f"/{item}" if item else None
     return f"/{link['rep'] or link['item']}{path[link.end():]}"
 
 

@@ -720,7 +720,8 @@ _PATHS: dict[str, dict] = {
     "/api/v1/classify": {"get": {
         "operationId": "classify", "summary": "What a pasted text is: an IBI, a persistent URL, or unknown",
         "description": "Always 200 for any text: `unknown` carries the parser's `error`.",
-        "parameters": [_query("q", "any text")],
+        "parameters": [_query("q", "any text, line breaks included (a reference pasted over two lines)",
+                              schema={**_LINES, "maxLength": MAX_TEXT_CHARS})],
         "responses": {"200": _json(_ref("Classification"), "What the text is"), **_ERRORS},
     }},
     "/api/v1/cite": {"get": {
