@@ -118,6 +118,8 @@ _UPN = re.compile(rf"(?P<relative>\./)?upn:(?P<resolver>{IBIP_DIGIT}+)(?P<dash>-
 """URLib's ``upn:<ResolverID>:<LocalID>`` (STANDARD.md §8): the ResolverID a numeral of the IBIp
 alphabet; ``./upn:…`` the relative link, ``upn:<ResolverID>-:…`` a file of the whole federation; a
 ``/`` may follow the second colon (``http://urlib.net/upn:LNRMAL:/sid.inpe.br/…``)."""
+_RELATIVE_UPN = re.compile(rf"/col/[^?#]*?/doc/(?:[^/?#]+/)*upn:{IBIP_DIGIT}+-?:/?(?=[^/\s])", re.IGNORECASE)
+"""Where a browser takes URLib's relative link ``./upn:…`` on a page served at ``/col/<rep>/doc/…``."""
 _COMPACT = re.compile(r"(?=[A-Za-z0-9]*[a-z])(?=[A-Za-z0-9]*[A-Z])[A-Za-z0-9]+/[A-Za-z0-9]+(?=[/?#!+:]|$)")
 """URLib's compact local identifiers (``6qtX3pFwXQZGivnK2Y/TLEBM``): two parts of letters and digits,
 the first in mixed case. An IBIp is printed in upper case and a repository name has four parts, so neither is one."""
@@ -625,14 +627,15 @@ def _query_pairs(work: _Text, notes: list[Note]) -> None:
 
 def without_resolver_segment(path: str) -> str:
     """A request path (``/ibi/8JMKD3MGP8W/34PGRBS?…``) without its leading ``/ibi`` or ``/rep``,
-    ``ibi:`` or ``upn:<ResolverID>:`` (``/upn:LNRMAL:/sid.inpe.br/…`` too): the portal answers
-    those paths exactly as the path that follows (STANDARD.md §6 and §8)."""
+    ``ibi:`` or ``upn:<ResolverID>:`` (``/upn:LNRMAL:/sid.inpe.br/…`` too), or below a page an
+    Archive serves (``/col/<rep>/doc/…/upn:…``, where a relative ``./upn:`` link on that page leads):
+    the portal answers those paths exactly as the path that follows (STANDARD.md §6 and §8)."""
     for segment in RESOLVER_SEGMENTS:
         if path.startswith(segment):
             return path[len(segment) - 1 :]
     if _IBI_SCHEME.match(path, 1):
         return "/" + path[5:]
-    upn = _UPN.match(path, 1) if path.startswith("/upn:") else None
+    upn = _UPN.match(path, 1) if path.startswith("/upn:") else _RELATIVE_UPN.match(path)
     if upn is not None:
         return "/" + path[upn.end():]
     return path

@@ -64,6 +64,17 @@ def test_upn_ibi_and_mirrorget_spellings_resolve_as_the_persistent_url(uncached,
     assert trace["persistent_url"] == "http://localhost" + plain
 
 
+def test_a_relative_upn_link_followed_from_a_page_an_archive_serves_resolves(uncached):
+    """``<a href="./upn:…">`` on a page served at ``/col/<rep>/doc/…`` (URLib's relative links, with
+    the pairs URLib adds to count them) reaches ``/col/<rep>/doc/upn:…``: it is the upn: URI."""
+    pairs = "ibiurl.clientinformation.citingitem=sid.inpe.br/mtc-m21c/2019/12.04.15.16&linktype=relative"
+    for page_dir in ("/col/sid.inpe.br/mtc-m21c/2019/12.04.15.16/doc/", "/col/sid.inpe.br/mtc-m21c/2019/12.04.15.16/doc/html/"):
+        followed = uncached.get(f"{page_dir}upn:S4T6RL:{IBIP}?{pairs}", environ_base=CLIENT)
+        plain = uncached.get(f"/{IBIP}?{pairs}", environ_base=CLIENT)
+        assert followed.status_code == plain.status_code == 302
+        assert followed.headers["Location"] == plain.headers["Location"] and plain.headers["Location"].endswith(pairs)
+
+
 @pytest.mark.parametrize(("path", "said"), [
     ("/upn:K28A8B:6qtX3pFwXQZGivnK2Y/TLEBM", ("`upn:`", "K28A8B", "cannot read")),
     ("/col/sid.inpe.br/banon/2001/03.30.15.38.24/doc/mirror.cgi/About?languagebutton=en", ("mirror",)),

@@ -187,7 +187,7 @@ def received_url(raw_path: str, address: str) -> str:
 def rescued_link(raw_path: str) -> str | None:
     """The request's path (``raw_path``, as :func:`received_url` takes it) when it is a URLib
     Archive's direct link that :func:`received_url` rescued."""
-    return raw_path.split("?", 1)[0] if direct_link_path(raw_path) is not None else None
+    return raw_path.split("?", 1)[0] if direct_link_path(without_resolver_segment(raw_path)) is not None else None
 
 
 def _raw_path(environ: dict) -> str:
