@@ -64,12 +64,14 @@ from ibiportal.ibi.url import DEFAULT_RESOLVER
 _LINE_BREAK = r"(?:[ \t]*\r?\n[ \t]*)?"
 _LINK = re.compile(
     rf"(?:https?:{_LINE_BREAK}/{_LINE_BREAK}/{_LINE_BREAK}|(?<![\w.@/-])(?:urlib\.net|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.inpe\.br)/"
-    rf"|(?<![\w.@/:-])(?:\./)?upn:{IBIP_DIGIT}+-?:)[^\s<>\"'`{{}}|\\^]+",
+    rf"|(?<![\w.@/:-])(?:\./)?upn:{IBIP_DIGIT}+-?:|(?<![\w.@/-])(?:\.\./)+(?:col/)?(?={REPOSITORY_NAME}/doc/))"
+    rf"[^\s<>\"'`{{}}|\\^]+",
     re.IGNORECASE,
 )
 """A link: ``http(s)://…`` (a PDF may break it right after ``http:`` or a ``/`` of ``//``), the
-scheme-less ``urlib.net/…`` and ``<host>.inpe.br/…``, and URLib's ``upn:<ResolverID>:…`` URIs
-(bare or relative, ``./upn:…``; STANDARD.md §8)."""
+scheme-less ``urlib.net/…`` and ``<host>.inpe.br/…``, URLib's ``upn:<ResolverID>:…`` URIs
+(bare or relative, ``./upn:…``; STANDARD.md §8) and its relative links between documents
+(``../../../../../../col/<rep>/doc/<file>``)."""
 _IBIP_TEXT = f"{IBIP_PREFIX}/{IBIP_DIGIT}{{4,}}(?:W{IBIP_DIGIT}+)?"
 """An IBIp as printed: a date since 1995 takes at least four digits (Table 7.1, grammar.py)."""
 _IBIP = re.compile(rf"(?<![\w/.@:-])(?:ibi:)?{_IBIP_TEXT}(?![\w/])", re.IGNORECASE)

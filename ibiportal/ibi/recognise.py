@@ -73,7 +73,9 @@ _REPOSITORY_NAME_START = re.compile(rf"[^/]+/[^/]+/{YEAR}/")
 _MARKDOWN = re.compile(r"\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(")
 """The start of a Markdown link ``[label](``: its target runs to the balancing ``)``; the label may
 hold one level of brackets (an image badge: ``[![DOI](badge.svg)](target)``)."""
-_MARKDOWN_INSIDE = re.compile(r"(?:^|(?<=\s))\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(")
+_MARKDOWN_INSIDE = re.compile(r"(?:^|(?<=\s))\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(|\[\]\((?=[A-Za-z][A-Za-z0-9+.-]*://)")
+"""A Markdown link in a text: after a space, or glued to the text when its label is empty
+(``…selection.[](http://…)``, as generated notes print their sources)."""
 _HTML_LINK = re.compile(r"<[A-Za-z][\w.-]*\s[^>]*?\bhref\s*=\s*([\"'])(.*?)\1", re.IGNORECASE | re.DOTALL)
 _ATTRIBUTE = re.compile(r"[\w.-]+\s*=\s*([\"'])(.*?)\1", re.DOTALL)
 """``link="…"`` (an attribute of a page's code holding the link)."""
@@ -118,6 +120,7 @@ _UPN = re.compile(rf"(?P<relative>\./)?upn:(?P<resolver>{IBIP_DIGIT}+)(?P<dash>-
 """URLib's ``upn:<ResolverID>:<LocalID>`` (STANDARD.md §8): the ResolverID a numeral of the IBIp
 alphabet; ``./upn:…`` the relative link, ``upn:<ResolverID>-:…`` a file of the whole federation; a
 ``/`` may follow the second colon (``http://urlib.net/upn:LNRMAL:/sid.inpe.br/…``)."""
+_RELATIVE_LINK = re.compile(rf"(?:\.\./)+(?:col/)?(?=[^/]+/[^/]+/{YEAR}/[0-9.]+/doc/)")
 _RELATIVE_UPN = re.compile(rf"/col/[^?#]*?/doc/(?:[^/?#]+/)*upn:{IBIP_DIGIT}+-?:/?(?=[^/\s])", re.IGNORECASE)
 """Where a browser takes URLib's relative link ``./upn:…`` on a page served at ``/col/<rep>/doc/…``."""
 _COMPACT = re.compile(r"(?=[A-Za-z0-9]*[a-z])(?=[A-Za-z0-9]*[A-Z])[A-Za-z0-9]+/[A-Za-z0-9]+(?=[/?#!+:]|$)")
@@ -235,6 +238,7 @@ def recognise(text: str) -> Recognition:
     _join_date(work, notes)
     _unwrap(work, notes)
     _report_suffix(work, notes)
+    _relative_link(work, notes)
     _add_scheme(work, notes)
     upn = _upn(work, notes)
     resolver, refusal, refusal_at, archive_link = _path_segments(work, notes)
@@ -326,8 +330,8 @@ def _leftover(chars: str) -> tuple[int, int] | None:
     end = len(chars.rstrip("| \t"))
     if end < len(chars) and end > 0:
         return end, len(chars)
-    if chars.endswith(("[](", "[]")):
-        return chars.rindex("[]"), len(chars)
+    if chars.endswith(("[](", "[]", "[")) and len(chars) > 3:
+        return chars.rindex("["), len(chars)
     if _SCHEME.match(chars) and (tail := _HTML_TAIL.search(chars, _SCHEME.match(chars).end())):
         return tail.start(), len(chars)
     last = chars[-1]
@@ -449,6 +453,19 @@ def _report_suffix(work: _Text, notes: list[Note]) -> None:
                 else N_("a report-number suffix as INPE's library prints it"))
         start, end = work.cut(match.start(2), match.end(2))
         notes.append(Note(N_("`-%(code)s` is %(what)s, not part of the IBI", code=code, what=what), start, end))
+
+
+def _relative_link(work: _Text, notes: list[Note]) -> None:
+    """``../../../../../../col/<rep>/doc/<file>`` and ``../../../../../<rep>/doc/<file>``: URLib's
+    relative links between documents of one collection (its documents sit at
+    ``<collection>/<rep>/doc/``), read as the Archive link ``/col/<rep>/doc/<file>``."""
+    match = _RELATIVE_LINK.match(work.chars)
+    if match is None:
+        return
+    start, end = work.cut(0, match.end())
+    work.insert(0, "/col/")
+    notes.append(Note(N_("`%(up)s` begins a relative link between documents of one URLib collection: read as the "
+                         "repository and file that follow", up=match.group()), start, end))
 
 
 def _add_scheme(work: _Text, notes: list[Note]) -> None:
