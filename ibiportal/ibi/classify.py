@@ -194,8 +194,12 @@ def classify(
 def read_url(text: str, field: str | None = None) -> tuple[PersistentUrl, Recognition]:
     """The persistent URL (or bare IBI, or host-less path) a text names, as every entry point
     reads it: :func:`~ibiportal.ibi.recognise.recognise`'s reading, parsed; an error's position
-    is moved onto the text as given, in ``field``."""
+    is moved onto the text as given, in ``field``. A text the recogniser refuses (a mirror's own
+    page, a ``upn:`` whose local part is URLib's compact code) gets that refusal."""
     recognition = recognise(text)
+    if recognition.refusal is not None:  # a URLib link that names no item this portal can read
+        position = recognition.refusal_at[0] if recognition.refusal_at else None
+        raise ParseError(recognition.refusal, position, field)
     try:
         return parse_persistent_url(recognition.reading), recognition
     except ParseError as exc:

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from ibiportal.ibi.classify import classify
+from ibiportal.errors import ParseError
+from ibiportal.ibi.classify import classify, ibi_of, read_url
 from ibiportal.ibi.extract import extract
 from ibiportal.ibi.identifier import parse_ibi
 
@@ -156,3 +157,21 @@ def test_characters_glued_right_after_an_ibi_are_said_not_dropped(text, glue):
 def test_a_modifier_right_after_a_bare_ibi_is_read_with_it(text, ibi, modifier):
     found = extract(text).found
     assert [(item.reading.ibi, item.reading.url.mdf) for item in found] == [(ibi, modifier)]
+
+
+@pytest.mark.parametrize("text", ["URI: <upn:K28A8B:6qtX3pFwXQZGivnK2Y/TLEBM>.",
+                                  "http://mtc-m16c.sid.inpe.br/col/sid.inpe.br/mtc-m18@80/2008/03.17.15.17.24/doc/mirrorget.cgi"])
+def test_convert_compose_cite_and_trace_refuse_what_names_no_readable_item_plainly(text):
+    """The entry points that take one IBI (``ibi_of``, ``read_url``) give the recogniser's refusal,
+    not the parser's complaint about the reading."""
+    for read in (lambda: ibi_of(text, "ibi"), lambda: read_url(text, "url")):
+        with pytest.raises(ParseError) as caught:
+            read()
+        assert "cannot read" in caught.value.message or "mirror" in caught.value.message
+        assert "alphabet" not in caught.value.message
+
+
+def test_convert_compose_cite_and_trace_read_a_upn_uri_as_its_ibi():
+    assert ibi_of("URI: <upn:S4T6RL:3ERPFQRTBW/34RQDB8>.")[0] == "3ERPFQRTBW/34RQDB8"
+    assert str(read_url("http://urlib.net/upn:LNRMAL:/sid.inpe.br/mtc-m17@80/2007/08.10.18.20:(BibINPE)")[0].ibi) == (
+        "sid.inpe.br/mtc-m17@80/2007/08.10.18.20")
