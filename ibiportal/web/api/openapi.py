@@ -376,6 +376,8 @@ _SCHEMAS: dict[str, dict] = {
             "original_url": {"type": ["string", "null"],
                              "description": "the same request on the resolver the text came from (urlib.net for a bare IBI)"},
             "notes": _NOTES,
+            "upn_resolver": {"type": ["string", "null"],
+                             "description": "the ResolverID of a URLib upn: URI the text was (its local part is the IBI)"},
             "warnings": _STRINGS,
             "error": {"oneOf": [{"type": "null"}, {"type": "object", "required": ["message"],
                                                    "properties": {"message": {"type": "string"}}}]},
