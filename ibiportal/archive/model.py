@@ -16,6 +16,8 @@ from functools import cached_property
 from datetime import datetime, timezone
 from enum import StrEnum
 
+from ibiportal.ibi.modifiers import BIBINPE, OAI_DC
+
 #: Table 9.3: the timestamp pairs are ISO 8601 UTC to the second, e.g. 2014-01-02T17:23:57Z.
 TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
@@ -99,7 +101,8 @@ class Metadata:
 
     ``ibi`` is ``None`` when the metadata are not an identified item (then CRIARPARIBI has
     nothing to say, §9.2). ``url`` serves them in a free format (``:``), ``oai_dc_url`` in
-    oai_dc (``:(oai_dc)``, Table 8.2); URLib serves both from one CGI script, so both share
+    oai_dc (``:(oai_dc)``, Table 8.2), ``bibinpe_url`` as URLib's "how to cite" page in INPE's
+    form (``:(BibINPE)``, STANDARD.md §8); URLib serves them all from one CGI script, so they share
     one IBI (Example 9.2).
     """
 
@@ -108,6 +111,11 @@ class Metadata:
     timestamp: datetime
     ibi: IbiForms | None = None
     oai_dc_url: str | None = None
+    bibinpe_url: str | None = None
+
+    def url_in(self, format: str | None) -> str | None:
+        """Where the metadata are served in ``format`` (``None``: the free format), None when not."""
+        return {None: self.url, OAI_DC: self.oai_dc_url, BIBINPE: self.bibinpe_url}.get(format)
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,8 @@ from ..ibi.prefixes import KNOWN_PREFIX_PAIRS
 from ..ibi.repository import decode_rep_prefix, rep_prefix, rep_suffix
 from ..minted import NEXT_EDITION, TRANSLATION, ItemLink, MintedItem
 from .model import ArchiveIdentity, DublinCore, IbiForms, Item, ItemState, Metadata, url_path_encode
-from .relation import OAI_DC, Element, Kind, Relation
+from ..ibi.modifiers import BIBINPE, OAI_DC
+from .relation import Element, Kind, Relation
 from .service import ArchiveService
 from .store import ibi_key
 
@@ -41,8 +42,8 @@ def own_relations(item: Item) -> tuple[Relation, ...]:
     14 modifier forms resolves when its items exist.
 
     ``t`` is the bare ``.translation`` or one of the languages of the item and its translations
-    (§9.2: an Archive leaves out the languages it holds nothing in); ``m`` is ``.metadata`` or
-    ``.metadata(oai_dc)``. Metadata have no language here, so only their bare translation (the
+    (§9.2: an Archive leaves out the languages it holds nothing in); ``m`` is ``.metadata``,
+    ``.metadata(oai_dc)`` or URLib's ``.metadata(BibINPE)`` (STANDARD.md §8). Metadata have no language here, so only their bare translation (the
     metadata themselves, Example 9.2's ``.metadata.translation``) follows them. A copy answers
     the item only: its editions and metadata are the original Archive's to tell.
     """
@@ -55,7 +56,7 @@ def own_relations(item: Item) -> tuple[Relation, ...]:
     translations = [(Element(Kind.TRANSLATION),), *((Element(Kind.TRANSLATION, language),) for language in languages)]
     firsts = [(), lastedition, *(lastedition + t for t in translations), *translations,
               *(t + lastedition for t in translations)]
-    metadata = [(Element(Kind.METADATA),), (Element(Kind.METADATA, OAI_DC),)]
+    metadata = [(Element(Kind.METADATA, metadata_format),) for metadata_format in (None, OAI_DC, BIBINPE)]
     seconds = [(), *metadata, *(m + (Element(Kind.TRANSLATION),) for m in metadata)]
     return tuple(Relation(first + second) for first in firsts for second in seconds)
 
@@ -163,7 +164,8 @@ class OwnItemStore:
             language=minted.language,
             nextedition=_forms(next_edition) if next_edition else None,
             translations=self._translations(minted, links),
-            metadata=Metadata(url=metadata_url, state=ItemState.ORIGINAL, timestamp=timestamp, oai_dc_url=metadata_url),
+            metadata=Metadata(url=metadata_url, state=ItemState.ORIGINAL, timestamp=timestamp, oai_dc_url=metadata_url,
+                              bibinpe_url=item_bibinpe_url(self.portal_url, minted.ibip)),
             dc=_dublin_core(minted),
         )
 
@@ -249,6 +251,11 @@ def item_file_list_url(portal_url: str, ibip: str) -> str:
 def item_metadata_url(portal_url: str, ibip: str) -> str:
     """Where the portal serves an item's oai_dc record (``:`` and ``:(oai_dc)``)."""
     return f"{portal_url.rstrip('/')}/archive/items/{ibip}/oai_dc.xml"
+
+
+def item_bibinpe_url(portal_url: str, ibip: str) -> str:
+    """Where the portal serves an item's "how to cite" page in INPE's form (``:(BibINPE)``)."""
+    return f"{item_page_url(portal_url, ibip)}/bibinpe"
 
 
 #: The path of :func:`item_metadata_url` below the portal's base URL, the IBI in either form.

@@ -6,7 +6,7 @@ Grammar (Table 9.5)::
     u       = ".lastedition"
     t       = ".translation" ["(" idioma ["-" país] ")"]   ; ex: .translation(en)
     m       = ".metadata" ["(" formato ")"]                 ; ex: .metadata(oai_dc)
-    formato = "oai_dc"
+    formato = "oai_dc"                                      ; and URLib's "BibINPE" (STANDARD.md §8)
 
 ``idioma`` and ``país`` are the enumerations of Appendix B. A relation is the Archive-side
 twin of a persistent-URL modifier (Table 8.2) and of a verb list (Table 8.4): §4 of
@@ -24,9 +24,7 @@ from enum import StrEnum
 from ibiportal.errors import ParseError
 from ibiportal.i18n import N_
 from ibiportal.ibi.languages import country_problem, language_problem
-from ibiportal.ibi.modifiers import GET_LAST_EDITION, GET_METADATA, GET_TRANSLATION, Verb
-
-OAI_DC = "oai_dc"
+from ibiportal.ibi.modifiers import GET_LAST_EDITION, GET_METADATA, GET_TRANSLATION, METADATA_FORMATS, OAI_DC, Verb
 
 _ELEMENT = re.compile(r"\.(lastedition|translation|metadata)(?:\(([^()]*)\))?")
 #: Table 9.5 as a pattern over element kinds: u=lastedition, t=translation, m=metadata.
@@ -50,14 +48,14 @@ def _parameter_problem(kind: Kind, parameter: str) -> str | None:
     if kind is Kind.LASTEDITION:
         return ".lastedition takes no parameter"
     if kind is Kind.METADATA:
-        return None if parameter == OAI_DC else f"metadata format {parameter!r} is not oai_dc"
+        return None if parameter in METADATA_FORMATS else f"metadata format {parameter!r} is neither oai_dc nor BibINPE"
     language, dash, country = parameter.partition("-")
     return language_problem(language) or (country_problem(country) if dash else None)
 
 
 @dataclass(frozen=True)
 class Element:
-    """One elementary relation: ``.lastedition``, ``.translation[(xx[-YY])]``, ``.metadata[(oai_dc)]``."""
+    """One elementary relation: ``.lastedition``, ``.translation[(xx[-YY])]``, ``.metadata[(oai_dc|BibINPE)]``."""
 
     kind: Kind
     parameter: str | None = None

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from ibiportal.archive.model import ArchiveIdentity, ContentType, IbiForms, Item, ItemState, Metadata, format_timestamp
-from ibiportal.archive.relation import OAI_DC, Kind, Relation
+from ibiportal.archive.relation import Kind, Relation
 from ibiportal.archive.store import ItemStore, RememberingStore, find_linked
 from ibiportal.errors import ParseError
 from ibiportal.ibi.modifiers import GET_FILE_LIST, GET_LAST_EDITION, Verb
@@ -297,7 +297,7 @@ class ArchiveService:
           ``.translation`` is the item itself when its language is unspecified (§9.2), and
           metadata (which have no language here) are their own bare translation
           (Example 9.2: ``.metadata.translation``).
-        * ``.metadata[(oai_dc)]``: the item's metadata, if served in that format.
+        * ``.metadata[(oai_dc)]``, ``.metadata(BibINPE)``: the item's metadata, if served in that format.
         """
         if current.metadata is not None:
             return current if kind is Kind.TRANSLATION and parameter is None else None
@@ -312,7 +312,7 @@ class ArchiveService:
             forms = item.translation(parameter)
             return None if forms is None else _Related(forms, item=find_linked(store, forms))
         metadata = item.metadata
-        if metadata is None or (parameter == OAI_DC and metadata.oai_dc_url is None):
+        if metadata is None or metadata.url_in(parameter) is None:
             return None
         return _Related(metadata.ibi, metadata=metadata, format=parameter)
 
@@ -329,7 +329,7 @@ class ArchiveService:
         if related.metadata is not None:
             if wants_file_list or wants_file:
                 return None
-            return related.metadata.oai_dc_url if related.format == OAI_DC else related.metadata.url
+            return related.metadata.url_in(related.format)
         item = related.item
         if item is None or item.state is ItemState.DELETED:
             return None

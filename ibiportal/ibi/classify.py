@@ -69,7 +69,9 @@ class Classification:
     unknown text is not recognised (its position counts in ``text`` as given); ``published`` is
     the IBI in the case it was printed in (``sid.inpe.br/ePrint@1905/…``), for display beside
     the normalized :attr:`ibi`; ``archive_link`` that the text was a link to one Archive's copy
-    of the item (``/col/…/doc/…`` and the CGI links), read as its persistent URL.
+    of the item (``/col/…/doc/…`` and the CGI links), read as its persistent URL; ``upn_resolver``
+    the ResolverID of a URLib ``upn:`` URI the text was (STANDARD.md §8), kept beside the IBI read
+    from its local part (or beside the refusal of a compact local part).
     """
 
     text: str
@@ -83,6 +85,7 @@ class Classification:
     original_url: str | None = None
     published: str | None = None
     archive_link: bool = False
+    upn_resolver: str | None = None
 
     @property
     def recognised(self) -> bool:
@@ -147,6 +150,7 @@ class Classification:
             "portal_url": self.portal_url,
             "original_url": self.original_url,
             "notes": [note.to_dict() for note in self.notes],
+            "upn_resolver": self.upn_resolver,
             "error": self.error.to_dict() if self.error else None,
         }
 
@@ -167,7 +171,8 @@ def classify(
     reading = recognition.reading
     if recognition.refusal is not None:
         position = recognition.refusal_at[0] if recognition.refusal_at else None
-        return Classification(text, KIND_UNKNOWN, error=ParseError(recognition.refusal, position, "q"), notes=recognition.notes)
+        return Classification(text, KIND_UNKNOWN, error=ParseError(recognition.refusal, position, "q"), notes=recognition.notes,
+                              upn_resolver=recognition.upn_resolver)
     try:
         identifier = parse_ibi(reading)
     except ParseError as exc:
@@ -180,17 +185,21 @@ def classify(
         url_error = recognition.error_in_text(exc, "q")
     else:
         return _recognised(recognition, KIND_URL, url, known_pairs, base)
-    notes = recognition.notes
+    notes, upn = recognition.notes, recognition.upn_resolver
     if _URL_START.match(reading) or (url_error.position or 0) > (ibi_error.position or 0):
-        return Classification(text, KIND_UNKNOWN, error=url_error, notes=notes)
-    return Classification(text, KIND_UNKNOWN, error=ibi_error, notes=notes)
+        return Classification(text, KIND_UNKNOWN, error=url_error, notes=notes, upn_resolver=upn)
+    return Classification(text, KIND_UNKNOWN, error=ibi_error, notes=notes, upn_resolver=upn)
 
 
 def read_url(text: str, field: str | None = None) -> tuple[PersistentUrl, Recognition]:
     """The persistent URL (or bare IBI, or host-less path) a text names, as every entry point
     reads it: :func:`~ibiportal.ibi.recognise.recognise`'s reading, parsed; an error's position
-    is moved onto the text as given, in ``field``."""
+    is moved onto the text as given, in ``field``. A text the recogniser refuses (a mirror's own
+    page, a ``upn:`` whose local part is URLib's compact code) gets that refusal."""
     recognition = recognise(text)
+    if recognition.refusal is not None:  # a URLib link that names no item this portal can read
+        position = recognition.refusal_at[0] if recognition.refusal_at else None
+        raise ParseError(recognition.refusal, position, field)
     try:
         return parse_persistent_url(recognition.reading), recognition
     except ParseError as exc:
@@ -250,6 +259,7 @@ def _recognised(
         original_url=url.canonical_symbols(recognition.original_resolver or DEFAULT_RESOLVER),
         published=published,
         archive_link=recognition.archive_link,
+        upn_resolver=recognition.upn_resolver,
     )
 
 

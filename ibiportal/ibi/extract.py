@@ -61,10 +61,17 @@ from ibiportal.ibi.grammar import (
 from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS
 from ibiportal.ibi.url import DEFAULT_RESOLVER
 
+_LINE_BREAK = r"(?:[ \t]*\r?\n[ \t]*)?"
 _LINK = re.compile(
-    r"(?:https?://|(?<![\w.@/-])(?:urlib\.net|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.inpe\.br)/)[^\s<>\"'`{}|\\^]+",
+    rf"(?:https?:{_LINE_BREAK}/{_LINE_BREAK}/{_LINE_BREAK}|(?<![\w.@/-])(?:urlib\.net|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.inpe\.br)/"
+    rf"|(?<![\w.@/:-])(?:\./)?upn:{IBIP_DIGIT}+-?:|(?<![\w.@/-])(?:\.\./)+(?:col/)?(?={REPOSITORY_NAME}/doc/))"
+    rf"[^\s<>\"'`{{}}|\\^]+",
     re.IGNORECASE,
 )
+"""A link: ``http(s)://…`` (a PDF may break it right after ``http:`` or a ``/`` of ``//``), the
+scheme-less ``urlib.net/…`` and ``<host>.inpe.br/…``, URLib's ``upn:<ResolverID>:…`` URIs
+(bare or relative, ``./upn:…``; STANDARD.md §8) and its relative links between documents
+(``../../../../../../col/<rep>/doc/<file>``)."""
 _IBIP_TEXT = f"{IBIP_PREFIX}/{IBIP_DIGIT}{{4,}}(?:W{IBIP_DIGIT}+)?"
 """An IBIp as printed: a date since 1995 takes at least four digits (Table 7.1, grammar.py)."""
 _IBIP = re.compile(rf"(?<![\w/.@:-])(?:ibi:)?{_IBIP_TEXT}(?![\w/])", re.IGNORECASE)
@@ -82,12 +89,21 @@ _VALUE_RUN = re.compile(r"[^\s<>]*")
 _NEXT_LINE_WORD = re.compile(r"[ \t]*\r?\n[ \t]*([^\s<>\"'`{}|\\^]+)")
 _PAIR_LIST = re.compile(rf"\{{rep\s+{REPOSITORY_NAME}(?:\s+ibip\s+{IBIP_PREFIX}/{IBIP_SUFFIX})?\}}", re.IGNORECASE)
 """URLib's pair-list value ``{rep … ibip …}`` (file 003, Table 9.4): both forms of one IBI, found once."""
+_QUERY_VALUE = re.compile(r"[?&][\w.-]+=\Z")
+"""A bare IBI right after ``?name=`` or ``&name=`` is the value of a link's pair (``?mirror=<rep>``,
+``&metadatarepository=<rep>``, ``citingitem=<rep>``): another repository the link names, not an IBI
+of the text, even where a broken link left the pair on its own; a whole URL there (``?url=http://…``)
+is a link of its own."""
+_SCHEME_AT = re.compile(r"https?:", re.IGNORECASE)
+_GLUE = re.compile(r"(?:\([A-Za-z_-]{1,12}\)|[^\s<>\"'`()\[\]{}|])*")
 _YEAR_END = re.compile(rf"/{YEAR}/\Z")
 _BROKEN_DATE = re.compile(r"[ \t]+(?=[0-9]{2}\.[0-9]{2}\.)")
 _LINK_REST = re.compile(r"[^\s<>\"'`{}|\\^]*")
 _URLIB_HOST = re.compile(r"(?:^|\.)(?:urlib\.net|inpe\.br)$", re.IGNORECASE)
 _INPE_SEGMENT = re.compile(r"^[a-z]+://[^/]+\.inpe\.br(?::\d+)?/(?:ibi|rep|col)/", re.IGNORECASE)
-_URLIB_PATH = re.compile(r"^(?:[a-z]+://)?(?:www\.)?urlib\.net(?::\d+)?/[^/?#]", re.IGNORECASE)
+_URLIB_PATH = re.compile(r"^(?:[a-z]+://)?(?:www\.)?urlib\.net(?::\d+)?/(?!(?:[a-z0-9-]+\.)+[a-z]{2,}/?$)[^/?#]", re.IGNORECASE)
+"""A path on urlib.net, but not a host name alone (``https://urlib.net/sid.inpe.br``: a list of sites, no IBI)."""
+_UPN_LINK = re.compile(rf"^(?:\./)?upn:{IBIP_DIGIT}+-?:", re.IGNORECASE)
 _SEGMENT_NOTE = ("path segment URLib", "a direct link to", "a page of the URLib mirror")
 _CLOSING = {")": "(", "]": "[", "}": "{"}
 _SENTENCE_END = ".,;:?*"
@@ -274,6 +290,8 @@ def _found(
     for start, kind, item in _candidates(text):
         if any(spans.covers(start) for spans in taken[: kind + 1]):
             continue
+        if kind != _PAIR and _QUERY_VALUE.search(text, max(0, start - 64), start) and not _SCHEME_AT.match(text, start):
+            continue
         if kind == _LINK_KIND:
             candidate = _link_candidate(text, start, item)
             if candidate is None:
@@ -289,10 +307,35 @@ def _found(
             end = item.end("value") if kind == _LABELLED_KIND else item.end()
             check(start)
             reading = classify(text[start:end], pairs, base)
+            if kind in (_BARE_IBIP, _BARE_REP) and (glue := _glued(text, end)):
+                end, reading = _read_glued(text, start, end, glue, reading, pairs, base)
             if kind == _PAIR and not reading.recognised:
                 continue
             taken[kind].add(start, end)
         yield Found(text[start:end], _line_of(line_starts, start), start, end, reading)
+
+
+def _glued(text: str, end: int) -> str:
+    """What is glued right after a bare IBI ending at ``end``: the characters up to a space or a
+    bracket, less the sentence's closing punctuation (``.``, ``,``, ``;``, a lone ``?`` or ``:``)."""
+    glue = _GLUE.match(text, end).group().rstrip(".,;")
+    return "" if glue in ("?", ":") else glue
+
+
+def _read_glued(
+    text: str, start: int, end: int, glue: str, reading: Classification, pairs: list, base: str
+) -> tuple[int, Classification]:
+    """A bare IBI with ``glue`` right after it (``8JMKD3MGP8W/35MMLL8!:(oai_dc)``, or a typo such
+    as ``8JMKD3MGP8W/35MML!8``): read whole, modifiers and file path kept, when the whole reads;
+    otherwise a broken entry that says what is glued to the IBI. A typo must not leave a shorter,
+    valid-looking IBI behind (``…/35MML``, dated 1995, names another item or none)."""
+    whole = classify(text[start : end + len(glue)], pairs, base)
+    if whole.recognised or not reading.recognised:
+        return end + len(glue), whole
+    problem = whole.error
+    message = N_("`%(glue)s` is glued right after the IBI %(ibi)s, so it is not read alone (a typo there may leave "
+                 "another valid-looking IBI): %(problem)s", glue=glue, ibi=reading.ibi, problem=problem.message)
+    return end + len(glue), replace(whole, error=ParseError(message, problem.position, problem.field))
 
 
 def _candidates(text: str) -> Iterator[tuple[int, int, Any]]:
@@ -403,6 +446,10 @@ def _read_link(
                 return joined_end, joined
     if reading.recognised and _is_urlib(reading, prefixes):
         return end, reading
+    bare = _REP.match(text, start, end)
+    if not reading.recognised and bare and bare.end() < end:  # a repository name (its prefix looks like a host) and glue
+        alone = classify(bare.group(), pairs, base)
+        return _read_glued(text, start, bare.end(), text[bare.end():end], alone, pairs, base)
     if not reading.recognised and _meant_as_ibi(text[start:end]):
         return end, reading
     return end, None
@@ -410,9 +457,10 @@ def _read_link(
 
 def _meant_as_ibi(link: str) -> bool:
     """A link that does not read is still plainly meant as a persistent URL: a path on
-    urlib.net, URLib's ``/ibi/``, ``/rep/`` or ``/col/`` segment on an INPE server, or the shape
-    of a repository name (whose INPE prefix looks like a scheme-less link)."""
-    return bool(_URLIB_PATH.match(link) or _INPE_SEGMENT.match(link) or _REP.fullmatch(link))
+    urlib.net, URLib's ``/ibi/``, ``/rep/`` or ``/col/`` segment on an INPE server, the shape
+    of a repository name (whose INPE prefix looks like a scheme-less link), or a URLib ``upn:``
+    URI (whose compact local part this portal cannot read: the entry says so)."""
+    return bool(_URLIB_PATH.match(link) or _INPE_SEGMENT.match(link) or _REP.fullmatch(link) or _UPN_LINK.match(link))
 
 
 def _is_urlib(reading: Classification, prefixes: set[str]) -> bool:
@@ -421,6 +469,8 @@ def _is_urlib(reading: Classification, prefixes: set[str]) -> bool:
     url = reading.url
     if url is None:
         return False
+    if reading.upn_resolver is not None:
+        return True
     host = (url.resolver or "").split("://", 1)[-1].split("/", 1)[0].split(":", 1)[0]
     if _URLIB_HOST.search(host):
         return True

@@ -2,7 +2,7 @@
 
 A modifier (``mdf``) is a composition of the elementary operators ``!`` (last edition),
 ``+`` (translation, optionally ``+(xx)`` or ``+(xx-YY)``) and ``:`` (metadata, optionally
-``:(oai_dc)``). Each operator is a :class:`Verb` with a symbol (Table 8.5); ``GetFileList`` is
+``:(oai_dc)``, or URLib's ``:(BibINPE)``, STANDARD.md §8). Each operator is a :class:`Verb` with a symbol (Table 8.5); ``GetFileList`` is
 the fourth verb and has none. Verbs are kept in the order written: ``+!`` is the last edition
 *of the translation*, ``!+`` the translation *of the last edition*.
 
@@ -37,8 +37,12 @@ _SYMBOL_OF = {verb: symbol for symbol, verb in SYMBOLS.items()}
 RELATIONS: dict[str, str] = {GET_METADATA: ".metadata", GET_LAST_EDITION: ".lastedition", GET_TRANSLATION: ".translation"}
 """Table 9.5 rule ``relação``: the elementary relation of each verb; ``GetFileList`` adds none (§9.2)."""
 
-METADATA_FORMATS: frozenset[str] = frozenset({"oai_dc"})
-"""Tables 8.1 and 8.4 rule ``formato = "oai_dc"``: the only metadata format parameter."""
+OAI_DC = "oai_dc"
+BIBINPE = "BibINPE"
+METADATA_FORMATS: frozenset[str] = frozenset({OAI_DC, BIBINPE})
+"""The metadata format parameters: Tables 8.1 and 8.4's ``formato = "oai_dc"``, and URLib's
+``BibINPE`` (its "how to cite" page in INPE's form, STANDARD.md §8), which urlib.net answers as a
+format beside ``oai_dc``. Read case-blind and written in these spellings, as ABNF literals are."""
 
 MDF_SHAPE = re.compile(r"(?:!\+?|\+!?)?(?::\+?)?")
 """Table 8.1 ``mdf = ([u [t]] | [t [u]]) [m [t]]`` over bare symbols (parameters left out)."""
@@ -157,7 +161,9 @@ class Modifier:
 
 def _format_problem(fmt: str) -> str | None:
     """Why ``fmt`` is not a metadata format of Table 8.1, or None."""
-    return None if fmt in METADATA_FORMATS else "only `(oai_dc)` is a metadata format (Table 8.1)"
+    if fmt in METADATA_FORMATS:
+        return None
+    return N_("only `(oai_dc)` (Table 8.1) and URLib's `(BibINPE)` (STANDARD.md §8) are metadata formats")
 
 
 def _unknown_verb(name: str) -> str:
@@ -271,7 +277,8 @@ def _translation(content: str, start: int, positions: Sequence[int]) -> Verb:
 
 
 def _metadata(content: str, start: int, positions: Sequence[int]) -> Verb:
-    """The ``GetMetadata`` verb for the format parameter found at ``start`` (``(OAI_DC)`` is ``(oai_dc)``)."""
+    """The ``GetMetadata`` verb for the format parameter found at ``start`` (``(OAI_DC)`` is ``(oai_dc)``,
+    ``(bibinpe)`` is ``(BibINPE)``)."""
     content = next((known for known in METADATA_FORMATS if known.casefold() == content.casefold()), content)
     problem = _format_problem(content)
     if problem:

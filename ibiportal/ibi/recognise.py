@@ -4,7 +4,8 @@ The standards show ``http://urlib.net/<IBI>``; published references and links sh
 (STANDARD.md §6): the current resolver's ``/ibi/`` and ``/rep/`` path segments, direct Archive
 links ``/col/<rep>/doc/<file>``, no scheme, URLib's own query pairs, the ``ibi:`` URI scheme, the
 punctuation of a printed reference (``IBI: <…>.``, ``(…-TDI).``, ``<<…>>``, Markdown links) and
-INPE's report-number suffix after a repository name. :func:`recognise` undoes each of them and
+INPE's report-number suffix after a repository name, and URLib's ``upn:`` URIs (STANDARD.md §8).
+:func:`recognise` undoes each of them and
 says so in a :class:`Note`, so that every entry point (home page, Convert, Parse, Compose, Cite,
 Trace, the CLI and the reference checker) reads the same IBI from the same text and tells the
 person what it did.
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 
 from ibiportal.errors import ParseError
 from ibiportal.i18n import N_
-from ibiportal.ibi.grammar import IBIP_PREFIX, IBIP_SUFFIX, MINUTE, REPORT_NUMBER, REPOSITORY_NAME, YEAR
+from ibiportal.ibi.grammar import IBIP_DIGIT, IBIP_PREFIX, IBIP_SUFFIX, MINUTE, REPORT_NUMBER, REPOSITORY_NAME, YEAR
 from ibiportal.ibi.identifier import ibi_form, parse_ibi, split_ibi
 from ibiportal.ibi.url import DEFAULT_RESOLVER, RESOLVER_PAIRS
 
@@ -69,13 +70,16 @@ _IBI_SCHEME = re.compile(r"ibi:(?=[A-Za-z0-9])", re.IGNORECASE)
 """``ibi:`` straight before an IBI is the URI scheme; with a space or ``<`` after it, a reference's label."""
 _REPOSITORY_NAME_START = re.compile(rf"[^/]+/[^/]+/{YEAR}/")
 """Three ``/``-parts, the third a year: a repository name, even a malformed one, never a host first."""
-_MARKDOWN = re.compile(r"\[[^\]\n]*\]\(")
-"""The start of a Markdown link ``[label](``: its target runs to the balancing ``)``."""
-_MARKDOWN_INSIDE = re.compile(r"(?:^|(?<=\s))\[[^\]\n]*\]\(")
+_MARKDOWN = re.compile(r"\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(")
+"""The start of a Markdown link ``[label](``: its target runs to the balancing ``)``; the label may
+hold one level of brackets (an image badge: ``[![DOI](badge.svg)](target)``)."""
+_MARKDOWN_INSIDE = re.compile(r"(?:^|(?<=\s))\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(|\[\]\((?=[A-Za-z][A-Za-z0-9+.-]*://)")
+"""A Markdown link in a text: after a space, or glued to the text when its label is empty
+(``…selection.[](http://…)``, as generated notes print their sources)."""
 _HTML_LINK = re.compile(r"<[A-Za-z][\w.-]*\s[^>]*?\bhref\s*=\s*([\"'])(.*?)\1", re.IGNORECASE | re.DOTALL)
 _ATTRIBUTE = re.compile(r"[\w.-]+\s*=\s*([\"'])(.*?)\1", re.DOTALL)
 """``link="…"`` (an attribute of a page's code holding the link)."""
-_URL_INSIDE = re.compile(r"(?:^|(?<=[\s<(\[\"']))[A-Za-z][A-Za-z0-9+.-]*://[^\s<>\"'`]+")
+_URL_INSIDE = re.compile(r"(?:^|(?<=[\s<(\[\"']))[A-Za-z][A-Za-z0-9+.-]*://[^\s<>\"'`\\]+")
 _PATH_WORD = re.compile(r"(?:^|(?<=\s))[^\s/]+/\S+")
 _IBI_SHAPED = re.compile(rf"{IBIP_PREFIX}/{IBIP_SUFFIX}|{REPOSITORY_NAME}", re.IGNORECASE)
 """An IBI of either form anywhere (grammar.py): text around a link holding one is a reference."""
@@ -86,6 +90,10 @@ _PAIR_LIST = re.compile(
     re.IGNORECASE,
 )
 """URLib's pair lists (file 003, Tables 6.2 and 9.4): ``ibi {rep … ibip …}``, ``{rep …}``, ``ibip …``, ``ibi <IBI>``."""
+_LINE_BREAK = re.compile(r"([ \t]*)\r?\n((?:[ \t]*\r?\n)*)[ \t]*")
+"""A line break with the spaces around it: spaces before it, or a blank line, part words, never a URL."""
+_WORD_END = (")", ">", ",", ";", "]", '"', "'")
+"""How a word ends that no URL broken by a PDF ends with: the break after it is between words."""
 _DATE_SPACE = re.compile(rf"/{YEAR}/([ \t]+)[0-9]{{2}}\.[0-9]{{2}}\.")
 _PAIRS = {"<": ">", "(": ")", "[": "]", "{": "}", '"': '"', "'": "'", "`": "`", "«": "»", "“": "”"}
 _TRAILING = ".,;"
@@ -108,6 +116,24 @@ _ARCHIVE_LINK_KINDS = {
     "attachment.cgi": N_("a direct link to an attachment in one Archive's copy of the item"),
     "archive.cgi": N_("a direct link to one Archive's archive of the item (its files in one file)"),
 }
+_UPN = re.compile(rf"(?P<relative>\./)?upn:(?P<resolver>{IBIP_DIGIT}+)(?P<dash>-)?:(?P<slash>/)?(?=[^/\s])", re.IGNORECASE)
+"""URLib's ``upn:<ResolverID>:<LocalID>`` (STANDARD.md §8): the ResolverID a numeral of the IBIp
+alphabet; ``./upn:…`` the relative link, ``upn:<ResolverID>-:…`` a file of the whole federation; a
+``/`` may follow the second colon (``http://urlib.net/upn:LNRMAL:/sid.inpe.br/…``)."""
+_RELATIVE_LINK = re.compile(rf"(?:\.\./)+(?:col/)?(?=[^/]+/[^/]+/{YEAR}/[0-9.]+/doc/)")
+_RELATIVE_UPN = re.compile(rf"/col/[^?#]*?/doc/(?:[^/?#]+/)*upn:{IBIP_DIGIT}+-?:/?(?=[^/\s])", re.IGNORECASE)
+"""Where a browser takes URLib's relative link ``./upn:…`` on a page served at ``/col/<rep>/doc/…``."""
+_COMPACT = re.compile(r"(?=[A-Za-z0-9]*[a-z])(?=[A-Za-z0-9]*[A-Z])[A-Za-z0-9]+/[A-Za-z0-9]+(?=[/?#!+:]|$)")
+"""URLib's compact local identifiers (``6qtX3pFwXQZGivnK2Y/TLEBM``): two parts of letters and digits,
+the first in mixed case. An IBIp is printed in upper case and a repository name has four parts, so neither is one."""
+_RESOLVER_HOST = re.compile(r"(?:www\.)?urlib\.net(?::[0-9]+)?/", re.IGNORECASE)
+_DOMAIN_ONLY = re.compile(r"(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}/?")
+"""A host name alone after a resolver's address (``https://urlib.net/sid.inpe.br``): no IBI has a dot
+before its first ``/``-less end."""
+_HTML_TAIL = re.compile(r"\\?[\"']\s*>.*|</[A-Za-z][\w-]*\s*>.*|[<>\"\\].*", re.DOTALL)
+"""What HTML or code leaves after a link's URL (``">PDF</a>``, ``</a>``, an escaped ``\\"``): no URL
+holds a raw ``<``, ``>``, ``"`` or ``\\``."""
+_CLOSERS = {")": "(", "]": "[", "}": "{"}
 
 
 @dataclass(frozen=True)
@@ -146,6 +172,7 @@ class Recognition:
     refusal: str | None = None
     refusal_at: tuple[int, int] | None = None
     archive_link: bool = False
+    upn_resolver: str | None = None
 
     def position_in_text(self, position: int | None) -> int | None:
         """A 1-based position in the reading, as a 1-based position in the given text."""
@@ -195,7 +222,10 @@ def recognise(text: str) -> Recognition:
     as the IBI; a report-number suffix is dropped; a host without a scheme gets ``http://``; the
     path segments ``/ibi/`` or ``/rep/`` and the links of URLib Archives (``/col/<rep>/doc/…``,
     ``attachment.cgi``, ``archive.cgi``, ``mirrorget.cgi``) are read as the item; URLib's query
-    pairs are explained; and a repository name printed with capitals is noted.
+    pairs are explained; and a repository name printed with capitals is noted. What HTML,
+    Markdown or code leaves after a link (``)|``, ``">PDF</a>``, an unbalanced ``)``) is set aside;
+    URLib's ``upn:<ResolverID>:<LocalID>`` is read as its local IBI, with the ResolverID kept; a
+    compact local part, or a host name alone after a resolver, is refused as no IBI.
     """
     work = _Text(text)
     notes: list[Note] = []
@@ -208,12 +238,17 @@ def recognise(text: str) -> Recognition:
     _join_date(work, notes)
     _unwrap(work, notes)
     _report_suffix(work, notes)
+    _relative_link(work, notes)
     _add_scheme(work, notes)
+    upn = _upn(work, notes)
     resolver, refusal, refusal_at, archive_link = _path_segments(work, notes)
+    if refusal is None:
+        refusal, refusal_at = _unreadable(work, upn)
     _query_pairs(work, notes)
     _published_case(work, notes)
     notes.sort(key=lambda note: note.start)
-    return Recognition(text, work.chars, tuple(notes), tuple(work.origin), resolver, refusal, refusal_at, archive_link)
+    return Recognition(text, work.chars, tuple(notes), tuple(work.origin), resolver, refusal, refusal_at, archive_link,
+                       upn)
 
 
 def _strip_spaces(work: _Text) -> None:
@@ -226,9 +261,18 @@ def _strip_spaces(work: _Text) -> None:
 
 
 def _join_lines(work: _Text, notes: list[Note]) -> None:
-    for match in reversed(list(re.finditer(r"[ \t]*\r?\n\s*", work.chars))):
+    """A line break inside a link (a PDF breaks a URL after ``http:``, a ``/`` or a ``.``) is
+    joined; any other, between the words of a reference pasted over two lines, is a space."""
+    for match in reversed(list(_LINE_BREAK.finditer(work.chars))):
+        before = work.chars[: match.start()].rsplit(None, 1)[-1] if work.chars[: match.start()].strip() else ""
+        inside = not match.group(1) and not match.group(2) and (
+            ("/" in before or before.endswith(":")) and not before.endswith(_WORD_END))
         start, end = work.cut(match.start(), match.end())
-        notes.append(Note(N_("a line break inside was joined (a URL broken over two lines)"), start, end))
+        if inside:
+            notes.append(Note(N_("a line break inside was joined (a URL broken over two lines)"), start, end))
+        else:
+            work.insert(match.start(), " ")
+            notes.append(Note(N_("a line break between words was read as a space"), start, end))
 
 
 def _join_date(work: _Text, notes: list[Note]) -> None:
@@ -260,6 +304,11 @@ def _unwrap(work: _Text, notes: list[Note]) -> None:
         elif len(chars) > 1 and chars[-1] in _TRAILING:
             start, end = work.cut(len(chars) - 1, len(chars))
             notes.append(Note(N_("`%(chars)s` after the IBI is the reference's punctuation, not part of the IBI", chars=chars[-1]), start, end))
+        elif (leftover := _leftover(chars)) is not None:
+            start, end = leftover
+            what = chars[start:end].strip()
+            notes.append(Note(N_("`%(chars)s` is what Markdown, HTML or code leaves around a link, not part of it", chars=what),
+                              *work.cut(start, end)))
         elif len(chars) > 2 and (chars[0] == "*" or chars.endswith("**")):
             _take_emphasis(work, notes)
         elif len(chars) > 2 and _PAIRS.get(chars[0]) == chars[-1] and _encloses(chars):
@@ -268,6 +317,29 @@ def _unwrap(work: _Text, notes: list[Note]) -> None:
             notes.append(Note(N_("the enclosing `%(chars)s…%(chars2)s` of a printed reference is not part of the IBI", chars=chars[0], chars2=chars[-1]), start, end))
         elif not _take_link_inside(work, notes):
             return
+
+
+def _leftover(chars: str) -> tuple[int, int] | None:
+    """The span of what a Markdown table, HTML or code leaves at either end of a link, or None:
+    the pipes of a table cell (``|[PDF](…)|``), the rest of an HTML element after its URL
+    (``">PDF</a>``), an empty Markdown link (``[](``) and a closing bracket that nothing in the
+    text opened (``…/publicacao.pdf)``). A bracket the link opened (``…_(bar)``) stays."""
+    pipes = len(chars) - len(chars.lstrip("| \t"))
+    if pipes and len(chars) > pipes:
+        return 0, pipes
+    end = len(chars.rstrip("| \t"))
+    if end < len(chars) and end > 0:
+        return end, len(chars)
+    if chars.endswith(("[](", "[]", "[")) and len(chars) > 3:
+        return chars.rindex("["), len(chars)
+    if _SCHEME.match(chars) and (tail := _HTML_TAIL.search(chars, _SCHEME.match(chars).end())):
+        return tail.start(), len(chars)
+    last = chars[-1]
+    if last in _CLOSERS and chars.count(last) > chars.count(_CLOSERS[last]):
+        return len(chars) - 1, len(chars)
+    if last in "\"'" and chars.count(last) % 2 and len(chars) > 1:
+        return len(chars) - 1 - (chars[-2] == "\\"), len(chars)
+    return None
 
 
 def _encloses(chars: str) -> bool:
@@ -286,7 +358,7 @@ def _encloses(chars: str) -> bool:
 def _markdown_target(chars: str, start: int) -> tuple[int, int] | None:
     """The span of the target of the Markdown link at ``start``: up to the ``)`` that balances its
     ``(`` (a URL may hold parentheses), never across a space; None when it does not close."""
-    opening = chars.index("](", start) + 1
+    opening = _label_end(chars, start) + 1
     depth = 0
     for index in range(opening, len(chars)):
         character = chars[index]
@@ -296,6 +368,16 @@ def _markdown_target(chars: str, start: int) -> tuple[int, int] | None:
         if depth == 0:
             return (opening + 1, index) if index > opening + 1 else None
     return None
+
+
+def _label_end(chars: str, start: int) -> int:
+    """The index of the ``]`` that closes the Markdown label opened at ``start``."""
+    depth = 0
+    for index in range(start, len(chars)):
+        depth += {"[": 1, "]": -1}.get(chars[index], 0)
+        if depth == 0:
+            return index
+    return chars.index("](", start)
 
 
 def _take_markdown(work: _Text, notes: list[Note], target: tuple[int, int]) -> None:
@@ -373,6 +455,19 @@ def _report_suffix(work: _Text, notes: list[Note]) -> None:
         notes.append(Note(N_("`-%(code)s` is %(what)s, not part of the IBI", code=code, what=what), start, end))
 
 
+def _relative_link(work: _Text, notes: list[Note]) -> None:
+    """``../../../../../../col/<rep>/doc/<file>`` and ``../../../../../<rep>/doc/<file>``: URLib's
+    relative links between documents of one collection (its documents sit at
+    ``<collection>/<rep>/doc/``), read as the Archive link ``/col/<rep>/doc/<file>``."""
+    match = _RELATIVE_LINK.match(work.chars)
+    if match is None:
+        return
+    start, end = work.cut(0, match.end())
+    work.insert(0, "/col/")
+    notes.append(Note(N_("`%(up)s` begins a relative link between documents of one URLib collection: read as the "
+                         "repository and file that follow", up=match.group()), start, end))
+
+
 def _add_scheme(work: _Text, notes: list[Note]) -> None:
     """``urlib.net/8JMKD3MGP8W/34PGRBS``: a host first is a URL without its scheme, unless the
     whole text is a repository name (``sid.inpe.br/mtc-m18/2009/…`` starts like a host too)."""
@@ -381,10 +476,60 @@ def _add_scheme(work: _Text, notes: list[Note]) -> None:
     if _SCHEME.match(chars) or not host or _REPOSITORY_NAME_START.match(chars) or _is_ibi(chars):
         return
     rest = chars[host.end():]
-    if not (_SEGMENT.match(rest) or _ARCHIVE_LINK.match(rest) or ibi_form(rest) == "ibip" or _splits(rest)):
+    if not (_SEGMENT.match(rest) or _ARCHIVE_LINK.match(rest) or ibi_form(rest) == "ibip" or _splits(rest)
+            or _UPN.match(rest) or (_RESOLVER_HOST.match(chars) and _DOMAIN_ONLY.fullmatch(rest))):
         return
     work.insert(0, "http://")
     notes.append(Note(N_("no scheme: read as http://%(value)s…", value=host.group()), 1, host.end() - 1))
+
+
+def _upn(work: _Text, notes: list[Note]) -> str | None:
+    """``upn:<ResolverID>:<LocalID>``, bare, relative (``./upn:…``) or after a resolver's address
+    (``http://urlib.net/upn:…``): the ``upn:`` part is taken off, so that the local part is read as
+    an IBI where it is one (STANDARD.md §8); the ResolverID is returned, to be kept and shown."""
+    chars = work.chars
+    scheme = _SCHEME.match(chars)
+    at = chars.find("/", scheme.end()) + 1 if scheme else int(chars.startswith("/"))
+    match = _UPN.match(chars, at) if at or not scheme else None
+    if match is None:
+        return None
+    resolver = match["resolver"].upper()
+    written = match.group().rstrip("/")
+    start, end = work.cut(at, match.end())
+    kind = (N_("a relative link, which a browser resolves against the Archive of the citing page") if match["relative"]
+            else N_("a file of the whole federation") if match["dash"] else N_("a URI"))
+    notes.append(Note(N_("`%(upn)s` is URLib's `upn:` form (%(kind)s): ResolverID %(resolver)s names the Archive of the "
+                         "federation that resolves it; the local part after it is read as the IBI",
+                         upn=written, kind=kind, resolver=resolver), start, end))
+    return resolver
+
+
+def _unreadable(work: _Text, upn: str | None) -> tuple[str | None, tuple[int, int] | None]:
+    """Why what stands where an IBI should is surely none, with its span: a compact local
+    identifier of URLib (mixed case, ``6qtX3pFwXQZGivnK2Y/TLEBM``), which this portal cannot read
+    and does not guess, or a host name alone after a resolver (``https://urlib.net/sid.inpe.br``)."""
+    chars = work.chars
+    scheme = _SCHEME.match(chars)
+    at = chars.find("/", scheme.end()) + 1 if scheme else int(chars.startswith("/"))
+    if scheme and at == 0:
+        return None, None
+    compact = _COMPACT.match(chars, at)
+    end = len(chars.split("?", 1)[0].split("#", 1)[0])
+    if compact and not _splits(chars[at:end]):
+        span = (work.origin[compact.start()] + 1, work.origin[compact.end() - 1] + 1)
+        local = compact.group()
+        if upn is not None:
+            return N_("this is a URLib `upn:` URI (ResolverID %(resolver)s) whose local part %(local)s is in URLib's compact "
+                      "encoding, which this portal cannot read: it names an item, but not by an IBI, and this portal does "
+                      "not guess which", resolver=upn, local=local), span
+        return N_("%(local)s is in URLib's compact encoding of an identifier (mixed case), which this portal cannot read: "
+                  "it is no IBI (an IBIp is printed in upper case; a repository name has four parts), and this portal "
+                  "does not guess which item it names", local=local), span
+    if scheme and _DOMAIN_ONLY.fullmatch(chars, at, end):
+        span = (work.origin[at] + 1, work.origin[end - 1] + 1)
+        return N_("%(host)s after the resolver's address %(base)s is a host name, not an IBI: a persistent URL names an "
+                  "IBI there, as in http://urlib.net/<IBI> (Table 8.1)", host=chars[at:end].rstrip("/"), base=chars[:at]), span
+    return None, None
 
 
 def _path_segments(work: _Text, notes: list[Note]) -> tuple[str | None, str | None, tuple[int, int] | None, bool]:
@@ -444,16 +589,17 @@ def _mirror_page(work: _Text, notes: list[Note], link: re.Match[str]) -> tuple[s
     metadata = _METADATA_REPOSITORY.search(chars, link.end())
     item = _item_of_metadata(metadata.group(1)) if metadata and link["mirror"].lower().endswith("get.cgi") else None
     if item is None:
-        what = ("the mirror's page mirrorget.cgi names no item (no `metadatarepository` pair)"
-                if link["mirror"].lower().endswith("get.cgi") else "the mirror's own page (mirror.cgi)")
-        return None, f"a page of the URLib mirror {mirror}, not a link to an item: {what}", span, False
+        what = (N_("the mirror's page mirrorget.cgi names no item (no `metadatarepository` pair)")
+                if link["mirror"].lower().endswith("get.cgi") else N_("the mirror's own page (mirror.cgi)"))
+        return None, N_("a page of the URLib mirror %(mirror)s, not a link to an item: %(what)s", mirror=mirror, what=what), span, False
     start_keep, end_keep = metadata.start(1), metadata.start(1) + len(item)
     before, after = work.keep(start_keep, end_keep)
     work.insert(0, DEFAULT_RESOLVER)
-    _note_cut(notes, (
-        f"a page of the URLib mirror {mirror} (mirrorget.cgi) showing the item whose metadata is kept in "
-        f"repository {metadata.group(1)}: URLib names an item's metadata repository after the item, plus "
-        f"seconds, so the item is read as {item}; its persistent URL is {DEFAULT_RESOLVER}{item}"), before, after)
+    _note_cut(notes, N_(
+        "a page of the URLib mirror %(mirror)s (mirrorget.cgi) showing the item whose metadata is kept in repository "
+        "%(metadata)s: URLib names an item's metadata repository after the item, plus seconds, so the item is read as "
+        "%(item)s; its persistent URL is %(url)s", mirror=mirror, metadata=metadata.group(1), item=item,
+        url=f"{DEFAULT_RESOLVER}{item}"), before, after)
     return DEFAULT_RESOLVER, None, None, True
 
 
@@ -468,7 +614,8 @@ def _item_of_metadata(repository: str) -> str | None:
 def _published_case(work: _Text, notes: list[Note]) -> None:
     """A repository name printed with capitals (``sid.inpe.br/ePrint@1905/…``): kept as published
     for display, compared without case (Table 6.1; lower case is recommended)."""
-    match = _REPOSITORY_NAME_START.search(work.chars)
+    end = min((at for at in (work.chars.find("?"), work.chars.find("#")) if at >= 0), default=len(work.chars))
+    match = _REPOSITORY_NAME_START.search(work.chars, 0, end)  # not a repository named in the query's pairs
     if not match or match.group().islower():
         return
     start, end = work.origin[match.start()] + 1, work.origin[match.end() - 1] + 1
@@ -496,11 +643,18 @@ def _query_pairs(work: _Text, notes: list[Note]) -> None:
 
 
 def without_resolver_segment(path: str) -> str:
-    """A request path (``/ibi/8JMKD3MGP8W/34PGRBS?…``) without its leading ``/ibi`` or ``/rep``:
-    the portal answers those paths exactly as the path that follows (STANDARD.md §6)."""
+    """A request path (``/ibi/8JMKD3MGP8W/34PGRBS?…``) without its leading ``/ibi`` or ``/rep``,
+    ``ibi:`` or ``upn:<ResolverID>:`` (``/upn:LNRMAL:/sid.inpe.br/…`` too), or below a page an
+    Archive serves (``/col/<rep>/doc/…/upn:…``, where a relative ``./upn:`` link on that page leads):
+    the portal answers those paths exactly as the path that follows (STANDARD.md §6 and §8)."""
     for segment in RESOLVER_SEGMENTS:
         if path.startswith(segment):
             return path[len(segment) - 1 :]
+    if _IBI_SCHEME.match(path, 1):
+        return "/" + path[5:]
+    upn = _UPN.match(path, 1) if path.startswith("/upn:") else _RELATIVE_UPN.match(path)
+    if upn is not None:
+        return "/" + path[upn.end():]
     return path
 
 
@@ -519,11 +673,16 @@ def direct_link_path(path: str) -> str | None:
     """A request path that is a URLib Archive's link to an item, as the persistent URL's path:
     ``/col/<rep>/doc/<file>`` and ``/attachment.cgi/<rep>/doc/<file>`` → ``/<rep>/<file>``,
     ``/archive.cgi/<rep>`` → ``/<rep>`` (query kept). The portal resolves such a path like the
-    persistent URL, wherever the item lives now (STANDARD.md §6: rescued). None for any other
-    path, a mirror's page included."""
+    persistent URL, wherever the item lives now (STANDARD.md §6: rescued); a mirror's
+    ``mirrorget.cgi?metadatarepository=<rep with seconds>`` page is the item ``/<rep>`` (the query,
+    the mirror's own, left out). None for any other path, a mirror's own page included."""
     link = _ARCHIVE_LINK.match(path, 1) if path.startswith("/") else None
-    if link is None or link["mirror"]:
+    if link is None:
         return None
+    if link["mirror"]:  # a mirror's page about the item its metadata repository names: the item
+        metadata = _METADATA_REPOSITORY.search(path, link.end()) if link["mirror"].lower().endswith("get.cgi") else None
+        item = _item_of_metadata(metadata.group(1)) if metadata else None
+        return f"/{item}" if item else None
     return f"/{link['rep'] or link['item']}{path[link.end():]}"
 
 

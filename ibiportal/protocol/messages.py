@@ -45,7 +45,7 @@ CONTENT_TYPES = ("Data", "Metadata")
 ITEM_STATES = ("Original", "Copy")
 
 _VERB = re.compile(  # case-blind, as ABNF literals are (RFC 5234 §2.3)
-    r"GetTranslation(\([a-z]{2}(-[A-Z]{2})?\))?|GetLastEdition|GetMetadata(\(oai_dc\))?|GetFileList", re.IGNORECASE
+    r"GetTranslation(\([a-z]{2}(-[A-Z]{2})?\))?|GetLastEdition|GetMetadata(\((oai_dc|BibINPE)\))?|GetFileList", re.IGNORECASE
 )
 _IBI_FORMS = re.compile(r"rep [^ ]+( ibip [^ ]+)?|ibip [^ ]+")
 _HOSTPORT = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(:[0-9]{1,5})?")

@@ -8,36 +8,18 @@ from ..resolver.registration import normalize_service_ibi
 from flask_wtf import CSRFProtect
 
 from . import context, edge, host, i18n, limits, log_format, log_redaction, metrics, navigation, security
-from .auth.cli import admin_cli
 from .auth.views import bp as auth_bp
-from .api.views import bp as api_bp
-from .api import trace as api_trace  # noqa: F401  (its routes join api_bp: /api/v1/trace)
-from .api import urls as api_urls  # noqa: F401  (its routes join api_bp: /api/v1/parse, /api/v1/compose)
-from .api import cite as api_cite  # noqa: F401  (its routes join api_bp: /api/v1/cite)
-from .api import classify as api_classify  # noqa: F401  (its routes join api_bp: /api/v1/classify)
-from .api import health as api_health  # noqa: F401  (its routes join api_bp: /api/v1/archives/health)
-from .api import convert_batch as api_convert_batch  # noqa: F401  (its routes join api_bp: /api/v1/convert/batch)
-from .api import extract as api_extract  # noqa: F401  (its routes join api_bp: /api/v1/extract)
-from .api import files as api_files  # noqa: F401  (its routes join api_bp: /api/v1/items/<ibi>/files)
-from .api import items as api_items  # noqa: F401  (its routes join api_bp: /api/v1/items/<ibi>)
-from .api import copies as api_copies  # noqa: F401  (its routes join api_bp: /api/v1/copies)
-from .api import importing as api_importing  # noqa: F401  (its routes join api_bp: /api/v1/items/import)
+from ..cli import COMMANDS
+from .api import bp as api_bp
 from .api.docs import docs_bp as api_docs_bp  # its openapi.json joins api_bp
 from .archive.views import bp as archive_bp
 from .archive.views import register_service_route as register_archive_service
 from .service_paths import ServicePaths
 from .admin.items import bp as admin_items_bp
-from .admin import moving as admin_moving  # noqa: F401  (its routes join admin_items_bp: /admin/items/<ibi>/move)
 from .admin.importing import bp as admin_import_bp
-from .admin.views import bp as admin_bp
-from .admin import resolvers as admin_resolvers  # noqa: F401  (its routes join admin_bp: /admin/resolvers)
-from .archives_cli import archives_cli
+from .admin import bp as admin_bp
 from .cite.views import bp as cite_bp
 from .convert.views import bp as convert_bp
-from .cli import ibi_cli
-from .db_cli import db_cli
-from .demo_cli import demo_cli
-from .token_cli import token_cli
 from .errors import register_errorhandlers
 from .health.views import bp as health_bp
 from .oai import bp as oai_bp
@@ -45,8 +27,6 @@ from .probes import bp as probes_bp
 from .identifiers.views import bp as identifiers_bp
 from .references.views import bp as references_bp
 from .resolve.views import bp as resolve_bp
-from .resolvers_cli import resolvers_cli
-from .items_cli import items_cli
 from .registration.views import bp as registration_bp
 from .trace.views import bp as trace_bp
 from .urls.views import bp as urls_bp
@@ -95,11 +75,5 @@ def register(app: Flask, built: Application) -> None:
         f"/{app.config['ARCHIVE_SERVICE_IBI']}", f"/{normalize_service_ibi(app.config['RESOLVER_SERVICE_IBI'])}"])
     app.register_blueprint(resolve_bp)  # its /<path> rule yields to every fixed rule above
     register_errorhandlers(app)
-    app.cli.add_command(ibi_cli)
-    app.cli.add_command(db_cli)
-    app.cli.add_command(archives_cli)
-    app.cli.add_command(demo_cli)
-    app.cli.add_command(admin_cli)
-    app.cli.add_command(token_cli)
-    app.cli.add_command(resolvers_cli)
-    app.cli.add_command(items_cli)
+    for command in COMMANDS:
+        app.cli.add_command(command)

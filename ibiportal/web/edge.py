@@ -9,7 +9,8 @@ parser recurses per nesting level and ``int()`` refuses more than 4,300 digits, 
 The rules (400 naming the field and the character; 413 for a JSON body over its size):
 
 * no value or name holds a lone surrogate, nor a control character (Unicode category Cc), except
-  tab, CR and LF in the multi-line fields of :data:`MULTILINE_FIELDS`;
+  tab, CR and LF in the multi-line fields of :data:`MULTILINE_FIELDS` and the pasted fields of
+  :data:`PASTED_FIELDS`;
 * a value is at most :data:`MAX_TEXT_CHARS` characters, except in the multi-line fields and the
   fields of :data:`LONG_FIELDS` (which the request's size bounds);
 * a JSON body is at most :data:`MAX_JSON_BYTES` bytes, nests at most :data:`MAX_JSON_DEPTH`
@@ -37,6 +38,11 @@ MAX_TEXT_CHARS = 4096
 MULTILINE_FIELDS = frozenset({"text", "identifiers", "creators", "query"})
 """Text areas (reference lists, identifier lists, one creator a line, query pairs; also under a form's
 prefix, ``download-text``) and their JSON twins."""
+PASTED_FIELDS = {"identifiers.home": frozenset({"q"}), "api.classify_text": frozenset({"q"})}
+"""Single-line fields a person pastes whatever they hold into, by endpoint (the home box and
+``/api/v1/classify``, whose OpenAPI description promises an answer for any text): a reference
+copied from a PDF comes over two lines, so tab, CR and LF are allowed, within :data:`MAX_TEXT_CHARS`
+(the recogniser reads line breaks: joined inside a link, a space between words)."""
 LONG_FIELDS = frozenset({"resolutions"})
 """Single-line form fields as long as the list they go with: the resolutions Check references posts
 back with its downloads (JSON, one per entry, up to 5,000 entries of a few hundred characters)."""
@@ -56,9 +62,11 @@ _LINE_BREAKS = frozenset("\t\r\n")
 _JSON_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')  # strings skipped whole, brackets
 
 
-def text_fault(value: str, field: str, multiline: bool = False, long: bool = False) -> ParseError | None:
+def text_fault(value: str, field: str, multiline: bool = False, long: bool = False,
+               line_breaks: bool = False) -> ParseError | None:
     """What is wrong with ``value`` as the text of ``field``, or ``None``; the position is 1-based.
-    A multi-line or ``long`` field is not held to :data:`MAX_TEXT_CHARS`."""
+    A multi-line or ``long`` field is not held to :data:`MAX_TEXT_CHARS`; a multi-line field, or one
+    that allows ``line_breaks``, takes tab, CR and LF."""
     if not (multiline or long) and len(value) > MAX_TEXT_CHARS:
         return ParseError(N_("%(field)s is %(length)s characters long; at most %(max_text_chars)s are read", field=field, length=len(value), max_text_chars=MAX_TEXT_CHARS),
                           position=MAX_TEXT_CHARS + 1, field=field)
@@ -68,8 +76,8 @@ def text_fault(value: str, field: str, multiline: bool = False, long: bool = Fal
         category = unicodedata.category(char)
         if category == "Cs":
             return ParseError(N_("%(field)s holds U+%(value)04X, half of a surrogate pair, which is not text: send valid Unicode (UTF-8)", field=field, value=ord(char)), position=index + 1, field=field)
-        if category == "Cc" and not (multiline and char in _LINE_BREAKS):
-            allowed = " (only tab, CR and LF are, in this multi-line field)" if multiline else ""
+        if category == "Cc" and not ((multiline or line_breaks) and char in _LINE_BREAKS):
+            allowed = " (only tab, CR and LF are, in this multi-line field)" if multiline or line_breaks else ""
             return ParseError(N_("%(field)s holds the control character U+%(value)04X, which is not allowed%(allowed)s", field=field, value=ord(char), allowed=allowed),
                               position=index + 1, field=field)
     return None
@@ -80,13 +88,14 @@ def is_multiline(name: str) -> bool:
     return name.rpartition("-")[2] in MULTILINE_FIELDS
 
 
-def check_pairs(pairs: Iterable[tuple[str | None, str]]) -> None:
-    """Names and values of a query string or a form, each value judged as its name's field."""
+def check_pairs(pairs: Iterable[tuple[str | None, str]], pasted: frozenset[str] = frozenset()) -> None:
+    """Names and values of a query string or a form, each value judged as its name's field
+    (``pasted``: the fields that take line breaks, :data:`PASTED_FIELDS`)."""
     for name, value in pairs:
         if name is None:  # a multipart part whose Content-Disposition names no field
             raise ParseError(N_('a part of the form has no name: every part needs Content-Disposition: form-data; name="…"'), field="form")
         fault = text_fault(name, "query") or text_fault(value, name, multiline=is_multiline(name),
-                                                        long=name in LONG_FIELDS)
+                                                        long=name in LONG_FIELDS, line_breaks=name in pasted)
         if fault is not None:
             raise fault
 
@@ -96,7 +105,7 @@ def check_request() -> None:
     type; bodies of other types are the views')."""
     query = request.query_string
     if _PLAIN_QUERY.search(query) is not None or len(query) > MAX_TEXT_CHARS:  # else nothing to decode
-        check_pairs(request.args.items(multi=True))
+        check_pairs(request.args.items(multi=True), PASTED_FIELDS.get(request.endpoint, frozenset()))
     if request.method == "POST" and request.mimetype in FORM_MIMETYPES and request.endpoint not in RAW_BODY_ENDPOINTS:
         check_pairs((name, value) for name, value in request.form.items(multi=True) if name != FILE_PART)
 

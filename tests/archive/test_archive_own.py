@@ -119,7 +119,7 @@ def test_the_relations_are_table_9_5s_compositions_for_the_items_languages():
                 translations=(("pt", IbiForms(ibip="8JMKD3MGP8W/34PGRE5")),),
                 metadata=Metadata("http://portal.test/m", ItemState.ORIGINAL, moment, oai_dc_url="http://portal.test/m"))
     relations = own_relations(item)
-    assert len(relations) == len(set(relations)) == (2 + 3 * 3) * 5  # t: bare, en, pt; m: 2 formats
+    assert len(relations) == len(set(relations)) == (2 + 3 * 3) * 7  # t: bare, en, pt; m: free, oai_dc, BibINPE
     assert Relation() in relations
     for text in (".lastedition.translation(pt).metadata(oai_dc).translation", ".translation(en).lastedition",
                  ".metadata.translation", ".translation.metadata"):

@@ -169,5 +169,6 @@ def test_to_dict_is_json_shaped():
         "portal_url": PORTAL + "8JMKD3MGP8W/35MMLL8!:(oai_dc)",
         "original_url": "http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)",
         "notes": [],
+        "upn_resolver": None,
         "error": None,
     }

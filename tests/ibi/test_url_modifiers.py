@@ -115,8 +115,8 @@ def test_modifier_parse_table(text, verbs, relation):
         ("+(pt-XX)", 6, "`XX` is not a country"),
         ("+(pt-)", 6, "a country is expected after `-`"),
         ("+(pt", 2, "`(` is not closed by `)`"),
-        (":(marc)", 3, "only `(oai_dc)` is a metadata format (Table 8.1)"),
-        (":()", 3, "only `(oai_dc)` is a metadata format"),
+        (":(marc)", 3, "only `(oai_dc)` (Table 8.1) and URLib's `(BibINPE)` (STANDARD.md §8) are metadata formats"),
+        (":()", 3, "only `(oai_dc)` (Table 8.1) and URLib's `(BibINPE)`"),
         ("!(x)", 2, "`!` takes no parameter"),
         ("!x", 2, "`x` is not a modifier: expected `!`, `+` or `:` (Table 8.1)"),
     ],
@@ -159,7 +159,7 @@ def test_verb_list_table_8_4(text, verbs):
         ("GetMetadata+", 13, "a verb is expected"),
         ("GetLastEdition(x)", 15, "`GetLastEdition` takes no parameter"),
         ("GetFileList(x)", 12, "`GetFileList` takes no parameter"),
-        ("GetMetadata(marc)", 13, "only `(oai_dc)` is a metadata format"),
+        ("GetMetadata(marc)", 13, "only `(oai_dc)` (Table 8.1) and URLib's `(BibINPE)`"),
         ("GetMetadata,GetLastEdition", 12, "unexpected `,` after `GetMetadata`"),
         ("!", 1, "`!` is not a verb"),
     ],
@@ -187,7 +187,7 @@ def test_verb_values_and_their_spellings():
         ({"name": "GetTranslation", "format": "oai_dc"}, "takes no format"),
         ({"name": "GetTranslation", "language": "PT"}, "is not a language"),
         ({"name": "GetTranslation", "country": "BR"}, "a country needs a language"),
-        ({"name": "GetMetadata", "format": "marc"}, "is a metadata format"),
+        ({"name": "GetMetadata", "format": "marc"}, "are metadata formats"),
     ],
 )
 def test_invalid_verb_values(kwargs, message):

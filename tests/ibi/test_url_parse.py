@@ -185,7 +185,7 @@ MALFORMED = [
     (U + ":!", 34, "`!` may not follow `:` — the last edition is asked before the metadata"),
     (U + "+!+", 35, "`+` may not follow `+!`"),
     (U + "??:", 35, "`:` may not follow `:`"),
-    (U + ":(marc)", 35, "only `(oai_dc)` is a metadata format (Table 8.1)"),
+    (U + ":(marc)", 35, "only `(oai_dc)` (Table 8.1) and URLib's `(BibINPE)` (STANDARD.md §8) are metadata formats"),
     (U + "+(pt", 34, "`(` is not closed by `)`"),
     (U + "(pt)", 33, "`(` may not follow the IBI"),
     (U + "!x", 34, "`x` may not follow the modifier `!`"),

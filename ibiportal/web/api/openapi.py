@@ -45,7 +45,7 @@ _LANGUAGE_TAG = f"({'|'.join(sorted(LANGUAGES))})(-({'|'.join(sorted(COUNTRIES))
 _VERB_OF_SYMBOL = {
     "!": {"const": "GetLastEdition"},
     "+": {"$ref": "#/components/schemas/TranslationVerb"},
-    ":": {"enum": ["GetMetadata", "GetMetadata(oai_dc)"]},
+    ":": {"enum": ["GetMetadata", "GetMetadata(oai_dc)", "GetMetadata(BibINPE)"]},
 }
 
 
@@ -407,6 +407,8 @@ _SCHEMAS: dict[str, dict] = {
             "original_url": {"type": ["string", "null"],
                              "description": "the same request on the resolver the text came from (urlib.net for a bare IBI)"},
             "notes": _NOTES,
+            "upn_resolver": {"type": ["string", "null"],
+                             "description": "the ResolverID of a URLib upn: URI the text was (its local part is the IBI)"},
             "warnings": _STRINGS,
             "error": {"oneOf": [{"type": "null"}, {"type": "object", "required": ["message"],
                                                    "properties": {"message": {"type": "string"}}}]},
@@ -751,7 +753,8 @@ _PATHS: dict[str, dict] = {
     "/api/v1/classify": {"get": {
         "operationId": "classify", "summary": "What a pasted text is: an IBI, a persistent URL, or unknown",
         "description": "Always 200 for any text: `unknown` carries the parser's `error`.",
-        "parameters": [_query("q", "any text")],
+        "parameters": [_query("q", "any text, line breaks included (a reference pasted over two lines)",
+                              schema={**_LINES, "maxLength": MAX_TEXT_CHARS})],
         "responses": {"200": _json(_ref("Classification"), "What the text is"), **_ERRORS},
     }},
     "/api/v1/cite": {"get": {

@@ -12,9 +12,10 @@ from ...archive.oai_dc import oai_dc_xml
 from ...archive.service import ArchiveService
 from ...application.items import ItemNotFound, ItemService
 from ...archive.store import ibi_key
+from ...citation import citations
 from ...errors import ParseError
 from ..cite.embedded import embedded_metadata, item_record
-from ..context import get_item_files, get_items, holdings, resolver_base
+from ..context import application, get_item_files, get_items, holdings, resolver_base
 from ..errors import wants_json
 from ..files import file_response, listing_response
 from ..host import portal_url
@@ -46,6 +47,19 @@ def own_item_metadata(ibi: str):
     """An own item's oai_dc record (its ``:`` and ``:(oai_dc)`` relations)."""
     item = _find(holdings().own, ibi)
     return Response(oai_dc_xml(item, resolver_base().rstrip("/")), mimetype="application/xml")
+
+
+@bp.get("/archive/items/<path:ibi>/bibinpe")
+def own_item_bibinpe(ibi: str):
+    """An own item's "how to cite" page in INPE's form, as urlib.net answers ``:(BibINPE)``
+    (STANDARD.md §8): the INPE citation in Portuguese and in English, from the item's oai_dc
+    record (the one source of every citation of the item)."""
+    item = _find(holdings().own, ibi)
+    record = item_record(item)
+    if record is None:
+        abort(404, description=gettext("%(ibi)s has no descriptive metadata to cite", ibi=ibi))
+    forms = citations(record, application().clock().date())
+    return render_template("archive/bibinpe.html", item=item, record=record, citations=forms.formatted_html)
 
 
 @bp.get("/archive/items/<path:ibi>/files")

@@ -17,7 +17,7 @@ from werkzeug.routing import PathConverter
 
 from ...errors import ParseError
 from ...ibi.identifier import split_ibi
-from ...ibi.recognise import direct_link_path, without_pasted_resolver, without_resolver_segment
+from ...ibi.recognise import direct_link_path, recognise, without_pasted_resolver, without_resolver_segment
 from ...ibi.url import parse_persistent_url
 from ...application.resolving import Asked
 from ...resolver.cache import CachedRedirect
@@ -70,7 +70,10 @@ def resolve(ibi_path: str):
     ``Accept`` that asks for a citation type above all else, the item's citation.
 
     ``/ibi/<…>`` and ``/rep/<…>``, as urlib.net's links are printed, are read as ``/<…>``: the
-    received URL loses the segment, so redirect, alert, trace and cache are those of ``/<…>``.
+    received URL loses the segment, so redirect, alert, trace and cache are those of ``/<…>``; so
+    are ``/ibi:<…>`` and URLib's ``/upn:<ResolverID>:<…>`` (STANDARD.md §8). A URLib link that names
+    no item this portal can read (a mirror's own page, a ``upn:`` whose local part is URLib's
+    compact code) is a 404 that says so.
     """
     environ = request.environ  # read once: each read through Flask's request proxy costs a microsecond
     raw_path, address = without_pasted_resolver(_raw_path(environ)), request_address()
@@ -93,6 +96,9 @@ def resolve(ibi_path: str):
             return error_response(gettext("%(link)s is a direct link to an Archive's copy of an item, but the item's "
                                           "repository name does not read: %(problem)s",
                                           link=rescued, problem=translate(exc.message)), 404, None, "path")
+        refusal = recognise(raw_path)
+        if refusal.refusal is not None:  # a URLib link that names no item this portal can read
+            return error_response(translate(refusal.refusal), 404, refusal.refusal_at and refusal.refusal_at[0], "path")
         try:
             ibi_part = without_resolver_segment(without_pasted_resolver("/" + ibi_path))[1:]
             split_ibi(ibi_part)
@@ -181,7 +187,7 @@ def received_url(raw_path: str, address: str) -> str:
 def rescued_link(raw_path: str) -> str | None:
     """The request's path (``raw_path``, as :func:`received_url` takes it) when it is a URLib
     Archive's direct link that :func:`received_url` rescued."""
-    return raw_path.split("?", 1)[0] if direct_link_path(raw_path) is not None else None
+    return raw_path.split("?", 1)[0] if direct_link_path(without_resolver_segment(raw_path)) is not None else None
 
 
 def _raw_path(environ: dict) -> str:

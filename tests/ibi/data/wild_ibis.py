@@ -111,6 +111,9 @@ RECOGNISED: list[tuple[str, str, str, tuple[str, ...], str]] = [
      "Musical Hyperlapse - A Multimodal Approach to Accelerate First Person Videos (SIBGRAPI 2021), index id 40609884681"),
     ("http://mtc-m12e.sid.inpe.br/rep/sid.inpe.br/mtc-m12e/2026/01.02.12.20?mirror=urlib.net/www/2025/02.16.04.07.51&metadatarepository=sid.inpe.br/mtc-m12e/2026/01.02.12.20.17",
      "sid.inpe.br/mtc-m12e/2026/01.02.12.20", "rep", ("`mirror`", "`metadatarepository`"), "SQL update of a thesis note's link, index id 59566680027"),
+    # -- URLib's upn: URI of 2026 (STANDARD.md §8): its local part is the IBI -----------------------
+    ("http://urlib.net/upn:EEAFFE:8JMKD2USNRW34M/4GBJQNB", "8JMKD2USNRW34M/4GBJQNB", "ibip", ("`upn:EEAFFE:`", "ResolverID EEAFFE"),
+     "VILCA-QUISPE, E.; GOMEZ-NIETO, E. UrbanLib (SIBGRAPI 2026), 'URI: <upn:…>', index id 68401300488"),
     # -- direct Archive links /col/<rep>/doc/<file>: not persistent ----------------------------------
     ("http://mtc-m21b.sid.inpe.br/col/sid.inpe.br/mtc-m21b/2017/08.10.22.44/doc/publicacao.pdf#page=105", "sid.inpe.br/mtc-m21b/2017/08.10.22.44", "rep",
      ("direct link", "not a persistent URL"), "Rust module docs linking a thesis ('Good Explination'), index id 44599586960"),
@@ -143,10 +146,7 @@ RECOGNISED: list[tuple[str, str, str, tuple[str, ...], str]] = [
 
 #: Real strings that are not IBIs, and the message and 1-based position each must get.
 NOT_RECOGNISED: list[tuple[str, str, int, str]] = [
-    # A link whose identifier is a URLib internal code, not an IBI: Z is no IBIp digit (Table 7.1).
-    ("http://marte3.sid.inpe.br/rep/6qtX3pFwXQZ4PKzA/r3xLT", "character 'Z' is not in the IBIp alphabet", 41,
+    # A link whose identifier is URLib's compact code (mixed case), not an IBI: said so, never guessed.
+    ("http://marte3.sid.inpe.br/rep/6qtX3pFwXQZ4PKzA/r3xLT", "is in URLib's compact encoding", 31,
      "Reference to an INPE report on star identification, index id 1813969904"),
-    # The 'upn:' form of a 2026 SIBGRAPI reference: not an IBI.
-    ("http://urlib.net/upn:EEAFFE:8JMKD2USNRW34M/4GBJQNB", "character ':' is not allowed in an IBIp", 21,
-     "VILCA-QUISPE, E.; GOMEZ-NIETO, E. UrbanLib (SIBGRAPI 2026), 'URI: <upn:…>', index id 68401300488"),
 ]

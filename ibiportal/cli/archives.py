@@ -31,8 +31,8 @@ from ..resolver.conformance_rules import Verdict, format_ms
 from ..resolver.registration import normalize_service_ibi
 from ..storage.registry import ArchiveStore
 from ..application.registering import AlreadyRegistered, register_archive
-from .admin.transport import check_transport
-from .context import get_storage
+from ..web.admin.transport import check_transport
+from ..web.context import get_storage
 
 archives_cli = AppGroup("archives", help="Register, list and remove the Archives of the resolver (§7.1).")
 

@@ -33,8 +33,8 @@ from ..application.items import EDITABLE_FIELDS, ItemNotFound, ItemService
 from ..application.releasing import ReleaseRefused, Successor
 from ..archive.history import Actor
 from ..errors import IbiError, ParseError
-from .context import get_items, get_releasing
-from .import_cli import import_command
+from ..web.context import get_items, get_releasing
+from .importing import import_command
 
 items_cli = AppGroup("items", help="The own Archive's items: imported, changed in bulk, or moved to another Archive.")
 items_cli.add_command(import_command)

@@ -25,8 +25,8 @@ from ..citation.types import SLUGS
 from ..minting import MAX_CLI_COUNT, MintRequest, parse_count
 from ..storage.identifiers import PAIR_REJECTED, IdentifierStore
 from ..archive.history import Actor
-from .context import get_minter, get_storage, known_prefix_pairs
-from .results import minted_to_dict
+from ..web.context import get_minter, get_storage, known_prefix_pairs
+from ..web.results import minted_to_dict
 
 #: Base of persistent URLs printed by the CLI when ``IBIPORTAL_RESOLVER_BASE`` is unset:
 #: the address ``bin/serve`` listens on.

@@ -21,7 +21,7 @@ from ..archive.history import Actor
 from ..errors import ParseError
 from ..ibi.prefixes import check_prefix_pair
 from ..storage.identifiers import IdentifierStore
-from .context import get_importer, get_storage
+from ..web.context import get_importer, get_storage
 
 @click.command("import")
 @with_appcontext

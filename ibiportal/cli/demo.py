@@ -11,7 +11,7 @@ from ..application.demo_items import DEMO_FILE, DemoItemSeeder
 from ..archive.http_server import ArchiveHTTPServer
 from ..config import DEMO_MINT_HOST
 from ..storage.identifiers import IdentifierStore
-from .context import get_item_files, get_minter, get_storage, holdings
+from ..web.context import get_item_files, get_minter, get_storage, holdings
 
 demo_cli = AppGroup("demo-archive", help="The demo Archives (file 003 §10 and support scenarios).")
 

@@ -13,7 +13,7 @@ import click
 from flask.cli import AppGroup
 
 from ..storage.tokens import TokenNameTaken, TokenStore
-from .context import get_storage
+from ..web.context import get_storage
 
 token_cli = AppGroup("api-token", help="Tokens for the JSON API's writes (Authorization: Bearer <token>).")
 

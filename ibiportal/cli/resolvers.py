@@ -22,7 +22,7 @@ from flask.cli import AppGroup
 
 from ..application.joining import Action, NotReady, ResolverAnswer, ResolverService
 from ..errors import ParseError
-from .admin.joining import SUBJECTS, joining, outcome_sentence
+from ..web.admin.joining import SUBJECTS, joining, outcome_sentence
 
 resolvers_cli = AppGroup("resolvers", help="Join and leave outside resolvers as this portal's Archive (§7.2).")
 

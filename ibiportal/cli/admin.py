@@ -5,8 +5,8 @@ import click
 from flask.cli import AppGroup
 from werkzeug.security import generate_password_hash
 
-from ...storage.accounts import AccountStore
-from ..context import get_storage
+from ..storage.accounts import AccountStore
+from ..web.context import get_storage
 
 MIN_PASSWORD_LENGTH = 12
 
