@@ -12,7 +12,7 @@ terminal and no ``--yes`` changes nothing). The last line printed is the totals.
 
 ``release IBI --successor …`` moves an item to another Archive (``application.releasing``).
 
-``import SOURCE`` brings a URLib collection in, keeping every IBI (``import_cli``).
+``import SOURCE`` brings a URLib collection in, keeping every IBI (``importing``).
 
 Exit status: 0 done; 1 some rows refused, or the release refused (its reason on standard
 error); 2 a file, header or argument that cannot be used (nothing changed).
