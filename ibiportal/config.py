@@ -71,6 +71,10 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
         "IBIPORTAL_METRICS": "METRICS",
         "IBIPORTAL_METRICS_ALLOW": "METRICS_ALLOW",
         "IBIPORTAL_LOG_FORMAT": "LOG_FORMAT",
+        "IBIPORTAL_TARGET_FAILURES": "TARGET_FAILURES",
+        "IBIPORTAL_TARGET_RECHECK_HOURS": "TARGET_RECHECK_HOURS",
+        "IBIPORTAL_USAGE": "USAGE",
+        "IBIPORTAL_USAGE_FLUSH_SECONDS": "USAGE_FLUSH_SECONDS",
     }
     for env_name, key in names.items():
         if env.get(env_name):
@@ -85,7 +89,14 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
     if "OAI_REPOSITORY_ID" in settings and not _DOMAIN_NAME.fullmatch(settings["OAI_REPOSITORY_ID"]):
         raise ValueError("IBIPORTAL_OAI_REPOSITORY_ID must be a domain name such as urlib.net (the oai-identifier "
                          f"scheme's repositoryIdentifier), not {settings['OAI_REPOSITORY_ID']!r}")
-    for key in ("ARCHIVE_READ_TIMEOUT", "PARSE_SECONDS"):
+    if "TARGET_FAILURES" in settings:
+        settings["TARGET_FAILURES"] = _integer(settings["TARGET_FAILURES"], "TARGET_FAILURES")
+        if settings["TARGET_FAILURES"] < 1:
+            raise ValueError("IBIPORTAL_TARGET_FAILURES must be 1 or more: the failed checks in a row that make "
+                             "an item's target failing")
+    if "TARGET_RECHECK_HOURS" in settings:
+        settings["TARGET_RECHECK_HOURS"] = _hours(settings["TARGET_RECHECK_HOURS"], "TARGET_RECHECK_HOURS")
+    for key in ("ARCHIVE_READ_TIMEOUT", "PARSE_SECONDS", "USAGE_FLUSH_SECONDS"):
         if key in settings:
             settings[key] = _seconds(settings[key], key)
     for key in ("TRUSTED_PROXIES", "TRUSTED_HOSTS", "METRICS_ALLOW"):
@@ -98,7 +109,7 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict:
         if settings["LOG_FORMAT"] not in LOG_FORMATS:
             raise ValueError(f"IBIPORTAL_LOG_FORMAT must be text or json, not {env['IBIPORTAL_LOG_FORMAT']!r}")
     for key in ("DEMO_ARCHIVES", "ALLOW_PRIVATE_ARCHIVES", "SESSION_COOKIE_SECURE", "RATELIMIT_ENABLED",
-                "MINT_REQUIRES_TOKEN", "METRICS"):
+                "MINT_REQUIRES_TOKEN", "METRICS", "USAGE"):
         if key in settings:
             settings[key] = _flag(settings[key], key)
     return settings
@@ -135,6 +146,17 @@ def _seconds(value: str, key: str) -> float:
     if not 0 < seconds < math.inf:
         raise ValueError(f"IBIPORTAL_{key} must be a number of seconds greater than 0, like 5 or 0.5, not {value!r}")
     return seconds
+
+
+def _hours(value: str, key: str) -> float:
+    """A number of hours, 0 or more: ``24``, ``0.5``, ``0``."""
+    try:
+        hours = float(value)
+    except ValueError:
+        hours = math.nan
+    if not 0 <= hours < math.inf:
+        raise ValueError(f"IBIPORTAL_{key} must be a number of hours, 0 or more, like 24 or 0.5, not {value!r}")
+    return hours
 
 
 def _flag(value: str, key: str) -> bool:
@@ -255,6 +277,18 @@ DEFAULTS: dict = {
     "METRICS_ALLOW": ["127.0.0.0/8", "::1"],
     # Log lines (ibiportal/web/log_format.py): "text" as they always were, or "json", one object a line.
     "LOG_FORMAT": "text",
+    # Target checks (flask items check-targets, ibiportal/application/targets.py): an own item's
+    # target is reported failing after this many failed checks in a row, each at least
+    # TARGET_RECHECK_HOURS after the one before; a run checks an item again only once that many
+    # hours passed since its last check (0: on every run).
+    "TARGET_FAILURES": 3,
+    "TARGET_RECHECK_HOURS": 24.0,
+    # Usage (ibiportal/application/usage_counting.py): resolutions of GET /<persistent URL> counted
+    # per item, day and modifier kind, cache hits included, unless IBIPORTAL_USAGE=0. Each worker
+    # sums in memory and adds its sums to the database (or to Redis, with IBIPORTAL_REDIS_URL)
+    # every USAGE_FLUSH_SECONDS: a worker killed outright loses at most that many seconds of counts.
+    "USAGE": True,
+    "USAGE_FLUSH_SECONDS": 5.0,
     # KiB of text sent to be read (extract, classify, batch conversion, Check references and
     # Convert's batch, API and pages together), per client IP: a request costs its size, 1 KiB
     # at least and 1 MiB at most (ibiportal.web.limits: TEXT_COST_MAX), so one reading 1 MB
