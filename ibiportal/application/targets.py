@@ -24,12 +24,16 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from sqlalchemy import ColumnElement
+
 from ..ibi.batch import neutralise
 from ..minted import MintedItem
 from ..resolver.target_probe import TargetChecker, TargetProbe, host_of
 from ..storage.database import iso
 from ..storage.identifiers import IdentifierStore
-from ..storage.targets import FAILING, MOVED, UNCHECKED, WORKING, DueTarget, TargetRecord, TargetStore
+from ..storage.targets import (
+    FAILING, MOVED, UNCHECKED, WORKING, DueTarget, TargetRecord, TargetStore, state_condition,
+)
 
 #: Hosts asked at once by one run (each host's own items go one at a time, a second apart).
 PARALLEL_HOSTS = 8
@@ -147,6 +151,11 @@ class TargetChecks:
                 if on_checked is not None:
                     on_checked(target, record)
         return totals
+
+    def in_state(self, state: str) -> ColumnElement[bool]:
+        """The filter of the items whose target is in ``state`` (one of ``storage.targets.STATES``),
+        for :meth:`~.items.ItemService.search`."""
+        return state_condition(state, self.settings.failures)
 
     def states(self, items: Iterable[MintedItem]) -> dict[str, TargetState | None]:
         """The target state of each item, by IBIp."""
