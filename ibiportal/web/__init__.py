@@ -29,6 +29,7 @@ from .admin.items import bp as admin_items_bp
 from .admin.importing import bp as admin_import_bp
 from .admin.views import bp as admin_bp
 from .admin import resolvers as admin_resolvers  # noqa: F401  (its routes join admin_bp: /admin/resolvers)
+from .admin import usage as admin_usage  # noqa: F401  (its routes join admin_bp: /admin/usage)
 from .archives_cli import archives_cli
 from .cite.views import bp as cite_bp
 from .convert.views import bp as convert_bp

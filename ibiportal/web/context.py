@@ -26,6 +26,8 @@ from ..storage.mint_keys import MintKeyStore
 from ..storage.history import HistoryStore
 from ..storage.targets import TargetStore
 from ..application.targets import TargetChecks, TargetSettings
+from ..application.usage import Usage
+from ..storage.usage import UsageStore
 from ..resolver.http_transport import HttpTransport
 from ..resolver.target_probe import HostPacer, TargetChecker
 from .. import __version__
@@ -141,6 +143,12 @@ def get_copies() -> CopyService:
     storage = get_storage()
     return CopyService(CopyStore(storage), IdentifierStore(storage), known_prefix_pairs(),
                        current_app.config["ARCHIVE_SERVICE_IBI"])
+
+
+def get_usage() -> Usage:
+    """How often items were resolved, over the request's connection."""
+    storage = get_storage()
+    return Usage(UsageStore(storage), IdentifierStore(storage), application().clock)
 
 
 def target_settings() -> TargetSettings:

@@ -40,11 +40,12 @@ def _limits(rules: limits.Rules) -> None:
 
 class ItemConverter(PathConverter):
     """``<item:ibi>``: an IBI in either form, slashes and all, up to a ``/files`` segment or a
-    last ``/history``, ``/release`` or ``/package`` one (no IBI has any), so that ``/items/<ibi>``,
-    ``/items/<ibi>/files…``, ``/items/<ibi>/history``, ``…/release`` and ``…/package`` never take each
-    other's requests: a method one of them lacks is its 405, not the other's answer."""
+    last ``/history``, ``/release``, ``/package`` or ``/usage`` one (no IBI has any), so that
+    ``/items/<ibi>``, ``/items/<ibi>/files…``, ``/items/<ibi>/history``, ``…/release``, ``…/package``
+    and ``…/usage`` never take each other's requests: a method one of them lacks is its 405, not
+    the other's answer."""
 
-    regex = r"[^/](?:(?!/files(?:/|$)|/history$|/release$|/package$).)*"
+    regex = r"[^/](?:(?!/files(?:/|$)|/history$|/release$|/package$|/usage$).)*"
 
 
 bp.record_once(lambda state: state.app.url_map.converters.setdefault("item", ItemConverter))

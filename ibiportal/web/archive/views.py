@@ -14,7 +14,7 @@ from ...application.items import ItemNotFound, ItemService
 from ...archive.store import ibi_key
 from ...errors import ParseError
 from ..cite.embedded import embedded_metadata, item_record
-from ..context import get_item_files, get_items, get_target_checks, holdings, resolver_base
+from ..context import get_item_files, get_items, get_target_checks, get_usage, holdings, resolver_base
 from ..errors import wants_json
 from ..files import file_response, listing_response, refusal_response
 from ..host import portal_url
@@ -117,9 +117,10 @@ def own_item(ibi: str):
     persistent = persistent_url(resolver_base(), record.minted.ibip)
     signposts = _signposts(record, citation, files, file_urls)
     target = get_target_checks().states([record.minted])[record.minted.ibip]
+    usage = get_usage().report((record.minted.rep, record.minted.ibip))
     page = render_template("archive/own_item.html", item=item, record=record, related=related, files=files,
                            file_urls=file_urls, persistent=persistent, embedded=embedded, history=history,
-                           signposts=signposts, target=target)
+                           signposts=signposts, target=target, usage=usage)
     return Response(page, headers={"Link": link_header(signposts)})
 
 
