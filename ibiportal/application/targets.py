@@ -152,6 +152,10 @@ class TargetChecks:
                     on_checked(target, record)
         return totals
 
+    def results(self, ibi: str) -> list[dict]:
+        """The item's kept check results, newest first (``storage.targets.TargetStore.results``)."""
+        return self.store.results(ibi)
+
     def in_state(self, state: str) -> ColumnElement[bool]:
         """The filter of the items whose target is in ``state`` (one of ``storage.targets.STATES``),
         for :meth:`~.items.ItemService.search`."""

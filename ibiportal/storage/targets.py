@@ -157,9 +157,6 @@ class TargetStore:
 
 def _record(row) -> TargetRecord:
     values = dict(row._mapping)
-    message = values.pop("detail_message")
-    if message:
-        values["detail"] = from_record(values["detail"], json.loads(message))
-    elif values["detail"] is not None:
-        values["detail"] = Recorded(values["detail"])
+    message, text = values.pop("detail_message"), values["detail"]
+    values["detail"] = None if text is None else from_record(text, json.loads(message)) if message else Recorded(text)
     return TargetRecord(**values)

@@ -95,6 +95,9 @@ def test_a_killed_target_turns_failing_after_the_third_check(app, client, runner
     cell = target_cell(client, item["ibip"])
     assert "Failing" in cell and "since" in cell and "connection failed" in cell
     assert item["ibip"] in listed(client, "failing") and item["ibip"] not in listed(client, "working")
+    checks = client.get(f"/admin/items/{item['ibip']}").get_data(as_text=True).split('<table class="data checks">')[1]
+    assert checks.split("</table>")[0].count("<tr>") == 5  # the header, then every check kept, newest first
+    assert checks.index("connection failed") < checks.index("<td>200</td>")
 
     report = list(csv.DictReader(io.StringIO(client.get("/admin/items/targets.csv?creator=banon").get_data(as_text=True))))
     assert [(row["ibip"], row["state"], row["failures"], row["target_url"]) for row in report] == [

@@ -214,7 +214,7 @@ def _edit_page(record: ItemRecord, form: ItemForm, status: int = 200):
         "admin/item.html", record=record, form=form, files=held.files, upload_form=UploadForm(),
         persistent=persistent_url(resolver_base(), record.minted.ibip), max_file_bytes=current_app.config["MAX_FILE_BYTES"],
         file_urls={stored.path: item_file_url(portal_url(), record.minted.rep, stored.path) for stored in held.files},
-        history=history,
+        history=history, checks=get_target_checks().results(record.minted.ibip),
     )
     return page, status
 
