@@ -27,6 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.cache import CACHED  # noqa: E402
 from benchmarks.metrics import ROUNDS, on_off_rounds, ratio_lines, verdict  # noqa: E402
 from benchmarks.serving import Portal, write_results  # noqa: E402
+from ibiportal.application.usage_counting import UsageCounter, UsageKey  # noqa: E402
+from ibiportal.ibi.url import parse_persistent_url  # noqa: E402
 
 #: Flushes while wrk runs (the default is 5 s: a round of 2 s would often see none).
 FLUSH_SECONDS = "1"
@@ -35,6 +37,20 @@ FLUSH_SECONDS = "1"
 def total(base_url: str) -> int:
     with urllib.request.urlopen(f"{base_url}/api/v1/items{CACHED}/usage", timeout=30) as answer:
         return json.load(answer)["total"]
+
+
+def count_cost(calls: int = 200_000) -> float:
+    """Seconds one count takes on a request (``UsageCounter.count`` of a cached entry's key), the
+    best of five runs of ``calls``: what usage adds to a hit, measured apart from the load's noise."""
+    counter = UsageCounter(lambda counts: None, 3600, background=False)
+    key = UsageKey.of(parse_persistent_url(CACHED))
+    best = float("inf")
+    for _ in range(5):
+        started = time.perf_counter()
+        for _ in range(calls):
+            counter.count(key)
+        best = min(best, (time.perf_counter() - started) / calls)
+    return best
 
 
 def main(rounds: int = ROUNDS) -> None:
@@ -48,9 +64,13 @@ def main(rounds: int = ROUNDS) -> None:
         "Issue 37: a cached hit with usage counted vs not, two portals side by side, same run",
         "IBIPORTAL_USAGE", runs, rounds, load_at_start)
     measured = sum(run["requests"] for run in runs["on"])
+    per_count = count_cost()
+    hit_cpu = sum(run["cpu_seconds"] for run in runs["off"]) / sum(run["requests"] for run in runs["off"])
     lines += [
         f"usage of {CACHED}: {on_total} resolutions counted with it on (wrk made {measured} in the rounds, "
         f"besides the warm-up and the first answer), {off_total} with it off",
+        f"one count alone: {per_count * 1e6:.2f} us, {per_count / hit_cpu:.2%} of a cached hit's CPU time with "
+        f"usage off ({hit_cpu * 1e6:.0f} us)",
         verdict(throughput_ratio, cpu_ratio),
     ]
     report = "\n".join(lines) + "\n"

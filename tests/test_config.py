@@ -77,3 +77,23 @@ def test_the_parsing_deadline_is_seconds_and_the_text_budget_a_limit():
     assert (settings["PARSE_SECONDS"], settings["RATELIMIT_TEXT"]) == (2.5, "2048/minute")
     with pytest.raises(ValueError, match="IBIPORTAL_PARSE_SECONDS must be a number of seconds greater than 0"):
         from_environment({"IBIPORTAL_PARSE_SECONDS": "0"})
+
+
+def test_the_target_and_usage_settings_with_their_defaults():
+    assert (DEFAULTS["TARGET_FAILURES"], DEFAULTS["TARGET_RECHECK_HOURS"], DEFAULTS["USAGE"],
+            DEFAULTS["USAGE_FLUSH_SECONDS"]) == (3, 24.0, True, 5.0)
+    settings = from_environment({"IBIPORTAL_TARGET_FAILURES": "5", "IBIPORTAL_TARGET_RECHECK_HOURS": "0",
+                                 "IBIPORTAL_USAGE": "no", "IBIPORTAL_USAGE_FLUSH_SECONDS": "0.5"})
+    assert settings == {"TARGET_FAILURES": 5, "TARGET_RECHECK_HOURS": 0.0, "USAGE": False, "USAGE_FLUSH_SECONDS": 0.5}
+
+
+@pytest.mark.parametrize(("name", "value", "message"), [
+    ("IBIPORTAL_TARGET_FAILURES", "0", "IBIPORTAL_TARGET_FAILURES must be 1 or more"),
+    ("IBIPORTAL_TARGET_FAILURES", "three", "IBIPORTAL_TARGET_FAILURES must be a whole number, not 'three'"),
+    ("IBIPORTAL_TARGET_RECHECK_HOURS", "-1", "IBIPORTAL_TARGET_RECHECK_HOURS must be a number of hours, 0 or more"),
+    ("IBIPORTAL_USAGE_FLUSH_SECONDS", "0", "IBIPORTAL_USAGE_FLUSH_SECONDS must be a number of seconds greater than 0"),
+    ("IBIPORTAL_USAGE", "sometimes", "IBIPORTAL_USAGE must be 1 or 0 (on or off), not 'sometimes'"),
+])
+def test_target_and_usage_settings_that_make_no_sense_are_refused(name, value, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        from_environment({name: value})

@@ -266,7 +266,9 @@ class Application:
     def _new_usage_counter(self) -> UsageCounter | None:
         if not self.config["USAGE"]:
             return None
-        return UsageCounter(self._flush_usage, self.config["USAGE_FLUSH_SECONDS"])
+        # A test's app flushes when the test looks: no thread writing into its database meanwhile.
+        return UsageCounter(self._flush_usage, self.config["USAGE_FLUSH_SECONDS"],
+                            background=not self.config.get("TESTING"))
 
     def _flush_usage(self, counts: Counts) -> None:
         """A flush's sums into Redis, then moved into the database by whichever worker's turn it

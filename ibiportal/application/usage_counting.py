@@ -145,19 +145,21 @@ class UsageCounter:
     """One worker's counting: :meth:`count` on the request, and a daemon thread that hands the
     sums to ``sink`` every ``seconds`` (and once more when the process exits). A sink that fails
     (the database down) keeps the counts for the next flush, and the failure is logged once a
-    minute. The thread starts with the first count, in the process that counts (fork safety)."""
+    minute. The thread starts with the first count, in the process that counts (fork safety);
+    with ``background=False`` (a test's app) there is none: what was counted waits for :meth:`flush`."""
 
-    def __init__(self, sink: Callable[[Counts], None], seconds: float, tally: UsageTally | None = None) -> None:
+    def __init__(self, sink: Callable[[Counts], None], seconds: float, tally: UsageTally | None = None,
+                 background: bool = True) -> None:
         self.sink = sink
         self.seconds = seconds
         self.tally = tally or UsageTally()
-        self._thread: threading.Thread | None = None
+        self._waiting = background  # for the thread to start: checked by every count until then
         self._start_lock = threading.Lock()
         self._flush_lock = threading.Lock()
 
     def count(self, key: UsageKey) -> None:
         self.tally.add(key)
-        if self._thread is None:
+        if self._waiting:
             self._start()
 
     def flush(self) -> int:
@@ -176,10 +178,10 @@ class UsageCounter:
 
     def _start(self) -> None:
         with self._start_lock:
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="usage-flush", daemon=True)
-                self._thread.start()
+            if self._waiting:
+                threading.Thread(target=self._run, name="usage-flush", daemon=True).start()
                 atexit.register(self.flush)
+                self._waiting = False
 
     def _run(self) -> None:
         while True:
