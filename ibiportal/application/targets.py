@@ -92,7 +92,7 @@ class RunTotals:
 
     due: int = 0
     by_outcome: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-    failing: list[str] = field(default_factory=list)  # IBIps failing after this run
+    failing: int = 0  # own items whose target is failing, after this run
 
 
 @dataclass(frozen=True)
@@ -146,10 +146,9 @@ class TargetChecks:
                 target, probe, at = outcome
                 record = self.store.record(target.ibi, target.target_url, probe, at)
                 totals.by_outcome[probe.outcome.value] += 1
-                if record.failures >= self.settings.failures:
-                    totals.failing.append(target.ibi)
                 if on_checked is not None:
                     on_checked(target, record)
+        totals.failing = self.store.count(self.in_state(FAILING))
         return totals
 
     def results(self, ibi: str) -> list[dict]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from sqlalchemy import ColumnElement, and_, delete, exists, insert, not_, or_, select
+from sqlalchemy import ColumnElement, and_, delete, exists, func, insert, not_, or_, select
 
 from ..archive.history import IMPORTED, MINTED
 from ..i18n import Message, Recorded, from_record, to_record
@@ -126,6 +126,10 @@ class TargetStore:
         found = self.records([ibi]).get(ibi)
         assert found is not None
         return found
+
+    def count(self, only: ColumnElement[bool]) -> int:
+        """How many own items ``only`` holds for (:func:`state_condition`)."""
+        return self.storage.read(select(func.count()).select_from(minted_item).where(only)).scalar_one()
 
     def records(self, ibis: list[str]) -> dict[str, TargetRecord]:
         """The last check of each of ``ibis`` (IBIps) that was checked."""

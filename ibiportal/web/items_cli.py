@@ -286,7 +286,7 @@ def check_targets_command(report_path: str | None, owner: str | None, creator: s
         checker.transport.close()
     outcomes = ", ".join(f"{count} {outcome}" for outcome, count in sorted(totals.by_outcome.items()))
     click.echo(f"{totals.due} target{'s' * (totals.due != 1)} checked{': ' + outcomes if outcomes else ''}; "
-               f"{len(totals.failing)} item{'s' * (len(totals.failing) != 1)} failing", file=out)
+               f"{totals.failing} item{'s' * (totals.failing != 1)} failing", file=out)
     if report_path is not None:
         text = report_csv(checks.report(owner=owner, creator=creator))
         if report_path == "-":

@@ -108,7 +108,8 @@ def test_a_killed_target_turns_failing_after_the_third_check(app, client, runner
     app.config["TARGET_RECHECK_HOURS"] = 24.0
     result = runner.invoke(args=["items", "check-targets", "--report", "-", "--owner", "ada"])
     assert result.exit_code == 0
-    assert "0 targets checked; 1 item failing" not in result.stdout  # totals go to standard error with --report -
+    assert "0 targets checked; 1 item failing" in result.stderr  # within the recheck interval: none asked again
+    assert "targets checked" not in result.stdout  # standard output is the report alone
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
     assert [(row["ibip"], row["state"]) for row in rows] == [(item["ibip"], "failing")]
 
@@ -138,3 +139,25 @@ def test_a_moved_target_says_where_and_the_admin_list_filters_by_state(app, clie
     assert client.get("/admin/items/targets.csv?state=all").get_data(as_text=True).count("\r\n") == 4
     portuguese = client.get(f"/archive/items/{moved['ibip']}", headers={"Accept-Language": "pt-BR"})
     assert "Movido" in portuguese.get_data(as_text=True)
+
+
+def test_what_is_due(app, client, runner):
+    token = runner.invoke(args=["api-token", "create", "t"]).output.split()[-1]
+    auth = {"Authorization": f"Bearer {token}"}
+    checked = mint(client, target_url="http://repository.example/checked")
+    changed = mint(client, target_url="http://repository.example/changed")
+    fresh = mint(client, target_url="http://repository.example/fresh")
+    deleted = mint(client, target_url="http://repository.example/deleted")
+    mint(client, title="no target")
+    with app.app_context():
+        store = TargetStore(Storage(app.config["DATABASE"]))
+        for item in (checked, changed):
+            store.record(item["ibip"], item["target_url"], TargetProbe(TargetOutcome.WORKING, 200),
+                         "2026-01-02T00:00:00.000000Z")
+        assert client.patch(f"/api/v1/items/{changed['ibip']}", json={"target_url": "http://repository.example/new"},
+                            headers=auth).status_code == 200
+        assert client.delete(f"/api/v1/items/{deleted['ibip']}", headers=auth).status_code == 200
+        due = store.due("2026-01-02T00:00:00.000000Z")  # checked at or after it: not due
+        assert {target.ibi for target in due} == {changed["ibip"], fresh["ibip"]}
+        later = store.due("2026-01-03T00:00:00.000000Z")
+        assert [target.ibi for target in later][-1] == checked["ibip"]  # never checked (or changed) first
