@@ -7,12 +7,13 @@ the items resolved most."""
 from __future__ import annotations
 
 import re
+import time
 from datetime import date
 
 import pytest
 
 from ibiportal import create_app
-from ibiportal.application.usage_counting import UsageKey, UsageTally, citing_item, usage_kind
+from ibiportal.application.usage_counting import UsageCounter, UsageKey, UsageTally, citing_item, usage_kind
 from ibiportal.ibi.url import parse_persistent_url
 from ibiportal.storage.database import Storage
 from ibiportal.storage.schema import usage_day
@@ -193,3 +194,13 @@ def test_the_tally_sums_per_day_and_stays_bounded():
     assert tally.dropped == 1
     assert tally.take() == {(20_000, ("8JMKD3MGP8W/34PGRBS", "plain", None)): 3}
     assert tally.take() == {}
+
+
+def test_a_workers_thread_flushes_every_few_seconds():
+    flushed: list[dict] = []
+    counter = UsageCounter(flushed.append, 0.01)
+    counter.count(UsageKey("8JMKD3MGP8W/34PGRBS", "plain"))
+    deadline = time.monotonic() + 10
+    while not flushed and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert [sum(counts.values()) for counts in flushed] == [1]
