@@ -17,7 +17,9 @@ the workers (/proc). Results go to ``benchmarks/results/usage-<date>.txt``.
 from __future__ import annotations
 
 import json
+import statistics
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -25,9 +27,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.cache import CACHED  # noqa: E402
-from benchmarks.metrics import ROUNDS, on_off_rounds, ratio_lines, verdict  # noqa: E402
+from benchmarks.metrics import GOAL, ROUNDS, on_off_rounds, ratio_lines, verdict  # noqa: E402
 from benchmarks.serving import Portal, write_results  # noqa: E402
+from werkzeug.test import EnvironBuilder  # noqa: E402
+
+from ibiportal import create_app  # noqa: E402
 from ibiportal.application.usage_counting import UsageCounter, UsageKey  # noqa: E402
+from ibiportal.storage.migrations import upgrade  # noqa: E402
 from ibiportal.ibi.url import parse_persistent_url  # noqa: E402
 
 #: Flushes while wrk runs (the default is 5 s: a round of 2 s would often see none).
@@ -53,6 +59,44 @@ def count_cost(calls: int = 200_000) -> float:
     return best
 
 
+def in_process_ratio(rounds: int = 20, requests_per_round: int = 2000) -> tuple[float, float, float]:
+    """Cached hits served by the app itself, with no server or network around it: two apps in this
+    process (usage on and off, each its own database, the on one flushing on its thread as a
+    worker does) take the same prepared WSGI request in alternating rounds (ABBA); the CPU time of
+    a hit (``time.process_time``, which other programs on the machine move far less than wall
+    time) per round. Returns the median of the rounds' ratios off/on (the throughput kept with
+    usage on, the CPU being the bottleneck) and each app's median CPU seconds per hit."""
+    apps = {}
+    with tempfile.TemporaryDirectory(prefix="ibiportal-bench-") as folder:
+        for name, switch in (("on", True), ("off", False)):
+            database = str(Path(folder) / f"{name}.sqlite")
+            upgrade(database)
+            apps[name] = create_app({"DATABASE": database, "SECRET_KEY": "bench", "USAGE": switch,
+                                     "USAGE_FLUSH_SECONDS": 1.0, "RATELIMIT_ENABLED": False,
+                                     "INSTANCE_PATH": str(Path(folder) / name)})
+        environ = EnvironBuilder(path=CACHED, base_url="http://127.0.0.1:8000",
+                                 environ_overrides={"REMOTE_ADDR": "127.0.0.1"}).get_environ()
+        statuses: list[str] = []
+
+        def serve(app, count: int) -> float:
+            started = time.process_time()
+            for _ in range(count):
+                answer = app.wsgi_app(dict(environ), lambda status, headers, exc_info=None: statuses.append(status))
+                b"".join(answer)
+                answer.close()
+            return (time.process_time() - started) / count
+
+        for app in apps.values():
+            serve(app, 200)  # the first answer fills the cache; the rest warm up
+        assert set(statuses) == {"302 FOUND"}, set(statuses)
+        per_hit: dict[str, list[float]] = {"on": [], "off": []}
+        for round_number in range(rounds):
+            for name in (("off", "on") if round_number % 2 == 0 else ("on", "off")):
+                per_hit[name].append(serve(apps[name], requests_per_round))
+    ratios = [off / on for on, off in zip(per_hit["on"], per_hit["off"])]
+    return statistics.median(ratios), statistics.median(per_hit["on"]), statistics.median(per_hit["off"])
+
+
 def main(rounds: int = ROUNDS) -> None:
     def counted(served: dict[str, Portal]) -> tuple[int, int]:
         time.sleep(float(FLUSH_SECONDS) * 2)  # the last sums flushed
@@ -65,12 +109,16 @@ def main(rounds: int = ROUNDS) -> None:
         "IBIPORTAL_USAGE", runs, rounds, load_at_start)
     measured = sum(run["requests"] for run in runs["on"])
     per_count = count_cost()
+    kept, on_hit, off_hit = in_process_ratio()
     hit_cpu = sum(run["cpu_seconds"] for run in runs["off"]) / sum(run["requests"] for run in runs["off"])
     lines += [
         f"usage of {CACHED}: {on_total} resolutions counted with it on (wrk made {measured} in the rounds, "
         f"besides the warm-up and the first answer), {off_total} with it off",
         f"one count alone: {per_count * 1e6:.2f} us, {per_count / hit_cpu:.2%} of a cached hit's CPU time with "
         f"usage off ({hit_cpu * 1e6:.0f} us)",
+        f"in process (the app's WSGI call, no server; 20 ABBA rounds of 2,000 hits, CPU time): "
+        f"{off_hit * 1e6:.0f} us a hit off, {on_hit * 1e6:.0f} us on; throughput kept with usage on "
+        f"{kept:.3f} (median of rounds); goal >= {GOAL}: " + ("met" if kept >= GOAL else "NOT met"),
         verdict(throughput_ratio, cpu_ratio),
     ]
     report = "\n".join(lines) + "\n"
