@@ -14,24 +14,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ibiportal.config import DEFAULTS, from_environment
+from ibiportal.config import Settings
 
-_portal = {**DEFAULTS, **from_environment()}  # a bad IBIPORTAL_* value stops the start, named
-
-
-def _whole_number(name: str, default: int) -> int:
-    text = os.environ.get(name, "").strip()
-    if not text:
-        return default
-    if not text.isdigit() or int(text) < 1:
-        raise ValueError(f"{name} must be a whole number of at least 1, not {text!r}")
-    return int(text)
-
-
-#: More workers than this add memory (each has its own resolution cache, Archive connection
-#: pools and thread pools) but little throughput: every request is short CPU work in Python, and
-#: SQLite takes one writer at a time. Raise IBIPORTAL_THREADS for more requests in flight.
-MAX_DEFAULT_WORKERS = 8
+_portal = Settings.from_environment()  # a bad IBIPORTAL_* value stops the start, named
 
 # The application: app.py's ``app = create_app()``, imported by each worker.
 wsgi_app = "app:app"
@@ -41,19 +26,19 @@ wsgi_app = "app:app"
 # comma-separated. bin/run gives nginx this address and gunicorn a loopback port (--bind): a
 # gthread worker gives each connection a thread while it sends its request, so 20 clients sending
 # a byte every 2 s held both workers' 16 threads; nginx reads requests whole first.
-bind = [part.strip() for part in os.environ.get("IBIPORTAL_BIND", "127.0.0.1:8000").split(",") if part.strip()]
+bind = [part.strip() for part in _portal.bind.split(",") if part.strip()]
 
 # Worker processes: gunicorn's rule of thumb, 2 x cores + 1 (one computes while another waits
-# on the network or the database), capped (MAX_DEFAULT_WORKERS). Processes, not only threads,
-# because Python runs one thread at a time per process.
-workers = _whole_number("IBIPORTAL_WORKERS", min(2 * (os.cpu_count() or 1) + 1, MAX_DEFAULT_WORKERS))
+# on the network or the database), capped (ibiportal.config.MAX_DEFAULT_WORKERS). Processes, not
+# only threads, because Python runs one thread at a time per process.
+workers = _portal.workers
 
 # Threads per worker (IBIPORTAL_THREADS, default 8): a resolution mostly WAITS for Archives
 # (up to its 10 s deadline, engine.ResolverSettings), and a sync worker would serve nobody
 # meanwhile. The resolver's pool of threads asking Archives is sized from the same number
 # (ibiportal/application/__init__.py), so set it here, not with --threads.
 worker_class = "gthread"
-threads = _portal["THREADS"]
+threads = _portal.threads
 
 # A worker whose main loop stays silent this long is killed and replaced. Longer than the
 # longest request: a resolution ends by its 10 s deadline, acknowledgment included.
@@ -93,7 +78,7 @@ control_socket_disable = True
 # the resolver believes X-Forwarded-For from (IBIPORTAL_TRUSTED_PROXIES, Table 8.6); by
 # default none. Behind one, url_root, the persistent URLs handed out and the HSTS header
 # follow the scheme the user saw.
-forwarded_allow_ips = ",".join(_portal["TRUSTED_PROXIES"])
+forwarded_allow_ips = ",".join(_portal.trusted_proxies)
 
 # Logs on stdout/stderr, for the service manager (journald, docker) to keep.
 errorlog = "-"

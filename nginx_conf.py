@@ -15,11 +15,10 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from ibiportal.config import DEFAULTS, from_environment
+from ibiportal.config import FIXED, Settings
 from ibiportal.web.catalogs import SOURCE, read
 
 TEMPLATE = Path(__file__).with_name("nginx.conf.template")
-DEFAULT_BIND = "127.0.0.1:8000"  # gunicorn.conf.py's
 #: Room for a multipart form's other parts and headers around the largest file.
 FORM_ROOM = 1024 * 1024
 MB = 1024 * 1024
@@ -41,9 +40,9 @@ def too_large(limit_mb: int) -> tuple[str, str]:
 
 def render(folder: str, upstream: str, environ: Mapping[str, str], running_as_root: bool) -> str:
     """The nginx configuration of a portal with these ``IBIPORTAL_*`` variables."""
-    portal = {**DEFAULTS, **from_environment(environ)}  # a bad value stops the start, named
-    binds = [part.strip() for part in environ.get("IBIPORTAL_BIND", DEFAULT_BIND).split(",") if part.strip()]
-    max_body = max(portal["MAX_FILE_BYTES"], portal["MAX_CONTENT_LENGTH"]) + FORM_ROOM
+    portal = Settings.from_environment(environ)  # a bad value stops the start, named
+    binds = [part.strip() for part in portal.bind.split(",") if part.strip()]
+    max_body = max(portal.max_file_bytes, FIXED["MAX_CONTENT_LENGTH"]) + FORM_ROOM
     english, portuguese = too_large(math.ceil(max_body / MB))
     values = {
         "RUN": folder,
@@ -52,7 +51,7 @@ def render(folder: str, upstream: str, environ: Mapping[str, str], running_as_ro
         "USER": "user nobody nogroup;" if running_as_root else "",
         "LISTEN": "\n".join(f"        listen {bind};" for bind in binds),
         "UPSTREAM": upstream,
-        "TRUSTED": "\n".join(f"        {proxy} 1;" for proxy in portal["TRUSTED_PROXIES"]),
+        "TRUSTED": "\n".join(f"        {proxy} 1;" for proxy in portal.trusted_proxies),
         "MAX_BODY": str(max_body),
         "TOO_LARGE_EN": english,
         "TOO_LARGE_PT": portuguese,

@@ -1,4 +1,5 @@
-"""Remake the README's screenshots: ``.venv/bin/python docs/make_screenshots.py``.
+"""Remake the screenshots of the README and the documentation site (``docs/screenshots/``):
+``.venv/bin/python docs/make_screenshots.py``.
 
 Runs the portal with its demo Archives on a loopback port (a throwaway database) and photographs
 pages in Debian's Chromium: the home page's answer for a persistent URL, a trace of §10.2's URL

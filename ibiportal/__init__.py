@@ -17,7 +17,8 @@ tell resolvers their platform's version with it (``archiveplatformversion``, Tab
 
 
 def create_app(test_config: dict | None = None) -> Flask:
-    """Application factory (flaskr style): defaults, then environment, then ``test_config``.
+    """Application factory (flaskr style): the defaults, then the settings the environment gives
+    (``IBIPORTAL_*``, read and checked once: :class:`~ibiportal.config.Settings`), or ``test_config``.
 
     The instance folder (``IBIPORTAL_INSTANCE``, else ``instance/``) holds what a node makes for
     itself: the secret key when none is configured, the SQLite database by default, and the file
@@ -27,7 +28,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     The application layer (:class:`~ibiportal.application.Application`: the use cases and the
     transports, pools and caches they share) is built here, once per app, and handed to the views.
     """
-    instance = os.environ.get("IBIPORTAL_INSTANCE") if test_config is None else test_config.get("INSTANCE_PATH")
+    settings = config.Settings.from_environment() if test_config is None else None
+    instance = settings.instance if settings is not None else test_config.get("INSTANCE_PATH")
     app = Flask(
         __name__,
         instance_path=os.path.abspath(instance) if instance else None,
@@ -37,10 +39,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     )
     app.config.from_mapping(config.DEFAULTS)
     app.config["DATABASE"] = os.path.join(app.instance_path, "ibiportal.sqlite")
-    if test_config is None:
-        app.config.from_mapping(config.from_environment())
-    else:
-        app.config.from_mapping(test_config)
+    app.config.from_mapping(settings.flask_changes() if settings is not None else test_config)
     os.makedirs(app.instance_path, mode=0o700, exist_ok=True)  # its user's alone (an existing one is left as is)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = instance_secret_key(app.instance_path)

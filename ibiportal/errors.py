@@ -1,6 +1,10 @@
-"""One exception family for the whole portal.
+"""One exception family for the whole portal, in kinds that say how it is answered.
 
-Views and the CLI map these to messages and 4xx statuses; anything else escaping is a bug.
+Every error the portal raises on purpose is an :class:`IbiError` of one kind: :class:`Invalid`
+(400), :class:`NotFound` (404), :class:`Gone` (410), :class:`Conflict` (409), :class:`Refused`
+(422) or :class:`TooLarge` (413). One handler (``web/errors.py``) answers every kind with its status
+and its message in the reader's language, as the API's JSON or the error page; an ``IbiError`` of
+no kind that escapes a view is a defect (500), like any other exception.
 Every parse error says *what* is wrong and *where* (``position`` is the 1-based character
 number in the named ``field``), because STANDARD.md asks for errors a person can act on.
 """
@@ -8,10 +12,45 @@ from __future__ import annotations
 
 
 class IbiError(Exception):
-    """Root of every error the portal raises on purpose."""
+    """Root of every error the portal raises on purpose; its first argument is its message."""
+
+    #: The HTTP status a view answers it with: its kind's (500: a defect, for none).
+    status = 500
+    #: The input the error is about, where one is (the API's ``field``).
+    field: str | None = None
 
 
-class ParseError(IbiError, ValueError):
+class Invalid(IbiError):
+    """Input that cannot be used as given."""
+
+    status = 400
+
+
+class NotFound(IbiError):
+    """What the request names does not exist here."""
+
+    status = 404
+
+
+class Gone(IbiError):
+    """What the request names existed here and no longer does (a tombstone can be read, not changed)."""
+
+    status = 410
+
+
+class Conflict(IbiError):
+    """The request contradicts what is already there."""
+
+    status = 409
+
+
+class Refused(IbiError):
+    """A request understood, well-formed, that the portal will not carry out."""
+
+    status = 422
+
+
+class ParseError(Invalid, ValueError):
     """Input that does not follow a grammar of the standards."""
 
     def __init__(self, message: str, position: int | None = None, field: str | None = None):
@@ -35,3 +74,5 @@ class ParseError(IbiError, ValueError):
 class TooLarge(ParseError):
     """An input over a size limit, or whose reading took longer than one request may: answered
     413 (Content Too Large: more than the portal is willing to process), its message naming the limit."""
+
+    status = 413

@@ -79,6 +79,42 @@ def test_the_parsing_deadline_is_seconds_and_the_text_budget_a_limit():
         from_environment({"IBIPORTAL_PARSE_SECONDS": "0"})
 
 
+def test_settings_are_one_typed_frozen_object_read_once():
+    from dataclasses import FrozenInstanceError, fields
+
+    from ibiportal.config import Settings
+    settings = Settings.from_environment({"IBIPORTAL_TRACE_RETENTION": "5", "IBIPORTAL_DEMO_ARCHIVES": "off",
+                                          "IBIPORTAL_TRUSTED_PROXIES": "203.0.113.7, 198.51.100.0/24",
+                                          "IBIPORTAL_SECURE_COOKIES": "0", "IBIPORTAL_PARSE_SECONDS": "2.5"})
+    assert (settings.trace_retention, settings.demo_archives, settings.session_cookie_secure) == (5, False, False)
+    assert settings.trusted_proxies == ("203.0.113.7", "198.51.100.0/24") and settings.parse_seconds == 2.5
+    assert settings.workers >= 1 and settings.log_format == "text"  # the rest are defaults
+    with pytest.raises(FrozenInstanceError):
+        settings.trace_retention = 6
+    assert settings.flask_changes() == {"TRACE_RETENTION": 5, "DEMO_ARCHIVES": False, "SESSION_COOKIE_SECURE": False,
+                                        "TRUSTED_PROXIES": ["203.0.113.7", "198.51.100.0/24"], "PARSE_SECONDS": 2.5}
+    entries = fields(Settings)
+    variables = [entry.metadata["env"] or f"IBIPORTAL_{entry.name.upper()}" for entry in entries]
+    assert len(set(variables)) == len(entries) and all(entry.metadata["doc"] for entry in entries)
+
+
+def test_the_documented_table_lists_every_setting_with_its_default():
+    from ibiportal.config import settings_table
+    table = settings_table().splitlines()
+    assert table[0] == "| variable | meaning | default |"
+    assert "| `IBIPORTAL_SECURE_COOKIES` | session cookie only over HTTPS" in "\n".join(table)
+    assert any(row.startswith("| `IBIPORTAL_TRACE_RETENTION` |") and row.endswith("| `1000` |") for row in table)
+    assert any(row.startswith("| `IBIPORTAL_METRICS_ALLOW` |") and row.endswith("| `127.0.0.0/8,::1` |") for row in table)
+
+
+def test_the_configuration_page_shows_the_table_the_declarations_make():
+    from pathlib import Path
+
+    from ibiportal.config import settings_table
+    page = (Path(__file__).resolve().parent.parent / "docs" / "configuration.md").read_text()
+    assert settings_table() in page, "docs/configuration.md is behind ibiportal/config.py: run bash bin/settings-table"
+
+
 def test_the_target_and_usage_settings_with_their_defaults():
     assert (DEFAULTS["TARGET_FAILURES"], DEFAULTS["TARGET_RECHECK_HOURS"], DEFAULTS["USAGE"],
             DEFAULTS["USAGE_FLUSH_SECONDS"]) == (3, 24.0, True, 5.0)
@@ -88,8 +124,8 @@ def test_the_target_and_usage_settings_with_their_defaults():
 
 
 @pytest.mark.parametrize(("name", "value", "message"), [
-    ("IBIPORTAL_TARGET_FAILURES", "0", "IBIPORTAL_TARGET_FAILURES must be 1 or more"),
-    ("IBIPORTAL_TARGET_FAILURES", "three", "IBIPORTAL_TARGET_FAILURES must be a whole number, not 'three'"),
+    ("IBIPORTAL_TARGET_FAILURES", "0", "IBIPORTAL_TARGET_FAILURES must be a whole number of at least 1, not '0'"),
+    ("IBIPORTAL_TARGET_FAILURES", "three", "IBIPORTAL_TARGET_FAILURES must be a whole number of at least 1"),
     ("IBIPORTAL_TARGET_RECHECK_HOURS", "-1", "IBIPORTAL_TARGET_RECHECK_HOURS must be a number of hours, 0 or more"),
     ("IBIPORTAL_USAGE_FLUSH_SECONDS", "0", "IBIPORTAL_USAGE_FLUSH_SECONDS must be a number of seconds greater than 0"),
     ("IBIPORTAL_USAGE", "sometimes", "IBIPORTAL_USAGE must be 1 or 0 (on or off), not 'sometimes'"),

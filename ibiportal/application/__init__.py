@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from typing import Any
@@ -31,7 +31,7 @@ from ..archive.demo import DemoArchive, load_demo_archives
 from ..archive.own import OwnArchive, own_archive_service
 from ..archive.service import ArchiveService
 from ..resolver.acknowledging import PendingNotices
-from ..ibi.prefixes import KNOWN_PREFIX_PAIRS
+from ..ibi.prefixes import KNOWN_PREFIX_PAIRS, table_with_claims
 from ..minting import Subsystem
 from ..resolver.cache import Acknowledger, Changes, ResolutionCache
 from ..resolver.curl_transport import CurlTransport
@@ -41,7 +41,7 @@ from ..resolver.transport import Route, Transport
 from ..resolver.http_transport import HttpTransport
 from ..resolver.local_transport import LocalTransport
 from ..storage.database import Storage
-from ..storage.identifiers import FreshConnections, IdentifierStore
+from ..storage.identifiers import PAIR_CONFIRMED, PAIR_SUGGESTED, FreshConnections, IdentifierStore
 from ..storage.redis_flight import RedisFlight
 from ..storage.usage import RedisUsage, UsageStore
 from ..log_limits import LimitedLog
@@ -139,18 +139,25 @@ class Application:
                     parts[name] = make(*args)
         return parts[name]
 
-    def known_prefix_pairs(self) -> list[tuple[str, ...]]:
-        """The standard's pairs first, then the portal's own subsystems (the configured one and
-        every one that has minted here: what the portal minted always converts both ways), then
-        those added by administrators or learnt from Archives' answers, each with its source."""
+    def known_prefix_pairs(self, given: Iterable[Sequence[str]] = ()) -> list[tuple[str, ...]]:
+        """The facts first: the standard's pairs, the portal's own subsystems (the configured one
+        and every one that has minted here: what the portal minted always converts both ways),
+        the pairs administrators confirmed, and those ``given`` for one task (an import's
+        ``--prefix-pair``), each with its source; then the pairs Archives' answers reported and
+        no administrator decided on, where they contradict none of those (a claim, never a fact)."""
         store = IdentifierStore(self.storage())
         own = self.subsystem
         minted = [(own.rep_prefix, own.ibip_prefix), *store.minting_pairs()]
-        return [
+        facts = [
             *KNOWN_PREFIX_PAIRS,
             *((rep, ibip, OWN_SUBSYSTEM_SOURCE) for rep, ibip in dict.fromkeys(minted)),
-            *((record.rep_prefix, record.ibip_prefix, record.source) for record in store.prefix_pair_records()),
+            *((record.rep_prefix, record.ibip_prefix, record.source)
+              for record in store.prefix_pair_records(PAIR_CONFIRMED)),
+            *(tuple(pair) for pair in given),
         ]
+        claims = [(record.rep_prefix, record.ibip_prefix, record.source)
+                  for record in store.prefix_pair_records(PAIR_SUGGESTED)]
+        return table_with_claims(facts, claims)
 
     # -- transports and pools --------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ..archive.model import IbiForms
 from ..archive.own import known_forms
 from ..archive.store import ibi_key
-from ..errors import IbiError, ParseError
+from ..errors import Conflict, NotFound, ParseError
 from ..i18n import N_
 from ..minting import MintRequest
 from ..storage.copies import CopyRecord, CopyStore
@@ -22,12 +22,16 @@ from ..archive.history import Actor
 from ..storage.identifiers import IdentifierStore
 
 
-class CopyConflict(IbiError):
-    """The IBI is this Archive's own (an item it minted, or its archive service IBI): 409."""
+class CopyConflict(Conflict):
+    """The IBI is this Archive's own (an item it minted, or its archive service IBI)."""
+
+    field = "ibi"
 
 
-class CopyNotFound(IbiError):
-    """The Archive holds no copy of that IBI: 404."""
+class CopyNotFound(NotFound):
+    """The Archive holds no copy of that IBI."""
+
+    field = "ibi"
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from typing import BinaryIO, Protocol
 
 from ..archive.file_path import parse_file_path
 from ..archive.store import ibi_key
-from ..errors import IbiError
+from ..errors import IbiError, Invalid, NotFound, Refused
 from ..i18n import N_, number
 from .items import ItemDeleted, ItemNotFound, ItemReleased
 from ..minted import MintedItem
@@ -39,7 +39,7 @@ _MEDIA_TYPE = re.compile(rf"{_TOKEN}/{_TOKEN}(\s*;\s*{_TOKEN}=(?:{_TOKEN}|\"[^\"
 MAX_CONTENT_TYPE_LENGTH = 255
 
 
-class FileNotHeld(IbiError):
+class FileNotHeld(NotFound):
     """The item has no file at this path."""
 
     def __init__(self, ibi: str, path: str):
@@ -47,8 +47,10 @@ class FileNotHeld(IbiError):
         self.ibi, self.path = ibi, path
 
 
-class FileTooLarge(IbiError):
-    """The upload is larger than ``IBIPORTAL_MAX_FILE_BYTES``."""
+class FileTooLarge(Refused):
+    """The upload is larger than ``IBIPORTAL_MAX_FILE_BYTES``: 413 (Content Too Large)."""
+
+    status = 413
 
     def __init__(self, limit: int, size: int | None = None):
         if size is None:
@@ -61,7 +63,7 @@ class FileTooLarge(IbiError):
         self.limit = limit
 
 
-class UploadRefused(IbiError):
+class UploadRefused(Invalid):
     """An upload that cannot be a file: a form instead of the raw body, a malformed type, a body
     shorter than its ``Content-Length``."""
 

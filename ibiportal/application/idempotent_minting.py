@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from ..errors import IbiError, ParseError
+from ..errors import ParseError, Refused
 from ..minted import MintedItem
 from ..minting import Minter, MintRequest
 from ..storage.database import iso
@@ -28,8 +28,10 @@ KEPT_HOURS = 24
 MAX_KEY_LENGTH = 255
 
 
-class KeyReused(IbiError):
-    """The key was first used with another request: 422."""
+class KeyReused(Refused):
+    """The key was first used with another request."""
+
+    field = "Idempotency-Key"
 
 
 @dataclass(frozen=True)

@@ -122,7 +122,7 @@ def is_oai_source(source: str) -> bool:
 
 def http_fetch(url: str, parameters: dict) -> bytes:
     """GET one page of an OAI-PMH answer. Any http(s) address the administrator names is asked,
-    loopback and private ones included: an import is run by the administrator (README)."""
+    loopback and private ones included: an import is run by the administrator (docs/archives.md)."""
     try:
         response = requests.get(url, params=parameters, timeout=OAI_TIMEOUT, headers={"User-Agent": "IBI Portal import"})
     except requests.RequestException as error:

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 from sqlalchemy import ColumnElement
 
 from ..archive.model import ItemState
-from ..errors import IbiError, ParseError
+from ..errors import Gone, NotFound, ParseError
 from ..i18n import N_
 from ..ibi.identifier import parse_ibi
 from ..item_links import link, linked_item, linked_items
@@ -37,12 +37,16 @@ EDITABLE_FIELDS = (
 )
 
 
-class ItemNotFound(IbiError):
-    """No item of the own Archive has this IBI (404)."""
+class ItemNotFound(NotFound):
+    """No item of the own Archive has this IBI."""
+
+    field = "ibi"
 
 
-class ItemDeleted(IbiError):
-    """The item was deleted: its tombstone can be read, not changed (410)."""
+class ItemDeleted(Gone):
+    """The item was deleted: its tombstone can be read, not changed."""
+
+    field = "ibi"
 
 
 class ItemReleased(ItemDeleted):

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ..errors import IbiError, ParseError
+from ..errors import Conflict, ParseError
 from ..protocol.messages import InclusionRequest, RegistrationKey
 from ..registry import KeyHash
 from ..ibi.identifier import parse_ibi
@@ -26,7 +26,7 @@ from ..storage.registry import ArchiveStore
 GENERATED_KEY_DIGITS = 15
 
 
-class AlreadyRegistered(IbiError):
+class AlreadyRegistered(Conflict):
     """The service IBI is registered already; remove it first to change its key."""
 
     def __init__(self, service_ibi: str):

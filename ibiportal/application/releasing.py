@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from ..archive.history import Actor
 from ..archive.store import ibi_key
-from ..errors import IbiError, ParseError
+from ..errors import Conflict, ParseError
 from ..i18n import N_, Message
 from ..ibi.identifier import parse_ibi
 from ..protocol.messages import UrlRequest, request_url, service_url
@@ -107,9 +107,11 @@ def _check_address(address: str, start: int) -> None:
                             "Table 7.2)", address=address), start + (bad or 0), "successor")
 
 
-class ReleaseRefused(IbiError):
-    """The successor did not answer the item as its Original: nothing changed (409).
+class ReleaseRefused(Conflict):
+    """The successor did not answer the item as its Original: nothing changed.
     ``reason`` says why, as a message (shown in the reader's language)."""
+
+    field = "successor"
 
     def __init__(self, reason: Message) -> None:
         super().__init__(reason)

@@ -331,9 +331,10 @@ class Resolving:
         return stored
 
     def _learn_prefix_pairs(self, resolution: Resolution) -> None:
-        """Keep the prefix pairs the Archives' answers proved and the table did not know, with the
-        Archive and date as their source (STANDARD.md §7). The worker remembers the pairs it has
-        seen, so a pair costs a look at the table once per worker."""
+        """Keep the prefix pairs the Archives' answers claim and the table does not know, as
+        suggestions with the Archive and date as their source, for an administrator to confirm or
+        reject (STANDARD.md §7: an answer is one Archive's word, not a fact). The worker remembers
+        the pairs it has seen, so a pair costs a look at the table once per worker."""
         new = [pair for pair in proven_prefix_pairs(resolution.trace.steps)
                if (pair.rep_prefix, pair.ibip_prefix) not in self._pairs_seen]
         if not new:

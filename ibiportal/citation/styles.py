@@ -1,7 +1,7 @@
 """Formatted citations: APA, ABNT, IEEE, Harvard and INPE's own form, written from their rules.
 
 Each style is written here once, in order, from its manual (why not a CSL processor: the
-README's *Citations*):
+documentation's docs/citations.md):
 
 * APA — *Publication Manual*, 7th ed., ch. 9–10 (reports, theses, data sets, software);
 * ABNT — NBR 6023:2018 (7.1, 7.13, 8.1–8.6: names, ``[S. l.]``, ``[s. n.]``, ``Acesso em:``);

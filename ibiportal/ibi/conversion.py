@@ -47,7 +47,7 @@ from ibiportal.ibi.fast import read_fast
 from ibiportal.ibi.identifier import parse_ibi
 from ibiportal.ibi.ibip import DEFAULT_PORT as IBIP_DEFAULT_PORT
 from ibiportal.ibi.ibip import decode_ibip_prefix, decode_ibip_suffix, ibip_prefix, ibip_suffix
-from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS, ibip_prefixes_for, rep_prefixes_for
+from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS, ibip_prefixes_for, is_claim, rep_prefixes_for
 from ibiportal.ibi.repository import DEFAULT_PORT as REP_DEFAULT_PORT
 from ibiportal.ibi.repository import RepositoryName, decode_rep_prefix, rep_prefix, rep_suffix
 from ibiportal.ibi.servers import known_server
@@ -294,7 +294,7 @@ def _ibip_prefix_for(
     computed = ibip_prefix(ip, IBIP_DEFAULT_PORT if port is None else port) if ip is not None else None
     if ip is None and port is not None:
         warnings.append(N_("port %(port)s ignored: it is used with an IP, and none was given", port=port))
-    known = ibip_prefixes_for(rep_prefix, pairs)
+    known = ibip_prefixes_for(rep_prefix, _facts_beside(computed, pairs))
     if known:
         if len(known) > 1:
             warnings.append(N_("the table pairs %(prefix)s with %(count)s IBIp prefixes (%(known)s); the first is shown",
@@ -302,6 +302,7 @@ def _ibip_prefix_for(
         if computed is not None and computed != known[0]:
             warnings.append(N_("the IBIp prefix computed from the IP you supplied (%(computed)s) differs from the "
                                "known pair (%(known)s); the known pair is shown", computed=computed, known=known[0]))
+        _warn_if_claimed(rep_prefix, known[0], pairs, warnings)
         return known[0], SOURCE_TABLE
     if computed is not None:
         warnings.append(N_("IBIp prefix %(computed)s computed by Algorithm 5 from the IP and port you supplied; "
@@ -325,7 +326,7 @@ def _rep_prefix_for(
     computed = rep_prefix(host, REP_DEFAULT_PORT if port is None else port) if host is not None else None
     if host is None and port is not None:
         warnings.append(N_("port %(port)s ignored: it is used with a host, and none was given", port=port))
-    known = rep_prefixes_for(ibip_prefix, pairs)
+    known = rep_prefixes_for(ibip_prefix, _facts_beside(computed, pairs))
     if known:
         hosts = {decode_rep_prefix(candidate) for candidate in known}
         if len(hosts) > 1:
@@ -341,6 +342,7 @@ def _rep_prefix_for(
         if computed is not None and decode_rep_prefix(computed) != decode_rep_prefix(known[0]):
             warnings.append(N_("the prefix computed from the host you supplied (%(computed)s) differs from the "
                                "known pair (%(known)s); the known pair is shown", computed=computed, known=known[0]))
+        _warn_if_claimed(known[0], ibip_prefix, pairs, warnings)
         return known[0], SOURCE_TABLE
     if computed is not None:
         warnings.append(N_("repository-name prefix %(computed)s computed by Algorithm 1 from the host and port you "
@@ -350,6 +352,20 @@ def _rep_prefix_for(
                        "supply the server's host name (and port, default %(default)s) to compute one",
                        prefix=ibip_prefix, ip=ibip_ip, port=ibip_port, default=REP_DEFAULT_PORT))
     return None, None
+
+
+def _facts_beside(computed: str | None, pairs: list) -> list:
+    """The table without the Archives' unconfirmed claims when the caller supplied a host or IP:
+    what a user typed outranks what an Archive said."""
+    return pairs if computed is None else [pair for pair in pairs if not is_claim(pair)]
+
+
+def _warn_if_claimed(rep_prefix: str, ibip_prefix: str, pairs: list, warnings: list[str]) -> None:
+    """Say so when the pair conversion used is only an Archive's claim."""
+    wanted = (decode_rep_prefix(rep_prefix), ibip_prefix.upper())
+    if any(is_claim(pair) and (decode_rep_prefix(pair[0]), pair[1].upper()) == wanted for pair in pairs):
+        warnings.append(N_("the pair %(rep)s = %(ibip)s was reported by an Archive and no administrator has "
+                           "confirmed it", rep=rep_prefix, ibip=ibip_prefix))
 
 
 def _check_round_trip(rep: RepositoryName, coded_suffix: str, warnings: list[str]) -> None:

@@ -5,7 +5,10 @@ used port 80 in names and 800 in IBIps for the same server: neither prefix follo
 the other. Only a table of pairs seen together (file 003 examples, administrators, Archive
 answers ``ibi {rep ... ibip ...}``) links them. Pairs are ``(rep_prefix, ibip_prefix)``, or
 ``(rep_prefix, ibip_prefix, source)`` where the table knows why the pair is a fact (the portal's
-own subsystem, an administrator, the Archive whose answer proved it): conversion names it.
+own subsystem, an administrator, an import's operator): conversion names it. A pair an Archive's
+answer reported is only that Archive's claim until an administrator confirms it: it carries
+:data:`SUGGESTED` as a fourth element, and :func:`table_with_claims` lists it only where no fact
+speaks of either prefix, after all of them.
 
 One subsystem may have several repository-name spellings: ``sid.inpe.br/mtc-m18@80``
 (the legacy ``@`` form, issued before August 2010) and ``sid.inpe.br/mtc-m18`` name the same
@@ -32,6 +35,33 @@ from ibiportal.ibi.servers import KNOWN_SERVERS
 #: first (STANDARD.md §1.4; ``LK47B6W`` decodes to 127.0.0.1, port 800), then those found in
 #: published references.
 KNOWN_PREFIX_PAIRS: tuple[tuple[str, str], ...] = tuple(server.pair for server in KNOWN_SERVERS)
+
+#: The fourth element of a pair an Archive reported and no administrator has confirmed.
+SUGGESTED = "suggested"
+
+
+def is_claim(pair: Sequence[str]) -> bool:
+    """Whether a pair of the table is an Archive's unconfirmed claim (:data:`SUGGESTED`)."""
+    return len(pair) > 3 and pair[3] == SUGGESTED
+
+
+def table_with_claims(facts: Sequence[Sequence[str]], claims: Iterable[Sequence[str]]) -> list[tuple[str, ...]]:
+    """The facts, then each claimed ``(rep, ibip, source)`` pair, marked :data:`SUGGESTED`, whose
+    prefixes no fact speaks of. One Archive's answer could otherwise pair its own host with INPE's
+    IBIp prefix and so send INPE's identifiers to it: a claim may fill a gap of the table, never
+    contradict or outrank what the standard, the portal or an administrator established."""
+    known_ibips = {ibip for _, ibip, _ in _normalized_pairs(facts)}
+    known_hosts = {host_port for _, _, host_port in _normalized_pairs(facts)}
+    open_claims = [(rep, ibip, source, SUGGESTED) for rep, ibip, source, *_ in claims
+                   if ibip.upper() not in known_ibips and _host_port(rep) not in known_hosts]
+    return [*(tuple(pair) for pair in facts), *open_claims]
+
+
+def _host_port(rep_prefix: str) -> tuple[str, int] | None:
+    try:
+        return decode_rep_prefix(rep_prefix)
+    except ParseError:
+        return None
 
 
 def _normalized_pairs(pairs: Iterable[Sequence[str]]) -> tuple[tuple[str, str, tuple[str, int]], ...]:

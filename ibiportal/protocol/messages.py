@@ -144,7 +144,7 @@ def _check_choice(value: str, choices: tuple[str, ...], field: str) -> None:
 
 def _check_http_url(value: str, field: str) -> None:
     """Table 8.11 writes ``http``; it predates https everywhere, so an item or a portal on
-    https is acknowledged like one on http (README, decisions)."""
+    https is acknowledged like one on http (docs/standard-decisions.md)."""
     scheme = next((scheme for scheme in ("http://", "https://") if value.lower().startswith(scheme)), None)
     if scheme is None or len(value) == len(scheme):
         raise _fail(field, f"{value[:60]!r} is not an http:// or https:// URL")

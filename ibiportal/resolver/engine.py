@@ -118,6 +118,10 @@ def _explained(verbs: Sequence[Verb], ibi: str) -> Localized:
     return Localized({lang: explain_verbs(verbs, lang, ibi) for lang in EXPLANATION_LANGUAGES})
 
 
+def _translations(verbs: Sequence[Verb]) -> int:
+    return sum(verb.name == GET_TRANSLATION for verb in verbs)
+
+
 def _said(step: TraceStep, *, alert: Alert | None = None, url: str | None = None) -> TraceStep:
     """``step`` with its sentence for people, rendered from its facts (:mod:`.wording`)."""
     return replace(step, decision=wording.decision(step, alert=alert, url=url))
@@ -258,7 +262,7 @@ class _Run:
             if reading.url is not None:
                 return self.conclude(parsed, reply, reading)
             if reading.onward is None:
-                return self.finish(alert=self.not_found(ibi, reply, reading))
+                return self.finish(alert=self.not_found(ibi, reply, reading, verbs))
             ibi, verbs, pair = reading.onward
             self.steps.append(_said(TraceStep(4, StepKind.SELECTION, RESOLVER, RESOLVER, "", hop=self.hops,
                                               selection=Selection.FOLLOW, chosen=reply.endpoint.name,
@@ -325,11 +329,20 @@ class _Run:
         return tuple((step.receiver, step.status) for step in self.steps
                      if step.kind is StepKind.URL_REQUEST and step.hop == self.hops and step.status is not None)
 
-    def not_found(self, ibi: str, reply: Reply, reading: Reading) -> Alert:
-        """The chosen answer holds ``ibi`` but leads to no URL: say which step of the relation
-        (Table 9.5) its Archive does not know, in words and by the pairs it lacks."""
+    def not_found(self, ibi: str, reply: Reply, reading: Reading, asked: tuple[Verb, ...]) -> Alert:
+        """The chosen answer holds ``ibi`` but leads to no URL for the verbs ``asked``: say which
+        step of the relation (Table 9.5) its Archive does not know, in words and by the pairs it
+        lacks."""
         archive = reply.endpoint.name
         missing = missing_step(reading)
+        if missing is None and _translations(asked) > _translations(reading.verbs):
+            # A translation into no language the reader accepts falls back to the original
+            # (Example 8.3), and this answer has no URL for that either: it is the translation
+            # that is missing, not a file.
+            return Alert(AlertReason.RELATION_MISSING, N_(
+                "no URL: %(archive)s holds %(ibi)s and knows %(known)s, but gives no URL for it (its answer has no "
+                "url%(relation)s): neither the translation asked for nor the original to fall back on",
+                archive=archive, ibi=ibi, known=_explained(reading.verbs, ibi), relation=reading.relation))
         if missing is None:
             return Alert(AlertReason.RELATION_MISSING, N_(
                 "no URL: %(archive)s holds %(ibi)s and knows %(known)s, but gives no URL for it (its answer has no "

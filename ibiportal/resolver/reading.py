@@ -6,9 +6,9 @@ says the item was deleted (``state Deleted``), names an IBI that leads toward th
 these. Pure functions of the answer, the verbs and the user's language preference: the engine
 records what they find as the trace's facts.
 
-Before an answer is read for the relation, it is checked (README, "Decisions where the standards
-are silent"): an answer whose ``ibi`` pair names another item than the IBI asked, or that gives
-one pair name twice with two values, is set aside (:func:`set_aside`), never used.
+Before an answer is read for the relation, it is checked (docs/standard-decisions.md): an answer
+whose ``ibi`` pair names another item than the IBI asked, or that gives one pair name twice with
+two values, is set aside (:func:`set_aside`), never used.
 """
 from __future__ import annotations
 

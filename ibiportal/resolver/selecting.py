@@ -5,9 +5,9 @@ does; a non-empty answer as a fallback; otherwise an alert saying what each Arch
 
 Where the portal's own Archive answers that it holds the item as the original (``state
 Original``), no other Archive's claim of the original can be true: those answers are set aside
-(:func:`competing_claims`), and the own Archive's answer is chosen when it is usable (README,
-"Decisions where the standards are silent"). The engine waits for the own Archive's answer,
-which comes from this process, before it stops waiting at a usable one.
+(:func:`competing_claims`), and the own Archive's answer is chosen when it is usable
+(docs/standard-decisions.md). The engine waits for the own Archive's answer, which comes from this
+process, before it stops waiting at a usable one.
 
 Pure functions of the replies and their readings: the engine records the choice in the trace.
 """

@@ -14,7 +14,7 @@ anycast addresses of other protocols (``192.0.0.9`` PCP, ``192.0.0.10`` TURN, ``
 and identifier prefixes (ORCHIDv2, DETs) inside ``192.0.0.0/24`` and ``2001::/23``: none is an
 Archive's web server.
 
-To refresh (README, Security): download the two ``-1.csv`` files named in their first lines
+To refresh (docs/security.md, Special-purpose addresses): download the two ``-1.csv`` files named in their first lines
 over the ones in ``data/``, put the two comment lines back with the registry's new date, and
 run ``tests/resolver/test_special_addresses.py``, which tests every row.
 """

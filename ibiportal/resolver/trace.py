@@ -77,7 +77,7 @@ class Status(StrEnum):
 
 
 class SetAside(StrEnum):
-    """Why a well-formed answer (4) was set aside instead of being used (README, decisions)."""
+    """Why a well-formed answer (4) was set aside instead of being used (docs/standard-decisions.md)."""
 
     OTHER_ITEM = "other-item"  # its ``ibi`` pair names another item than the IBI asked
     REPEATED_NAME = "repeated-name"  # a pair name given twice with two values (Algorithm 2 gives each once)

@@ -42,7 +42,7 @@ BUSY_TIMEOUT_SECONDS = 30
 
 #: Connections per process to a server database: a worker's request threads plus the
 #: resolver threads reading the own Archive share them; each holds one for milliseconds. So
-#: PostgreSQL's max_connections must be at least nodes x workers x 10 (README).
+#: PostgreSQL's max_connections must be at least nodes x workers x 10 (docs/storage.md).
 SERVER_POOL_SIZE = 5
 SERVER_POOL_OVERFLOW = 5
 

@@ -35,14 +35,24 @@ _LOCK_CLOCK = (select(subsystem_clock.c.last_date, subsystem_clock.c.last_readin
 _INSERT_ITEM = insert(minted_item)
 
 
+#: The standing of a stored prefix pair. A pair an administrator (or an import's operator) gave is
+#: a fact; one learnt from an Archive's answer is only that Archive's claim, a suggestion until an
+#: administrator confirms or rejects it (a rejected pair is kept, so it is not learnt again).
+PAIR_CONFIRMED, PAIR_SUGGESTED, PAIR_REJECTED = "confirmed", "suggested", "rejected"
+
+
 @dataclass(frozen=True)
 class PrefixPairRecord:
-    """A stored prefix pair, with where it came from and when it was added."""
+    """A stored prefix pair, with where it came from, when it was added and its standing; for a
+    pair an Archive reported, that Archive and the answer's pair (``evidence``)."""
 
     rep_prefix: str
     ibip_prefix: str
     source: str
     added_at: str
+    status: str = PAIR_CONFIRMED
+    archive: str | None = None
+    evidence: str | None = None
 
 
 #: The columns of ``minted_item`` holding an item's :class:`~ibiportal.minted.Bibliographic`.
@@ -217,28 +227,50 @@ class IdentifierStore:
         return [tuple(row.subsystem.split(" ", 1)) for row in rows if " " in row.subsystem]
 
     def prefix_pairs(self) -> list[tuple[str, str]]:
-        """Stored (repository-name prefix, IBIp prefix) pairs, oldest first."""
-        return [(record.rep_prefix, record.ibip_prefix) for record in self.prefix_pair_records()]
+        """Confirmed stored (repository-name prefix, IBIp prefix) pairs, oldest first: the facts
+        (a pair an Archive merely reported is not one)."""
+        return [(record.rep_prefix, record.ibip_prefix) for record in self.prefix_pair_records(PAIR_CONFIRMED)]
 
-    def prefix_pair_records(self) -> list[PrefixPairRecord]:
-        """Stored pairs with their source and time of adding, oldest first (the prefix table page)."""
-        rows = self.storage.read(select(prefix_pair).order_by(prefix_pair.c.added_at))
-        return [PrefixPairRecord(row.rep_prefix, row.ibip_prefix, row.source, row.added_at) for row in rows]
+    def prefix_pair_records(self, status: str | None = None) -> list[PrefixPairRecord]:
+        """Stored pairs with their source and time of adding, oldest first (the prefix table page);
+        only those of one standing when ``status`` is given."""
+        query = select(prefix_pair).order_by(prefix_pair.c.added_at)
+        if status is not None:
+            query = query.where(prefix_pair.c.status == status)
+        return [PrefixPairRecord(row.rep_prefix, row.ibip_prefix, row.source, row.added_at, row.status, row.archive,
+                                 row.evidence) for row in self.storage.read(query)]
 
     def learn_prefix_pair(self, rep_prefix: str, ibip_prefix: str, archive: str, evidence: str) -> bool:
-        """Record a pair an Archive's answer proved (``evidence``, its ``ibi {rep … ibip …}`` pair),
-        with the Archive and today's date as its source; False when the pair was stored already."""
-        source = f"learnt from the answer of the Archive {archive} on {now_iso()[:10]}: {evidence}"
-        return self.add_prefix_pair(rep_prefix, ibip_prefix, source, archive=archive, evidence=evidence)
+        """Keep a pair an Archive's answer claims (``evidence``, its ``ibi {rep … ibip …}`` pair) as a
+        suggestion, with the Archive and today's date as its source; False when the pair was stored
+        already (confirmed, suggested or rejected: an Archive's claim never changes a decision)."""
+        source = f"reported by the Archive {archive} on {now_iso()[:10]}: {evidence}"
+        return self._insert_pair(rep_prefix, ibip_prefix, source, PAIR_SUGGESTED, archive, evidence)
 
-    def add_prefix_pair(self, rep_prefix: str, ibip_prefix: str, source: str,
-                        archive: str | None = None, evidence: str | None = None) -> bool:
-        """Add a pair; one already stored stays as it was (its first source and time): False then."""
+    def add_prefix_pair(self, rep_prefix: str, ibip_prefix: str, source: str) -> bool:
+        """Add a confirmed pair; a pair an Archive suggested becomes confirmed, with this source
+        first; one already confirmed or rejected stays as it was: False then."""
+        if self._insert_pair(rep_prefix, ibip_prefix, source, PAIR_CONFIRMED):
+            return True
+        return self.decide_prefix_pair(rep_prefix, ibip_prefix, PAIR_CONFIRMED, source)
+
+    def decide_prefix_pair(self, rep_prefix: str, ibip_prefix: str, status: str, decided_by: str) -> bool:
+        """Confirm or reject a suggested pair; its source then starts with who decided, and keeps
+        which Archive reported it. False when no such pair awaits a decision."""
+        pending = (prefix_pair.c.rep_prefix == rep_prefix) & (prefix_pair.c.ibip_prefix == ibip_prefix) \
+            & (prefix_pair.c.status == PAIR_SUGGESTED)
+        with self.storage.write_transaction() as conn:
+            result = conn.execute(update(prefix_pair).where(pending).values(
+                status=status, source=decided_by + "; " + prefix_pair.c.source))
+        return result.rowcount == 1
+
+    def _insert_pair(self, rep_prefix: str, ibip_prefix: str, source: str, status: str,
+                     archive: str | None = None, evidence: str | None = None) -> bool:
         with self.storage.write_transaction() as conn:
             result = conn.execute(
                 self.storage.insert(prefix_pair)
                 .values(rep_prefix=rep_prefix, ibip_prefix=ibip_prefix, source=source, added_at=now_iso(),
-                        archive=archive, evidence=evidence)
+                        status=status, archive=archive, evidence=evidence)
                 .on_conflict_do_nothing()
             )
         return result.rowcount == 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import BigInteger, CheckConstraint, Column, Index, Integer, LargeBinary, MetaData, Table, Text, text
 
 #: The revision a database must be at for this code (the last file of ``migrations/versions``).
-SCHEMA_REVISION = "0019"
+SCHEMA_REVISION = "0020"
 
 metadata = MetaData()
 
@@ -110,6 +110,8 @@ prefix_pair = Table(
     Column("added_at", Text, nullable=False),
     Column("archive", Text),  # learnt: the Archive whose answer proved the pair
     Column("evidence", Text),  # learnt: that answer's pair, ``ibi {rep … ibip …}``
+    # confirmed (a fact), suggested (an Archive's claim awaiting an administrator) or rejected (0019)
+    Column("status", Text, nullable=False, server_default=text("'confirmed'")),
 )
 
 #: Resolution traces, kept within a count and a byte budget; ``size`` is the body's UTF-8 bytes.

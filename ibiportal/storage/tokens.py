@@ -14,7 +14,7 @@ from datetime import datetime, timedelta, timezone
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from ..errors import IbiError
+from ..errors import Conflict
 from .database import Storage, iso, now_iso
 from .schema import api_token
 
@@ -28,7 +28,7 @@ TOKEN_BYTES = 32
 USE_NOTED_EVERY = timedelta(minutes=1)
 
 
-class TokenNameTaken(IbiError):
+class TokenNameTaken(Conflict):
     """A token of that name exists already: revoke it first, or choose another name."""
 
 

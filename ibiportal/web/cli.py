@@ -20,10 +20,10 @@ from ..ibi.extract import extract
 from ..ibi.classify import ibi_of, notes_as_warnings
 from ..ibi.batch import iter_conversions, iter_csv_rows, write_csv
 from ..ibi.conversion import convert
-from ..ibi.prefixes import check_prefix_pair
+from ..ibi.prefixes import check_prefix_pair, is_claim
 from ..citation.types import SLUGS
 from ..minting import MAX_CLI_COUNT, MintRequest, parse_count
-from ..storage.identifiers import IdentifierStore
+from ..storage.identifiers import PAIR_REJECTED, IdentifierStore
 from ..archive.history import Actor
 from .context import get_minter, get_storage, known_prefix_pairs
 from .results import minted_to_dict
@@ -145,11 +145,14 @@ def extract_command(file: str, as_json: bool) -> None:
 @ibi_cli.command("prefix-pair")
 @click.argument("rep_prefix", required=False)
 @click.argument("ibip_prefix", required=False)
-def prefix_pair_command(rep_prefix: str | None, ibip_prefix: str | None) -> None:
-    """List the known prefix pairs, or add REP_PREFIX IBIP_PREFIX (one subsystem's two prefixes)."""
+@click.option("--reject", is_flag=True, help="Reject the pair an Archive reported instead of adding or confirming it.")
+def prefix_pair_command(rep_prefix: str | None, ibip_prefix: str | None, reject: bool) -> None:
+    """List the known prefix pairs (an Archive's unconfirmed claim marked "suggested"), or add
+    REP_PREFIX IBIP_PREFIX (one subsystem's two prefixes; a pair an Archive reported is so
+    confirmed), or reject a reported pair with --reject."""
     if rep_prefix is None:
-        for rep, ibip, *_ in known_prefix_pairs():
-            click.echo(f"{rep}\t{ibip}")
+        for pair in known_prefix_pairs():
+            click.echo("\t".join((pair[0], pair[1], *(["suggested"] if is_claim(pair) else []))))
         return
     if ibip_prefix is None:
         _fail("input", ParseError("give both prefixes: REP_PREFIX IBIP_PREFIX"))
@@ -157,8 +160,15 @@ def prefix_pair_command(rep_prefix: str | None, ibip_prefix: str | None) -> None
         rep, ibip = check_prefix_pair(rep_prefix, ibip_prefix)
     except ParseError as exc:
         _fail(exc.field or "prefix", exc)
-    IdentifierStore(get_storage()).add_prefix_pair(rep, ibip, "administrator")
-    click.echo(f"added {rep} = {ibip}")
+    store = IdentifierStore(get_storage())
+    if reject:
+        if not store.decide_prefix_pair(rep, ibip, PAIR_REJECTED, "rejected by administrator"):
+            _fail("input", ParseError(f"no reported pair {rep} = {ibip} awaits a decision"))
+        click.echo(f"rejected {rep} = {ibip}")
+    elif store.add_prefix_pair(rep, ibip, "administrator"):
+        click.echo(f"added {rep} = {ibip}")
+    else:
+        click.echo(f"{rep} = {ibip} is already in the table (or was rejected)")
 
 
 def _fail(what: str, exc: ParseError) -> None:

@@ -135,7 +135,7 @@ def get_importer(extra_pairs=(), storage: Storage | None = None) -> Importer:
     a streamed page's import opens its own, :func:`open_storage`)."""
     storage = storage or get_storage()
     return Importer(IdentifierStore(storage), FileStore(storage), application().subsystem,
-                    [*known_prefix_pairs(), *extra_pairs], current_app.config["MAX_FILE_BYTES"])
+                    application().known_prefix_pairs(extra_pairs), current_app.config["MAX_FILE_BYTES"])
 
 
 def get_copies() -> CopyService:

@@ -5,16 +5,11 @@ import logging
 
 from flask import Flask, Response, current_app, jsonify, make_response, render_template, request
 from flask_babel import gettext
-from werkzeug.exceptions import (
-    HTTPException,
-    MethodNotAllowed,
-    NotFound,
-    RequestEntityTooLarge,
-    SecurityError,
-)
+from werkzeug import exceptions as http
+from werkzeug.exceptions import HTTPException, MethodNotAllowed, RequestEntityTooLarge, SecurityError
 
 from .. import metrics
-from ..errors import ParseError
+from ..errors import Conflict, Gone, IbiError, Invalid, NotFound, ParseError, Refused
 from ..log_limits import LimitedLog
 from ..storage.database import SchemaNotCurrent
 from ..storage.outage import unreachable
@@ -34,7 +29,7 @@ def wants_json() -> bool:
 
 def error_response(message: str, status: int, position: int | None = None, field: str | None = None):
     """The error as the API's JSON or the error page, its message in the reader's language (a core
-    :class:`~ibiportal.i18n.Message` translated; README, Languages)."""
+    :class:`~ibiportal.i18n.Message` translated; docs/translations.md)."""
     body: dict = {"message": translate(message), "position": position}
     if field is not None:
         body["field"] = field
@@ -43,8 +38,12 @@ def error_response(message: str, status: int, position: int | None = None, field
     return render_template("error.html", status=status, error=body), status
 
 
-def handle_parse_error(exc: ParseError):
-    return error_response(exc.message, 400, exc.position, exc.field)
+def handle_refusal(error: IbiError):
+    """An error of a kind (``ibiportal/errors.py``): its status, its message in the reader's
+    language, and for a parse error where in which field; JSON for the API, else the error page."""
+    if isinstance(error, ParseError):
+        return error_response(error.message, error.status, error.position, error.field)
+    return error_response(error.args[0] if error.args else error.__class__.__doc__, error.status, field=error.field)
 
 
 def handle_http_exception(exc: HTTPException):
@@ -68,7 +67,7 @@ def handle_http_exception(exc: HTTPException):
         response = make_response(error_response(message, 405))
         response.headers["Allow"] = ", ".join(exc.valid_methods or ())
         return response
-    if isinstance(exc, NotFound) and exc.description == NotFound.description:  # werkzeug's own words
+    if isinstance(exc, http.NotFound) and exc.description == http.NotFound.description:  # werkzeug's own words
         if request.path.startswith("/api/"):
             return error_response(gettext("There is no API endpoint %(path)s on this portal.", path=request.path), 404)
         return error_response(gettext("There is no page %(path)s on this portal.", path=request.path), 404)
@@ -121,7 +120,8 @@ def handle_unexpected(exc: Exception):
 
 
 def register_errorhandlers(app: Flask) -> None:
-    app.register_error_handler(ParseError, handle_parse_error)
+    for kind in (Invalid, NotFound, Gone, Conflict, Refused):  # ParseError and TooLarge are Invalid
+        app.register_error_handler(kind, handle_refusal)
     app.register_error_handler(UnicodeDecodeError, handle_undecodable)
     app.register_error_handler(SchemaNotCurrent, handle_schema_not_current)
     app.register_error_handler(HTTPException, handle_http_exception)

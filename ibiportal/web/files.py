@@ -27,14 +27,11 @@ from flask import Response, current_app, jsonify, request
 from flask_babel import gettext
 from werkzeug.http import http_date, is_resource_modified
 
-from ..application.files import FileNotHeld, FileTooLarge, UploadRefused, bare_media_type
-from ..application.items import ItemNotFound
+from ..application.files import bare_media_type
 from ..archive.own import item_file_url
-from ..errors import IbiError
 from ..log_limits import LimitedLog
 from ..storage.database import Storage
 from ..storage.files import FileChanged, StoredFile, read_chunks
-from .errors import error_response
 
 _ENDED_EARLY = LimitedLog(logging.getLogger(__name__))
 
@@ -55,16 +52,6 @@ CACHE_CONTROL = "no-cache"
 #: apply, the file use case counts the body against IBIPORTAL_MAX_FILE_BYTES itself (a declared
 #: length first), and says which limit it is.
 UNCAPPED = 2**63 - 1
-
-#: The status of each refusal of the file use case.
-STATUS = {ItemNotFound: 404, FileNotHeld: 404, FileTooLarge: 413, UploadRefused: 400}
-
-
-def refusal_response(error: IbiError):
-    """A refusal of the file use case as the usual error answer (JSON for the API)."""
-    status = next(code for kind, code in STATUS.items() if isinstance(error, kind))
-    return error_response(str(error), status)
-
 
 def is_passive(media_type: str) -> bool:
     """Whether a browser shows this bare media type without running anything of the file's."""

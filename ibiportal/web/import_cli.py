@@ -1,5 +1,5 @@
 """``flask --app app items import SOURCE`` (joined to the ``items`` group in ``items_cli``): move a URLib collection into the own Archive,
-keeping every IBI (``application.importing``; README "Moving a URLib collection in").
+keeping every IBI (``application.importing``; docs/archives.md, "Moving a URLib collection in").
 
 One line per record as it is done (its outcome, its IBI, the reason), so a long import shows its
 progress; the last line is the totals. The exit status is 0 when every record was read and none

@@ -7,7 +7,7 @@ importing the tests' fixtures.
 from __future__ import annotations
 
 #: The whole browser a reader runs: the everyday walk (``test_browser_everyday.py``) and the
-#: README's screenshots.
+#: screenshots of the README and the documentation site (``docs/make_screenshots.py``).
 CHROMIUM = "/usr/bin/chromium"
 #: Debian's headless build of the same Chromium (package ``chromium-headless-shell``, the same
 #: Blink and V8 without the browser's own windows and UI): every other browser test drives it, for

@@ -3,7 +3,8 @@
 One portal per test session, served by werkzeug on a loopback port in a thread, with CSRF on and
 the demo Archives. Each test gets a fresh browser context (no cookies carried over). Any console
 error or uncaught page error fails the test: a Content-Security-Policy violation shows up there.
-Screenshots go to ``build/screenshots/`` (``shoot``); the README's come from there.
+Screenshots go to ``build/screenshots/`` (``shoot``); the README's and the documentation's
+come from ``docs/make_screenshots.py``, which starts Chromium the same way (``chromium.py``).
 """
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Two portal nodes (gunicorn, two workers each) on one PostgreSQL and one Redis, as in the
-README's two-node deployment: minting is unique across them, each serves the other's items,
+two-node deployment of docs/storage.md: minting is unique across them, each serves the other's items,
 an Archive switched on or off through one is seen through the other at once, the API limit is
 one budget, a file uploaded through one is served whole and in ranges by the other, and killing
 a node with SIGKILL loses nothing a client was given."""

@@ -16,7 +16,7 @@ REACHABLE = [block for _name, block in BLOCKS if block.globally_reachable]
 
 #: What the resolver does with an address in each block the registries call globally reachable.
 #: A refresh that adds such a block fails ``test_every_reachable_block_has_a_decided_outcome``
-#: until someone decides here (and in README) what the resolver does with it.
+#: until someone decides here (and in docs/security.md) what the resolver does with it.
 REACHABLE_OUTCOMES = {
     # refused: inside 192.0.0.0/24 and 2001::/23, which are not (anycast of other protocols, identifiers)
     "192.0.0.9/32": "refused",

@@ -116,7 +116,7 @@ def test_a_direct_link_with_dot_segments_is_not_the_file(portal, tail):
 
 @pytest.mark.parametrize("tail", ["%E6%97%A5.pdf", "%ef%bc%8e%ef%bc%8e/x", "a/%E2%80%AEfdp.exe"])
 def test_a_file_path_beyond_iso_8859_1_is_asked_for_never_a_5xx(portal, tail):
-    """Such a character goes into a resolution's pair list as its UTF-8 bytes (README, Decisions:
+    """Such a character goes into a resolution's pair list as its UTF-8 bytes (docs/standard-decisions.md:
     one rule for %hh): the persistent URL, and the direct link the rescue reads as one, are
     resolved (no such file here: the alert), never a 500 (they were), and traced."""
     for target in (f"/{portal.sender['ibip']}/{tail}", f"/col/{portal.sender['rep']}/doc/{tail}"):

@@ -14,6 +14,7 @@ import pytest
 import requests
 
 from ibiportal import create_app
+from ibiportal.config import MAX_DEFAULT_WORKERS
 from ibiportal.resolver.engine import ResolverSettings
 from ibiportal.web.context import APPLICATION
 from tests.servers import fresh_sqlite
@@ -42,7 +43,7 @@ def test_defaults(environment):
     config = load(environment)
     assert config["wsgi_app"] == "app:app"
     assert config["bind"] == ["127.0.0.1:8000"]
-    assert config["workers"] == min(2 * (os.cpu_count() or 1) + 1, config["MAX_DEFAULT_WORKERS"])
+    assert config["workers"] == min(2 * (os.cpu_count() or 1) + 1, MAX_DEFAULT_WORKERS)
     assert (config["worker_class"], config["threads"]) == ("gthread", 8)
     deadline = ResolverSettings().deadline
     assert config["timeout"] > deadline and config["graceful_timeout"] > deadline

@@ -134,7 +134,7 @@ def test_every_operation_answers_as_documented(api_schema, operation):
     type, header and body as the document says; every call the document allows answered (not
     refused as bad input), every call it does not allow refused. 3 examples per operation, and
     schemathesis's boundary cases (most of the time: the slowest tests of the suite);
-    `schemathesis run` against a live portal goes further (README)."""
+    `schemathesis run` against a live portal goes further (docs/api.md, The contract)."""
     schema, feedback = api_schema
     found = schema.find_operation_by_label(operation)
     assert found is not None, f"schemathesis does not read {operation} in the document"

@@ -31,6 +31,19 @@ def test_a_missing_translation_of_existing_metadata_is_called_a_missing_translat
         assert f"url{relation}" in text and f"ibi{relation}" in text, text
 
 
+def test_a_translation_in_no_language_without_an_original_url_names_the_translation(client):
+    """``+`` with no language the Archive offers falls back to the original (Example 8.3); mtc-m16c's
+    answer to ``GetTranslation`` has no url at all, so the alert is about the translation and the
+    original, never about a file (no file was asked)."""
+    for language, words in (("en", "neither the translation asked for nor the original"),
+                            ("pt-BR", "nem a tradução pedida nem o original")):
+        answer = client.get("/8JMKD3MGP8W/35MMLL8+", environ_base=CLIENT,
+                            headers={"Accept": "text/plain", "Accept-Language": language})
+        text = answer.get_data(as_text=True)
+        assert answer.status_code == 404 and words in text, text
+        assert "file" not in text and "arquivo que" not in text, text
+
+
 def test_a_percent_encoded_ibi_resolves_like_the_decoded_url(client):
     plain = client.get("/8JMKD3MGP8W/35MMLL8", environ_base=CLIENT)
     encoded = client.get("/%38JMKD3MGP8W/35MMLL8", environ_base=CLIENT)

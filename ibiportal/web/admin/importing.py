@@ -5,7 +5,7 @@ The same use case as ``flask items import`` (``application.importing``), from an
 of what would become of each record, nothing written; "Import" writes, and shows the same
 table of what happened. Either page's report downloads as JSON Lines. The import runs in the
 request: for a collection too large for one request (thousands of records, files on the
-server's disk) the CLI is the tool (README "Moving a URLib collection in").
+server's disk) the CLI is the tool (docs/archives.md, "Moving a URLib collection in").
 """
 from __future__ import annotations
 

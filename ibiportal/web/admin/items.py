@@ -19,15 +19,14 @@ from flask_wtf.csrf import validate_csrf
 from werkzeug.exceptions import RequestEntityTooLarge
 from wtforms import ValidationError
 
-from ...application.files import FileNotHeld, FileTooLarge, Upload, UploadRefused
-from ...application.items import EDITABLE_FIELDS, ItemDeleted, ItemNotFound, ItemRecord
+from ...application.files import FileTooLarge, Upload, UploadRefused
+from ...application.items import EDITABLE_FIELDS, ItemRecord
 from ...archive.own import item_file_url
-from ...errors import IbiError, ParseError
+from ...errors import ParseError
 from ..auth.session import admin_required
 from ...application.targets import REPORTED_STATES, report_csv
 from ...storage.targets import STATES as TARGET_STATES
 from ..context import get_copies, get_item_files, get_items, get_target_checks, resolver_base
-from ..errors import error_response
 from ..files import UNCAPPED, file_dict
 from ..form_errors import show_error
 from ..host import portal_url
@@ -184,27 +183,6 @@ def delete(ibi: str):
     flash(gettext("Deleted %(ibi)s: its persistent URL answers 410 Gone from now on, and the IBI is never issued "
                   "again.", ibi=record.minted.ibip), "success")
     return redirect(url_for("admin_items.items_page"), code=303)
-
-
-@bp.errorhandler(ItemNotFound)
-def item_not_found(error: ItemNotFound):
-    return error_response(str(error), 404)
-
-
-@bp.errorhandler(ItemDeleted)
-def item_deleted(error: ItemDeleted):
-    return error_response(str(error), 410)
-
-
-@bp.errorhandler(FileNotHeld)
-def file_not_held(error: FileNotHeld):
-    return error_response(f"{error}.", 404)
-
-
-@bp.errorhandler(FileTooLarge)
-@bp.errorhandler(UploadRefused)
-def upload_refused(error: IbiError):
-    return error_response(f"Nothing was stored: {error}.", 413 if isinstance(error, FileTooLarge) else 400)
 
 
 def _edit_page(record: ItemRecord, form: ItemForm, status: int = 200):

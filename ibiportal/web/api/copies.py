@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from flask import jsonify
 
-from ...application.copies import CopyConflict, CopyNotFound, HeldCopy
+from ...application.copies import HeldCopy
 from ..context import get_copies, resolver_base
-from ..errors import error_response
 from ..results import persistent_url
 from ..actor import current_actor
 from .tokens import token_required
@@ -36,16 +35,6 @@ def hold_copy():
 def end_copy(ibi: str):
     """Stop holding the copy of ``ibi`` (either form): the Archive no longer answers for it."""
     return jsonify(copy_to_dict(get_copies().end(ibi, actor=current_actor())))
-
-
-@bp.errorhandler(CopyConflict)
-def copy_conflict(error: CopyConflict):
-    return error_response(str(error), 409, field="ibi")
-
-
-@bp.errorhandler(CopyNotFound)
-def copy_not_found(error: CopyNotFound):
-    return error_response(str(error), 404, field="ibi")
 
 
 def copy_to_dict(copy: HeldCopy) -> dict:

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from flask import jsonify, request
 
-from ...application.files import FileNotHeld, FileTooLarge, Upload, UploadRefused
+from ...application.files import Upload
 from ..context import get_item_files, resolver_base
-from ..files import UNCAPPED, file_dict, listing_response, refusal_response
+from ..files import UNCAPPED, file_dict, listing_response
 from ..host import portal_url
 from ..actor import current_actor
 from .tokens import token_required
@@ -45,7 +45,3 @@ def delete_file(ibi: str, path: str):
     """Remove one file of the item."""
     get_item_files().delete(ibi, path, actor=current_actor())
     return "", 204
-
-
-for _refusal in (FileNotHeld, FileTooLarge, UploadRefused):  # ItemNotFound, ItemDeleted: api/items.py
-    bp.register_error_handler(_refusal, refusal_response)

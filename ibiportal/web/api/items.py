@@ -12,9 +12,9 @@ import tempfile
 
 from flask import current_app, jsonify, send_file
 
-from ...application.items import ItemDeleted, ItemNotFound, ItemRecord
+from ...application.items import ItemRecord
 from ...application.packaging import write_package
-from ...application.releasing import ReleaseRefused, Successor
+from ...application.releasing import Successor
 from ...errors import ParseError
 from ...ibi.identifier import parse_ibi
 from ...i18n import N_
@@ -22,7 +22,6 @@ from ...archive.history import HistoryEntry
 from ...archive.model import format_timestamp
 from ...archive.own import item_page_url
 from ..context import get_item_files, get_storage, get_items, get_releasing, get_usage, request_client, resolver_base
-from ..errors import error_response
 from ..files import file_dict
 from ...storage.files import FileStore, read_chunks
 from ...storage.database import Storage
@@ -128,21 +127,6 @@ def history_to_dict(entry: HistoryEntry, named: bool) -> dict:
     """The JSON of a history entry (``HistoryEntry`` in ``openapi.py``)."""
     actor = {"kind": entry.actor.kind, "name": entry.actor.name if named else None}
     return {"at": entry.at, "action": entry.action, "actor": actor, "details": dict(entry.details)}
-
-
-@bp.errorhandler(ItemNotFound)
-def item_not_found(error: ItemNotFound):
-    return error_response(str(error), 404, field="ibi")
-
-
-@bp.errorhandler(ItemDeleted)
-def item_deleted(error: ItemDeleted):
-    return error_response(str(error), 410, field="ibi")
-
-
-@bp.errorhandler(ReleaseRefused)
-def release_refused(error: ReleaseRefused):
-    return error_response(error.reason, 409, field="successor")
 
 
 def item_to_dict(record: ItemRecord) -> dict:

@@ -785,8 +785,9 @@ _PATHS: dict[str, dict] = {
                          ".odt file, read by its name's extension (a .txt, .bib or .ris as UTF-8, else Latin-1); "
                          "a part without a file name (curl -F 'file=<refs.bib') is read as text"},
                 # No type: a form field is always text, so "a number in the text field" is not a
-                # request the server could tell apart from the text of that number.
-                "text": {"pattern": _LINES["pattern"],
+                # request the server could tell apart from the text of that number. But an empty
+                # list or a null is sent as no part at all: a form without the text.
+                "text": {"pattern": _LINES["pattern"], "minItems": 1, "not": {"type": "null"},
                          "description": "the text to read, as a form field, when no file is sent"}}},
                 # The file's name decides how it is read: the one example schemathesis names it by.
                 "encoding": {"file": {"headers": {"Content-Disposition": {

@@ -4,7 +4,7 @@ from __future__ import annotations
 from flask import Blueprint, g, jsonify, request
 from werkzeug.routing import PathConverter
 
-from ...application.idempotent_minting import KeyReused, fingerprint, idempotency_key
+from ...application.idempotent_minting import fingerprint, idempotency_key
 from ...errors import ParseError
 from ...i18n import N_
 from ...ibi.classify import ibi_of
@@ -14,7 +14,6 @@ from ..edge import read_json
 from .. import limits
 from ..inputs import optional_port
 from ..context import client_address, get_idempotent_minting, known_prefix_pairs, resolver_base
-from ..errors import error_response
 from ..results import minted_to_dict
 from ..actor import current_actor
 from .tokens import token_required_if
@@ -67,11 +66,6 @@ def mint():
     results = [minted_to_dict(item, base) for item in outcome.items]
     headers = {"Idempotent-Replayed": "true"} if outcome.replayed else {}
     return jsonify(results if "count" in body else results[0]), 201, headers
-
-
-@bp.errorhandler(KeyReused)
-def key_reused(error: KeyReused):
-    return error_response(str(error), 422, field="Idempotency-Key")
 
 
 @bp.get("/convert")

@@ -16,7 +16,7 @@ from ...errors import ParseError
 from ..cite.embedded import embedded_metadata, item_record
 from ..context import get_item_files, get_items, get_target_checks, get_usage, holdings, resolver_base
 from ..errors import wants_json
-from ..files import file_response, listing_response, refusal_response
+from ..files import file_response, listing_response
 from ..host import portal_url
 from ..resolve.views import resolve
 from ..results import persistent_url
@@ -90,9 +90,6 @@ def split_direct_link(rest: str) -> tuple[str, str] | None:
             continue
         return rest[:index], rest[index + len("/doc/"):]
     return None
-
-
-bp.register_error_handler(ItemNotFound, refusal_response)
 
 
 @bp.get("/archive/items/<path:ibi>")

@@ -5,7 +5,7 @@ from flask_babel import format_decimal, lazy_gettext
 from flask_babel.speaklater import LazyString
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
-from wtforms import HiddenField, StringField, TextAreaField
+from wtforms import HiddenField, StringField, SubmitField, TextAreaField
 from wtforms.validators import AnyOf, DataRequired, Optional
 
 from ...ibi.batch import MAX_ROWS
@@ -63,3 +63,12 @@ class PrefixPairForm(FlaskForm):
         validators=[DataRequired(lazy_gettext("Give the IBIp prefix, such as 8JMKD3MGP8W."))],
         description=lazy_gettext("coded IP, W or X, coded port when it is not 800: 8JMKD3MGP8W"),
     )
+
+
+class PairDecisionForm(FlaskForm):
+    """POST form (CSRF), administrators only: confirm or reject a pair an Archive reported."""
+
+    rep_prefix = HiddenField(validators=[DataRequired()])
+    ibip_prefix = HiddenField(validators=[DataRequired()])
+    confirm = SubmitField(lazy_gettext("Confirm"))
+    reject = SubmitField(lazy_gettext("Reject"))

@@ -3,7 +3,8 @@
 * ``GET /convert?ibi=…``: one identifier, its anatomy in both forms and its warnings;
 * ``POST /convert``: a batch, pasted or a CSV file (ibiportal.ibi.batch), shown as a table;
 * ``POST /convert/batch.csv``: the same batch as a CSV download;
-* ``/convert/prefixes``: the table of known prefix pairs; administrators add pairs there.
+* ``/convert/prefixes``: the table of known prefix pairs and those Archives reported; administrators
+  add pairs there, and confirm or reject the reported ones.
 """
 from __future__ import annotations
 
@@ -28,18 +29,18 @@ from ...ibi.batch import (
 from ...ibi.classify import ibi_of
 from ...ibi.conversion import convert
 from ...ibi.ibip import decode_ibip_prefix
-from ...ibi.prefixes import check_prefix_pair
+from ...ibi.prefixes import check_prefix_pair, is_claim
 from ...ibi.repository import decode_rep_prefix
 from ...ibi.servers import KNOWN_SERVERS, KnownServer
 from ..auth.session import admin_required, current_admin
-from ...storage.identifiers import IdentifierStore
+from ...storage.identifiers import PAIR_CONFIRMED, PAIR_REJECTED, IdentifierStore, PrefixPairRecord
 from .. import limits
 from ..context import get_storage, known_prefix_pairs
 from ..form_errors import add_error, show_error
 from ..i18n import error_text
 from ..inputs import optional_port
 from .anatomy import anatomy
-from .forms import BatchDownloadForm, BatchForm, ConvertForm, PrefixPairForm
+from .forms import BatchDownloadForm, BatchForm, ConvertForm, PairDecisionForm, PrefixPairForm
 
 bp = Blueprint("convert", __name__)
 
@@ -163,7 +164,8 @@ def download_csv():
 
 @dataclass(frozen=True)
 class PairRow:
-    """A row of the prefix table: both prefixes, what each decodes to, where it came from."""
+    """A row of the prefix table: both prefixes, what each decodes to, where it came from; for a
+    pair an Archive reported, its standing and whether conversion uses it meanwhile."""
 
     rep_prefix: str
     ibip_prefix: str
@@ -175,30 +177,45 @@ class PairRow:
     added_at: str | None
     item: tuple[str, str] | None = None
     found_in: str | None = None
+    record: PrefixPairRecord | None = None
+    in_use: bool = True
 
 
-def _pair_row(rep: str, ibip: str, source: str, added_at: str | None, server: KnownServer | None = None) -> PairRow:
+def _pair_row(rep: str, ibip: str, source: str, added_at: str | None, server: KnownServer | None = None,
+              record: PrefixPairRecord | None = None, in_use: bool = True) -> PairRow:
     host, rep_port = decode_rep_prefix(rep)
     ip, ibip_port = decode_ibip_prefix(ibip)
     item = (server.item_rep, server.item_ibip) if server else None
-    return PairRow(rep, ibip, host, rep_port, ip, ibip_port, source, added_at, item, server.found_in if server else None)
+    return PairRow(rep, ibip, host, rep_port, ip, ibip_port, source, added_at, item,
+                   server.found_in if server else None, record, in_use)
 
 
-def _prefix_table() -> list[PairRow]:
-    """The real servers of the data file, each with the reference printing one item in both forms,
-    then the pairs administrators added."""
+def _prefix_table() -> tuple[list[PairRow], list[PairRow]]:
+    """The facts (the real servers of the data file, each with the reference printing one item in
+    both forms, then the pairs administrators gave or confirmed), and the pairs Archives reported,
+    each saying whether conversion uses it meanwhile (only where no fact speaks of its prefixes)."""
     standard = [_pair_row(server.rep_prefix, server.ibip_prefix, server.reference, None, server) for server in KNOWN_SERVERS]
-    added = [_pair_row(r.rep_prefix, r.ibip_prefix, r.source, r.added_at) for r in IdentifierStore(get_storage()).prefix_pair_records()]
-    return standard + added
+    records = IdentifierStore(get_storage()).prefix_pair_records()
+    in_use = {(pair[0], pair[1]) for pair in known_prefix_pairs() if is_claim(pair)}
+    confirmed = [_pair_row(r.rep_prefix, r.ibip_prefix, r.source, r.added_at, record=r)
+                 for r in records if r.status == PAIR_CONFIRMED]
+    reported = [_pair_row(r.rep_prefix, r.ibip_prefix, r.source, r.added_at, record=r,
+                          in_use=(r.rep_prefix, r.ibip_prefix) in in_use)
+                for r in records if r.status != PAIR_CONFIRMED]
+    return standard + confirmed, reported
 
 
 def _render_prefixes(form: PrefixPairForm | None, status: int = 200):
-    return render_template("convert/prefixes.html", pairs=_prefix_table(), form=form), status
+    pairs, reported = _prefix_table()
+    decision = PairDecisionForm() if current_admin() else None
+    return render_template("convert/prefixes.html", pairs=pairs, reported=reported, form=form,
+                           decision=decision), status
 
 
 @bp.get("/convert/prefixes")
 def prefixes_page():
-    """The known prefix pairs; administrators also get the form to add one."""
+    """The known prefix pairs and those Archives reported; administrators also get the form to add
+    one and the buttons to confirm or reject a reported one."""
     return _render_prefixes(PrefixPairForm() if current_admin() else None)
 
 
@@ -213,10 +230,31 @@ def add_prefix_pair():
         except ParseError as exc:
             show_error(form, exc)
         else:
-            if (rep, ibip) in {tuple(pair[:2]) for pair in known_prefix_pairs()}:
+            if (rep, ibip) in {tuple(pair[:2]) for pair in known_prefix_pairs() if not is_claim(pair)}:
                 flash(gettext("%(rep)s = %(ibip)s is already in the table.", rep=rep, ibip=ibip))
-            else:
-                IdentifierStore(get_storage()).add_prefix_pair(rep, ibip, f"administrator {current_admin()}")
+            elif IdentifierStore(get_storage()).add_prefix_pair(rep, ibip, f"administrator {current_admin()}"):
                 flash(gettext("Added %(rep)s = %(ibip)s.", rep=rep, ibip=ibip))
+            else:
+                flash(gettext("%(rep)s = %(ibip)s was rejected before: it stays rejected.", rep=rep, ibip=ibip))
             return redirect(url_for("convert.prefixes_page"))
     return _render_prefixes(form, 400)
+
+
+@bp.post("/convert/prefixes/decision")
+@admin_required
+def decide_prefix_pair():
+    """Confirm a pair an Archive reported (it becomes a fact of the table) or reject it (it is
+    never used, and the Archive's answer cannot bring it back)."""
+    form = PairDecisionForm()
+    if not form.validate():
+        raise ParseError(N_("post the decision again from the prefix table"), field="rep_prefix")
+    rep, ibip = form.rep_prefix.data, form.ibip_prefix.data
+    status = PAIR_CONFIRMED if form.confirm.data else PAIR_REJECTED
+    verb = "confirmed" if status == PAIR_CONFIRMED else "rejected"
+    if not IdentifierStore(get_storage()).decide_prefix_pair(rep, ibip, status, f"{verb} by administrator {current_admin()}"):
+        flash(gettext("%(rep)s = %(ibip)s awaits no decision.", rep=rep, ibip=ibip))
+    elif status == PAIR_CONFIRMED:
+        flash(gettext("Confirmed %(rep)s = %(ibip)s.", rep=rep, ibip=ibip))
+    else:
+        flash(gettext("Rejected %(rep)s = %(ibip)s.", rep=rep, ibip=ibip))
+    return redirect(url_for("convert.prefixes_page"))

@@ -7,14 +7,14 @@ counts the resolutions of each item per UTC day and modifier kind, ``usage_citin
 relative-link activations of each item per citing item (ibiportal.storage.usage). No address or
 user agent is kept anywhere.
 
-Revision ID: 0019
-Revises: 0018
+Revision ID: 0020
+Revises: 0019
 """
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0019"
-down_revision = "0018"
+revision = "0020"
+down_revision = "0019"
 branch_labels = None
 depends_on = None
 
