@@ -12,7 +12,7 @@ import tempfile
 
 from flask import current_app, jsonify, send_file
 
-from ...application.items import ItemRecord
+from ...application.items import ItemNotFound, ItemRecord
 from ...application.packaging import write_package
 from ...application.releasing import Successor
 from ...errors import ParseError
