@@ -21,17 +21,20 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
+from typing import TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.cache import CACHED, CONNECTIONS, SECONDS, WARM_UP_SECONDS, errors, first_answer, per_second  # noqa: E402
-from benchmarks.serving import cpu_seconds, portal, require_wrk, workdir, wrk, write_results  # noqa: E402
+from benchmarks.serving import Portal, cpu_seconds, portal, require_wrk, workdir, wrk, write_results  # noqa: E402
 
 ROUNDS = 8
 WORKERS = 2
 GOAL = 0.97
+T = TypeVar("T")
 
 
 def scrape(base_url: str) -> tuple[int, str]:
@@ -42,7 +45,12 @@ def scrape(base_url: str) -> tuple[int, str]:
         return refused.code, ""
 
 
-def main(rounds: int = ROUNDS) -> None:
+def on_off_rounds(variable: str, rounds: int, environment: Callable[[Path], dict[str, str]],
+                  after: Callable[[dict[str, Portal]], T]) -> tuple[dict[str, list[dict]], T, str]:
+    """Two portals side by side, ``variable`` set to 1 on one ("on") and 0 on the other ("off"),
+    each with ``environment(its folder)`` too; after a warm-up, wrk loads the cached item on each
+    in alternating rounds (ABBA), each run with its workers' CPU seconds. ``after(portals)`` runs
+    while they still serve; its result is returned with the runs and the load average at the start."""
     require_wrk()
     load_at_start = Path("/proc/loadavg").read_text().split()[0]
     runs: dict[str, list[dict]] = {"on": [], "off": []}
@@ -50,10 +58,9 @@ def main(rounds: int = ROUNDS) -> None:
         served = {}
         for name, switch in (("on", "1"), ("off", "0")):
             folder = Path(stack.enter_context(workdir()))
-            (folder / "metrics").mkdir()
             served[name] = stack.enter_context(portal(
                 "benchmarks.bench_app:app", folder, workers=WORKERS, extra_args=("--max-requests", "0"),
-                environment={"IBIPORTAL_METRICS": switch, "PROMETHEUS_MULTIPROC_DIR": str(folder / "metrics")}))
+                environment={variable: switch, **environment(folder)}))
         workers = {name: each.worker_pids() for name, each in served.items()}
         for each in served.values():
             assert first_answer(each.base_url + CACHED)[0] == 302
@@ -65,23 +72,25 @@ def main(rounds: int = ROUNDS) -> None:
                 run["cpu_seconds"] = cpu_seconds(workers[name]) - before
                 runs[name].append(run)
         time.sleep(1)
-        on_status, exposition = scrape(served["on"].base_url)
-        off_status, _ = scrape(served["off"].base_url)
-    hits = sum(float(line.rsplit(" ", 1)[1]) for line in exposition.splitlines()
-               if line.startswith('ibiportal_resolutions_total{cache="hit",outcome="found"}'))
+        outcome = after(served)
+    return runs, outcome, load_at_start
 
+
+def ratio_lines(title: str, variable: str, runs: dict[str, list[dict]], rounds: int,
+                load_at_start: str) -> tuple[list[str], float, float]:
+    """The report's table of both portals' runs, and the two ratios on/off: throughput (median of
+    the rounds' ratios) and requests per CPU-second of the workers."""
     def per_cpu_second(name: str) -> float:
         return sum(run["requests"] for run in runs[name]) / sum(run["cpu_seconds"] for run in runs[name])
 
     pair_ratios = [per_second(on) / per_second(off) for on, off in zip(runs["on"], runs["off"])]
-    throughput_ratio = statistics.median(pair_ratios)
-    cpu_ratio = per_cpu_second("on") / per_cpu_second("off")
     lines = [
-        "Issue 37: a cached hit with Prometheus metrics on vs off, two portals side by side, same run",
+        title,
         f"gunicorn.conf.py, {WORKERS} gthread workers each; wrk -t1 -c{CONNECTIONS} on {CACHED}, {rounds} x {SECONDS} s "
         f"per portal, alternating (ABBA); load average {load_at_start} at the start, "
         f"{Path('/proc/loadavg').read_text().split()[0]} at the end",
-        f"{'metrics':<8} {'req/s (median)':>15} {'req/CPU-s':>10} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7}",
+        f"{variable.removeprefix('IBIPORTAL_').lower():<8} {'req/s (median)':>15} {'req/CPU-s':>10} {'p50 ms':>8} "
+        f"{'p99 ms':>8} {'errors':>7}",
     ]
     for name in ("off", "on"):
         rates = [per_second(run) for run in runs[name]]
@@ -89,12 +98,34 @@ def main(rounds: int = ROUNDS) -> None:
         p99 = statistics.median(run["p99_us"] for run in runs[name]) / 1000
         lines.append(f"{name:<8} {statistics.median(rates):>15.0f} {per_cpu_second(name):>10.0f} {p50:>8.2f} "
                      f"{p99:>8.2f} {sum(errors(run) for run in runs[name]):>7}")
+    lines.append(f"per-round throughput ratios on/off: {', '.join(f'{r:.2f}' for r in pair_ratios)}")
+    return lines, statistics.median(pair_ratios), per_cpu_second("on") / per_cpu_second("off")
+
+
+def verdict(throughput_ratio: float, cpu_ratio: float) -> str:
+    return (f"RATIO on/off: throughput {throughput_ratio:.3f} (median of rounds), requests per CPU-second "
+            f"{cpu_ratio:.3f}; goal >= {GOAL}: " + ("met" if min(throughput_ratio, cpu_ratio) >= GOAL else "NOT met"))
+
+
+def main(rounds: int = ROUNDS) -> None:
+    def metrics_folder(folder: Path) -> dict[str, str]:
+        (folder / "metrics").mkdir()
+        return {"PROMETHEUS_MULTIPROC_DIR": str(folder / "metrics")}
+
+    def scrapes(served: dict[str, Portal]) -> tuple[tuple[int, str], int]:
+        return scrape(served["on"].base_url), scrape(served["off"].base_url)[0]
+
+    runs, ((on_status, exposition), off_status), load_at_start = on_off_rounds(
+        "IBIPORTAL_METRICS", rounds, metrics_folder, scrapes)
+    hits = sum(float(line.rsplit(" ", 1)[1]) for line in exposition.splitlines()
+               if line.startswith('ibiportal_resolutions_total{cache="hit",outcome="found"}'))
+    lines, throughput_ratio, cpu_ratio = ratio_lines(
+        "Issue 37: a cached hit with Prometheus metrics on vs off, two portals side by side, same run",
+        "IBIPORTAL_METRICS", runs, rounds, load_at_start)
     lines += [
-        f"per-round throughput ratios on/off: {', '.join(f'{r:.2f}' for r in pair_ratios)}",
         f"/metrics: {on_status} with metrics on ({hits:.0f} hits counted, wrk counted "
         f"{sum(run['requests'] for run in runs['on'])} in the rounds, besides the warm-up), {off_status} with them off",
-        f"RATIO on/off: throughput {throughput_ratio:.3f} (median of rounds), requests per CPU-second {cpu_ratio:.3f}; "
-        f"goal >= {GOAL}: " + ("met" if min(throughput_ratio, cpu_ratio) >= GOAL else "NOT met"),
+        verdict(throughput_ratio, cpu_ratio),
     ]
     report = "\n".join(lines) + "\n"
     print(report, end="")

@@ -84,6 +84,17 @@ def _at_least_one(value: str, name: str) -> int:
     return int(value)
 
 
+def _hours(value: str, name: str) -> float:
+    """A number of hours, 0 or more: ``24``, ``0.5``, ``0``."""
+    try:
+        hours = float(value)
+    except ValueError:
+        hours = math.nan
+    if not 0 <= hours < math.inf:
+        raise ValueError(f"{name} must be a number of hours, 0 or more, like 24 or 0.5, not {value!r}")
+    return hours
+
+
 @dataclass(frozen=True)
 class Settings:
     """Every ``IBIPORTAL_*`` setting, typed; built once at start-up by :meth:`from_environment`."""
@@ -207,6 +218,19 @@ class Settings:
     log_format: str = setting(
         "text", "`text` (the lines as always) or `json`: the app's and gunicorn's lines as one JSON object a line",
         read=lambda value, name: value.strip().lower(), check=_log_format)
+    target_failures: int = setting(
+        3, "failed checks in a row, each `IBIPORTAL_TARGET_RECHECK_HOURS` after the one before, that make an own "
+        "item's target failing (`flask items check-targets`, see [Dead targets and usage](targets-and-usage.md))",
+        read=_at_least_one)
+    target_recheck_hours: float = setting(
+        24.0, "hours before `flask items check-targets` asks an item's target again (`0.5` allowed; `0` = on every "
+        "run)", read=_hours)
+    usage: bool = setting(
+        True, "count how often each item is resolved, per UTC day and modifier kind, cache hits included (`1`/`0`); "
+        "no address or user agent is kept (see [Dead targets and usage](targets-and-usage.md))")
+    usage_flush_seconds: float = setting(
+        5.0, "seconds between a worker's flushes of its usage counts into the database (or Redis, with "
+        "`IBIPORTAL_REDIS_URL`): what a worker killed outright may lose")
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:

@@ -113,3 +113,23 @@ def test_the_configuration_page_shows_the_table_the_declarations_make():
     from ibiportal.config import settings_table
     page = (Path(__file__).resolve().parent.parent / "docs" / "configuration.md").read_text()
     assert settings_table() in page, "docs/configuration.md is behind ibiportal/config.py: run bash bin/settings-table"
+
+
+def test_the_target_and_usage_settings_with_their_defaults():
+    assert (DEFAULTS["TARGET_FAILURES"], DEFAULTS["TARGET_RECHECK_HOURS"], DEFAULTS["USAGE"],
+            DEFAULTS["USAGE_FLUSH_SECONDS"]) == (3, 24.0, True, 5.0)
+    settings = from_environment({"IBIPORTAL_TARGET_FAILURES": "5", "IBIPORTAL_TARGET_RECHECK_HOURS": "0",
+                                 "IBIPORTAL_USAGE": "no", "IBIPORTAL_USAGE_FLUSH_SECONDS": "0.5"})
+    assert settings == {"TARGET_FAILURES": 5, "TARGET_RECHECK_HOURS": 0.0, "USAGE": False, "USAGE_FLUSH_SECONDS": 0.5}
+
+
+@pytest.mark.parametrize(("name", "value", "message"), [
+    ("IBIPORTAL_TARGET_FAILURES", "0", "IBIPORTAL_TARGET_FAILURES must be a whole number of at least 1, not '0'"),
+    ("IBIPORTAL_TARGET_FAILURES", "three", "IBIPORTAL_TARGET_FAILURES must be a whole number of at least 1"),
+    ("IBIPORTAL_TARGET_RECHECK_HOURS", "-1", "IBIPORTAL_TARGET_RECHECK_HOURS must be a number of hours, 0 or more"),
+    ("IBIPORTAL_USAGE_FLUSH_SECONDS", "0", "IBIPORTAL_USAGE_FLUSH_SECONDS must be a number of seconds greater than 0"),
+    ("IBIPORTAL_USAGE", "sometimes", "IBIPORTAL_USAGE must be 1 or 0 (on or off), not 'sometimes'"),
+])
+def test_target_and_usage_settings_that_make_no_sense_are_refused(name, value, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        from_environment({name: value})

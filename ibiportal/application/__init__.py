@@ -18,6 +18,7 @@ This is no service locator: every part is a named attribute of the one object cr
 """
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -42,6 +43,9 @@ from ..resolver.local_transport import LocalTransport
 from ..storage.database import Storage
 from ..storage.identifiers import PAIR_CONFIRMED, PAIR_SUGGESTED, FreshConnections, IdentifierStore
 from ..storage.redis_flight import RedisFlight
+from ..storage.usage import RedisUsage, UsageStore
+from ..log_limits import LimitedLog
+from .usage_counting import Counts, UsageCounter
 from ..storage.signal import GenerationSignal, RedisChanges, read_changes, signal_file
 from ..storage.signal import write_signal_file
 from ..storage.files import FileStore
@@ -68,6 +72,8 @@ PENDING_ACKNOWLEDGMENTS_PER_REQUEST_THREAD = 128
 #: leader's trace and publish its outcome (a killed leader's lock is gone that long after it).
 FLIGHT_LOCK_MARGIN_SECONDS = 2.0
 
+
+_USAGE_LOG = LimitedLog(logging.getLogger(__name__))
 
 #: The source conversion names for the pairs of the portal's own subsystems.
 OWN_SUBSYSTEM_SOURCE = "this portal's identification subsystem, which minted the IBI (IBIPORTAL_MINT_*)"
@@ -267,6 +273,53 @@ class Application:
             return RedisFlight(changes.client, lock_seconds=deadline + FLIGHT_LOCK_MARGIN_SECONDS, wait_seconds=deadline)
 
         return self._part("redis_flight", make)
+
+    # -- usage ---------------------------------------------------------------------------------
+
+    @property
+    def usage(self) -> UsageCounter | None:
+        """This worker's count of resolutions per item (``usage_counting``), flushed every
+        IBIPORTAL_USAGE_FLUSH_SECONDS to the database, or through Redis when IBIPORTAL_REDIS_URL is
+        set; ``None`` with IBIPORTAL_USAGE=0."""
+        return self._part("usage", self._new_usage_counter)
+
+    def _new_usage_counter(self) -> UsageCounter | None:
+        if not self.config["USAGE"]:
+            return None
+        # A test's app flushes when the test looks: no thread writing into its database meanwhile.
+        return UsageCounter(self._flush_usage, self.config["USAGE_FLUSH_SECONDS"],
+                            background=not self.config.get("TESTING"))
+
+    def _flush_usage(self, counts: Counts) -> None:
+        """A flush's sums into Redis, then moved into the database by whichever worker's turn it
+        is; straight into the database without Redis, or while Redis fails."""
+        storage = Storage(self.config["DATABASE"], retry_pause=None)
+        try:
+            store = UsageStore(storage)
+            redis = self.redis_usage
+            if redis is not None:
+                try:
+                    redis.add(counts)
+                except redis.errors as error:
+                    _USAGE_LOG.warning("usage redis", "Redis unreachable, usage counts go to the database: %s", error)
+                else:
+                    try:
+                        redis.drain(store)
+                    except Exception:  # noqa: BLE001 - the counts wait in Redis for the next drain
+                        _USAGE_LOG.exception("usage drain", "usage counts not moved from Redis; kept there")
+                    return
+            store.add(counts)
+        finally:
+            storage.close()
+
+    @property
+    def redis_usage(self) -> RedisUsage | None:
+        """Usage sums shared through Redis (storage.usage), when IBIPORTAL_REDIS_URL is set."""
+        def make() -> RedisUsage | None:
+            changes = self.redis_changes
+            return None if changes is None else RedisUsage(changes.client, self.config["USAGE_FLUSH_SECONDS"])
+
+        return self._part("redis_usage", make)
 
     @property
     def signal_file(self) -> str:

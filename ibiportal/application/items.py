@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
+from sqlalchemy import ColumnElement
+
 from ..archive.model import ItemState
 from ..errors import Gone, NotFound, ParseError
 from ..i18n import N_
@@ -112,9 +114,12 @@ class ItemService:
         found = self.find(ibi)
         return found, self.recorded.entries(found.minted.ibip)
 
-    def search(self, text: str = "", limit: int = 50, offset: int = 0) -> list[ItemRecord]:
-        """Items whose IBI, title or creators contain ``text``, newest first (the admin list)."""
-        return [ItemRecord(minted, self._relations(minted)) for minted in self.store.search_minted(text, limit, offset)]
+    def search(self, text: str = "", limit: int = 50, offset: int = 0,
+               only: ColumnElement[bool] | None = None) -> list[ItemRecord]:
+        """Items whose IBI, title or creators contain ``text``, newest first (the admin list);
+        ``only`` those of a filter (:meth:`~.targets.TargetChecks.in_state`)."""
+        return [ItemRecord(minted, self._relations(minted))
+                for minted in self.store.search_minted(text, limit, offset, only)]
 
     def change(self, ibi: str, fields: Mapping[str, object], *, actor: Actor) -> ItemRecord:
         """Set the given ``fields`` (:data:`EDITABLE_FIELDS`; null clears one), leave the others;

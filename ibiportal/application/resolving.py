@@ -29,6 +29,7 @@ from ..ibi.url import ORIGINAL, PersistentUrl
 from ..registry import ArchiveEvent, RegisteredArchive
 from ..resolver.addresses import client_ip_list
 from ..resolver.cache import CachedOutcome, CachedRedirect, CacheKey, cached_outcome, depends_on
+from .usage_counting import UsageKey
 from ..resolver.diagnosis import NotFoundDiagnosis, asked_ibi, diagnose
 from ..resolver.engine import ClientInfo, Resolver, ResolverSettings, joined
 from ..resolver.reading import proven_prefix_pairs
@@ -410,6 +411,8 @@ class Resolving:
             return None
         if isinstance(outcome, CachedRedirect):
             metrics.resolved("found", state)
+            if outcome.usage is not None and (usage := self.application.usage) is not None:
+                usage.count(outcome.usage)
             if outcome.acknowledgment is not None:
                 self.application.acknowledger(site.portal_url).send(outcome.acknowledgment)
         else:
@@ -432,6 +435,8 @@ class Resolving:
         shared = self.application.single_flight.run(
             key, lambda: self._resolve_and_keep(key, asked, client, site, batch))
         leader = shared.result
+        if batch is None and leader.resolution.found and (usage := self.application.usage) is not None:
+            usage.count(UsageKey.of(asked.parsed))
         if not (shared.joined or leader.joined):
             _count_resolution(leader.resolution, self.cache_state(leader))
             return leader
@@ -471,6 +476,8 @@ class Resolving:
             stored = from_published(shared.outcome) if isinstance(shared, Published) else shared
         if cache is not None:
             outcome = cached_outcome(stored.resolution, site.trace_permalink(stored.trace_id), stored.diagnosis)
+            if isinstance(outcome, CachedRedirect):
+                outcome = replace(outcome, usage=UsageKey.of(asked.parsed))
             if outcome is not None:
                 cache.put(key, changes, outcome, depends_on(stored.resolution, str(asked.parsed.ibi)))
         return stored

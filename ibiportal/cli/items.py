@@ -14,6 +14,11 @@ terminal and no ``--yes`` changes nothing). The last line printed is the totals.
 
 ``import SOURCE`` brings a URLib collection in, keeping every IBI (``importing``).
 
+``check-targets`` asks the target URL of every own item that is due (``application.targets``),
+one line per item, then the totals; ``--report FILE`` then writes the CSV of the items whose
+target is failing or moved (``-``: standard output), of one ``--owner`` or ``--creator``. Run
+it on a schedule (deploy/systemd/, the Kubernetes CronJob); it exits 0 whatever it found.
+
 Exit status: 0 done; 1 some rows refused, or the release refused (its reason on standard
 error); 2 a file, header or argument that cannot be used (nothing changed).
 """
@@ -33,7 +38,9 @@ from ..application.items import EDITABLE_FIELDS, ItemNotFound, ItemService
 from ..application.releasing import ReleaseRefused, Successor
 from ..archive.history import Actor
 from ..errors import IbiError, ParseError
-from ..web.context import get_items, get_releasing
+from ..application.targets import report_csv
+from ..resolver.target_probe import TargetOutcome
+from ..web.context import get_items, get_releasing, get_target_checks, target_checker
 from .importing import import_command
 
 items_cli = AppGroup("items", help="The own Archive's items: imported, changed in bulk, or moved to another Archive.")
@@ -247,6 +254,46 @@ def _released_url(items: ItemService, ibi: str) -> str:
     _, history = items.history(ibi)
     details: Mapping[str, object] = history[-1].details
     return str(details.get("url", ""))
+
+
+@items_cli.command("check-targets")
+@click.option("--report", "report_path", metavar="FILE", default=None,
+              help="After the checks, write the CSV report of the items whose target is failing or moved "
+                   "(- for standard output).")
+@click.option("--owner", default=None, help="The report's items minted or imported by this administrator or API "
+                                            "token (its name).")
+@click.option("--creator", default=None, help="The report's items with a creator whose name contains this.")
+def check_targets_command(report_path: str | None, owner: str | None, creator: str | None) -> None:
+    """Ask the target URL of every own item that is due (HEAD, then GET; one request per second per
+    host; the resolver's address policy) and keep each result; an item is reported failing after
+    IBIPORTAL_TARGET_FAILURES failed checks in a row, IBIPORTAL_TARGET_RECHECK_HOURS apart."""
+    checks = get_target_checks()
+    out = sys.stderr if report_path == "-" else sys.stdout
+
+    def said(target, record) -> None:
+        if record.outcome == TargetOutcome.FAILED:
+            words = f"failed ({record.failures} in a row): {record.detail}"
+        elif record.moved_to:
+            words = f"moved (HTTP {record.redirect_status}) to {record.moved_to}"
+        else:
+            words = f"working (HTTP {record.status})"
+        click.echo(f"{target.ibi} {target.target_url}: {words}", file=out)
+
+    checker = target_checker()
+    try:
+        totals = checks.run(checker, on_checked=said)
+    finally:
+        checker.transport.close()
+    outcomes = ", ".join(f"{count} {outcome}" for outcome, count in sorted(totals.by_outcome.items()))
+    click.echo(f"{totals.due} target{'s' * (totals.due != 1)} checked{': ' + outcomes if outcomes else ''}; "
+               f"{totals.failing} item{'s' * (totals.failing != 1)} failing", file=out)
+    if report_path is not None:
+        text = report_csv(checks.report(owner=owner, creator=creator))
+        if report_path == "-":
+            click.echo(text, nl=False)
+        else:
+            with open(report_path, "w", encoding="utf-8", newline="") as handle:
+                handle.write(text)
 
 
 def _fail(message: str) -> NoReturn:

@@ -138,14 +138,17 @@ class CacheKey(NamedTuple):
 @dataclass(frozen=True)
 class CachedRedirect:
     """A redirect to serve again: the URL, the permalink of the trace of the resolution that
-    found it, and the acknowledgment to send each time it is served (``None`` when that
+    found it, the acknowledgment to send each time it is served (``None`` when that
     resolution could send none, e.g. the Archive's answer lacked a pair Table 8.11 needs: its
-    trace says why)."""
+    trace says why), and the key its servings are counted under (``usage``)."""
 
     url: str
     archive: str | None
     trace_url: str
     acknowledgment: AcknowledgmentMessage | None
+    #: What each serving counts for in the item's usage (``application.usage_counting.UsageKey``),
+    #: made once with the entry: a hit only adds one to it.
+    usage: object | None = None
 
     @classmethod
     def of(cls, resolution: Resolution, trace_url: str) -> CachedRedirect | None:

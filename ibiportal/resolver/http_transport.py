@@ -14,6 +14,7 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Callable
 
 import requests
 from requests.adapters import HTTPAdapter
@@ -310,6 +311,19 @@ class HttpTransport:
 
     def fetch(self, url: str, timeouts: Timeouts) -> Exchange:
         """GET ``url``; see the class docstring. Never raises for a network problem."""
+        return self._guarded(url, timeouts, lambda: self._exchange(url, timeouts))
+
+    def probe(self, url: str, method: str, timeouts: Timeouts) -> Exchange:
+        """Send ``method`` (``HEAD`` or ``GET``) to ``url`` and keep only the status line and
+        headers: the answer's ``status``, its ``content_type`` and, for a redirect, its
+        ``location`` (not followed, as by :meth:`fetch`); no body is read (a GET's is dropped with
+        its connection). The same address policy, pinning and deadline as :meth:`fetch`: what a
+        target check (``application.targets``) asks of an item's target URL."""
+        return self._guarded(url, timeouts, lambda: self._status(url, method, timeouts))
+
+    def _guarded(self, url: str, timeouts: Timeouts, exchange_with: Callable[[], Exchange]) -> Exchange:
+        """``exchange_with()`` once the address policy let ``url``'s host through, within the
+        deadline of ``timeouts.total`` (the watchdog)."""
         try:
             self._check(url)
         except AddressRefused as refused:
@@ -318,7 +332,7 @@ class HttpTransport:
             return Exchange(failure=Failure.REFUSED, error=f"invalid URL: {invalid}")
         watch = _WATCHDOG.watch(timeouts.total)
         try:
-            exchange = self._exchange(url, timeouts)
+            exchange = exchange_with()
         finally:
             _WATCHDOG.done(watch)
         if watch.expired and exchange.failure in (None, Failure.CONNECTION, Failure.TIMEOUT):
@@ -332,32 +346,45 @@ class HttpTransport:
         return exchange
 
     def _exchange(self, url: str, timeouts: Timeouts) -> Exchange:
+        response = self._send(url, "GET", timeouts)
+        if isinstance(response, Exchange):
+            return response
+        with response:
+            content_type = response.headers.get("Content-Type")
+            notes = content_type_notes(content_type)
+            redirect = _redirect(response, content_type, notes)
+            return redirect if redirect is not None else self._read(response, content_type, notes)
+
+    def _status(self, url: str, method: str, timeouts: Timeouts) -> Exchange:
+        response = self._send(url, method, timeouts, accept="*/*")
+        if isinstance(response, Exchange):
+            return response
+        with response:  # closed unread: the connection goes with the body
+            content_type = response.headers.get("Content-Type")
+            return _redirect(response, content_type, ()) or Exchange(response.status_code, content_type)
+
+    def _send(self, url: str, method: str, timeouts: Timeouts, accept: str | None = None) -> Response | Exchange:
+        """The streamed answer to ``method url``, or the exchange that failed to get one."""
         connect = min(timeouts.connect, timeouts.total)
         read = min(timeouts.read, timeouts.total)
         try:
-            response = self._adapter.send(self._prepared(url), stream=True, timeout=(connect, read))
+            return self._adapter.send(self._prepared(url, method, accept), stream=True, timeout=(connect, read))
         except requests.exceptions.Timeout as error:
             return Exchange(failure=Failure.TIMEOUT, error=f"{type(error).__name__}: {error}")
         except requests.exceptions.RequestException as error:
             return Exchange(failure=Failure.CONNECTION, error=f"{type(error).__name__}: {error}")
-        with response:
-            content_type = response.headers.get("Content-Type")
-            notes = content_type_notes(content_type)
-            if response.is_redirect or 300 <= response.status_code < 400:
-                target = response.headers.get("Location")
-                why = (N_("redirect to %(target)s not followed", target=target[:200]) if target is not None
-                       else N_("redirect to (no Location) not followed"))
-                return Exchange(response.status_code, content_type, None, Failure.REDIRECT, why, notes)
-            return self._read(response, content_type, notes)
 
-    def _prepared(self, url: str) -> PreparedRequest:
-        """A GET of ``url`` with this transport's headers, as ``requests.Request(...).prepare()``
-        makes it for a URL the engine built (ASCII, §6.1) but without its cookie, auth and body
-        steps; a URL that requests would refuse is refused the same way."""
+    def _prepared(self, url: str, method: str = "GET", accept: str | None = None) -> PreparedRequest:
+        """A ``method`` (GET) of ``url`` with this transport's headers (``accept`` instead of its
+        Accept), as ``requests.Request(...).prepare()`` makes it for a URL the engine built
+        (ASCII, §6.1) but without its cookie, auth and body steps; a URL that requests would
+        refuse is refused the same way."""
         prepared = PreparedRequest()
-        prepared.method = "GET"
+        prepared.method = method
         prepared.prepare_url(url, None)
         prepared.headers = CaseInsensitiveDict(self._headers)
+        if accept is not None:
+            prepared.headers["Accept"] = accept
         prepared.body = None
         prepared.hooks = {"response": []}
         return prepared
@@ -385,3 +412,13 @@ class HttpTransport:
             failure = Failure.TIMEOUT if timed_out else Failure.CONNECTION
             return Exchange(status, content_type, bytes(body), failure, f"{type(error).__name__}: {error}", notes)
         return Exchange(status, content_type, bytes(body), notes=notes)
+
+
+def _redirect(response: Response, content_type: str | None, notes: tuple[str, ...]) -> Exchange | None:
+    """A 3xx answer as the exchange of a redirect not followed, with its ``Location``; else ``None``."""
+    if not (response.is_redirect or 300 <= response.status_code < 400):
+        return None
+    target = response.headers.get("Location")
+    why = (N_("redirect to %(target)s not followed", target=target[:200]) if target is not None
+           else N_("redirect to (no Location) not followed"))
+    return Exchange(response.status_code, content_type, None, Failure.REDIRECT, why, notes, location=target)

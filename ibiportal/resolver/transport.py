@@ -102,7 +102,8 @@ class Exchange:
 
     ``body`` is the raw answer (bytes as received, up to the cap), ``None`` when nothing was
     read; ``failure`` and ``error`` say why there is no answer to use; ``notes`` record what is
-    wrong but not fatal (e.g. a content type other than ``text/plain``, §6.2).
+    wrong but not fatal (e.g. a content type other than ``text/plain``, §6.2); ``location`` is a
+    redirect's ``Location`` as sent (a target check follows it, the resolver never does).
     """
 
     status: int | None = None
@@ -111,6 +112,7 @@ class Exchange:
     failure: Failure | None = None
     error: str | None = None
     notes: tuple[str, ...] = ()
+    location: str | None = None
 
     @property
     def problem(self) -> Message | None:

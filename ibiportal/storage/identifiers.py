@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields
 from decimal import Decimal
 
-from sqlalchemy import Connection, Row, bindparam, delete, insert, or_, select, update
+from sqlalchemy import ColumnElement, Connection, Row, bindparam, delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..errors import IbiError
@@ -182,10 +182,14 @@ class IdentifierStore:
             released_at=now_iso(), successor=successor))
         ibis_changed(self.storage, conn, (item.rep, item.ibip, *related))
 
-    def search_minted(self, text: str = "", limit: int = 50, offset: int = 0) -> list[MintedItem]:
+    def search_minted(self, text: str = "", limit: int = 50, offset: int = 0,
+                      only: ColumnElement[bool] | None = None) -> list[MintedItem]:
         """Minted items, newest first, whose IBI (either form), title or creators contain
-        ``text`` (any case); all of them for an empty text."""
+        ``text`` (any case); all of them for an empty text; only those ``only`` holds for (a
+        condition on ``minted_item``, such as ``targets.state_condition``)."""
         query = select(minted_item).order_by(minted_item.c.id.desc()).limit(limit).offset(offset)
+        if only is not None:
+            query = query.where(only)
         text = text.strip()
         if text:
             columns = (minted_item.c.rep, minted_item.c.ibip, minted_item.c.title, minted_item.c.creators)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import BigInteger, CheckConstraint, Column, Index, Integer, LargeBinary, MetaData, Table, Text, text
 
 #: The revision a database must be at for this code (the last file of ``migrations/versions``).
-SCHEMA_REVISION = "0020"
+SCHEMA_REVISION = "0021"
 
 metadata = MetaData()
 
@@ -297,4 +297,60 @@ import_run_outcome = Table(
     Column("run_id", Text, primary_key=True),
     Column("seq", Integer, primary_key=True),
     Column("outcome", Text, nullable=False),  # JSON: the report's row, its reason as a message record
+)
+
+#: The last check of each own item's target URL (``ibiportal.storage.targets``): what it found
+#: (``outcome``: working, moved or failed, with the HTTP status, the failure in words, the URL a
+#: permanent redirect led to), and the streak of consecutive failures with when it began. A row
+#: whose ``target_url`` is not the item's any more is about a former target: the item is unchecked.
+target_check = Table(
+    "target_check", metadata,
+    Column("ibi", Text, primary_key=True),  # the own item's IBIp
+    Column("target_url", Text, nullable=False),
+    Column("checked_at", Text, nullable=False),
+    Column("outcome", Text, nullable=False),
+    Column("status", Integer),
+    Column("detail", Text),  # why it failed, in English (the CLI, the CSV report)
+    Column("detail_message", Text),  # the same as a message (ibiportal.i18n.to_record), shown in the reader's language
+    Column("moved_to", Text),
+    Column("redirect_status", Integer),
+    Column("failures", Integer, nullable=False, server_default=text("0")),
+    Column("failing_since", Text),
+    Column("working_at", Text),
+)
+
+#: Every check's result, the newest ``targets.RESULTS_KEPT`` per item.
+target_check_result = Table(
+    "target_check_result", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("ibi", Text, nullable=False),
+    Column("target_url", Text, nullable=False),
+    Column("checked_at", Text, nullable=False),
+    Column("outcome", Text, nullable=False),
+    Column("status", Integer),
+    Column("detail", Text),
+    Column("location", Text),
+    Index("target_check_result_ibi", "ibi", "id"),
+    sqlite_autoincrement=True,
+)
+
+#: Resolutions of ``GET /<persistent URL>`` per item (the IBI as asked, normalised), UTC day
+#: (``YYYY-MM-DD``) and modifier kind, cache hits included (``ibiportal.storage.usage``): added to
+#: by each worker's flush, never on a request. No address or user agent.
+usage_day = Table(
+    "usage_day", metadata,
+    Column("ibi", Text, primary_key=True),
+    Column("day", Text, primary_key=True),
+    Column("kind", Text, primary_key=True),
+    Column("count", BigInteger, nullable=False),
+    Index("usage_day_day", "day"),
+)
+
+#: Relative-link activations per item and citing item (``ibiurl.clientinformation.citingitem``
+#: with ``linktype=relative``), at most ``usage.CITING_KEPT`` citing items per item.
+usage_citing = Table(
+    "usage_citing", metadata,
+    Column("ibi", Text, primary_key=True),
+    Column("citing", Text, primary_key=True),
+    Column("count", BigInteger, nullable=False),
 )

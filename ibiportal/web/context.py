@@ -24,6 +24,13 @@ from ..storage.copies import CopyStore
 from ..storage.identifiers import IdentifierStore
 from ..storage.mint_keys import MintKeyStore
 from ..storage.history import HistoryStore
+from ..storage.targets import TargetStore
+from ..application.targets import TargetChecks, TargetSettings
+from ..application.usage import Usage
+from ..storage.usage import UsageStore
+from ..resolver.http_transport import HttpTransport
+from ..resolver.target_probe import HostPacer, TargetChecker
+from .. import __version__
 from ..application import Application, Holdings
 from ..application.resolving import Caller, Site
 from .host import portal_url, portal_url_for, request_address
@@ -128,6 +135,33 @@ def get_copies() -> CopyService:
     storage = get_storage()
     return CopyService(CopyStore(storage), IdentifierStore(storage), known_prefix_pairs(),
                        current_app.config["ARCHIVE_SERVICE_IBI"])
+
+
+def get_usage() -> Usage:
+    """How often items were resolved, over the request's connection."""
+    storage = get_storage()
+    return Usage(UsageStore(storage), IdentifierStore(storage), application().clock)
+
+
+def target_settings() -> TargetSettings:
+    """IBIPORTAL_TARGET_FAILURES and IBIPORTAL_TARGET_RECHECK_HOURS."""
+    config = current_app.config
+    return TargetSettings(config["TARGET_FAILURES"], config["TARGET_RECHECK_HOURS"])
+
+
+def get_target_checks() -> TargetChecks:
+    """The own items' target checks and their states, over the request's (the command's) connection."""
+    storage = get_storage()
+    return TargetChecks(TargetStore(storage), IdentifierStore(storage), target_settings(), application().clock)
+
+
+def target_checker() -> TargetChecker:
+    """A checker of target URLs: a guarded ``requests`` transport of its own (the address policy of
+    ``IBIPORTAL_ALLOW_PRIVATE_ARCHIVES``, a user agent naming the portal's check), paced per host."""
+    portal = current_app.config.get("PORTAL_URL")
+    agent = f"IBI-Portal-target-check/{__version__}" + (f" (+{portal})" if portal else "")
+    transport = HttpTransport(allow_private=current_app.config["ALLOW_PRIVATE_ARCHIVES"], user_agent=agent)
+    return TargetChecker(transport, HostPacer())
 
 
 def known_prefix_pairs() -> list[tuple[str, ...]]:

@@ -7,7 +7,7 @@ from flask_babel import lazy_gettext
 from .auth.session import current_admin
 
 # (label, endpoint, administrators only, section): the link is marked current on every page
-# whose endpoint starts with its section (e.g. the prefix table belongs to Convert).
+# whose endpoint starts with its section, the longest such (e.g. the prefix table belongs to Convert).
 MAIN_NAVIGATION = [
     (lazy_gettext("Mint"), "identifiers.mint", False, "identifiers.mint"),
     (lazy_gettext("Convert"), "convert.convert_page", False, "convert."),
@@ -17,6 +17,7 @@ MAIN_NAVIGATION = [
     (lazy_gettext("Cite"), "cite.cite_page", False, "cite."),
     (lazy_gettext("References"), "references.references_page", False, "references."),
     (lazy_gettext("Items"), "admin_items.items_page", True, "admin_items."),
+    (lazy_gettext("Usage"), "admin.usage_page", True, "admin.usage"),
     (lazy_gettext("Archives"), "admin.archives_page", True, "admin."),
 ]
 
@@ -25,11 +26,10 @@ def navigation_context() -> dict:
     """Links for the visitor (Archives only for administrators), the current one marked."""
     admin = current_admin()
     endpoint = request.endpoint or ""
-    links = [
-        (label, target, endpoint.startswith(section))
-        for label, target, admin_only, section in MAIN_NAVIGATION
-        if admin or not admin_only
-    ]
+    shown = [entry for entry in MAIN_NAVIGATION if admin or not entry[2]]
+    # the longest section the endpoint starts with (admin.usage within admin.)
+    current = max((section for *_, section in shown if endpoint.startswith(section)), key=len, default=None)
+    links = [(label, target, section == current) for label, target, _, section in shown]
     return {"main_navigation": links, "admin": admin}
 
 

@@ -1,9 +1,10 @@
 """CSV formulas are neutralised in every CSV the portal writes (security issue 39): the batch
 conversion's download (pasted lines, and an uploaded CSV's own header and columns), the
-references' download (the text and the resolutions the page posts back) and ``flask ibi convert
---csv``. Each formula start a spreadsheet runs (= + - @ tab CR; OWASP "CSV injection") is put in
-every cell a user controls; no cell of the file written may begin with one. The portal has no
-administrators' CSV export (its admin pages export nothing), so these are all of them."""
+references' download (the text and the resolutions the page posts back), ``flask ibi convert
+--csv`` and the administrators' report of the items' targets (titles, creators and target URLs
+come from whoever minted). Each formula start a spreadsheet runs (= + - @ tab CR; OWASP "CSV
+injection") is put in every cell a user controls; no cell of the file written may begin with one.
+These are all the CSV files the portal writes."""
 from __future__ import annotations
 
 import csv
@@ -13,6 +14,7 @@ import json
 import pytest
 
 from ibiportal.ibi.batch import FORMULA_STARTS
+from tests.admin_session import log_in_as
 
 #: One payload per formula start, each a command a spreadsheet would run.
 PAYLOADS = ['=HYPERLINK("http://evil.example","x")', "+cmd|' /C calc'!A0", "-2+3+cmd|' /C calc'!A0",
@@ -71,3 +73,16 @@ def test_the_references_download_with_hostile_resolutions_posted(client, payload
 def test_the_command_line_conversion_of_a_csv(runner, payload):
     result = runner.invoke(args=["ibi", "convert", "--csv", "-"], input=uploaded_csv(payload))
     assert len(assert_no_formula(result.output)) == 3
+
+
+@pytest.mark.parametrize("payload", PAYLOADS, ids=repr)
+def test_the_target_report(client, payload):
+    payload = payload.strip()  # a title or name cannot hold a tab or CR (refused at minting)
+    minted = client.post("/api/v1/mint", json={"title": payload, "creators": [payload],
+                                               "target_url": "http://repository.example/a"})
+    assert minted.status_code == 201
+    log_in_as(client, "ada")
+    answer = client.get("/admin/items/targets.csv?state=all")
+    assert answer.status_code == 200 and answer.mimetype == "text/csv"
+    rows = assert_no_formula(answer.get_data(as_text=True))
+    assert len(rows) == 2 and payload in rows[1][2]

@@ -13,7 +13,7 @@ checks the token itself, before reading the body.
 """
 from __future__ import annotations
 
-from flask import Blueprint, abort, current_app, flash, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, current_app, flash, jsonify, redirect, render_template, request, url_for
 from flask_babel import format_decimal, gettext
 from flask_wtf.csrf import validate_csrf
 from werkzeug.exceptions import RequestEntityTooLarge
@@ -24,7 +24,9 @@ from ...application.items import EDITABLE_FIELDS, ItemRecord
 from ...archive.own import item_file_url
 from ...errors import ParseError
 from ..auth.session import admin_required
-from ..context import get_copies, get_item_files, get_items, resolver_base
+from ...application.targets import REPORTED_STATES, report_csv
+from ...storage.targets import STATES as TARGET_STATES
+from ..context import get_copies, get_item_files, get_items, get_target_checks, resolver_base
 from ..files import UNCAPPED, file_dict
 from ..form_errors import show_error
 from ..host import portal_url
@@ -45,13 +47,34 @@ FORM_OVERHEAD_BYTES = 64 * 1024
 @bp.get("/")
 @admin_required
 def items_page():
-    """The own Archive's items, newest first, those matching ``q`` (IBI, title, creators), and
-    the copies it holds of other Archives' items."""
+    """The own Archive's items, newest first, those matching ``q`` (IBI, title, creators) and
+    whose target is in the state ``target`` (working, moved, failing, unchecked), with each
+    target's state; and the copies it holds of other Archives' items."""
     query = request.args.get("q", "").strip()[:200]
+    target = request.args.get("target", "")
+    target = target if target in TARGET_STATES else ""
     page = int(request.args["page"]) if request.args.get("page", "").isdigit() and int(request.args["page"]) > 0 else 1
-    records = get_items().search(query, PAGE_SIZE + 1, (page - 1) * PAGE_SIZE)
-    return render_template("admin/items.html", records=records[:PAGE_SIZE], query=query, page=page,
-                           more=len(records) > PAGE_SIZE, copies=get_copies().held(), resolver=resolver_base())
+    checks = get_target_checks()
+    found = get_items().search(query, PAGE_SIZE + 1, (page - 1) * PAGE_SIZE,
+                               checks.in_state(target) if target else None)
+    records = found[:PAGE_SIZE]
+    return render_template("admin/items.html", records=records, query=query, target=target, page=page,
+                           more=len(found) > PAGE_SIZE, copies=get_copies().held(), resolver=resolver_base(),
+                           targets=checks.states(record.minted for record in records), target_states=TARGET_STATES)
+
+
+@bp.get("/targets.csv")
+@admin_required
+def target_report():
+    """The CSV report of the items whose target is failing or moved (``state``: one of those, or
+    ``all`` for every checked item), of one ``owner`` or ``creator`` (``flask items check-targets
+    --report`` writes the same)."""
+    state = request.args.get("state", "")
+    states = TARGET_STATES if state == "all" else (state,) if state in TARGET_STATES else REPORTED_STATES
+    rows = get_target_checks().report(owner=request.args.get("owner", "").strip()[:200] or None,
+                                      creator=request.args.get("creator", "").strip()[:200] or None, states=states)
+    return Response(report_csv(rows), mimetype="text/csv",
+                    headers={"Content-Disposition": 'attachment; filename="target-report.csv"'})
 
 
 @bp.get("/<path:ibi>")
@@ -169,7 +192,7 @@ def _edit_page(record: ItemRecord, form: ItemForm, status: int = 200):
         "admin/item.html", record=record, form=form, files=held.files, upload_form=UploadForm(),
         persistent=persistent_url(resolver_base(), record.minted.ibip), max_file_bytes=current_app.config["MAX_FILE_BYTES"],
         file_urls={stored.path: item_file_url(portal_url(), record.minted.rep, stored.path) for stored in held.files},
-        history=history,
+        history=history, checks=get_target_checks().results(record.minted.ibip),
     )
     return page, status
 

@@ -12,15 +12,16 @@ import tempfile
 
 from flask import current_app, jsonify, send_file
 
-from ...application.items import ItemRecord
+from ...application.items import ItemNotFound, ItemRecord
 from ...application.packaging import write_package
 from ...application.releasing import Successor
 from ...errors import ParseError
+from ...ibi.identifier import parse_ibi
 from ...i18n import N_
 from ...archive.history import HistoryEntry
 from ...archive.model import format_timestamp
 from ...archive.own import item_page_url
-from ..context import get_item_files, get_storage, get_items, get_releasing, request_client, resolver_base
+from ..context import get_item_files, get_storage, get_items, get_releasing, get_usage, request_client, resolver_base
 from ..files import file_dict
 from ...storage.files import FileStore, read_chunks
 from ...storage.database import Storage
@@ -106,6 +107,25 @@ def item_history(ibi: str):
     named = bearer_token() is not None and refusal() is None
     return jsonify({"rep": record.minted.rep, "ibip": record.minted.ibip,
                     "history": [history_to_dict(entry, named) for entry in entries]})
+
+
+@bp.get("/items/<item:ibi>/usage")
+def item_usage(ibi: str):
+    """How often the IBI was resolved (``application.usage``): every UTC day of the last 90,
+    totals per modifier kind, relative-link activations per citing item. An own item's two forms
+    are summed; any other IBI is counted as asked."""
+    try:
+        minted = get_items().find(ibi).minted
+        forms = (minted.rep, minted.ibip)
+    except ItemNotFound:
+        minted, forms = None, (str(parse_ibi(ibi)),)
+    usage = get_usage().report(forms)
+    return jsonify({
+        "ibi": forms[-1], "own_item": minted is not None, "forms": list(forms), "total": usage.total,
+        "kinds": usage.kinds, "days": [{"day": day.isoformat(), "count": count} for day, count in usage.days],
+        "activations": usage.activations,
+        "citing": [{"ibi": citing or None, "count": count} for citing, count in usage.citing],
+    })
 
 
 def history_to_dict(entry: HistoryEntry, named: bool) -> dict:

@@ -20,6 +20,7 @@ from ...resolver.diagnosis import Case, Page
 from ...resolver.trace import AlertReason, SetAside, Status, StepKind
 from ...archive.history import ACTIONS
 from ...application.importing import OUTCOMES as IMPORT_OUTCOMES
+from ...application.usage_counting import KINDS as USAGE_KINDS
 from ..edge import MAX_TEXT_CHARS
 
 _NULLABLE_STRING = {"type": ["string", "null"]}
@@ -666,6 +667,28 @@ _SCHEMAS["ItemFileList"] = {
     },
 }
 
+_SCHEMAS["ItemUsage"] = {
+    "type": "object",
+    "required": ["ibi", "own_item", "forms", "total", "kinds", "days", "activations", "citing"],
+    "properties": {
+        "ibi": {"type": "string", "description": "the own item's IBIp, else the IBI as given (normalised)"},
+        "own_item": {"type": "boolean", "description": "whether it is an item of this portal's own Archive"},
+        "forms": {"type": "array", "items": {"type": "string"}, "description": "the IBIs counted together"},
+        "total": {"type": "integer", "description": "resolutions, all time"},
+        "kinds": {"type": "object", "description": "resolutions per modifier kind, all time",
+                  "properties": {kind: {"type": "integer"} for kind in USAGE_KINDS},
+                  "additionalProperties": {"type": "integer"}},
+        "days": {"type": "array", "description": "each UTC day of the last 90, oldest first",
+                 "items": {"type": "object", "required": ["day", "count"], "properties": {
+                     "day": {"type": "string", "format": "date"}, "count": {"type": "integer"}}}},
+        "activations": {"type": "integer", "description": "relative links followed to it, all time"},
+        "citing": {"type": "array", "description": "relative links followed, per citing item, most first; "
+                                                   "ibi null: citing items beyond the 500 kept",
+                   "items": {"type": "object", "required": ["ibi", "count"], "properties": {
+                       "ibi": {"type": ["string", "null"]}, "count": {"type": "integer"}}}},
+    },
+}
+
 _URL_ANSWER = _json(_ref("PersistentUrl"), "The URL's fields, meaning and canonical forms")
 _FILE_PATH = {"name": "path", "in": "path", "required": True, "schema": {"type": "string"},
               "description": "the file's path in the item: relative, no `.` or `..` segments, UTF-8, "
@@ -907,6 +930,17 @@ _PATHS: dict[str, dict] = {
             "rep": {"type": "string"}, "ibip": {"type": "string"},
             "history": {"type": "array", "items": _ref("HistoryEntry")},
         }}, "The item's history (404: not an item here)"), **_ERRORS},
+    }},
+    "/api/v1/items/{ibi}/usage": {"get": {
+        "operationId": "getItemUsage", "summary": "How often an IBI was resolved, per day and by what was asked",
+        "description": "Every GET of the IBI's persistent URL that redirected, cache hits included (no address or "
+                       "user agent is kept): each UTC day of the last 90 (oldest first), all-time totals per "
+                       "modifier kind, and the relative links followed to it per citing item "
+                       "(`ibiurl.clientinformation.citingitem` with `linktype=relative`). An own item's two forms "
+                       "are summed; any other IBI is counted as asked. Counts reach it within seconds (each "
+                       "worker adds its sums every IBIPORTAL_USAGE_FLUSH_SECONDS).",
+        "parameters": [_ITEM_IBI],
+        "responses": {"200": _json(_ref("ItemUsage"), "The IBI's usage"), **_ERRORS},
     }},
     "/api/v1/copies": {
         "get": {

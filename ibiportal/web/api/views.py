@@ -39,12 +39,12 @@ def _limits(rules: limits.Rules) -> None:
 
 class ItemConverter(PathConverter):
     """``<item:ibi>``: an IBI in either form, slashes and all, up to a ``/files`` segment or a
-    last ``/history``, ``/release`` or ``/package`` one (no IBI has any), and never ``import``
-    alone (every IBI has a slash), so that ``/items/<ibi>``, ``/items/<ibi>/files…``,
-    ``/items/<ibi>/history``, ``…/release``, ``…/package`` and ``/items/import`` never take each
-    other's requests: a method one of them lacks is its 405, not the other's answer."""
+    last ``/history``, ``/release``, ``/package`` or ``/usage`` one (no IBI has any), and never
+    ``import`` alone (every IBI has a slash), so that ``/items/<ibi>``, ``/items/<ibi>/files…``,
+    ``/items/<ibi>/history``, ``…/release``, ``…/package``, ``…/usage`` and ``/items/import`` never
+    take each other's requests: a method one of them lacks is its 405, not the other's answer."""
 
-    regex = r"(?!import$)[^/](?:(?!/files(?:/|$)|/history$|/release$|/package$).)*"
+    regex = r"(?!import$)[^/](?:(?!/files(?:/|$)|/history$|/release$|/package$|/usage$).)*"
 
 
 bp.record_once(lambda state: state.app.url_map.converters.setdefault("item", ItemConverter))

@@ -15,7 +15,7 @@ from ...archive.store import ibi_key
 from ...citation import citations
 from ...errors import ParseError
 from ..cite.embedded import embedded_metadata, item_record
-from ..context import application, get_item_files, get_items, holdings, resolver_base
+from ..context import application, get_item_files, get_items, get_target_checks, get_usage, holdings, resolver_base
 from ..errors import wants_json
 from ..files import file_response, listing_response
 from ..host import portal_url
@@ -127,9 +127,11 @@ def own_item(ibi: str):
     file_urls = _file_urls(item, files)
     persistent = persistent_url(resolver_base(), record.minted.ibip)
     signposts = _signposts(record, citation, files, file_urls)
+    target = get_target_checks().states([record.minted])[record.minted.ibip]
+    usage = get_usage().report((record.minted.rep, record.minted.ibip))
     page = render_template("archive/own_item.html", item=item, record=record, related=related, files=files,
                            file_urls=file_urls, persistent=persistent, embedded=embedded, history=history,
-                           signposts=signposts)
+                           signposts=signposts, target=target, usage=usage)
     return Response(page, headers={"Link": link_header(signposts)})
 
 
