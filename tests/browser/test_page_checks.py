@@ -63,6 +63,14 @@ DELIBERATE = {
 edition has no record in the demo Archive mtc-m16c (the scenario Cite falls forward on), so Cite
 answers 404, as the API does, with the last edition to cite in one click."""
 
+ACCEPTED = {
+    "Attribute “profile” not allowed on element “link” at this point.":
+        "FAIR Signposting writes the oai_dc record's profile on the item page's describedby <link> as in its "
+        "Link header, and harvesters read it there (the Signposting project's parser does); HTML defines no "
+        "such attribute",
+}
+"""The Nu HTML checker's errors the portal keeps on purpose, each with why."""
+
 ARCHIVE_IBI = "sid.inpe.br/mtc-m21/2012/06.05.15.34.39"  # Example 7.1's Archive, registered for the admin pages
 
 
@@ -197,7 +205,7 @@ def trace_of_every_archive(page: Page) -> None:
     page.goto("/trace")
     page.locator("#url").fill("http://urlib.net/8JMKD3MGP8W/35MMLL8!")
     with page.expect_navigation():
-        page.locator("form.trace-form button[type=submit], form button[type=submit]").first.click()
+        page.locator("form.trace-form button[type=submit]").click()
     page.locator(".seq-scroll").wait_for()
 
 
@@ -210,7 +218,9 @@ def walk(browser: Browser, portal: LiveServer, language: str) -> Walk:
                 if response.request.resource_type == "document" and response.frame == page.main_frame else None)
         page.goto(f"/admin/login?lang={language}")
         check(page, "login", found, received)
+        page.goto("/?lang=en")  # log_in reads the form's English labels
         log_in(page)
+        page.goto(f"/?lang={language}")
         for name, show in states(portal).items():
             received.clear()
             if isinstance(show, str):
@@ -222,11 +232,11 @@ def walk(browser: Browser, portal: LiveServer, language: str) -> Walk:
 
 
 def check(page: Page, name: str, found: Walk, received: list) -> None:
-    """axe and the page's width at 1280 px, then at 390 px; the documents received kept."""
+    """axe and the page's width at 1280 px, then at 390 px; the document shown kept (the last one
+    received: a state that first opens a form shows the form's answer)."""
     page.wait_for_load_state()
-    for number, response in enumerate(received):
-        if not 300 <= response.status < 400:
-            found.documents[f"{name}-{number}"] = response.text()
+    shown = [response for response in received if not 300 <= response.status < 400]
+    found.documents[name] = shown[-1].text()
     for width_name, width in WIDTHS.items():
         page.set_viewport_size({"width": width, "height": 900})
         page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
@@ -274,7 +284,7 @@ def test_the_nu_html_checker_finds_no_error_in_any_page(portal, crawled, walks, 
         for name, html in found.documents.items():
             documents[f"walk-{language}-{name}"] = html
             names[f"walk-{language}-{name}"] = f"{name} ({language})"
-    errors = nu.errors(documents, tmp_path)
+    errors = nu.errors(documents, tmp_path, ACCEPTED)
     assert errors == [], "the Nu HTML checker's errors:\n" + "\n".join(
         f"  {names[document]} line {line}: {message} | {extract}" for document, line, message, extract in errors[:60])
     pages = {path.relative_to(TEMPLATES).as_posix() for path in TEMPLATES.rglob("*.html")

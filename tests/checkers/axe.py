@@ -37,31 +37,35 @@ RUN = """async (counted) => {
 
 WIDTH = """() => {
   const page = document.documentElement;
+  const named = (element) => element.tagName.toLowerCase() + (element.classList.length ? "." + element.classList[0] : "");
+  const clips = (element) => ["auto", "scroll", "hidden", "clip"].includes(getComputedStyle(element).overflowX);
   const boxes = [];
   for (const element of document.querySelectorAll("body *")) {
-    const style = getComputedStyle(element);
-    if (element.scrollWidth > element.clientWidth + 1 && ["auto", "scroll"].includes(style.overflowX)) {
-      boxes.push({box: element.tagName.toLowerCase() + (element.className ? "." + String(element.className).split(" ")[0] : ""),
-                  focusable: element.tabIndex >= 0, named: !!(element.getAttribute("aria-label") || element.getAttribute("aria-labelledby")),
-                  hinted: !!element.closest("[data-scroll-hint]") || !!document.querySelector(`[data-scrolls="${element.id}"]`)});
+    if (element.scrollWidth > element.clientWidth + 1 && ["auto", "scroll"].includes(getComputedStyle(element).overflowX)) {
+      const hint = element.previousElementSibling;
+      boxes.push({box: named(element), focusable: element.tabIndex >= 0,
+                  named: !!(element.getAttribute("aria-label") || element.getAttribute("aria-labelledby")),
+                  hinted: !!hint && hint.classList.contains("scroll-hint") && hint.checkVisibility()});
     }
   }
   const wider = [];
   if (page.scrollWidth > innerWidth) {
     for (const element of document.querySelectorAll("body *")) {
-      const right = element.getBoundingClientRect().right;
-      if (right > innerWidth + 1 && !element.closest("[hidden]") && getComputedStyle(element).position !== "fixed") {
-        let inside = element.parentElement;
-        while (inside && !["auto", "scroll", "hidden", "clip"].includes(getComputedStyle(inside).overflowX)) inside = inside.parentElement;
-        if (!inside || inside === document.body || inside === page) wider.push(element.tagName.toLowerCase() + (element.className ? "." + String(element.className).split(" ")[0] : "") + " " + Math.round(right) + "px");
-      }
+      const right = Math.round(element.getBoundingClientRect().right);
+      if (right <= innerWidth + 1 || getComputedStyle(element).position === "fixed") continue;
+      // what clips it: a box that scrolls or hides, between it and its containing block when it
+      // is positioned absolutely (a box that does not contain it does not clip it)
+      const containing = getComputedStyle(element).position === "absolute" ? element.offsetParent : null;
+      let inside = element.parentElement;
+      while (inside && inside !== document.body && !(clips(inside) && (!containing || inside.contains(containing)))) inside = inside.parentElement;
+      if (!inside || inside === document.body) wider.push(`${named(element)} ${right}px`);
     }
   }
   return {page: page.scrollWidth, window: innerWidth, wider: wider.slice(0, 5), boxes};
 }"""
 """The page's width against the window's, what sticks out of it when it is wider, and every box
 that scrolls sideways inside the page: whether a keyboard reaches it, whether it is named, and
-whether it says it scrolls."""
+whether it says it scrolls (a visible ``.scroll-hint`` just before it, written by portal.js)."""
 
 
 @dataclass(frozen=True)
