@@ -213,6 +213,7 @@ def walk(browser: Browser, portal: LiveServer, language: str) -> Walk:
     """Every state of :func:`states` in ``language``, each checked at both widths."""
     found = Walk(language)
     for page in sized_page(browser, portal, "desktop"):
+        axe.install(page.context)
         received: list = []
         page.on("response", lambda response: received.append(response)
                 if response.request.resource_type == "document" and response.frame == page.main_frame else None)
@@ -241,12 +242,15 @@ def check(page: Page, name: str, found: Walk, received: list) -> None:
         page.set_viewport_size({"width": width, "height": 900})
         page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
         key = f"{name} at {width} px"
-        found.violations[key] = axe.violations(page)
+        found.violations[key] = axe.violations(page, whole=name in WHOLE)
         found.widths[key] = axe.width(page)
         if name in SHOT:
             shoot(page, f"checks-{name}-{found.language}-{width_name}")
     page.set_viewport_size({"width": WIDTHS["desktop"], "height": 900})
 
+
+WHOLE = {"login", "home"}
+"""The states audited with the site's header and footer (logged out, then in): the others without."""
 
 SHOT = {"health", "trace-view", "item-edit", "mint-result", "own-item-files"}
 """The pages of the clipped layouts once found, kept as screenshots to look at."""
@@ -274,6 +278,13 @@ def test_no_page_is_wider_than_the_window_and_wide_boxes_say_they_scroll(walks, 
     assert wider == {}, "pages wider than the window:\n" + "\n".join(f"  {key}: {why}" for key, why in wider.items())
     assert silent == {}, "boxes that scroll sideways without a hint, a name or the keyboard:\n" + "\n".join(
         f"  {key}: {boxes}" for key, boxes in silent.items())
+
+
+def test_no_stylesheet_locks_the_orientation():
+    """What axe's css-orientation-lock looks for (WCAG 1.3.4), which the walk does not run (it
+    needs every stylesheet downloaded again for every page): a media query on the orientation."""
+    static = TEMPLATES.parent / "static"
+    assert [path.name for path in static.rglob("*.css") if "orientation" in path.read_text(encoding="utf-8")] == []
 
 
 def test_the_nu_html_checker_finds_no_error_in_any_page(portal, crawled, walks, tmp_path):
