@@ -291,6 +291,7 @@ SCRIPT_TEXTS = (
     N_("Not updated. %(label)s: %(message)s"), N_("Updated: %(meaning)s"),
     N_("the server answered %(status)s"), N_("Type an IBI to see its persistent URL."),
     N_("The preview is unavailable right now; the Compose button still works."),
+    N_("Scroll sideways to see it all"),
 )
 """What the portal's scripts write themselves (static/js), given to them translated in the page
 (``<body data-portal-text>``, read by ``portalText`` in portal.js): a script has no catalog of its own."""

@@ -74,3 +74,30 @@ document.addEventListener("DOMContentLoaded", () => {
   target.scrollIntoView({ block: target.matches("[data-focus-on-load]") ? "start" : "center" });
   target.focus({ preventScroll: true });
 });
+
+// A box that scrolls sideways (a wide table, the sequence diagram) says so while what it holds
+// is wider than it: a scroll bar alone is hidden on touch screens until one scrolls, and on a
+// desktop the last column is simply cut off at the box's edge. The hint is the box's own when it
+// has one (the diagram's .seq-hint, just before it), else a line written before the box; it is
+// shown and hidden as the box's width changes (a window resized, a phone turned).
+const SCROLLERS = ".table-scroll, .seq-scroll";
+function scrollHint(box) {
+  const before = box.previousElementSibling;
+  if (before && before.classList.contains("scroll-hint")) return before;
+  const hint = document.createElement("p");
+  hint.className = "scroll-hint";
+  hint.hidden = true;
+  hint.textContent = portalText("Scroll sideways to see it all") + " →";
+  box.before(hint);
+  return hint;
+}
+function showScrollHint(box) {
+  const wider = box.scrollWidth > box.clientWidth + 1;
+  const hint = wider || box.previousElementSibling?.classList.contains("scroll-hint") ? scrollHint(box) : null;
+  if (hint) hint.hidden = !wider;
+}
+document.addEventListener("DOMContentLoaded", () => {
+  const boxes = document.querySelectorAll(SCROLLERS);
+  const watch = new ResizeObserver((entries) => entries.forEach((entry) => showScrollHint(entry.target)));
+  boxes.forEach((box) => { showScrollHint(box); watch.observe(box); });
+});

@@ -21,7 +21,7 @@ from wtforms import ValidationError
 
 from ...application.files import FileTooLarge, Upload, UploadRefused
 from ...application.items import EDITABLE_FIELDS, ItemRecord
-from ...archive.own import item_file_url
+from ...archive.own import item_directory_url, item_file_url
 from ...errors import ParseError
 from ..auth.session import admin_required
 from ...application.targets import REPORTED_STATES, report_csv
@@ -192,7 +192,8 @@ def _edit_page(record: ItemRecord, form: ItemForm, status: int = 200):
         "admin/item.html", record=record, form=form, files=held.files, upload_form=UploadForm(),
         persistent=persistent_url(resolver_base(), record.minted.ibip), max_file_bytes=current_app.config["MAX_FILE_BYTES"],
         file_urls={stored.path: item_file_url(portal_url(), record.minted.rep, stored.path) for stored in held.files},
-        history=history, checks=get_target_checks().results(record.minted.ibip),
+        folder_url=item_directory_url(portal_url(), record.minted.rep), history=history,
+        checks=get_target_checks().results(record.minted.ibip),
     )
     return page, status
 

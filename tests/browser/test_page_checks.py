@@ -1,0 +1,305 @@
+"""Every page, in both languages, checked by tools nobody here wrote (docs/page-checks.md).
+
+One fresh portal for the module – the demo Archives, the own Archive's demo items as ``bin/serve``
+seeds them, an administrator – is crawled and walked:
+
+* **the crawl** (``tests/checkers/crawler.py``) follows every link its pages offer, in English
+  and in Portuguese, from the home page and from the persistent URLs of the demo Archives' items
+  (where readers arrive from outside): no link may answer 4xx or 5xx; links to other hosts are
+  listed, never fetched, and must be hosts the test knows;
+* **the walk** opens every page in every state a reader meets (results, errors, an alert, a
+  trace, the administrator's pages…) in Chromium, in both languages, at 1280 px and at 390 px;
+  at each width **axe-core** (``tests/checkers/axe.py``) may find no serious or critical
+  violation, the page may not be wider than the window, and a box that scrolls sideways must say
+  so and be reachable by keyboard;
+* **the Nu HTML checker** (vnu.jar, one run of Java for every page the crawl fetched and every
+  document the walk received) may find no error; every page template must be among them, in both
+  languages.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from flask import template_rendered
+from flask_babel import get_locale
+from playwright.sync_api import Browser, Page
+
+from ibiportal.archive.demo import load_demo_archives
+from ibiportal.protocol.messages import RegistrationKey
+from ibiportal.registry import ArchiveDetails, Confirmation, KeyHash
+from ibiportal.storage.registry import ArchiveStore
+from tests.admin_session import log_in_as
+from tests.checkers import axe, nu
+from tests.checkers.crawler import Crawl, Visit, crawl
+from tests.servers import fresh_sqlite
+
+from .conftest import LiveServer, log_in, serve_with_admin, shoot, sized_page
+from .test_browser_untranslated import conformance, mint, references
+
+LANGUAGES = ("en", "pt-BR")
+WIDTHS = {"desktop": 1280, "phone": 390}
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+
+OUTSIDE_HOSTS = {
+    "mtc-m16c.sid.inpe.br": "the standard's Archive of §10 (file 003): its items' files and records, as the standard prints them",
+    "mtc-m16d.sid.inpe.br": "the standard's Archive of Examples 6.1-6.2 and 9.4-9.12 (file 003): their files",
+    "urlib.net": "the standard's resolver: an IBI's persistent URL, as file 003 writes it",
+    "www.openarchives.org": "the oai_dc schema's namespace, the describedby link's profile (FAIR Signposting)",
+    "schema.org": "an item's type and AboutPage, FAIR Signposting's type links",
+}
+"""The hosts outside the portal that its pages link to, each with why: a new one fails the crawl
+until it is added here."""
+
+DELIBERATE = {
+    Visit("/cite?ibi=8JMKD3MGP8W/35MMLL8", "en"): 404,
+    Visit("/cite?ibi=8JMKD3MGP8W/35MMLL8", "pt-BR"): 404,
+}
+"""Links that answer 4xx on purpose. Convert's result offers Cite for any IBI; §10.2's first
+edition has no record in the demo Archive mtc-m16c (the scenario Cite falls forward on), so Cite
+answers 404, as the API does, with the last edition to cite in one click."""
+
+ACCEPTED = {
+    "Attribute “profile” not allowed on element “link” at this point.":
+        "FAIR Signposting writes the oai_dc record's profile on the item page's describedby <link> as in its "
+        "Link header, and harvesters read it there (the Signposting project's parser does); HTML defines no "
+        "such attribute",
+}
+"""The Nu HTML checker's errors the portal keeps on purpose, each with why."""
+
+ARCHIVE_IBI = "sid.inpe.br/mtc-m21/2012/06.05.15.34.39"  # Example 7.1's Archive, registered for the admin pages
+
+
+@pytest.fixture(scope="module")
+def portal(tmp_path_factory) -> Iterator[LiveServer]:
+    """A fresh portal of its own (rate limits off: a crawl and a walk ask faster than a person;
+    loopback Archives allowed: the conformance check of its own Archive), with the demo items
+    seeded, an Archive registered and the templates it renders recorded with their language."""
+    server = serve_with_admin(fresh_sqlite(tmp_path_factory.mktemp("checked") / "portal.sqlite"),
+                              RATELIMIT_ENABLED=False, ALLOW_PRIVATE_ARCHIVES=True)
+    seeded = server.app.test_cli_runner().invoke(args=["demo-archive", "seed"])
+    assert seeded.exit_code == 0, seeded.output
+    server.demo_item = re.search(r"Demo items minted: (\S+)", seeded.output).group(1)  # type: ignore[attr-defined]
+    storage = server.storage()
+    registry, now = ArchiveStore(storage), datetime.now(timezone.utc)
+    registry.register_archive(ARCHIVE_IBI, KeyHash.of(RegistrationKey("1234567890-1234567890")), now)
+    registry.record_inclusion(ARCHIVE_IBI, ArchiveDetails("150.163.34.239", "150.163.34.239", "URLib 2.1",
+                                                          "admin@example.org"), Confirmation(True, "confirmation yes"), now)
+    storage.close()
+    server.rendered = set()  # type: ignore[attr-defined]
+    record = lambda sender, template, context, **extra: server.rendered.add((template.name, str(get_locale())))  # noqa: E731
+    template_rendered.connect(record, server.app)
+    yield server
+    template_rendered.disconnect(record, server.app)
+    server.server.shutdown()
+
+
+def demo_item_urls() -> list[str]:
+    """The persistent URL of every item the demo Archives the portal asks hold (a faulty one, too
+    slow or garbled, is asked only by a trace that includes it)."""
+    urls = []
+    for archive in load_demo_archives().values():
+        if archive.behaviour.delay_seconds or archive.behaviour.malformed:
+            continue
+        for item in archive.service.store.items():
+            urls.append("/" + (item.ibi.ibip or item.ibi.rep))
+    return sorted(set(urls))
+
+
+@pytest.fixture(scope="module")
+def crawled(portal) -> Crawl:
+    client = log_in_as(portal.app.test_client(), "admin", base_url=portal.url)
+    return crawl(client, portal.url, ["/", *demo_item_urls()], LANGUAGES, at_most=SAMPLED)
+
+
+SAMPLED = {r"/trace/[\w-]{16}": 10, r"/trace/[\w-]{16}\.json|/api/v1/trace/[\w-]{16}": 10}
+"""Trace pages and their JSON: ten of each (the crawl's own resolutions keep a trace each)."""
+
+
+def test_every_link_answers_in_both_languages(crawled):
+    failures = crawled.failures()
+    unexpected = {visit: why for visit, why in failures.items() if DELIBERATE.get(visit) != crawled.statuses[visit]}
+    assert unexpected == {}, "links that fail:\n" + "\n".join(unexpected.values())
+    assert {visit: crawled.statuses.get(visit) for visit in DELIBERATE} == DELIBERATE, "a deliberate failure is gone: drop it"
+    hosts = {re.sub(r":\d+$", "", url.split("/")[2]) for url in crawled.outside}
+    assert hosts <= set(OUTSIDE_HOSTS), f"links to hosts nobody listed: {sorted(hosts - set(OUTSIDE_HOSTS))}"
+    pages = {visit.url for visit in crawled.pages}
+    assert len(crawled.pages) > 200 and {"/admin/items/", "/archives/health", "/api/docs"} <= pages
+
+
+@dataclass
+class Walk:
+    """What one language's walk found: per state and width, axe's violations and the page's
+    width; the documents the browser received, for the Nu HTML checker."""
+
+    language: str
+    violations: dict[str, list[dict]] = field(default_factory=dict)
+    widths: dict[str, axe.Width] = field(default_factory=dict)
+    documents: dict[str, str] = field(default_factory=dict)
+
+
+def states(portal: LiveServer) -> dict[str, object]:
+    """Every page in every state the walk checks: a path to open, or what to do to bring it up."""
+    own = portal.demo_item  # the own Archive's demo original, with its file report.pdf
+    return {
+        "home": "/",
+        "home-result": "/?q=sid.inpe.br/mtc-m18@80/2009/02.16.17.46",
+        "home-typo": "/?q=IBI: <8JMKD3MGP8W/35MML!8>",
+        "convert": "/convert?ibi=8JMKD3MGP8W/34PGRBS",
+        "convert-errors": "/convert?ibi=8JMKD3MGP8W34PGRBS",
+        "convert-batch": convert_batch,
+        "prefixes": "/convert/prefixes",
+        "compose": "/compose?ibi=8JMKD3MGP8W/35MMLL8&step1-verb=GetLastEdition",
+        "parse": "/parse?url=http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)",
+        "parse-errors": "/parse?url=http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc",
+        "trace": "/trace",
+        "trace-view": trace_of_every_archive,
+        "trace-history": "/trace/history",
+        "trace-missing": "/trace/no-such-trace",
+        "cite": "/cite",
+        "cite-result": "/cite?ibi=D7N2U8HW/3J5AC3H",
+        "cite-deleted": "/cite?ibi=D7N2U8HW/3GBBQK2",
+        "references": "/references",
+        "references-result": references,
+        "mint": "/mint",
+        "mint-result": mint,
+        "mint-errors": lambda page: mint(page, date="2024-13-45", target_url="ftp://x"),
+        "own-item": f"/{own}",
+        "own-item-files": f"/archive/items/{own}/files",
+        "item-page": "/D7N2U8HW/3UGHFGH",
+        "item-metadata": "/D7N2U8HW/3UGHFGH:",
+        "item-files": "/demo/archives/library/filelist/D7N2U8HW/3UGHFGH",
+        "not-found": "/8JMKD3MGP8W/34PGRBS",
+        "gone": "/D7N2U8HW/3GBBQK2",
+        "health": "/archives/health",
+        "api-docs": "/api/docs",
+        "error": "/no-such-page",
+        "archives": "/admin/archives",
+        "archive": f"/admin/archives/{ARCHIVE_IBI}",
+        "archive-registered": f"/admin/archives/{ARCHIVE_IBI}/registered",
+        "archive-remove": f"/admin/archives/{ARCHIVE_IBI}/remove",
+        "items": "/admin/items/",
+        "item-edit": f"/admin/items/{own}",
+        "item-delete": f"/admin/items/{own}/delete",
+        "item-remove-file": f"/admin/items/{own}/files/delete?path=report.pdf",
+        "import": "/admin/import/",
+        "resolvers": "/admin/resolvers",
+        "conformance": "/admin/conformance",
+        "conformance-result": lambda page: conformance(page, f"{portal.url}/{portal.app.config['ARCHIVE_SERVICE_IBI']}"),
+    }
+
+
+def convert_batch(page: Page) -> None:
+    page.goto("/convert")
+    page.locator("#identifiers").fill("8JMKD3MGP8W/34PGRBS\nsid.inpe.br/mtc-m18@80/2009/02.16.17.46\nnot an IBI")
+    with page.expect_navigation():
+        page.locator("form.batch button[type=submit]").first.click()
+
+
+def trace_of_every_archive(page: Page) -> None:
+    """A trace whose diagram has a lifeline for every default Archive (the widest diagram)."""
+    page.goto("/trace")
+    page.locator("#url").fill("http://urlib.net/8JMKD3MGP8W/35MMLL8!")
+    with page.expect_navigation():
+        page.locator("form.trace-form button[type=submit]").click()
+    page.locator(".seq-scroll").wait_for()
+
+
+def walk(browser: Browser, portal: LiveServer, language: str) -> Walk:
+    """Every state of :func:`states` in ``language``, each checked at both widths."""
+    found = Walk(language)
+    for page in sized_page(browser, portal, "desktop"):
+        axe.install(page.context)
+        received: list = []
+        page.on("response", lambda response: received.append(response)
+                if response.request.resource_type == "document" and response.frame == page.main_frame else None)
+        page.goto(f"/admin/login?lang={language}")
+        check(page, "login", found, received)
+        page.goto("/?lang=en")  # log_in reads the form's English labels
+        log_in(page)
+        page.goto(f"/?lang={language}")
+        for name, show in states(portal).items():
+            received.clear()
+            if isinstance(show, str):
+                page.goto(show)
+            else:
+                show(page)
+            check(page, name, found, received)
+    return found
+
+
+def check(page: Page, name: str, found: Walk, received: list) -> None:
+    """axe and the page's width at 1280 px, then at 390 px; the document shown kept (the last one
+    received: a state that first opens a form shows the form's answer)."""
+    page.wait_for_load_state()
+    shown = [response for response in received if not 300 <= response.status < 400]
+    found.documents[name] = shown[-1].text()
+    for width_name, width in WIDTHS.items():
+        page.set_viewport_size({"width": width, "height": 900})
+        page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+        key = f"{name} at {width} px"
+        found.violations[key] = axe.violations(page, whole=name in WHOLE)
+        found.widths[key] = axe.width(page)
+        if name in SHOT:
+            shoot(page, f"checks-{name}-{found.language}-{width_name}")
+    page.set_viewport_size({"width": WIDTHS["desktop"], "height": 900})
+
+
+WHOLE = {"login", "home"}
+"""The states audited with the site's header and footer (logged out, then in): the others without."""
+
+SHOT = {"health", "trace-view", "item-edit", "mint-result", "own-item-files"}
+"""The pages of the clipped layouts once found, kept as screenshots to look at."""
+
+
+@pytest.fixture(scope="module")
+def walks(browser, portal, crawled) -> dict[str, Walk]:
+    """Both languages' walks (after the crawl: its traces are in the history the walk shows)."""
+    return {language: walk(browser, portal, language) for language in LANGUAGES}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_axe_finds_nothing_serious_at_either_width(walks, language):
+    found = {key: violations for key, violations in walks[language].violations.items() if violations}
+    assert found == {}, "axe-core's serious and critical violations:\n" + "\n".join(
+        f"  {key}: {violation['rule']} ({violation['impact']}) {violation['help']}: {violation['nodes']}"
+        for key, violations in found.items() for violation in violations)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_no_page_is_wider_than_the_window_and_wide_boxes_say_they_scroll(walks, language):
+    widths = walks[language].widths
+    wider = {key: f"{width.page} px in {width.window}: {width.wider}" for key, width in widths.items() if width.overflows()}
+    silent = {key: width.silent_boxes() for key, width in widths.items() if width.silent_boxes()}
+    assert wider == {}, "pages wider than the window:\n" + "\n".join(f"  {key}: {why}" for key, why in wider.items())
+    assert silent == {}, "boxes that scroll sideways without a hint, a name or the keyboard:\n" + "\n".join(
+        f"  {key}: {boxes}" for key, boxes in silent.items())
+
+
+def test_no_stylesheet_locks_the_orientation():
+    """What axe's css-orientation-lock looks for (WCAG 1.3.4), which the walk does not run (it
+    needs every stylesheet downloaded again for every page): a media query on the orientation."""
+    static = TEMPLATES.parent / "static"
+    assert [path.name for path in static.rglob("*.css") if "orientation" in path.read_text(encoding="utf-8")] == []
+
+
+def test_the_nu_html_checker_finds_no_error_in_any_page(portal, crawled, walks, tmp_path):
+    documents = {f"crawl-{visit.language}-{number}": html for number, (visit, html) in enumerate(crawled.pages.items())}
+    names = {f"crawl-{visit.language}-{number}": f"{visit.url} ({visit.language})"
+             for number, visit in enumerate(crawled.pages)}
+    for language, found in walks.items():
+        for name, html in found.documents.items():
+            documents[f"walk-{language}-{name}"] = html
+            names[f"walk-{language}-{name}"] = f"{name} ({language})"
+    errors = nu.errors(documents, tmp_path, ACCEPTED)
+    assert errors == [], "the Nu HTML checker's errors:\n" + "\n".join(
+        f"  {names[document]} line {line}: {message} | {extract}" for document, line, message, extract in errors[:60])
+    pages = {path.relative_to(TEMPLATES).as_posix() for path in TEMPLATES.rglob("*.html")
+             if not path.name.startswith("_") and path.name != "base.html"}
+    for language in ("en", "pt_BR"):
+        missing = sorted(pages - {name for name, locale in portal.rendered if locale == language})
+        assert missing == [], f"page templates no check rendered in {language}: {missing}"
