@@ -39,7 +39,7 @@ from tests.checkers.crawler import Crawl, Visit, crawl
 from tests.servers import fresh_sqlite
 
 from .conftest import LiveServer, log_in, serve_with_admin, shoot, sized_page
-from .test_browser_untranslated import conformance, mint, references
+from .test_browser_untranslated import conformance, mint
 
 LANGUAGES = ("en", "pt-BR")
 WIDTHS = {"desktop": 1280, "phone": 390}
@@ -164,7 +164,7 @@ def states(portal: LiveServer) -> dict[str, object]:
         "cite-result": "/cite?ibi=D7N2U8HW/3J5AC3H",
         "cite-deleted": "/cite?ibi=D7N2U8HW/3GBBQK2",
         "references": "/references",
-        "references-result": references,
+        "references-result": checked_references,
         "mint": "/mint",
         "mint-result": mint,
         "mint-errors": lambda page: mint(page, date="2024-13-45", target_url="ftp://x"),
@@ -191,6 +191,17 @@ def states(portal: LiveServer) -> dict[str, object]:
         "conformance": "/admin/conformance",
         "conformance-result": lambda page: conformance(page, f"{portal.url}/{portal.app.config['ARCHIVE_SERVICE_IBI']}"),
     }
+
+
+def checked_references(page: Page) -> None:
+    """A reference list checked: an item the demo Archives hold, one none holds, a broken link
+    (the References form's own button: a page's first submit button is the header's Log out)."""
+    page.goto("/references")
+    page.locator("#text").fill("1. Banon, G. IBI: <8JMKD3MGP8W/35MMLL8>.\n"
+                               "2. (sid.inpe.br/mtc-m18@80/2009/02.16.17.46-NTC).\n"
+                               "3. Broken: <http://urlib.net/8JMKD3MGP8W/ZZZZZZZ>.\n")
+    with page.expect_navigation():
+        page.locator("form.references button[type=submit]").click()
 
 
 def convert_batch(page: Page) -> None:
