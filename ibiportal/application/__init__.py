@@ -30,6 +30,7 @@ from ..archive.demo import DemoArchive, load_demo_archives
 from ..archive.own import OwnArchive, own_archive_service
 from ..archive.service import ArchiveService
 from ..resolver.acknowledging import PendingNotices
+from ..i18n import N_
 from ..ibi.prefixes import KNOWN_PREFIX_PAIRS
 from ..minting import Subsystem
 from ..resolver.cache import Acknowledger, Changes, ResolutionCache
@@ -67,7 +68,7 @@ FLIGHT_LOCK_MARGIN_SECONDS = 2.0
 
 
 #: The source conversion names for the pairs of the portal's own subsystems.
-OWN_SUBSYSTEM_SOURCE = "this portal's identification subsystem, which minted the IBI (IBIPORTAL_MINT_*)"
+OWN_SUBSYSTEM_SOURCE = N_("this portal's identification subsystem, which minted the IBI (IBIPORTAL_MINT_*)")
 
 
 def resolver_threads(request_threads: int) -> int:

@@ -48,9 +48,9 @@ _VERB_KIND = {GET_LAST_EDITION: Kind.LASTEDITION, GET_TRANSLATION: Kind.TRANSLAT
 def _parameter_problem(kind: Kind, parameter: str) -> str | None:
     """Why ``parameter`` cannot follow ``kind`` (Table 9.5, Appendix B), or ``None``."""
     if kind is Kind.LASTEDITION:
-        return ".lastedition takes no parameter"
+        return N_("`.lastedition` takes no parameter")
     if kind is Kind.METADATA:
-        return None if parameter == OAI_DC else f"metadata format {parameter!r} is not oai_dc"
+        return None if parameter == OAI_DC else N_("metadata format %(format)r is not oai_dc", format=parameter)
     language, dash, country = parameter.partition("-")
     return language_problem(language) or (country_problem(country) if dash else None)
 

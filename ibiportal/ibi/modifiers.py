@@ -157,7 +157,7 @@ class Modifier:
 
 def _format_problem(fmt: str) -> str | None:
     """Why ``fmt`` is not a metadata format of Table 8.1, or None."""
-    return None if fmt in METADATA_FORMATS else "only `(oai_dc)` is a metadata format (Table 8.1)"
+    return None if fmt in METADATA_FORMATS else N_("only `(oai_dc)` is a metadata format (Table 8.1)")
 
 
 def _unknown_verb(name: str) -> str:

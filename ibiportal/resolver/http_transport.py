@@ -23,7 +23,7 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.exceptions import ConnectTimeoutError, ReadTimeoutError
 
-from ibiportal.i18n import N_, decimal
+from ibiportal.i18n import N_, Recorded, decimal
 from ibiportal.resolver.addresses import AddressRefused, GetAddrInfo, check_url
 from ibiportal.resolver.transport import (
     DEFAULT_MAX_ANSWER_BYTES,
@@ -315,7 +315,7 @@ class HttpTransport:
         except AddressRefused as refused:
             return Exchange(failure=Failure.REFUSED, error=refused.message)
         except ValueError as invalid:  # check_url: a port out of range or not a number
-            return Exchange(failure=Failure.REFUSED, error=f"invalid URL: {invalid}")
+            return Exchange(failure=Failure.REFUSED, error=N_("invalid URL: %(error)s", error=Recorded(invalid)))
         watch = _WATCHDOG.watch(timeouts.total)
         try:
             exchange = self._exchange(url, timeouts)
@@ -337,9 +337,9 @@ class HttpTransport:
         try:
             response = self._adapter.send(self._prepared(url), stream=True, timeout=(connect, read))
         except requests.exceptions.Timeout as error:
-            return Exchange(failure=Failure.TIMEOUT, error=f"{type(error).__name__}: {error}")
+            return Exchange(failure=Failure.TIMEOUT, error=Recorded(f"{type(error).__name__}: {error}"))
         except requests.exceptions.RequestException as error:
-            return Exchange(failure=Failure.CONNECTION, error=f"{type(error).__name__}: {error}")
+            return Exchange(failure=Failure.CONNECTION, error=Recorded(f"{type(error).__name__}: {error}"))
         with response:
             content_type = response.headers.get("Content-Type")
             notes = content_type_notes(content_type)

@@ -8,6 +8,7 @@ same date; the item is stored after it, before its identifier is handed out.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields
@@ -17,6 +18,7 @@ from sqlalchemy import Connection, Row, bindparam, delete, insert, or_, select, 
 from sqlalchemy.exc import IntegrityError
 
 from ..errors import IbiError
+from ..i18n import N_, Message
 from ..minted import Bibliographic, ItemLink, MintedItem, SubsystemClock
 from .database import Storage, now_iso
 from .copies import CopyRecord, CopyStore
@@ -219,17 +221,18 @@ class IdentifierStore:
     def prefix_pair_records(self) -> list[PrefixPairRecord]:
         """Stored pairs with their source and time of adding, oldest first (the prefix table page)."""
         rows = self.storage.read(select(prefix_pair).order_by(prefix_pair.c.added_at))
-        return [PrefixPairRecord(row.rep_prefix, row.ibip_prefix, row.source, row.added_at) for row in rows]
+        return [PrefixPairRecord(row.rep_prefix, row.ibip_prefix, source_message(row.source), row.added_at) for row in rows]
 
     def learn_prefix_pair(self, rep_prefix: str, ibip_prefix: str, archive: str, evidence: str) -> bool:
         """Record a pair an Archive's answer proved (``evidence``, its ``ibi {rep … ibip …}`` pair),
         with the Archive and today's date as its source; False when the pair was stored already."""
-        source = f"learnt from the answer of the Archive {archive} on {now_iso()[:10]}: {evidence}"
+        source = learnt_source(archive, now_iso()[:10], evidence)
         return self.add_prefix_pair(rep_prefix, ibip_prefix, source, archive=archive, evidence=evidence)
 
-    def add_prefix_pair(self, rep_prefix: str, ibip_prefix: str, source: str,
+    def add_prefix_pair(self, rep_prefix: str, ibip_prefix: str, source: Message,
                         archive: str | None = None, evidence: str | None = None) -> bool:
-        """Add a pair; one already stored stays as it was (its first source and time): False then."""
+        """Add a pair; one already stored stays as it was (its first source and time): False then.
+        ``source`` is one of :data:`PAIR_SOURCES`' messages, stored as its English text."""
         with self.storage.write_transaction() as conn:
             result = conn.execute(
                 self.storage.insert(prefix_pair)
@@ -238,6 +241,47 @@ class IdentifierStore:
                 .on_conflict_do_nothing()
             )
         return result.rowcount == 1
+
+
+def learnt_source(archive: str, date: str, evidence: str) -> Message:
+    """The source of a pair an Archive's answer proved (``evidence``, on ``date``)."""
+    return N_("learnt from the answer of the Archive %(archive)s on %(date)s: %(evidence)s",
+              archive=archive, date=date, evidence=evidence)
+
+
+def import_source(name: str) -> Message:
+    """The source of a pair given to the import of ``name`` (a file, a package, an OAI-PMH URL)."""
+    return N_("given to the import of %(name)s", name=name)
+
+
+def admin_source(name: str | None = None) -> Message:
+    """The source of a pair an administrator added (by name on the page; none from the command line)."""
+    return N_("administrator %(name)s", name=name) if name else N_("administrator")
+
+
+def _source_form(template: str) -> tuple[str, re.Pattern[str]]:
+    """A source's template and the pattern that reads its English text back into its values."""
+    parts = re.split(r"%\((\w+)\)s", template)
+    pattern = "".join(re.escape(part) if index % 2 == 0 else f"(?P<{part}>.+?)" for index, part in enumerate(parts))
+    return template, re.compile(pattern)
+
+
+#: Where a stored pair came from, as the portal words it (the functions above). The database keeps
+#: the English text (as the prefix table showed it before it spoke other languages);
+#: :func:`source_message` reads it back into its message, so that a page shows it in its reader's
+#: language.
+PAIR_SOURCES = tuple(_source_form(source.template) for source in (
+    learnt_source("", "", ""), import_source(""), admin_source("name"), admin_source()))
+
+
+def source_message(text: str) -> str:
+    """A stored source as the message it was written from; text the portal did not write (or
+    wrote before these forms) as it is."""
+    for template, pattern in PAIR_SOURCES:
+        match = pattern.fullmatch(text)
+        if match:
+            return Message(template, match.groupdict())
+    return text
 
 
 def _contains(text: str) -> str:

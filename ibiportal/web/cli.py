@@ -23,7 +23,7 @@ from ..ibi.conversion import convert
 from ..ibi.prefixes import check_prefix_pair
 from ..citation.types import SLUGS
 from ..minting import MAX_CLI_COUNT, MintRequest, parse_count
-from ..storage.identifiers import IdentifierStore
+from ..storage.identifiers import IdentifierStore, admin_source
 from ..archive.history import Actor
 from .context import get_minter, get_storage, known_prefix_pairs
 from .results import minted_to_dict
@@ -157,7 +157,7 @@ def prefix_pair_command(rep_prefix: str | None, ibip_prefix: str | None) -> None
         rep, ibip = check_prefix_pair(rep_prefix, ibip_prefix)
     except ParseError as exc:
         _fail(exc.field or "prefix", exc)
-    IdentifierStore(get_storage()).add_prefix_pair(rep, ibip, "administrator")
+    IdentifierStore(get_storage()).add_prefix_pair(rep, ibip, admin_source())
     click.echo(f"added {rep} = {ibip}")
 
 

@@ -23,7 +23,7 @@ from ..archive.import_records import SourceRecord
 from ..errors import ParseError
 from ..ibi.prefixes import check_prefix_pair
 from ..storage.files import FileStore
-from ..storage.identifiers import IdentifierStore
+from ..storage.identifiers import IdentifierStore, import_source
 from .context import application, get_importer, get_storage
 
 @click.command("import")
@@ -52,7 +52,7 @@ def import_command(source: str, dry_run: bool, update: bool, files_dir: Path | N
     store = IdentifierStore(get_storage())
     if not dry_run:
         for rep, ibip in given:
-            store.add_prefix_pair(rep, ibip, f"given to the import of {source}")
+            store.add_prefix_pair(rep, ibip, import_source(source))
     importer = get_importer(given)
     totals = Totals()
     stopped = None

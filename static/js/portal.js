@@ -10,6 +10,22 @@ function portalText(english, values = {}) {
 }
 window.portalText = portalText;
 
+// A text whose words follow a number: its English singular and plural, the form the page's
+// language asks for `count` (Intl.PluralRules: Portuguese says "1 IBI", "0 IBI"), with `count`
+// written as the language writes numbers.
+const PAGE_LANGUAGE = document.documentElement.lang || "en";
+function portalPlural(singular, plural, count, values = {}) {
+  const one = new Intl.PluralRules(PAGE_LANGUAGE).select(count) === "one";
+  return portalText(one ? singular : plural, { count: portalNumber(count), ...values });
+}
+window.portalPlural = portalPlural;
+
+// A number as the page's language writes it: 1,234.5 / 1.234,5 (`options` as Intl.NumberFormat's).
+function portalNumber(value, options = {}) {
+  return new Intl.NumberFormat(PAGE_LANGUAGE, options).format(value);
+}
+window.portalNumber = portalNumber;
+
 // Copy buttons: <button class="copy" data-copy="text" [data-copy-html="html"]>. With HTML, the
 // clipboard gets both flavours, so a word processor pastes a citation with its italic and bold
 // and a plain-text field gets the text. Announces the result to screen readers.

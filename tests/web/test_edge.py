@@ -97,7 +97,7 @@ def test_a_number_of_too_many_digits_anywhere_is_a_400_at_it(client):
 
 def test_a_json_body_over_its_size_is_a_413_naming_the_limit(client):
     response = post_json(client, "/api/v1/convert/batch", '{"identifiers": ["' + "A" * MAX_JSON_BYTES + '"]}')
-    assert response.status_code == 413 and "at most 1024 KiB of JSON" in error_of(response)["message"]
+    assert response.status_code == 413 and "at most 1,024 KiB of JSON" in error_of(response)["message"]
 
 
 @pytest.mark.parametrize(("query", "field", "position"), [

@@ -32,7 +32,7 @@ from ...ibi.prefixes import check_prefix_pair
 from ...ibi.repository import decode_rep_prefix
 from ...ibi.servers import KNOWN_SERVERS, KnownServer
 from ..auth.session import admin_required, current_admin
-from ...storage.identifiers import IdentifierStore
+from ...storage.identifiers import IdentifierStore, admin_source
 from .. import limits
 from ..context import get_storage, known_prefix_pairs
 from ..form_errors import add_error, show_error
@@ -151,7 +151,7 @@ def download_csv():
     """The batch result as a CSV file: its input posted again by the result's Download button."""
     form = BatchDownloadForm(prefix=DOWNLOAD_PREFIX)
     if not form.validate():
-        raise ParseError("post the batch again from the Convert page", field="kind")
+        raise ParseError(N_("post the batch again from the Convert page"), field="kind")
     reader = rows_from_csv if form.kind.data == "csv" else rows_from_lines
     result = convert_rows(reader(form.text.data or ""), known_prefix_pairs())
     return Response(
@@ -216,7 +216,7 @@ def add_prefix_pair():
             if (rep, ibip) in {tuple(pair[:2]) for pair in known_prefix_pairs()}:
                 flash(gettext("%(rep)s = %(ibip)s is already in the table.", rep=rep, ibip=ibip))
             else:
-                IdentifierStore(get_storage()).add_prefix_pair(rep, ibip, f"administrator {current_admin()}")
+                IdentifierStore(get_storage()).add_prefix_pair(rep, ibip, admin_source(current_admin()))
                 flash(gettext("Added %(rep)s = %(ibip)s.", rep=rep, ibip=ibip))
             return redirect(url_for("convert.prefixes_page"))
     return _render_prefixes(form, 400)
