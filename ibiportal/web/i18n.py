@@ -28,7 +28,7 @@ from urllib.parse import urlencode, urlsplit
 
 from babel.dates import format_timedelta
 from flask import Blueprint, Flask, Response, g, has_request_context, redirect, request, url_for
-from flask_babel import Babel, format_date, format_datetime, format_decimal, get_locale, get_translations, gettext, ngettext
+from flask_babel import Babel, format_date, format_datetime, format_decimal, get_locale, get_translations, gettext
 from markupsafe import Markup, escape
 from werkzeug.datastructures import MultiDict
 
@@ -308,7 +308,7 @@ def size_filter(size: int | None) -> str:
     if size is None:
         return ""
     if size < 1024:
-        return ngettext("%(num)s byte", "%(num)s bytes", size, num=format_decimal(size))
+        return get_translations().ungettext("%(num)s byte", "%(num)s bytes", size) % {"num": format_decimal(size)}
     if size < 1024 * 1024:
         return f"{number_filter(size / 1024, 1)} KiB"
     return f"{number_filter(size / (1024 * 1024), 1)} MiB"

@@ -106,7 +106,7 @@
       step.verb.disabled = blocked && !step.verb.value;
       step.fieldset.classList.toggle("blocked", step.verb.disabled);
       const note = known ? rules.notes[shape] || "" : "";
-      step.note.textContent = note;
+      portalShow(step.note, note);
       step.note.hidden = !note;
       describedBy(step.verb, step.note.id, Boolean(note));
       if (step.verb.value) shape += rules.symbols[step.verb.value] || "";
@@ -162,7 +162,7 @@
     if (!control) {
       const paragraph = document.createElement("p");
       paragraph.className = "error";
-      paragraph.textContent = message;
+      portalShow(paragraph, message);
       form.prepend(paragraph);
       return portalText("Not updated: %(message)s", { message });
     }
@@ -171,7 +171,7 @@
     box.className = "error";
     box.id = `${control.id}-error`;
     const paragraph = document.createElement("p");
-    paragraph.textContent = message;
+    portalShow(paragraph, message);
     box.append(paragraph);
     wrapper.append(box);
     wrapper.classList.add("has-error");

@@ -36,7 +36,7 @@
       const message = error.position
         ? portalText("%(message)s (at character %(position)s)", { message: error.message, position: error.position })
         : error.message;
-      live.textContent = portalText("Not recognised yet: %(message)s", { message });
+      portalShow(live, portalText("Not recognised yet: %(message)s", { message }));
       live.classList.remove("good");
       return;
     }
@@ -47,7 +47,7 @@
     const notes = answer.notes ? answer.notes.length : 0;
     const read = notes ? portalPlural("Read as %(ibi)s: %(count)s thing around it set aside.",
       "Read as %(ibi)s: %(count)s things around it set aside.", notes, { ibi: answer.ibi }) : "";
-    live.textContent = [looks, read, portalText("Press Look up for what to do with it.")].filter(Boolean).join(" ");
+    portalShow(live, [looks, read, portalText("Press Look up for what to do with it.")].filter(Boolean).join(" "));
     live.classList.add("good");
   }
 

@@ -20,6 +20,19 @@ function portalPlural(singular, plural, count, values = {}) {
 }
 window.portalPlural = portalPlural;
 
+// Text into an element with the code it quotes between backticks as <code> (the portal's messages
+// quote code as Markdown does; a page shows no backtick, as ibiportal.web.i18n.code_spans does on
+// the server). Built from text nodes: nothing in the text is read as markup.
+function portalShow(element, text) {
+  element.replaceChildren(...String(text).split("`").map((part, index) => {
+    if (index % 2 === 0) return document.createTextNode(part);
+    const code = document.createElement("code");
+    code.textContent = part;
+    return code;
+  }));
+}
+window.portalShow = portalShow;
+
 // A number as the page's language writes it: 1,234.5 / 1.234,5 (`options` as Intl.NumberFormat's).
 function portalNumber(value, options = {}) {
   return new Intl.NumberFormat(PAGE_LANGUAGE, options).format(value);
