@@ -164,7 +164,7 @@
       paragraph.className = "error";
       portalShow(paragraph, message);
       form.prepend(paragraph);
-      return portalText("Not updated: %(message)s", { message });
+      return portalText("Not updated: %(message)s", { message: message.replaceAll("`", "") });
     }
     const wrapper = control.closest(".field");
     const box = document.createElement("div");
@@ -177,7 +177,8 @@
     wrapper.classList.add("has-error");
     control.setAttribute("aria-invalid", "true");
     describedBy(control, box.id, true);
-    return portalText("Not updated. %(label)s: %(message)s", { label, message });
+    // announced, not shown: without the backticks a screen reader would read out
+    return portalText("Not updated. %(label)s: %(message)s", { label, message: message.replaceAll("`", "") });
   }
 
   // ---- The preview -------------------------------------------------------------------------------

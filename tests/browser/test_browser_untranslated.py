@@ -84,12 +84,13 @@ def runs(text: str) -> list[list[str]]:
     names of formats and data never count as English: a token with a digit, a dot, a slash or an
     ``@`` (an IBI, a URL, a number, a file's extension), with a capital letter after its first
     (an acronym such as ABNT, BibTeX, a language tag such as pt-BR) or two hyphens (a style's id
-    such as chicago-author-date), or a demo Archive's name. Text in typographic quotes is quoted material (what a person
+    such as chicago-author-date), a capital letter alone (the IBIp alphabet's "0 1 I O V Y Z"), or a demo
+    Archive's name. Text in typographic quotes is quoted material (what a person
     typed), and a sentence's end ends a run too."""
     found: list[list[str]] = [[]]
     for token in QUOTED.sub(" / ", text).split():
         word = token.strip(PUNCTUATION).rstrip(".")
-        if WORD.fullmatch(word) and word not in ARCHIVE_NAMES:
+        if WORD.fullmatch(word) and word not in ARCHIVE_NAMES and not (len(word) == 1 and word.isupper()):
             found[-1].append(word.lower())
         elif found[-1]:
             found.append([])
@@ -249,8 +250,8 @@ def references(page: Page) -> None:
     page.locator("#text").fill("1. Banon, G. IBI: <8JMKD3MGP8W/35MMLL8>.\n"
                                "2. (sid.inpe.br/mtc-m18@80/2009/02.16.17.46-NTC).\n"
                                "3. Broken: <http://urlib.net/8JMKD3MGP8W/ZZZZZZZ>.\n")
-    with page.expect_navigation():
-        page.locator("form button[type=submit]").first.click()
+    with page.expect_navigation():  # its form's button: the header's first is the administrator's Log out
+        page.locator("form:has(#text) button[type=submit]").first.click()
 
 
 def typed_in_home_box(page: Page, text: str) -> None:
