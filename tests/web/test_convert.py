@@ -276,7 +276,7 @@ def test_the_result_leads_to_the_other_form(client):
     html = client.get("/convert?ibi=sid.inpe.br/mtc-m18@80/2009/07.21.14.43").get_data(as_text=True)
     assert 'href="/convert?ibi=8JMKD3MGP8W/35MMLL8">Convert this form</a>' in html
     back = client.get("/convert?ibi=8JMKD3MGP8W/35MMLL8").get_data(as_text=True)
-    assert 'href="/convert?ibi=sid.inpe.br/mtc-m18%4080/2009/07.21.14.43">Convert this form</a>' in back
+    assert 'href="/convert?ibi=sid.inpe.br/mtc-m18@80/2009/07.21.14.43">Convert this form</a>' in back
 
 
 @pytest.mark.parametrize(
