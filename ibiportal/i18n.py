@@ -2,7 +2,8 @@
 archive/, application/ and the other core modules).
 
 The core says what went wrong in English; the web layer shows it in the reader's language. So
-the core marks each message with :func:`N_` and gives its variable parts as named values::
+the core marks each message with :func:`N_` (:func:`NP_` when its words follow a number) and
+gives its variable parts as named values::
 
     raise ParseError(N_("the identifier is %(length)d characters long; at most %(limit)d are allowed",
                         length=len(text), limit=255), position=256)
@@ -26,7 +27,8 @@ they were recorded) as :class:`Recorded`, which a page shows marked as English.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+import html
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -36,26 +38,53 @@ from babel.numbers import format_decimal
 LIST_SEPARATOR = "; "
 
 
-class Message(str):
-    """English text that knows its catalog entry: ``template`` (the msgid) and ``values``."""
+def _english_html(text: str) -> str:
+    return html.escape(str.__str__(text))
+
+
+#: How a page writes core text (markupsafe's ``__html__``, which Jinja's autoescaping and
+#: ``Markup``'s ``%`` call on every value): the web layer makes it write the text in the reader's
+#: language (``ibiportal.web.i18n.init_app``), so that a message a template shows as it is, or
+#: gives to ``_()`` as a value, is translated as surely as one shown with the ``translate``
+#: filter. Outside the web layer, the English, escaped.
+html_of: Callable[[str], str] = _english_html
+
+
+class _Shown(str):
+    """Core text a page writes through :data:`html_of`."""
+
+    def __html__(self) -> str:
+        return html_of(self)
+
+
+class Message(_Shown):
+    """English text that knows its catalog entry: ``template`` (the msgid) and ``values``; a
+    message with a ``plural`` form (:func:`NP_`) also its ``count``, which chooses the form in
+    each language (English: the template for one, the plural otherwise)."""
 
     template: str
     values: Mapping[str, object]
+    plural: str | None
+    count: int | None
 
-    def __new__(cls, template: str, values: Mapping[str, object] | None = None) -> "Message":
+    def __new__(cls, template: str, values: Mapping[str, object] | None = None, plural: str | None = None,
+                count: int | None = None) -> "Message":
         values = MappingProxyType(dict(values or {}))
         shown = {name: LIST_SEPARATOR.join(value) if isinstance(value, tuple) else value
                  for name, value in values.items()}
-        text = super().__new__(cls, template % shown if values else template)
+        english = plural if plural is not None and count != 1 else template
+        text = super().__new__(cls, english % shown if values else english)
         text.template = template
         text.values = values
+        text.plural = plural
+        text.count = count
         return text
 
     def __reduce__(self):  # pickled (a cached outcome shared between workers) with its template
-        return (Message, (self.template, dict(self.values)))
+        return (Message, (self.template, dict(self.values), self.plural, self.count))
 
 
-class Localized(str):
+class Localized(_Shown):
     """Text the core writes in each of its languages itself (the explanations of
     ``ibi/explain.py``, built word by word): English as the ``str``, each language's in ``texts``
     (by ``en``/``pt``). A value of a :class:`Message`, shown in the reader's language with it."""
@@ -86,7 +115,7 @@ def number(value: int | float, decimals: int | None = None) -> Localized:
                       for language, locale in (("en", "en"), ("pt", "pt_BR"))})
 
 
-class Recorded(str):
+class Recorded(_Shown):
     """Text kept in the words it was recorded in, which no catalog translates (a transport's
     error, libcurl's or requests' message, a reason stored before reasons were messages): a page
     shows it as it is, marked as English."""
@@ -97,12 +126,22 @@ def N_(template: str, **values: object) -> Message:
     return Message(template, values)
 
 
+def NP_(singular: str, plural: str, n: int, **values: object) -> Message:
+    """Mark a message whose words follow a number (``ngettext``'s pair, pybabel's ``NP_:1,2``
+    keyword): ``n`` chooses the form by each language's rule (English: ``singular`` for 1), and
+    is the value ``count`` too unless ``values`` give one (:func:`number`, to write it)."""
+    return Message(singular, {"count": n, **values}, plural, n)
+
+
 def to_record(text: str | None) -> dict[str, Any] | None:
     """A message's template and values as JSON-ready data (values that are messages or tuples
     too); ``None`` for text that is no message."""
     if not isinstance(text, Message):
         return None
-    return {"template": text.template, "values": {name: _value_record(value) for name, value in text.values.items()}}
+    record = {"template": text.template, "values": {name: _value_record(value) for name, value in text.values.items()}}
+    if text.plural is not None:
+        record.update(plural=text.plural, count=text.count)
+    return record
 
 
 def from_record(text: str | None, record: Mapping[str, Any] | None) -> str | None:
@@ -114,7 +153,8 @@ def from_record(text: str | None, record: Mapping[str, Any] | None) -> str | Non
 
 
 def _message(record: Mapping[str, Any]) -> Message:
-    return Message(record["template"], {name: _value_of(value) for name, value in record["values"].items()})
+    return Message(record["template"], {name: _value_of(value) for name, value in record["values"].items()},
+                   record.get("plural"), record.get("count"))
 
 
 def _value_record(value: object) -> object:

@@ -43,8 +43,12 @@ def link(store: IdentifierStore, conn: Connection, earlier: MintedItem, new: Ite
         if (old.relation, old.language) == (new.relation, new.language):
             if old.target == new.target:
                 return
-            what = f"translation into {new.language}" if new.language else "next edition"
-            raise ParseError(N_("%(ibip)s already has a %(what)s: %(target)s", ibip=earlier.ibip, what=what, target=old.target), field=field)
+            if new.language:
+                message = N_("%(ibip)s already has a translation into %(language)s: %(target)s", ibip=earlier.ibip,
+                             language=new.language, target=old.target)
+            else:
+                message = N_("%(ibip)s already has a next edition: %(target)s", ibip=earlier.ibip, target=old.target)
+            raise ParseError(message, field=field)
     if new.relation == NEXT_EDITION:
         _refuse_circle(store, earlier.ibip, new.target, field)
     store.add_item_link(conn, earlier.ibip, new)

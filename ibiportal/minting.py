@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .errors import ParseError
-from .i18n import N_
+from .i18n import N_, Recorded
 from .ibi.distributor import DistributorStep, next_date, validate_granularity
 from .ibi.ibip import ibip_prefix, ibip_suffix
 from .ibi.identifier import parse_ibi
@@ -154,7 +154,7 @@ def _parse_bibliographic(fields: Mapping) -> Bibliographic:
         try:
             item_type = ItemType.from_slug(item_type).slug
         except ValueError as exc:
-            raise ParseError(str(exc), field="item_type") from None
+            raise ParseError(exc.args[0], field="item_type") from None
     values = {name: _optional_text(fields, name, limit) for name, limit in BIBLIOGRAPHIC_LIMITS.items()}
     if values["degree"] and item_type not in (ItemType.MASTERS_THESIS.slug, ItemType.DOCTORAL_THESIS.slug):
         raise ParseError(
@@ -171,12 +171,12 @@ def parse_count(value: object, maximum: int = MAX_COUNT) -> int:
     text = str(value).strip()
     # ASCII digits only: str.isdigit also takes '²' and other digits int() cannot read.
     if isinstance(value, bool) or not (text.isascii() and text.isdigit()):
-        raise ParseError(N_("count must be a whole number from 1 to %(maximum)s", maximum=maximum), field="count")
+        raise ParseError(N_("`count` must be a whole number from 1 to %(maximum)s", maximum=maximum), field="count")
     if len(text.lstrip("0")) > len(str(maximum)):  # never int() of thousands of digits
-        raise ParseError(N_("count must be from 1 to %(maximum)s, not a number of %(length)s digits", maximum=maximum, length=len(text)), field="count")
+        raise ParseError(N_("`count` must be from 1 to %(maximum)s, not a number of %(length)s digits", maximum=maximum, length=len(text)), field="count")
     count = int(text)
     if not 1 <= count <= maximum:
-        raise ParseError(N_("count must be from 1 to %(maximum)s, not %(count)s", maximum=maximum, count=count), field="count")
+        raise ParseError(N_("`count` must be from 1 to %(maximum)s, not %(count)s", maximum=maximum, count=count), field="count")
     return count
 
 
@@ -379,7 +379,7 @@ def _check_http_url(url: str) -> None:
     try:
         parts = urlsplit(url)
     except ValueError as error:  # "http://[abc": a bracket that opens no IPv6 address
-        raise ParseError(f"target_url is not a URL: {error}", position=1, field="target_url") from None
+        raise ParseError(N_("target_url is not a URL: %(error)s", error=Recorded(error)), position=1, field="target_url") from None
     if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
         raise ParseError(
             N_("target_url must be an absolute http:// or https:// URL"), position=1, field="target_url"

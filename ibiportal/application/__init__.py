@@ -31,6 +31,7 @@ from ..archive.demo import DemoArchive, load_demo_archives
 from ..archive.own import OwnArchive, own_archive_service
 from ..archive.service import ArchiveService
 from ..resolver.acknowledging import PendingNotices
+from ..i18n import N_
 from ..ibi.prefixes import KNOWN_PREFIX_PAIRS, table_with_claims
 from ..minting import Subsystem
 from ..resolver.cache import Acknowledger, Changes, ResolutionCache
@@ -76,7 +77,7 @@ FLIGHT_LOCK_MARGIN_SECONDS = 2.0
 _USAGE_LOG = LimitedLog(logging.getLogger(__name__))
 
 #: The source conversion names for the pairs of the portal's own subsystems.
-OWN_SUBSYSTEM_SOURCE = "this portal's identification subsystem, which minted the IBI (IBIPORTAL_MINT_*)"
+OWN_SUBSYSTEM_SOURCE = N_("this portal's identification subsystem, which minted the IBI (IBIPORTAL_MINT_*)")
 
 
 def resolver_threads(request_threads: int) -> int:

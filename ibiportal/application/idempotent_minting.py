@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from ..errors import ParseError, Refused
+from ..i18n import N_
 from ..minted import MintedItem
 from ..minting import Minter, MintRequest
 from ..storage.database import iso
@@ -53,10 +54,11 @@ def idempotency_key(text: str | None, field: str = "Idempotency-Key") -> str | N
         return None
     for index, char in enumerate(text):
         if not (" " < char <= "~"):
-            raise ParseError(f"{field} is printable ASCII without spaces, such as a UUID; not {char!r}",
+            raise ParseError(N_("%(field)s is printable ASCII without spaces, such as a UUID; not %(char)r", field=field, char=char),
                              position=index + 1, field=field)
     if not 1 <= len(text) <= MAX_KEY_LENGTH:
-        raise ParseError(f"{field} has 1 to {MAX_KEY_LENGTH} characters, not {len(text)}",
+        raise ParseError(N_("%(field)s has 1 to %(limit)s characters, not %(length)s", field=field, limit=MAX_KEY_LENGTH,
+                            length=len(text)),
                          position=min(len(text), MAX_KEY_LENGTH) + 1, field=field)
     return text
 

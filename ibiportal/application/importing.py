@@ -35,7 +35,7 @@ from ..archive.file_path import parse_file_path
 from ..archive.import_formats import read_oai_page
 from ..archive.import_records import ImportedIbi, NoIbi, SourceRecord, read_ibi
 from ..errors import IbiError, ParseError
-from ..i18n import N_
+from ..i18n import N_, Recorded
 from ..ibi.identifier import parse_ibi
 from ..ibi.prefixes import equivalent_rep_prefixes
 from ..minted import MintedItem
@@ -131,7 +131,7 @@ def http_fetch(url: str, parameters: dict) -> bytes:
         response = requests.get(url, params=parameters, timeout=OAI_TIMEOUT, headers={"User-Agent": "IBI Portal import"})
     except requests.RequestException as error:
         raise SourceUnreachable(N_("the OAI-PMH source %(url)s could not be reached: %(reason)s",
-                                   url=url, reason=str(error))) from None
+                                   url=url, reason=Recorded(error))) from None
     if response.status_code != 200:
         raise SourceUnreachable(N_("the OAI-PMH source %(url)s answered HTTP %(status)s to %(request)s",
                                    url=url, status=response.status_code, request=response.url))
@@ -222,10 +222,10 @@ class Importer:
         except IbiError as error:
             return Outcome(record.where, FAILED, error.args[0] if error.args else type(error).__name__, **named)
         except OSError as error:
-            return Outcome(record.where, FAILED, f"{error.filename or ''}: {error.strerror}", **named)
+            return Outcome(record.where, FAILED, Recorded(f"{error.filename or ''}: {error.strerror}"), **named)
         except Exception as error:  # noqa: BLE001 - the database refused this item; the others go on
             return Outcome(record.where, FAILED, N_("the database refused the item: %(reason)s",
-                                                      reason=str(error).splitlines()[0]), **named)
+                                                      reason=Recorded(str(error).splitlines()[0])), **named)
 
     def _compare(self, record: SourceRecord, ibi: ImportedIbi, wanted: MintRequest, files: list[_File],
                  held: MintedItem, actor: Actor, dry_run: bool, update: bool) -> Outcome:

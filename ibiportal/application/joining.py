@@ -307,7 +307,7 @@ class Joining:
     def _send(self, action: Action, resolver_url: str, key: str) -> ResolverAnswer:
         resolver = ResolverService.parse(resolver_url)
         try:  # the message names the key as people do; the field is the form's
-            registration_key = RegistrationKey(key, field="the registration key")
+            registration_key = RegistrationKey(key, field=N_("the registration key"))
         except ParseError as error:
             raise ParseError(error.message, error.position, "registration_key") from error
         identity = self.identity()

@@ -29,14 +29,14 @@ from typing import IO, Any
 from ..archive.file_path import parse_file_path
 from ..archive.history import IMPORTED, Actor, Change, HistoryEntry
 from ..errors import ParseError, TooLarge
-from ..i18n import N_
+from ..i18n import N_, Recorded
 from ..ibi.identifier import parse_ibi
 from ..ibi.prefixes import equivalent_rep_prefixes
 from ..minted import Bibliographic, MintedItem
 from ..minting import Subsystem, system_clock
 from ..storage.files import FileStore, StoredFile
 from ..storage.history import copy_entry, record_change
-from ..storage.identifiers import IdentifierStore
+from ..storage.identifiers import IdentifierStore, import_source
 from .importing import CREATED, UNCHANGED, CONFLICT, Outcome
 
 FORMAT = "ibiportal-package/1"
@@ -125,10 +125,11 @@ class PackageImporter:
             history = [json.loads(line) for line in archive.read(HISTORY).decode("utf-8").splitlines() if line.strip()]
         except (KeyError, ValueError) as error:
             raise ParseError(N_("%(package)s is not an item package (%(problem)s)", package=name,
-                                problem=str(error))) from None
+                                problem=Recorded(error))) from None
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or not isinstance(item, dict):
             raise ParseError(N_("%(package)s is not an item package (%(problem)s)", package=name,
-                                problem=f"{MANIFEST} format is not {FORMAT}"))
+                                problem=N_("the format of %(manifest)s is not %(format)s", manifest=MANIFEST,
+                                           format=FORMAT)))
         return manifest, item, history
 
     def _create(self, archive: zipfile.ZipFile, minted: MintedItem, history: list[dict],
@@ -156,7 +157,7 @@ class PackageImporter:
     def _add_pair(self, minted: MintedItem, name: str) -> None:
         """The prefix pair the package's two forms show (kept as an import's ``--prefix-pair``)."""
         self.store.add_prefix_pair(parse_ibi(minted.rep).prefix, parse_ibi(minted.ibip).prefix,
-                                   f"given to the import of {name}")
+                                   import_source(name))
 
 
 def _minted(manifest: dict, item: dict, name: str) -> MintedItem:

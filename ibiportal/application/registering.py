@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..errors import Conflict, ParseError
+from ..i18n import N_
 from ..protocol.messages import InclusionRequest, RegistrationKey
 from ..registry import KeyHash
 from ..ibi.identifier import parse_ibi
@@ -69,7 +70,7 @@ def register_archive(
         registration_key, generated = generate_key(), True
     else:
         try:
-            registration_key, generated = RegistrationKey(key, field="the registration key"), False
+            registration_key, generated = RegistrationKey(key, field=N_("the registration key")), False
         except ParseError as error:
             raise ParseError(error.message, error.position, "registration_key") from error
     if not store.register_archive(ibi, KeyHash.of(registration_key), clock(), key_generated=generated):

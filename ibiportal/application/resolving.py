@@ -85,10 +85,11 @@ class ArchiveSet:
         try:
             group = ArchiveGroup(archives)
         except ValueError:
-            raise ParseError(f"archives must be one of {', '.join(ArchiveGroup)}, not {archives!r}",
+            raise ParseError(N_("`archives` must be one of %(groups)s, not %(value)r",
+                                groups=", ".join(f"`{group}`" for group in ArchiveGroup), value=archives),
                              field="archives") from None
         if not isinstance(include_faulty, bool):
-            raise ParseError("include_faulty must be true or false (whether to ask the faulty demo Archives too)",
+            raise ParseError(N_("`include_faulty` must be `true` or `false` (whether to ask the faulty demo Archives too)"),
                              field="include_faulty")
         return cls(group, include_faulty)
 

@@ -21,7 +21,7 @@ from lxml import etree
 from ..citation.oai_dc import from_oai_dc
 from ..citation.types import ItemType, read_dc_type
 from ..errors import ParseError
-from ..i18n import N_
+from ..i18n import N_, Recorded
 from .import_records import SourceRecord
 
 #: The columns a CSV may name in its header: ``ibi`` is required.
@@ -35,17 +35,17 @@ def read_csv(text: str) -> Iterator[SourceRecord]:
     reader = csv.reader(io.StringIO(text.lstrip("\ufeff")))
     header = [name.strip().lower() for name in next(reader, [])]
     if "ibi" not in header:
-        raise ParseError(N_("the CSV's first line must name its columns, one of them ibi (the others: %(columns)s)",
-                            columns=", ".join(CSV_COLUMNS[1:])), position=1, field="file")
+        raise ParseError(N_("the CSV's first line must name its columns, one of them `ibi` (the others: %(columns)s)",
+                            columns=_code(CSV_COLUMNS[1:])), position=1, field="file")
     unknown = [name for name in header if name not in CSV_COLUMNS]
     if unknown:
-        raise ParseError(N_("the CSV names a column %(column)s; its columns can be %(columns)s",
-                            column=unknown[0], columns=", ".join(CSV_COLUMNS)), position=1, field="file")
+        raise ParseError(N_("the CSV names a column `%(column)s`; its columns can be %(columns)s",
+                            column=unknown[0], columns=_code(CSV_COLUMNS)), position=1, field="file")
     for row in reader:
         if not any(cell.strip() for cell in row):
             continue
         cells = {name: (row[index].strip() if index < len(row) else "") for index, name in enumerate(header)}
-        where = f"line {reader.line_num}"
+        where = N_("line %(line)s", line=reader.line_num)
         fields: dict[str, object] = {name: cells[name] or None for name in ("title", "date", "language", "target_url")
                                      if name in cells}
         fields["creators"] = _split(cells.get("creators", ""))
@@ -53,6 +53,11 @@ def read_csv(text: str) -> Iterator[SourceRecord]:
         if cells.get("type"):
             fields["item_type"], problem = _item_type(cells["type"])
         yield SourceRecord(where, (cells["ibi"],), fields, _split(cells.get("files", "")), problem=problem)
+
+
+def _code(names: tuple[str, ...]) -> str:
+    """Column names as a message lists them: code, which no language translates."""
+    return ", ".join(f"`{name}`" for name in names)
 
 
 def _split(cell: str) -> tuple[str, ...]:
@@ -66,7 +71,7 @@ def _item_type(text: str) -> tuple[str | None, str | None]:
         return ItemType.from_slug(text).slug, None
     except ValueError as error:
         found = read_dc_type((text,))
-        return (found.slug, None) if found else (None, str(error))
+        return (found.slug, None) if found else (None, error.args[0])
 
 
 #: The file sources, by their name's suffix.
@@ -111,7 +116,7 @@ def read_ris(text: str) -> Iterator[SourceRecord]:
             tags, start = {"TY": [value]}, line_number
         elif tag == "ER":
             number += 1
-            yield _ris_record(tags, f"record {number} (line {start})")
+            yield _ris_record(tags, N_("record %(number)s (line %(line)s)", number=number, line=start))
             tags = {}
         elif value:
             tags.setdefault(tag, []).append(value)
@@ -164,13 +169,13 @@ def read_bib(text: str) -> Iterator[SourceRecord]:
             key, fields, position = _bib_body(text, match.end())
         except ParseError as error:
             number += 1
-            yield SourceRecord(f"entry {number} (line {line})", (), problem=error.message)
+            yield SourceRecord(N_("entry %(number)s (line %(line)s)", number=number, line=line), (), problem=error.message)
             position = match.end()
             continue
         if kind in ("comment", "string", "preamble"):
             continue
         number += 1
-        yield _bib_record(kind, fields, f"entry {number} {key} (line {line})")
+        yield _bib_record(kind, fields, N_("entry %(number)s %(key)s (line %(line)s)", number=number, key=key, line=line))
 
 
 def _bib_body(text: str, at: int) -> tuple[str, dict[str, str], int]:
@@ -267,7 +272,7 @@ def read_oai_page(xml: bytes, where: str) -> OaiPage:
         root = etree.fromstring(xml, _PARSER)
     except etree.XMLSyntaxError as error:
         raise ParseError(N_("the OAI-PMH answer %(where)s is not well-formed XML: %(reason)s",
-                            where=where, reason=str(error))) from None
+                            where=where, reason=Recorded(error))) from None
     if root.tag != f"{{{OAI_NAMESPACE}}}OAI-PMH":
         raise ParseError(N_("the answer %(where)s is not OAI-PMH (its root element is %(root)s)",
                             where=where, root=root.tag))
@@ -277,7 +282,7 @@ def read_oai_page(xml: bytes, where: str) -> OaiPage:
         if codes == ["noRecordsMatch"]:
             return OaiPage((), None)
         raise ParseError(N_("the OAI-PMH source answered %(where)s with the error %(code)s: %(text)s",
-                            where=where, code=codes[0], text=(errors[0].text or "").strip()))
+                            where=where, code=codes[0], text=Recorded((errors[0].text or "").strip())))
     records = tuple(_oai_record(record) for record in root.iterfind("oai:ListRecords/oai:record", _OAI))
     token = root.find("oai:ListRecords/oai:resumptionToken", _OAI)
     if token is None:
@@ -289,7 +294,7 @@ def read_oai_page(xml: bytes, where: str) -> OaiPage:
 def _oai_record(record: etree._Element) -> SourceRecord:
     header = record.find("oai:header", _OAI)
     identifier = (header.findtext("oai:identifier", "", _OAI) if header is not None else "").strip()
-    where = identifier or "a record without an identifier"
+    where = identifier or N_("a record without an identifier")
     if header is not None and header.get("status") == "deleted":
         return SourceRecord(where, (identifier,), deleted=True)
     metadata = record.find("oai:metadata", _OAI)

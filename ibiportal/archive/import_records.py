@@ -90,7 +90,7 @@ def read_ibi(record: SourceRecord, pairs: Iterable[Sequence[str]]) -> ImportedIb
     found = [(text, reading) for text, reading in found if reading.recognised]
     if not found:
         raise NoIbi(N_("no IBI in the record: none of its identifiers (%(identifiers)s) is a repository name, an "
-                       "IBIp or a persistent URL", identifiers=", ".join(record.identifiers) or "none"))
+                       "IBIp or a persistent URL", identifiers=", ".join(record.identifiers) or N_("none")))
     first = found[0][1]
     utc = first.conversion.utc if first.conversion else parse_ibi(first.ibi).utc
     others = [reading for _, reading in found if reading.ibi and _utc(reading.ibi) != utc]

@@ -24,7 +24,7 @@ from enum import StrEnum
 from ibiportal.errors import ParseError
 from ibiportal.i18n import N_
 from ibiportal.ibi.languages import country_problem, language_problem
-from ibiportal.ibi.modifiers import GET_LAST_EDITION, GET_METADATA, GET_TRANSLATION, METADATA_FORMATS, OAI_DC, Verb
+from ibiportal.ibi.modifiers import GET_LAST_EDITION, GET_METADATA, GET_TRANSLATION, METADATA_FORMATS, Verb
 
 _ELEMENT = re.compile(r"\.(lastedition|translation|metadata)(?:\(([^()]*)\))?")
 #: Table 9.5 as a pattern over element kinds: u=lastedition, t=translation, m=metadata.
@@ -46,9 +46,9 @@ _VERB_KIND = {GET_LAST_EDITION: Kind.LASTEDITION, GET_TRANSLATION: Kind.TRANSLAT
 def _parameter_problem(kind: Kind, parameter: str) -> str | None:
     """Why ``parameter`` cannot follow ``kind`` (Table 9.5, Appendix B), or ``None``."""
     if kind is Kind.LASTEDITION:
-        return ".lastedition takes no parameter"
+        return N_("`.lastedition` takes no parameter")
     if kind is Kind.METADATA:
-        return None if parameter in METADATA_FORMATS else f"metadata format {parameter!r} is neither oai_dc nor BibINPE"
+        return None if parameter in METADATA_FORMATS else N_("metadata format %(format)r is neither `oai_dc` nor `BibINPE`", format=parameter)
     language, dash, country = parameter.partition("-")
     return language_problem(language) or (country_problem(country) if dash else None)
 

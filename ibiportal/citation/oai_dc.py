@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from ibiportal.citation.record import CitationRecord
 from ibiportal.citation.types import ItemType, read_dc_type
 from ibiportal.errors import IbiError, ParseError
-from ibiportal.i18n import N_
+from ibiportal.i18n import N_, Recorded
 
 MAX_OAI_DC_BYTES = 1_000_000
 OAI_DC_NAMESPACE = "http://www.openarchives.org/OAI/2.0/oai_dc/"
@@ -192,7 +192,7 @@ def from_oai_dc(xml: bytes | str) -> OaiDcRecord:
     except pyexpat.ExpatError as error:
         raise ParseError(N_(
             "the oai_dc record is not well-formed XML: %(reason)s (line %(line)s, column %(column)s)",
-            reason=pyexpat.ErrorString(error.code), line=error.lineno, column=error.offset + 1,
+            reason=Recorded(pyexpat.ErrorString(error.code)), line=error.lineno, column=error.offset + 1,
         )) from None
     if not found_record:
         raise ParseError(N_("the XML holds no oai_dc:dc element (namespace %(namespace)s)", namespace=OAI_DC_NAMESPACE))

@@ -72,12 +72,14 @@ class ItemType(Enum):
 
     @classmethod
     def from_slug(cls, slug: str) -> ItemType:
-        """The type named ``slug`` (``doctoral thesis``); ValueError names the accepted ones."""
+        """The type named ``slug`` (``doctoral thesis``); ValueError (its message the first
+        argument) names the accepted ones."""
         wanted = " ".join(slug.split()).lower().replace("’", "'")
         for item_type in cls:
             if item_type.slug == wanted:
                 return item_type
-        raise ValueError(f"unknown item type {slug!r}; one of: {', '.join(t.slug for t in cls)}")
+        raise ValueError(N_("unknown item type %(slug)r; one of: %(slugs)s", slug=slug,
+                            slugs=", ".join(f"`{item_type.slug}`" for item_type in cls)))
 
 
 SLUGS = tuple(item_type.slug for item_type in ItemType)

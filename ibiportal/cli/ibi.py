@@ -23,7 +23,7 @@ from ..ibi.conversion import convert
 from ..ibi.prefixes import check_prefix_pair, is_claim
 from ..citation.types import SLUGS
 from ..minting import MAX_CLI_COUNT, MintRequest, parse_count
-from ..storage.identifiers import PAIR_REJECTED, IdentifierStore
+from ..storage.identifiers import PAIR_REJECTED, IdentifierStore, admin_source, decision_source
 from ..archive.history import Actor
 from ..web.context import get_minter, get_storage, known_prefix_pairs
 from ..web.results import minted_to_dict
@@ -162,10 +162,10 @@ def prefix_pair_command(rep_prefix: str | None, ibip_prefix: str | None, reject:
         _fail(exc.field or "prefix", exc)
     store = IdentifierStore(get_storage())
     if reject:
-        if not store.decide_prefix_pair(rep, ibip, PAIR_REJECTED, "rejected by administrator"):
+        if not store.decide_prefix_pair(rep, ibip, PAIR_REJECTED, decision_source(PAIR_REJECTED)):
             _fail("input", ParseError(f"no reported pair {rep} = {ibip} awaits a decision"))
         click.echo(f"rejected {rep} = {ibip}")
-    elif store.add_prefix_pair(rep, ibip, "administrator"):
+    elif store.add_prefix_pair(rep, ibip, admin_source()):
         click.echo(f"added {rep} = {ibip}")
     else:
         click.echo(f"{rep} = {ibip} is already in the table (or was rejected)")

@@ -20,7 +20,7 @@ from ..application.importing import FAILED, SourceUnreachable, Totals, is_oai_so
 from ..archive.history import Actor
 from ..errors import ParseError
 from ..ibi.prefixes import check_prefix_pair
-from ..storage.identifiers import IdentifierStore
+from ..storage.identifiers import IdentifierStore, import_source
 from ..web.context import get_importer, get_storage
 
 @click.command("import")
@@ -47,7 +47,7 @@ def import_command(source: str, dry_run: bool, update: bool, files_dir: Path | N
     store = IdentifierStore(get_storage())
     if not dry_run:
         for rep, ibip in given:
-            store.add_prefix_pair(rep, ibip, f"given to the import of {source}")
+            store.add_prefix_pair(rep, ibip, import_source(source))
     reading = Reading(named, get_importer(given), dry_run=dry_run, update=update, files_dir=files_dir,
                       actor=Actor("import", source))
     totals = Totals()

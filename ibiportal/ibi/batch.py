@@ -213,7 +213,7 @@ def iter_csv_rows(lines: Iterable[str]) -> Iterator[InputRow]:
                     columns = tuple(cell.strip() for cell in record)
                     start = reader.line_num + 1
                     continue
-                columns = tuple(f"column {number}" for number in range(1, len(record) + 1))
+                columns = tuple(N_("column %(number)s", number=number) for number in range(1, len(record) + 1))
             text = record[column].strip() if column < len(record) else ""
             yield InputRow(start, text, tuple(record), columns)
         start = reader.line_num + 1

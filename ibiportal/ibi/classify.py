@@ -227,7 +227,7 @@ def ibi_of(text: str, field: str | None = None) -> tuple[str, tuple[Note, ...]]:
 
 def notes_as_warnings(ibi: str, notes: Sequence[Note]) -> tuple[str, ...]:
     """The recogniser's notes as lines of a conversion's warnings (batch rows, the CLI)."""
-    return tuple(f"read as {ibi}: {note.message}" for note in notes)
+    return tuple(N_("read as %(ibi)s: %(note)s", ibi=ibi, note=note.message) for note in notes)
 
 
 def _recognised(
@@ -270,7 +270,8 @@ def _pair_source(conversion: Conversion, length: int) -> tuple[Note, ...]:
     prefix = conversion.prefix
     if prefix.source != SOURCE_TABLE or not prefix.reference or known_server(prefix.rep, prefix.ibip):
         return ()
-    return (Note(f"the other form comes from the prefix pair {prefix.rep} = {prefix.ibip}, {prefix.reference}", 1, length),)
+    return (Note(N_("the other form comes from the prefix pair %(rep)s = %(ibip)s, %(source)s", rep=prefix.rep,
+                    ibip=prefix.ibip, source=prefix.reference), 1, length),)
 
 
 def _published(recognition: Recognition, ibi: str) -> str:

@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from ibiportal.i18n import N_, Message
 from ibiportal.ibi.classify import Classification
 
 _BLANK_LINE = re.compile(r"\n[ \t\r]*\n")
@@ -86,21 +87,21 @@ def contradictions(
     return {index: tuple(found) for index, found in warnings.items()}
 
 
-def _disagreement(one: Classification, other: Classification) -> str | None:
+def _disagreement(one: Classification, other: Classification) -> Message | None:
     """Why two readings of different forms name two items, or ``None`` (same item, same form,
     or nothing known that tells them apart)."""
     if one.form == other.form:
         return None
     first, second = one.conversion, other.conversion
     if first.utc != second.utc:
-        return f"their dates differ ({first.utc} and {second.utc})"
+        return N_("their dates differ (%(first)s and %(second)s)", first=first.utc, second=second.utc)
     if first.ibip and second.ibip and first.ibip.casefold() != second.ibip.casefold():
-        return f"their servers differ ({first.ibip} and {second.ibip})"
+        return N_("their servers differ (%(first)s and %(second)s)", first=first.ibip, second=second.ibip)
     return None
 
 
-def _warning(this: Entry, other: Entry) -> str:
+def _warning(this: Entry, other: Entry) -> Message:
     """The warning on ``this``: the other entry, where it is, both items, and why they differ."""
-    why = _disagreement(this.reading, other.reading)
-    return (f"this reference names two items: {this.reading.ibi} here and {other.reading.ibi} "
-            f"(\"{' '.join(other.text.split())}\", line {other.line}); {why}")
+    return N_("this reference names two items: %(this)s here and %(other)s (\"%(text)s\", line %(line)s); %(why)s",
+              this=this.reading.ibi, other=other.reading.ibi, text=" ".join(other.text.split()), line=other.line,
+              why=_disagreement(this.reading, other.reading))

@@ -22,7 +22,7 @@ from decimal import Decimal
 from typing import ClassVar
 
 from ibiportal.errors import ParseError
-from ibiportal.i18n import N_
+from ibiportal.i18n import N_, Message
 from ibiportal.ibi.dates import EPOCH, join_date, split_date, utc_iso
 from ibiportal.ibi.numerals import (
     BASE27_DIGITS,
@@ -71,17 +71,28 @@ def _check_alphabet(text: str, offset: int, part: str, separators: str) -> str:
         if character in BASE27_DIGITS or character in separators:
             continue
         if character in EXCLUDED_IBIP_CHARACTERS:
-            reason = "is not in the IBIp alphabet (0 1 I O V Y Z are excluded, Table 7.1)"
+            message = N_("character %(original)r is not in the IBIp alphabet (0 1 I O V Y Z are excluded, Table 7.1)",
+                         original=original)
         elif character in IBIP_ALPHABET:
-            reason = f"cannot appear in an IBIp {part}"
+            message = _MISPLACED[part](original)
         else:
-            reason = "is not allowed in an IBIp (Table 7.1: letters and digits only)"
-        raise ParseError(N_("character %(original)r %(reason)s", original=original, reason=reason), offset + index + 1, part)
+            message = N_("character %(original)r is not allowed in an IBIp (Table 7.1: letters and digits only)",
+                         original=original)
+        raise ParseError(message, offset + index + 1, part)
     return text.upper()
 
 
-def _decode_numeral(numeral: str, position: int, name: str, part: str) -> int:
-    """A canonical base-27 numeral: non-empty, no leading zero digit unless it is ``2``."""
+#: A character of the alphabet in the part that cannot hold it (each part's sentence whole, so
+#: that a language other than English words it its own way).
+_MISPLACED = {
+    "prefix": lambda original: N_("character %(original)r cannot appear in an IBIp prefix", original=original),
+    "suffix": lambda original: N_("character %(original)r cannot appear in an IBIp suffix", original=original),
+}
+
+
+def _decode_numeral(numeral: str, position: int, name: Message, part: str) -> int:
+    """A canonical base-27 numeral: non-empty, no leading zero digit unless it is ``2``;
+    ``name`` says which (a message: "coded IP")."""
     if not numeral:
         raise ParseError(N_("%(name)s missing", name=name), position, part)
     if len(numeral) > 1 and numeral.startswith(_ZERO_DIGIT):
@@ -106,7 +117,7 @@ def _decode_prefix(prefix: str, offset: int) -> tuple[str, str, int]:
     if len(separators) > 1:
         raise ParseError(N_("only one W or X may appear in an IBIp prefix"), offset + separators[1] + 1, "prefix")
     cut = separators[0]
-    value = _decode_numeral(upper[:cut], offset + 1, "coded IP", "prefix")
+    value = _decode_numeral(upper[:cut], offset + 1, N_("coded IP"), "prefix")
     try:
         ip = decimal_to_ip(value, _VERSION_OF_SEPARATOR[upper[cut]])
     except ParseError as error:
@@ -114,7 +125,7 @@ def _decode_prefix(prefix: str, offset: int) -> tuple[str, str, int]:
     port = DEFAULT_PORT
     if cut + 1 < len(upper):
         port_position = offset + cut + 2
-        port = _decode_numeral(upper[cut + 1 :], port_position, "port", "prefix")
+        port = _decode_numeral(upper[cut + 1 :], port_position, N_("port"), "prefix")
         if port == DEFAULT_PORT:
             raise ParseError(N_("port 800 is written as no port part (Algorithm 5)"), port_position, "port")
         if not MIN_PORT <= port <= MAX_PORT:
@@ -150,14 +161,14 @@ def _decode_suffix(suffix: str, offset: int) -> tuple[str, Decimal]:
     """Check a suffix; return ``(upper-case suffix, date)``. Positions shifted by offset."""
     upper = _check_alphabet(suffix, offset, "suffix", FRACTION_SEPARATOR)
     whole, separator, coded_fraction = upper.partition(FRACTION_SEPARATOR)
-    seconds = EPOCH + _decode_numeral(whole, offset + 1, "coded date", "suffix")
+    seconds = EPOCH + _decode_numeral(whole, offset + 1, N_("coded date"), "suffix")
     if not separator:
         return upper, join_date(seconds, "")
     fraction_position = offset + len(whole) + 2
     if FRACTION_SEPARATOR in coded_fraction:
         second_w = fraction_position + coded_fraction.index(FRACTION_SEPARATOR)
         raise ParseError(N_("only one W may appear in an IBIp suffix"), second_w, "suffix")
-    fraction = _decode_numeral(coded_fraction, fraction_position, "coded fraction of a second", "suffix")
+    fraction = _decode_numeral(coded_fraction, fraction_position, N_("coded fraction of a second"), "suffix")
     if fraction == 0:
         raise ParseError(N_("a zero fraction of a second is written as no W part (Algorithm 6)"), fraction_position, "suffix")
     return upper, join_date(seconds, str(fraction))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ipaddress
 
 from ibiportal.errors import ParseError
-from ibiportal.i18n import N_
+from ibiportal.i18n import N_, Message
 
 #: Table 7.6: the 27 digits of an IBIp numeral, value 0 to 26.
 BASE27_DIGITS = "23456789ABCDEFGHJKLMNPQRSTU"
@@ -81,15 +81,14 @@ def decode_base27(numeral: str, offset: int = 0) -> int:
     return decode(upper, BASE27_DIGITS, offset)
 
 
-def _not_a_digit(character: str) -> str:
+def _not_a_digit(character: str) -> Message:
     if character.upper() in EXCLUDED_IBIP_CHARACTERS:
-        return (
-            f"character {character!r} is not in the IBIp alphabet "
-            f"(0 1 I O V Y Z are excluded, Table 7.1)"
-        )
+        return N_("character %(character)r is not in the IBIp alphabet (0 1 I O V Y Z are excluded, Table 7.1)",
+                  character=character)
     if character.upper() in "WX":
-        return f"character {character!r} is a separator here, not a base-27 digit (Table 7.6)"
-    return f"character {character!r} is not a base-27 digit (Table 7.6: {BASE27_DIGITS})"
+        return N_("character %(character)r is a separator here, not a base-27 digit (Table 7.6)", character=character)
+    return N_("character %(character)r is not a base-27 digit (Table 7.6: %(digits)s)", character=character,
+              digits=BASE27_DIGITS)
 
 
 def canonical_ip(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str:

@@ -23,18 +23,18 @@ import re
 from dataclasses import dataclass
 
 from ibiportal.errors import ParseError
-from ibiportal.i18n import N_
+from ibiportal.i18n import N_, Message
 from ibiportal.ibi.grammar import IBIP_DIGIT, IBIP_PREFIX, IBIP_SUFFIX, MINUTE, REPORT_NUMBER, REPOSITORY_NAME, YEAR
 from ibiportal.ibi.identifier import ibi_form, parse_ibi, split_ibi
 from ibiportal.ibi.url import DEFAULT_RESOLVER, RESOLVER_PAIRS
 
 #: Report-series codes INPE's library prints after a repository name, and what each series is.
 REPORT_SERIES = {
-    "TDI": "theses and dissertations",
-    "NTC": "technical-scientific notes",
-    "RPQ": "research reports",
-    "PUD": "teaching publications",
-    "MAN": "manuals",
+    "TDI": N_("theses and dissertations"),
+    "NTC": N_("technical-scientific notes"),
+    "RPQ": N_("research reports"),
+    "PUD": N_("teaching publications"),
+    "MAN": N_("manuals"),
 }
 
 #: URLib's query pairs beyond Table 8.3, in words; every one is kept and passed on to the item.
@@ -394,9 +394,9 @@ def _take_pairs(work: _Text, notes: list[Note], pairs: re.Match[str]) -> None:
     group = "rep" if pairs["rep"] else "ibip" if pairs["ibip"] else "value"
     before, after = work.keep(pairs.start(group), pairs.end(group))
     both = pairs["rep"] and pairs["ibip"]
-    what = (f"URLib's pair-list form `rep … ibip …` (file 003, Table 9.4) gives both forms of one IBI: "
-            f"{pairs['rep']} = {pairs['ibip']}; the repository name is read") if both else (
-        "a value of URLib's pair lists (file 003, Tables 6.2 and 9.4): the IBI is read")
+    what = N_("URLib's pair-list form `rep … ibip …` (file 003, Table 9.4) gives both forms of one IBI: "
+              "%(rep)s = %(ibip)s; the repository name is read", rep=pairs["rep"], ibip=pairs["ibip"]) if both else (
+        N_("a value of URLib's pair lists (file 003, Tables 6.2 and 9.4): the IBI is read"))
     _note_cut(notes, what, before, after)
 
 
@@ -438,7 +438,7 @@ def _take_link_inside(work: _Text, notes: list[Note]) -> bool:
     return True
 
 
-def _note_cut(notes: list[Note], what: str, before: tuple[int, int] | None, after: tuple[int, int] | None) -> None:
+def _note_cut(notes: list[Note], what: Message, before: tuple[int, int] | None, after: tuple[int, int] | None) -> None:
     """One note for what was cut on either side of what is kept (its span from first to last cut)."""
     spans = [span for span in (before, after) if span is not None]
     if spans:
@@ -589,17 +589,21 @@ def _mirror_page(work: _Text, notes: list[Note], link: re.Match[str]) -> tuple[s
     metadata = _METADATA_REPOSITORY.search(chars, link.end())
     item = _item_of_metadata(metadata.group(1)) if metadata and link["mirror"].lower().endswith("get.cgi") else None
     if item is None:
-        what = (N_("the mirror's page mirrorget.cgi names no item (no `metadatarepository` pair)")
-                if link["mirror"].lower().endswith("get.cgi") else N_("the mirror's own page (mirror.cgi)"))
-        return None, N_("a page of the URLib mirror %(mirror)s, not a link to an item: %(what)s", mirror=mirror, what=what), span, False
+        if link["mirror"].lower().endswith("get.cgi"):
+            why = N_("a page of the URLib mirror %(mirror)s, not a link to an item: the mirror's page mirrorget.cgi "
+                     "names no item (no `metadatarepository` pair)", mirror=mirror)
+        else:
+            why = N_("a page of the URLib mirror %(mirror)s, not a link to an item: the mirror's own page (mirror.cgi)",
+                     mirror=mirror)
+        return None, why, span, False
     start_keep, end_keep = metadata.start(1), metadata.start(1) + len(item)
     before, after = work.keep(start_keep, end_keep)
     work.insert(0, DEFAULT_RESOLVER)
     _note_cut(notes, N_(
-        "a page of the URLib mirror %(mirror)s (mirrorget.cgi) showing the item whose metadata is kept in repository "
-        "%(metadata)s: URLib names an item's metadata repository after the item, plus seconds, so the item is read as "
-        "%(item)s; its persistent URL is %(url)s", mirror=mirror, metadata=metadata.group(1), item=item,
-        url=f"{DEFAULT_RESOLVER}{item}"), before, after)
+        "a page of the URLib mirror %(mirror)s (mirrorget.cgi) showing the item whose metadata is kept in "
+        "repository %(metadata)s: URLib names an item's metadata repository after the item, plus "
+        "seconds, so the item is read as %(item)s; its persistent URL is %(url)s",
+        mirror=mirror, metadata=metadata.group(1), item=item, url=DEFAULT_RESOLVER + item), before, after)
     return DEFAULT_RESOLVER, None, None, True
 
 

@@ -21,7 +21,7 @@ from decimal import Decimal
 from typing import ClassVar
 
 from ibiportal.errors import ParseError
-from ibiportal.i18n import N_
+from ibiportal.i18n import N_, Message
 from ibiportal.ibi.dates import check_seconds, join_date, month_days, split_date, unix_seconds, utc_fields, utc_iso
 from ibiportal.ibi.syntax import MAX_PORT, MIN_PORT, SEPARATOR, check_port, check_text, separator_indexes
 
@@ -40,6 +40,11 @@ _DIGITS = frozenset(string.digits)
 _TIME_FIELDS = ("month", "day", "hour", "minute", "second", "fraction of a second")
 _REQUIRED_TIME_FIELDS = 4
 _FIELD_RANGES = {"month": (1, 12), "hour": (0, 23), "minute": (0, 59), "second": (0, 59)}
+_FIELD_NAMES = {
+    "year": N_("year"), "month": N_("month"), "day": N_("day"), "hour": N_("hour"), "minute": N_("minute"),
+    "second": N_("second"), "fraction of a second": N_("fraction of a second"),
+}
+"""Each field of the date as a message names it (in the reader's language)."""
 _FIRST_YEAR = 1970  # the Unix origin, the earliest date supported (see dates.py)
 _YEAR_DIGITS = 4
 
@@ -181,10 +186,11 @@ def decode_rep_suffix(suffix: str) -> Decimal:
 
 def _check_digits(text: str, position: int, name: str) -> None:
     if not text:
-        raise ParseError(N_("%(name)s missing", name=name), position, "suffix")
+        raise ParseError(N_("%(name)s missing", name=_FIELD_NAMES[name]), position, "suffix")
     for index, character in enumerate(text):
         if character not in _DIGITS:
-            raise ParseError(N_("character %(character)r in the %(name)s is not a digit", character=character, name=name), position + index, "suffix")
+            raise ParseError(N_("character %(character)r in the %(name)s is not a digit", character=character,
+                                name=_FIELD_NAMES[name]), position + index, "suffix")
 
 
 def _parse_time_fields(year: int, text: str, position: int) -> tuple[list[int], str]:
@@ -195,7 +201,8 @@ def _parse_time_fields(year: int, text: str, position: int) -> tuple[list[int], 
         raise ParseError(N_("nothing may follow the fraction of a second"), extra_dot, "suffix")
     if len(parts) < _REQUIRED_TIME_FIELDS:
         missing = _TIME_FIELDS[len(parts)]
-        raise ParseError(N_("%(missing)s missing (month.day.hour.minute required)", missing=missing), position + len(text), "suffix")
+        raise ParseError(N_("%(missing)s missing (month.day.hour.minute required)", missing=_FIELD_NAMES[missing]),
+                         position + len(text), "suffix")
     values: list[int] = []
     fraction = ""
     for name, part in zip(_TIME_FIELDS, parts):
@@ -203,16 +210,23 @@ def _parse_time_fields(year: int, text: str, position: int) -> tuple[list[int], 
         if name == _TIME_FIELDS[-1]:
             fraction = part
         elif len(part) != 2:
-            raise ParseError(N_("%(name)s %(part)r must have 2 digits", name=name, part=part), position, "suffix")
+            raise ParseError(N_("%(name)s %(part)r must have 2 digits", name=_FIELD_NAMES[name], part=part), position, "suffix")
         else:
             value = int(part)
             low, high = _field_range(name, year, values)
             if not low <= value <= high:
-                where = f" in {year:04d}-{values[0]:02d}" if name == "day" else ""
-                raise ParseError(N_("%(name)s %(part)s out of range %(low)02d-%(high)02d%(where)s", name=name, part=part, low=low, high=high, where=where), position, "suffix")
+                raise ParseError(_out_of_range(name, part, low, high, year, values), position, "suffix")
             values.append(value)
         position += len(part) + 1
     return values, fraction
+
+
+def _out_of_range(name: str, part: str, low: int, high: int, year: int, earlier: list[int]) -> Message:
+    """A field out of its range; a day's range names its month, which decides it."""
+    if name == "day":
+        return N_("day %(part)s out of range %(low)02d-%(high)02d in %(year)04d-%(month)02d",
+                  part=part, low=low, high=high, year=year, month=earlier[0])
+    return N_("%(name)s %(part)s out of range %(low)02d-%(high)02d", name=_FIELD_NAMES[name], part=part, low=low, high=high)
 
 
 def _field_range(name: str, year: int, earlier: list[int]) -> tuple[int, int]:

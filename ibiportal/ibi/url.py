@@ -94,9 +94,9 @@ def encode_query_component(text: str) -> str:
 
 
 def _describe(char: str) -> str:
-    """A character as a message shows it."""
+    """A character as a message shows it (a space in words, in the reader's language)."""
     if char == " ":
-        return "a space"
+        return N_("a space")
     return f"`{char}`" if char.isprintable() else f"U+{ord(char):04X}"
 
 
@@ -445,11 +445,14 @@ def parse_persistent_url(text: str) -> PersistentUrl:
     filepath = None
     if after < len(chars):
         if chars[after] != "/":
-            follows = f"the modifier `{modifier}`" if modifier.verbs else "the IBI"
-            raise ParseError(
-                N_("%(value)s may not follow %(follows)s: a modifier (`!`, `+`, `:`), a file path `/…` or a query `?…` may (Table 8.1)", value=_describe(chars[after]), follows=follows),
-                positions[after],
-            )
+            value = _describe(chars[after])
+            if modifier.verbs:
+                message = N_("%(value)s may not follow the modifier `%(modifier)s`: a modifier (`!`, `+`, `:`), a file "
+                             "path `/…` or a query `?…` may (Table 8.1)", value=value, modifier=str(modifier))
+            else:
+                message = N_("%(value)s may not follow the IBI: a modifier (`!`, `+`, `:`), a file path `/…` or a "
+                             "query `?…` may (Table 8.1)", value=value)
+            raise ParseError(message, positions[after])
         filepath = check_filepath(chars[after:], positions[after:])
     status, located, query, written = _read_query(text, query_at + 1, body_end) if query_at >= 0 else (None, (), (), ())
     added = [located[index] for index in kept_in_union(modifier.verbs, [verb for verb, _ in located])]

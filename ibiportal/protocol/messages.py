@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
 from ibiportal.errors import ParseError
-from ibiportal.i18n import N_
+from ibiportal.i18n import N_, NP_, Message
 from ibiportal.protocol.pairlist import PairList
 from ibiportal.protocol.query import QueryPair, build_query, parse_query
 
@@ -56,9 +56,10 @@ def check_key(text: str, field: str = "registrationkey") -> None:
     """Check ``chave = número ["-" número]``, ``número = 10*DÍGITO`` (Table 7.1).
 
     The :class:`ParseError` says what is wrong and where (1-based, in the key) without ever
-    quoting the key. Also the syntax of ``urlkey`` (Tables 8.11 and 9.3).
+    quoting the key. Also the syntax of ``urlkey`` (Tables 8.11 and 9.3). ``field`` names the key
+    in the message: a pair's name, or a message ("the registration key") for a form's field.
     """
-    rule = "Table 7.1: 10 or more digits, optionally '-' and 10 or more digits"
+    rule = N_("Table 7.1: 10 or more digits, optionally '-' and 10 or more digits")
     if not text:
         raise ParseError(N_("%(field)s is empty (%(rule)s)", field=field, rule=rule), position=None, field=field)
     numbers = text.split("-")
@@ -66,17 +67,25 @@ def check_key(text: str, field: str = "registrationkey") -> None:
         second_dash = len(numbers[0]) + len(numbers[1]) + 2
         raise ParseError(N_("%(field)s has more than one '-' (%(rule)s)", field=field, rule=rule), position=second_dash, field=field)
     start = 1
-    for ordinal, number in zip(("first", "second"), numbers):
+    for too_short, number in zip(_SHORT_NUMBER, numbers):
         for index, char in enumerate(number):
             if char not in "0123456789":
                 raise ParseError(N_("%(field)s has a character that is not a digit (%(rule)s)", field=field, rule=rule), start + index, field)
         if len(number) < 10:
-            raise ParseError(
-                N_("%(field)s: the %(ordinal)s number has %(length)s digit%(value)s (%(rule)s)", field=field, ordinal=ordinal, length=len(number), value='s' * (len(number) != 1), rule=rule),
-                start,
-                field,
-            )
+            raise ParseError(too_short(field, len(number), rule), start, field)
         start += len(number) + 1
+
+
+#: A key's first or second number too short: each its own sentence, so that each language words
+#: its ordinal its own way.
+_SHORT_NUMBER = (
+    lambda field, length, rule: NP_("%(field)s: the first number has %(count)s digit (%(rule)s)",
+                                    "%(field)s: the first number has %(count)s digits (%(rule)s)",
+                                    length, field=field, rule=rule),
+    lambda field, length, rule: NP_("%(field)s: the second number has %(count)s digit (%(rule)s)",
+                                    "%(field)s: the second number has %(count)s digits (%(rule)s)",
+                                    length, field=field, rule=rule),
+)
 
 
 class RegistrationKey:
@@ -114,32 +123,36 @@ class RegistrationKey:
     __str__ = __repr__
 
 
-def _fail(field: str, message: str, position: int | None = None) -> ParseError:
+#: The parts of a request URL (§6.1) as its errors name them.
+_ADDRESS, _SERVICE_IBI = N_("address"), N_("service IBI")
+
+
+def _fail(field: str, message: Message, position: int | None = None) -> ParseError:
     return ParseError(N_("%(field)s: %(message)s", field=field, message=message), position=position, field=field)
 
 
 def _check_ips(ips: tuple[str, ...], field: str) -> None:
     """``lista-de-IP = IP *(SP IP)`` (Table 8.10): the user's IP, then its proxies'."""
     if not ips:
-        raise _fail(field, "needs at least the user's IP (Table 8.10)")
+        raise _fail(field, N_("needs at least the user's IP (Table 8.10)"))
     position = 1
     for ip in ips:
         try:
             ipaddress.ip_address(ip)
         except ValueError as error:
-            raise _fail(field, f"{ip!r} is not an IPv4 or IPv6 address (Table 8.10)", position) from error
+            raise _fail(field, N_("%(ip)r is not an IPv4 or IPv6 address (Table 8.10)", ip=ip), position) from error
         position += len(ip) + 1
 
 
 def _check_ibi(value: str, field: str) -> None:
     """A light check of an IBI (one word containing '/'); ``ibiportal.ibi`` checks the grammar."""
     if not value or "/" not in value or any(char.isspace() for char in value):
-        raise _fail(field, f"{value!r} is not an IBI (a repository name or an IBIp, one word with '/')")
+        raise _fail(field, N_("%(value)r is not an IBI (a repository name or an IBIp, one word with '/')", value=value))
 
 
 def _check_choice(value: str, choices: tuple[str, ...], field: str) -> None:
     if value not in choices:
-        raise _fail(field, f"{value!r} is not one of {', '.join(choices)}")
+        raise _fail(field, N_("%(value)r is not one of %(choices)s", value=value, choices=", ".join(choices)))
 
 
 def _check_http_url(value: str, field: str) -> None:
@@ -147,14 +160,14 @@ def _check_http_url(value: str, field: str) -> None:
     https is acknowledged like one on http (docs/standard-decisions.md)."""
     scheme = next((scheme for scheme in ("http://", "https://") if value.lower().startswith(scheme)), None)
     if scheme is None or len(value) == len(scheme):
-        raise _fail(field, f"{value[:60]!r} is not an http:// or https:// URL")
+        raise _fail(field, N_("%(value)r is not an http:// or https:// URL", value=value[:60]))
 
 
 def _check_hostport(value: str, field: str) -> None:
     """``hostport`` (RFC 2396 §3.2.2): host name or IP, optional ``:port``."""
     match = _HOSTPORT.fullmatch(value)
     if not match or (match[2] and int(match[2][1:]) > 65535):
-        raise _fail(field, f"{value!r} is not a host with an optional :port")
+        raise _fail(field, N_("%(value)r is not a host with an optional :port", value=value))
 
 
 def _as_tuple(value: Iterable[str] | str, field: str) -> tuple[str, ...]:
@@ -178,7 +191,7 @@ class _Message:
         known = {"servicesubject", *(wire for wire, _, _ in self.PAIRS)}
         for name, _ in self.extra:
             if name in known:
-                raise _fail(name, "is a defined pair and cannot also be an extra pair")
+                raise _fail(name, N_("is a defined pair and cannot also be an extra pair"))
 
     def to_pairs(self) -> tuple[tuple[str, str], ...]:
         """``(name, text)`` pairs: ``servicesubject`` first, then the table's order, then extras."""
@@ -214,7 +227,7 @@ class _Message:
             if wire in values:
                 kwargs[attribute] = cls._load(attribute, values[wire])
             elif mandatory:
-                raise _fail(wire, f"missing mandatory pair for {cls.SUBJECT}")
+                raise _fail(wire, N_("missing mandatory pair for %(subject)s", subject=cls.SUBJECT))
         return cls(**kwargs, extra=extra)
 
 
@@ -256,7 +269,7 @@ class UrlRequest(_Message):
         position = 1
         for verb in self.verbs:
             if not _VERB.fullmatch(verb):
-                raise _fail("parsedibiurl.verblist", f"{verb[:40]!r} is not a verb of Table 8.4", position)
+                raise _fail("parsedibiurl.verblist", N_("%(verb)r is not a verb of Table 8.4", verb=verb[:40]), position)
             position += len(verb) + 1
 
     @classmethod
@@ -298,7 +311,7 @@ class Acknowledgment(_Message):
         _check_ips(self.client_ips, "clientinformation.ipaddress")
         _check_choice(self.content_type, CONTENT_TYPES, "contenttype")
         if self.ibi is not None and not _IBI_FORMS.fullmatch(self.ibi):
-            raise _fail("ibi", f"{self.ibi[:80]!r} is not 'rep …', 'ibip …' or 'rep … ibip …' (Table 9.4)")
+            raise _fail("ibi", N_("%(value)r is not 'rep …', 'ibip …' or 'rep … ibip …' (Table 9.4)", value=self.ibi[:80]))
         if self.state is not None:
             _check_choice(self.state, ITEM_STATES, "state")
         _check_http_url(self.url, "url")
@@ -328,7 +341,7 @@ class Acknowledgment(_Message):
         def text(name: str, mandatory: bool) -> str | None:
             value = answer.text(name)
             if value is None and mandatory:
-                raise _fail(name, "the answer has no such pair, so it cannot be acknowledged")
+                raise _fail(name, N_("the answer has no such pair, so it cannot be acknowledged"))
             return value
 
         return cls(
@@ -373,14 +386,14 @@ class _ArchiveSwitch(_Message):
         try:
             ipaddress.ip_address(self.archive_ip)
         except ValueError as error:
-            raise _fail("archiveip", f"{self.archive_ip!r} is not an IPv4 or IPv6 address") from error
+            raise _fail("archiveip", N_("%(ip)r is not an IPv4 or IPv6 address", ip=self.archive_ip)) from error
         if self.archive_protocol != "HTTP":
-            raise _fail("archiveprotocol", f"{self.archive_protocol!r} is not HTTP, the only protocol of Table 7.2")
+            raise _fail("archiveprotocol", N_("%(value)r is not HTTP, the only protocol of Table 7.2", value=self.archive_protocol))
         version = self.archive_platform_version
         if not version or any(ord(char) > 0x7F for char in version):
-            raise _fail("archiveplatformversion", "must be a non-empty ASCII string (Table 7.2)")
+            raise _fail("archiveplatformversion", N_("must be a non-empty ASCII string (Table 7.2)"))
         if not _EMAIL.fullmatch(self.archive_adm_email_address):
-            raise _fail("archiveadmemailaddress", f"{self.archive_adm_email_address[:60]!r} is not an e-mail address")
+            raise _fail("archiveadmemailaddress", N_("%(value)r is not an e-mail address", value=self.archive_adm_email_address[:60]))
 
     @classmethod
     def _load(cls, attribute: str, text: str) -> Any:
@@ -437,10 +450,10 @@ def request_url(address: str, service_ibi: str, message: Request, *, sort: bool 
 def service_url(address: str, service_ibi: str) -> str:
     """``http://<address>/<service_ibi>``, checked: the part of a request URL that names the
     Archive. A message sent to many Archives encodes its query once and joins it to each."""
-    _check_hostport(address, "address")
-    _check_ibi(service_ibi, "service IBI")
+    _check_hostport(address, _ADDRESS)
+    _check_ibi(service_ibi, _SERVICE_IBI)
     if any(char in service_ibi for char in "?#%"):
-        raise _fail("service IBI", f"{service_ibi!r} cannot contain '?', '#' or '%'")
+        raise _fail(_SERVICE_IBI, N_("%(value)r cannot contain '?', '#' or '%%'", value=service_ibi))
     return f"http://{address}/{service_ibi}"
 
 
@@ -470,7 +483,7 @@ def request_of_pairs(pairs: tuple[QueryPair, ...]) -> Request:
     by_name = {pair.name: pair for pair in pairs}
     subject_pair = by_name.get("servicesubject")
     if subject_pair is None:
-        raise _fail("servicesubject", "missing; every request names its subject (§6.1)")
+        raise _fail("servicesubject", N_("missing; every request names its subject (§6.1)"))
     cls = _SUBJECTS_FOLDED.get(subject_pair.value.casefold())  # a literal: case-blind (RFC 5234 §2.3)
     if cls is None:
         raise ParseError(
@@ -505,8 +518,8 @@ def parse_request_url(url: str) -> AddressedRequest:
         raise ParseError(N_("no service IBI after the address (§6.1)"), position=question + 1, field="url")
     address, service_ibi = url[len(scheme):slash], url[slash + 1:question]
     try:
-        _check_hostport(address, "address")
-        _check_ibi(service_ibi, "service IBI")
+        _check_hostport(address, _ADDRESS)
+        _check_ibi(service_ibi, _SERVICE_IBI)
     except ParseError as error:
         start = len(scheme) + 1 if error.field == "address" else slash + 2
         raise ParseError(error.message, position=start, field=error.field) from error

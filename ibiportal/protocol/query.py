@@ -32,7 +32,7 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from ibiportal.errors import ParseError
-from ibiportal.i18n import N_
+from ibiportal.i18n import N_, Message
 from ibiportal.protocol.percent import escapes
 
 TABLE_6_1_ESCAPES = {" ": "%20", "%": "%25", "&": "%26", "+": "%2B", "=": "%3D", "?": "%3F"}
@@ -95,6 +95,18 @@ def build_query(pairs: Iterable[tuple[str, str]]) -> str:
     return "&".join(f"{encode_query_value(name)}={encode_query_value(value)}" for name, value in pairs)
 
 
+def _must_be_encoded(char: str, from_bytes: bool) -> Message:
+    """Why ``char`` cannot stand as it is in a request (Table 6.1)."""
+    code = ord(char)
+    if char == " ":
+        return N_("a space must be written %(escape)s in a request (Table 6.1)", escape="%20")
+    if code < 0x20 or code == 0x7F:
+        return N_("the control character 0x%(code)02X must be percent-encoded in a request (Table 6.1)", code=code)
+    if from_bytes:
+        return N_("the non-ASCII byte %(char)r must be percent-encoded in a request (Table 6.1)", char=char)
+    return N_("the non-ASCII character %(char)r must be percent-encoded in a request (Table 6.1)", char=char)
+
+
 def parse_query(query: str | bytes) -> tuple[QueryPair, ...]:
     """Split and decode a query string (without its ``?``), keeping order and duplicates.
 
@@ -105,14 +117,7 @@ def parse_query(query: str | bytes) -> tuple[QueryPair, ...]:
     text = query.decode("latin-1") if isinstance(query, bytes) else query
     bad = _MUST_BE_ENCODED.search(text)
     if bad:
-        char, code = bad[0], ord(bad[0])
-        if char == " ":
-            problem = "space must be written %20"
-        elif code < 0x20 or code == 0x7F:
-            problem = f"control character 0x{code:02X} must be percent-encoded"
-        else:
-            problem = f"non-ASCII {'byte' if isinstance(query, bytes) else 'character'} {char!r} must be percent-encoded"
-        raise ParseError(N_("%(problem)s in a request (Table 6.1)", problem=problem), position=bad.start() + 1)
+        raise ParseError(_must_be_encoded(bad[0], isinstance(query, bytes)), position=bad.start() + 1)
     if not text:
         return ()
     pairs: list[QueryPair] = []

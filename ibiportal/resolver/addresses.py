@@ -166,7 +166,7 @@ def refusal_reason(ip: IpAddress) -> Message | None:
     block = unreachable_block(ip)
     if block is not None:
         return N_("%(ip)s is not globally reachable: it is in %(block)s, %(name)s, %(rfc)s",
-                  ip=str(ip), block=str(block.network), name=block.name, rfc=block.rfc)
+                  ip=str(ip), block=str(block.network), name=Recorded(block.name), rfc=block.rfc)
     if not ip.is_global:
         return N_("%(ip)s is not globally reachable", ip=str(ip))
     return None

@@ -185,7 +185,7 @@ class ConformanceCheck:
             try:
                 parse_ibi(known_ibi)
             except ParseError as error:
-                raise ParseError(f"known IBI: {error.message}", error.position, "known_ibi") from error
+                raise ParseError(N_("known IBI: %(problem)s", problem=error.message), error.position, "known_ibi") from error
         self.known_ibi = known_ibi or None
         self.unknown_ibi = unknown_ibi or invent_unknown_ibi()
         self.timeouts = timeouts

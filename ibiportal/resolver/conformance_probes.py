@@ -55,28 +55,29 @@ def parse_service_address(text: str) -> ServiceAddress:
     """
     scheme = "http://"
     if not text.strip():
-        raise ParseError("give the Archive service address, http://<archive address>/<service IBI> (§6.1)",
+        raise ParseError(N_("give the Archive service address, http://<archive address>/<service IBI> (§6.1)"),
                          field="address")
     if text[: len(scheme)].lower() != scheme:
-        raise ParseError("an Archive service address starts with http:// (§6.1)", position=1, field="address")
+        raise ParseError(N_("an Archive service address starts with http:// (§6.1)"), position=1, field="address")
     for mark in "?#":
         if mark in text:
-            raise ParseError(f"no {mark!r} in an Archive service address: give only its base URL (§6.1)",
+            raise ParseError(N_("no %(mark)r in an Archive service address: give only its base URL (§6.1)", mark=mark),
                              position=text.index(mark) + 1, field="address")
     slash = text.find("/", len(scheme))
     if slash < 0 or slash == len(text) - 1:
-        raise ParseError("no service IBI after the address: http://<archive address>/<service IBI> (§6.1)",
+        raise ParseError(N_("no service IBI after the address: http://<archive address>/<service IBI> (§6.1)"),
                          position=len(text) + 1, field="address")
     address, service_ibi = text[len(scheme):slash], text[slash + 1:]
     try:
         parse_ibi(service_ibi)
     except ParseError as error:
         position = None if error.position is None else error.position + slash + 1
-        raise ParseError(f"service IBI: {error.message}", position=position, field="address") from error
+        raise ParseError(N_("service IBI: %(problem)s", problem=error.message), position=position, field="address") from error
     try:
         request_url(address, service_ibi, InclusionConfirmationRequest())
     except ParseError as error:
-        raise ParseError(f"archive address {address[:60]!r}: not a host with an optional :port (§6.1 hostport)",
+        raise ParseError(N_("archive address %(address)r: not a host with an optional :port (§6.1 hostport)",
+                            address=address[:60]),
                          position=len(scheme) + 1, field="address") from error
     return ServiceAddress(address, service_ibi)
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from ibiportal.errors import ParseError
-from ibiportal.i18n import N_, Message, number
+from ibiportal.i18n import N_, NP_, Message, number
 from ibiportal.protocol.messages import CONTENT_TYPES, ITEM_STATES, check_key
 from ibiportal.protocol.pairlist import PairList, UnreadableAnswer, read_answer
 from ibiportal.protocol.status import ACKNOWLEDGMENT_NOTICE
@@ -138,9 +138,11 @@ def judge_unknown_ibi(probe: Probe, ibi: str) -> RuleResult:
     if answer:
         names = ", ".join(answer.names()[:8])
         return _result("unknown-ibi", Verdict.FAILED,
-                       N_("Asked about %(ibi)s, an IBI invented for this check, the Archive answered %(count)s "
-                          "pair(s) (%(names)s) instead of the empty answer.", ibi=ibi, count=number(len(answer)),
-                          names=names), [probe])
+                       NP_("Asked about %(ibi)s, an IBI invented for this check, the Archive answered %(count)s "
+                           "pair (%(names)s) instead of the empty answer.",
+                           "Asked about %(ibi)s, an IBI invented for this check, the Archive answered %(count)s "
+                           "pairs (%(names)s) instead of the empty answer.", len(answer), ibi=ibi,
+                           count=number(len(answer)), names=names), [probe])
     return _result("unknown-ibi", Verdict.PASSED, N_("Empty answer about %(ibi)s, an IBI invented for this check.", ibi=ibi),
                    [probe])
 
@@ -241,7 +243,7 @@ def _per_answer(rule_id: str, probes: Sequence[Probe], problem: Callable[[Probe]
 def judge_http_status(probes: Sequence[Probe]) -> RuleResult:
     return _per_answer("http-status", probes,
                        lambda p: None if p.status == 200 else N_("HTTP status %(status)s", status=p.status),
-                       lambda count: N_("%(count)s answer(s) with HTTP status 200.", count=count))
+                       lambda count: NP_("%(count)s answer with HTTP status 200.", "%(count)s answers with HTTP status 200.", count))
 
 
 def judge_content_type(probes: Sequence[Probe]) -> RuleResult:
@@ -252,7 +254,8 @@ def judge_content_type(probes: Sequence[Probe]) -> RuleResult:
         return Message("Content-Type %(type)s", {"type": probe.content_type}) if probe.content_type else N_("no Content-Type")
 
     return _per_answer("content-type", probes, problem,
-                       lambda count: N_("%(count)s answer(s) with Content-Type text/plain.", count=count))
+                       lambda count: NP_("%(count)s answer with Content-Type text/plain.",
+                                         "%(count)s answers with Content-Type text/plain.", count))
 
 
 def judge_ascii(probes: Sequence[Probe]) -> RuleResult:
@@ -264,7 +267,8 @@ def judge_ascii(probes: Sequence[Probe]) -> RuleResult:
         return N_("byte 0x%(byte)s at character %(position)s (write it %(code)s)", byte=f"{body[index]:02X}",
                   position=index + 1, code=f"%{body[index]:02x}")
 
-    return _per_answer("ascii", probes, problem, lambda count: N_("%(count)s answer(s) in ASCII only.", count=count))
+    return _per_answer("ascii", probes, problem, lambda count: NP_("%(count)s answer in ASCII only.",
+                                                                     "%(count)s answers in ASCII only.", count))
 
 
 def judge_grammar(probes: Sequence[Probe]) -> RuleResult:
@@ -273,7 +277,8 @@ def judge_grammar(probes: Sequence[Probe]) -> RuleResult:
         return answer.explanation if isinstance(answer, UnreadableAnswer) else None
 
     return _per_answer("grammar", probes, problem,
-                       lambda count: N_("%(count)s answer(s) read as pair lists.", count=count))
+                       lambda count: NP_("%(count)s answer read as a pair list.", "%(count)s answers read as pair lists.",
+                                         count))
 
 
 def judge_urlkey(probes: Sequence[Probe]) -> RuleResult:

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 import certifi
 import pycurl
 
-from ibiportal.i18n import N_, decimal
+from ibiportal.i18n import N_, Message, Recorded, decimal
 from ibiportal.log_limits import LimitedLog
 from ibiportal.resolver.addresses import AddressRefused, GetAddrInfo, check_url
 from ibiportal.resolver.transport import (
@@ -56,6 +56,8 @@ _LOOP_FAILURES = LimitedLog(logger)
 #: A round that failed to take its replies (each round of every resolution may): the same.
 _HANDOVER_FAILURES = LimitedLog(logger)
 
+#: Why the exchanges of a closed transport end.
+_CLOSED = N_("the transport was closed")
 #: How libcurl's error codes read in a trace (its own message follows in parentheses).
 _FAILURES: dict[int, tuple[Failure, str]] = {
     pycurl.E_COULDNT_CONNECT: (Failure.CONNECTION, N_("could not connect")),
@@ -190,7 +192,7 @@ class _Loop:
         self._incoming.extend(transfers)
         self._wake()
         if self._closed:  # closed meanwhile: the loop may not look again
-            self._abandon_incoming("the transport was closed")
+            self._abandon_incoming(_CLOSED)
 
     def close(self) -> None:
         self._closed = True
@@ -229,13 +231,13 @@ class _Loop:
         """Turn until closed. If a turn fails (a defect: an Archive's doing ends one exchange,
         not the loop), every exchange of this loop ends as a failure instead of waiting for
         ever, and the transport starts a new loop for the next ones."""
-        why = "the transport was closed"
+        why = _CLOSED
         try:
             while not self._closed:
                 self._turn()
         except Exception:
             _LOOP_FAILURES.exception("loop failed", "the fan-out loop failed; its exchanges end as failures")
-            why, self._closed = "the portal's fan-out loop failed, see its log", True
+            why, self._closed = N_("the portal's fan-out loop failed, see its log"), True
         for transfer in list(self._running.values()):
             self._finish(transfer, pycurl.E_ABORTED_BY_CALLBACK, why)
         self._hand_over()
@@ -324,11 +326,11 @@ class _Loop:
             due = transfer.last_byte + transfer.read_timeout
             if now >= due:
                 transfer.stalled = True
-                self._finish(transfer, pycurl.E_OPERATION_TIMEDOUT, "")
+                self._finish(transfer, pycurl.E_OPERATION_TIMEDOUT, Recorded(""))
             else:
                 self._next_stall = min(self._next_stall, due)
 
-    def _abandon_incoming(self, why: str) -> None:
+    def _abandon_incoming(self, why: Message) -> None:
         """End the transfers that never reached libcurl."""
         while True:
             try:
@@ -349,13 +351,13 @@ class _Loop:
         while True:
             queued, finished, failed = self._multi.info_read()
             for curl in finished:
-                self._finish(self._running[curl], None, "")
+                self._finish(self._running[curl], None, Recorded(""))
             for curl, code, message in failed:
-                self._finish(self._running[curl], code, message)
+                self._finish(self._running[curl], code, Recorded(message))
             if not queued:
                 return
 
-    def _finish(self, transfer: _Transfer, code: int | None, message: str) -> None:
+    def _finish(self, transfer: _Transfer, code: int | None, message: Message | Recorded) -> None:
         curl = transfer.curl
         self._multi.remove_handle(curl)
         del self._running[curl]
@@ -367,8 +369,9 @@ class _Loop:
         self._ended.setdefault(transfer.done, []).append((transfer.index, exchange))
 
 
-def _exchange(transfer: _Transfer, code: int | None, message: str) -> Exchange:
-    """What a finished transfer brought back, in the terms of :class:`Exchange`."""
+def _exchange(transfer: _Transfer, code: int | None, message: Message | Recorded) -> Exchange:
+    """What a finished transfer brought back, in the terms of :class:`Exchange`; ``message`` is
+    libcurl's (its own words, recorded) or the portal's."""
     curl = transfer.curl
     status = curl.getinfo(pycurl.RESPONSE_CODE) or None
     content_type = curl.getinfo(pycurl.CONTENT_TYPE)
@@ -400,7 +403,7 @@ def _exchange(transfer: _Transfer, code: int | None, message: str) -> Exchange:
     return Exchange(status, content_type, body, notes=notes)
 
 
-def _timeout_words(transfer: _Transfer, message: str) -> str:
+def _timeout_words(transfer: _Transfer, message: str) -> Message:
     """Which of libcurl's two limits ended the exchange, told apart by its message (the error
     code is the same for both: CURLE_OPERATION_TIMEDOUT)."""
     connect, total = min(transfer.timeouts.connect, transfer.timeouts.total), transfer.timeouts.total
@@ -412,7 +415,7 @@ def _timeout_words(transfer: _Transfer, message: str) -> str:
     return N_("the exchange deadline (%(seconds)s s) passed", seconds=decimal(total, ".3g"))
 
 
-def _stall_words(transfer: _Transfer) -> str:
+def _stall_words(transfer: _Transfer) -> Message:
     """The read timeout (kept by the loop), and how far the answer got before the silence."""
     seconds = decimal(transfer.read_timeout, ".3g")
     if not transfer.header_lines:
@@ -519,7 +522,7 @@ class CurlTransport:
         except AddressRefused as refused:
             return Exchange(failure=Failure.REFUSED, error=refused.message)
         except ValueError as invalid:  # check_url: a port out of range or not a number
-            return Exchange(failure=Failure.REFUSED, error=f"invalid URL: {invalid}")
+            return Exchange(failure=Failure.REFUSED, error=N_("invalid URL: %(error)s", error=Recorded(invalid)))
         curl, new = loop.handle()
         transfer = _Transfer(curl, self.max_answer_bytes, timeouts, done, index)
         try:
@@ -528,7 +531,7 @@ class CurlTransport:
             self._configure(transfer, url, pin, timeouts)
         except (pycurl.error, ValueError) as error:  # a URL libcurl will not take (a control character,
             transfer.curl.close()                    # say), or pycurl will not pass it (a NUL byte)
-            return Exchange(failure=Failure.REFUSED, error=f"invalid URL: {error.args[-1]}")
+            return Exchange(failure=Failure.REFUSED, error=N_("invalid URL: %(error)s", error=Recorded(error.args[-1])))
         return transfer
 
     def close(self) -> None:

@@ -24,7 +24,7 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.exceptions import ConnectTimeoutError, ReadTimeoutError
 
-from ibiportal.i18n import N_, decimal
+from ibiportal.i18n import N_, Recorded, decimal
 from ibiportal.resolver.addresses import AddressRefused, GetAddrInfo, check_url
 from ibiportal.resolver.transport import (
     DEFAULT_MAX_ANSWER_BYTES,
@@ -329,7 +329,7 @@ class HttpTransport:
         except AddressRefused as refused:
             return Exchange(failure=Failure.REFUSED, error=refused.message)
         except ValueError as invalid:  # check_url: a port out of range or not a number
-            return Exchange(failure=Failure.REFUSED, error=f"invalid URL: {invalid}")
+            return Exchange(failure=Failure.REFUSED, error=N_("invalid URL: %(error)s", error=Recorded(invalid)))
         watch = _WATCHDOG.watch(timeouts.total)
         try:
             exchange = exchange_with()
@@ -370,9 +370,9 @@ class HttpTransport:
         try:
             return self._adapter.send(self._prepared(url, method, accept), stream=True, timeout=(connect, read))
         except requests.exceptions.Timeout as error:
-            return Exchange(failure=Failure.TIMEOUT, error=f"{type(error).__name__}: {error}")
+            return Exchange(failure=Failure.TIMEOUT, error=Recorded(f"{type(error).__name__}: {error}"))
         except requests.exceptions.RequestException as error:
-            return Exchange(failure=Failure.CONNECTION, error=f"{type(error).__name__}: {error}")
+            return Exchange(failure=Failure.CONNECTION, error=Recorded(f"{type(error).__name__}: {error}"))
 
     def _prepared(self, url: str, method: str = "GET", accept: str | None = None) -> PreparedRequest:
         """A ``method`` (GET) of ``url`` with this transport's headers (``accept`` instead of its
@@ -410,7 +410,7 @@ class HttpTransport:
             cause = error.args[0] if error.args else None
             timed_out = isinstance(error, requests.exceptions.Timeout) or isinstance(cause, ReadTimeoutError)
             failure = Failure.TIMEOUT if timed_out else Failure.CONNECTION
-            return Exchange(status, content_type, bytes(body), failure, f"{type(error).__name__}: {error}", notes)
+            return Exchange(status, content_type, bytes(body), failure, Recorded(f"{type(error).__name__}: {error}"), notes)
         return Exchange(status, content_type, bytes(body), notes=notes)
 
 

@@ -97,4 +97,4 @@ def choose_translation(available: Sequence[str], accept_language: str | None) ->
                                       tag=tag, q=f"{q:g}", offered=offered))
     return LanguageChoice(None, N_(
         "no translation offered (%(offered)s) is in Accept-Language %(header)s; taking the original (Example 8.3)",
-        offered=offered, header=repr(accept_language or "(none)")))
+        offered=offered, header=repr(accept_language) if accept_language else N_("(none)")))

@@ -94,7 +94,7 @@ def normalize_service_ibi(text: str) -> str:
     try:
         return str(parse_ibi(text))
     except ParseError as error:
-        raise ParseError(f"archiveserviceibi: {error.message}", error.position, "archiveserviceibi") from error
+        raise ParseError(N_("archiveserviceibi: %(problem)s", problem=error.message), error.position, "archiveserviceibi") from error
 
 
 class ArchiveRegistry(Protocol):

@@ -16,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ibiportal.i18n import N_, Message, decimal
+from ibiportal.i18n import N_, NP_, Message, decimal
 from ibiportal.protocol.pairlist import PairList, UnreadableAnswer, read_answer
 from ibiportal.resolver.asking import Reply
 from ibiportal.resolver.reading import Reading
 from ibiportal.resolver.trace import Alert, AlertReason, Selection
-from ibiportal.resolver.transport import ArchiveEndpoint
+from ibiportal.resolver.transport import FAILURE_WORDS, ArchiveEndpoint
 
 #: A reply in the order it arrived, with its reading when its answer was a non-empty pair list.
 Arrival = tuple[Reply, Reading | None]
@@ -100,7 +100,7 @@ def summary(reply: Reply) -> Message:
     exchange = reply.exchange
     name = reply.endpoint.name
     if exchange.failure is not None:
-        return N_("%(archive)s failed (%(failure)s: %(error)s)", archive=name, failure=str(exchange.failure),
+        return N_("%(archive)s failed (%(failure)s: %(error)s)", archive=name, failure=FAILURE_WORDS[exchange.failure],
                   error=exchange.error)
     if exchange.status != 200:
         return N_("%(archive)s answered HTTP %(status)s", archive=name, status=exchange.status)
@@ -127,10 +127,12 @@ def nobody(arrivals: Sequence[Arrival], unanswered: Sequence[ArchiveEndpoint]) -
     failures = [summary(reply) for reply, _ in arrivals if not is_empty(reply)]
     failures += [N_("%(archive)s gave no answer before the deadline", archive=endpoint.name) for endpoint in unanswered]
     if empty and failures:
-        return N_("not found: the %(count)s Archive(s) that answered do not hold this IBI; %(failures)s",
-                  count=empty, failures=tuple(failures))
+        return NP_("not found: the Archive that answered does not hold this IBI; %(failures)s",
+                   "not found: the %(count)s Archives that answered do not hold this IBI; %(failures)s",
+                   empty, failures=tuple(failures))
     if empty:
-        return N_("not found: the %(count)s Archive(s) that answered do not hold this IBI", count=empty)
+        return NP_("not found: the Archive that answered does not hold this IBI",
+                   "not found: the %(count)s Archives that answered do not hold this IBI", empty)
     if failures:
         return N_("no Archive answered usably; %(failures)s", failures=tuple(failures))
     return N_("no Archive answered usably")

@@ -8,6 +8,7 @@ same date; the item is stored after it, before its identifier is handed out.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields
@@ -17,6 +18,7 @@ from sqlalchemy import ColumnElement, Connection, Row, bindparam, delete, insert
 from sqlalchemy.exc import IntegrityError
 
 from ..errors import IbiError
+from ..i18n import N_, Message
 from ..minted import Bibliographic, ItemLink, MintedItem, SubsystemClock
 from .database import Storage, now_iso
 from .copies import CopyRecord, CopyStore
@@ -237,31 +239,32 @@ class IdentifierStore:
         query = select(prefix_pair).order_by(prefix_pair.c.added_at)
         if status is not None:
             query = query.where(prefix_pair.c.status == status)
-        return [PrefixPairRecord(row.rep_prefix, row.ibip_prefix, row.source, row.added_at, row.status, row.archive,
+        return [PrefixPairRecord(row.rep_prefix, row.ibip_prefix, source_message(row.source), row.added_at, row.status, row.archive,
                                  row.evidence) for row in self.storage.read(query)]
 
     def learn_prefix_pair(self, rep_prefix: str, ibip_prefix: str, archive: str, evidence: str) -> bool:
         """Keep a pair an Archive's answer claims (``evidence``, its ``ibi {rep … ibip …}`` pair) as a
         suggestion, with the Archive and today's date as its source; False when the pair was stored
         already (confirmed, suggested or rejected: an Archive's claim never changes a decision)."""
-        source = f"reported by the Archive {archive} on {now_iso()[:10]}: {evidence}"
+        source = learnt_source(archive, now_iso()[:10], evidence)
         return self._insert_pair(rep_prefix, ibip_prefix, source, PAIR_SUGGESTED, archive, evidence)
 
-    def add_prefix_pair(self, rep_prefix: str, ibip_prefix: str, source: str) -> bool:
+    def add_prefix_pair(self, rep_prefix: str, ibip_prefix: str, source: Message) -> bool:
         """Add a confirmed pair; a pair an Archive suggested becomes confirmed, with this source
-        first; one already confirmed or rejected stays as it was: False then."""
+        first; one already confirmed or rejected stays as it was: False then. ``source`` is one of
+        :data:`PAIR_SOURCES`' messages, stored as its English text."""
         if self._insert_pair(rep_prefix, ibip_prefix, source, PAIR_CONFIRMED):
             return True
         return self.decide_prefix_pair(rep_prefix, ibip_prefix, PAIR_CONFIRMED, source)
 
-    def decide_prefix_pair(self, rep_prefix: str, ibip_prefix: str, status: str, decided_by: str) -> bool:
+    def decide_prefix_pair(self, rep_prefix: str, ibip_prefix: str, status: str, decided_by: Message) -> bool:
         """Confirm or reject a suggested pair; its source then starts with who decided, and keeps
         which Archive reported it. False when no such pair awaits a decision."""
         pending = (prefix_pair.c.rep_prefix == rep_prefix) & (prefix_pair.c.ibip_prefix == ibip_prefix) \
             & (prefix_pair.c.status == PAIR_SUGGESTED)
         with self.storage.write_transaction() as conn:
             result = conn.execute(update(prefix_pair).where(pending).values(
-                status=status, source=decided_by + "; " + prefix_pair.c.source))
+                status=status, source=str(decided_by) + "; " + prefix_pair.c.source))
         return result.rowcount == 1
 
     def _insert_pair(self, rep_prefix: str, ibip_prefix: str, source: str, status: str,
@@ -274,6 +277,71 @@ class IdentifierStore:
                 .on_conflict_do_nothing()
             )
         return result.rowcount == 1
+
+
+def learnt_source(archive: str, date: str, evidence: str) -> Message:
+    """The source of a pair an Archive's answer reported (``evidence``, on ``date``): its claim."""
+    return N_("reported by the Archive %(archive)s on %(date)s: %(evidence)s",
+              archive=archive, date=date, evidence=evidence)
+
+
+def import_source(name: str) -> Message:
+    """The source of a pair given to the import of ``name`` (a file, a package, an OAI-PMH URL)."""
+    return N_("given to the import of %(name)s", name=name)
+
+
+def admin_source(name: str | None = None) -> Message:
+    """The source of a pair an administrator added (by name on the page; none from the command line)."""
+    return N_("administrator %(name)s", name=name) if name else N_("administrator")
+
+
+def decision_source(status: str, name: str | None = None) -> Message:
+    """Who confirmed or rejected a pair an Archive reported (by name on the page; none from the
+    command line): :meth:`IdentifierStore.decide_prefix_pair` writes it before the claim's source."""
+    if status == PAIR_CONFIRMED:
+        return N_("confirmed by administrator %(name)s", name=name) if name else N_("confirmed by administrator")
+    return N_("rejected by administrator %(name)s", name=name) if name else N_("rejected by administrator")
+
+
+def _source_form(template: str) -> tuple[str, re.Pattern[str]]:
+    """A source's template and the pattern that reads its English text back into its values."""
+    parts = re.split(r"%\((\w+)\)s", template)
+    pattern = "".join(re.escape(part) if index % 2 == 0 else f"(?P<{part}>.+?)" for index, part in enumerate(parts))
+    return template, re.compile(pattern)
+
+
+#: Where a stored pair came from, as the portal words it (the functions above). The database keeps
+#: the English text (as the prefix table showed it before it spoke other languages);
+#: :func:`source_message` reads it back into its message, so that a page shows it in its reader's
+#: language. The last form is how pairs learnt before they were claims (0019) were worded.
+PAIR_SOURCES = tuple(_source_form(source.template) for source in (
+    learnt_source("", "", ""), import_source(""), admin_source("name"), admin_source(),
+    N_("learnt from the answer of the Archive %(archive)s on %(date)s: %(evidence)s", archive="", date="", evidence="")))
+
+#: The decisions on a claim (``decision_source``), which its stored source starts with.
+DECISION_SOURCES = tuple(_source_form(source.template) for source in (
+    decision_source(PAIR_CONFIRMED, "name"), decision_source(PAIR_CONFIRMED),
+    decision_source(PAIR_REJECTED, "name"), decision_source(PAIR_REJECTED), admin_source("name"), admin_source()))
+
+
+def source_message(text: str) -> str:
+    """A stored source as the message it was written from (a decision, then the claim it decided
+    on: ``confirmed by administrator NAME; reported by the Archive …``); text the portal did not
+    write (or wrote before these forms) as it is."""
+    decision, separator, claim = text.partition("; ")
+    if separator:
+        decided = _read(decision, DECISION_SOURCES)
+        if decided is not None:
+            return N_("%(decision)s; %(source)s", decision=decided, source=source_message(claim))
+    return _read(text, PAIR_SOURCES) or text
+
+
+def _read(text: str, forms: tuple[tuple[str, re.Pattern[str]], ...]) -> Message | None:
+    for template, pattern in forms:
+        match = pattern.fullmatch(text)
+        if match:
+            return Message(template, match.groupdict())
+    return None
 
 
 def _contains(text: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import BigInteger, CheckConstraint, Column, Index, Integer, LargeBinary, MetaData, Table, Text, text
 
 #: The revision a database must be at for this code (the last file of ``migrations/versions``).
-SCHEMA_REVISION = "0021"
+SCHEMA_REVISION = "0022"
 
 metadata = MetaData()
 
@@ -124,6 +124,7 @@ trace = Table(
     Column("body", Text, nullable=False),  # JSON of the Resolution
     Column("size", Integer, nullable=False, server_default=text("0")),
     Column("ibi", Text),  # the IBI resolved, as asked; NULL for traces stored before it was kept
+    Column("options", Text),  # JSON: how it was asked (TRACE_OPTIONS); NULL for traces stored before 0022
     Index("trace_created_at", "created_at"),
     Index("trace_ibi", "ibi"),
     Index("trace_prune", "created_at", "id", "size"),  # pruning reads the index, not the rows (0012)

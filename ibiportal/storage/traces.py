@@ -22,9 +22,13 @@ from dataclasses import dataclass, field
 from sqlalchemy import delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
+from ..i18n import N_, Message, number, to_record
 from .database import Storage, now_iso
 from .schema import trace, trace_run
 
+#: How a trace was asked, of its body's ``request``, kept beside it for the history to list
+#: (``trace.options``): which Archives, the faulty demo ones or not, as which client.
+TRACE_OPTIONS = ("archives", "include_faulty", "client_ip", "accept_language")
 #: What a stored trace keeps of each Archive's answer, in characters (and as much of its pairs):
 #: enough for any answer of the standard's examples many times over.
 STORED_ANSWER_CHARS = 16_384
@@ -38,7 +42,8 @@ def stored_trace(body: dict) -> dict:
         raw = step.get("raw_answer")
         if raw is not None and len(raw) > STORED_ANSWER_CHARS:
             step["raw_answer"] = raw[:STORED_ANSWER_CHARS]
-            step["notes"] = [*step["notes"], f"the stored answer is cut at {STORED_ANSWER_CHARS:,} of its {len(raw):,} characters"]
+            _add_note(step, N_("the stored answer is cut at %(kept)s of its %(length)s characters",
+                               kept=number(STORED_ANSWER_CHARS), length=number(len(raw))))
         pairs = step.get("pairs")
         total = sum(len(name) + len(value) for name, value in pairs or ())
         if total > STORED_ANSWER_CHARS:
@@ -49,8 +54,17 @@ def stored_trace(body: dict) -> dict:
                 kept.append([name, value[:room - len(name)]])
                 room -= len(name) + len(value)
             step["pairs"] = kept
-            step["notes"] = [*step["notes"], f"the stored pairs are cut at {STORED_ANSWER_CHARS:,} of their {total:,} characters"]
+            _add_note(step, N_("the stored pairs are cut at %(kept)s of their %(length)s characters",
+                               kept=number(STORED_ANSWER_CHARS), length=number(total)))
     return body
+
+
+def _add_note(step: dict, note: Message) -> None:
+    """A note on a stored step, kept with its message as the step's own notes are
+    (``notes_i18n``, ibiportal.resolver.trace), so that a page shows it in its reader's language."""
+    records = step.get("notes_i18n") or [None] * len(step["notes"])
+    step["notes"] = [*step["notes"], note]
+    step["notes_i18n"] = [*records, to_record(note)]
 
 
 @dataclass(frozen=True)
@@ -76,6 +90,7 @@ class HistoryEntry:
     persistent_url: str
     outcome: str
     ibi: str | None
+    options: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -98,8 +113,11 @@ class TraceStore:
         oldest beyond ``keep`` traces or ``budget_bytes`` bytes; returns once it is committed
         (with the traces other threads were saving at once)."""
         text = json.dumps(body)
+        asked = body.get("request") or {}
+        options = {name: asked[name] for name in TRACE_OPTIONS if name in asked}
         row = {"id": trace_id, "created_at": now_iso(), "persistent_url": persistent_url, "outcome": outcome,
-               "body": text, "size": len(text.encode("utf-8")), "ibi": ibi}
+               "body": text, "size": len(text.encode("utf-8")), "ibi": ibi,
+               "options": json.dumps(options) if options else None}
         group = _group_of(self.storage.database.url)
         pending = _Pending(row)
         with group.queued:
@@ -161,12 +179,13 @@ class TraceStore:
         connection = self.storage.connection
         total = connection.execute(select(func.count()).select_from(trace).where(*conditions)).scalar_one()
         rows = connection.execute(
-            select(trace.c.id, trace.c.created_at, trace.c.persistent_url, trace.c.outcome, trace.c.ibi)
+            select(trace.c.id, trace.c.created_at, trace.c.persistent_url, trace.c.outcome, trace.c.ibi, trace.c.options)
             .where(*conditions)
             .order_by(trace.c.created_at.desc(), trace.c.id.desc())
             .limit(query.per_page).offset((query.page - 1) * query.per_page)
         )
-        entries = tuple(HistoryEntry(row.id, row.created_at, row.persistent_url, row.outcome, row.ibi) for row in rows)
+        entries = tuple(HistoryEntry(row.id, row.created_at, row.persistent_url, row.outcome, row.ibi,
+                                     json.loads(row.options) if row.options else None) for row in rows)
         return HistoryPage(entries, total)
 
     def load_trace(self, trace_id: str) -> dict | None:

@@ -34,8 +34,10 @@ SOURCE = ROOT / "ibiportal" / "translations"
 """Where each language's ``.po`` lives (``<locale>/LC_MESSAGES/messages.po``)."""
 MAPPING = ROOT / "babel.cfg"
 """Which files hold messages, and how to read them (pybabel's mapping file)."""
-KEYWORDS = {**DEFAULT_KEYWORDS, "lazy_gettext": None, "lazy_ngettext": (1, 2), "lazy_pgettext": ((1, "c"), 2)}
-"""``_``/``gettext``/``ngettext``/``N_`` (pybabel's defaults) and Flask-Babel's lazy forms."""
+KEYWORDS = {**DEFAULT_KEYWORDS, "lazy_gettext": None, "lazy_ngettext": (1, 2), "lazy_pgettext": ((1, "c"), 2),
+            "NP_": (1, 2)}
+"""``_``/``gettext``/``ngettext``/``N_`` (pybabel's defaults), Flask-Babel's lazy forms and the
+core's plural messages (``NP_``, ``ibiportal.i18n``)."""
 TEMPLATE_DATE = datetime(2026, 11, 24, tzinfo=timezone.utc)
 """The template's creation date written into every catalog: fixed, so that it never conflicts."""
 

@@ -28,10 +28,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from flask import Flask, request
+from flask_babel import format_decimal, gettext
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..errors import ParseError
-from ..i18n import N_
+from ..i18n import N_, Recorded
 
 MAX_TEXT_CHARS = 4096
 """A single-line value: an IBI, a URL (browsers keep about 2,000 characters), a title, a name."""
@@ -113,8 +114,8 @@ def check_request() -> None:
 def read_json(raw: bytes) -> Any:
     """A JSON body parsed within the bounds of the module docstring; its strings checked as text."""
     if len(raw) > MAX_JSON_BYTES:
-        raise RequestEntityTooLarge(f"The JSON body is {len(raw)} bytes; the portal reads at most "
-                                    f"{MAX_JSON_BYTES // 1024} KiB of JSON.")
+        raise RequestEntityTooLarge(gettext("The JSON body is %(size)s bytes; the portal reads at most %(limit)s KiB of JSON.",
+                                            size=format_decimal(len(raw)), limit=format_decimal(MAX_JSON_BYTES // 1024)))
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as bad:
@@ -132,7 +133,7 @@ def read_json(raw: bytes) -> Any:
     try:
         body = json.loads(text, parse_int=number(int), parse_float=number(float))
     except json.JSONDecodeError as exc:
-        raise ParseError(N_("the body is not valid JSON: %(msg)s", msg=exc.msg), position=exc.pos + 1, field="body") from exc
+        raise ParseError(N_("the body is not valid JSON: %(msg)s", msg=Recorded(exc.msg)), position=exc.pos + 1, field="body") from exc
     _check_strings(body)
     return body
 

@@ -21,18 +21,20 @@ when shown (:func:`translate`, the ``translate`` filter).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from urllib.parse import urlencode, urlsplit
 
 from babel.dates import format_timedelta
 from flask import Blueprint, Flask, Response, g, has_request_context, redirect, request, url_for
-from flask_babel import Babel, format_date, format_datetime, format_decimal, get_locale, gettext
+from flask_babel import Babel, format_date, format_datetime, format_decimal, get_locale, get_translations, gettext
 from markupsafe import Markup, escape
 from werkzeug.datastructures import MultiDict
 
 from ..errors import ParseError
-from ..i18n import LIST_SEPARATOR, N_, Localized, Message, Recorded
+from .. import i18n as core
+from ..i18n import LIST_SEPARATOR, N_, NP_, Localized, Message, Recorded
 from . import catalogs
 
 DEFAULT = "en"
@@ -109,12 +111,22 @@ def translate(text):
     """A core :class:`~ibiportal.i18n.Message` (or :class:`~ibiportal.i18n.Localized` text) in the
     reader's language, its values too; other text as it is."""
     if isinstance(text, Localized):
-        return text.texts.get(current_language(), str(text))
+        return text.texts.get(current_language(), str.__str__(text))
     if not isinstance(text, Message):
         return text
+    template = _template(text)
     if not text.values:
-        return gettext(text.template)
-    return gettext(text.template, **{name: _translated_value(value) for name, value in text.values.items()})
+        return template
+    return template % {name: _translated_value(value) for name, value in text.values.items()}
+
+
+def _template(message: Message) -> str:
+    """The message's template in the reader's language, its values not slotted in yet: the
+    catalog's translation, the form its count asks for when it has a plural."""
+    translations = get_translations()
+    if message.plural is None:
+        return translations.ugettext(message.template)
+    return translations.ungettext(message.template, message.plural, message.count)
 
 
 def _translated_value(value):
@@ -140,6 +152,26 @@ def said(text) -> Markup:
     return translate_html(text)
 
 
+CODE_SPAN = re.compile(r"`([^`<>]+)`")
+"""Code quoted in a message between backticks, as Markdown quotes it (`!`, `ibiurl.verblist`)."""
+
+
+def code_spans(text) -> Markup:
+    """Text for a page with the code it quotes between backticks as ``<code>``: a backtick is no
+    punctuation a reader of a page knows (the JSON API and the command line keep them). A core
+    message is translated first (:func:`translate_html`); markup is kept; any other text (a lazy
+    translation too, which passes itself off as markup) is escaped."""
+    if text is None:
+        return Markup("")
+    if isinstance(text, (Message, Localized, Recorded)):
+        marked = translate_html(text)
+    elif isinstance(text, Markup):
+        marked = text
+    else:
+        marked = escape(str(text))
+    return Markup(CODE_SPAN.sub(r"<code>\1</code>", str(marked)))
+
+
 def translate_html(text):
     """:func:`translate` for a page (the ``translate`` filter): escaped, with the
     :class:`~ibiportal.i18n.Recorded` text inside (a transport's own words, kept as recorded) in a
@@ -148,7 +180,8 @@ def translate_html(text):
     as it is."""
     if isinstance(text, Recorded):
         attr = lang_attr(text)
-        return Markup("<span{}>{}</span>").format(attr, text) if attr else escape(text)
+        words = str.__str__(text)  # plain text: escaping a Recorded itself would come back here
+        return Markup("<span{}>{}</span>").format(attr, words) if attr else escape(words)
     if isinstance(text, tuple):  # a list of values (ibiportal.i18n)
         return Markup(LIST_SEPARATOR).join(translate_html(item) for item in text)
     if isinstance(text, Localized):
@@ -156,12 +189,12 @@ def translate_html(text):
     if not isinstance(text, Message):
         return escape(text) if isinstance(text, str) else text
     if not text.values:
-        return escape(gettext(text.template))
-    # gettext with no values gives the translated template untouched; Markup's % escapes the values
-    # left as they are (so that %(name)s of a plain text is escaped once), and keeps the marked-up ones
+        return code_spans(_template(text))
+    # Markup's % escapes the values left as they are (so that %(name)s of a plain text is escaped
+    # once), and keeps the marked-up ones
     values = {name: translate_html(value) if isinstance(value, (Message, Localized, Recorded, tuple)) else value
               for name, value in text.values.items()}
-    return Markup(escape(gettext(text.template))) % values
+    return code_spans(Markup(escape(_template(text))) % values)
 
 
 def error_text(error: ParseError) -> str:
@@ -269,6 +302,18 @@ def number_filter(value, decimals: int | None = None) -> str:
     return format_decimal(value, format="#,##0" + ("." + "0" * decimals if decimals else ""))
 
 
+def size_filter(size: int | None) -> str:
+    """A file's size as people read it, with the language's decimal sign: bytes below a KiB, else
+    KiB or MiB with one decimal (``100,0 MiB`` in Portuguese, ``100.0 MiB`` in English)."""
+    if size is None:
+        return ""
+    if size < 1024:
+        return get_translations().ungettext("%(num)s byte", "%(num)s bytes", size) % {"num": format_decimal(size)}
+    if size < 1024 * 1024:
+        return f"{number_filter(size / 1024, 1)} KiB"
+    return f"{number_filter(size / (1024 * 1024), 1)} MiB"
+
+
 def ago_filter(value, now: datetime | None = None) -> Markup:
     """``<time>`` saying how long ago (or in how long) ``value`` is, humanly ("5 minutes ago",
     "há 5 minutos"), with the exact time in its title and machine-readable in ``datetime``."""
@@ -292,13 +337,41 @@ SCRIPT_TEXTS = (
     N_("the server answered %(status)s"), N_("Type an IBI to see its persistent URL."),
     N_("The preview is unavailable right now; the Compose button still works."),
     N_("Scroll sideways to see it all"),
+    # the home page's box (home.js)
+    N_("Not recognised yet: %(message)s"), N_("Looks like %(description)s."),
+    N_("Looks like %(description)s — IBIp %(other)s."), N_("Looks like %(description)s — repository name %(other)s."),
+    NP_("Read as %(ibi)s: %(count)s thing around it set aside.", "Read as %(ibi)s: %(count)s things around it set aside.", 1,
+        ibi=""),  # (the values only make the English text: the script gives its own)
+    N_("Press Look up for what to do with it."),
+    NP_("This looks like a reference: %(count)s IBI found", "This looks like a reference: %(count)s IBIs found", 1),
+    # an item's upload (upload.js)
+    N_("%(name)s has %(size)s; this portal keeps files of at most %(limit)s. Nothing was sent."),
+    N_("%(sent)s of %(total)s sent (%(percent)s)"), N_("Stored."),
+    N_("The portal refused the file (HTTP %(status)s). Nothing was stored."),
+    N_("The upload was interrupted: nothing was stored. Try again."), N_("Upload cancelled: nothing was stored."),
+    N_("Sending %(name)s (%(size)s)…"),
+    # the registration key as it is typed (key-check.js)
+    NP_("%(count)s digit so far: the first number needs 10 or more (Table 7.1).",
+        "%(count)s digits so far: the first number needs 10 or more (Table 7.1).", 1),
+    NP_("%(count)s digit after the '-' so far: the second number needs 10 or more (Table 7.1).",
+        "%(count)s digits after the '-' so far: the second number needs 10 or more (Table 7.1).", 1),
 )
 """What the portal's scripts write themselves (static/js), given to them translated in the page
-(``<body data-portal-text>``, read by ``portalText`` in portal.js): a script has no catalog of its own."""
+(``<body data-portal-text>``, read by ``portalText`` and ``portalPlural`` in portal.js): a script
+has no catalog of its own. A text whose words follow a number gives both its forms, each under its
+English (``portalPlural`` picks one by the page language's plural rule)."""
 
 
 def script_texts() -> dict[str, str]:
-    return {text: gettext(text) for text in SCRIPT_TEXTS}
+    texts = {}
+    translations = get_translations()
+    for text in SCRIPT_TEXTS:
+        if text.plural is None:
+            texts[text.template] = translations.ugettext(text.template)
+        else:
+            texts[text.template] = translations.ungettext(text.template, text.plural, 1)
+            texts[text.plural] = translations.ungettext(text.template, text.plural, 2)
+    return texts
 
 
 def template_context() -> dict:
@@ -312,9 +385,10 @@ def init_app(app: Flask) -> None:
     app.config.setdefault("BABEL_DEFAULT_LOCALE", DEFAULT)
     Babel(app, locale_selector=select_locale)
     app.jinja_env.policies["ext.i18n.trimmed"] = True  # as babel.cfg extracts {% trans %} blocks
-    app.jinja_env.filters.update(date=date_filter, datetime=datetime_filter, iso=iso_filter, number=number_filter,
-                                 ago=ago_filter, translate=translate_html,
+    app.jinja_env.filters.update(date=date_filter, datetime=datetime_filter, iso=iso_filter, number=number_filter, size=size_filter,
+                                 ago=ago_filter, translate=translate_html, code_spans=code_spans,
                                  lang_attr=lang_attr, said=said)
     app.context_processor(template_context)
     app.after_request(remember_and_label)
     app.register_blueprint(bp)
+    core.html_of = translate_html  # a core message a template writes as it is is translated too

@@ -80,7 +80,7 @@ def client_input(own: ClientInfo, client_ip: object = None, accept_language: obj
     """
     client = own
     if client_ip is not None and not isinstance(client_ip, str):
-        raise ParseError("client_ip must be text: an IP address, or the list of Table 8.10", field="client_ip")
+        raise ParseError(N_("client_ip must be text: an IP address, or the list of Table 8.10"), field="client_ip")
     if client_ip:
         text = client_ip
         ips: list[str] = []

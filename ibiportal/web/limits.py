@@ -186,7 +186,8 @@ def reference_budget() -> Callable[[], str | None]:
                 metrics.rate_limited(REFERENCES_SCOPE)
                 reset = strategy.get_window_stats(item, REFERENCES_SCOPE, client).reset_time
                 wait = max(1, int(reset - time.time()))
-                return f"at most {setting} IBIs are checked for your address; check again in {wait} s"
+                return N_("at most %(limit)s IBIs are checked for your address; check again in %(wait)s s",
+                          limit=setting, wait=wait)
         return None
 
     return take

@@ -106,7 +106,7 @@
       step.verb.disabled = blocked && !step.verb.value;
       step.fieldset.classList.toggle("blocked", step.verb.disabled);
       const note = known ? rules.notes[shape] || "" : "";
-      step.note.textContent = note;
+      portalShow(step.note, note);
       step.note.hidden = !note;
       describedBy(step.verb, step.note.id, Boolean(note));
       if (step.verb.value) shape += rules.symbols[step.verb.value] || "";
@@ -162,22 +162,23 @@
     if (!control) {
       const paragraph = document.createElement("p");
       paragraph.className = "error";
-      paragraph.textContent = message;
+      portalShow(paragraph, message);
       form.prepend(paragraph);
-      return portalText("Not updated: %(message)s", { message });
+      return portalText("Not updated: %(message)s", { message: message.replaceAll("`", "") });
     }
     const wrapper = control.closest(".field");
     const box = document.createElement("div");
     box.className = "error";
     box.id = `${control.id}-error`;
     const paragraph = document.createElement("p");
-    paragraph.textContent = message;
+    portalShow(paragraph, message);
     box.append(paragraph);
     wrapper.append(box);
     wrapper.classList.add("has-error");
     control.setAttribute("aria-invalid", "true");
     describedBy(control, box.id, true);
-    return portalText("Not updated. %(label)s: %(message)s", { label, message });
+    // announced, not shown: without the backticks a screen reader would read out
+    return portalText("Not updated. %(label)s: %(message)s", { label, message: message.replaceAll("`", "") });
   }
 
   // ---- The preview -------------------------------------------------------------------------------

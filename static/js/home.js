@@ -17,8 +17,9 @@
     if (!offer) return;
     offer.hidden = !reference;
     if (!reference) return;
-    document.getElementById("reference-title").textContent =
-      `This looks like a reference: ${reference.ibis} IBI${reference.ibis === 1 ? "" : "s"} found`;
+    document.getElementById("reference-title").textContent = portalPlural(
+      "This looks like a reference: %(count)s IBI found", "This looks like a reference: %(count)s IBIs found",
+      reference.ibis);
     document.getElementById("reference-text").value = text;
   }
 
@@ -29,17 +30,24 @@
       live.classList.remove("good");
       return;
     }
+    // the API answers its sentences in the page's language; each sentence here is whole
     if (answer.kind === "unknown") {
-      const where = answer.error.position ? ` (at character ${answer.error.position})` : "";
-      live.textContent = `Not recognised yet: ${answer.error.message}${where}`;
+      const error = answer.error;
+      const message = error.position
+        ? portalText("%(message)s (at character %(position)s)", { message: error.message, position: error.position })
+        : error.message;
+      portalShow(live, portalText("Not recognised yet: %(message)s", { message }));
       live.classList.remove("good");
       return;
     }
     const other = answer.form === "rep" ? answer.ibip : answer.rep;
-    const otherName = answer.form === "rep" ? "IBIp" : "repository name";
-    const read = answer.notes && answer.notes.length ? ` (read as ${answer.ibi}: ${answer.notes.length} thing(s) around it set aside)` : "";
-    live.textContent = `Looks like ${answer.description}${read}` +
-      (other ? ` — ${otherName} ${other}` : "") + ". Press Look up for what to do with it.";
+    const looks = !other ? portalText("Looks like %(description)s.", { description: answer.description })
+      : answer.form === "rep" ? portalText("Looks like %(description)s — IBIp %(other)s.", { description: answer.description, other })
+        : portalText("Looks like %(description)s — repository name %(other)s.", { description: answer.description, other });
+    const notes = answer.notes ? answer.notes.length : 0;
+    const read = notes ? portalPlural("Read as %(ibi)s: %(count)s thing around it set aside.",
+      "Read as %(ibi)s: %(count)s things around it set aside.", notes, { ibi: answer.ibi }) : "";
+    portalShow(live, [looks, read, portalText("Press Look up for what to do with it.")].filter(Boolean).join(" "));
     live.classList.add("good");
   }
 

@@ -3,7 +3,8 @@
 // ibiportal.protocol.messages.check_key): a message under the field says what is wrong and where,
 // or that the key is well formed. The server still checks it on submit; without this script the
 // form works the same, its errors shown after submitting. The messages come from the page, in its
-// language: data-key-check holds them, with %(name)s placeholders.
+// language: data-key-check holds them, with %(name)s placeholders; a count of digits is said by
+// portalPlural (portal.js), in the form its number asks.
 "use strict";
 
 function fill(template, values) {
@@ -23,8 +24,12 @@ function keyProblem(key, messages) {
       return { invalid: true, text: fill(messages.digit, { position: start + wrong }) };
     }
     if (number.length < 10) {
-      const template = n === 0 ? messages.first_short : messages.second_short;
-      return { invalid: false, text: fill(template, { count: number.length }) };
+      const text = n === 0
+        ? portalPlural("%(count)s digit so far: the first number needs 10 or more (Table 7.1).",
+          "%(count)s digits so far: the first number needs 10 or more (Table 7.1).", number.length)
+        : portalPlural("%(count)s digit after the '-' so far: the second number needs 10 or more (Table 7.1).",
+          "%(count)s digits after the '-' so far: the second number needs 10 or more (Table 7.1).", number.length);
+      return { invalid: false, text };
     }
     start += number.length + 1;
   }

@@ -10,6 +10,35 @@ function portalText(english, values = {}) {
 }
 window.portalText = portalText;
 
+// A text whose words follow a number: its English singular and plural, the form the page's
+// language asks for `count` (Intl.PluralRules: Portuguese says "1 IBI", "0 IBI"), with `count`
+// written as the language writes numbers.
+const PAGE_LANGUAGE = document.documentElement.lang || "en";
+function portalPlural(singular, plural, count, values = {}) {
+  const one = new Intl.PluralRules(PAGE_LANGUAGE).select(count) === "one";
+  return portalText(one ? singular : plural, { count: portalNumber(count), ...values });
+}
+window.portalPlural = portalPlural;
+
+// Text into an element with the code it quotes between backticks as <code> (the portal's messages
+// quote code as Markdown does; a page shows no backtick, as ibiportal.web.i18n.code_spans does on
+// the server). Built from text nodes: nothing in the text is read as markup.
+function portalShow(element, text) {
+  element.replaceChildren(...String(text).split("`").map((part, index) => {
+    if (index % 2 === 0) return document.createTextNode(part);
+    const code = document.createElement("code");
+    code.textContent = part;
+    return code;
+  }));
+}
+window.portalShow = portalShow;
+
+// A number as the page's language writes it: 1,234.5 / 1.234,5 (`options` as Intl.NumberFormat's).
+function portalNumber(value, options = {}) {
+  return new Intl.NumberFormat(PAGE_LANGUAGE, options).format(value);
+}
+window.portalNumber = portalNumber;
+
 // Copy buttons: <button class="copy" data-copy="text" [data-copy-html="html"]>. With HTML, the
 // clipboard gets both flavours, so a word processor pastes a citation with its italic and bold
 // and a plain-text field gets the text. Announces the result to screen readers.

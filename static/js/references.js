@@ -76,7 +76,7 @@
     outcome.textContent = resolution.status ? `${label(resolution)} (${resolution.status})` : label(resolution);
     outcome.className = `outcome o-${resolution.outcome.replace(" ", "-")}`;
     const reason = cell.querySelector(".reason");
-    if (reason) reason.textContent = resolution.reason;
+    if (reason) portalShow(reason, resolution.reason);
     const link = cell.querySelector("a.trace");
     if (link && resolution.trace) link.href = tracePage(resolution.trace);
   }

@@ -3,6 +3,7 @@
 // script the form posts the file as multipart; the server stores either only once it arrived whole.
 "use strict";
 
+// A size as the page writes it (templates/archive/_files.html's size filter): 1,5 MiB in Portuguese.
 function formatBytes(bytes) {
   const units = ["bytes", "KiB", "MiB", "GiB"];
   let value = bytes;
@@ -11,7 +12,8 @@ function formatBytes(bytes) {
     value /= 1024;
     unit += 1;
   }
-  return unit === 0 ? `${value} bytes` : `${value.toFixed(1)} ${units[unit]}`;
+  const digits = unit === 0 ? 0 : 1;
+  return `${portalNumber(value, { minimumFractionDigits: digits, maximumFractionDigits: digits })} ${units[unit]}`;
 }
 
 function setUpUpload(form) {
@@ -43,7 +45,8 @@ function setUpUpload(form) {
     event.preventDefault();
     error.hidden = true;
     if (file.size > maxBytes) {
-      showError(`${file.name} has ${formatBytes(file.size)}; this portal keeps files of at most ${formatBytes(maxBytes)}. Nothing was sent.`);
+      showError(portalText("%(name)s has %(size)s; this portal keeps files of at most %(limit)s. Nothing was sent.",
+        { name: file.name, size: formatBytes(file.size), limit: formatBytes(maxBytes) }));
       return;
     }
     const path = pathInput.value.trim() || file.name;
@@ -59,18 +62,19 @@ function setUpUpload(form) {
       if (progress.lengthComputable) {
         bar.max = progress.total;
         bar.value = progress.loaded;
-        const percent = Math.floor((100 * progress.loaded) / progress.total);
-        status.textContent = `${formatBytes(progress.loaded)} of ${formatBytes(progress.total)} sent (${percent}%)`;
+        const percent = portalNumber(Math.floor((100 * progress.loaded) / progress.total) / 100, { style: "percent" });
+        status.textContent = portalText("%(sent)s of %(total)s sent (%(percent)s)",
+          { sent: formatBytes(progress.loaded), total: formatBytes(progress.total), percent });
       }
     });
     request.addEventListener("load", () => {
       if (request.status >= 200 && request.status < 300) {
-        status.textContent = "Stored.";
+        status.textContent = portalText("Stored.");
         window.location.assign(form.dataset.done);
         window.location.reload();
         return;
       }
-      let message = `The portal refused the file (HTTP ${request.status}). Nothing was stored.`;
+      let message = portalText("The portal refused the file (HTTP %(status)s). Nothing was stored.", { status: request.status });
       try {
         message = JSON.parse(request.responseText).error.message;
       } catch (ignored) {
@@ -78,11 +82,11 @@ function setUpUpload(form) {
       }
       showError(message);
     });
-    request.addEventListener("error", () => showError("The upload was interrupted: nothing was stored. Try again."));
-    request.addEventListener("abort", () => showError("Upload cancelled: nothing was stored."));
+    request.addEventListener("error", () => showError(portalText("The upload was interrupted: nothing was stored. Try again.")));
+    request.addEventListener("abort", () => showError(portalText("Upload cancelled: nothing was stored.")));
     progressBox.hidden = false;
     bar.value = 0;
-    status.textContent = `Sending ${file.name} (${formatBytes(file.size)})…`;
+    status.textContent = portalText("Sending %(name)s (%(size)s)…", { name: file.name, size: formatBytes(file.size) });
     submit.disabled = true;
     cancel.hidden = false;
     request.send(file);

@@ -105,7 +105,7 @@ def test_a_source_that_cannot_be_read_ends_the_run_saying_why(database):
                         started_by="ada", pairs=KNOWN_PREFIX_PAIRS)
     runs.threads[run_id].join(20)
     run = run_of(database, run_id)
-    assert state_of(run, datetime.now(timezone.utc)) == "stopped" and "one of them ibi" in run.stopped
+    assert state_of(run, datetime.now(timezone.utc)) == "stopped" and "one of them `ibi`" in run.stopped
     assert run.stopped.template.startswith("the CSV's first line")  # kept as a message, shown translated
 
 

@@ -49,9 +49,9 @@ def test_csv_rows_by_their_header():
 
 
 def test_a_csv_without_an_ibi_column_or_with_an_unknown_one_is_refused():
-    with pytest.raises(ParseError, match="one of them ibi"):
+    with pytest.raises(ParseError, match="one of them `ibi`"):
         list(read_csv("title,creators\nA,B\n"))
-    with pytest.raises(ParseError, match="names a column author"):
+    with pytest.raises(ParseError, match="names a column `author`"):
         list(read_csv("ibi,author\nx,y\n"))
 
 

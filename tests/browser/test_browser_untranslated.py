@@ -13,7 +13,10 @@ language, ``lang=""`` when none is recorded) and skipped, as are names no transl
 
 The state shown includes what pages only show after something happened: an administrator's
 pages (logged in), an Archive's history, the Archive health page with a failure in the traces
-kept, the conformance check's results, a mint's result and a trace.
+kept, the conformance check's results, a mint's result, a trace, the home box's hint as the user
+types (its script's sentences and the API's), a deleted item's alert and a registration key the
+form refuses. (What every parser can say is rendered in both languages by
+``tests/web/test_core_messages_in_portuguese.py``, without a browser.)
 """
 from __future__ import annotations
 
@@ -81,12 +84,13 @@ def runs(text: str) -> list[list[str]]:
     names of formats and data never count as English: a token with a digit, a dot, a slash or an
     ``@`` (an IBI, a URL, a number, a file's extension), with a capital letter after its first
     (an acronym such as ABNT, BibTeX, a language tag such as pt-BR) or two hyphens (a style's id
-    such as chicago-author-date), or a demo Archive's name. Text in typographic quotes is quoted material (what a person
+    such as chicago-author-date), a capital letter alone (the IBIp alphabet's "0 1 I O V Y Z"), or a demo
+    Archive's name. Text in typographic quotes is quoted material (what a person
     typed), and a sentence's end ends a run too."""
     found: list[list[str]] = [[]]
     for token in QUOTED.sub(" / ", text).split():
         word = token.strip(PUNCTUATION).rstrip(".")
-        if WORD.fullmatch(word) and word not in ARCHIVE_NAMES:
+        if WORD.fullmatch(word) and word not in ARCHIVE_NAMES and not (len(word) == 1 and word.isupper()):
             found[-1].append(word.lower())
         elif found[-1]:
             found.append([])
@@ -184,6 +188,10 @@ def test_no_page_shares_a_run_of_english_words_with_its_portuguese_twin(admin, l
         "cite-deleted": lambda page: page.goto("/cite?ibi=D7N2U8HW/3GBBQK2"),
         "references-result": references,
         "convert-errors": lambda page: page.goto("/convert?ibi=8JMKD3MGP8W34PGRBS"),
+        "home-hint": lambda page: typed_in_home_box(page, "sid.inpe.br/mtc-m18@80/2009/13.16.17.46"),
+        "home-hint-read": lambda page: typed_in_home_box(page, "IBI: <8JMKD3MGP8W/35MMLL8>."),
+        "alert-deleted": lambda page: page.goto("/D7N2U8HW/3GBBQK2"),
+        "archives-bad-key": bad_registration_key,
         "parse-errors": lambda page: page.goto("/parse?url=http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc"),
     })
     # The items page lists it: a title with no language recorded and a creator's name, runs of
@@ -244,6 +252,22 @@ def references(page: Page) -> None:
                                "3. Broken: <http://urlib.net/8JMKD3MGP8W/ZZZZZZZ>.\n")
     with page.expect_navigation():
         page.locator("form button[type=submit]").first.click()
+
+
+def typed_in_home_box(page: Page, text: str) -> None:
+    """The home page's box as the user types ``text``: the hint its script writes (home.js)."""
+    page.goto("/")
+    page.locator("input[data-classify]").fill(text)
+    page.wait_for_function("() => document.getElementById('q-live').textContent.length > 0")
+
+
+def bad_registration_key(page: Page) -> None:
+    """An Archive registered with a key too short: the form's error names the key's first number."""
+    page.goto("/admin/archives")
+    page.locator("#service_ibi").fill(ARCHIVE_IBI)
+    page.locator("#registration_key").fill("123")
+    with page.expect_navigation():
+        page.locator("form:has(#registration_key) button[type=submit]").click()
 
 
 def trace(page: Page) -> None:

@@ -57,7 +57,7 @@ def test_nothing_to_choose_says_what_each_archive_did():
     empty = select([arrival("a", ""), arrival("b", None, failure=Failure.REFUSED, order=2)],
                    False, [ArchiveEndpoint("c.example:80", "SERVICE/IBI", "c")])
     assert isinstance(empty, Alert) and empty.reason is AlertReason.NOT_FOUND
-    assert empty.message.startswith("not found: the 1 Archive(s) that answered do not hold this IBI")
+    assert empty.message.startswith("not found: the Archive that answered does not hold this IBI")
     assert "b failed (" in empty.message and "c gave no answer before the deadline" in empty.message
     silent = select([], False, [ArchiveEndpoint("c.example:80", "SERVICE/IBI", "c")])
     assert isinstance(silent, Alert) and silent.reason is AlertReason.NO_ARCHIVE_ANSWERED

@@ -77,7 +77,7 @@ def log_in(portal: str, target: str) -> str | None:
     answer = browser.post(f"{portal}/admin/login", data={"username": "ada", "password": PASSWORD, "next": target},
                           allow_redirects=False)
     if answer.status_code == 400:  # a control character, refused at the edge naming the field
-        assert "of next" in answer.text
+        assert "of <code>next</code>" in answer.text
         return None
     assert answer.status_code == 302
     return answer.raw.headers["Location"]

@@ -10,7 +10,7 @@ from ibiportal import create_app
 from ibiportal.ibi.conversion import convert
 from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS
 from ibiportal.storage.database import Storage
-from ibiportal.storage.identifiers import IdentifierStore
+from ibiportal.storage.identifiers import PAIR_CONFIRMED, IdentifierStore, decision_source
 from ibiportal.web.convert.anatomy import anatomy
 from tests.servers import fresh_sqlite
 from tests.admin_session import log_in_as
@@ -226,7 +226,7 @@ def test_prefix_table_lists_the_standards_pairs_and_added_ones(app, client, runn
     html = client.get("/convert/prefixes").get_data(as_text=True)
     assert f"{len(KNOWN_PREFIX_PAIRS) + 1} known prefix pairs" in html
     assert "<td><code>iconet.com.br/banon</code></td>" in html and "127.0.0.1, <span" in html
-    assert '<td class="source"><span lang="en">administrator' in html and "banon.dpi.inpe.br" in html
+    assert '<td class="source"><span>administrator' in html and "banon.dpi.inpe.br" in html  # the portal's words
     # Each real server's pair shows its published reference and the item printed in both forms.
     assert "TATHU - Software para rastreio" in html
     assert "<code>sid.inpe.br/mtc-m21d/2022/07.20.15.45</code> = <code>8JMKD3MGP3W34T/47AF772</code>" in html
@@ -253,6 +253,36 @@ def test_administrator_adds_a_pair_and_conversion_uses_it(app, client):
     again = client.post("/convert/prefixes", data={"rep_prefix": "dpi.inpe.br/banon", "ibip_prefix": "J8LNKAN8PW"})
     assert "already in the table" in client.get(again.headers["Location"]).get_data(as_text=True)
     assert len(stored_pairs(app)) == 1
+    # the source is stored in English, and shown in the reader's language wherever it is named
+    portuguese = client.get("/convert?ibi=J8LNKAN8PW/9HFNHE", headers={"Accept-Language": "pt-BR"}).get_data(as_text=True)
+    assert "fonte: <span>administrador ada</span>" in portuguese
+    assert "<span>administrador ada</span>" in client.get("/convert/prefixes", headers={"Accept-Language": "pt-BR"}).get_data(as_text=True)
+
+
+def test_a_pair_source_the_portal_did_not_write_stays_as_stored(app):
+    storage = Storage(app.config["DATABASE"])
+    store = IdentifierStore(storage)
+    store.add_prefix_pair("dpi.inpe.br/banon", "J8LNKAN8PW", "a note typed by hand")
+    store.learn_prefix_pair("dpi.inpe.br/x", "J8LNKAN8PX", "library", "ibi {rep dpi.inpe.br/x/1 ibip J8LNKAN8PX/1}")
+    store.learn_prefix_pair("dpi.inpe.br/y", "J8LNKAN8PY", "library", "ibi {rep dpi.inpe.br/y/1 ibip J8LNKAN8PY/1}")
+    store.decide_prefix_pair("dpi.inpe.br/y", "J8LNKAN8PY", PAIR_CONFIRMED, decision_source(PAIR_CONFIRMED, "ada"))
+    typed, learnt, decided = (record.source for record in store.prefix_pair_records())
+    storage.close()
+    assert type(typed) is str and typed == "a note typed by hand"
+    assert learnt.template.startswith("reported by the Archive %(archive)s on %(date)s")
+    assert learnt.values["archive"] == "library" and learnt == learnt.template % dict(learnt.values)
+    # a decision on a claim is read back as the decision's message, then the claim's
+    assert decided.startswith("confirmed by administrator ada; reported by the Archive library on ")
+    assert decided.values["decision"].values == {"name": "ada"}
+    assert decided.values["source"].template.startswith("reported by the Archive %(archive)s")
+
+
+def test_the_result_leads_to_the_other_form(client):
+    """Convert's result links the other form to its own conversion (the anatomy read from that side)."""
+    html = client.get("/convert?ibi=sid.inpe.br/mtc-m18@80/2009/07.21.14.43").get_data(as_text=True)
+    assert 'href="/convert?ibi=8JMKD3MGP8W/35MMLL8">Convert this form</a>' in html
+    back = client.get("/convert?ibi=8JMKD3MGP8W/35MMLL8").get_data(as_text=True)
+    assert 'href="/convert?ibi=sid.inpe.br/mtc-m18@80/2009/07.21.14.43">Convert this form</a>' in back
 
 
 @pytest.mark.parametrize(

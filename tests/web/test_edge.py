@@ -97,7 +97,7 @@ def test_a_number_of_too_many_digits_anywhere_is_a_400_at_it(client):
 
 def test_a_json_body_over_its_size_is_a_413_naming_the_limit(client):
     response = post_json(client, "/api/v1/convert/batch", '{"identifiers": ["' + "A" * MAX_JSON_BYTES + '"]}')
-    assert response.status_code == 413 and "at most 1024 KiB of JSON" in error_of(response)["message"]
+    assert response.status_code == 413 and "at most 1,024 KiB of JSON" in error_of(response)["message"]
 
 
 @pytest.mark.parametrize(("query", "field", "position"), [
@@ -111,13 +111,13 @@ def test_query_strings_are_checked_alike(client, query, field, position):
 
 def test_a_page_names_the_field_and_character(client):
     page = client.get("/convert?ibi=8JMKD3MGP8W%2F35MMLL8%7F")
-    assert page.status_code == 400 and "(at character 20 of ibi)" in page.get_data(as_text=True)
+    assert page.status_code == 400 and "(at character 20 of <code>ibi</code>)" in page.get_data(as_text=True)
 
 
 def test_a_form_posted_with_a_control_character_is_a_400_naming_its_field(client):
     page = client.post("/mint", data={"title": "A\x07title"})
     text = page.get_data(as_text=True)
-    assert page.status_code == 400 and "control character U+0007" in text and "(at character 2 of title)" in text
+    assert page.status_code == 400 and "control character U+0007" in text and "(at character 2 of <code>title</code>)" in text
     kept = client.post("/mint", data={"creators": "Silva, M.\r\nSouza, J.", "title": "Two creators"})
     assert kept.status_code < 400
 

@@ -167,7 +167,7 @@ def test_page_table_and_downloads(client):
     assert page.status_code == 200
     assert "12 IBIs found" in html and "6 distinct items" in html
     assert "<mark>sid.inpe.br/mtc-m21d/2022/07.20.15.45-NTC</mark>" in html
-    assert "`-NTC` is INPE&#39;s report-number suffix" in html
+    assert "<code>-NTC</code> is INPE&#39;s report-number suffix" in html
     csv_file = client.post("/references.csv", data={"text": REFERENCES})
     rows = list(csv.reader(io.StringIO(csv_file.get_data(as_text=True))))
     assert rows[0][0] == "line" and len(rows) == 1 + len(IN_REFERENCES)

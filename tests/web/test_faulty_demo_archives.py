@@ -50,7 +50,7 @@ def test_include_faulty_must_be_a_boolean(client):
     response = client.post("/api/v1/trace", json={"url": UNKNOWN, "include_faulty": "yes"})
     assert response.status_code == 400
     error = response.get_json()["error"]
-    assert "include_faulty must be true or false" in error["message"]
+    assert "`include_faulty` must be `true` or `false`" in error["message"]
 
 
 def test_the_trace_form_checkbox_includes_them_and_trace_again_keeps_it(client):

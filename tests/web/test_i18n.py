@@ -9,7 +9,7 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 from flask import render_template_string
 
-from ibiportal.i18n import N_, Recorded, number
+from ibiportal.i18n import N_, NP_, Recorded, number
 from ibiportal.web.i18n import ago_filter, translate
 
 PT = {"Accept-Language": "pt-BR,pt;q=0.9,en;q=0.5"}
@@ -167,6 +167,65 @@ def test_a_page_marks_recorded_english_and_escapes_the_rest(app):
             "o nome &#39;a&lt;b&#39; não tem valor")
     with app.test_request_context(headers=EN):  # English on an English page needs no mark
         assert "<span" not in render_template_string("{{ m|translate }}", m=message)
+
+
+def test_a_message_a_template_forgets_to_translate_is_translated_anyway(app):
+    """A core message written as it is, or given to ``_()`` as a value, is in the reader's
+    language (``Message.__html__``): "Copiar INPE (English)" came from a template without the filter."""
+    style = N_("INPE (English)")
+    with app.test_request_context(headers=PT):
+        assert render_template_string("{{ m }}", m=style) == "INPE (inglês)"
+        assert render_template_string("{{ _('Copy %(what)s', what=m) }}", m=style) == "Copiar INPE (inglês)"
+        assert render_template_string("{{ m }}", m=Recorded("a <b>")) == '<span lang="en">a &lt;b&gt;</span>'
+    with app.test_request_context(headers=EN):
+        assert render_template_string("{{ _('Copy %(what)s', what=m) }}", m=style) == "Copy INPE (English)"
+
+
+def test_code_a_message_quotes_between_backticks_is_code_on_a_page(app):
+    """The JSON and the command line keep the backticks; a page shows the span as code, escaped."""
+    message = N_("%(value)s may not follow the IBI: a modifier (`!`, `+`, `:`), a file path `/…` or a query `?…` may "
+                 "(Table 8.1)", value="`<8>`")
+    with app.test_request_context(headers=PT):
+        page = render_template_string("{{ m|translate }}", m=message)
+        assert "`" not in page and "<code>&lt;8&gt;</code> não pode vir depois do IBI" in page
+        assert "<code>!</code>, <code>+</code>, <code>:</code>" in page
+        assert render_template_string("{{ t|code_spans }}", t="say `<x>` or `y`") == (
+            "say <code>&lt;x&gt;</code> or <code>y</code>")
+
+
+def test_a_count_chooses_its_words_in_each_language(app):
+    message = NP_("not found: the Archive that answered does not hold this IBI",
+                  "not found: the %(count)s Archives that answered do not hold this IBI", 12)
+    assert message == "not found: the 12 Archives that answered do not hold this IBI"
+    with app.test_request_context(headers=PT):
+        assert translate(message) == "não encontrado: os 12 Arquivos que responderam não têm este IBI"
+        one = NP_("not found: the Archive that answered does not hold this IBI",
+                  "not found: the %(count)s Archives that answered do not hold this IBI", 1)
+        assert render_template_string("{{ m }}", m=one) == "não encontrado: o Arquivo que respondeu não tem este IBI"
+
+
+@pytest.mark.parametrize(("headers", "expected"), [(PT, "1 byte|1.000 bytes|1,5 KiB|100,0 MiB"),
+                                                   (EN, "1 byte|1,000 bytes|1.5 KiB|100.0 MiB")])
+def test_sizes_as_the_language_writes_them(app, headers, expected):
+    with app.test_request_context(headers=headers):
+        assert render_template_string("{{ 1|size }}|{{ 1000|size }}|{{ 1536|size }}|{{ n|size }}",
+                                      n=100 * 1024 * 1024) == expected
+
+
+def test_the_home_box_hint_comes_in_the_readers_language(client):
+    """``/api/v1/classify``'s sentences follow the language, as the API's errors do; the script
+    that shows them gets its own words, plurals in both forms, from the page."""
+    typo = client.get("/api/v1/classify", query_string={"q": "sid.inpe.br/mtc-m18@80/2009/13.16.17.46"}, headers=PT)
+    answer = typo.get_json()
+    assert answer["error"]["message"] == "mês 13 fora do intervalo 01-12" and answer["error"]["position"] == 29
+    assert answer["description"] == "não é um IBI nem uma URL persistente"
+    read = client.get("/api/v1/classify", query_string={"q": "IBI: <8JMKD3MGP8W/35MMLL8>."}, headers=PT).get_json()
+    assert read["notes"][0]["message"].startswith("o rótulo `IBI:` de uma referência impressa não faz parte do IBI")
+    english = client.get("/api/v1/classify", query_string={"q": "sid.inpe.br/mtc-m18@80/2009/13.16.17.46"}).get_json()
+    assert english["error"]["message"] == "month 13 out of range 01-12"
+    page = client.get("/", headers=PT).get_data(as_text=True)
+    assert "Lido como %(ibi)s: %(count)s coisa em volta deixada de lado." in page
+    assert "Lido como %(ibi)s: %(count)s coisas em volta deixadas de lado." in page
 
 
 MOMENT = datetime(2026, 11, 4, 7, 5, 9, tzinfo=timezone.utc)

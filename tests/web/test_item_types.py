@@ -111,7 +111,7 @@ def test_every_kind_minted_through_the_api_reaches_every_format(client, item_typ
 @pytest.mark.parametrize(
     ("fields", "field", "message"),
     [
-        ({"item_type": "poem"}, "item_type", "unknown item type 'poem'; one of: article, book, chapter"),
+        ({"item_type": "poem"}, "item_type", "unknown item type 'poem'; one of: `article`, `book`, `chapter`"),
         ({"item_type": "report", "degree": "Doutorado"}, "degree", "a degree belongs to a master's or doctoral thesis"),
         ({"degree": "Doutorado"}, "degree", "a degree belongs to a master's or doctoral thesis"),
         ({"publisher": "x" * 301}, "publisher", "publisher"),

@@ -108,7 +108,7 @@ def test_reasons_in_the_readers_language(client, auth):
 @pytest.mark.parametrize(("name", "data", "query", "field", "words"), [
     ("colecao.xml", b"<x/>", "", "file", "is not a .bib, .ris, .csv or .zip file"),
     ("broken.zip", b"not a zip", "", "file", "broken.zip is not a zip file"),
-    ("items.csv", b"title\nno ibi column\n", "", "file", "one of them ibi"),
+    ("items.csv", b"title\nno ibi column\n", "", "file", "one of them `ibi`"),
     ("urlib.csv", b"ibi\n", "?dry_run=maybe", "dry_run", "dry_run must be"),
     ("urlib.csv", b"ibi\n", "?update=2", "update", "update must be"),
 ])

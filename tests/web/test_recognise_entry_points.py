@@ -36,7 +36,7 @@ def test_classify_api_keeps_the_message_and_position_of_non_ibis(client):
 def test_home_page_shows_the_notes_and_the_original_resolver(client):
     html = client.get("/", query_string={"q": REFERENCE}).get_data(as_text=True)
     assert "This is an IBI in IBIp form" in html
-    assert "the label `IBI:` of a printed reference is not part of the IBI" in html
+    assert "the label <code>IBI:</code> of a printed reference is not part of the IBI" in html
     assert "On its original resolver" in html and "http://urlib.net/8JMKD3MGP3W34T/47AF772" in html
 
 
@@ -68,7 +68,7 @@ def test_parse_page_and_api(client):
     assert body["canonical"]["symbols"] == "http://urlib.net/8JMKD3MGP8W/35MMLL8?ibiurl.backgroundlanguage=pt-BR"
     assert body["notes"]
     html = client.get("/parse", query_string={"url": LINK}).get_data(as_text=True)
-    assert "Read from what you gave" in html and "`/ibi/`" in html
+    assert "Read from what you gave" in html and "<code>/ibi/</code>" in html
     error = client.get("/api/v1/parse", query_string={"url": "urlib.net/ibi/8JMKD3MGP8W/35MMLL8!!"}).get_json()["error"]
     assert error["position"] == 35 and error["field"] == "url"  # the second `!`
 

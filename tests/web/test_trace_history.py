@@ -60,7 +60,7 @@ def test_bad_filters_are_told_next_to_their_fields(client):
     page = client.get("/trace/history?ibi=8JMKD3MGP8W/35MM!LL8&since=2026-12-01&until=2026-11-01")
     assert page.status_code == 400
     html = page.get_data(as_text=True)
-    assert re.search(r'id="ibi-error"><p>[^<]*`L` may not follow the modifier `!`[^<]*\(at character 18\)', html)
+    assert re.search(r'id="ibi-error"><p><code>L</code> may not follow the modifier <code>!</code>.*?\(at character 18\)', html)
     assert "The last day comes before the first: swap them." in html
 
 
@@ -101,3 +101,21 @@ def test_other_than_two_ticked_go_back_saying_so(client, three, ticked):
     assert f"Tick exactly two traces to compare them ({ticked} ticked)." in html
     assert '<option selected value="not-found">' in html  # the filter kept
     assert len(re.findall(r'name="compare" value="[^"]+" id="[^"]+"\s+checked', html)) == min(ticked, 2)  # what stays listed stays ticked
+
+
+def test_a_row_says_how_its_trace_was_asked(app, client):
+    """Two traces of one URL, asked differently, read differently in the list (kept in
+    ``trace.options``, so the list reads no trace body); a trace kept before says nothing."""
+    plain = trace(client, FOUND)
+    asked = trace(client, FOUND, include_faulty="y", accept_language="pt-BR", client_ip="203.0.113.7")
+    storage = Storage(app.config["DATABASE"])
+    storage.connection.exec_driver_sql(f"UPDATE trace SET options = NULL WHERE id = '{plain}'")
+    storage.close()
+    rows = dict(re.findall(r'value="([^"]+)" id="pick-.*?<td class="url">(.*?)</td>',
+                           client.get("/trace/history").get_data(as_text=True), re.S))
+    assert "options" not in rows[plain]
+    assert ("the demo Archives · faulty demo Archives included · client 203.0.113.7 · Accept-Language: pt-BR"
+            in rows[asked])
+    portuguese = client.get("/trace/history", headers={"Accept-Language": "pt-BR"}).get_data(as_text=True)
+    assert ("os Arquivos de demonstração · Arquivos de demonstração defeituosos incluídos · cliente 203.0.113.7 · "
+            "Accept-Language: pt-BR") in portuguese

@@ -30,6 +30,7 @@ from ..context import get_copies, get_item_files, get_items, get_target_checks, 
 from ..files import UNCAPPED, file_dict
 from ..form_errors import show_error
 from ..host import portal_url
+from ...i18n import N_
 from ..i18n import error_text, translate
 from ..results import persistent_url
 from ..actor import current_actor
@@ -125,12 +126,12 @@ def upload_form(ibi: str):
         _check_csrf(request.form.get("csrf_token"))
         sent = request.files.get("file")
         if sent is None or not sent.filename:
-            raise UploadRefused("choose a file to upload")
+            raise UploadRefused(N_("choose a file to upload"))
         kept = get_item_files().put(ibi, form.path.data or sent.filename, Upload(sent.stream, sent.mimetype),
                                     actor=current_actor())
-    except RequestEntityTooLarge:
-        flash(str(FileTooLarge(current_app.config["MAX_FILE_BYTES"])).capitalize() + ". Nothing was stored.", "error")
-    except (ParseError, FileTooLarge, UploadRefused) as refused:
+    except (ParseError, FileTooLarge, UploadRefused, RequestEntityTooLarge) as refused:
+        if isinstance(refused, RequestEntityTooLarge):
+            refused = FileTooLarge(current_app.config["MAX_FILE_BYTES"])
         why = error_text(refused) if isinstance(refused, ParseError) else translate(refused.args[0])
         flash(gettext("Nothing was stored: %(why)s.", why=why), "error")
     else:

@@ -91,13 +91,11 @@ def _archives_page(form: RegisterForm, status: int = 200):
 
 def _key_check_messages() -> dict[str, str]:
     """What static/js/key-check.js says as the key is typed (Table 7.1, as ``check_key`` checks
-    it), in the page's language; ``%(name)s`` is filled in by the script."""
+    it), in the page's language; ``%(name)s`` is filled in by the script. (A count of digits, whose
+    noun follows the number, is the script's own plural text: ``SCRIPT_TEXTS``.)"""
     return {
         "dash": gettext("A second '-' at character %(position)s: a key has one '-' at most (Table 7.1)."),
         "digit": gettext("Character %(position)s is not a digit: a key is digits, with one '-' at most (Table 7.1)."),
-        "first_short": gettext("%(count)s digits so far: the first number needs 10 or more (Table 7.1)."),
-        "second_short": gettext("%(count)s digits after the '-' so far: the second number needs 10 or more "
-                                "(Table 7.1)."),
         "ok": gettext("✓ A well-formed key (Table 7.1)."),
     }
 

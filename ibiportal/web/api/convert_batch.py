@@ -46,7 +46,7 @@ def _json_kind(value: object) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
-        return "a boolean"
+        return N_("a boolean")
     if isinstance(value, (int, float)):
-        return "a number"
-    return "an array" if isinstance(value, list) else "an object"
+        return N_("a number")
+    return N_("an array") if isinstance(value, list) else N_("an object")

@@ -48,7 +48,7 @@ _FORM_FIELDS = frozenset({"file", "text"})
 def _body_text() -> str:
     unknown = sorted((set(request.form) | set(request.files)) - _FORM_FIELDS)
     if unknown:
-        raise ParseError(f"the form has a part {unknown[0]!r}: send a part named file or text", field=unknown[0])
+        raise ParseError(N_("the form has a part %(part)r: send a part named `file` or `text`", part=unknown[0]), field=unknown[0])
     upload = request.files.get("file")
     if upload is not None and upload.filename:
         return text_of(upload.filename, upload.read())

@@ -4,6 +4,7 @@ from __future__ import annotations
 from flask import abort, jsonify, url_for
 
 from ...errors import ParseError
+from ...i18n import N_
 from ...storage.traces import TraceStore
 from ...application.resolving import ArchiveGroup, ArchiveSet
 from ..context import application, get_storage, request_client, request_site
@@ -18,7 +19,7 @@ def run_trace():
     body = json_body()
     url = body.get("url")
     if not isinstance(url, str) or not url.strip():
-        raise ParseError("url is required: the persistent URL to trace", field="url")
+        raise ParseError(N_("`url` is required: the persistent URL to trace"), field="url")
     asked = asked_url_input(url)  # a bad URL is a 400 naming the character, before any message
     archives = ArchiveSet.parse(body.get("archives", ArchiveGroup.ALL), body.get("include_faulty", False))
     client = client_input(request_client(), body.get("client_ip"), body.get("accept_language"))

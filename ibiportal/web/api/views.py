@@ -92,7 +92,7 @@ def json_body() -> dict:
         return {}
     body = read_json(raw)
     if not isinstance(body, dict):
-        raise ParseError("the body must be a JSON object", position=1, field="body")
+        raise ParseError(N_("the body must be a JSON object"), position=1, field="body")
     return body
 
 

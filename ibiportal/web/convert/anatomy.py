@@ -27,7 +27,7 @@ from ...ibi.ibip import FRACTION_SEPARATOR, IPV4_SEPARATOR, decode_ibip_prefix, 
 from ...ibi.repository import DEFAULT_PORT as REP_DEFAULT_PORT
 from ...ibi.repository import PORT_SEPARATORS, decode_rep_prefix, decode_rep_suffix
 from ...ibi.syntax import SEPARATOR
-from ...i18n import N_
+from ...i18n import N_, Localized, number
 
 SERVER, PORT, DATE, SEPARATOR_KIND, UNKNOWN = "server", "port", "date", "separator", "unknown"
 _TIME_FIELDS = {4: N_("month.day.hour.minute"), 5: N_("month.day.hour.minute.second"),
@@ -202,7 +202,7 @@ def _ibip_date_cell(suffix: str) -> Cell:
     )
 
 
-def _decimal(value: Decimal) -> str:
-    """A count of seconds with thousands separators (readable), its fraction digits kept as written."""
-    whole, point, fraction = format(value, "f").partition(".")
-    return f"{int(whole):,}{point}{fraction}"
+def _decimal(value: Decimal) -> Localized:
+    """A count of seconds as each language writes numbers (``988,595,160.5`` and ``988.595.160,5``),
+    its fraction digits kept as written."""
+    return number(value, len(format(value, "f").partition(".")[2]))

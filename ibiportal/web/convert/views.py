@@ -33,7 +33,7 @@ from ...ibi.prefixes import check_prefix_pair, is_claim
 from ...ibi.repository import decode_rep_prefix
 from ...ibi.servers import KNOWN_SERVERS, KnownServer
 from ..auth.session import admin_required, current_admin
-from ...storage.identifiers import PAIR_CONFIRMED, PAIR_REJECTED, IdentifierStore, PrefixPairRecord
+from ...storage.identifiers import PAIR_CONFIRMED, PAIR_REJECTED, IdentifierStore, PrefixPairRecord, admin_source, decision_source
 from .. import limits
 from ..context import get_storage, known_prefix_pairs
 from ..form_errors import add_error, show_error
@@ -152,7 +152,7 @@ def download_csv():
     """The batch result as a CSV file: its input posted again by the result's Download button."""
     form = BatchDownloadForm(prefix=DOWNLOAD_PREFIX)
     if not form.validate():
-        raise ParseError("post the batch again from the Convert page", field="kind")
+        raise ParseError(N_("post the batch again from the Convert page"), field="kind")
     reader = rows_from_csv if form.kind.data == "csv" else rows_from_lines
     result = convert_rows(reader(form.text.data or ""), known_prefix_pairs())
     return Response(
@@ -232,7 +232,7 @@ def add_prefix_pair():
         else:
             if (rep, ibip) in {tuple(pair[:2]) for pair in known_prefix_pairs() if not is_claim(pair)}:
                 flash(gettext("%(rep)s = %(ibip)s is already in the table.", rep=rep, ibip=ibip))
-            elif IdentifierStore(get_storage()).add_prefix_pair(rep, ibip, f"administrator {current_admin()}"):
+            elif IdentifierStore(get_storage()).add_prefix_pair(rep, ibip, admin_source(current_admin())):
                 flash(gettext("Added %(rep)s = %(ibip)s.", rep=rep, ibip=ibip))
             else:
                 flash(gettext("%(rep)s = %(ibip)s was rejected before: it stays rejected.", rep=rep, ibip=ibip))
@@ -250,8 +250,7 @@ def decide_prefix_pair():
         raise ParseError(N_("post the decision again from the prefix table"), field="rep_prefix")
     rep, ibip = form.rep_prefix.data, form.ibip_prefix.data
     status = PAIR_CONFIRMED if form.confirm.data else PAIR_REJECTED
-    verb = "confirmed" if status == PAIR_CONFIRMED else "rejected"
-    if not IdentifierStore(get_storage()).decide_prefix_pair(rep, ibip, status, f"{verb} by administrator {current_admin()}"):
+    if not IdentifierStore(get_storage()).decide_prefix_pair(rep, ibip, status, decision_source(status, current_admin())):
         flash(gettext("%(rep)s = %(ibip)s awaits no decision.", rep=rep, ibip=ibip))
     elif status == PAIR_CONFIRMED:
         flash(gettext("Confirmed %(rep)s = %(ibip)s.", rep=rep, ibip=ibip))

@@ -153,7 +153,7 @@ def qr_download():
     url = persistent_url_input(text)
     base = normalize_base(resolver_base())
     if url.resolver != base:
-        raise ParseError(f"only persistent URLs on this portal's resolver ({base}) get a QR code here", 1, "url")
+        raise ParseError(N_("only persistent URLs on this portal's resolver (%(base)s) get a QR code here", base=base), 1, "url")
     name = str(url.ibi).replace("/", "-").replace("@", "-")
     return Response(
         qr_svg(text.strip()),

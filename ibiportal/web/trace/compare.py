@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from flask_babel import gettext
 
 from ...resolver.trace import Resolution, StepKind
+from .alerts import alert_words
 from .report import status_words
 
 
@@ -52,7 +53,7 @@ def outcome_words(resolution: Resolution) -> str:
     """``redirect to <url>`` or ``alert <reason>``: what the browser gets, in the reader's words."""
     if resolution.alert is None:
         return gettext("redirect to %(url)s", url=resolution.url)
-    return gettext("alert %(reason)s", reason=resolution.alert.reason.value)
+    return gettext("alert %(reason)s", reason=alert_words(resolution.alert.reason))
 
 
 def _statuses(resolution: Resolution) -> dict[tuple[int, str], tuple[str, float | None]]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from flask import redirect, render_template, request, url_for
-from flask_babel import gettext, lazy_gettext
+from flask_babel import gettext, lazy_gettext, ngettext
 from flask_wtf import FlaskForm
 from wtforms import DateField, SelectField, StringField
 from wtforms.validators import Optional, ValidationError
@@ -26,7 +26,8 @@ from ..context import get_storage, known_prefix_pairs
 from ..form_errors import show_error
 from ..inputs import recognised_url_input
 from .forms import TRACE_ID
-from .report import HEADLINES
+from .alerts import HEADLINES, alert_words
+from .report import selection_words
 
 #: Traces per page: a screenful on a desktop, a short scroll of cards on a phone.
 PER_PAGE = 25
@@ -35,7 +36,7 @@ PER_PAGE = 25
 def outcome_choices() -> list[tuple[str, str]]:
     """"any", "found", then each alert: its headline, with its reason as the trace JSON names it."""
     return [("", lazy_gettext("Any outcome")), ("found", lazy_gettext("found (redirected)")),
-            *((reason.value, f"{HEADLINES[reason]} ({reason.value})") for reason in AlertReason)]
+            *((reason.value, alert_words(reason)) for reason in AlertReason)]
 
 
 def outcome_words(outcome: str) -> str:
@@ -46,6 +47,22 @@ def outcome_words(outcome: str) -> str:
         return str(HEADLINES[AlertReason(outcome)])
     except ValueError:  # a reason this version does not know
         return outcome
+
+
+def option_words(options: dict | None) -> list[str]:
+    """How a kept trace was asked, in a few words each (the Archives, the faulty demo ones, the
+    client): what tells apart two traces of one persistent URL in the list. None for traces kept
+    before their options were."""
+    if not options:
+        return []
+    words = [selection_words(options["archives"])] if options.get("archives") else []
+    if options.get("include_faulty"):
+        words.append(gettext("faulty demo Archives included"))
+    if options.get("client_ip"):
+        words.append(gettext("client %(ip)s", ip=options["client_ip"]))
+    if options.get("accept_language"):
+        words.append(gettext("Accept-Language: %(languages)s", languages=options["accept_language"]))
+    return words
 
 
 class HistoryForm(FlaskForm):
@@ -134,10 +151,12 @@ def history_page():
     ticked = request.args.getlist("compare")
     compare_error = None
     if "compare_error" in request.args:
-        compare_error = gettext("Tick exactly two traces to compare them (%(count)s ticked).",
-                                count=request.args.get("compare_error"))
+        ticked_count = request.args.get("compare_error", "")
+        compare_error = ngettext("Tick exactly two traces to compare them (%(num)s ticked).",
+                                 "Tick exactly two traces to compare them (%(num)s ticked).",
+                                 int(ticked_count) if ticked_count.isdigit() else 0)
     return render_template("trace/history.html", form=form, result=result, ibis=ibis, ticked=ticked,
-                           outcome_words=outcome_words,
+                           outcome_words=outcome_words, option_words=option_words,
                            compare_error=compare_error, filters=_filters()), 200 if compare_error is None else 400
 
 

@@ -23,23 +23,9 @@ from .sentences import (
 )
 from ...resolver.statuses import ALERT_STATUS, FOUND_STATUS
 from ..i18n import translate
+from .alerts import HEADLINES
 
 
-#: The outcome in a few words, by alert reason.
-HEADLINES = {
-    AlertReason.NOT_FOUND: lazy_gettext("Not found"),
-    AlertReason.DELETED: lazy_gettext("Deleted"),
-    AlertReason.TRANSLATION_MISSING: lazy_gettext("Translation does not exist"),
-    AlertReason.RELATION_MISSING: lazy_gettext("The item is held, not what the modifiers ask"),
-    AlertReason.CONFLICTING_ORIGINALS: lazy_gettext("Conflict: more than one original"),
-    AlertReason.NO_ORIGINAL: lazy_gettext("No Archive claims the original"),
-    AlertReason.NO_ARCHIVE_ANSWERED: lazy_gettext("No Archive answered"),
-    AlertReason.NO_ARCHIVES: lazy_gettext("No Archives to ask"),
-    AlertReason.HOP_LIMIT: lazy_gettext("Gave up: too many rounds"),
-    AlertReason.CYCLE: lazy_gettext("Stopped: the Archives lead in a circle"),
-    AlertReason.UNSAFE_URL: lazy_gettext("Refused an unsafe URL"),
-    AlertReason.BAD_REQUEST: lazy_gettext("Not a persistent URL"),
-}
 
 #: What support staff can do next, by outcome.
 NEXT_STEPS = {
@@ -120,12 +106,28 @@ ROLE_WORDS = {
 }
 
 
+#: The reason phrases of the statuses the resolver answers (ibiportal.resolver.statuses), in the
+#: reader's words: the phrase on the wire is English, the sentence that names it need not be.
+STATUS_PHRASES = {
+    301: lazy_pgettext("HTTP status", "Moved Permanently"), 302: lazy_pgettext("HTTP status", "Found"),
+    303: lazy_pgettext("HTTP status", "See Other"), 307: lazy_pgettext("HTTP status", "Temporary Redirect"),
+    400: lazy_pgettext("HTTP status", "Bad Request"), 404: lazy_pgettext("HTTP status", "Not Found"),
+    409: lazy_pgettext("HTTP status", "Conflict"), 410: lazy_pgettext("HTTP status", "Gone"),
+    502: lazy_pgettext("HTTP status", "Bad Gateway"), 503: lazy_pgettext("HTTP status", "Service Unavailable"),
+    504: lazy_pgettext("HTTP status", "Gateway Timeout"),
+}
+
+
 def http_status_text(code: int) -> str:
-    """``302 Found``, ``404 Not Found``."""
+    """``302 Found``, ``404 Not Found`` (``404 Não encontrado`` in Portuguese); a status the
+    resolver never answers keeps HTTP's English phrase."""
+    if code in STATUS_PHRASES:
+        return f"{code} {STATUS_PHRASES[code]}"
     try:
         return f"{code} {HTTPStatus(code).phrase}"
     except ValueError:
         return str(code)
+
 
 
 def is_web_url(url: str | None) -> bool:
@@ -462,7 +464,7 @@ def _facts(report: TraceReport) -> list[Fact]:
         address = next((line.address for line in report.sequence.lifelines if line.key == resolution.archive), None)
         facts.append(Fact(lazy_gettext("URL from Archive"), resolution.archive + (f" ({address})" if address else "")))
     archives = [line for line in report.sequence.lifelines if line.is_archive]
-    facts.append(Fact(lazy_gettext("Archives asked"), f"{len(archives)}" + (f", {_selection_words(asked['archives'])}"
+    facts.append(Fact(lazy_gettext("Archives asked"), f"{len(archives)}" + (f", {selection_words(asked['archives'])}"
                                                               if asked.get("archives") else ""), False))
     if asked.get("archives") in ("demo", "all"):
         facts.append(Fact(lazy_gettext("Faulty demo Archives"), str(lazy_gettext("included") if asked.get("include_faulty") else lazy_gettext("left out")), False))
@@ -479,7 +481,8 @@ def _facts(report: TraceReport) -> list[Fact]:
     return facts
 
 
-def _selection_words(selection: str) -> str:
+def selection_words(selection: str) -> str:
+    """Which Archives a trace asked (``demo``, ``live``, ``all``), in words."""
     words = {"demo": lazy_gettext("the demo Archives"), "live": lazy_gettext("the live Archives"),
              "all": lazy_gettext("demo and live")}
     return str(words.get(selection, selection))

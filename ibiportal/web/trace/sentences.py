@@ -14,8 +14,9 @@ from flask import has_request_context
 from flask_babel import get_locale, gettext
 
 from ...protocol.status import ACKNOWLEDGMENT_NOTICE
-from ...resolver.trace import AcknowledgmentOutcome, AnswerMeaning, Selection, Status, TraceStep
+from ...resolver.trace import AcknowledgmentOutcome, AlertReason, AnswerMeaning, Selection, Status, TraceStep
 from ..i18n import translate
+from .alerts import alert_words
 
 
 def decimal(value: float) -> str:
@@ -97,7 +98,8 @@ def selection_sentence(step: TraceStep) -> str:
             return gettext("Joined the resolution of the same request already under way (%(trace)s); no Archive "
                            "was asked again.", trace=step.joined_trace)
         return gettext("Joined the resolution of the same request already under way; no Archive was asked again.")
-    return gettext("No answer could be chosen: the resolution ends with the alert %(alert)s.", alert=step.alert)
+    alert = alert_words(AlertReason(step.alert)) if step.alert in set(AlertReason) else step.alert
+    return gettext("No answer could be chosen: the resolution ends with the alert %(alert)s.", alert=alert)
 
 
 def acknowledgment_sentence(step: TraceStep) -> str:

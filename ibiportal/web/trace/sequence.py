@@ -45,6 +45,7 @@ from ...resolver.trace import BROWSER, RESOLVER, AcknowledgmentOutcome, Resoluti
 from flask_babel import gettext, lazy_gettext, ngettext
 
 from ..i18n import translate
+from .alerts import HEADLINES
 from .sentences import milliseconds, notice_sentence, selection_sentence
 
 #: The lifeline left of the browser's (Figure 8.1); the browser's and the resolver's are the trace's own.
@@ -338,7 +339,7 @@ class _Builder:
             alert = resolution.alert
             assert alert is not None
             self.add(Message(7, _name(7), (RESOLVER,), (BROWSER,), Tone.ALERT,
-                             gettext("alert (%(reason)s): %(message)s", reason=alert.reason.value,
+                             gettext("alert (%(reason)s): %(message)s", reason=HEADLINES[alert.reason],
                                      message=translate(alert.message)), step.hop, (index,)))
 
 

@@ -23,6 +23,7 @@ from .compare import compare
 from .diagram import diagram_of
 from .display import RAW_LIMIT, VALUE_LIMIT, clip, marked, visible, visible_text
 from .forms import TRACE_ID, TraceForm
+from .alerts import alert_words
 from .report import build_report
 from .sentences import milliseconds
 
@@ -47,6 +48,9 @@ EXAMPLES = (
     (lazy_gettext("An Archive that never answers in time"), "http://urlib.net/D7N2U8HW/3P82998", {"include_faulty": "y"}),
     (lazy_gettext("An Archive whose answer is garbage"), "http://urlib.net/D7N2U8HW/3SNU8PS", {"include_faulty": "y"}),
 )
+
+
+bp.add_app_template_filter(alert_words, "alert_words")
 
 
 @bp.app_template_filter("visible")

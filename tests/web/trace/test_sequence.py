@@ -90,7 +90,7 @@ def test_an_ibi_no_archive_holds_ends_with_an_alert_and_no_acknowledgment(demo_r
     numbers = sequence.numbers()
     assert numbers[:3] == [1, 2, 3] and numbers[-2:] == [7, 10]
     assert not {5, 6, 8, 9} & set(numbers)
-    assert numbered(sequence, 7)[0].tone is Tone.ALERT and "not-found" in numbered(sequence, 7)[0].summary
+    assert numbered(sequence, 7)[0].tone is Tone.ALERT and "alert (Not found)" in numbered(sequence, 7)[0].summary
     empty = [m for m in numbered(sequence, 4) if m.tone is Tone.EMPTY]
     assert len(empty) == 1  # every empty answer of the round in one row
     empty_steps = [i for i, s in enumerate(resolution.trace.steps) if s.status is Status.EMPTY]

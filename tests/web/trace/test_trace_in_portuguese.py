@@ -48,7 +48,7 @@ def words(html: str, *, keep_english: bool = False) -> str:
 def test_a_found_trace_in_portuguese(app, client):
     path = traced(client, FOUND)
     text = words(page(app, path, PT))
-    assert "O resolvedor responde 302 Found e envia o navegador para:" in text
+    assert "O resolvedor responde 302 Encontrado e envia o navegador para:" in text
     # The decisions, in order.
     assert re.search(r"Rodada 1: consultou \d+ Arquivos sobre 8JMKD3MGP8W/35MMLL8 em paralelo \(urlRequest, "
                      r"Tabela 8\.9\)\.", text)
@@ -110,9 +110,9 @@ def test_a_not_found_trace_in_portuguese(app, client):
     """The alert and the diagnosis come from the stored trace, kept as messages: Portuguese too."""
     path = traced(client, "http://urlib.net/8JMKD3MGP8W/34PGRBS")
     text = words(page(app, path, PT))
-    assert re.search(r"O resolvedor responde 404 Not Found com o alerta : não encontrado: o\(s\) \d+ Arquivo\(s\) que "
-                     r"responderam não têm este IBI", text)
-    assert re.search(r"Alerta em vez de uma URL: Não encontrado: o\(s\) \d+ Arquivo\(s\)", text)
+    assert re.search(r"O resolvedor responde 404 Não encontrado com o alerta Não encontrado \(not-found\): não "
+                     r"encontrado: os \d+ Arquivos que responderam não têm este IBI", text)
+    assert re.search(r"Alerta em vez de uma URL: Não encontrado: os \d+ Arquivos", text)
     assert "Por que não foi encontrado" in text and "nenhum: todos os Arquivos consultados responderam" in text
     assert "the Archive(s) that answered" not in words(page(app, path, PT), keep_english=True)
 
@@ -123,7 +123,7 @@ def test_failing_archives_in_the_diagnosis_and_the_alert_in_portuguese(app, clie
     assert re.search(r"garbled respondeu uma lista de pares malformada \(", text)
     limit = r"nenhuma resposta em \d+ s, o limite dos Arquivos de demonstração respondidos dentro do portal " \
             r"\(este Arquivo de demonstração leva 30 s\)"
-    assert re.search(rf"slow falhou \(timeout: {limit}\)", text)
+    assert re.search(rf"slow falhou \(tempo esgotado: {limit}\)", text)
     assert re.search(rf"não respondeu a tempo \({limit}\), após \d+(,\d)? ms", text)
     assert re.search(r": respondeu algo que não é uma lista de pares \(Tabela 6\.2\), após \d+(,\d+)? ms", text)
     for english in ("answered a malformed pair list", "answered something that is not", "did not answer in time",
@@ -152,7 +152,8 @@ def test_a_trace_stored_before_its_messages_were_kept_shows_its_english_marked_s
 
 def test_the_alert_page_in_portuguese(app):
     text = words(page_any(app, "/8JMKD3MGP8W/34PGRBS", PT))
-    assert re.search(r"não encontrado: o\(s\) \d+ Arquivo\(s\) que responderam não têm este IBI", text)
+    assert re.search(r"não encontrado: os \d+ Arquivos que responderam não têm este IBI", text)
+    assert "Motivo: Não encontrado (not-found)." in text
     assert "the Archive(s) that answered" not in text
 
 
