@@ -15,14 +15,13 @@ import json
 from collections.abc import Iterator
 
 from flask import Blueprint, Response, abort, current_app, render_template, request, stream_template
-from flask_babel import gettext
 
 from ...application.importing import Outcome, SourceUnreachable, Totals, harvest, http_fetch, is_oai_source
 from ...archive.import_formats import read_file
 from ...errors import ParseError
 from ..auth.session import admin_required, current_admin
 from ..context import get_importer, open_storage
-from ..i18n import translate
+from ..i18n import gettext, translate
 from .forms import ImportForm, ReportForm
 
 bp = Blueprint("admin_import", __name__, url_prefix="/admin/import")

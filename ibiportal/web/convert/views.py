@@ -11,7 +11,6 @@ import io
 from dataclasses import dataclass
 
 from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
-from flask_babel import gettext
 
 from ...errors import ParseError
 from ...i18n import N_
@@ -36,7 +35,7 @@ from ...storage.identifiers import IdentifierStore, admin_source
 from .. import limits
 from ..context import get_storage, known_prefix_pairs
 from ..form_errors import add_error, show_error
-from ..i18n import error_text
+from ..i18n import error_text, gettext
 from ..inputs import optional_port
 from .anatomy import anatomy
 from .forms import BatchDownloadForm, BatchForm, ConvertForm, PrefixPairForm
