@@ -28,9 +28,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from flask import Flask, request
-from flask_babel import format_decimal, gettext
+from flask_babel import format_decimal
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from .i18n import gettext
 from ..errors import ParseError
 from ..i18n import N_, Recorded
 

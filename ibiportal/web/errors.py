@@ -4,7 +4,6 @@ from __future__ import annotations
 import logging
 
 from flask import Flask, Response, current_app, jsonify, make_response, render_template, request
-from flask_babel import gettext
 from werkzeug import exceptions as http
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, RequestEntityTooLarge, SecurityError
 
@@ -13,7 +12,7 @@ from ..errors import Conflict, Gone, IbiError, Invalid, NotFound, ParseError, Re
 from ..log_limits import LimitedLog
 from ..storage.database import SchemaNotCurrent
 from ..storage.outage import unreachable
-from .i18n import translate
+from .i18n import gettext, translate
 
 #: Every request meets an outage, an old schema or a defect alike: one line a minute per cause.
 _LOG = LimitedLog(logging.getLogger(__name__))

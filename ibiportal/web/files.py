@@ -24,9 +24,9 @@ from datetime import datetime, timezone
 from urllib.parse import quote
 
 from flask import Response, current_app, jsonify, request
-from flask_babel import gettext
 from werkzeug.http import http_date, is_resource_modified
 
+from .i18n import gettext
 from ..application.files import bare_media_type
 from ..archive.own import item_file_url
 from ..log_limits import LimitedLog

@@ -28,7 +28,8 @@ from urllib.parse import urlencode, urlsplit
 
 from babel.dates import format_timedelta
 from flask import Blueprint, Flask, Response, g, has_request_context, redirect, request, url_for
-from flask_babel import Babel, format_date, format_datetime, format_decimal, get_locale, get_translations, gettext
+import flask_babel
+from flask_babel import Babel, format_date, format_datetime, format_decimal, get_locale, get_translations
 from markupsafe import Markup, escape
 from werkzeug.datastructures import MultiDict
 
@@ -118,6 +119,32 @@ def translate(text):
     if not text.values:
         return template
     return template % {name: _translated_value(value) for name, value in text.values.items()}
+
+
+def gettext(string: str, **variables) -> str:
+    """Flask-Babel's ``gettext``, a core message or ``Localized`` value in the reader's language
+    too: the web layer's Python says ``gettext("Copy %(style)s", style=style.short)`` as a
+    template does (which ``Message.__html__`` translates), and gets the same words."""
+    return flask_babel.gettext(string, **_translated_values(variables))
+
+
+def ngettext(singular: str, plural: str, num: int, **variables) -> str:
+    """Flask-Babel's ``ngettext``, its core values translated (:func:`gettext`)."""
+    return flask_babel.ngettext(singular, plural, num, **_translated_values(variables))
+
+
+def pgettext(context: str, string: str, **variables) -> str:
+    """Flask-Babel's ``pgettext``, its core values translated (:func:`gettext`)."""
+    return flask_babel.pgettext(context, string, **_translated_values(variables))
+
+
+def npgettext(context: str, singular: str, plural: str, num: int, **variables) -> str:
+    """Flask-Babel's ``npgettext``, its core values translated (:func:`gettext`)."""
+    return flask_babel.npgettext(context, singular, plural, num, **_translated_values(variables))
+
+
+def _translated_values(variables: dict) -> dict:
+    return {name: _translated_value(value) for name, value in variables.items()}
 
 
 def _template(message: Message) -> str:

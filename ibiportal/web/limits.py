@@ -67,7 +67,6 @@ from typing import Any
 
 from flask import Blueprint, Flask, current_app, request
 from flask.blueprints import BlueprintSetupState
-from flask_babel import gettext
 from flask_limiter import Limiter, RequestLimit
 from limits import RateLimitItem, parse_many
 
@@ -75,7 +74,7 @@ from .. import metrics
 from ..i18n import N_
 from ..storage.signal import REDIS_TIMEOUT_SECONDS
 from .context import client_address
-from .i18n import translate
+from .i18n import gettext, translate
 
 #: The settings holding a limit, checked at start-up.
 LIMIT_SETTINGS = (

@@ -181,6 +181,17 @@ def test_a_message_a_template_forgets_to_translate_is_translated_anyway(app):
         assert render_template_string("{{ _('Copy %(what)s', what=m) }}", m=style) == "Copy INPE (English)"
 
 
+def test_the_web_layers_gettext_translates_core_values_too(app):
+    """A view's ``gettext`` (``ibiportal.web.i18n``) with a core message or number as a value: the
+    reader's words, as in a template."""
+    from ibiportal.i18n import decimal
+    from ibiportal.web.i18n import gettext, ngettext
+    with app.test_request_context(headers=PT):
+        assert gettext("Copy %(style)s", style=N_("INPE (English)")) == "Copiar INPE (inglês)"
+        assert gettext("%(value)s ms", value=decimal(0.3)) == "0,3 ms"
+        assert ngettext("%(num)s trace", "%(num)s traces", 2) == "2 rastreamentos"
+
+
 def test_code_a_message_quotes_between_backticks_is_code_on_a_page(app):
     """The JSON and the command line keep the backticks; a page shows the span as code, escaped."""
     message = N_("%(value)s may not follow the IBI: a modifier (`!`, `+`, `:`), a file path `/…` or a query `?…` may "

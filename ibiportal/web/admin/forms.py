@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote
 
-from flask_babel import gettext, lazy_gettext
+from flask_babel import lazy_gettext
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
 from wtforms import BooleanField, HiddenField, PasswordField, StringField, SubmitField
 from wtforms.validators import DataRequired, Length, Optional, ValidationError
 
+from ..i18n import gettext
 from ..identifiers.forms import MintForm
 
 

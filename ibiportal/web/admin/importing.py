@@ -13,7 +13,6 @@ another worker or another administrator sees the same run; the page lists the la
 from __future__ import annotations
 
 from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, url_for
-from flask_babel import gettext
 
 from ...application.import_runs import state_of
 from ...application.import_sources import ImportSource
@@ -21,7 +20,7 @@ from ...errors import ParseError
 from ...storage.import_runs import ImportRun, ImportRunStore
 from ..auth.session import admin_required, current_admin
 from ..context import application, get_storage, known_prefix_pairs
-from ..i18n import error_text
+from ..i18n import error_text, gettext
 from .forms import ActionForm, ImportForm
 
 bp = Blueprint("admin_import", __name__, url_prefix="/admin/import")

@@ -14,7 +14,7 @@ checks the token itself, before reading the body.
 from __future__ import annotations
 
 from flask import Blueprint, Response, abort, current_app, flash, jsonify, redirect, render_template, request, url_for
-from flask_babel import format_decimal, gettext
+from flask_babel import format_decimal
 from flask_wtf.csrf import validate_csrf
 from werkzeug.exceptions import RequestEntityTooLarge
 from wtforms import ValidationError
@@ -31,7 +31,7 @@ from ..files import UNCAPPED, file_dict
 from ..form_errors import show_error
 from ..host import portal_url
 from ...i18n import N_
-from ..i18n import error_text, translate
+from ..i18n import error_text, gettext, translate
 from ..results import persistent_url
 from ..actor import current_actor
 from .forms import ActionForm, FilePathForm, ItemForm, UploadForm

@@ -3,11 +3,11 @@ from the app's configuration, and its answers put into words (one wording for bo
 from __future__ import annotations
 
 from flask import current_app
-from flask_babel import gettext, lazy_gettext
+from flask_babel import lazy_gettext
 
 from ...application.joining import Action, Joining, Outcome, ResolverAnswer
 from ..context import application, get_storage
-from ..i18n import translate
+from ..i18n import gettext, translate
 
 
 def joining() -> Joining:

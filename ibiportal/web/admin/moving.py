@@ -12,7 +12,6 @@ join the ``admin_items`` blueprint (its error pages for unknown and deleted item
 from __future__ import annotations
 
 from flask import flash, redirect, render_template, request, url_for
-from flask_babel import gettext
 
 from ...application.items import ItemRecord
 from ...application.releasing import ReleaseRefused, Successor, SuccessorCheck
@@ -22,7 +21,7 @@ from ..api.items import package_response
 from ..auth.session import admin_required
 from ..context import get_items, get_releasing, request_client
 from ..form_errors import show_error
-from ..i18n import translate
+from ..i18n import gettext, translate
 from .forms import MoveForm
 from .items import bp
 

@@ -14,7 +14,7 @@ import logging
 from collections.abc import Iterator
 
 from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, stream_template, url_for
-from flask_babel import gettext, lazy_gettext
+from flask_babel import lazy_gettext
 from werkzeug.wrappers import Response
 
 from ...errors import ParseError
@@ -28,7 +28,7 @@ from ..auth.session import admin_required, current_admin
 from ..context import get_storage
 from ..form_errors import add_error, show_error
 from ...i18n import N_
-from ..i18n import translate
+from ..i18n import gettext, translate
 from .forms import ActionForm, ConformanceForm, RegisterForm
 from ...application.registering import AlreadyRegistered, inclusion_request_pairs, register_archive
 from .inclusion import inclusion_script

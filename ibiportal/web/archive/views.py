@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from flask import Blueprint, Flask, Response, abort, render_template, request, url_for
-from flask_babel import gettext
 
+from ..i18n import gettext
 from ...archive.model import Item
 from ...archive.oai_dc import oai_dc_xml
 from ...archive.service import ArchiveService

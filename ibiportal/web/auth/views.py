@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from flask import Blueprint, redirect, render_template, request, url_for
-from flask_babel import gettext
 
+from ..i18n import gettext
 from ...i18n import N_
 from .. import limits
 from ..form_errors import add_error

@@ -12,7 +12,6 @@ import io
 from dataclasses import dataclass
 
 from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
-from flask_babel import gettext
 
 from ...errors import ParseError
 from ...i18n import N_
@@ -37,7 +36,7 @@ from ...storage.identifiers import PAIR_CONFIRMED, PAIR_REJECTED, IdentifierStor
 from .. import limits
 from ..context import get_storage, known_prefix_pairs
 from ..form_errors import add_error, show_error
-from ..i18n import error_text
+from ..i18n import error_text, gettext
 from ..inputs import optional_port
 from .anatomy import anatomy
 from .forms import BatchDownloadForm, BatchForm, ConvertForm, PairDecisionForm, PrefixPairForm

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
-from flask_babel import gettext
 
+from ..i18n import gettext
 from ...ibi.classify import Classification
 from ...ibi.url import PersistentUrl
 from ..urls.forms import compose_args

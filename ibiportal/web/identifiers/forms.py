@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import uuid
 
-from flask_babel import gettext, lazy_gettext
+from flask_babel import lazy_gettext
 from flask_wtf import FlaskForm
 from wtforms import HiddenField, IntegerField, SelectField, StringField, TextAreaField
 from wtforms.fields.choices import SelectChoice
@@ -14,7 +14,7 @@ from ...errors import ParseError
 from ...citation.types import ItemType
 from ...minting import MAX_COUNT, MintRequest
 from ..form_errors import labelled
-from ..i18n import error_text
+from ..i18n import error_text, gettext
 
 #: Longest text the home page's box reads (a persistent URL with a long query still fits).
 MAX_LOOKUP_LENGTH = 2000

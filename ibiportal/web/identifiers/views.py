@@ -4,7 +4,6 @@ from __future__ import annotations
 import secrets
 
 from flask import Blueprint, Response, current_app, redirect, render_template, request, session, url_for
-from flask_babel import gettext
 
 from ...citation import STYLES
 from ...config import DEMO_MINT_HOST
@@ -26,7 +25,7 @@ from ..context import (
 )
 from ..errors import error_response
 from ..form_errors import show_error
-from ..i18n import current_language
+from ..i18n import current_language, gettext
 from ..references.views import reference_hint
 from ..inputs import persistent_url_input
 from ..actor import current_actor

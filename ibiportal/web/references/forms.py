@@ -1,12 +1,13 @@
 """Forms of the Check references page."""
 from __future__ import annotations
 
-from flask_babel import format_number, gettext, lazy_gettext
+from flask_babel import format_number, lazy_gettext
 from flask_babel.speaklater import LazyString
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
 from wtforms import HiddenField, TextAreaField
 
+from ..i18n import gettext
 from ...ibi.batch import MAX_ROWS
 
 

@@ -17,7 +17,6 @@ import json
 from collections.abc import Callable
 
 from flask import Blueprint, Response, current_app, render_template, request
-from flask_babel import gettext, ngettext, pgettext
 
 from ...application.references import NOT_CHECKED_STATUS, Outcome, ReferenceCheck
 from ...documents import TooLarge, check_text_size, text_of
@@ -28,7 +27,7 @@ from .. import limits
 from ..context import application, known_prefix_pairs, resolver_base
 from ..errors import error_response
 from ..form_errors import add_error
-from ..i18n import translate
+from ..i18n import gettext, ngettext, pgettext, translate
 from ...resolver.statuses import ALERT_STATUS
 from ...resolver.trace import AlertReason
 from .checking import resolution_dict, summary

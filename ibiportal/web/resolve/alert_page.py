@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from flask import url_for
-from flask_babel import ngettext
 from markupsafe import Markup
 
 from ...application.items import ItemNotFound
@@ -18,7 +17,7 @@ from ...i18n import Message
 from ...resolver.diagnosis import NotFoundDiagnosis, asked_ibi
 from ...resolver.trace import Alert, AlertReason, Resolution, Status
 from ..context import get_items
-from ..i18n import datetime_filter, iso_filter
+from ..i18n import datetime_filter, iso_filter, ngettext
 
 
 @dataclass(frozen=True)

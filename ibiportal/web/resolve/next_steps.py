@@ -4,8 +4,8 @@ administrator's login can open (the Trace page and the alert page show the steps
 from __future__ import annotations
 
 from flask import url_for
-from flask_babel import gettext
 
+from ..i18n import gettext
 from ...resolver.diagnosis import NextStep, NotFoundDiagnosis, Page
 
 

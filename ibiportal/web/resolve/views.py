@@ -11,7 +11,6 @@ redirects, IBIPORTAL_NEGATIVE_CACHE_SECONDS=0 for alerts).
 from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, render_template, request
-from flask_babel import gettext
 from markupsafe import escape
 from werkzeug.routing import PathConverter
 
@@ -28,7 +27,7 @@ from ..results import persistent_url
 from ..signposting import landing_ibip, redirect_link_header
 from .. import limits
 from ..errors import error_response, wants_json
-from ..i18n import translate
+from ..i18n import gettext, translate
 from ...resolver.statuses import ALERT_STATUS, FOUND_STATUS
 from .alert_page import deleted_record, shown_message, unanswered
 from .negotiation import citation_response, mentions_citation, negotiate

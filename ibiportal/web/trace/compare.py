@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flask_babel import gettext
 
+from ..i18n import gettext
 from ...resolver.trace import Resolution, StepKind
 from .alerts import alert_words
 from .report import status_words

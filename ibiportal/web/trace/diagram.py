@@ -14,8 +14,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from flask_babel import gettext, ngettext
 
+from ..i18n import gettext, ngettext
 from .sequence import BROWSER, RESOLVER, USER, Message, SequenceDiagram, Tone
 
 ROW = 44  # px: the height of a row, also in static/css/trace.css (.seq-row)

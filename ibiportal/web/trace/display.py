@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from flask_babel import gettext
 from markupsafe import Markup, escape
+from ..i18n import gettext
 
 #: Characters shown as ``\\u…``: C1 controls, zero-width and bidirectional formatting characters.
 _INVISIBLE = frozenset(

@@ -7,8 +7,9 @@ import re
 
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, HiddenField, SelectChoice, SelectField, StringField
-from flask_babel import gettext, lazy_gettext
+from flask_babel import lazy_gettext
 from wtforms.validators import Optional, ValidationError
+from ..i18n import gettext
 
 #: One element of an ``Accept-Language`` header (RFC 9110 §12.4.2 and §12.5.4): a language
 #: range (``pt-BR``, ``fr``, ``*``) with an optional q-value from 0 to 1 (three decimals at most).

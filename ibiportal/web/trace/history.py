@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from flask import redirect, render_template, request, url_for
-from flask_babel import gettext, lazy_gettext, ngettext
+from flask_babel import lazy_gettext
 from flask_wtf import FlaskForm
 from wtforms import DateField, SelectField, StringField
 from wtforms.validators import Optional, ValidationError
 
+from ..i18n import gettext, ngettext
 from ...errors import ParseError
 from ...ibi.conversion import convert
 from ...resolver.trace import AlertReason

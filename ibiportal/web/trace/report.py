@@ -12,7 +12,7 @@ from enum import StrEnum
 from http import HTTPStatus
 from urllib.parse import urlsplit
 
-from flask_babel import gettext, lazy_gettext, lazy_pgettext, ngettext, pgettext
+from flask_babel import lazy_gettext, lazy_pgettext
 
 from .sequence import SequenceDiagram, asked_about, sequence_of
 from ...resolver.diagnosis import NotFoundDiagnosis
@@ -22,7 +22,7 @@ from .sentences import (
     acknowledgment_sentence, answer_words, capture_sentence, milliseconds, notice_sentence, selection_sentence,
 )
 from ...resolver.statuses import ALERT_STATUS, FOUND_STATUS
-from ..i18n import translate
+from ..i18n import gettext, ngettext, pgettext, translate
 from .alerts import HEADLINES
 
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from babel.numbers import get_decimal_symbol
 from flask import has_request_context
-from flask_babel import get_locale, gettext
+from flask_babel import get_locale
 
 from ...protocol.status import ACKNOWLEDGMENT_NOTICE
 from ...resolver.trace import AcknowledgmentOutcome, AlertReason, AnswerMeaning, Selection, Status, TraceStep
-from ..i18n import translate
+from ..i18n import gettext, translate
 from .alerts import alert_words
 
 

@@ -42,9 +42,9 @@ from enum import StrEnum
 from urllib.parse import urlsplit
 
 from ...resolver.trace import BROWSER, RESOLVER, AcknowledgmentOutcome, Resolution, Selection, Status, StepKind, TraceStep
-from flask_babel import gettext, lazy_gettext, ngettext
+from flask_babel import lazy_gettext
 
-from ..i18n import translate
+from ..i18n import gettext, ngettext, translate
 from .alerts import HEADLINES
 from .sentences import milliseconds, notice_sentence, selection_sentence
 

@@ -8,8 +8,9 @@ the same request within ``IBIPORTAL_TRACE_REPEAT_SECONDS`` goes to the trace alr
 from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify, redirect, render_template, request, session, url_for
-from flask_babel import gettext, lazy_gettext
+from flask_babel import lazy_gettext
 
+from ..i18n import gettext
 from ...errors import ParseError
 from ...resolver.trace import Resolution
 from ...storage.traces import TraceStore

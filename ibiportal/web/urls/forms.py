@@ -1,7 +1,7 @@
 """Forms of the Parse and Compose pages: GET forms (shareable URLs, no state changes, so no CSRF)."""
 from __future__ import annotations
 
-from flask_babel import gettext, lazy_gettext
+from flask_babel import lazy_gettext
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, Form, FormField, SelectChoice, SelectField, StringField, TextAreaField
 from wtforms.fields import Field
@@ -21,7 +21,7 @@ from ...ibi.modifiers import (
 )
 from ...ibi.url import PersistentUrl
 from ..form_errors import add_error, show_error
-from ..i18n import translate
+from ..i18n import gettext, translate
 
 STEP_VERBS = (GET_LAST_EDITION, GET_TRANSLATION, GET_METADATA)
 """The verbs that compose a modifier (Table 8.5: those with a symbol), in the order the steps offer them."""
