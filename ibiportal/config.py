@@ -84,12 +84,17 @@ def _at_least_one(value: str, name: str) -> int:
     return int(value)
 
 
+def _number(value: str) -> float:
+    """The number a text writes, NaN when it writes none (every range check then refuses it)."""
+    try:
+        return float(value)
+    except ValueError:
+        return math.nan
+
+
 def _hours(value: str, name: str) -> float:
     """A number of hours, 0 or more: ``24``, ``0.5``, ``0``."""
-    try:
-        hours = float(value)
-    except ValueError:
-        hours = math.nan
+    hours = _number(value)
     if not 0 <= hours < math.inf:
         raise ValueError(f"{name} must be a number of hours, 0 or more, like 24 or 0.5, not {value!r}")
     return hours
@@ -282,10 +287,7 @@ def _integer(value: str, name: str) -> int:
 
 def _seconds(value: str, name: str) -> float:
     """A number of seconds greater than 0: ``5``, ``0.5``."""
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = math.nan
+    seconds = _number(value)
     if not 0 < seconds < math.inf:
         raise ValueError(f"{name} must be a number of seconds greater than 0, like 5 or 0.5, not {value!r}")
     return seconds

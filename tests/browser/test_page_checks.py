@@ -32,6 +32,7 @@ from playwright.sync_api import Browser, Page
 from ibiportal.archive.demo import load_demo_archives
 from ibiportal.protocol.messages import RegistrationKey
 from ibiportal.registry import ArchiveDetails, Confirmation, KeyHash
+from ibiportal.storage.import_runs import ImportRunStore
 from ibiportal.storage.registry import ArchiveStore
 from tests.admin_session import log_in_as
 from tests.checkers import axe, nu
@@ -89,6 +90,8 @@ def portal(tmp_path_factory) -> Iterator[LiveServer]:
     registry.register_archive(ARCHIVE_IBI, KeyHash.of(RegistrationKey("1234567890-1234567890")), now)
     registry.record_inclusion(ARCHIVE_IBI, ArchiveDetails("150.163.34.239", "150.163.34.239", "URLib 2.1",
                                                           "admin@example.org"), Confirmation(True, "confirmation yes"), now)
+    runs = ImportRunStore(storage)  # a finished import, for the Import page's list and a run's page
+    runs.finish(runs.create("collection.csv", b"ibi\n", dry_run=True, update=False, started_by="admin", counts={}), None, 0)
     storage.close()
     server.rendered = set()  # type: ignore[attr-defined]
     record = lambda sender, template, context, **extra: server.rendered.add((template.name, str(get_locale())))  # noqa: E731
@@ -113,7 +116,8 @@ def demo_item_urls() -> list[str]:
 @pytest.fixture(scope="module")
 def crawled(portal) -> Crawl:
     client = log_in_as(portal.app.test_client(), "admin", base_url=portal.url)
-    return crawl(client, portal.url, ["/", *demo_item_urls()], LANGUAGES, at_most=SAMPLED)
+    seeds = ["/", *demo_item_urls(), f"/{portal.demo_item}:(BibINPE)"]  # URLib's citation page is asked, not linked
+    return crawl(client, portal.url, seeds, LANGUAGES, at_most=SAMPLED)
 
 
 SAMPLED = {r"/trace/[\w-]{16}": 10, r"/trace/[\w-]{16}\.json|/api/v1/trace/[\w-]{16}": 10}
