@@ -27,6 +27,12 @@ from .signal import ibis_changed
 #: The own Archive asks this of every IBI the resolver is asked (a reference check: thousands), so
 #: the statement is built once; only its values change.
 _FIND_MINTED = select(minted_item).where((minted_item.c.rep == bindparam("rep")) | (minted_item.c.ibip == bindparam("ibip")))
+#: The own Archive reads an item's links both ways on every resolution of it: built once, as
+#: _FIND_MINTED (a statement built per call cost more to key than to run: benchmarks/uncached.py).
+_ITEM_LINKS = (select(item_link.c.relation, item_link.c.target, item_link.c.language)
+               .where(item_link.c.ibi == bindparam("ibi")).order_by(item_link.c.relation, item_link.c.language))
+_LINKS_TO = (select(item_link.c.ibi, item_link.c.relation, item_link.c.target, item_link.c.language)
+             .where(item_link.c.target == bindparam("target")).order_by(item_link.c.relation, item_link.c.ibi))
 
 #: Every mint runs these, the first under the lock every mint queues for: built once, so that
 #: SQLAlchemy finds them compiled instead of building and keying them again (benchmarks/minting.py).
@@ -132,11 +138,7 @@ class IdentifierStore:
     def links_to(self, target: str) -> list[tuple[str, ItemLink]]:
         """The links whose target is ``target`` (an IBIp): ``(linking item's IBIp, link)``, e.g.
         the previous edition of an item, or the original it translates."""
-        rows = self.storage.read(
-            select(item_link.c.ibi, item_link.c.relation, item_link.c.target, item_link.c.language)
-            .where(item_link.c.target == target)
-            .order_by(item_link.c.relation, item_link.c.ibi)
-        )
+        rows = self.storage.read(_LINKS_TO, {"target": target})
         return [(row.ibi, ItemLink(row.relation, row.target, row.language)) for row in rows]
 
     def lock_minted(self, conn: Connection, ibip: str) -> MintedItem | None:
@@ -187,11 +189,7 @@ class IdentifierStore:
 
     def item_links(self, ibi: str) -> list[ItemLink]:
         """The links of a minted item (its IBIp)."""
-        rows = self.storage.read(
-            select(item_link.c.relation, item_link.c.target, item_link.c.language)
-            .where(item_link.c.ibi == ibi)
-            .order_by(item_link.c.relation, item_link.c.language)
-        )
+        rows = self.storage.read(_ITEM_LINKS, {"ibi": ibi})
         return [ItemLink(row.relation, row.target, row.language) for row in rows]
 
     def minted_items(self) -> list[MintedItem]:
@@ -302,7 +300,7 @@ class FreshConnections:
 
     def file_paths(self, ibi: str) -> list[str]:
         with self._storage() as storage:
-            return [stored.path for stored in FileStore(storage).files(ibi)]
+            return FileStore(storage).paths(ibi)
 
     def prefix_pairs(self) -> list[tuple[str, str]]:
         with self._storage() as storage:
