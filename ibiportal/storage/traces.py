@@ -147,8 +147,11 @@ class TraceStore:
             raise pending.error
 
     def _write(self, batch: list[_Pending], keep: int, budget_bytes: int, prune: bool) -> None:
-        """One transaction: every trace of ``batch``, then, if ``prune``, the pruning."""
-        with self.storage.write_transaction() as conn:
+        """One transaction: every trace of ``batch``, then, if ``prune``, the pruning. Not durable
+        (``Storage.write_transaction``): on SQLite a commit that waited for the disk held the
+        database's one write lock meanwhile, and the other workers' traces queued behind it, their
+        cores idle (``benchmarks/uncached.py``); a trace lost in a power failure reads "expired"."""
+        with self.storage.write_transaction(durable=False) as conn:
             conn.execute(_INSERT, [pending.row for pending in batch])
             if prune:
                 _prune(conn, keep, budget_bytes)
