@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from sqlalchemy import Connection, Row, bindparam, delete, insert, select, text, update
+from sqlalchemy import Connection, Row, delete, insert, select, text, update
 
 from ..errors import IbiError
 from .database import Storage, now_iso
@@ -31,9 +31,6 @@ from .signal import ibis_changed
 
 #: Bytes per stored chunk: what a download holds in memory at once.
 CHUNK_BYTES = 1024 * 1024
-
-#: An item's file paths, in order (:meth:`FileStore.paths`), built once.
-_PATHS = select(item_file.c.path).where(item_file.c.ibi == bindparam("ibi")).order_by(item_file.c.path)
 
 
 @dataclass(frozen=True)
@@ -66,11 +63,6 @@ class FileStore:
             select(item_file).where(item_file.c.ibi == ibi).order_by(item_file.c.path)
         )
         return [_stored(row) for row in rows]
-
-    def paths(self, ibi: str) -> list[str]:
-        """The paths of one item's files (its IBIp), in order: all the own Archive needs of them
-        to answer (read on every resolution of the item)."""
-        return list(self.storage.read(_PATHS, {"ibi": ibi}).scalars())
 
     def find(self, ibi: str, path: str) -> StoredFile | None:
         """One file of an item, ``None`` if it has none at ``path``."""
