@@ -19,6 +19,11 @@ DEMO_MINT_HOST = "demo.ibiportal.invalid"
 DEMO_MINT_IP = "192.0.2.1"  # TEST-NET-1 (RFC 5737): documentation-only address
 #: IBIPORTAL_LOG_FORMAT: gunicorn's and the app's lines as today, or one JSON object per line.
 LOG_FORMATS = ("text", "json")
+#: The access log's line in the text format (``gunicorn.conf.py``), which the portal's logger
+#: writes itself, field by field (``ibiportal/web/access_log.py``): client, time, method, path
+#: without its query, status, size, milliseconds, X-IBI-Cache, user agent, X-Forwarded-For.
+ACCESS_LOG_FORMAT = ('%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms cache=%({x-ibi-cache}o)s "%(a)s" '
+                     'for=%({x-forwarded-for}i)s')
 
 
 def from_environment(environ: Mapping[str, str] | None = None) -> dict:
