@@ -72,10 +72,13 @@ graceful_timeout = 15
 keepalive = 5
 
 # Each worker is replaced after this many requests (+ a random part, so they do not restart
-# together): memory fragmentation or a slow leak can never grow without bound. At 1000
-# resolutions per second over 5 workers, a worker lives about 2 minutes.
-max_requests = 25_000
-max_requests_jitter = 2_500
+# together): memory fragmentation or a slow leak can never grow without bound. A start costs a
+# worker about 1-2 s of CPU (importing the app); at 25,000 a worker serving 1,300 cached hits a
+# second restarted every 20 s, 5 % of a minute's CPU. At 200,000, 3,000 requests a second on two
+# cores restart a worker about once a minute, under 2 % (benchmarks/cache.py measures it); the
+# load test (benchmarks/load.py) shows a worker's memory flat long before that.
+max_requests = 200_000
+max_requests_jitter = 20_000
 
 # No preloading: each worker imports the app after the fork, so no thread pool, SQLite
 # connection or HTTP connection pool is ever shared between processes.

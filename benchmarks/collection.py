@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+import sqlite3
 import sys
 import time
 from collections.abc import Iterator
@@ -73,3 +74,15 @@ def import_items(database: str, count: int, first: int = 0, chunk: int = 10_000)
             if refused:
                 raise RuntimeError(f"the import refused {len(refused)} records, the first: {refused[0]}")
     return (time.perf_counter() - started) / count
+
+
+def keep_as(partial: Path, kept: Path) -> None:
+    """Keep a collection just imported into ``partial`` (SQLite) as ``kept``: its write-ahead
+    log written into the file first, so that the file alone holds every item, and the files the
+    portal kept beside it removed."""
+    connection = sqlite3.connect(partial)
+    connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    connection.close()
+    partial.rename(kept)
+    for leftover in partial.parent.glob(partial.name + "-*"):
+        leftover.unlink()

@@ -42,7 +42,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.collection import ibips, import_items  # noqa: E402
+from benchmarks.collection import ibips, import_items, keep_as  # noqa: E402
 from benchmarks.peers import PEERS, WORKERS, arklet, arklet_database, arklet_paths  # noqa: E402
 from benchmarks.serving import cpu_seconds, portal, require_wrk, workdir, wrk, write_results  # noqa: E402
 
@@ -66,7 +66,7 @@ def collection(count: int) -> Path:
         started = time.monotonic()
         import_items(str(partial), count)
         print(f"imported {count} items in {time.monotonic() - started:.0f} s", flush=True)
-        partial.rename(kept)
+        keep_as(partial, kept)
     return kept
 
 
