@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.collection import ibips  # noqa: E402
 from benchmarks.peers import WORKERS, bare_flask  # noqa: E402
 from benchmarks.serving import ROOT, portal, require_wrk, workdir, wrk, write_results  # noqa: E402
-from benchmarks.uncached import ITEMS, collection, copy_database, paths_file, run_round  # noqa: E402
+from benchmarks.uncached import ITEMS, collection, copy_database, latencies_and_statuses, paths_file, run_round  # noqa: E402
 
 HELD = 100
 ROUNDS = 10
@@ -107,15 +107,9 @@ def report(runs, log: str, arguments, load_at_start: str, start_cpu: float) -> l
         f"{'server':<24} {'req/s (median)':>14} {'req/CPU-s':>10} {'CPU/request':>12} {'p50 ms':>7} {'p99 ms':>7} statuses",
     ]
     for name in SYSTEMS:
-        statuses: dict[str, int] = {}
-        for run in runs[name]:
-            for status, count in run["statuses"].items():
-                statuses[status] = statuses.get(status, 0) + count
         lines.append(f"{name:<24} {statistics.median(rate(run) for run in runs[name]):>14.0f} "
                      f"{per_cpu_second(name):>10.0f} {1000 / per_cpu_second(name):>10.2f}ms "
-                     f"{statistics.median(run['p50_us'] for run in runs[name]) / 1000:>7.2f} "
-                     f"{statistics.median(run['p99_us'] for run in runs[name]) / 1000:>7.2f} "
-                     f"{', '.join(f'{status}: {count}' for status, count in sorted(statuses.items()))}")
+                     f"{latencies_and_statuses(runs[name])}")
     pairs = [rate(hit) / rate(floor) for hit, floor in zip(runs[SYSTEMS[1]], runs[SYSTEMS[0]])]
     ratio = statistics.median(pairs)
     cpu_ratio = per_cpu_second(SYSTEMS[1]) / per_cpu_second(SYSTEMS[0])

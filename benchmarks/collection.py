@@ -76,13 +76,22 @@ def import_items(database: str, count: int, first: int = 0, chunk: int = 10_000)
     return (time.perf_counter() - started) / count
 
 
-def keep_as(partial: Path, kept: Path) -> None:
-    """Keep a collection just imported into ``partial`` (SQLite) as ``kept``: its write-ahead
-    log written into the file first, so that the file alone holds every item, and the files the
-    portal kept beside it removed."""
-    connection = sqlite3.connect(partial)
+def kept_collection(kept: Path, count: int) -> Path:
+    """``kept``, a SQLite database of ``count`` imported items, made on first use (the
+    benchmarks keep their collections between runs: a large one takes long to import)."""
+    if kept.exists():
+        return kept
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    partial = kept.with_suffix(".partial")
+    for leftover in partial.parent.glob(partial.name + "*"):
+        leftover.unlink()
+    started = time.monotonic()
+    import_items(str(partial), count)
+    print(f"imported {count} items in {time.monotonic() - started:.0f} s", flush=True)
+    connection = sqlite3.connect(partial)  # the write-ahead log into the file: the file alone holds every item
     connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     connection.close()
     partial.rename(kept)
-    for leftover in partial.parent.glob(partial.name + "-*"):
+    for leftover in partial.parent.glob(partial.name + "-*"):  # the files the portal kept beside it
         leftover.unlink()
+    return kept

@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.collection import csv_text, ibips, import_items, keep_as  # noqa: E402
+from benchmarks.collection import csv_text, ibips, kept_collection  # noqa: E402
 from benchmarks.serving import write_results  # noqa: E402
 
 KEPT = Path("/dev/shm")
@@ -52,16 +52,7 @@ PLANS = {
 
 
 def collection(size: int) -> Path:
-    kept = KEPT / f"ibiportal-growth-{size}.sqlite"
-    if not kept.exists():
-        partial = kept.with_suffix(".partial")
-        for leftover in KEPT.glob(partial.name + "*"):
-            leftover.unlink()
-        started = time.monotonic()
-        import_items(str(partial), size)
-        print(f"imported {size} items in {time.monotonic() - started:.0f} s", flush=True)
-        keep_as(partial, kept)
-    return kept
+    return kept_collection(KEPT / f"ibiportal-growth-{size}.sqlite", size)
 
 
 class Portal:

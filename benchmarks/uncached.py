@@ -42,7 +42,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.collection import ibips, import_items, keep_as  # noqa: E402
+from benchmarks.collection import ibips, kept_collection  # noqa: E402
 from benchmarks.peers import PEERS, WORKERS, arklet, arklet_database, arklet_paths  # noqa: E402
 from benchmarks.serving import cpu_seconds, portal, require_wrk, workdir, wrk, write_results  # noqa: E402
 
@@ -57,17 +57,7 @@ SYSTEMS = ("arklet", "arklet, persistent connections", "portal, uncached")
 
 def collection(count: int) -> Path:
     """A SQLite database of ``count`` imported items, made once and kept in ``benchmarks/.peers``."""
-    kept = PEERS / "collections" / f"items-{count}.sqlite"
-    if not kept.exists():
-        kept.parent.mkdir(parents=True, exist_ok=True)
-        partial = kept.with_suffix(".partial")
-        for leftover in partial.parent.glob(partial.name + "*"):
-            leftover.unlink()
-        started = time.monotonic()
-        import_items(str(partial), count)
-        print(f"imported {count} items in {time.monotonic() - started:.0f} s", flush=True)
-        keep_as(partial, kept)
-    return kept
+    return kept_collection(PEERS / "collections" / f"items-{count}.sqlite", count)
 
 
 def copy_database(source: Path, folder: Path) -> Path:
@@ -150,15 +140,8 @@ def report(runs: dict[str, list[dict]], log: str, arguments: argparse.Namespace,
         f"{'statuses'}",
     ]
     for name in SYSTEMS:
-        statuses: dict[str, int] = {}
-        for run in runs[name]:
-            for status, count in run["statuses"].items():
-                statuses[status] = statuses.get(status, 0) + count
         lines.append(f"{name:<34} {statistics.median(rate(run) for run in runs[name]):>14.0f} "
-                     f"{cpu_ms(name):>10.2f}ms {busy(name):>10.2f} "
-                     f"{statistics.median(run['p50_us'] for run in runs[name]) / 1000:>7.1f} "
-                     f"{statistics.median(run['p99_us'] for run in runs[name]) / 1000:>7.1f} "
-                     f"{', '.join(f'{status}: {count}' for status, count in sorted(statuses.items()))}")
+                     f"{cpu_ms(name):>10.2f}ms {busy(name):>10.2f} {latencies_and_statuses(runs[name])}")
     misses, hits = log.count("cache=miss"), log.count("cache=hit")
     pairs = [rate(portal_run) / rate(peer) for portal_run, peer in zip(runs[SYSTEMS[2]], runs[SYSTEMS[1]])]
     ratio, cpu = statistics.median(pairs), cpu_ms(SYSTEMS[2])
@@ -171,6 +154,17 @@ def report(runs: dict[str, list[dict]], log: str, arguments: argparse.Namespace,
         f"{os.cpu_count()} cores busy",
     ]
     return lines
+
+
+def latencies_and_statuses(runs: list[dict]) -> str:
+    """A system's median p50 and p99 over its rounds (ms), and its answers counted by status."""
+    statuses: dict[str, int] = {}
+    for run in runs:
+        for status, count in run["statuses"].items():
+            statuses[status] = statuses.get(status, 0) + count
+    return (f"{statistics.median(run['p50_us'] for run in runs) / 1000:>7.2f} "
+            f"{statistics.median(run['p99_us'] for run in runs) / 1000:>7.2f} "
+            f"{', '.join(f'{status}: {count}' for status, count in sorted(statuses.items()))}")
 
 
 def profile(arguments: argparse.Namespace) -> None:
@@ -191,7 +185,7 @@ def profile(arguments: argparse.Namespace) -> None:
         for path in measured:
             client.get(path)
         unprofiled = (time.process_time() - cpu) / len(measured) * 1000
-        profiler = cProfile.Profile()
+        profiler = cProfile.Profile(time.process_time)  # CPU, not the waits of a shared machine
         profiler.enable()
         for path in paths[50 + arguments.requests:50 + 2 * arguments.requests]:
             client.get(path)

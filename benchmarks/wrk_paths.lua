@@ -1,7 +1,8 @@
--- wrk script: requests the paths listed in the file given after "--" (one a line), each wrk
--- thread walking the list from its own starting point, so that no two requests in flight ask
--- the same path (single flight would join them); counts the responses by status and prints one
--- JSON line with the totals, the counts and the latency percentiles.
+-- wrk script: requests the paths listed in the file given after "--" (one a line; then wrk's
+-- thread count), each wrk thread walking the list in turn from its own starting point, so that
+-- in a list longer than the requests in flight no two ask the same path (single flight would
+-- join them: benchmarks/uncached.py); counts the responses by status and prints one JSON line
+-- with the totals, the counts and the latency percentiles (benchmarks/load.py's mix too).
 local paths = {}
 local counter = 0
 statuses = {}
