@@ -204,7 +204,14 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyp
     need not wait sets NORMAL for its own transaction: :meth:`Storage.write_transaction`)."""
     dbapi_connection.execute("PRAGMA journal_mode=WAL")
     dbapi_connection.execute(f"PRAGMA synchronous={_SQLITE_DURABLE}")
+    dbapi_connection.execute(f"PRAGMA mmap_size={SQLITE_MMAP_BYTES}")
 
+
+#: How much of a SQLite file its connections read through a memory map rather than ``read``
+#: calls into each connection's own page cache (2 MB by default): the pages of a large collection
+#: are then shared by every connection of the process, and a lookup that misses the page cache
+#: costs no system call (``benchmarks/growth.py``: 1,000 against 100,000 items).
+SQLITE_MMAP_BYTES = 1024 * 1024 * 1024
 
 #: SQLite's ``synchronous`` for a commit that waits for the disk, and for one that does not (in
 #: WAL mode: the log is written, not flushed; the next durable commit flushes it, in order).

@@ -203,3 +203,11 @@ def test_a_sqlite_write_that_need_not_wait_for_the_disk_commits_without_and_the_
     assert storage.connection.exec_driver_sql(synchronous).scalar() == 2
     assert _generation(storage) == before + 1  # committed; the rolled back one is not
     storage.close()
+
+
+def test_a_sqlite_file_is_read_through_a_memory_map(new_database):
+    from ibiportal.storage.database import SQLITE_MMAP_BYTES
+
+    storage = Storage(new_database())
+    assert storage.connection.exec_driver_sql("PRAGMA mmap_size").scalar() == SQLITE_MMAP_BYTES
+    storage.close()
