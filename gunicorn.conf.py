@@ -14,7 +14,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ibiportal.config import Settings
+from ibiportal.config import ACCESS_LOG_FORMAT, Settings
 
 _portal = Settings.from_environment()  # a bad IBIPORTAL_* value stops the start, named
 
@@ -57,10 +57,13 @@ graceful_timeout = 15
 keepalive = 5
 
 # Each worker is replaced after this many requests (+ a random part, so they do not restart
-# together): memory fragmentation or a slow leak can never grow without bound. At 1000
-# resolutions per second over 5 workers, a worker lives about 2 minutes.
-max_requests = 25_000
-max_requests_jitter = 2_500
+# together): memory fragmentation or a slow leak can never grow without bound. A start costs a
+# worker about 1-2 s of CPU (importing the app); at 25,000 a worker serving 1,300 cached hits a
+# second restarted every 20 s, 5 % of a minute's CPU. At 200,000, 3,000 requests a second on two
+# cores restart a worker about once a minute, under 2 % (benchmarks/cache.py measures it); the
+# load test (benchmarks/load.py) shows a worker's memory flat long before that.
+max_requests = 200_000
+max_requests_jitter = 20_000
 
 # No preloading: each worker imports the app after the fork, so no thread pool, SQLite
 # connection or HTTP connection pool is ever shared between processes.
@@ -92,8 +95,9 @@ logger_class = "ibiportal.web.log_redaction.RedactingGunicornLogger"
 # the client, "h" being nginx; nginx writes it, so a client cannot). No query string at all (keys
 # again, and the redaction then has nothing to look at); no Referer: a trace permalink (a
 # capability) would land there.
-ACCESS_LOG_FORMAT_WITHOUT_QUERY = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms cache=%({x-ibi-cache}o)s "%(a)s" for=%({x-forwarded-for}i)s'
-access_log_format = ACCESS_LOG_FORMAT_WITHOUT_QUERY
+# The logger writes this line itself, field by field (ibiportal/web/access_log.py): gunicorn's
+# generic writer and the key filter over the whole line were a third of a cached redirect's CPU.
+access_log_format = ACCESS_LOG_FORMAT
 
 # Prometheus metrics summed over the workers (ibiportal/metrics.py, GET /metrics): each worker
 # keeps its values in files of this folder, which must be empty when the portal starts (a dead

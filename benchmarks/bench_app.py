@@ -1,5 +1,5 @@
 """The app the benchmarks serve: the real portal (create_app, all its hooks) plus one trivial
-redirect route, ``GET /_bench/redirect`` → 302, the yardstick of ``benchmarks/cache.py``.
+redirect route, ``GET /_bench/redirect`` → 302, the yardstick of ``benchmarks/metrics.py``.
 
 Not part of the product: only ``gunicorn … benchmarks.bench_app:app`` serves it.
 """

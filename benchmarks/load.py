@@ -38,6 +38,7 @@ import re
 import runpy
 import statistics
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -77,6 +78,15 @@ ACCESS_LINE = re.compile(r'" (\d{3}) \S+ (\d+)ms cache=(\S+) ')
 KINDS = {"302": "302 found", "410": "410 deleted", "404": "404 not found", "400": "400 bad modifier"}
 
 
+def paths_arguments(paths: dict[str, int]) -> tuple[str, str]:
+    """What ``wrk_paths.lua`` is given: a file listing ``paths`` (one a line, made once per list) and
+    wrk's thread count (each thread starts at its own place in the list)."""
+    listed = Path(tempfile.gettempdir()) / f"ibiportal-load-{os.getpid()}-{abs(hash(tuple(paths)))}.paths"
+    if not listed.exists():
+        listed.write_text("\n".join(paths) + "\n")
+    return str(listed), str(WRK_THREADS)
+
+
 def percentile(values: list[int], percent: int) -> int:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, len(ordered) * percent // 100)]
@@ -110,7 +120,7 @@ def load_round(nodes, paths: dict[str, int], seconds: int, start: float, workers
 
     def run(index: int) -> None:
         results[index] = wrk(nodes[index].base_url + "/", seconds, CONNECTIONS // len(nodes), threads=WRK_THREADS,
-                             script="wrk_mix.lua", args=tuple(paths), timeout_seconds=CLIENT_TIMEOUT_SECONDS)
+                             script="wrk_paths.lua", args=paths_arguments(paths), timeout_seconds=CLIENT_TIMEOUT_SECONDS)
 
     logs_before = [len(node.log_text()) for node in nodes]
     loads = [threading.Thread(target=run, args=(index,)) for index in range(len(nodes))]
@@ -184,8 +194,8 @@ def main() -> None:
             for path, expected in MIX.items():  # each URL answers as it should before the load
                 status, _ = status_of(node.base_url + path)
                 assert status == expected, f"{path}: {status}, expected {expected}"
-            wrk(node.base_url + "/", arguments.warm_up_seconds, CONNECTIONS, threads=WRK_THREADS, script="wrk_mix.lua",
-                args=tuple(MIX), timeout_seconds=CLIENT_TIMEOUT_SECONDS)  # every worker resolves the URLs and fills its cache
+            wrk(node.base_url + "/", arguments.warm_up_seconds, CONNECTIONS, threads=WRK_THREADS, script="wrk_paths.lua",
+                args=paths_arguments(MIX), timeout_seconds=CLIENT_TIMEOUT_SECONDS)  # every worker resolves the URLs and fills its cache
         start = time.monotonic()
         for kind in ROUNDS:
             rounds.append((kind, load_round(nodes, HITS if kind == "hits" else MIX, arguments.round_seconds,

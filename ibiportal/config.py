@@ -27,6 +27,11 @@ DEMO_MINT_HOST = "demo.ibiportal.invalid"
 DEMO_MINT_IP = "192.0.2.1"  # TEST-NET-1 (RFC 5737): documentation-only address
 #: IBIPORTAL_LOG_FORMAT: gunicorn's and the app's lines as today, or one JSON object per line.
 LOG_FORMATS = ("text", "json")
+#: The access log's line in the text format (``gunicorn.conf.py``), which the portal's logger
+#: writes itself, field by field (``ibiportal/web/access_log.py``): client, time, method, path
+#: without its query, status, size, milliseconds, X-IBI-Cache, user agent, X-Forwarded-For.
+ACCESS_LOG_FORMAT = ('%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms cache=%({x-ibi-cache}o)s "%(a)s" '
+                     'for=%({x-forwarded-for}i)s')
 #: More gunicorn workers than this add memory (each has its own caches and pools) but little
 #: throughput: every request is short CPU work in Python, and SQLite takes one writer at a time.
 MAX_DEFAULT_WORKERS = 8
@@ -40,6 +45,7 @@ FIXED = {
     "PERMANENT_SESSION_LIFETIME": 8 * 3600,
     "MAX_CONTENT_LENGTH": 8 * 1024 * 1024,
 }
+
 
 
 def setting(default: Any, doc: str, *, env: str = "", shown: str = "", read: Callable[[str, str], Any] | None = None,

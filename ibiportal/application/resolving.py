@@ -230,6 +230,8 @@ class Resolving:
         self.application = application
         self.config = application.config
         self._pairs_seen: set[tuple[str, str]] = set()  # prefix pairs answered, looked up once per worker
+        #: The endpoints of each Archive set at each portal address, with the generation they were read at.
+        self._endpoints: dict[tuple[ArchiveSet, str], tuple[int, tuple[ArchiveEndpoint, ...]]] = {}
 
     # -- values a request is made of ---------------------------------------------------------
 
@@ -245,7 +247,19 @@ class Resolving:
         return ClientInfo(ips, caller.accept_language)
 
     def archive_endpoints(self, archives: ArchiveSet, portal_url: str) -> list[ArchiveEndpoint]:
-        """The endpoints of the Archives of ``archives``, in the order they are asked."""
+        """The endpoints of the Archives of ``archives``, in the order they are asked: read once
+        per worker for each generation of the Archive set (an Archive included, excluded or
+        removed makes a new one, as it empties the resolution caches: ``storage/signal.py``),
+        not from the registry on every resolution (``benchmarks/uncached.py``)."""
+        generation = self.application.resolution_changes().generation
+        known = self._endpoints.get((archives, portal_url))
+        if known is not None and known[0] == generation:
+            return list(known[1])
+        endpoints = self._read_endpoints(archives, portal_url)
+        self._endpoints[(archives, portal_url)] = (generation, tuple(endpoints))
+        return endpoints
+
+    def _read_endpoints(self, archives: ArchiveSet, portal_url: str) -> list[ArchiveEndpoint]:
         holdings = self.application.holdings(portal_url)
         demo = [local_endpoint(archive) for archive in holdings.demo.values()
                 if archives.include_faulty or not archive.faulty]

@@ -35,6 +35,7 @@ from .store import ibi_key
 
 if TYPE_CHECKING:
     from ..storage.copies import CopyRecord
+    from ..storage.identifiers import ItemReads
 
 def own_relations(item: Item) -> tuple[Relation, ...]:
     """The relations the own Archive answers for ``item`` (Algorithm 2's GLOBAL ``relações``):
@@ -84,9 +85,7 @@ class MintedItems(Protocol):
 
     def item_links(self, ibi: str) -> list[ItemLink]: ...
 
-    def file_paths(self, ibi: str) -> list[str]: ...
-
-    def links_to(self, target: str) -> list[tuple[str, ItemLink]]: ...
+    def item_reads(self, ibip: str) -> ItemReads: ...
 
     def prefix_pairs(self) -> list[tuple[str, str]]: ...
 
@@ -150,7 +149,8 @@ class OwnItemStore:
         timestamp = minted.timestamp
         if minted.deleted:  # the tombstone: Algorithm 2 lines 11-15 answer ibi, state and timestamp only
             return Item(ibi=IbiForms(rep=minted.rep, ibip=minted.ibip), state=ItemState.DELETED, timestamp=timestamp)
-        links = self.storage.item_links(minted.ibip)
+        reads = self.storage.item_reads(minted.ibip)
+        links = reads.links
         next_edition = next((link.target for link in links if link.relation == NEXT_EDITION), None)
         metadata_url = item_metadata_url(self.portal_url, minted.ibip)
         return Item(
@@ -159,29 +159,31 @@ class OwnItemStore:
             timestamp=timestamp,
             target_url=minted.target_url or item_page_url(self.portal_url, minted.ibip),
             directory_url=item_directory_url(self.portal_url, minted.rep),
-            files=tuple(self.storage.file_paths(minted.ibip)),
+            files=tuple(reads.file_paths),
             file_list_url=item_file_list_url(self.portal_url, minted.ibip),
             language=minted.language,
             nextedition=_forms(next_edition) if next_edition else None,
-            translations=self._translations(minted, links),
+            translations=self._translations(minted, links, reads.links_to),
             metadata=Metadata(url=metadata_url, state=ItemState.ORIGINAL, timestamp=timestamp, oai_dc_url=metadata_url,
                               bibinpe_url=item_bibinpe_url(self.portal_url, minted.ibip)),
             dc=_dublin_core(minted),
         )
 
 
-    def _translations(self, minted: MintedItem, links: list[ItemLink]) -> tuple[tuple[str, IbiForms], ...]:
-        """The item's ``.translation(xx)`` by language: its own translations; the item itself in
-        its own language (Example 9.2 names its English original ``.translation(en)``); and for a
-        translation, its original in the original's language (§8.1: "por extensão de linguagem",
-        ``+(en)`` reaches the English original) and the original's other translations."""
+    def _translations(self, minted: MintedItem, links: list[ItemLink],
+                      links_to: list[tuple[str, ItemLink]]) -> tuple[tuple[str, IbiForms], ...]:
+        """The item's ``.translation(xx)`` by language: its own translations (``links``); the item
+        itself in its own language (Example 9.2 names its English original ``.translation(en)``);
+        and for a translation (``links_to`` it), its original in the original's language (§8.1:
+        "por extensão de linguagem", ``+(en)`` reaches the English original) and the original's
+        other translations."""
         found: dict[str, IbiForms] = {}
         for link in links:
             if link.relation == TRANSLATION:
                 found.setdefault(link.language, _forms(link.target))
         if minted.language:
             found.setdefault(minted.language, IbiForms(rep=minted.rep, ibip=minted.ibip))
-        for source, link in self.storage.links_to(minted.ibip):
+        for source, link in links_to:
             original = self.storage.find_minted(ibip=source) if link.relation == TRANSLATION else None
             if original is None or original.deleted:
                 continue

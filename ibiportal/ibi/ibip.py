@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import lru_cache
 from typing import ClassVar
 
 from ibiportal.errors import ParseError
@@ -104,8 +105,12 @@ def _decode_numeral(numeral: str, position: int, name: Message, part: str) -> in
     return decode_base27(numeral, position - 1)
 
 
+@lru_cache(maxsize=1024)
 def _decode_prefix(prefix: str, offset: int) -> tuple[str, str, int]:
-    """Check a prefix; return ``(upper-case prefix, ip, port)``. Positions shifted by offset."""
+    """Check a prefix; return ``(upper-case prefix, ip, port)``. Positions shifted by offset.
+
+    Remembered: an Archive's items share a few prefixes, and decoding one (base 27, then the IP)
+    was most of reading an IBIp, which a resolution does several times (``benchmarks/uncached.py``)."""
     upper = _check_alphabet(prefix, offset, "prefix", IPV4_SEPARATOR + IPV6_SEPARATOR)
     separators = [index for index, character in enumerate(upper) if character in _VERSION_OF_SEPARATOR]
     if not separators:

@@ -22,6 +22,7 @@ Errors then come from that form's grammar, with a 1-based position in the input.
 from __future__ import annotations
 
 import string
+from functools import lru_cache
 
 from ibiportal.errors import ParseError
 from ibiportal.i18n import N_
@@ -84,6 +85,7 @@ def _ibip_in_shape(parts: list[str]) -> bool:
     )
 
 
+@lru_cache(maxsize=4096)
 def parse_ibi(text: str) -> Identifier:
     """Parse a whole IBI of either form into :class:`RepositoryName` or :class:`Ibip`.
 
@@ -91,6 +93,11 @@ def parse_ibi(text: str) -> Identifier:
     (``None`` for an empty text): wrong alphabet, missing ``/``, wrong number of parts, bad
     date fields, a date before 1995-08-01T00:00:00Z, a prefix that decodes to no IP, a port
     outside 1-65535, or a text over 255 characters (syntax.MAX_LENGTH).
+
+    Remembered (the identifiers are frozen): a resolution reads the IBI asked in each answer
+    several times (the own Archive's lookup, the check of each answer's ``ibi`` pair, the prefix
+    pairs it proves), and decoding an IBIp's prefix is most of a parse (``benchmarks/uncached.py``).
+    A text that fails is parsed again each time, to raise its error.
     """
     check_text(text)
     cls = RepositoryName if ibi_form(text) == RepositoryName.form else Ibip

@@ -29,6 +29,7 @@ import ipaddress
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, ClassVar, NamedTuple
 
 from ibiportal.errors import ParseError
@@ -137,11 +138,20 @@ def _check_ips(ips: tuple[str, ...], field: str) -> None:
         raise _fail(field, N_("needs at least the user's IP (Table 8.10)"))
     position = 1
     for ip in ips:
-        try:
-            ipaddress.ip_address(ip)
-        except ValueError as error:
-            raise _fail(field, N_("%(ip)r is not an IPv4 or IPv6 address (Table 8.10)", ip=ip), position) from error
+        if not _is_ip(ip):
+            raise _fail(field, N_("%(ip)r is not an IPv4 or IPv6 address (Table 8.10)", ip=ip), position)
         position += len(ip) + 1
+
+
+@lru_cache(maxsize=4096)
+def _is_ip(text: str) -> bool:
+    """Whether ``text`` is an IP address, remembered: every message of a resolution carries the
+    same client IPs, and each message is checked where it is built and where it is read."""
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _check_ibi(value: str, field: str) -> None:

@@ -48,6 +48,12 @@ Separator = Literal["\n", "\r\n", " "]
 
 _PERCENT_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 _CONTROL_NAMES = {0x09: "TAB", 0x0A: "LF", 0x0D: "CR", 0x00: "NUL", 0x7F: "DEL"}
+#: A ``palavra`` of Table 6.2, and a raw value (words and spaces): what :class:`Pair` checks
+#: first in one pass, before it walks the characters to name the one that is wrong. An answer
+#: of the own Archive builds a hundred pairs; checked a character at a time they were a sixth of
+#: an uncached resolution (``benchmarks/uncached.py``).
+_WORD = re.compile(r"[\x21-\x7a\x7c\x7e]+")
+_VALUE = re.compile(r"[\x20-\x7a\x7c\x7e]*")
 
 
 def is_word_character(char: str) -> bool:
@@ -123,6 +129,8 @@ class Pair:
     position: int | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        if _WORD.fullmatch(self.name) and _VALUE.fullmatch(self.value):  # the common case, checked in C
+            return
         if not self.name:
             raise ParseError(N_("a pair name cannot be empty (Table 6.2: nome = palavra)"), field=self.name)
         for index, char in enumerate(self.name):
@@ -268,7 +276,22 @@ def parse_pair_list(data: str | bytes) -> PairList:
     """
     from_bytes = isinstance(data, bytes)
     text = data.decode("latin-1") if isinstance(data, bytes) else data
+    if _WELL_FORMED.fullmatch(text):  # read by one regular expression; the scanner names what is wrong
+        return PairList(tuple(Pair(match[1], match[2] if match[2] is not None else match[3],
+                                   position=match.start(2 if match[2] is not None else 3) + 1)
+                              for match in _PAIR.finditer(text)))
     return PairList(tuple(_Scanner(text, from_bytes).pairs()))
+
+
+#: Table 6.2's grammar as regular expressions (the tolerant separators of the module docstring
+#: included): a well-formed list is read in one pass in C, and only a malformed one goes through
+#: :class:`_Scanner`, which says where and why. The resolver reads every Archive's answer, the own
+#: Archive's hundred pairs included: a character at a time that was a tenth of an uncached
+#: resolution (``benchmarks/uncached.py``).
+_PAIR_TEXT = r"([\x21-\x7a\x7c\x7e]+) +(?:\{([ \x21-\x7a\x7c\x7e]*)\}|([\x21-\x7a\x7c\x7e]+))"
+_SEPARATORS = r"(?: |\r\n|\n)+"
+_PAIR = re.compile(_PAIR_TEXT)
+_WELL_FORMED = re.compile(rf"(?:{_SEPARATORS})?(?:{_PAIR_TEXT}(?:{_SEPARATORS}{_PAIR_TEXT})*(?:{_SEPARATORS})?)?")
 
 
 class _Scanner:

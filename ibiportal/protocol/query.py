@@ -43,11 +43,20 @@ _PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _MUST_BE_ENCODED = re.compile(r"[^\x21-\x7e]")
 
 
+#: What :func:`encode_query_value` leaves as it is: printable ASCII but Table 6.1's specials
+#: and the characters a URL query cannot hold. A name or value made of these alone (most of a
+#: message) is returned unchanged after one regex match, not walked a character at a time: a
+#: resolution encodes a few dozen of them (``benchmarks/uncached.py``).
+_UNCHANGED = re.compile(r"[!$'()*,\-./0-9:;@A-Z\[\]_a-z~]*")
+
+
 def encode_query_value(text: str) -> str:
     """Encode a name or value for a request URL (Table 6.1).
 
     A character beyond ISO-8859-1 is written as its UTF-8 bytes (:mod:`ibiportal.protocol.percent`).
     """
+    if _UNCHANGED.fullmatch(text):
+        return text
     out: list[str] = []
     for char in text:
         code = ord(char)

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields
 from decimal import Decimal
 
-from sqlalchemy import ColumnElement, Connection, Row, bindparam, delete, insert, or_, select, update
+from sqlalchemy import ColumnElement, Connection, Row, bindparam, delete, insert, literal, null, or_, select, union_all, update
 from sqlalchemy.exc import IntegrityError
 
 from ..errors import IbiError
@@ -22,13 +22,27 @@ from ..i18n import N_, Message
 from ..minted import Bibliographic, ItemLink, MintedItem, SubsystemClock
 from .database import Storage, now_iso
 from .copies import CopyRecord, CopyStore
-from .files import FileStore
-from .schema import item_link, minted_item, prefix_pair, subsystem_clock
+from .schema import item_file, item_link, minted_item, prefix_pair, subsystem_clock
 from .signal import ibis_changed
 
 #: The own Archive asks this of every IBI the resolver is asked (a reference check: thousands), so
 #: the statement is built once; only its values change.
 _FIND_MINTED = select(minted_item).where((minted_item.c.rep == bindparam("rep")) | (minted_item.c.ibip == bindparam("ibip")))
+#: The own Archive reads an item's links both ways on every resolution of it: built once, as
+#: _FIND_MINTED (a statement built per call cost more to key than to run: benchmarks/uncached.py).
+_ITEM_LINKS = (select(item_link.c.relation, item_link.c.target, item_link.c.language)
+               .where(item_link.c.ibi == bindparam("ibi")).order_by(item_link.c.relation, item_link.c.language))
+_LINKS_TO = (select(item_link.c.ibi, item_link.c.relation, item_link.c.target, item_link.c.language)
+             .where(item_link.c.target == bindparam("target")).order_by(item_link.c.relation, item_link.c.ibi))
+#: :meth:`IdentifierStore.item_reads`: an item's links, the links to it and its file paths, in one
+#: statement (three rows' shapes told apart by ``kind``), for the own Archive's answer.
+_ITEM_READS = union_all(
+    select(literal("from").label("kind"), item_link.c.ibi, item_link.c.relation, item_link.c.target,
+           item_link.c.language).where(item_link.c.ibi == bindparam("ibip")),
+    select(literal("to"), item_link.c.ibi, item_link.c.relation, item_link.c.target,
+           item_link.c.language).where(item_link.c.target == bindparam("ibip")),
+    select(literal("file"), item_file.c.ibi, item_file.c.path, null(), null()).where(item_file.c.ibi == bindparam("ibip")),
+)
 
 #: Every mint runs these, the first under the lock every mint queues for: built once, so that
 #: SQLAlchemy finds them compiled instead of building and keying them again (benchmarks/minting.py).
@@ -144,11 +158,7 @@ class IdentifierStore:
     def links_to(self, target: str) -> list[tuple[str, ItemLink]]:
         """The links whose target is ``target`` (an IBIp): ``(linking item's IBIp, link)``, e.g.
         the previous edition of an item, or the original it translates."""
-        rows = self.storage.read(
-            select(item_link.c.ibi, item_link.c.relation, item_link.c.target, item_link.c.language)
-            .where(item_link.c.target == target)
-            .order_by(item_link.c.relation, item_link.c.ibi)
-        )
+        rows = self.storage.read(_LINKS_TO, {"target": target})
         return [(row.ibi, ItemLink(row.relation, row.target, row.language)) for row in rows]
 
     def lock_minted(self, conn: Connection, ibip: str) -> MintedItem | None:
@@ -201,13 +211,24 @@ class IdentifierStore:
             query = query.where(or_(*conditions))
         return [_minted_item(row) for row in self.storage.read(query)]
 
+    def item_reads(self, ibip: str) -> ItemReads:
+        """What the own Archive reads of a minted item besides its row, in one statement: the
+        same as :meth:`item_links`, :meth:`links_to` and ``FileStore.files``' paths, in their orders."""
+        links, incoming, paths = [], [], []
+        for row in self.storage.read(_ITEM_READS, {"ibip": ibip}):
+            if row.kind == "file":
+                paths.append(row.relation)  # the path, in the relation's place
+            elif row.kind == "from":
+                links.append(ItemLink(row.relation, row.target, row.language))
+            else:
+                incoming.append((row.ibi, ItemLink(row.relation, row.target, row.language)))
+        links.sort(key=lambda link: (link.relation, link.language))
+        incoming.sort(key=lambda found: (found[1].relation, found[0]))
+        return ItemReads(links, incoming, sorted(paths))
+
     def item_links(self, ibi: str) -> list[ItemLink]:
         """The links of a minted item (its IBIp)."""
-        rows = self.storage.read(
-            select(item_link.c.relation, item_link.c.target, item_link.c.language)
-            .where(item_link.c.ibi == ibi)
-            .order_by(item_link.c.relation, item_link.c.language)
-        )
+        rows = self.storage.read(_ITEM_LINKS, {"ibi": ibi})
         return [ItemLink(row.relation, row.target, row.language) for row in rows]
 
     def minted_items(self) -> list[MintedItem]:
@@ -369,6 +390,15 @@ def _minted_item(row: Row) -> MintedItem:
     )
 
 
+@dataclass(frozen=True)
+class ItemReads:
+    """A minted item's links, the links to it (``(linking item's IBIp, link)``), its file paths."""
+
+    links: list[ItemLink]
+    links_to: list[tuple[str, ItemLink]]
+    file_paths: list[str]
+
+
 class FreshConnections:
     """The own Archive's reads, each on a connection of its own.
 
@@ -400,13 +430,9 @@ class FreshConnections:
         with self._storage() as storage:
             return IdentifierStore(storage).item_links(ibi)
 
-    def links_to(self, target: str) -> list[tuple[str, ItemLink]]:
+    def item_reads(self, ibip: str) -> ItemReads:
         with self._storage() as storage:
-            return IdentifierStore(storage).links_to(target)
-
-    def file_paths(self, ibi: str) -> list[str]:
-        with self._storage() as storage:
-            return [stored.path for stored in FileStore(storage).files(ibi)]
+            return IdentifierStore(storage).item_reads(ibip)
 
     def prefix_pairs(self) -> list[tuple[str, str]]:
         with self._storage() as storage:

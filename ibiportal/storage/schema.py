@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import BigInteger, CheckConstraint, Column, Index, Integer, LargeBinary, MetaData, Table, Text, text
 
 #: The revision a database must be at for this code (the last file of ``migrations/versions``).
-SCHEMA_REVISION = "0022"
+SCHEMA_REVISION = "0023"
 
 metadata = MetaData()
 
@@ -63,6 +63,7 @@ item_link = Table(
     Column("relation", Text, primary_key=True),  # "nextedition" or "translation"
     Column("language", Text, primary_key=True, server_default=text("''")),
     Column("target", Text, nullable=False),
+    Index("item_link_target", "target"),  # the links to an item, read by every resolution of it (0023)
 )
 
 #: Copies the own Archive holds of other Archives' items (state Copy, Table 9.3): the IBI (its

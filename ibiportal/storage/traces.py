@@ -8,10 +8,19 @@ may hold is capped here too (:func:`stored_trace`).
 
 Saves are **group-committed**: threads of one process saving at once (a reference list's
 resolutions, a burst of requests) have their traces written by whichever of them gets the write
-first, in one transaction with one pruning, while the others wait for that commit. A save still
-returns only once its trace is committed; a lone save is one transaction as before. Without it
-each trace cost a commit (an fsync) and a pruning query over every kept trace, 12-18 ms, and
-traces were the bottleneck of checking a reference list (``benchmarks/references.py``).
+first, in one transaction, while the others wait for that commit. A save still returns only once
+its trace is committed; a lone save is one transaction as before. Without it each trace cost a
+commit (an fsync) and a pruning query over every kept trace, 12-18 ms, and traces were the
+bottleneck of checking a reference list (``benchmarks/references.py``).
+
+**Pruning runs in batches.** A pruning reads the index of every kept trace (their times and
+sizes), so its cost grows with the retention; run on every save it was a third of an uncached
+resolution's CPU (a window query over 1,000 traces, 7 ms: ``benchmarks/uncached.py``). A process
+prunes on its first save, then once every ``keep // PRUNE_FRACTION`` traces it saves (every save
+while the retention is under :data:`PRUNE_FRACTION`): each save pays for a fixed share of the
+index whatever the retention, and between two prunings the table holds at most that many traces
+more per process (1000 // 64 = 15 for the default retention of 1,000). Each pruning brings the
+table back to the newest ``keep`` traces within the byte budget.
 """
 from __future__ import annotations
 
@@ -19,7 +28,7 @@ import json
 import threading
 from dataclasses import dataclass, field
 
-from sqlalchemy import delete, func, insert, or_, select, update
+from sqlalchemy import Integer, bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..i18n import N_, Message, number, to_record
@@ -32,6 +41,18 @@ TRACE_OPTIONS = ("archives", "include_faulty", "client_ip", "accept_language")
 #: What a stored trace keeps of each Archive's answer, in characters (and as much of its pairs):
 #: enough for any answer of the standard's examples many times over.
 STORED_ANSWER_CHARS = 16_384
+
+#: A process prunes once every ``keep // PRUNE_FRACTION`` traces it saves (module docstring).
+PRUNE_FRACTION = 64
+
+_NEWEST_FIRST = (trace.c.created_at.desc(), trace.c.id.desc())
+#: The traces beyond the newest ``keep``: the index walked past ``keep`` entries (its ``LIMIT``
+#: is none; SQLite writes it ``LIMIT -1``).
+_BEYOND_COUNT = delete(trace).where(trace.c.id.in_(
+    select(trace.c.id).order_by(*_NEWEST_FIRST).offset(bindparam("keep", type_=Integer))))
+_TOTAL_BYTES = select(func.coalesce(func.sum(trace.c.size), 0))
+_OLDEST_FIRST = select(trace.c.id, trace.c.size).order_by(trace.c.created_at, trace.c.id)
+_INSERT = insert(trace)
 
 
 def stored_trace(body: dict) -> dict:
@@ -109,9 +130,10 @@ class TraceStore:
         self, trace_id: str, persistent_url: str, outcome: str, body: dict, keep: int, budget_bytes: int,
         ibi: str | None = None,
     ) -> None:
-        """Store a trace (of ``ibi``, the IBI resolved, for the history's filter), then drop the
-        oldest beyond ``keep`` traces or ``budget_bytes`` bytes; returns once it is committed
-        (with the traces other threads were saving at once)."""
+        """Store a trace (of ``ibi``, the IBI resolved, for the history's filter); the oldest
+        beyond ``keep`` traces or ``budget_bytes`` bytes are dropped at this process's next
+        pruning (module docstring). Returns once it is committed (with the traces other threads
+        were saving at once)."""
         text = json.dumps(body)
         asked = body.get("request") or {}
         options = {name: asked[name] for name in TRACE_OPTIONS if name in asked}
@@ -126,8 +148,12 @@ class TraceStore:
             if not pending.done:
                 with group.queued:
                     batch, group.queue = group.queue, []
+                group.unpruned += len(batch)
+                prune = group.unpruned >= max(1, keep // PRUNE_FRACTION) or not group.pruned_once
                 try:
-                    self._write(batch, keep, budget_bytes)
+                    self._write(batch, keep, budget_bytes, prune)
+                    if prune:
+                        group.unpruned, group.pruned_once = 0, True
                 except BaseException as error:
                     for each in batch:
                         each.error = error
@@ -138,20 +164,15 @@ class TraceStore:
         if pending.error is not None:
             raise pending.error
 
-    def _write(self, batch: list[_Pending], keep: int, budget_bytes: int) -> None:
-        """One transaction: every trace of ``batch``, then one pruning."""
-        newest_first = (trace.c.created_at.desc(), trace.c.id.desc())
-        ranked = select(
-            trace.c.id,
-            func.row_number().over(order_by=newest_first).label("rank"),
-            func.sum(trace.c.size).over(order_by=newest_first).label("bytes_so_far"),
-        ).subquery()
-        beyond = select(ranked.c.id).where(
-            (ranked.c.rank > keep) | ((ranked.c.bytes_so_far > budget_bytes) & (ranked.c.rank > 1))
-        )
-        with self.storage.write_transaction() as conn:
-            conn.execute(insert(trace), [pending.row for pending in batch])
-            conn.execute(delete(trace).where(trace.c.id.in_(beyond)))
+    def _write(self, batch: list[_Pending], keep: int, budget_bytes: int, prune: bool) -> None:
+        """One transaction: every trace of ``batch``, then, if ``prune``, the pruning. Not durable
+        (``Storage.write_transaction``): on SQLite a commit that waited for the disk held the
+        database's one write lock meanwhile, and the other workers' traces queued behind it, their
+        cores idle (``benchmarks/uncached.py``); a trace lost in a power failure reads "expired"."""
+        with self.storage.write_transaction(durable=False) as conn:
+            conn.execute(_INSERT, [pending.row for pending in batch])
+            if prune:
+                _prune(conn, keep, budget_bytes)
 
     def recent_traces(self, limit: int) -> list[tuple[str, str, dict]]:
         """The ``limit`` newest traces as (id, created_at, JSON body), newest first: what the
@@ -212,6 +233,31 @@ class TraceStore:
             text = json.dumps(body)
             conn.execute(update(trace).where(trace.c.id == trace_id).values(body=text, size=len(text.encode("utf-8"))))
         return True
+
+
+def _prune(conn, keep: int, budget_bytes: int) -> None:
+    """Drop the traces beyond the newest ``keep``, then the oldest while the rest exceed
+    ``budget_bytes``, the newest always kept: the newest traces whose bytes, counted from the
+    newest, stay within the budget are what remains. Reads what it drops, no more (the oldest
+    traces first, usually one or two)."""
+    conn.execute(_BEYOND_COUNT, {"keep": keep})
+    excess = conn.execute(_TOTAL_BYTES).scalar_one() - budget_bytes
+    if excess <= 0:
+        return
+    dropped: list[str] = []
+    rows = conn.execute(_OLDEST_FIRST)
+    candidate = rows.fetchone()
+    while candidate is not None and excess > 0:
+        following = rows.fetchone()
+        if following is None:  # the newest stays
+            break
+        dropped.append(candidate.id)
+        excess -= candidate.size
+        candidate = following
+    rows.close()
+    if dropped:
+        conn.execute(delete(trace).where(trace.c.id.in_(dropped)))
+
 
 class TraceRuns:
     """Traces started from the Trace page, by fingerprint (who asked, what, with which options),
@@ -287,11 +333,13 @@ class _Pending:
 @dataclass(eq=False)
 class _Group:
     """The traces of one database being saved in this process: ``queued`` guards the queue,
-    ``writing`` is held by the one thread writing a batch."""
+    ``writing`` is held by the one thread writing a batch; how many it saved since it pruned."""
 
     queue: list[_Pending] = field(default_factory=list)
     queued: threading.Lock = field(default_factory=threading.Lock)
     writing: threading.Lock = field(default_factory=threading.Lock)
+    unpruned: int = 0  # traces saved since the last pruning (guarded by ``writing``)
+    pruned_once: bool = False
 
 
 _GROUPS: dict[str, _Group] = {}

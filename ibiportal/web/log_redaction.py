@@ -25,7 +25,11 @@ from urllib.parse import unquote
 
 from gunicorn.glogging import Logger as GunicornLogger
 
+from ibiportal.config import ACCESS_LOG_FORMAT
+
 REDACTED = "[redacted]"
+#: A log record's attribute saying its writer blanked the keys already (:mod:`.access_log`).
+REDACTED_ALREADY = "ibiportal_redacted"
 
 #: A ``name=value`` pair in a URL-ish text: after ``?``, ``&``, ``;``, whitespace, a quote or a
 #: bracket; the value runs to the next ``&``, whitespace, quote or bracket.
@@ -59,6 +63,8 @@ class RedactKeys(logging.Filter):
     _traceback = logging.Formatter()
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if getattr(record, REDACTED_ALREADY, False):  # an access line whose client fields were blanked (.access_log)
+            return True
         message = record.getMessage()
         cleaned = redact(message)
         if cleaned != message:
@@ -100,10 +106,15 @@ class RedactingGunicornLogger(GunicornLogger):
                 handler.setFormatter(JsonLines())
 
     def access(self, resp, req, environ, request_time) -> None:  # type: ignore[no-untyped-def]
-        if not self.json:
-            super().access(resp, req, environ, request_time)
-            return
         if not self.access_log_enabled:
+            return
+        if not self.json:
+            if self.cfg.access_log_format != ACCESS_LOG_FORMAT:  # another format: gunicorn's, filtered whole
+                super().access(resp, req, environ, request_time)
+                return
+            from .access_log import access_line  # the portal's own line, written field by field
+
+            self.access_log.info("%s", access_line(resp, req, environ, request_time), extra={REDACTED_ALREADY: True})
             return
         from .log_format import access_fields
 

@@ -283,3 +283,31 @@ def test_a_verb_list_in_another_case_is_answered_as_the_verbs(archives):
     answered = pairs(archive.answer(asked + "getmetadata(OAI_DC)"))
     assert "url.metadata(oai_dc)" in answered
     assert answered.keys() == pairs(archive.answer(asked + "GetMetadata(oai_dc)")).keys()
+
+
+VERB_LISTS = ((), ("GetLastEdition",), ("GetTranslation",), ("GetTranslation(pt)",), ("GetTranslation(en)",),
+              ("GetMetadata",), ("GetMetadata(oai_dc)",), ("GetFileList",), ("GetTranslation(pt)", "GetLastEdition"),
+              ("GetLastEdition", "GetTranslation"), ("GetLastEdition", "GetMetadata(oai_dc)"),
+              ("GetTranslation", "GetMetadata", "GetTranslation"), ("GetMetadata", "GetLastEdition"),
+              ("GetLastEdition", "GetFileList"), ("GetTranslation(en)", "GetLastEdition", "GetMetadata"))
+
+
+@pytest.mark.parametrize("own", [False, True], ids=["demo relations", "own Archive's relations"])
+def test_following_only_the_relations_the_filter_keeps_answers_the_same(archives, own):
+    """FILTRARLISTADEURL over the whole URL list, and over the list of the relations it can keep
+    (what ``respond`` builds), are the same answer, for every demo item and verb list."""
+    from ibiportal.archive.own import own_relations
+
+    for archive in archives.values():
+        service = archive.service
+        if own:
+            service = ArchiveService(service.identity, service.store, relations=own_relations,
+                                     clock=service.clock, urlkey=lambda: "1426387214-9164566186556927")
+        for held in service.store.items():
+            for texts in VERB_LISTS:
+                verbs = tuple(Verb.parse(text) for text in texts)
+                for filepath in ("", "index.html"):
+                    whole = filter_url_list(service.build_url_list(held.ibi.forms()[0], filepath, verbs), verbs)
+                    pruned = service.build_url_list(held.ibi.forms()[0], filepath, verbs,
+                                                     kept_for=Relation.from_verbs(verbs))
+                    assert filter_url_list(pruned, verbs) == whole, (archive.name, held.ibi, texts, filepath)

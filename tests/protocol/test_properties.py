@@ -116,3 +116,32 @@ def test_url_request_round_trip(client_ips, word, filepath, verb_list, sort):
 def test_raw_values_serialize_as_they_are(name, raw):
     pair = Pair(name, raw)
     assert parse_pair_list(pair.serialize()).pairs == (pair,)
+
+
+def _scanned(text: str) -> list[tuple[str, str, int | None]] | str:
+    from ibiportal.protocol.pairlist import _Scanner
+
+    try:
+        return [(pair.name, pair.value, pair.position) for pair in _Scanner(text, False).pairs()]
+    except ParseError as error:
+        return f"{error.message} @ {error.position}"
+
+
+@given(st.one_of(grammar_soup, st.text(alphabet="ab{} \r\n", max_size=40)))
+def test_the_one_pass_reading_of_a_pair_list_is_the_scanners(text):
+    """A well-formed list is read by regular expressions, anything else by the scanner: the same
+    pairs at the same positions, or the same error."""
+    try:
+        read = [(pair.name, pair.value, pair.position) for pair in parse_pair_list(text).pairs]
+    except ParseError as error:
+        read = f"{error.message} @ {error.position}"
+    assert read == _scanned(text)
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=0x17F), max_size=20))
+def test_a_value_is_left_as_it_is_exactly_when_no_character_needs_encoding(text):
+    from ibiportal.protocol.query import TABLE_6_1_ESCAPES, _NOT_IN_URL
+
+    walked = all(0x21 <= ord(char) <= 0x7E and char not in TABLE_6_1_ESCAPES and char not in _NOT_IN_URL
+                 for char in text)
+    assert (encode_query_value(text) == text) == walked

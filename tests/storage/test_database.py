@@ -186,3 +186,28 @@ def test_a_statement_sent_with_the_commit_is_committed_with_it_or_rolls_everythi
         conn.execute(insert(api_token).values(name="d", token_hash="h4", created_at="t"))
     assert sorted(storage.read(select(api_token.c.name)).scalars()) == ["a", "d"]
     storage.close()
+
+
+def test_a_sqlite_write_that_need_not_wait_for_the_disk_commits_without_and_the_next_waits_again(new_database):
+    storage = Storage(new_database())
+    synchronous = "PRAGMA synchronous"
+    assert storage.connection.exec_driver_sql(synchronous).scalar() == 2  # FULL: every commit waits
+    before = _generation(storage)
+    with storage.write_transaction(durable=False) as conn:
+        during = conn.exec_driver_sql(synchronous).scalar()
+        conn.execute(update(resolution_generation).values(value=resolution_generation.c.value + 1))
+    assert during == 1  # NORMAL for that transaction alone
+    assert storage.connection.exec_driver_sql(synchronous).scalar() == 2
+    with pytest.raises(RuntimeError), storage.write_transaction(durable=False):
+        raise RuntimeError("rolled back")
+    assert storage.connection.exec_driver_sql(synchronous).scalar() == 2
+    assert _generation(storage) == before + 1  # committed; the rolled back one is not
+    storage.close()
+
+
+def test_a_sqlite_file_is_read_through_a_memory_map(new_database):
+    from ibiportal.storage.database import SQLITE_MMAP_BYTES
+
+    storage = Storage(new_database())
+    assert storage.connection.exec_driver_sql("PRAGMA mmap_size").scalar() == SQLITE_MMAP_BYTES
+    storage.close()

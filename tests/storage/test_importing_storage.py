@@ -57,3 +57,30 @@ def test_an_item_and_its_files_are_kept_together_or_not_at_all(database_setting)
     assert store.find_minted(ibip=item.ibip).rep == item.rep
     assert [stored.path for stored in files.files(item.ibip)] == ["a.pdf"]
     storage.close()
+
+
+def test_one_read_gives_an_items_links_both_ways_and_its_file_paths(database_setting):
+    from sqlalchemy import insert
+
+    from ibiportal.minted import ItemLink
+    from ibiportal.storage.schema import item_file
+
+    storage = Storage(database_setting)
+    store = IdentifierStore(storage)
+    with storage.write_transaction() as conn:
+        store.add_item_link(conn, "X/1", ItemLink("translation", "T/2", "pt"))
+        store.add_item_link(conn, "X/1", ItemLink("nextedition", "X/3"))
+        store.add_item_link(conn, "X/1", ItemLink("translation", "T/4", "es"))
+        store.add_item_link(conn, "O/5", ItemLink("translation", "X/1", "en"))
+        store.add_item_link(conn, "P/6", ItemLink("nextedition", "X/1"))
+        for path in ("b/z.pdf", "a.txt"):
+            conn.execute(insert(item_file).values(ibi="X/1", path=path, content_type="text/plain", size=1, sha256="0",
+                                                  chunk_bytes=1, uploaded_at="2026-01-01T00:00:00Z"))
+    reads = store.item_reads("X/1")
+    assert reads.links == store.item_links("X/1")
+    assert [link.relation for link in reads.links] == ["nextedition", "translation", "translation"]
+    assert reads.links_to == store.links_to("X/1") == [("P/6", ItemLink("nextedition", "X/1")),
+                                                        ("O/5", ItemLink("translation", "X/1", "en"))]
+    assert reads.file_paths == ["a.txt", "b/z.pdf"]
+    assert store.item_reads("T/2").links_to == [("X/1", ItemLink("translation", "T/2", "pt"))]
+    storage.close()

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from ibiportal.storage.database import Storage
-from ibiportal.storage.traces import STORED_ANSWER_CHARS, TraceStore, stored_trace
+from ibiportal.storage.traces import PRUNE_FRACTION, STORED_ANSWER_CHARS, TraceStore, stored_trace
 from tests.storage.trace_measure import stored_bytes
 
 
@@ -30,11 +30,31 @@ def test_the_oldest_traces_go_beyond_the_count(traces):
 
 def test_the_oldest_traces_go_beyond_the_byte_budget(traces):
     one = len(json.dumps(body(1000, "0")).encode())
-    for number in range(10):
-        traces.save_trace(f"t{number}", "u", "found", body(1000, str(number)), keep=1000, budget_bytes=3 * one + 10)
+    for number in range(10):  # a retention under PRUNE_FRACTION: every save prunes
+        traces.save_trace(f"t{number}", "u", "found", body(1000, str(number)), keep=60, budget_bytes=3 * one + 10)
     count, stored = stored_bytes(traces.storage)
     assert (count, stored) == (3, 3 * one)
     assert [traces.load_trace(f"t{n}") is not None for n in range(10)] == [False] * 7 + [True] * 3
+
+
+def test_a_large_retention_is_pruned_in_batches_back_to_exactly_the_newest(traces):
+    keep = 2 * PRUNE_FRACTION  # a pruning every 2 saves, the first save's included
+    counts = []
+    for number in range(keep + 6):
+        traces.save_trace(f"t{number}", "u", "found", body(10, str(number)), keep=keep, budget_bytes=10**6)
+        counts.append(stored_bytes(traces.storage)[0])
+    # pruned at the even saves: at most one more between prunings, then exactly the newest again
+    assert counts[keep:] == [keep, keep + 1, keep, keep + 1, keep, keep + 1]
+    assert traces.load_trace("t4") is None and traces.load_trace("t5") is not None
+
+
+def test_the_byte_budget_is_kept_at_a_pruning_the_newest_whole(traces):
+    one = len(json.dumps(body(1000, "0")).encode())
+    keep = 3 * PRUNE_FRACTION  # a pruning every 3 saves
+    for number in range(7):
+        traces.save_trace(f"t{number}", "u", "found", body(1000, str(number)), keep=keep, budget_bytes=2 * one + 10)
+    # pruned after t0, t3 and t6: the two newest fit the budget
+    assert [traces.load_trace(f"t{n}") is not None for n in range(7)] == [False] * 5 + [True] * 2
 
 
 def test_the_newest_trace_is_kept_even_beyond_the_budget(traces):

@@ -1,17 +1,24 @@
--- wrk script for benchmarks/load.py: requests the paths given after "--" in turn, counts the
--- responses by status, and prints one JSON line with the totals, the counts and the latency
--- percentiles.
+-- wrk script: requests the paths listed in the file given after "--" (one a line; then wrk's
+-- thread count), each wrk thread walking the list in turn from its own starting point, so that
+-- in a list longer than the requests in flight no two ask the same path (single flight would
+-- join them: benchmarks/uncached.py); counts the responses by status and prints one JSON line
+-- with the totals, the counts and the latency percentiles (benchmarks/load.py's mix too).
 local paths = {}
 local counter = 0
 statuses = {}
 local threads = {}
 
 function setup(thread)
+  thread:set("index", #threads)
   table.insert(threads, thread)
 end
 
 function init(args)
-  for i = 1, #args do paths[i] = args[i] end
+  for line in io.lines(args[1]) do
+    if #line > 0 then paths[#paths + 1] = line end
+  end
+  local count = tonumber(args[2] or "1")
+  counter = math.floor(index * #paths / count)
 end
 
 function request()

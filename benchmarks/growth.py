@@ -1,0 +1,159 @@
+"""Cost as the collection grows: an uncached resolution, a mint and an import, each per request,
+on a collection of 1,000 items against one of 100,000 (``--sizes``), in one run.
+
+Run: ``.venv/bin/python benchmarks/growth.py [--sizes 1000 100000] [--rounds R]``. The collections
+are made by the importer (``benchmarks/collection.py``) in ``/dev/shm`` (kept for the next run
+while the machine is up): an item's import is a transaction of its own, and on a disk its
+commit's wait for the disk, not its CPU, set how long 100,000 took (20,000 items took 10 minutes
+on the shared machine; 1,000,000 would take hours, which is why the default stops at 100,000).
+Every figure is CPU time of this process per request (``time.process_time``: not how long other
+programs on the machine kept it waiting), through the portal's WSGI app (Flask's test client),
+the two collections in alternating rounds (A B, B A, …), each round its own distinct items:
+
+* **resolution**: ``GET /<IBIp>`` of an item not asked before (an uncached resolution, its
+  trace stored), the demo Archives off;
+* **mint**: ``POST /api/v1/mint`` with a title and a target URL;
+* **import**: one record more through the importer (``Importer.run``), a new IBI.
+
+The judging figure is, for each, the large collection's cost over the small one's (goal ≤ 1.10).
+Before the rounds, the query plans (SQLite's ``EXPLAIN QUERY PLAN``) of the statements a
+resolution runs are printed: each must search an index, none scan a table. Results are appended to
+``benchmarks/results/growth-<date>.txt``.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sqlite3
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.collection import csv_text, ibips, kept_collection  # noqa: E402
+from benchmarks.serving import write_results  # noqa: E402
+
+KEPT = Path("/dev/shm")
+ROUNDS = 6
+PER_ROUND = 150
+GOAL = 1.10
+#: The reads of a resolution of an own item and of a mint, as SQLite plans them.
+PLANS = {
+    "find the item (either form)": "SELECT * FROM minted_item WHERE rep = 'x' OR ibip = 'x'",
+    "its links, links to it, its files": "SELECT ibi FROM item_link WHERE ibi = 'x' UNION ALL SELECT ibi FROM item_link "
+                                         "WHERE target = 'x' UNION ALL SELECT path FROM item_file WHERE ibi = 'x'",
+    "changes since (cache generation)": "SELECT max(id) FROM resolution_change",
+    "a trace's pruning (count)": "SELECT id FROM trace ORDER BY created_at DESC, id DESC LIMIT -1 OFFSET 1000",
+    "the subsystem's clock (mint)": "SELECT last_date FROM subsystem_clock WHERE subsystem = 'x'",
+}
+
+
+def collection(size: int) -> Path:
+    return kept_collection(KEPT / f"ibiportal-growth-{size}.sqlite", size)
+
+
+class Portal:
+    """The portal's app over a copy of a collection, and the requests of the rounds."""
+
+    def __init__(self, size: int, folder: Path) -> None:
+        from ibiportal import create_app
+        from ibiportal.web.context import get_importer
+
+        self.size = size
+        database = folder / f"portal-{size}.sqlite"
+        shutil.copyfile(collection(size), database)
+        self.database = database
+        self.app = create_app({"DATABASE": str(database), "SECRET_KEY": "benchmark", "DEMO_ARCHIVES": False,
+                               "RATELIMIT_ENABLED": False, "INSTANCE_PATH": str(folder / str(size)),
+                               "TRUSTED_HOSTS": ["localhost"]})
+        self.client = self.app.test_client()
+        self.items = ["/" + ibip for ibip in ibips(size)]
+        self.asked = 0
+        self.imported = size
+        self.get_importer = get_importer
+
+    def resolve(self, count: int) -> float:
+        paths = self.items[self.asked:self.asked + count]
+        self.asked += count
+        started = time.process_time()
+        for path in paths:
+            assert self.client.get(path).status_code == 302
+        return (time.process_time() - started) / count
+
+    def mint(self, count: int) -> float:
+        started = time.process_time()
+        for number in range(count):
+            answer = self.client.post("/api/v1/mint", json={"title": f"Minted {number}",
+                                                            "target_url": "https://example.org/minted.pdf"})
+            assert answer.status_code == 201, answer.get_data(as_text=True)[:300]
+        return (time.process_time() - started) / count
+
+    def import_more(self, count: int) -> float:
+        from ibiportal.archive.import_formats import read_csv
+
+        text = csv_text(count, 10_000_000 + self.imported)  # dates past both collections' items
+        self.imported += count
+        with self.app.app_context():
+            importer = self.get_importer()
+            started = time.process_time()
+            outcomes = list(importer.run(read_csv(text), "growth.csv"))
+            spent = time.process_time() - started
+        assert all(outcome.outcome == "created" for outcome in outcomes), outcomes[0]
+        return spent / count
+
+
+def plans(database: Path) -> list[str]:
+    connection = sqlite3.connect(database)
+    lines = []
+    for name, statement in PLANS.items():
+        steps = [row[3] for row in connection.execute("EXPLAIN QUERY PLAN " + statement)]
+        lines.append(f"  {name}: {'; '.join(steps)}")
+    connection.close()
+    return lines
+
+
+def main() -> None:
+    options = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    options.add_argument("--sizes", type=int, nargs=2, default=(1000, 100_000))
+    options.add_argument("--rounds", type=int, default=ROUNDS)
+    options.add_argument("--per-round", type=int, default=PER_ROUND)
+    arguments = options.parse_args()
+    load_at_start = Path("/proc/loadavg").read_text().split()[0]
+    small, large = arguments.sizes
+    work = Path(os.environ.get("TMPDIR", "/tmp")) / f"ibiportal-growth-{os.getpid()}"
+    work.mkdir()
+    kinds = ("resolution", "mint", "import")
+    costs: dict[tuple[str, int], list[float]] = {(kind, size): [] for kind in kinds for size in (small, large)}
+    try:
+        portals = {size: Portal(size, work) for size in (small, large)}
+        lines = [f"query plans on the {large}-item collection:", *plans(portals[large].database)]
+        for portal in portals.values():  # imports, pools, first connections
+            portal.resolve(20), portal.mint(5), portal.import_more(5)
+        for number in range(arguments.rounds):
+            for size in ((small, large) if number % 2 == 0 else (large, small)):
+                portal = portals[size]
+                costs[("resolution", size)].append(portal.resolve(arguments.per_round))
+                costs[("mint", size)].append(portal.mint(arguments.per_round // 3))
+                costs[("import", size)].append(portal.import_more(arguments.per_round // 3))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    lines[:0] = [f"Cost per request as the collection grows: {small} items against {large} (made by the importer); CPU "
+                 f"of this process per request, {arguments.rounds} alternating rounds; load average {load_at_start} "
+                 f"at the start, {Path('/proc/loadavg').read_text().split()[0]} at the end"]
+    lines.append(f"{'request':<12} {f'{small} items':>12} {f'{large} items':>14} {'ratio':>6}")
+    verdicts = []
+    for kind in kinds:
+        few, many = statistics.median(costs[(kind, small)]), statistics.median(costs[(kind, large)])
+        verdicts.append(many / few)
+        lines.append(f"{kind:<12} {few * 1000:>10.2f}ms {many * 1000:>12.2f}ms {many / few:>6.2f}")
+    lines.append(f"RATIO {large}/{small} items: " + ", ".join(f"{kind} {ratio:.2f}" for kind, ratio in zip(kinds, verdicts))
+                 + f"; goal <= {GOAL}: {'met' if max(verdicts) <= GOAL else 'NOT met'}")
+    print("\n".join(lines))
+    print(f"written to {write_results('growth', chr(10).join(lines) + chr(10))}")
+
+
+if __name__ == "__main__":
+    main()
