@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.identifiers import mint_fraction_of_limit  # noqa: E402
-from benchmarks.serving import cpu_seconds, portal, require_wrk, wrk, write_results  # noqa: E402
+from benchmarks.serving import cpu_seconds, errors, per_second, portal, require_wrk, wrk, write_results  # noqa: E402
 from ibiportal.minting import Minter, MintRequest, Subsystem  # noqa: E402
 from ibiportal.storage.database import Storage  # noqa: E402
 from ibiportal.storage.identifiers import IdentifierStore  # noqa: E402
@@ -46,14 +46,6 @@ def mint_item(database: str) -> str:
     finally:
         storage.close()
     return f"/{item.ibip}"
-
-
-def per_second(run: dict) -> float:
-    return run["requests"] / (run["duration_us"] / 1e6)
-
-
-def errors(run: dict) -> int:
-    return sum(run[name] for name in ("connect_errors", "read_errors", "write_errors", "status_errors", "timeouts"))
 
 
 def load_together(urls: list[str]) -> list[dict]:

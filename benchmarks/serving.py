@@ -16,6 +16,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -114,6 +116,31 @@ def wrk(url: str, seconds: float, connections: int, *, threads: int = 1, script:
     finished = subprocess.run(command, capture_output=True, text=True, timeout=seconds + timeout_seconds + 30, check=True)
     line = next(line for line in finished.stdout.splitlines() if line.startswith("{"))
     return json.loads(line)
+
+
+def per_second(run: dict) -> float:
+    """A wrk run's requests per second of its own duration."""
+    return run["requests"] / (run["duration_us"] / 1e6)
+
+
+def errors(run: dict) -> int:
+    """A wrk run's failed requests: socket errors, timeouts and statuses other than 2xx/3xx."""
+    return sum(run[name] for name in ("connect_errors", "read_errors", "write_errors", "status_errors", "timeouts"))
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        return None
+
+
+def first_answer(url: str) -> tuple[int, str | None]:
+    """Status and X-IBI-Cache of one GET, without following the redirect."""
+    opener = urllib.request.build_opener(_NoRedirect)
+    try:
+        response = opener.open(url, timeout=30)
+    except urllib.error.HTTPError as answer:
+        return answer.code, answer.headers.get("X-IBI-Cache")
+    return response.status, response.headers.get("X-IBI-Cache")
 
 
 def cpu_seconds(pids: list[int]) -> float:

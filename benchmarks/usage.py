@@ -26,8 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.cache import CACHED  # noqa: E402
-from benchmarks.metrics import GOAL, ROUNDS, on_off_rounds, ratio_lines, verdict  # noqa: E402
+from benchmarks.metrics import CACHED, GOAL, ROUNDS, on_off_rounds, ratio_lines, verdict  # noqa: E402
 from benchmarks.serving import Portal, write_results  # noqa: E402
 from werkzeug.test import EnvironBuilder  # noqa: E402
 
