@@ -37,7 +37,7 @@ def test_parsed_elements():
         (".lastedition.translation.lastedition", "Table 9.5"),
         (".translation(PT)", "not a language"),
         (".translation(pt-br)", "not a country"),
-        (".metadata(marc)", "neither oai_dc nor BibINPE"),
+        (".metadata(marc)", "neither `oai_dc` nor `BibINPE`"),
         (".lastedition(pt)", "takes no parameter"),
         ("lastedition", "expected .lastedition"),
         (".metadata ", "expected .lastedition"),
