@@ -109,7 +109,9 @@ class JsonLines(logging.Formatter):
 
 
 def access_fields(resp, environ: dict, request_time) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    """gunicorn's access line as fields (its ``access`` arguments): never the query string."""
+    """gunicorn's access line as fields (its ``access`` arguments): never the query string, and
+    keys blanked in every field a client writes (the path, X-Forwarded-For, the user agent), as
+    in the text line (:mod:`.access_log`): the key filter reads the message, not these fields."""
     headers = {name.lower(): value for name, value in resp.headers}
     status = resp.status.split(None, 1)[0] if isinstance(resp.status, str) else resp.status
     return {
@@ -122,9 +124,13 @@ def access_fields(resp, environ: dict, request_time) -> dict[str, Any]:  # type:
         "trace": trace_id(headers.get("x-ibi-trace")),
         "bytes": getattr(resp, "sent", None),
         "remote": environ.get("REMOTE_ADDR"),
-        "forwarded_for": environ.get("HTTP_X_FORWARDED_FOR"),
-        "user_agent": environ.get("HTTP_USER_AGENT"),
+        "forwarded_for": _redacted(environ.get("HTTP_X_FORWARDED_FOR")),
+        "user_agent": _redacted(environ.get("HTTP_USER_AGENT")),
     }
+
+
+def _redacted(value: str | None) -> str | None:
+    return None if value is None else redact(value)
 
 
 #: The handler of the app's lines in JSON (one per process, whatever the number of apps).

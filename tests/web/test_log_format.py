@@ -6,12 +6,14 @@ from __future__ import annotations
 import io
 import json
 import logging
+from datetime import timedelta
+from types import SimpleNamespace
 
 import pytest
 import requests
 
 from ibiportal import create_app
-from ibiportal.web.log_format import JSON_HANDLER, MAX_REQUEST_ID, request_id
+from ibiportal.web.log_format import JSON_HANDLER, MAX_REQUEST_ID, access_fields, request_id
 from ibiportal.web.log_redaction import REDACTED
 from tests.reliability.processes import start_gunicorn
 from tests.servers import fresh_sqlite
@@ -113,3 +115,12 @@ def test_gunicorn_writes_json_access_lines_with_the_trace_and_the_cache_state(tm
     assert KEY not in access_log.read_text() and "lang=pt" not in access_log.read_text()
     error_lines = [line for line in errors.splitlines() if line.strip()]
     assert error_lines and all(json.loads(line)["level"] for line in error_lines)  # gunicorn's own lines too
+
+
+def test_a_json_access_line_blanks_keys_in_every_field_a_client_writes():
+    environ = {"REQUEST_METHOD": "GET", "PATH_INFO": "/archive;registrationkey=secret", "REMOTE_ADDR": "127.0.0.1",
+               "HTTP_X_FORWARDED_FOR": "203.0.113.9, key=secret", "HTTP_USER_AGENT": "x registration%6Bey=secret y"}
+    fields = access_fields(SimpleNamespace(status="302 FOUND", headers=[], sent=0), environ, timedelta(milliseconds=2))
+    assert (fields["path"], fields["forwarded_for"], fields["user_agent"]) == (
+        f"/archive;registrationkey={REDACTED}", f"203.0.113.9, key={REDACTED}", f"x registration%6Bey={REDACTED} y")
+    assert "secret" not in json.dumps(fields)
