@@ -283,8 +283,7 @@ def _join_date(work: _Text, notes: list[Note]) -> None:
 
 
 def _unwrap(work: _Text, notes: list[Note]) -> None:
-    while True:
-        chars = work.chars
+    while chars := work.chars:  # a text of nothing but leftovers leaves nothing to unwrap
         label = _LABEL.match(chars)
         pairs = _PAIR_LIST.fullmatch(chars)
         html = _HTML_LINK.match(chars)

@@ -52,6 +52,13 @@ def test_real_strings_that_are_no_ibi_say_what_and_where(text, message, position
     assert message in result.error.message and result.error.position == position
 
 
+@pytest.mark.parametrize("text", [")", "]", "}", " ) ", "|)", '"'])
+def test_a_text_of_nothing_but_leftovers_is_no_ibi_said_so(text):
+    """Taking the leftovers off such a text leaves nothing to read (it once indexed an empty string)."""
+    result = classify(text)
+    assert result.kind == KIND_UNKNOWN and result.error.message
+
+
 MALFORMED_NEIGHBOURS = [
     ("IBI: <8JMKD3MGP3W34T/47AF77O>.", "character 'O' is not in the IBIp alphabet", 28),
     ("(sid.inpe.br/mtc-m21d/2022/13.20.15.45-NTC).", "month 13 out of range 01-12", 28),
