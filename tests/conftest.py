@@ -23,6 +23,7 @@ from ibiportal.ibi import extract as extract_module
 from ibiportal.resolver.curl_transport import CurlTransport
 from ibiportal.resolver.http_transport import HttpTransport
 from ibiportal.application import Application
+from tests.app_costs import compile_url_builders_when_used, share_compiled_templates
 from tests.reliability.faulty_archives import tls_files
 from tests.scripted_archive import ScriptedArchive
 from tests.servers import PostgresServer, RedisServer, fresh_sqlite
@@ -31,6 +32,11 @@ from tests.servers import PostgresServer, RedisServer, fresh_sqlite
 # fails examples that are merely slow. Properties are about results, so no deadline.
 settings.register_profile("ibiportal", deadline=None)
 settings.load_profile("ibiportal")
+
+# Most tests build an app of their own: each compiled every template it rendered, and every URL
+# rule's builders, again (tests/app_costs.py).
+share_compiled_templates()
+compile_url_builders_when_used()
 
 # The project's copy of the figures the standards give (each entry names its file and table in
 # "source"); taken from the project's shared ``vectors/seed_vectors.json``, see tests/data/README.md.
