@@ -27,6 +27,7 @@ from tests.app_costs import compile_url_builders_when_used, share_compiled_templ
 from tests.reliability.faulty_archives import tls_files
 from tests.scripted_archive import ScriptedArchive
 from tests.servers import PostgresServer, RedisServer, fresh_sqlite
+from tests.slow_first import SLOW_FIRST
 
 # Hypothesis' per-example deadline is a timing assertion: on a shared, loaded 2-core machine it
 # fails examples that are merely slow. Properties are about results, so no deadline.
@@ -270,3 +271,9 @@ def playwright_driver() -> Iterator[Playwright]:
     browser (tests/browser, tests/security) launches it from this one."""
     with sync_playwright() as playwright:
         yield playwright
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files of ``SLOW_FIRST`` first, in its order; every file's tests keep theirs."""
+    rank = {path: number for number, path in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(SLOW_FIRST)))
