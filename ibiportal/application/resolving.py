@@ -220,7 +220,8 @@ class Received:
     ``url`` is message (2): the request's address, then its path and query as sent (undecoded),
     less a whole persistent URL's resolver pasted after the portal's address and a leading
     ``/ibi`` or ``/rep`` segment (``/ibi/<…>``, as urlib.net's links are printed, is ``/<…>``:
-    its redirect, alert, trace and cache are those of ``/<…>``). A URLib Archive's direct link
+    its redirect, alert, trace and cache are those of ``/<…>``; so are ``/ibi:<…>`` and URLib's
+    ``/upn:<ResolverID>:<…>``, STANDARD.md §8). A URLib Archive's direct link
     (``/col/<rep>/doc/<file>``, ``/attachment.cgi/…``, ``/archive.cgi/<rep>``) is the persistent
     URL of its item, resolved to wherever the item lives now (STANDARD.md §6): ``rescued`` is then
     the link's path. ``path`` is the request's path as sent, read again only to say why it is no
