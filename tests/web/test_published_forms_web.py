@@ -114,7 +114,7 @@ def test_a_glued_typo_in_a_reference_is_said_in_both_languages(client):
     assert [entry["ibi"] for entry in body["found"]] == [None, "8JMKD3MGP3W34T/47AF772"]
     assert "`!8` is glued right after the IBI 8JMKD3MGP8W/35MML" in body["found"][0]["error"]["message"]
     page = client.post("/references", data={"text": text}, headers={"Accept-Language": "pt-BR"}).get_data(as_text=True)
-    assert "`!8`" in page and "is glued right after" not in page
+    assert "<code>!8</code> está colado logo depois do IBI 8JMKD3MGP8W/35MML" in page and "is glued right after" not in page
 
 
 def test_the_reference_checker_reads_upn_citations(client):
