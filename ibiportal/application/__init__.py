@@ -23,7 +23,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timezone
+from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -33,7 +33,8 @@ from ..archive.service import ArchiveService
 from ..resolver.acknowledging import PendingNotices
 from ..i18n import N_
 from ..ibi.prefixes import KNOWN_PREFIX_PAIRS, table_with_claims
-from ..minting import Subsystem
+from ..ibi.clock import Clock, unix_time, utc_now
+from ..ibi.subsystem import Subsystem
 from ..resolver.cache import Acknowledger, Changes, ResolutionCache
 from ..resolver.curl_transport import CurlTransport
 from ..resolver.engine import ResolverSettings
@@ -85,11 +86,6 @@ def resolver_threads(request_threads: int) -> int:
     return max(1, request_threads) * RESOLVER_THREADS_PER_REQUEST_THREAD
 
 
-def utc_now() -> datetime:
-    """The real clock, in UTC."""
-    return datetime.now(timezone.utc)
-
-
 class Holdings:
     """The Archives this process answers for at one address of the portal: the demo Archives
     (their URLs point into the portal) and the portal's own Archive, with the transport that
@@ -118,7 +114,7 @@ class Application:
     """
 
     def __init__(self, config: Mapping[str, Any], instance_path: str, storage: Callable[[], Storage],
-                 clock: Callable[[], datetime] = utc_now, timer: Callable[[], float] = time.thread_time) -> None:
+                 clock: Clock = utc_now, timer: Callable[[], float] = time.thread_time) -> None:
         from .citing import Citing
         from .resolving import Resolving
 
@@ -132,6 +128,10 @@ class Application:
         self._parts: dict[str, Any] = {}
         self.resolving = Resolving(self)
         self.citing = Citing(self)
+
+    def unix_clock(self) -> Decimal:
+        """The one clock as a decimal Unix time: the ``current date`` Algorithm 4 and an import read."""
+        return unix_time(self.clock())
 
     def _part(self, name: str, make: Callable[..., Any], *args: Any) -> Any:
         """The part ``name``, made by ``make(*args)`` on its first use (module docstring: fork
@@ -165,13 +165,14 @@ class Application:
 
     def importer(self, storage: Storage, pairs: Sequence[Sequence[str]]) -> Importer:
         """Imports into the own Archive over ``storage``, with ``pairs`` to give each record's other form."""
-        return Importer(IdentifierStore(storage), FileStore(storage), self.subsystem, pairs, self.config["MAX_FILE_BYTES"])
+        return Importer(IdentifierStore(storage), FileStore(storage), self.subsystem, pairs, self.config["MAX_FILE_BYTES"],
+                        self.unix_clock)
 
     @property
     def import_runs(self) -> ImportRuns:
         """The imports the Import page starts, each in a thread of this process (``.import_runs``)."""
         return self._part("import_runs", lambda: ImportRuns(
-            lambda: Storage(self.config["DATABASE"], announce=self.announce), self.importer))
+            lambda: Storage(self.config["DATABASE"], announce=self.announce, clock=self.clock), self.importer))
 
     # -- transports and pools --------------------------------------------------------------
 
@@ -294,7 +295,7 @@ class Application:
     def _flush_usage(self, counts: Counts) -> None:
         """A flush's sums into Redis, then moved into the database by whichever worker's turn it
         is; straight into the database without Redis, or while Redis fails."""
-        storage = Storage(self.config["DATABASE"], retry_pause=None)
+        storage = Storage(self.config["DATABASE"], retry_pause=None, clock=self.clock)
         try:
             store = UsageStore(storage)
             redis = self.redis_usage
@@ -345,7 +346,7 @@ class Application:
     def _read_changes(self, seen: Changes | None) -> Changes:
         # No retry: while this read waits, every lookup waits for its lock; the signal serves
         # the changes last read instead, for OUTAGE_STALE_SECONDS.
-        storage = Storage(self.config["DATABASE"], retry_pause=None)
+        storage = Storage(self.config["DATABASE"], retry_pause=None, clock=self.clock)
         try:
             return read_changes(storage, seen)
         finally:

@@ -23,7 +23,7 @@ from ..archive.store import ibi_key
 from ..errors import IbiError, Invalid, NotFound, Refused
 from ..i18n import N_, number
 from .items import ItemDeleted, ItemNotFound, ItemReleased
-from ..minted import MintedItem
+from ..ibi.minted import MintedItem
 from ..storage.files import StoredFile
 from ..archive.history import Actor
 

@@ -26,7 +26,7 @@ from ..ibi.ibip import ibip_suffix
 from ..ibi.identifier import parse_ibi
 from ..ibi.prefixes import KNOWN_PREFIX_PAIRS
 from ..ibi.repository import decode_rep_prefix, rep_prefix, rep_suffix
-from ..minted import NEXT_EDITION, TRANSLATION, ItemLink, MintedItem
+from ..ibi.minted import NEXT_EDITION, TRANSLATION, ItemLink, MintedItem
 from .model import ArchiveIdentity, DublinCore, IbiForms, Item, ItemState, Metadata, url_path_encode
 from ..ibi.modifiers import BIBINPE, OAI_DC
 from .relation import Element, Kind, Relation

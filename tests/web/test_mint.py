@@ -15,7 +15,9 @@ from ibiportal import create_app
 from ibiportal.errors import ParseError
 from ibiportal.ibi.dates import split_date
 from ibiportal.ibi.identifier import parse_ibi
-from ibiportal.minting import Minter, MintRequest, Subsystem
+from ibiportal.application.minting import Minter
+from ibiportal.ibi.mint_request import MintRequest
+from ibiportal.ibi.subsystem import Subsystem
 from ibiportal.storage.database import Storage
 from ibiportal.storage.identifiers import IdentifierStore
 from ibiportal.web.context import APPLICATION

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ...citation import SLUGS, STYLE_KEYS
 from ...application.idempotent_minting import KEPT_HOURS, MAX_KEY_LENGTH
-from ...minting import BIBLIOGRAPHIC_LIMITS, MAX_COUNT, MAX_CREATORS, MAX_NAME_LENGTH, MAX_TITLE_LENGTH, MAX_URL_LENGTH
+from ...ibi.mint_request import BIBLIOGRAPHIC_LIMITS, MAX_COUNT, MAX_CREATORS, MAX_NAME_LENGTH, MAX_TITLE_LENGTH, MAX_URL_LENGTH
 from ...ibi.batch import MAX_ROWS
 from ...ibi.languages import COUNTRIES, LANGUAGES
 from ...ibi.modifiers import COMPOSITIONS
