@@ -47,7 +47,7 @@ from ..storage.identifiers import PAIR_CONFIRMED, PAIR_SUGGESTED, FreshConnectio
 from ..storage.redis_flight import RedisFlight
 from ..storage.usage import RedisUsage, UsageStore
 from ..log_limits import LimitedLog
-from .usage_counting import Counts, UsageCounter
+from .usage_counting import Counts, UsageCounter, UsageTally
 from ..storage.signal import GenerationSignal, RedisChanges, read_changes, signal_file
 from ..storage.signal import write_signal_file
 from ..storage.files import FileStore
@@ -91,7 +91,7 @@ class Holdings:
     (their URLs point into the portal) and the portal's own Archive, with the transport that
     reaches them in process. One set per address the portal is served at (``web.host``)."""
 
-    def __init__(self, portal_url: str, config: Mapping[str, Any]) -> None:
+    def __init__(self, portal_url: str, config: Mapping[str, Any], clock: Clock) -> None:
         self.portal_url = portal_url
         self.demo: dict[str, DemoArchive] = load_demo_archives(portal_url=portal_url)
         self.own: ArchiveService = own_archive_service(
@@ -99,6 +99,7 @@ class Holdings:
             address=urlsplit(portal_url).netloc,
             service_ibi=config["ARCHIVE_SERVICE_IBI"],
             portal_url=portal_url,
+            clock=clock,
         )
         self.own_local = OwnArchive(self.own)
         self.local_transport = LocalTransport([self.own_local, *self.demo.values()])
@@ -219,7 +220,7 @@ class Application:
 
     def holdings(self, portal_url: str) -> Holdings:
         """The Archives this process answers for at ``portal_url``."""
-        return self._part(f"holdings {portal_url}", Holdings, portal_url, self.config)
+        return self._part(f"holdings {portal_url}", Holdings, portal_url, self.config, self.clock)
 
     def transports(self, portal_url: str) -> dict[Route, Transport]:
         """The engine's transports, by the route of each endpoint."""
@@ -289,8 +290,9 @@ class Application:
         if not self.config["USAGE"]:
             return None
         # A test's app flushes when the test looks: no thread writing into its database meanwhile.
+        # The day a resolution is counted on is read from the one clock.
         return UsageCounter(self._flush_usage, self.config["USAGE_FLUSH_SECONDS"],
-                            background=not self.config.get("TESTING"))
+                            UsageTally(lambda: self.clock().timestamp()), background=not self.config.get("TESTING"))
 
     def _flush_usage(self, counts: Counts) -> None:
         """A flush's sums into Redis, then moved into the database by whichever worker's turn it
