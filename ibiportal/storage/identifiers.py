@@ -75,7 +75,7 @@ class PrefixPairRecord:
     evidence: str | None = None
 
 
-#: The columns of ``minted_item`` holding an item's :class:`~ibiportal.minted.Bibliographic`.
+#: The columns of ``minted_item`` holding an item's :class:`~ibiportal.ibi.minted.Bibliographic`.
 BIBLIOGRAPHIC_COLUMNS = tuple(field.name for field in fields(Bibliographic))
 
 

@@ -2,11 +2,15 @@
 links to kept as parsed values."""
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import pytest
 
 from ibiportal.errors import FieldErrors, ParseError
 from ibiportal.ibi.identifier import parse_ibi
 from ibiportal.ibi.minted import Bibliographic
+from ibiportal.ibi import clock, mint_request, minted, subsystem
 from ibiportal.ibi.mint_request import MintRequest, parse_mint, parse_target_url
 
 EARLIER = "8JMKD3MGP3W34R/3UGHFGH"
@@ -71,3 +75,15 @@ def test_a_target_url_alone_is_read_as_a_mint_request_reads_it():
         parse_target_url("https://example.org/a b")
     assert (info.value.field, info.value.position) == ("target_url", 22)
     assert info.value.errors == (info.value,)
+
+
+
+@pytest.mark.parametrize("module", [mint_request, subsystem, minted, clock])
+def test_the_core_of_minting_is_pure(module):
+    """The request, the subsystem, the minted values and the clock import neither Flask, SQL,
+    storage nor the application layer."""
+    tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)} | {
+        alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    assert not {name for name in imported if name.split(".")[0] in ("flask", "sqlalchemy")
+                or name.startswith(("ibiportal.storage", "ibiportal.application", "ibiportal.web"))}
