@@ -85,7 +85,8 @@ def client_address() -> str:
 def get_storage() -> Storage:
     """The request's database connection, opened on first use."""
     if "storage" not in g:
-        g.storage = Storage(current_app.config["DATABASE"], announce=application().announce, clock=application().clock)
+        built = application()
+        g.storage = Storage(current_app.config["DATABASE"], announce=built.announce, clock=built.clock)
     return g.storage
 
 

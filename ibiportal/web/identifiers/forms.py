@@ -47,46 +47,40 @@ class MintForm(FlaskForm):
 
     idempotency_key = HiddenField(default=new_idempotency_key)
 
-    title = StringField(lazy_gettext("Title"), validators=[Optional()])
+    title = StringField(lazy_gettext("Title"))
     creators = TextAreaField(
         lazy_gettext("Creators (one per line)"),
-        validators=[Optional()],
         description=lazy_gettext("Family name, given names — as they should appear in citations."),
     )
-    date = StringField(lazy_gettext("Date of the item"), validators=[Optional()],
+    date = StringField(lazy_gettext("Date of the item"),
                        description=lazy_gettext("YYYY, YYYY-MM or YYYY-MM-DD; 30/11/2023 and 11/2023 are read as "
                                                 "2023-11-30 and 2023-11."))
     language = StringField(
-        lazy_gettext("Language"), validators=[Optional()],
-        description=lazy_gettext("ISO 639-1, with an optional country: en, pt-BR.")
+        lazy_gettext("Language"), description=lazy_gettext("ISO 639-1, with an optional country: en, pt-BR.")
     )
     target_url = StringField(
         lazy_gettext("Target URL"),
-        validators=[Optional()],
         description=lazy_gettext("Where the item is now (http:// or https://); the persistent URL leads there."),
     )
     item_type = SelectField(
         lazy_gettext("Kind of item"),
         choices=[SelectChoice("", lazy_gettext("(not said)"))] + [SelectChoice(kind.slug, lazy_gettext(kind.names.label)) for kind in ItemType],
-        validators=[Optional()],
+        validate_choice=False,  # the core reads the kind of item, and says what is wrong in its words
         description=lazy_gettext("Chooses the BibTeX, RIS and CSL type and each style's wording (a thesis's degree note, "
                                  "a report's number)."),
     )
     publisher = StringField(
-        lazy_gettext("Publisher or institution"), validators=[Optional()],
-        description=lazy_gettext("e.g. INPE, or the university of a thesis.")
+        lazy_gettext("Publisher or institution"), description=lazy_gettext("e.g. INPE, or the university of a thesis.")
     )
-    place = StringField(lazy_gettext("Place of publication"), validators=[Optional()],
+    place = StringField(lazy_gettext("Place of publication"),
                         description=lazy_gettext("e.g. São José dos Campos."))
-    extent = StringField(lazy_gettext("Pages"), validators=[Optional()],
+    extent = StringField(lazy_gettext("Pages"),
                          description=lazy_gettext("The number of pages: 39."))
     degree = StringField(
-        lazy_gettext("Degree (theses)"), validators=[Optional()],
-        description=lazy_gettext("e.g. Doutorado em Computação Aplicada.")
+        lazy_gettext("Degree (theses)"), description=lazy_gettext("e.g. Doutorado em Computação Aplicada.")
     )
     report_number = StringField(
         lazy_gettext("Report number"),
-        validators=[Optional()],
         description=lazy_gettext("As printed, or INPE's document-type code (NTC, RPQ, TDI) after the repository name."),
     )
     count = IntegerField(
@@ -97,12 +91,10 @@ class MintForm(FlaskForm):
     )
     previous_edition = StringField(
         lazy_gettext("Next edition of"),
-        validators=[Optional()],
         description=lazy_gettext("An identifier minted here earlier (either form): the new one becomes its next edition."),
     )
     translation_of = StringField(
         lazy_gettext("Translation of"),
-        validators=[Optional()],
         description=lazy_gettext("An identifier minted here earlier: the new one is its translation into the language above."),
     )
 
