@@ -2,11 +2,11 @@
 (``ibiportal.application.references``) with this portal's resolution, threads and rate limit, and
 its answer as one JSON document or as a stream of lines (NDJSON).
 
-Each distinct request is resolved as ``GET /<persistent URL>`` on this portal would resolve it
-(:func:`resolve_as_get`): the same Archives, cache hits, single flight and trace, with the
-registry read once for the whole check and its outcomes not kept in the cache. The resolutions run
-on the reference-check threads, each inside a copy of this request's context (the resolution
-reads the client's address and the portal's address from it).
+Each distinct request is answered as ``GET /<persistent URL>`` on this portal answers it, by the
+same call (``Resolving.answer``): the same Archives, cache hits, single flight and trace, with the
+registry read once for the whole check and its outcomes not kept in the cache. The request is read
+once, when the check starts; the resolutions run on the reference-check threads, each inside a
+copy of this request's context (the storage they use is the request's).
 """
 from __future__ import annotations
 
@@ -16,14 +16,14 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Executor, Future
 
-from flask import copy_current_request_context, request
+from flask import copy_current_request_context
 
-from ...application.references import Answer, CheckedEntry, EntryResolution, CheckOutcome, ReferenceCheck
-from ...application.resolving import Asked, Batch
+from ...application.references import CheckedEntry, CheckOutcome, EntryResolution, ReferenceCheck
+from ...application.resolving import Answer, Batch, Caller, Received, Resolving, Site
 from ...ibi.extract import Extraction, Found
-from ...resolver.cache import CachedRedirect
 from ..limits import reference_budget
 from ..context import application, request_caller, request_site
+from ..host import request_address
 from ..i18n import translate
 from ...resolver.statuses import ALERT_STATUS, FOUND_STATUS
 
@@ -41,27 +41,19 @@ class RequestContextExecutor(Executor):
         return self.executor.submit(copy_current_request_context(fn), *args, **kwargs)
 
 
-def resolve_as_get(batch: Batch, entry: Found) -> Answer:
-    """The answer ``GET /<the entry's request>`` on this portal gives: from the cache when it
-    holds it, else resolved (with single flight) with the registry the check read once
-    (``batch``), and not kept in the cache (``Resolving.resolve``)."""
-    url = f"{request.scheme}://{request.host}{entry.reading.resolver_path}"
-    resolving, caller, site = application().resolving, request_caller(), request_site()
-    hit = resolving.cached(url, caller, site)
-    if hit is not None:
-        outcome, state = hit
-        if isinstance(outcome, CachedRedirect):
-            return Answer(outcome.url, None, outcome.trace_url, state)
-        return Answer(None, outcome.resolution.alert, outcome.trace_url, state)
-    stored = resolving.resolve(Asked(url, entry.reading.url), caller, site, batch)
-    resolution = stored.resolution
-    return Answer(resolution.url, resolution.alert, site.trace_link(stored.trace_id), resolving.cache_state(stored))
+def answer_as_get(resolving: Resolving, batch: Batch, caller: Caller, site: Site, address: str, entry: Found) -> Answer:
+    """The answer ``GET /<the entry's request>`` at ``address`` gets from ``caller``: the same
+    call, with the entry's URL as its reading read it (not read again) and the registry the check
+    read once (``batch``)."""
+    received = Received(f"{address}{entry.reading.resolver_path}", parsed=entry.reading.url)
+    return resolving.answer(received, caller, site, batch)
 
 
 def reference_check() -> ReferenceCheck:
-    """The check, wired to this portal, with the registry read once for all its resolutions."""
-    batch = application().resolving.batch(request_site())
-    return ReferenceCheck(functools.partial(resolve_as_get, batch), RequestContextExecutor(application().reference_executor),
+    """The check, wired to this portal, with the request and the registry read once for all its resolutions."""
+    resolving, site = application().resolving, request_site()
+    answer = functools.partial(answer_as_get, resolving, resolving.batch(site), request_caller(), site, request_address())
+    return ReferenceCheck(answer, RequestContextExecutor(application().reference_executor),
                           alert_status=ALERT_STATUS, found_status=FOUND_STATUS)
 
 
