@@ -26,7 +26,9 @@ from benchmarks.serving import write_results  # noqa: E402
 from ibiportal.ibi.batch import iter_conversions, iter_csv_rows, write_csv  # noqa: E402
 from ibiportal.ibi.conversion import convert, convert_precisely  # noqa: E402
 from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS  # noqa: E402
-from ibiportal.minting import Minter, Subsystem  # noqa: E402
+from ibiportal.application.minting import Minter  # noqa: E402
+from ibiportal.ibi.clock import unix_time, utc_now  # noqa: E402
+from ibiportal.ibi.subsystem import Subsystem  # noqa: E402
 from ibiportal.storage.database import Storage  # noqa: E402
 from ibiportal.storage.identifiers import IdentifierStore  # noqa: E402
 from ibiportal.storage.migrations import upgrade  # noqa: E402
@@ -109,7 +111,7 @@ def mint_fraction_of_limit(
             upgrade(database)
         storage = Storage(database)
         subsystem = Subsystem("bench.example.org", 80, "192.0.2.7", 800, r)
-        minter = Minter(IdentifierStore(storage), subsystem)
+        minter = Minter(IdentifierStore(storage), subsystem, lambda: unix_time(utc_now()))
         minter.mint()  # first one: creates the subsystem's clock row
         start = time.perf_counter()
         for _ in range(count):

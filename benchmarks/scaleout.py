@@ -24,7 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.identifiers import mint_fraction_of_limit  # noqa: E402
 from benchmarks.serving import cpu_seconds, errors, per_second, portal, require_wrk, wrk, write_results  # noqa: E402
-from ibiportal.minting import Minter, MintRequest, Subsystem  # noqa: E402
+from ibiportal.application.minting import Minter  # noqa: E402
+from ibiportal.ibi.mint_request import MintRequest  # noqa: E402
+from ibiportal.ibi.clock import unix_time, utc_now  # noqa: E402
+from ibiportal.ibi.subsystem import Subsystem  # noqa: E402
 from ibiportal.storage.database import Storage  # noqa: E402
 from ibiportal.storage.identifiers import IdentifierStore  # noqa: E402
 from tests.servers import PostgresServer, RedisServer  # noqa: E402
@@ -42,7 +45,7 @@ def mint_item(database: str) -> str:
     storage = Storage(database)
     try:
         subsystem = Subsystem("bench.example.org", 80, "192.0.2.7", 800, R)
-        item = Minter(IdentifierStore(storage), subsystem).mint(MintRequest.parse({"target_url": "https://example.org/x"}))
+        item = Minter(IdentifierStore(storage), subsystem, lambda: unix_time(utc_now())).mint(MintRequest.parse({"target_url": "https://example.org/x"}))
     finally:
         storage.close()
     return f"/{item.ibip}"

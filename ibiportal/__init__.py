@@ -7,6 +7,7 @@ from pathlib import Path
 from flask import Flask
 
 from . import config
+from .ibi.clock import Clock, utc_now
 from .private_files import make_private
 from .secret_key import instance_secret_key
 
@@ -17,7 +18,7 @@ __version__ = "0.1.0"
 tell resolvers their platform's version with it (``archiveplatformversion``, Table 7.2)."""
 
 
-def create_app(test_config: dict | None = None) -> Flask:
+def create_app(test_config: dict | None = None, clock: Clock = utc_now) -> Flask:
     """Application factory (flaskr style): the defaults, then the settings the environment gives
     (``IBIPORTAL_*``, read and checked once: :class:`~ibiportal.config.Settings`), or ``test_config``.
 
@@ -27,7 +28,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     database are secrets.
 
     The application layer (:class:`~ibiportal.application.Application`: the use cases and the
-    transports, pools and caches they share) is built here, once per app, and handed to the views.
+    transports, pools and caches they share) is built here, once per app, and handed to the views,
+    with the portal's one ``clock`` (a test moves it: every time the portal reads or stores follows).
     """
     settings = config.Settings.from_environment() if test_config is None else None
     instance = settings.instance if settings is not None else test_config.get("INSTANCE_PATH")
@@ -50,5 +52,5 @@ def create_app(test_config: dict | None = None) -> Flask:
     from .web import register
     from .web.context import get_storage
 
-    register(app, Application(app.config, app.instance_path, get_storage))
+    register(app, Application(app.config, app.instance_path, get_storage, clock))
     return app

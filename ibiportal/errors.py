@@ -10,6 +10,8 @@ number in the named ``field``), because STANDARD.md asks for errors a person can
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class IbiError(Exception):
     """Root of every error the portal raises on purpose; its first argument is its message."""
@@ -66,9 +68,33 @@ class ParseError(Invalid, ValueError):
             body["field"] = self.field
         return body
 
+    @property
+    def errors(self) -> tuple[ParseError, ...]:
+        """Every mistake this error stands for, each with its field and position: itself alone."""
+        return (self,)
+
     def __str__(self) -> str:
         where = f" (at character {self.position})" if self.position is not None else ""
         return f"{self.message}{where}"
+
+
+class FieldErrors(ParseError):
+    """Several fields at fault in one request (a mint request read once): each error names its
+    field, message and position. It reads as its first error, so whoever shows one error shows
+    the first; a form shows each next to its field, and the API answers them all (``errors``)."""
+
+    def __init__(self, errors: Sequence[ParseError]):
+        first = errors[0]
+        super().__init__(first.message, first.position, first.field)
+        self._errors = tuple(error for each in errors for error in each.errors)
+
+    @property
+    def errors(self) -> tuple[ParseError, ...]:
+        return self._errors
+
+    def to_dict(self) -> dict:
+        """The first error's body, and ``errors``: every error's, in the order of the fields."""
+        return {**super().to_dict(), "errors": [error.to_dict() for error in self._errors]}
 
 
 class TooLarge(ParseError):

@@ -23,7 +23,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timezone
+from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -33,7 +33,8 @@ from ..archive.service import ArchiveService
 from ..resolver.acknowledging import PendingNotices
 from ..i18n import N_
 from ..ibi.prefixes import KNOWN_PREFIX_PAIRS, table_with_claims
-from ..minting import Subsystem
+from ..ibi.clock import Clock, unix_time, utc_now
+from ..ibi.subsystem import Subsystem
 from ..resolver.cache import Acknowledger, Changes, ResolutionCache
 from ..resolver.curl_transport import CurlTransport
 from ..resolver.engine import ResolverSettings
@@ -46,7 +47,7 @@ from ..storage.identifiers import PAIR_CONFIRMED, PAIR_SUGGESTED, FreshConnectio
 from ..storage.redis_flight import RedisFlight
 from ..storage.usage import RedisUsage, UsageStore
 from ..log_limits import LimitedLog
-from .usage_counting import Counts, UsageCounter
+from .usage_counting import Counts, UsageCounter, UsageTally
 from ..storage.signal import GenerationSignal, RedisChanges, read_changes, signal_file
 from ..storage.signal import write_signal_file
 from ..storage.files import FileStore
@@ -86,17 +87,12 @@ def resolver_threads(request_threads: int) -> int:
     return max(1, request_threads) * RESOLVER_THREADS_PER_REQUEST_THREAD
 
 
-def utc_now() -> datetime:
-    """The real clock, in UTC."""
-    return datetime.now(timezone.utc)
-
-
 class Holdings:
     """The Archives this process answers for at one address of the portal: the demo Archives
     (their URLs point into the portal) and the portal's own Archive, with the transport that
     reaches them in process. One set per address the portal is served at (``web.host``)."""
 
-    def __init__(self, portal_url: str, config: Mapping[str, Any]) -> None:
+    def __init__(self, portal_url: str, config: Mapping[str, Any], clock: Clock) -> None:
         self.portal_url = portal_url
         self.demo: dict[str, DemoArchive] = load_demo_archives(portal_url=portal_url)
         self.own: ArchiveService = own_archive_service(
@@ -104,6 +100,7 @@ class Holdings:
             address=urlsplit(portal_url).netloc,
             service_ibi=config["ARCHIVE_SERVICE_IBI"],
             portal_url=portal_url,
+            clock=clock,
         )
         self.own_local = OwnArchive(self.own)
         self.local_transport = LocalTransport([self.own_local, *self.demo.values()])
@@ -119,7 +116,7 @@ class Application:
     """
 
     def __init__(self, config: Mapping[str, Any], instance_path: str, storage: Callable[[], Storage],
-                 clock: Callable[[], datetime] = utc_now, timer: Callable[[], float] = time.thread_time) -> None:
+                 clock: Clock = utc_now, timer: Callable[[], float] = time.thread_time) -> None:
         from .citing import Citing
 
         self.config = config
@@ -131,6 +128,10 @@ class Application:
         self._lock = threading.RLock()  # re-entrant: making one part may make those it uses
         self._parts: dict[str, Any] = {}
         self.citing = Citing(self)
+
+    def unix_clock(self) -> Decimal:
+        """The one clock as a decimal Unix time: the ``current date`` Algorithm 4 and an import read."""
+        return unix_time(self.clock())
 
     def _part(self, name: str, make: Callable[..., Any], *args: Any) -> Any:
         """The part ``name``, made by ``make(*args)`` on its first use (module docstring: fork
@@ -179,13 +180,14 @@ class Application:
 
     def importer(self, storage: Storage, pairs: Sequence[Sequence[str]]) -> Importer:
         """Imports into the own Archive over ``storage``, with ``pairs`` to give each record's other form."""
-        return Importer(IdentifierStore(storage), FileStore(storage), self.subsystem, pairs, self.config["MAX_FILE_BYTES"])
+        return Importer(IdentifierStore(storage), FileStore(storage), self.subsystem, pairs, self.config["MAX_FILE_BYTES"],
+                        self.unix_clock)
 
     @property
     def import_runs(self) -> ImportRuns:
         """The imports the Import page starts, each in a thread of this process (``.import_runs``)."""
         return self._part("import_runs", lambda: ImportRuns(
-            lambda: Storage(self.config["DATABASE"], announce=self.announce), self.importer))
+            lambda: Storage(self.config["DATABASE"], announce=self.announce, clock=self.clock), self.importer))
 
     # -- transports and pools --------------------------------------------------------------
 
@@ -232,7 +234,7 @@ class Application:
 
     def holdings(self, portal_url: str) -> Holdings:
         """The Archives this process answers for at ``portal_url``."""
-        return self._part(f"holdings {portal_url}", Holdings, portal_url, self.config)
+        return self._part(f"holdings {portal_url}", Holdings, portal_url, self.config, self.clock)
 
     def transports(self, portal_url: str) -> dict[Route, Transport]:
         """The engine's transports, by the route of each endpoint."""
@@ -302,13 +304,14 @@ class Application:
         if not self.config["USAGE"]:
             return None
         # A test's app flushes when the test looks: no thread writing into its database meanwhile.
+        # The day a resolution is counted on is read from the one clock.
         return UsageCounter(self._flush_usage, self.config["USAGE_FLUSH_SECONDS"],
-                            background=not self.config.get("TESTING"))
+                            UsageTally(lambda: self.clock().timestamp()), background=not self.config.get("TESTING"))
 
     def _flush_usage(self, counts: Counts) -> None:
         """A flush's sums into Redis, then moved into the database by whichever worker's turn it
         is; straight into the database without Redis, or while Redis fails."""
-        storage = Storage(self.config["DATABASE"], retry_pause=None)
+        storage = Storage(self.config["DATABASE"], retry_pause=None, clock=self.clock)
         try:
             store = UsageStore(storage)
             redis = self.redis_usage
@@ -359,7 +362,7 @@ class Application:
     def _read_changes(self, seen: Changes | None) -> Changes:
         # No retry: while this read waits, every lookup waits for its lock; the signal serves
         # the changes last read instead, for OUTAGE_STALE_SECONDS.
-        storage = Storage(self.config["DATABASE"], retry_pause=None)
+        storage = Storage(self.config["DATABASE"], retry_pause=None, clock=self.clock)
         try:
             return read_changes(storage, seen)
         finally:

@@ -16,7 +16,7 @@ from ..archive.own import known_forms
 from ..archive.store import ibi_key
 from ..errors import Conflict, NotFound, ParseError
 from ..i18n import N_
-from ..minting import MintRequest
+from ..ibi.mint_request import parse_target_url
 from ..storage.copies import CopyRecord, CopyStore
 from ..archive.history import Actor
 from ..storage.identifiers import IdentifierStore
@@ -58,7 +58,7 @@ class CopyService:
         it is new. Raises :class:`ParseError` naming ``ibi`` or ``target_url``, or
         :class:`CopyConflict`."""
         forms = self._forms(ibi)
-        url = MintRequest.parse({"target_url": target_url}).target_url
+        url = parse_target_url(target_url)
         if url is None:
             raise ParseError(N_("target_url is required: where this Archive serves its copy"), field="target_url")
         keys = [ibi_key(form) for form in forms.forms()]

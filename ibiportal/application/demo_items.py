@@ -14,8 +14,9 @@ import io
 from dataclasses import dataclass
 
 from ..archive.history import Actor
-from ..minted import MintedItem
-from ..minting import Minter, MintRequest
+from ..ibi.minted import MintedItem
+from .minting import Minter
+from ..ibi.mint_request import MintRequest
 from ..storage.identifiers import IdentifierStore
 from .files import ItemFiles, Upload
 

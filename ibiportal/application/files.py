@@ -24,7 +24,7 @@ from ..errors import IbiError, Invalid, NotFound, Refused
 from ..i18n import N_, number
 from .items import ItemDeleted, ItemNotFound, ItemReleased
 from ..media_types import DEFAULT_CONTENT_TYPE, TOKEN, bare_media_type
-from ..minted import MintedItem
+from ..ibi.minted import MintedItem
 from ..storage.files import StoredFile
 from ..archive.history import Actor
 

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 
 from ..errors import ParseError, Refused
 from ..i18n import N_
-from ..minted import MintedItem
-from ..minting import Minter, MintRequest
+from ..ibi.clock import Clock
+from ..ibi.minted import MintedItem
+from .minting import Minter
+from ..ibi.mint_request import MintRequest
 from ..storage.database import iso
 from ..archive.history import Actor
 from ..storage.identifiers import IdentifierStore
@@ -64,8 +65,10 @@ def idempotency_key(text: str | None, field: str = "Idempotency-Key") -> str | N
 
 
 class IdempotentMinting:
-    def __init__(self, minter: Minter, keys: MintKeyStore, items: IdentifierStore,
-                 clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> None:
+    """Mints through ``minter``, remembering each key's items in ``keys``; ``clock`` (the
+    application's one) dates a key's claim and says which keys are past :data:`KEPT_HOURS`."""
+
+    def __init__(self, minter: Minter, keys: MintKeyStore, items: IdentifierStore, clock: Clock) -> None:
         self.minter = minter
         self.keys = keys
         self.items = items

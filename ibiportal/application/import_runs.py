@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import Literal
 
 from ..archive.history import Actor
@@ -40,10 +40,6 @@ HEARTBEAT_SECONDS = 10.0
 STALE_SECONDS = 6 * HEARTBEAT_SECONDS
 
 RunState = Literal["running", "finished", "stopped", "interrupted"]
-
-
-def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 def state_of(run: ImportRun, now: datetime) -> RunState:
@@ -77,7 +73,7 @@ class ImportRuns:
         """Record the run and start it; its id at once (the import goes on in the background)."""
         storage = self.open_storage()
         try:
-            stale_before = iso(utc_now() - timedelta(seconds=STALE_SECONDS))
+            stale_before = iso(storage.clock() - timedelta(seconds=STALE_SECONDS))
             run_id = ImportRunStore(storage).create(source.name, source.data, dry_run=dry_run, update=update,
                                                     started_by=started_by, counts=dict.fromkeys(OUTCOMES, 0),
                                                     stale_before=stale_before)

@@ -38,8 +38,9 @@ from ..errors import IbiError, ParseError
 from ..i18n import N_, Recorded
 from ..ibi.identifier import parse_ibi
 from ..ibi.prefixes import equivalent_rep_prefixes
-from ..minted import MintedItem
-from ..minting import MintRequest, Subsystem, system_clock
+from ..ibi.minted import MintedItem
+from ..ibi.mint_request import MintRequest
+from ..ibi.subsystem import Subsystem
 from ..storage.files import FileStore
 from ..storage.history import record_change
 from ..storage.identifiers import IdentifierStore
@@ -170,11 +171,12 @@ class Importer:
     """Imports records into the own Archive over one storage (module docstring).
 
     ``pairs``: the prefix pairs that give a record's other form; ``subsystem``: the portal's own,
-    whose clock an imported IBI of it moves; ``max_file_bytes``: ``IBIPORTAL_MAX_FILE_BYTES``.
+    whose clock an imported IBI of it moves; ``max_file_bytes``: ``IBIPORTAL_MAX_FILE_BYTES``;
+    ``clock``: the application's one clock as a decimal Unix time (:meth:`Application.unix_clock`).
     """
 
     def __init__(self, store: IdentifierStore, files: FileStore, subsystem: Subsystem, pairs: Sequence[Sequence[str]],
-                 max_file_bytes: int, clock: Callable[[], Decimal] = system_clock):
+                 max_file_bytes: int, clock: Callable[[], Decimal]):
         self.store = store
         self.files = files
         self.subsystem = subsystem

@@ -8,9 +8,9 @@ item's links (the previous edition whose ``ibi.nextedition`` it is, the original
 its successor Archive, after which the own Archive answers it nothing. Every change happens in one write transaction that
 drops the cached resolutions of the IBI, and of every item linked to it (whose answers may give
 its URL without a hop to it: ``X+(pt)``), on every node (``storage.signal.ibis_changed``), so the
-resolver answers the new state at once. A change is validated exactly as a mint request is
-(:class:`~ibiportal.minting.MintRequest`), so nothing can be changed into something that could
-not have been minted.
+resolver answers the new state at once. A change's fields are read exactly as a mint request's
+are (:meth:`~ibiportal.ibi.mint_request.MintRequest.with_fields`: only the fields it changes, the
+others kept as stored), so nothing can be changed into something that could not have been minted.
 """
 from __future__ import annotations
 
@@ -22,10 +22,10 @@ from sqlalchemy import ColumnElement
 from ..archive.model import ItemState
 from ..errors import Gone, NotFound, ParseError
 from ..i18n import N_
-from ..ibi.identifier import parse_ibi
-from ..item_links import link, linked_item, linked_items
-from ..minted import NEXT_EDITION, TRANSLATION, ItemLink, MintedItem
-from ..minting import BIBLIOGRAPHIC_LIMITS, MintRequest
+from ..ibi.identifier import Identifier, parse_ibi
+from .item_links import link, linked_item, linked_items
+from ..ibi.minted import NEXT_EDITION, TRANSLATION, ItemLink, MintedItem
+from ..ibi.mint_request import BIBLIOGRAPHIC_LIMITS, MintRequest
 from ..archive.history import DELETED, EDITED, RELEASED, UNLINKED, Actor, Change, HistoryEntry
 from ..storage.history import HistoryStore, record_change
 from ..storage.identifiers import IdentifierStore
@@ -129,19 +129,20 @@ class ItemService:
         :class:`ItemNotFound`, or :class:`ItemDeleted`.
         """
         found, wanted = self._wanted(ibi, fields)
+        after = self._after(found, wanted, fields)
         with self.store.storage.write_transaction() as conn:
             minted = self.store.lock_minted(conn, found.minted.ibip)
             assert minted is not None  # items are never removed, only marked deleted
             refuse_unchangeable(minted)
             relations = self._relations(minted)
             related = linked_items(self.store, minted.ibip)
-            relinked = self._relink_edition(conn, minted, relations, wanted, actor)
-            relinked = self._relink_translation(conn, minted, relations, wanted, actor) or relinked
+            relinked = self._relink_edition(conn, minted, relations, wanted, fields, actor)
+            relinked = self._relink_translation(conn, minted, relations, wanted, fields, actor) or relinked
             columns = _changed_columns(minted, wanted)
             if columns or relinked:
                 related |= linked_items(self.store, minted.ibip) if relinked else set()
                 self.store.change_minted(conn, minted, related, **columns)
-                changes = _field_changes(_as_fields(ItemRecord(minted, relations)), self._after(wanted))
+                changes = _field_changes(_as_fields(ItemRecord(minted, relations)), after)
                 record_change(conn, minted.ibip, Change(actor, EDITED, {"changes": changes}))
         return self.find(minted.ibip)
 
@@ -150,10 +151,12 @@ class ItemService:
         change (``{"field", "old", "new"}``, as the history records it); :meth:`change`'s
         refusals, but a link to another item is checked only when the change is made."""
         found, wanted = self._wanted(ibi, fields)
-        return found, _field_changes(_as_fields(found), self._after(wanted))
+        return found, _field_changes(_as_fields(found), self._after(found, wanted, fields))
 
     def _wanted(self, ibi: str, fields: Mapping[str, object]) -> tuple[ItemRecord, MintRequest]:
-        """The item and what it would be with ``fields`` set, validated as a mint request is."""
+        """The item and what it would be with ``fields`` set: only those read, as a mint request
+        reads them (every field's error at once), the others kept as stored; its links are in
+        the request only when ``fields`` gives them."""
         unknown = sorted(set(fields) - set(EDITABLE_FIELDS))
         if unknown:
             raise ParseError(
@@ -163,12 +166,20 @@ class ItemService:
             )
         found = self.find(ibi)
         refuse_unchangeable(found.minted)
-        return found, MintRequest.parse({**_as_fields(found), **fields})
+        held = _as_request(found.minted)
+        return found, held.with_fields(fields, translated=found.relations.translation_of is not None)
 
-    def _after(self, wanted: MintRequest) -> dict[str, object]:
-        """A validated change as the fields :func:`_field_changes` compares, links as IBIps."""
-        return {**_request_fields(wanted), "previous_edition": self._target(wanted.previous_edition),
-                "translation_of": self._target(wanted.translation_of)}
+    def _after(self, found: ItemRecord, wanted: MintRequest, fields: Mapping[str, object]) -> dict[str, object]:
+        """A validated change as the fields :func:`_field_changes` compares, links as IBIps (those
+        not given as they are)."""
+        relations = found.relations
+        return {
+            **_request_fields(wanted),
+            "previous_edition": (self._target(wanted.previous_edition) if "previous_edition" in fields
+                                 else relations.previous_edition),
+            "translation_of": (self._target(wanted.translation_of) if "translation_of" in fields
+                               else relations.translation_of),
+        }
 
     def delete(self, ibi: str, *, actor: Actor) -> ItemRecord:
         """Make the item Deleted: its metadata and links stay as the tombstone, dated now, and
@@ -217,8 +228,11 @@ class ItemService:
         )
 
     def _relink_edition(self, conn, minted: MintedItem, relations: ItemRelations, wanted: MintRequest,
-                        actor: Actor) -> bool:
-        """Make ``minted`` the next edition of ``wanted.previous_edition`` (or of nothing)."""
+                        fields: Mapping[str, object], actor: Actor) -> bool:
+        """Make ``minted`` the next edition of ``wanted.previous_edition`` (or of nothing), when
+        ``fields`` gives it."""
+        if "previous_edition" not in fields:
+            return False
         new = self._target(wanted.previous_edition)
         if new == relations.previous_edition:
             return False
@@ -230,18 +244,20 @@ class ItemService:
         return True
 
     def _relink_translation(self, conn, minted: MintedItem, relations: ItemRelations, wanted: MintRequest,
-                            actor: Actor) -> bool:
+                            fields: Mapping[str, object], actor: Actor) -> bool:
         """Make ``minted`` the translation into ``wanted.language`` of ``wanted.translation_of``
-        (or of nothing); a new language of a translation moves its link too."""
-        new = self._target(wanted.translation_of)
+        (or of nothing) when ``fields`` gives it, else of the original it translates now; a new
+        language of a translation moves its link too."""
+        original_ibi = wanted.translation_of if "translation_of" in fields else relations.translation_of
+        new = self._target(original_ibi)
         language = (wanted.language or "") if new is not None else None
         if (new, language) == (relations.translation_of, relations.translation_language):
             return False
         if relations.translation_of is not None:
             self._unlink(conn, relations.translation_of,
                          ItemLink(TRANSLATION, minted.ibip, relations.translation_language or ""), actor)
-        if wanted.translation_of is not None:
-            original = linked_item(self.store, wanted.translation_of, "translation_of", minted.ibip)
+        if original_ibi is not None:
+            original = linked_item(self.store, original_ibi, "translation_of", minted.ibip)
             link(self.store, conn, original, ItemLink(TRANSLATION, minted.ibip, wanted.language or ""), "translation_of",
                  actor)
         return True
@@ -251,12 +267,14 @@ class ItemService:
         self.store.remove_item_link(conn, ibip, old.relation, old.language)
         record_change(conn, ibip, Change(actor, UNLINKED, {"relation": old.relation, "language": old.language, "item": old.target}))
 
-    def _target(self, ibi: str | None) -> str | None:
-        """The IBIp of the own item ``ibi`` names, ``ibi`` itself when there is none (refused later)."""
+    def _target(self, ibi: Identifier | str | None) -> str | None:
+        """The IBIp of the own item ``ibi`` (parsed, or an IBIp as stored) names, ``ibi`` itself
+        when there is none (refused later)."""
         if ibi is None:
             return None
-        found = self.store.find_minted(rep=ibi, ibip=ibi)
-        return ibi if found is None else found.ibip
+        key = str(ibi)
+        found = self.store.find_minted(rep=key, ibip=key)
+        return key if found is None else found.ibip
 
 
 def refuse_unchangeable(minted: MintedItem) -> None:
@@ -280,12 +298,17 @@ def _as_fields(record: ItemRecord) -> dict[str, object]:
     }
 
 
+def _as_request(minted: MintedItem) -> MintRequest:
+    """What the item holds, as the (valid) mint request a change starts from; no links."""
+    return MintRequest(title=minted.title, target_url=minted.target_url, creators=minted.creators,
+                       item_date=minted.item_date, language=minted.language, bibliographic=minted.bibliographic)
+
+
 def _request_fields(wanted: MintRequest) -> dict[str, object]:
-    """A validated change as the fields of a mint request (:func:`_as_fields`' twin)."""
+    """A validated change as the fields of a mint request (:func:`_as_fields`' twin), links aside."""
     return {
         "target_url": wanted.target_url, "title": wanted.title, "creators": list(wanted.creators),
         "date": wanted.item_date, "language": wanted.language, **asdict(wanted.bibliographic),
-        "previous_edition": wanted.previous_edition, "translation_of": wanted.translation_of,
     }
 
 

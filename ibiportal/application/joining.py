@@ -48,7 +48,7 @@ from ..protocol.messages import (
 )
 from ..protocol.pairlist import parse_pair_list
 from ..resolver.addresses import GetAddrInfo
-from ..resolver.registration import utc_now
+from ..ibi.clock import Clock, utc_now
 from ..resolver.transport import ARCHIVE_TIMEOUTS, Exchange, Failure, Timeouts, Transport
 from ..storage.database import Storage, iso
 from ..storage.resolvers import ResolverStatus, ResolverStatusStore
@@ -270,7 +270,7 @@ class Joining:
         admin_email: str,
         transport: Transport,
         storage: Callable[[], Storage],
-        clock: Callable[[], datetime] = utc_now,
+        clock: Clock = utc_now,
         getaddrinfo: GetAddrInfo = socket.getaddrinfo,
         timeouts: Timeouts = JOIN_TIMEOUTS,
     ) -> None:

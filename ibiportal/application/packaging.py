@@ -32,8 +32,8 @@ from ..errors import ParseError, TooLarge
 from ..i18n import N_, Recorded
 from ..ibi.identifier import parse_ibi
 from ..ibi.prefixes import equivalent_rep_prefixes
-from ..minted import Bibliographic, MintedItem
-from ..minting import Subsystem, system_clock
+from ..ibi.minted import Bibliographic, MintedItem
+from ..ibi.subsystem import Subsystem
 from ..storage.files import FileStore, StoredFile
 from ..storage.history import copy_entry, record_change
 from ..storage.identifiers import IdentifierStore, import_source
@@ -68,7 +68,7 @@ class PackageImporter:
     """Imports packages into the own Archive (``flask items import PACKAGE.zip``)."""
 
     def __init__(self, store: IdentifierStore, files: FileStore, subsystem: Subsystem, max_file_bytes: int,
-                 clock: Callable[[], Decimal] = system_clock):
+                 clock: Callable[[], Decimal]):
         self.store = store
         self.files = files
         self.subsystem = subsystem

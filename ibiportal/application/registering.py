@@ -10,16 +10,14 @@ no log line contains it.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 
 from ..errors import Conflict, ParseError
 from ..i18n import N_
 from ..protocol.messages import InclusionRequest, RegistrationKey
 from ..registry import KeyHash
 from ..ibi.identifier import parse_ibi
-from ..resolver.registration import utc_now
+from ..ibi.clock import Clock, utc_now
 from ..storage.registry import ArchiveStore
 
 #: Digits in each of the two numbers of a generated key (Table 7.1 asks for 10 or more):
@@ -55,7 +53,7 @@ def register_archive(
     service_ibi: str,
     key: str | None,
     *,
-    clock: Callable[[], datetime] = utc_now,
+    clock: Clock = utc_now,
 ) -> Registration:
     """Register ``service_ibi`` (either IBI form) with ``key``, or with a generated key when ``key`` is ``None``.
 

@@ -27,7 +27,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import ColumnElement
 
 from ..ibi.batch import neutralise
-from ..minted import MintedItem
+from ..ibi.minted import MintedItem
 from ..resolver.target_probe import TargetChecker, TargetProbe, host_of
 from ..storage.database import iso
 from ..storage.identifiers import IdentifierStore

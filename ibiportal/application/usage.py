@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from ..minted import MintedItem
+from ..ibi.minted import MintedItem
 from ..storage.identifiers import IdentifierStore
 from ..storage.usage import UsageStore
 from .usage_counting import KINDS

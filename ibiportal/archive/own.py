@@ -21,12 +21,13 @@ from typing import TYPE_CHECKING, Protocol
 from ..errors import ParseError
 from ..citation.oai_dc import written_fields
 from ..citation.types import ItemType
+from ..ibi.clock import Clock, utc_now
 from ..ibi.conversion import convert
 from ..ibi.ibip import ibip_suffix
 from ..ibi.identifier import parse_ibi
 from ..ibi.prefixes import KNOWN_PREFIX_PAIRS
 from ..ibi.repository import decode_rep_prefix, rep_prefix, rep_suffix
-from ..minted import NEXT_EDITION, TRANSLATION, ItemLink, MintedItem
+from ..ibi.minted import NEXT_EDITION, TRANSLATION, ItemLink, MintedItem
 from .model import ArchiveIdentity, DublinCore, IbiForms, Item, ItemState, Metadata, url_path_encode
 from ..ibi.modifiers import BIBINPE, OAI_DC
 from .relation import Element, Kind, Relation
@@ -292,11 +293,13 @@ def own_archive_service(
     service_ibi: str,
     portal_url: str,
     urlkey: Callable[[], str] | None = None,
+    clock: Clock = utc_now,
 ) -> ArchiveService:
-    """The own Archive's service (Algorithm 1 of §9) at ``http://<address>/<service_ibi>``."""
+    """The own Archive's service (Algorithm 1 of §9) at ``http://<address>/<service_ibi>``; its
+    ``urlkey`` dated by ``clock`` (the application's one)."""
     identity = ArchiveIdentity(address=address, service_ibi=_forms(service_ibi))
     store = OwnItemStore(storage, portal_url, identity.service_ibi)
-    return ArchiveService(identity, store, relations=own_relations, urlkey=urlkey)
+    return ArchiveService(identity, store, relations=own_relations, clock=clock, urlkey=urlkey)
 
 
 def known_forms(ibi: str, pairs: Iterable[Sequence[str]]) -> IbiForms:

@@ -37,12 +37,13 @@ import secrets
 from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property, lru_cache
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 
 from ibiportal.archive.model import ArchiveIdentity, ContentType, IbiForms, Item, ItemState, Metadata, format_timestamp
 from ibiportal.archive.relation import Kind, Relation
 from ibiportal.archive.store import ItemStore, RememberingStore, find_linked
 from ibiportal.errors import ParseError
+from ibiportal.ibi.clock import Clock, utc_now
 from ibiportal.ibi.modifiers import GET_FILE_LIST, GET_LAST_EDITION, Verb
 from ibiportal.protocol.messages import Acknowledgment, InclusionConfirmationRequest, Request, UrlRequest, parse_request
 from ibiportal.protocol.pairlist import Pair, PairList
@@ -66,10 +67,6 @@ def new_urlkey(now: datetime) -> str:
     bits from :mod:`secrets`) is what makes it unguessable.
     """
     return f"{int(now.timestamp())}-{secrets.randbelow(10**_URLKEY_RANDOM_DIGITS):0{_URLKEY_RANDOM_DIGITS}d}"
-
-
-def _utc_now() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 @dataclass(frozen=True)
@@ -207,7 +204,7 @@ class ArchiveService:
         store: ItemStore,
         *,
         relations: Relations = (Relation(),),
-        clock: Callable[[], datetime] = _utc_now,
+        clock: Clock = utc_now,
         urlkey: Callable[[], str] | None = None,
         filtering: bool = True,
     ) -> None:

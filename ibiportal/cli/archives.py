@@ -32,7 +32,7 @@ from ..resolver.registration import normalize_service_ibi
 from ..storage.registry import ArchiveStore
 from ..application.registering import AlreadyRegistered, register_archive
 from ..web.admin.transport import check_transport
-from ..web.context import get_storage
+from ..web.context import application, get_storage
 
 archives_cli = AppGroup("archives", help="Register, list and remove the Archives of the resolver (§7.1).")
 
@@ -59,7 +59,7 @@ def register_command(service_ibi: str, key: str | None, generate: bool) -> None:
     if key is None and not generate:
         key = click.prompt("Registration key", hide_input=True, confirmation_prompt=True)
     try:
-        registration = register_archive(ArchiveStore(get_storage()), service_ibi, key)
+        registration = register_archive(ArchiveStore(get_storage()), service_ibi, key, clock=application().clock)
     except ParseError as exc:
         _fail(service_ibi if exc.field == "service_ibi" else "registration key", str(exc), 2)
     except AlreadyRegistered as exc:

@@ -22,7 +22,7 @@ from ..ibi.batch import iter_conversions, iter_csv_rows, write_csv
 from ..ibi.conversion import convert
 from ..ibi.prefixes import check_prefix_pair, is_claim
 from ..citation.types import SLUGS
-from ..minting import MAX_CLI_COUNT, MintRequest, parse_count
+from ..ibi.mint_request import MAX_CLI_COUNT, parse_mint
 from ..storage.identifiers import PAIR_REJECTED, IdentifierStore, admin_source, decision_source
 from ..archive.history import Actor
 from ..web.context import get_minter, get_storage, known_prefix_pairs
@@ -51,8 +51,8 @@ ibi_cli = AppGroup("ibi", help="Mint and convert IBIs, and find them in files.")
 def mint_command(count: str, title: str | None, target_url: str | None, as_json: bool, **described) -> None:
     """Mint identifiers of the portal's identification subsystem."""
     try:
-        how_many = parse_count(count, MAX_CLI_COUNT)
-        mint_request = MintRequest.parse({"title": title, "target_url": target_url, **described})
+        how_many, mint_request = parse_mint({"count": count, "title": title, "target_url": target_url, **described},
+                                            MAX_CLI_COUNT)
     except ParseError as exc:
         _fail(exc.field or "input", exc)
     base = current_app.config.get("RESOLVER_BASE") or CLI_DEFAULT_BASE
@@ -172,5 +172,9 @@ def prefix_pair_command(rep_prefix: str | None, ibip_prefix: str | None, reject:
 
 
 def _fail(what: str, exc: ParseError) -> None:
-    click.echo(f"error: {what}: {exc}", err=True)
+    """Every error ``exc`` stands for (a mint request's, one per field), the first about ``what``."""
+    first, *others = exc.errors
+    click.echo(f"error: {what}: {first}", err=True)
+    for error in others:
+        click.echo(f"error: {error.field or what}: {error}", err=True)
     sys.exit(2)

@@ -43,15 +43,15 @@ This module is pure: no Flask. The :class:`ArchiveRegistry` is implemented by
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Protocol
 from urllib.parse import urlsplit
 
 from ibiportal.errors import ParseError
 from ibiportal.i18n import N_, Message
 from ibiportal.log_limits import LimitedLog
+from ibiportal.ibi.clock import Clock, utc_now
 from ibiportal.ibi.identifier import parse_ibi
 from ibiportal.protocol.messages import (
     ExclusionRequest,
@@ -79,11 +79,6 @@ ADDRESS_NOT_ALLOWED = 422
 
 SUBJECTS = (InclusionRequest.SUBJECT, ExclusionRequest.SUBJECT)
 """The ``servicesubject`` values the resolver service answers (§7.2)."""
-
-
-def utc_now() -> datetime:
-    """The default clock: an aware UTC datetime."""
-    return datetime.now(timezone.utc)
 
 
 def normalize_service_ibi(text: str) -> str:
@@ -141,7 +136,7 @@ class RegistrationService:
 
     ``allow_private`` is the deployment's ``IBIPORTAL_ALLOW_PRIVATE_ARCHIVES``: whether
     ``archiveaddress`` may resolve to a loopback, private or otherwise non-public address.
-    ``clock`` gives the events' times; ``getaddrinfo`` replaces DNS (tests).
+    ``clock`` gives the events' times (the application's one clock); ``getaddrinfo`` replaces DNS (tests).
     """
 
     def __init__(
@@ -150,7 +145,7 @@ class RegistrationService:
         transport: Transport,
         *,
         allow_private: bool = False,
-        clock: Callable[[], datetime] = utc_now,
+        clock: Clock = utc_now,
         getaddrinfo: GetAddrInfo | None = None,
         timeouts: Timeouts = ARCHIVE_TIMEOUTS,  # the Archive waits for its status (5) meanwhile
     ) -> None:

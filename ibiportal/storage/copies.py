@@ -8,7 +8,7 @@ from datetime import datetime
 
 from sqlalchemy import bindparam, delete, insert, select, update
 
-from .database import Storage, now_iso
+from .database import Storage
 from ..archive.history import COPY_ENDED, COPY_HELD, Actor, Change
 from .history import record_change
 from .schema import item_copy
@@ -47,7 +47,7 @@ class CopyStore:
         history (under the IBI it is kept by) records it as ``actor``'s."""
         with self.storage.write_transaction() as conn:
             held = self._find(forms)
-            moment = now_iso()
+            moment = self.storage.now_iso()
             if held is None:
                 conn.execute(insert(item_copy).values(ibi=ibi, target_url=target_url, created_at=moment, updated_at=moment))
             else:

@@ -27,6 +27,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 
 from .. import metrics
+from ..ibi.clock import Clock, utc_now
 from ..private_files import make_private
 from ..errors import IbiError
 from .outage import READ_RETRY_PAUSE_SECONDS, unreachable
@@ -203,6 +204,10 @@ _SQLITE_DURABLE, _SQLITE_NOT_DURABLE = "FULL", "NORMAL"
 #: changes (in the connection's ``info``), for the metrics to count them once it commits.
 COMMITTED_CHANGES = "ibiportal.changes"
 
+#: Where a :class:`Storage` leaves its clock (in its connection's ``info``), so that what is
+#: written with only the connection at hand (:func:`now_iso`) is dated by the one clock too.
+CLOCK = "ibiportal.clock"
+
 
 class Storage:
     """A connection to the portal's database, checked to be at :data:`SCHEMA_REVISION`.
@@ -216,10 +221,14 @@ class Storage:
     ``retry_pause`` seconds (``None``: never), once per Storage (a request, a job): a restart
     shorter than the pause costs a reader nothing, and a longer outage holds it at most that much
     longer before its 503. Only what changes nothing is retried: see :meth:`read`.
+
+    ``clock`` dates every time written (:meth:`now_iso`): the application's one clock.
     """
 
     def __init__(self, setting: str, announce: Callable[[int], None] | None = None, check: bool = True,
-                 retry_pause: float | None = READ_RETRY_PAUSE_SECONDS, pause: Callable[[float], None] = time.sleep):
+                 retry_pause: float | None = READ_RETRY_PAUSE_SECONDS, pause: Callable[[float], None] = time.sleep,
+                 clock: Clock = utc_now):
+        self.clock = clock
         self.database = database(setting)
         self._announce = announce if announce is not None else _beside_sqlite_file(setting)
         self._retry_pause = None if self.database.is_sqlite else retry_pause  # a file has no restart to bridge
@@ -228,6 +237,7 @@ class Storage:
         self._with_commit = None  # what execute_with_commit sends with the COMMIT
         self._announcement = 0  # what _announce_committed tells, set by announce_after_commit
         self.connection = self._connect()
+        self.connection.info[CLOCK] = clock
         self._after_commit: list[Callable[[], None]] = []
         if check and self.database.url not in _CURRENT:
             revision = self.database.revision(self.connection)
@@ -235,6 +245,10 @@ class Storage:
                 self.connection.close()
                 raise SchemaNotCurrent(self.database.shown_url, revision)
             _CURRENT.add(self.database.url)
+
+    def now_iso(self) -> str:
+        """Now on this storage's clock, as every time stored by the portal is written."""
+        return iso(self.clock())
 
     def _connect(self) -> Connection:
         """A pooled connection (pre-pinged); connecting changes nothing, so it may be retried."""
@@ -380,9 +394,10 @@ def _beside_sqlite_file(setting: str) -> Callable[[int], None] | None:
     return None
 
 
-def now_iso() -> str:
-    """Now in UTC, as every time stored by the portal is written."""
-    return iso(datetime.now(timezone.utc))
+def now_iso(conn: Connection) -> str:
+    """Now on the clock of the :class:`Storage` ``conn`` belongs to, as every time stored by the
+    portal is written."""
+    return iso(conn.info.get(CLOCK, utc_now)())
 
 
 def iso(at: datetime) -> str:

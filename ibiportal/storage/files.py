@@ -23,7 +23,7 @@ from typing import BinaryIO
 from sqlalchemy import Connection, Row, delete, insert, select, text, update
 
 from ..errors import IbiError
-from .database import Storage, now_iso
+from .database import Storage
 from ..archive.history import FILE_ADDED, FILE_REMOVED, FILE_REPLACED, Actor, Change
 from .history import record_change
 from .schema import item_file, item_file_chunk
@@ -91,7 +91,7 @@ class FileStore:
                sha256: str, *, actor: Actor) -> tuple[StoredFile, bool]:
         """:meth:`put` inside the caller's write transaction: an import stores an item and its
         files in one transaction, all of them or none."""
-        uploaded_at = now_iso()
+        uploaded_at = self.storage.now_iso()
         file_id = conn.execute(
             insert(item_file).values(
                 ibi=ibi, path=f"/uploading/{uuid.uuid4()}", content_type=content_type, size=size, sha256=sha256,

@@ -9,21 +9,25 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields
 from decimal import Decimal
+from typing import TypeVar
 
 from sqlalchemy import ColumnElement, Connection, Row, bindparam, delete, insert, literal, null, or_, select, union_all, update
 from sqlalchemy.exc import IntegrityError
 
 from ..errors import IbiError
 from ..i18n import N_, Message
-from ..minted import Bibliographic, ItemLink, MintedItem, SubsystemClock
-from .database import Storage, now_iso
+from ..ibi.minted import Bibliographic, ItemLink, MintedItem, SubsystemClock
+from .database import Storage
 from .copies import CopyRecord, CopyStore
 from .schema import item_file, item_link, minted_item, prefix_pair, subsystem_clock
 from .signal import ibis_changed
+
+Reserved = TypeVar("Reserved")
+Kept = TypeVar("Kept")
 
 #: The own Archive asks this of every IBI the resolver is asked (a reference check: thousands), so
 #: the statement is built once; only its values change.
@@ -71,7 +75,7 @@ class PrefixPairRecord:
     evidence: str | None = None
 
 
-#: The columns of ``minted_item`` holding an item's :class:`~ibiportal.minted.Bibliographic`.
+#: The columns of ``minted_item`` holding an item's :class:`~ibiportal.ibi.minted.Bibliographic`.
 BIBLIOGRAPHIC_COLUMNS = tuple(field.name for field in fields(Bibliographic))
 
 
@@ -117,6 +121,26 @@ class IdentifierStore:
             self.storage.execute_with_commit(
                 update(subsystem_clock).where(subsystem_clock.c.subsystem == subsystem).values(**values))
 
+    def reserve_then_store(self, reserve: Callable[[Connection], Reserved], store: Callable[[Connection, Reserved], Kept]) -> Kept:
+        """A mint's two steps: ``reserve`` the subsystem's next slot under its lock
+        (:meth:`lock_subsystem_clock`, :meth:`advance_subsystem_clock`), then ``store`` the item in it.
+
+        On PostgreSQL the slot is reserved in a transaction of its own, which does not wait for the
+        disk (the item's commit carries it there: ``Storage.write_transaction``): the lock every
+        mint of every node queues for is held for two statements, and no other write (an edit, an
+        upload, the item's own rows) waits inside it. If the item's transaction fails, its slot
+        stays unused: a date is never issued twice, and may be skipped. SQLite has one write lock
+        for the whole database, so there both are one transaction (a second would only add a
+        commit).
+        """
+        if self.storage.database.is_sqlite:
+            with self.storage.write_transaction() as conn:
+                return store(conn, reserve(conn))
+        with self.storage.write_transaction(durable=False) as conn:
+            reserved = reserve(conn)
+        with self.storage.write_transaction() as conn:
+            return store(conn, reserved)
+
     def move_clock_past(self, conn: Connection, subsystem: str, date: Decimal, reading: Decimal) -> bool:
         """Inside a write transaction, as its last statement: the subsystem's state moved to
         ``date`` unless it is past it already, so that Algorithm 4 never issues ``date`` or an
@@ -136,7 +160,7 @@ class IdentifierStore:
         conn.execute(_INSERT_ITEM, {
             "rep": item.rep, "ibip": item.ibip, "date": str(item.date), "utc": item.utc, "subsystem": item.subsystem,
             "title": item.title, "target_url": item.target_url, "creators": json.dumps(list(item.creators)),
-            "item_date": item.item_date, "language": item.language, "created_at": now_iso(),
+            "item_date": item.item_date, "language": item.language, "created_at": self.storage.now_iso(),
             **asdict(item.bibliographic),
         })
         ibis_changed(self.storage, conn, (item.rep, item.ibip), both_forms=True)
@@ -174,14 +198,14 @@ class IdentifierStore:
         IBIs (whose answers name it)."""
         if "creators" in values:
             values["creators"] = json.dumps(list(values["creators"]))  # type: ignore[arg-type]
-        conn.execute(update(minted_item).where(minted_item.c.ibip == item.ibip).values(updated_at=now_iso(), **values))
+        conn.execute(update(minted_item).where(minted_item.c.ibip == item.ibip).values(updated_at=self.storage.now_iso(), **values))
         ibis_changed(self.storage, conn, (item.rep, item.ibip, *related))
 
     def delete_minted(self, conn: Connection, item: MintedItem, related: Iterable[str] = ()) -> None:
         """Make a minted item Deleted (Algorithm 2 lines 11-15), inside the caller's
         transaction: its row and metadata stay as the tombstone, dated now; its cached
         resolutions are dropped, and those of the ``related`` IBIs."""
-        moment = now_iso()
+        moment = self.storage.now_iso()
         conn.execute(update(minted_item).where(minted_item.c.ibip == item.ibip).values(updated_at=moment, deleted_at=moment))
         ibis_changed(self.storage, conn, (item.rep, item.ibip, *related))
 
@@ -191,7 +215,7 @@ class IdentifierStore:
         answers nothing for it from now on; its cached resolutions are dropped, and those of the
         ``related`` IBIs (whose answers name it)."""
         conn.execute(update(minted_item).where(minted_item.c.ibip == item.ibip).values(
-            released_at=now_iso(), successor=successor))
+            released_at=self.storage.now_iso(), successor=successor))
         ibis_changed(self.storage, conn, (item.rep, item.ibip, *related))
 
     def search_minted(self, text: str = "", limit: int = 50, offset: int = 0,
@@ -267,7 +291,7 @@ class IdentifierStore:
         """Keep a pair an Archive's answer claims (``evidence``, its ``ibi {rep … ibip …}`` pair) as a
         suggestion, with the Archive and today's date as its source; False when the pair was stored
         already (confirmed, suggested or rejected: an Archive's claim never changes a decision)."""
-        source = learnt_source(archive, now_iso()[:10], evidence)
+        source = learnt_source(archive, self.storage.now_iso()[:10], evidence)
         return self._insert_pair(rep_prefix, ibip_prefix, source, PAIR_SUGGESTED, archive, evidence)
 
     def add_prefix_pair(self, rep_prefix: str, ibip_prefix: str, source: Message) -> bool:
@@ -293,7 +317,7 @@ class IdentifierStore:
         with self.storage.write_transaction() as conn:
             result = conn.execute(
                 self.storage.insert(prefix_pair)
-                .values(rep_prefix=rep_prefix, ibip_prefix=ibip_prefix, source=source, added_at=now_iso(),
+                .values(rep_prefix=rep_prefix, ibip_prefix=ibip_prefix, source=source, added_at=self.storage.now_iso(),
                         status=status, archive=archive, evidence=evidence)
                 .on_conflict_do_nothing()
             )

@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import delete, insert, select, update
 
 from ..i18n import from_record, to_record
-from .database import Storage, now_iso
+from .database import Storage
 from .schema import import_run, import_run_outcome
 
 #: Runs kept, newest first: an older one (its source's bytes, its outcomes) goes when a run starts.
@@ -58,7 +58,7 @@ class ImportRunStore:
         """A new run, before it starts; its id. Older runs beyond :data:`KEPT_RUNS` go, but for
         one still running (heard from at ``stale_before`` or later)."""
         run_id = secrets.token_urlsafe(12)
-        now = now_iso()
+        now = self.storage.now_iso()
         with self.storage.write_transaction() as conn:
             conn.execute(insert(import_run).values(
                 id=run_id, source=source, source_data=data, dry_run=int(dry_run), update_held=int(update),
@@ -80,19 +80,19 @@ class ImportRunStore:
                 {**outcome, "reason": str(outcome["reason"]), "reason_message": to_record(outcome["reason"])},
                 ensure_ascii=False)))
             conn.execute(update(import_run).where(import_run.c.id == run_id).values(
-                done=seq + 1, total=total, counts=json.dumps(dict(counts)), alive_at=now_iso()))
+                done=seq + 1, total=total, counts=json.dumps(dict(counts)), alive_at=self.storage.now_iso()))
 
     def beat(self, run_id: str) -> None:
         """The run is alive (between outcomes: a slow OAI-PMH page, a large file)."""
         with self.storage.write_transaction(durable=False) as conn:
             conn.execute(update(import_run).where(import_run.c.id == run_id, import_run.c.finished_at.is_(None))
-                         .values(alive_at=now_iso()))
+                         .values(alive_at=self.storage.now_iso()))
 
     def finish(self, run_id: str, stopped: str | None, total: int | None) -> None:
         """The run ended: every record done, or the source stopped (``stopped`` says why)."""
         with self.storage.write_transaction() as conn:
             conn.execute(update(import_run).where(import_run.c.id == run_id).values(
-                finished_at=now_iso(), stopped=stopped, stopped_message=_json(to_record(stopped)), total=total))
+                finished_at=self.storage.now_iso(), stopped=stopped, stopped_message=_json(to_record(stopped)), total=total))
 
     def find(self, run_id: str) -> ImportRun | None:
         row = self.storage.read(select(*_RUN_COLUMNS).where(import_run.c.id == run_id)).first()

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from sqlalchemy import and_, func, or_, select
 from sqlalchemy.sql.elements import ColumnElement
 
-from ..minted import MintedItem
+from ..ibi.minted import MintedItem
 from .database import Storage
 from .identifiers import _minted_item
 from .schema import minted_item

@@ -9,13 +9,13 @@ from __future__ import annotations
 import hashlib
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..errors import Conflict
-from .database import Storage, iso, now_iso
+from .database import Storage, iso
 from .schema import api_token
 
 #: Random bytes in a token (written as 43 URL-safe base64 characters).
@@ -57,7 +57,7 @@ class TokenStore:
         token = secrets.token_urlsafe(TOKEN_BYTES)
         try:
             with self.storage.write_transaction() as conn:
-                conn.execute(insert(api_token).values(name=name, token_hash=token_hash(token), created_at=now_iso()))
+                conn.execute(insert(api_token).values(name=name, token_hash=token_hash(token), created_at=self.storage.now_iso()))
         except IntegrityError as error:
             raise TokenNameTaken(f"a token named {name!r} exists already: revoke it first, or choose another name") from error
         return token
@@ -85,7 +85,7 @@ class TokenStore:
         ).first()
         if row is None:
             return None
-        now = datetime.now(timezone.utc)
+        now = self.storage.clock()
         cutoff = iso(now - USE_NOTED_EVERY)
         if row.last_used_at is None or row.last_used_at < cutoff:
             with self.storage.write_transaction() as conn:

@@ -32,7 +32,7 @@ from sqlalchemy import Integer, bindparam, delete, func, insert, or_, select, up
 from sqlalchemy.exc import IntegrityError
 
 from ..i18n import N_, Message, number, to_record
-from .database import Storage, now_iso
+from .database import Storage
 from .schema import trace, trace_run
 
 #: How a trace was asked, of its body's ``request``, kept beside it for the history to list
@@ -137,7 +137,7 @@ class TraceStore:
         text = json.dumps(body)
         asked = body.get("request") or {}
         options = {name: asked[name] for name in TRACE_OPTIONS if name in asked}
-        row = {"id": trace_id, "created_at": now_iso(), "persistent_url": persistent_url, "outcome": outcome,
+        row = {"id": trace_id, "created_at": self.storage.now_iso(), "persistent_url": persistent_url, "outcome": outcome,
                "body": text, "size": len(text.encode("utf-8")), "ibi": ibi,
                "options": json.dumps(options) if options else None}
         group = _group_of(self.storage.database.url)

@@ -15,7 +15,7 @@ from ..application.items import ItemService
 from ..application.importing import Importer
 from ..application.releasing import Releasing
 from ..ibi.url import PersistentUrl, normalize_base
-from ..minting import Minter
+from ..application.minting import Minter
 from ..resolver.addresses import client_ip_list
 from ..resolver.engine import ClientInfo
 from ..storage.database import Storage
@@ -85,7 +85,8 @@ def client_address() -> str:
 def get_storage() -> Storage:
     """The request's database connection, opened on first use."""
     if "storage" not in g:
-        g.storage = Storage(current_app.config["DATABASE"], announce=application().announce)
+        built = application()
+        g.storage = Storage(current_app.config["DATABASE"], announce=built.announce, clock=built.clock)
     return g.storage
 
 
@@ -97,13 +98,13 @@ def close_storage(_exc: BaseException | None = None) -> None:
 
 def get_minter() -> Minter:
     """The portal's identification subsystem, as configured (validated at start-up)."""
-    return Minter(IdentifierStore(get_storage()), application().subsystem)
+    return Minter(IdentifierStore(get_storage()), application().subsystem, application().unix_clock)
 
 
 def get_idempotent_minting() -> IdempotentMinting:
     """Minting that a client may retry with the same ``Idempotency-Key`` (API and Mint page)."""
     storage = get_storage()
-    return IdempotentMinting(get_minter(), MintKeyStore(storage), IdentifierStore(storage))
+    return IdempotentMinting(get_minter(), MintKeyStore(storage), IdentifierStore(storage), application().clock)
 
 
 def get_items() -> ItemService:

@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from flask import Flask, Response, current_app, jsonify, make_response, render_template, request
 from werkzeug import exceptions as http
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, RequestEntityTooLarge, SecurityError
 
 from .. import metrics
-from ..errors import Conflict, Gone, IbiError, Invalid, NotFound, ParseError, Refused
+from ..errors import Conflict, FieldErrors, Gone, IbiError, Invalid, NotFound, ParseError, Refused
 from ..log_limits import LimitedLog
 from ..storage.database import SchemaNotCurrent
 from ..storage.outage import unreachable
@@ -26,20 +27,31 @@ def wants_json() -> bool:
     return best == "application/json" and request.accept_mimetypes[best] > request.accept_mimetypes["text/html"]
 
 
-def error_response(message: str, status: int, position: int | None = None, field: str | None = None):
+def error_response(message: str, status: int, position: int | None = None, field: str | None = None,
+                   errors: Sequence[ParseError] = ()):
     """The error as the API's JSON or the error page, its message in the reader's language (a core
-    :class:`~ibiportal.i18n.Message` translated; docs/translations.md)."""
-    body: dict = {"message": translate(message), "position": position}
-    if field is not None:
-        body["field"] = field
+    :class:`~ibiportal.i18n.Message` translated; docs/translations.md); ``errors``: every field's
+    error of a request read once (a mint request), each as its own body, under ``errors``."""
+    body = _error_body(message, position, field)
+    if errors:
+        body["errors"] = [_error_body(each.message, each.position, each.field) for each in errors]
     if wants_json():
         return jsonify({"error": body}), status
     return render_template("error.html", status=status, error=body), status
 
 
+def _error_body(message: str, position: int | None, field: str | None) -> dict:
+    body: dict = {"message": translate(message), "position": position}
+    if field is not None:
+        body["field"] = field
+    return body
+
+
 def handle_refusal(error: IbiError):
     """An error of a kind (``ibiportal/errors.py``): its status, its message in the reader's
     language, and for a parse error where in which field; JSON for the API, else the error page."""
+    if isinstance(error, FieldErrors):
+        return error_response(error.message, error.status, error.position, error.field, error.errors)
     if isinstance(error, ParseError):
         return error_response(error.message, error.status, error.position, error.field)
     return error_response(error.args[0] if error.args else error.__class__.__doc__, error.status, field=error.field)

@@ -24,9 +24,11 @@ def add_error(field: Field, message: str) -> None:
 
 def show_error(form: FlaskForm, exc: ParseError, default_field: str | None = None) -> None:
     """Show a core ParseError next to the field it names, else next to ``default_field``
-    (an error in a part of an IBI goes next to the IBI), else above the form."""
-    field = getattr(form, exc.field or "", None) or getattr(form, default_field or "", None)
-    if field is None:
-        form.form_errors.append(error_text(exc))
-    else:
-        add_error(field, labelled(error_text(exc), field))
+    (an error in a part of an IBI goes next to the IBI), else above the form; each of a
+    :class:`~ibiportal.errors.FieldErrors` next to its own field."""
+    for error in exc.errors:
+        field = getattr(form, error.field or "", None) or getattr(form, default_field or "", None)
+        if field is None:
+            form.form_errors.append(error_text(error))
+        else:
+            add_error(field, labelled(error_text(error), field))

@@ -37,6 +37,7 @@ from ..errors import ParseError
 from .. import i18n as core
 from ..i18n import LIST_SEPARATOR, N_, NP_, Localized, Message, Recorded
 from . import catalogs
+from .context import application
 
 DEFAULT = "en"
 LANGUAGES = {"en": "English", "pt_BR": "Português"}
@@ -343,11 +344,12 @@ def size_filter(size: int | None) -> str:
 
 def ago_filter(value, now: datetime | None = None) -> Markup:
     """``<time>`` saying how long ago (or in how long) ``value`` is, humanly ("5 minutes ago",
-    "há 5 minutos"), with the exact time in its title and machine-readable in ``datetime``."""
+    "há 5 minutos"), with the exact time in its title and machine-readable in ``datetime``; ``now``
+    by default on the application's one clock."""
     if value is None:
         return Markup("")
     moment = _moment(value)
-    delta = moment - (now or datetime.now(timezone.utc))
+    delta = moment - (now or application().clock())
     if abs(delta) < timedelta(seconds=1):
         human = gettext("just now")
     else:

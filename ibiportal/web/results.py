@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from ..ibi.explain import EXPLANATION_LANGUAGES, explain
 from ..ibi.recognise import Note
 from ..ibi.url import PersistentUrl
-from ..minted import MintedItem
+from ..ibi.minted import MintedItem
 
 
 def minted_to_dict(item: MintedItem, base: str) -> dict:

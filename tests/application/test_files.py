@@ -12,7 +12,7 @@ from ibiportal.archive.history import Actor
 from ibiportal.application.files import FileNotHeld, FileTooLarge, ItemFiles, Upload, UploadRefused
 from ibiportal.application.items import ItemDeleted, ItemNotFound
 from ibiportal.errors import ParseError
-from ibiportal.minted import MintedItem
+from ibiportal.ibi.minted import MintedItem
 from ibiportal.storage.files import StoredFile
 
 ITEM = MintedItem(rep="sid.inpe.br/mtc-m18/2009/02.16.17.46", ibip="8JMKD3MGP8W/34PGRBS",

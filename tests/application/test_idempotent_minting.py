@@ -11,7 +11,9 @@ from itertools import count
 import pytest
 
 from ibiportal.application.idempotent_minting import KEPT_HOURS, IdempotentMinting, KeyReused, fingerprint
-from ibiportal.minting import Minter, MintRequest, Subsystem
+from ibiportal.application.minting import Minter
+from ibiportal.ibi.mint_request import MintRequest
+from ibiportal.ibi.subsystem import Subsystem
 from ibiportal.storage.database import Storage
 from ibiportal.storage.identifiers import IdentifierStore
 from ibiportal.storage.mint_keys import MintKeyStore

@@ -14,7 +14,8 @@ from ibiportal.application.import_runs import STALE_SECONDS, ImportRuns, state_o
 from ibiportal.application.import_sources import ImportSource
 from ibiportal.application.importing import OUTCOMES, Importer
 from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS
-from ibiportal.minting import Subsystem
+from ibiportal.ibi.clock import unix_time, utc_now
+from ibiportal.ibi.subsystem import Subsystem
 from ibiportal.storage.database import Storage
 from ibiportal.storage.files import FileStore
 from ibiportal.storage.history import HistoryStore
@@ -32,7 +33,7 @@ def database(tmp_path) -> str:
 
 
 def importer(storage: Storage, pairs) -> Importer:
-    return Importer(IdentifierStore(storage), FileStore(storage), SUBSYSTEM, pairs, 1_000_000)
+    return Importer(IdentifierStore(storage), FileStore(storage), SUBSYSTEM, pairs, 1_000_000, lambda: unix_time(utc_now()))
 
 
 def runs_over(database: str, make=importer, heartbeat_seconds: float = 10.0) -> ImportRuns:
@@ -85,7 +86,7 @@ def test_a_run_that_breaks_is_said_stopped_with_the_items_before_it_whole(databa
                 yield outcome
 
     runs = runs_over(database, lambda storage, pairs: Breaking(IdentifierStore(storage), FileStore(storage), SUBSYSTEM,
-                                                               pairs, 1_000_000))
+                                                               pairs, 1_000_000, lambda: unix_time(utc_now())))
     run_id = runs.start(ImportSource.of_file("urlib.csv", CSV), dry_run=False, update=False, started_by="ada",
                         pairs=KNOWN_PREFIX_PAIRS)
     runs.threads[run_id].join(20)

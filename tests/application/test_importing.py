@@ -21,7 +21,8 @@ from ibiportal import create_app
 from ibiportal.archive.history import EDITED, FILE_ADDED, IMPORTED, Actor
 from ibiportal.ibi.conversion import convert
 from ibiportal.ibi.repository import decode_rep_suffix
-from ibiportal.minting import Minter, Subsystem
+from ibiportal.application.minting import Minter
+from ibiportal.ibi.subsystem import Subsystem
 from ibiportal.storage.database import Storage
 from ibiportal.storage.files import FileStore
 from ibiportal.storage.history import HistoryStore

@@ -7,7 +7,9 @@ from itertools import count
 import pytest
 
 from ibiportal.application.items import ItemNotFound, ItemService
-from ibiportal.minting import Minter, MintRequest, Subsystem
+from ibiportal.application.minting import Minter
+from ibiportal.ibi.mint_request import MintRequest
+from ibiportal.ibi.subsystem import Subsystem
 from ibiportal.storage.database import Storage
 from ibiportal.storage.history import HistoryStore
 from ibiportal.storage.identifiers import IdentifierStore

@@ -16,7 +16,9 @@ from ibiportal.application.releasing import Releasing, ReleaseRefused, Successor
 from ibiportal.archive.history import RELEASED, Actor
 from ibiportal.archive.own import own_archive_service
 from ibiportal.errors import ParseError
-from ibiportal.minting import Minter, MintRequest, Subsystem
+from ibiportal.application.minting import Minter
+from ibiportal.ibi.mint_request import MintRequest
+from ibiportal.ibi.subsystem import Subsystem
 from ibiportal.protocol.messages import UrlRequest, request_url
 from ibiportal.resolver.http_transport import HttpTransport
 from ibiportal.storage.database import Storage

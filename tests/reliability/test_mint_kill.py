@@ -3,7 +3,7 @@
 A gunicorn portal (2 workers) mints under a steady stream of concurrent ``POST /api/v1/mint``
 requests while its workers are killed with SIGKILL, one after the other, every 0.6 s. With a
 granularity of 0.1 s, Algorithm 4 makes each request WAIT for its reserved date after the
-commit (ibiportal/minting.py), so kills land on requests at every stage: before the
+commit (ibiportal/application/minting.py), so kills land on requests at every stage: before the
 transaction, inside it, during the WAIT after the commit, while the answer is written.
 
 Afterwards: every identifier a client received is in the database; the database has no

@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 
 from ibiportal.archive.history import Actor
-from ibiportal.minted import MintedItem
+from ibiportal.ibi.minted import MintedItem
 from ibiportal.storage.database import Storage
 from ibiportal.storage.files import FileStore
 from ibiportal.storage.identifiers import IdentifierStore
@@ -62,7 +62,7 @@ def test_an_item_and_its_files_are_kept_together_or_not_at_all(database_setting)
 def test_one_read_gives_an_items_links_both_ways_and_its_file_paths(database_setting):
     from sqlalchemy import insert
 
-    from ibiportal.minted import ItemLink
+    from ibiportal.ibi.minted import ItemLink
     from ibiportal.storage.schema import item_file
 
     storage = Storage(database_setting)

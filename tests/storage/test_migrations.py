@@ -16,8 +16,10 @@ from sqlalchemy.pool import NullPool
 from werkzeug.security import check_password_hash
 
 from ibiportal import create_app
-from ibiportal.minting import Minter, MintRequest, Subsystem
-from ibiportal.minted import ItemLink
+from ibiportal.application.minting import Minter
+from ibiportal.ibi.mint_request import MintRequest
+from ibiportal.ibi.subsystem import Subsystem
+from ibiportal.ibi.minted import ItemLink
 from ibiportal.protocol.messages import RegistrationKey
 from ibiportal.storage.accounts import AccountStore
 from ibiportal.storage.database import SchemaNotCurrent, Storage, database_url

@@ -155,7 +155,7 @@ def corpus() -> Iterator[Case]:
     from ibiportal.ibi.recognise import recognise
     from ibiportal.ibi.repository import RepositoryName
     from ibiportal.ibi.url import parse_persistent_url
-    from ibiportal.minting import MintRequest, parse_count
+    from ibiportal.ibi.mint_request import MintRequest, parse_count
     from ibiportal.protocol.messages import check_key, parse_request, parse_request_url
     from ibiportal.protocol.pairlist import parse_pair_list
     from ibiportal.protocol.query import parse_query
@@ -311,7 +311,7 @@ def package_case(text: str) -> object:
     """An item package that is none: not a zip, or a zip without a package's files or format."""
     from ibiportal.application.packaging import HISTORY, ITEM, MANIFEST, PackageImporter
     if text == "not a zip":
-        return PackageImporter(None, None, None, 0).run(io.BytesIO(b"x"), "item.zip")
+        return PackageImporter(None, None, None, 0, clock=None).run(io.BytesIO(b"x"), "item.zip")
     files = {"other": b"{}"} if text == "no manifest" else {MANIFEST: b'{"format": "x"}', ITEM: b"{}", HISTORY: b""}
     with zipfile.ZipFile(io.BytesIO(zip_of(**files))) as archive:
         return PackageImporter._read(archive, "item.zip")

@@ -11,7 +11,7 @@ import pytest
 import responses
 
 from ibiportal import create_app
-from ibiportal.minted import MintedItem
+from ibiportal.ibi.minted import MintedItem
 from ibiportal.protocol.messages import UrlRequest, request_url
 from ibiportal.storage.database import Storage
 from ibiportal.storage.identifiers import IdentifierStore

@@ -84,6 +84,14 @@ def test_a_bad_change_is_refused_naming_the_field_and_nothing_changes(client, au
     assert (body["metadata"]["title"], body["target_url"], body["updated_at"]) == ("Kept", "https://example.org/kept", None)
 
 
+def test_a_change_names_every_field_at_fault_at_once(client, auth):
+    item = mint(client, title="Kept")
+    response = client.patch(f"/api/v1/items/{item['ibip']}", json={"date": "2024-02-30", "language": "english",
+                                                                    "previous_edition": "not an IBI"}, headers=auth)
+    assert response.status_code == 400
+    assert [error["field"] for error in response.get_json()["error"]["errors"]] == ["date", "language", "previous_edition"]
+
+
 def test_an_edition_linked_later_is_followed_and_unlinked_again(client, auth):
     first = mint(client, target_url="https://example.org/v1")
     second = mint(client, target_url="https://example.org/v2")
@@ -117,6 +125,8 @@ def test_a_translation_linked_later_moves_with_its_language(client, auth):
     client.patch(f"/api/v1/items/{translation['ibip']}", json={"translation_of": original["ibip"]}, headers=auth)
     assert client.get(f"/api/v1/items/{original['ibip']}").get_json()["relations"]["translations"] == [
         {"language": "pt", "ibi": translation["ibip"]}]
+    unsaid = client.patch(f"/api/v1/items/{translation['ibip']}", json={"language": None}, headers=auth)
+    assert unsaid.status_code == 400 and unsaid.get_json()["error"]["field"] == "language"  # a translation kept
     moved = client.patch(f"/api/v1/items/{translation['ibip']}", json={"language": "pt-BR"}, headers=auth).get_json()
     assert moved["relations"]["translation_of"] == {"ibi": original["ibip"], "language": "pt-BR"}
     assert client.get(f"/api/v1/items/{original['ibip']}").get_json()["relations"]["translations"] == [

@@ -15,7 +15,9 @@ from ibiportal import create_app
 from ibiportal.errors import ParseError
 from ibiportal.ibi.dates import split_date
 from ibiportal.ibi.identifier import parse_ibi
-from ibiportal.minting import Minter, MintRequest, Subsystem
+from ibiportal.application.minting import Minter
+from ibiportal.ibi.mint_request import MintRequest
+from ibiportal.ibi.subsystem import Subsystem
 from ibiportal.storage.database import Storage
 from ibiportal.storage.identifiers import IdentifierStore
 from ibiportal.web.context import APPLICATION
@@ -326,6 +328,32 @@ def test_every_field_error_is_shown_next_to_its_field_at_once(client):
     assert set(errors) == {"date", "language", "target_url", "count"}
     assert "calendar date" in errors["date"] and "http" in errors["target_url"]
     assert "english" in errors["language"] and "between 1 and 100" in errors["count"]
+
+
+@pytest.mark.parametrize("data", [
+    {"title": "Relatório", "creators": "Banon, G.", "date": "2024", "language": "pt", "target_url": "https://example.org/r",
+     "item_type": "report", "publisher": "INPE", "place": "São José dos Campos", "extent": "39", "report_number": "NTC",
+     "count": "1"},
+    {"date": "2024-02-30", "language": "english", "target_url": "ftp://example.org/x", "degree": "D", "count": "0"},
+])
+def test_a_mint_post_reads_the_request_once(client, monkeypatch, data):
+    """Every field is read by one MintRequest.parse, valid or not: no field is read again to show its error."""
+    reads = []
+    parse = MintRequest.parse.__func__
+    monkeypatch.setattr(MintRequest, "parse", classmethod(lambda cls, fields: reads.append(fields) or parse(cls, fields)))
+    response = client.post("/mint", data=data)
+    assert response.status_code == (303 if data["count"] == "1" else 400)
+    assert len(reads) == 1
+
+
+def test_the_api_answers_every_field_error_at_once(client):
+    body = {"count": 0, "title": "x" * 501, "date": "2024-02-30", "language": "english", "target_url": "ftp://x"}
+    response = client.post("/api/v1/mint", json=body)
+    assert response.status_code == 400
+    error = response.get_json()["error"]
+    assert (error["field"], error["message"]) == ("count", error["errors"][0]["message"])  # the first, as before
+    assert [each["field"] for each in error["errors"]] == ["count", "title", "target_url", "date", "language"]
+    assert error["errors"][1]["position"] == 501
 
 
 def test_next_edition_and_translation_links(client):

@@ -11,7 +11,8 @@ from werkzeug.datastructures import MultiDict
 
 from ibiportal import create_app
 from ibiportal.archive import oai_pmh
-from ibiportal.storage.database import Storage, now_iso
+from ibiportal.ibi.clock import utc_now
+from ibiportal.storage.database import Storage, iso
 from ibiportal.storage.schema import minted_item
 from tests.oai_schemas import assert_valid
 
@@ -83,7 +84,7 @@ def test_identify_names_the_repository_its_address_and_how_it_dates(app, client)
 
 
 def test_a_record_is_the_oai_dc_record_the_own_archive_serves(client):
-    before = now_iso()
+    before = iso(utc_now())
     item = mint(client, title="Modelagem de tempestades", creators=["Souza, Ana"], language="pt", date="2012",
                 item_type="doctoral thesis", degree="Doutorado em Meteorologia")
     root = harvest(client, verb="GetRecord", identifier=f"oai:localhost:{item['rep']}", metadataPrefix="oai_dc")
@@ -91,7 +92,7 @@ def test_a_record_is_the_oai_dc_record_the_own_archive_serves(client):
     assert header.get("status") is None
     assert header.findtext(f"{OAI}identifier") == f"oai:localhost:{item['rep']}"
     stored = header.findtext(f"{OAI}datestamp")  # when it was stored (it never changed since), to the second
-    assert before[:19] <= stored[:19] <= now_iso()[:19] and stored.endswith("Z") and len(stored) == 20
+    assert before[:19] <= stored[:19] <= iso(utc_now())[:19] and stored.endswith("Z") and len(stored) == 20
     assert [spec.text for spec in header.iter(f"{OAI}setSpec")] == ["type:doctoral_thesis"]
     record = root.find(f"{OAI}GetRecord/{OAI}record/{OAI}metadata/{OAI_DC}dc")
     served = etree.fromstring(client.get(f"/archive/items/{item['ibip']}/oai_dc.xml").data)

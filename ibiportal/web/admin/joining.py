@@ -20,6 +20,7 @@ def joining() -> Joining:
         admin_email=config["ADMIN_EMAIL"],
         transport=application().http_transport,
         storage=get_storage,
+        clock=application().clock,
     )
 
 

@@ -22,10 +22,10 @@ from ...resolver.conformance import ConformanceCheck, check_bound, send_confirma
 from ...resolver.conformance_probes import CHECK_TIMEOUTS, ServiceAddress
 from ...resolver.conformance_rules import RuleResult, format_ms
 from ...registry import Confirmation, RegisteredArchive
-from ...resolver.registration import normalize_service_ibi, utc_now
+from ...resolver.registration import normalize_service_ibi
 from ...storage.registry import ArchiveStore
 from ..auth.session import admin_required, current_admin
-from ..context import get_storage
+from ..context import application, get_storage
 from ..form_errors import add_error, show_error
 from ...i18n import N_
 from ..i18n import gettext, translate
@@ -108,7 +108,8 @@ def register():
     if not form.validate_on_submit():
         return _archives_page(form, 400)
     try:
-        registration = register_archive(_store(), form.service_ibi.data, form.registration_key.data or None)
+        registration = register_archive(_store(), form.service_ibi.data, form.registration_key.data or None,
+                                        clock=application().clock)
     except ParseError as exc:
         show_error(form, exc, default_field="service_ibi")
         return _archives_page(form, 400)
@@ -186,7 +187,7 @@ def confirm(service_ibi: str):
     with check_transport() as transport:
         probe, result = send_confirmation_request(target, transport)
     confirmation = Confirmation(result.passed, result.detail)
-    _store().record_confirmation(archive.service_ibi, confirmation, utc_now())
+    _store().record_confirmation(archive.service_ibi, confirmation, application().clock())
     logger.info("confirmation request to %s by %s: %s", archive.service_ibi, current_admin(), result.outcome)
     return _archive_page(_registered(archive.service_ibi), confirmation=(probe, result))
 
@@ -198,7 +199,7 @@ def exclude(service_ibi: str):
     resolution caches are emptied, its registration, address and history are kept."""
     archive = _posted_action_on(service_ibi)
     if archive.included:
-        _store().record_exclusion(archive.service_ibi, utc_now(), N_("excluded by the administrator %(name)s", name=current_admin()))
+        _store().record_exclusion(archive.service_ibi, application().clock(), N_("excluded by the administrator %(name)s", name=current_admin()))
         logger.info("archive %s excluded by %s", archive.service_ibi, current_admin())
         flash(gettext("Excluded %(ibi)s: the resolver no longer asks it. Its registration and history are kept; "
                       "include it again here, or the Archive can send inclusionRequest.", ibi=archive.service_ibi),
@@ -215,7 +216,7 @@ def include_again(service_ibi: str):
     archive = _posted_action_on(service_ibi)
     if archive.included:
         flash(gettext("%(ibi)s is already included: nothing changed.", ibi=archive.service_ibi), "notice")
-    elif _store().record_reinclusion(archive.service_ibi, utc_now(),
+    elif _store().record_reinclusion(archive.service_ibi, application().clock(),
                                      N_("again at %(address)s by the administrator %(name)s",
                                         address=archive.address, name=current_admin())):
         logger.info("archive %s included again by %s", archive.service_ibi, current_admin())

@@ -5,14 +5,15 @@ the test suite can hold the routes to it: ``tests/web/test_openapi.py`` compares
 the app's URL map and runs schemathesis against it (every operation called with generated
 input; no 5xx, every answer matching its schema). A new ``/api/v1/`` route is added here too.
 
-Every error is the portal's one shape, ``{"error": {"message", "position"[, "field"]}}`` (see
-``web/errors.py``), with a 4xx status; the ``4XX`` response of each operation says so.
+Every error is the portal's one shape, ``{"error": {"message", "position"[, "field"][, "errors"]}}``
+(see ``web/errors.py``; ``errors``: every field's error of a mint request), with a 4xx status;
+the ``4XX`` response of each operation says so.
 """
 from __future__ import annotations
 
 from ...citation import SLUGS, STYLE_KEYS
 from ...application.idempotent_minting import KEPT_HOURS, MAX_KEY_LENGTH
-from ...minting import BIBLIOGRAPHIC_LIMITS, MAX_COUNT, MAX_CREATORS, MAX_NAME_LENGTH, MAX_TITLE_LENGTH, MAX_URL_LENGTH
+from ...ibi.mint_request import BIBLIOGRAPHIC_LIMITS, MAX_COUNT, MAX_CREATORS, MAX_NAME_LENGTH, MAX_TITLE_LENGTH, MAX_URL_LENGTH
 from ...ibi.batch import MAX_ROWS
 from ...ibi.languages import COUNTRIES, LANGUAGES
 from ...ibi.modifiers import COMPOSITIONS
@@ -137,7 +138,7 @@ _NOTES = {"type": "array", "description": "what the recogniser set aside or inte
           "items": {"type": "object", "required": ["message", "start", "end"], "properties": {
               "message": {"type": "string"}, "start": {"type": "integer"}, "end": {"type": "integer"}}}}
 
-#: The fields of a mint request (minting.MintRequest.parse), each as that checks it.
+#: The fields of a mint request (ibi.mint_request.MintRequest.parse), each as that checks it.
 _MINT_FIELDS: dict[str, dict] = {
     "title": _optional(_text(MAX_TITLE_LENGTH)),
     "target_url": _optional({"type": "string", "format": "http-url", "maxLength": MAX_URL_LENGTH,
@@ -185,6 +186,14 @@ _SCHEMAS: dict[str, dict] = {
                         "description": "the 1-based character (or list item) at fault in `field`, when known",
                     },
                     "field": {"type": "string", "description": "the parameter or body field at fault"},
+                    "errors": {
+                        "type": "array", "minItems": 1,
+                        "description": "a request read field by field (a mint request): every field's error, in "
+                                       "the order of the fields; the first is the error itself",
+                        "items": {"type": "object", "required": ["message", "position"], "properties": {
+                            "message": {"type": "string"}, "position": {"type": ["integer", "null"]},
+                            "field": {"type": "string"}}},
+                    },
                 },
             },
             "trace": {"type": "string", "format": "uri", "description": "the trace of the resolution that failed"},
@@ -710,7 +719,8 @@ _PATHS: dict[str, dict] = {
                        "`ibi.nextedition` / `ibi.translation(<language>)` of an earlier item of this portal. "
                        "Open to anyone, unless the portal sets IBIPORTAL_MINT_REQUIRES_TOKEN: then it needs an "
                        "API token (401 without one). With an `Idempotency-Key`, the request may be sent again "
-                       "(its answer lost): the items its first sending minted are answered, never new ones.",
+                       "(its answer lost): the items its first sending minted are answered, never new ones. "
+                       "A refused request names every field at fault at once (the error's `errors`).",
         "security": [{}, {"apiToken": []}],
         "parameters": [{"name": "Idempotency-Key", "in": "header", "required": False,
                         "description": f"1 to {MAX_KEY_LENGTH} printable ASCII characters, such as a UUID, new "

@@ -9,7 +9,7 @@ from ...errors import ParseError
 from ...i18n import N_
 from ...ibi.classify import ibi_of
 from ...ibi.conversion import convert
-from ...minting import MintRequest, parse_count
+from ...ibi.mint_request import parse_mint
 from ..edge import read_json
 from .. import limits
 from ..inputs import optional_port
@@ -57,8 +57,7 @@ def mint():
     token only with ``IBIPORTAL_MINT_REQUIRES_TOKEN``). With ``Idempotency-Key``, a request sent
     again answers the items its first sending minted (``application.idempotent_minting``)."""
     body = json_body()
-    count = parse_count(body.get("count"))
-    mint_request = MintRequest.parse(body)
+    count, mint_request = parse_mint(body)  # every field's error at once (FieldErrors: ``errors``)
     key = idempotency_key(request.headers.get("Idempotency-Key"))
     scope = f"token:{g.api_token_name}" if "api_token_name" in g else f"client:{client_address()}"
     outcome = get_idempotent_minting().mint(count, mint_request, key, scope, fingerprint(body), actor=current_actor())

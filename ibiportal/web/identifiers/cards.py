@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...archive.own import item_page_url
 from ...citation import citations
 from ...citation.reading import comma_less_reading
-from ...minted import MintedItem
+from ...ibi.minted import MintedItem
 from ..cite.embedded import own_item_record
 from ..context import application
 from ..host import portal_url

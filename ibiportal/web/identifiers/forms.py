@@ -10,11 +10,9 @@ from wtforms.fields.choices import SelectChoice
 from wtforms.fields import Field
 from wtforms.validators import Length, NumberRange, Optional, ValidationError
 
-from ...errors import ParseError
 from ...citation.types import ItemType
-from ...minting import MAX_COUNT, MintRequest
-from ..form_errors import labelled
-from ..i18n import error_text, gettext
+from ...ibi.mint_request import MAX_COUNT
+from ..i18n import gettext
 
 #: Longest text the home page's box reads (a persistent URL with a long query still fits).
 MAX_LOOKUP_LENGTH = 2000
@@ -33,19 +31,6 @@ class LookupForm(FlaskForm):
     )
 
 
-def _core_rule(form: FlaskForm, field: Field) -> None:
-    """Check one field by the core's own rule (:meth:`MintRequest.parse` on that field alone), so
-    every field's error is shown at once, each next to its field."""
-    fields = {field.name: field.data}
-    if field.name == "degree":  # whether a degree fits depends on the kind of item
-        fields["item_type"] = form.item_type.data
-    try:
-        MintRequest.parse(fields)
-    except ParseError as exc:
-        if exc.field == field.name:
-            raise ValidationError(labelled(error_text(exc), field)) from exc
-
-
 def new_idempotency_key() -> str:
     return uuid.uuid4().hex
 
@@ -53,50 +38,49 @@ def new_idempotency_key() -> str:
 class MintForm(FlaskForm):
     """POST form (CSRF-protected): what a researcher may give with a new identifier. Each form
     shown carries its own idempotency key: pressing Mint twice, or posting the form again after a
-    lost answer, shows the items of the first press instead of minting new ones."""
+    lost answer, shows the items of the first press instead of minting new ones.
+
+    The fields have no rules of their own: the view reads them once with
+    :meth:`~ibiportal.ibi.mint_request.MintRequest.parse`, which answers every field's error at once,
+    and shows each next to its field. Only what the core does not read is checked here: the count,
+    and that a linked item is minted alone."""
 
     idempotency_key = HiddenField(default=new_idempotency_key)
 
-    title = StringField(lazy_gettext("Title"), validators=[Optional(), _core_rule])
+    title = StringField(lazy_gettext("Title"))
     creators = TextAreaField(
         lazy_gettext("Creators (one per line)"),
-        validators=[Optional(), _core_rule],
         description=lazy_gettext("Family name, given names — as they should appear in citations."),
     )
-    date = StringField(lazy_gettext("Date of the item"), validators=[Optional(), _core_rule],
+    date = StringField(lazy_gettext("Date of the item"),
                        description=lazy_gettext("YYYY, YYYY-MM or YYYY-MM-DD; 30/11/2023 and 11/2023 are read as "
                                                 "2023-11-30 and 2023-11."))
     language = StringField(
-        lazy_gettext("Language"), validators=[Optional(), _core_rule],
-        description=lazy_gettext("ISO 639-1, with an optional country: en, pt-BR.")
+        lazy_gettext("Language"), description=lazy_gettext("ISO 639-1, with an optional country: en, pt-BR.")
     )
     target_url = StringField(
         lazy_gettext("Target URL"),
-        validators=[Optional(), _core_rule],
         description=lazy_gettext("Where the item is now (http:// or https://); the persistent URL leads there."),
     )
     item_type = SelectField(
         lazy_gettext("Kind of item"),
         choices=[SelectChoice("", lazy_gettext("(not said)"))] + [SelectChoice(kind.slug, lazy_gettext(kind.names.label)) for kind in ItemType],
-        validators=[Optional(), _core_rule],
+        validate_choice=False,  # the core reads the kind of item, and says what is wrong in its words
         description=lazy_gettext("Chooses the BibTeX, RIS and CSL type and each style's wording (a thesis's degree note, "
                                  "a report's number)."),
     )
     publisher = StringField(
-        lazy_gettext("Publisher or institution"), validators=[Optional(), _core_rule],
-        description=lazy_gettext("e.g. INPE, or the university of a thesis.")
+        lazy_gettext("Publisher or institution"), description=lazy_gettext("e.g. INPE, or the university of a thesis.")
     )
-    place = StringField(lazy_gettext("Place of publication"), validators=[Optional(), _core_rule],
+    place = StringField(lazy_gettext("Place of publication"),
                         description=lazy_gettext("e.g. São José dos Campos."))
-    extent = StringField(lazy_gettext("Pages"), validators=[Optional(), _core_rule],
+    extent = StringField(lazy_gettext("Pages"),
                          description=lazy_gettext("The number of pages: 39."))
     degree = StringField(
-        lazy_gettext("Degree (theses)"), validators=[Optional(), _core_rule],
-        description=lazy_gettext("e.g. Doutorado em Computação Aplicada.")
+        lazy_gettext("Degree (theses)"), description=lazy_gettext("e.g. Doutorado em Computação Aplicada.")
     )
     report_number = StringField(
         lazy_gettext("Report number"),
-        validators=[Optional(), _core_rule],
         description=lazy_gettext("As printed, or INPE's document-type code (NTC, RPQ, TDI) after the repository name."),
     )
     count = IntegerField(
@@ -107,12 +91,10 @@ class MintForm(FlaskForm):
     )
     previous_edition = StringField(
         lazy_gettext("Next edition of"),
-        validators=[Optional(), _core_rule],
         description=lazy_gettext("An identifier minted here earlier (either form): the new one becomes its next edition."),
     )
     translation_of = StringField(
         lazy_gettext("Translation of"),
-        validators=[Optional(), _core_rule],
         description=lazy_gettext("An identifier minted here earlier: the new one is its translation into the language above."),
     )
 

@@ -14,7 +14,7 @@ from ...ibi.explain import explain
 from ...application.idempotent_minting import KeyReused, fingerprint, idempotency_key
 from ...application.resolving import Answer, Received
 from ...ibi.url import normalize_base, parse_persistent_url
-from ...minting import MintRequest
+from ...ibi.mint_request import MintRequest
 from ...storage.identifiers import IdentifierStore
 from ..auth.session import admin_required_if
 from ..cite.embedded import embedded_metadata, record_held_here
@@ -90,23 +90,37 @@ def mint():
     """Mint identifiers of the portal's subsystem, then 303 to their result page
     (Post/Redirect/Get: reloading the result never mints again)."""
     form = MintForm()
-    if form.validate_on_submit():
-        fields = {name: value for name, value in form.data.items() if name not in ("csrf_token", "idempotency_key")}
+    if form.is_submitted():
+        valid = form.validate()  # the CSRF token, the count; the fields are the core's to read
         try:
-            mint_request = MintRequest.parse(form.data)
-            key = idempotency_key(form.idempotency_key.data or None, "idempotency_key")
-            items = get_idempotent_minting().mint(form.count.data or 1, mint_request, key,
-                                                  f"page:{client_address()}", fingerprint(fields),
-                                                  actor=current_actor()).items
+            mint_request = MintRequest.parse(form.data)  # once: every field's error at once
         except ParseError as exc:
             show_error(form, exc)
-        except KeyReused:  # the same form posted again with other values: it becomes a new form
-            form.idempotency_key.data = new_idempotency_key()
-            form.form_errors.append(gettext("This form was used already with other values: check them and press Mint again."))
         else:
-            links = [(N_("Next edition of"), mint_request.previous_edition), (N_("Translation of"), mint_request.translation_of)]
-            result_id = _keep_result([item.ibip for item in items], [(label, ibi) for label, ibi in links if ibi])
-            return redirect(url_for("identifiers.mint_result", result_id=result_id), code=303)
+            if valid:
+                return _minted(form, mint_request)
+    status = 400 if form.errors else 200
+    return _mint_page(form, [], status)
+
+
+def _minted(form: MintForm, mint_request: MintRequest):
+    """Mint what a valid form asked for, then 303 to the result page; the form again, with what
+    went wrong, when the items it links to or its idempotency key refuse it."""
+    fields = {name: value for name, value in form.data.items() if name not in ("csrf_token", "idempotency_key")}
+    try:
+        key = idempotency_key(form.idempotency_key.data or None, "idempotency_key")
+        items = get_idempotent_minting().mint(form.count.data or 1, mint_request, key,
+                                              f"page:{client_address()}", fingerprint(fields),
+                                              actor=current_actor()).items
+    except ParseError as exc:
+        show_error(form, exc)
+    except KeyReused:  # the same form posted again with other values: it becomes a new form
+        form.idempotency_key.data = new_idempotency_key()
+        form.form_errors.append(gettext("This form was used already with other values: check them and press Mint again."))
+    else:
+        links = [(N_("Next edition of"), mint_request.previous_edition), (N_("Translation of"), mint_request.translation_of)]
+        result_id = _keep_result([item.ibip for item in items], [(label, str(ibi)) for label, ibi in links if ibi is not None])
+        return redirect(url_for("identifiers.mint_result", result_id=result_id), code=303)
     status = 400 if form.errors else 200
     return _mint_page(form, [], status)
 

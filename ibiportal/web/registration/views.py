@@ -67,6 +67,7 @@ def answer() -> Response:
         ArchiveStore(get_storage()),
         application().http_transport,
         allow_private=current_app.config["ALLOW_PRIVATE_ARCHIVES"],
+        clock=application().clock,
     )
     outcome = service.answer(g.get("resolver_service_pairs") or request.query_string)
     return Response(

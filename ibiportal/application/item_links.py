@@ -9,28 +9,30 @@ from __future__ import annotations
 
 from sqlalchemy import Connection
 
-from .errors import ParseError
-from .i18n import N_
-from .minted import NEXT_EDITION, ItemLink, MintedItem
-from .archive.history import LINKED, Actor, Change
-from .storage.history import record_change
-from .storage.identifiers import IdentifierStore
+from ..errors import ParseError
+from ..i18n import N_
+from ..ibi.identifier import Identifier
+from ..ibi.minted import NEXT_EDITION, ItemLink, MintedItem
+from ..archive.history import LINKED, Actor, Change
+from ..storage.history import record_change
+from ..storage.identifiers import IdentifierStore
 
 
-def linked_item(store: IdentifierStore, ibi: str, field: str, item: str) -> MintedItem:
-    """The own item ``ibi`` names (``field`` is ``previous_edition`` or ``translation_of``), for
-    item ``item`` (its IBIp) to link to: it must exist, be held here (not deleted, not released to
-    another Archive), and not be ``item``."""
-    other = store.find_minted(rep=ibi, ibip=ibi)
+def linked_item(store: IdentifierStore, ibi: Identifier | str, field: str, item: str) -> MintedItem:
+    """The own item ``ibi`` (parsed in either form, or an own item's IBIp as stored) names (``field`` is ``previous_edition`` or
+    ``translation_of``), for item ``item`` (its IBIp) to link to: it must exist, be held here (not
+    deleted, not released to another Archive), and not be ``item``."""
+    key = str(ibi)
+    other = store.find_minted(rep=key, ibip=key)
     if other is None:
-        raise ParseError(N_("%(field)s %(ibi)s is not an item of this portal's Archive", field=field, ibi=ibi), field=field)
+        raise ParseError(N_("%(field)s %(ibi)s is not an item of this portal's Archive", field=field, ibi=key), field=field)
     if other.released:
         raise ParseError(N_("%(field)s %(ibi)s was released to the Archive at %(successor)s: link to an item held here",
-                            field=field, ibi=ibi, successor=other.successor), field=field)
+                            field=field, ibi=key, successor=other.successor), field=field)
     if other.deleted:
-        raise ParseError(N_("%(field)s %(ibi)s was deleted on %(deleted_at)s: link to an item that is not", field=field, ibi=ibi, deleted_at=other.deleted_at), field=field)
+        raise ParseError(N_("%(field)s %(ibi)s was deleted on %(deleted_at)s: link to an item that is not", field=field, ibi=key, deleted_at=other.deleted_at), field=field)
     if other.ibip == item:
-        raise ParseError(N_("%(field)s %(ibi)s is this item itself", field=field, ibi=ibi), field=field)
+        raise ParseError(N_("%(field)s %(ibi)s is this item itself", field=field, ibi=key), field=field)
     return other
 
 
