@@ -251,7 +251,7 @@ def references(page: Page) -> None:
                                "2. (sid.inpe.br/mtc-m18@80/2009/02.16.17.46-NTC).\n"
                                "3. Broken: <http://urlib.net/8JMKD3MGP8W/ZZZZZZZ>.\n")
     with page.expect_navigation():
-        page.locator("form button[type=submit]").first.click()
+        page.locator("form.references button[type=submit]").click()  # the page's first submit is the header's Log out
 
 
 def typed_in_home_box(page: Page, text: str) -> None:
