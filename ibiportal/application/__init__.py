@@ -34,7 +34,7 @@ from ..resolver.acknowledging import PendingNotices
 from ..i18n import N_
 from ..ibi.prefixes import KNOWN_PREFIX_PAIRS, table_with_claims
 from ..minting import Subsystem
-from ..resolver.cache import Acknowledger, Changes, ResolutionCache
+from ..resolver.cache import Acknowledger, ResolutionCache
 from ..resolver.curl_transport import CurlTransport
 from ..resolver.engine import ResolverSettings
 from ..resolver.single_flight import SingleFlight
@@ -47,7 +47,7 @@ from ..storage.redis_flight import RedisFlight
 from ..storage.usage import RedisUsage, UsageStore
 from ..log_limits import LimitedLog
 from .usage_counting import Counts, UsageCounter
-from ..storage.signal import GenerationSignal, RedisChanges, read_changes, signal_file
+from ..storage.signal import Changes, GenerationSignal, RedisChanges, read_changes, signal_file
 from ..storage.signal import write_signal_file
 from ..storage.files import FileStore
 from .import_runs import ImportRuns
