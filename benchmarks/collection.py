@@ -58,7 +58,7 @@ def import_items(database: str, count: int, first: int = 0, chunk: int = 10_000)
     importer; the seconds it took per item."""
     from ibiportal import create_app
     from ibiportal.storage.migrations import upgrade
-    from ibiportal.web.context import get_importer
+    from ibiportal.web.context import application
 
     upgrade(database)
 
@@ -66,7 +66,7 @@ def import_items(database: str, count: int, first: int = 0, chunk: int = 10_000)
                       "INSTANCE_PATH": str(Path(database).parent) if "://" not in database else None})
     started = time.perf_counter()
     with app.app_context():
-        importer = get_importer()
+        importer = application().importing()
         for start in range(first, first + count, chunk):
             size = min(chunk, first + count - start)
             outcomes = list(importer.run(read_csv(csv_text(size, start)), "benchmark.csv"))

@@ -24,7 +24,7 @@ from ..errors import IbiError, Invalid, NotFound, Refused
 from ..i18n import N_, number
 from .items import ItemDeleted, ItemNotFound, ItemReleased
 from ..minted import MintedItem
-from ..storage.files import StoredFile
+from ..storage.files import FileChanged, StoredFile
 from ..archive.history import Actor
 
 #: Bytes read from the request at once while spooling.

@@ -16,13 +16,9 @@ from ...application.resolving import Asked
 from ...ibi.url import normalize_base, parse_persistent_url
 from ...minting import MintRequest
 from ...resolver.trace import Resolution
-from ...storage.identifiers import IdentifierStore
 from ..auth.session import admin_required_if
 from ..cite.embedded import embedded_metadata, record_held_here
-from ..context import (
-    application, client_address, get_idempotent_minting, get_storage, known_prefix_pairs, request_caller,
-    request_site, resolver_base,
-)
+from ..context import application, client_address, known_prefix_pairs, request_caller, request_site, resolver_base
 from ..errors import error_response
 from ..form_errors import show_error
 from ..i18n import current_language, gettext
@@ -97,7 +93,7 @@ def mint():
         try:
             mint_request = MintRequest.parse(form.data)
             key = idempotency_key(form.idempotency_key.data or None, "idempotency_key")
-            items = get_idempotent_minting().mint(form.count.data or 1, mint_request, key,
+            items = application().idempotent_minting().mint(form.count.data or 1, mint_request, key,
                                                   f"page:{client_address()}", fingerprint(fields),
                                                   actor=current_actor()).items
         except ParseError as exc:
@@ -123,10 +119,9 @@ def mint_result(result_id: str):
                      "%(kept)s results. Each minted item has its own public page, /archive/items/<IBI>, which the "
                      "result links to: share that, or the persistent URL.", kept=KEPT_MINT_RESULTS)
         return error_response(message, 404)
-    store, base = IdentifierStore(get_storage()), resolver_base()
-    items = [item for ibip in kept["ibips"] if (item := store.find_minted(ibip=ibip)) is not None]
+    base, found = resolver_base(), application().minted(kept["ibips"])
     links = [tuple(link) for link in kept["links"]]
-    return _mint_page(MintForm(formdata=None), [minted_card(item, base, links) for item in items], 200)
+    return _mint_page(MintForm(formdata=None), [minted_card(item, base, links) for item in found], 200)
 
 
 def _keep_result(ibips: list[str], links: list[tuple[str, str]]) -> str:

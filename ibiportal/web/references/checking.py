@@ -5,8 +5,8 @@ its answer as one JSON document or as a stream of lines (NDJSON).
 Each distinct request is resolved as ``GET /<persistent URL>`` on this portal would resolve it
 (:func:`resolve_as_get`): the same Archives, cache hits, single flight and trace, with the
 registry read once for the whole check and its outcomes not kept in the cache. The resolutions run
-on the reference-check threads, each inside a copy of this request's context (the resolution
-reads the client's address and the portal's address from it).
+on the reference-check threads, each a unit of work of the application's own (its storage opened
+and closed there), with the client and the portal's address read from the request beforehand.
 """
 from __future__ import annotations
 
@@ -14,12 +14,11 @@ import functools
 import json
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Executor, Future
 
-from flask import copy_current_request_context, request
+from flask import request
 
 from ...application.references import Answer, CheckedEntry, EntryResolution, Outcome, ReferenceCheck
-from ...application.resolving import Asked, Batch
+from ...application.resolving import Asked, Batch, Caller, Resolving, Site
 from ...ibi.extract import Extraction, Found
 from ...resolver.cache import CachedRedirect
 from ..limits import reference_budget
@@ -31,22 +30,11 @@ from ...resolver.statuses import ALERT_STATUS, FOUND_STATUS
 NDJSON = "application/x-ndjson"
 
 
-class RequestContextExecutor(Executor):
-    """Runs each call on ``executor`` inside a copy of the request context it was submitted in."""
-
-    def __init__(self, executor: Executor) -> None:
-        self.executor = executor
-
-    def submit(self, fn, /, *args, **kwargs) -> Future:
-        return self.executor.submit(copy_current_request_context(fn), *args, **kwargs)
-
-
-def resolve_as_get(batch: Batch, entry: Found) -> Answer:
+def resolve_as_get(resolving: Resolving, batch: Batch, root: str, caller: Caller, site: Site, entry: Found) -> Answer:
     """The answer ``GET /<the entry's request>`` on this portal gives: from the cache when it
     holds it, else resolved (with single flight) with the registry the check read once
     (``batch``), and not kept in the cache (``Resolving.resolve``)."""
-    url = f"{request.scheme}://{request.host}{entry.reading.resolver_path}"
-    resolving, caller, site = application().resolving, request_caller(), request_site()
+    url = f"{root}{entry.reading.resolver_path}"
     hit = resolving.cached(url, caller, site)
     if hit is not None:
         outcome, state = hit
@@ -60,8 +48,10 @@ def resolve_as_get(batch: Batch, entry: Found) -> Answer:
 
 def reference_check() -> ReferenceCheck:
     """The check, wired to this portal, with the registry read once for all its resolutions."""
-    batch = application().resolving.batch(request_site())
-    return ReferenceCheck(functools.partial(resolve_as_get, batch), RequestContextExecutor(application().reference_executor),
+    site, resolving = request_site(), application().resolving
+    resolve = functools.partial(resolve_as_get, resolving, resolving.batch(site), f"{request.scheme}://{request.host}",
+                                request_caller(), site)
+    return ReferenceCheck(resolve, application().reference_executor,
                           alert_status=ALERT_STATUS, found_status=FOUND_STATUS)
 
 
