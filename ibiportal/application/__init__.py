@@ -2,12 +2,14 @@
 parsed values and returning facts (dataclasses). No Flask here: the web blueprints and the CLI
 parse once, call a use case, and render what it returns.
 
-:class:`Application` is made from the configuration (a mapping of the ``IBIPORTAL_*`` settings
-read by ``ibiportal.config``), the instance folder, a way to reach the storage of the current unit
-of work and a clock. It holds the long-lived parts every request shares (the transports, the
-thread pools, the resolution cache, single flight, the Archives this process answers for) and
-the use cases built on them: :class:`~.resolving.Resolving` (``GET /<persistent URL>``, the
-trace) and :class:`~.citing.Citing` (Cite).
+:class:`Application` is made from the typed settings (``ibiportal.config.Settings``), a way to
+open the database they name, the transports and one clock. It is the one door of the web layer
+and the CLI: it holds the long-lived parts every request shares (the transports, the thread
+pools, the resolution cache, single flight, the Archives this process answers for), the storage
+of the current unit of work (:mod:`.units`), and every use case, wired: those built once
+(:class:`~.resolving.Resolving` for ``GET /<persistent URL>`` and the trace,
+:class:`~.citing.Citing` for Cite, registering, traces, tokens, accounts) and those built per call
+on the unit's storage (minting, items, files, copies, usage, target checks, prefix pairs).
 
 Fork safety: gunicorn imports ``app.py`` in each worker (no ``preload_app``), so ``create_app``
 runs after the fork. Even so, the parts that own threads, sockets or connections (the libcurl
@@ -379,7 +381,7 @@ class Application:
         return self._part("resolution_cache", self._new_resolution_cache)
 
     def _new_resolution_cache(self) -> ResolutionCache | None:
-        seconds, alert_seconds = self.settings.resolution_cache_seconds, self.settings.negative_cache_seconds
+        seconds, alert_seconds = self.config["RESOLUTION_CACHE_SECONDS"], self.config["NEGATIVE_CACHE_SECONDS"]
         if not (seconds or alert_seconds):
             return None
         return ResolutionCache(seconds, RESOLUTION_CACHE_ENTRIES, alert_ttl=alert_seconds)

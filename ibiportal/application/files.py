@@ -24,7 +24,8 @@ from ..errors import IbiError, Invalid, NotFound, Refused
 from ..i18n import N_, number
 from .items import ItemDeleted, ItemNotFound, ItemReleased
 from ..minted import MintedItem
-from ..storage.files import FileChanged, StoredFile
+from ..storage.files import StoredFile
+from ..storage.files import FileChanged  # noqa: F401 - a download cut short by a replaced file, for the web layer
 from ..archive.history import Actor
 
 #: Bytes read from the request at once while spooling.

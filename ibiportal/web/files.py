@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from datetime import datetime, timezone
 from urllib.parse import quote
 
-from flask import Response, current_app, jsonify, request
+from flask import Response, jsonify, request
 from werkzeug.http import http_date, is_resource_modified
 
 from .i18n import gettext

@@ -19,7 +19,6 @@ from ibiportal.protocol.messages import RegistrationKey
 from ibiportal.registry import ArchiveDetails, Confirmation, KeyHash
 from ibiportal.storage.registry import ArchiveStore
 from ibiportal.application.citing import CiteProblem
-from ibiportal.web.context import application
 from ibiportal.web.context import APPLICATION, application, holdings, request_site
 from tests.servers import fresh_sqlite
 

@@ -25,7 +25,7 @@ from ...archive.own import item_directory_url, item_file_url
 from ...errors import ParseError
 from ..auth.session import admin_required
 from ...application.targets import REPORTED_STATES, report_csv
-from ...storage.targets import STATES as TARGET_STATES
+from ...application.targets import STATES as TARGET_STATES
 from ..context import application, resolver_base
 from ..files import UNCAPPED, file_dict
 from ..form_errors import show_error

@@ -10,7 +10,7 @@ from dataclasses import asdict
 
 import tempfile
 
-from flask import current_app, jsonify, send_file
+from flask import jsonify, send_file
 
 from ...application.items import ItemNotFound, ItemRecord
 from ...application.packaging import write_package

@@ -22,7 +22,7 @@ from ..i18n import gettext, ngettext
 from ...errors import ParseError
 from ...ibi.conversion import convert
 from ...resolver.trace import AlertReason
-from ...storage.traces import HistoryPage, HistoryQuery
+from ...application.records import HistoryPage, HistoryQuery
 from ..context import application, known_prefix_pairs
 from ..form_errors import show_error
 from ..inputs import recognised_url_input
