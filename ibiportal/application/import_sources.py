@@ -18,7 +18,7 @@ from ..archive.history import Actor
 from ..archive.import_formats import FILE_SUFFIXES, read_file
 from ..errors import ParseError
 from ..i18n import N_
-from .importing import Fetch, Harvest, Importer, Outcome, http_fetch, is_oai_source
+from .importing import Fetch, Harvest, Importer, RecordOutcome, http_fetch, is_oai_source
 from .packaging import PackageImporter
 
 #: An item package's suffix.
@@ -78,7 +78,7 @@ class Reading:
         self.fetch = fetch
         self.total: int | None = None
 
-    def __iter__(self) -> Iterator[Outcome]:
+    def __iter__(self) -> Iterator[RecordOutcome]:
         source, importer = self.source, self.importer
         if source.is_package:
             self.total = 1

@@ -59,7 +59,7 @@ _COLUMNS = {"title": "title", "creators": "creators", "date": "item_date", "lang
 
 
 @dataclass(frozen=True)
-class Outcome:
+class RecordOutcome:
     """What became of one record (one JSON Lines row of ``--report``)."""
 
     where: str
@@ -81,7 +81,7 @@ class Totals:
 
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OUTCOMES, 0))
 
-    def add(self, outcome: Outcome) -> None:
+    def add(self, outcome: RecordOutcome) -> None:
         self.counts[outcome.outcome] += 1
 
     @property
@@ -183,7 +183,7 @@ class Importer:
         self.clock = clock
 
     def run(self, records: Iterable[SourceRecord], actor: Actor, *, dry_run: bool = False, update: bool = False,
-            files_dir: Path | None = None) -> Iterator[Outcome]:
+            files_dir: Path | None = None) -> Iterator[RecordOutcome]:
         """One outcome per record, as each is done (so a caller shows progress); ``actor``: who
         the history says imported (``import`` and the source)."""
         seen: dict[str, str] = {}
@@ -191,25 +191,25 @@ class Importer:
             yield self._one(record, actor, seen, dry_run, update, files_dir)
 
     def _one(self, record: SourceRecord, actor: Actor, seen: dict[str, str], dry_run: bool, update: bool,
-             files_dir: Path | None) -> Outcome:
+             files_dir: Path | None) -> RecordOutcome:
         if record.problem:
-            return Outcome(record.where, FAILED, record.problem)
+            return RecordOutcome(record.where, FAILED, record.problem)
         try:
             ibi = read_ibi(record, self.pairs)
         except NoIbi as error:
             found = error.found and parse_ibi(error.found).form
-            return Outcome(record.where, SKIPPED, error.args[0], rep=error.found if found == "rep" else None,
+            return RecordOutcome(record.where, SKIPPED, error.args[0], rep=error.found if found == "rep" else None,
                            ibip=error.found if found == "ibip" else None, published=error.found)
         named = dict(rep=ibi.rep, ibip=ibi.ibip, published=ibi.published)
         if ibi.ibip in seen:
-            return Outcome(record.where, SKIPPED, N_("the source gave this IBI already, in %(where)s",
+            return RecordOutcome(record.where, SKIPPED, N_("the source gave this IBI already, in %(where)s",
                                                        where=seen[ibi.ibip]), **named)
         seen[ibi.ibip] = record.where
         try:
             wanted = MintRequest.parse(record.fields)
             files = self._files(record, ibi, files_dir)
         except ParseError as error:  # its message names the field (a mint's own refusal)
-            return Outcome(record.where, FAILED, error.message, **named)
+            return RecordOutcome(record.where, FAILED, error.message, **named)
         paths = tuple(file.path for file in files)
         held = self.store.find_minted(rep=ibi.rep, ibip=ibi.ibip)
         try:
@@ -217,47 +217,47 @@ class Importer:
                 if not dry_run:
                     self._create(ibi, record, wanted, files, actor)
                 reason = N_("deleted in the source: kept as its tombstone") if record.deleted else N_("new here")
-                return Outcome(record.where, CREATED, reason, files=paths, **named)
+                return RecordOutcome(record.where, CREATED, reason, files=paths, **named)
             return self._compare(record, ibi, wanted, files, held, actor, dry_run, update)
         except IbiError as error:
-            return Outcome(record.where, FAILED, error.args[0] if error.args else type(error).__name__, **named)
+            return RecordOutcome(record.where, FAILED, error.args[0] if error.args else type(error).__name__, **named)
         except OSError as error:
-            return Outcome(record.where, FAILED, Recorded(f"{error.filename or ''}: {error.strerror}"), **named)
+            return RecordOutcome(record.where, FAILED, Recorded(f"{error.filename or ''}: {error.strerror}"), **named)
         except Exception as error:  # noqa: BLE001 - the database refused this item; the others go on
-            return Outcome(record.where, FAILED, N_("the database refused the item: %(reason)s",
+            return RecordOutcome(record.where, FAILED, N_("the database refused the item: %(reason)s",
                                                       reason=Recorded(str(error).splitlines()[0])), **named)
 
     def _compare(self, record: SourceRecord, ibi: ImportedIbi, wanted: MintRequest, files: list[_File],
-                 held: MintedItem, actor: Actor, dry_run: bool, update: bool) -> Outcome:
+                 held: MintedItem, actor: Actor, dry_run: bool, update: bool) -> RecordOutcome:
         named = dict(rep=ibi.rep, ibip=ibi.ibip, published=ibi.published, files=tuple(file.path for file in files))
         if not _same_forms(held, ibi):
-            return Outcome(record.where, CONFLICT, N_(
+            return RecordOutcome(record.where, CONFLICT, N_(
                 "this portal holds the item as %(rep)s = %(ibip)s: an IBI's forms are never changed",
                 rep=held.rep, ibip=held.ibip), **named)
         if held.deleted:
             if record.deleted:
-                return Outcome(record.where, UNCHANGED, N_("deleted here and in the source"), **named)
-            return Outcome(record.where, CONFLICT, N_("deleted here on %(date)s: a tombstone is never changed",
+                return RecordOutcome(record.where, UNCHANGED, N_("deleted here and in the source"), **named)
+            return RecordOutcome(record.where, CONFLICT, N_("deleted here on %(date)s: a tombstone is never changed",
                                                       date=held.deleted_at), **named)
         if record.deleted:
             if not update:
-                return Outcome(record.where, CONFLICT, N_("deleted in the source, held here: --update deletes it"),
+                return RecordOutcome(record.where, CONFLICT, N_("deleted in the source, held here: --update deletes it"),
                                **named)
             if not dry_run:
                 self._delete(held, actor)
-            return Outcome(record.where, UPDATED, N_("deleted, as in the source"), **named)
+            return RecordOutcome(record.where, UPDATED, N_("deleted, as in the source"), **named)
         changes = self._changes(held, record, wanted)
         changed_files = [file for file in files if (held_file := self.files.find(held.ibip, file.path)) is None
                          or held_file.sha256 != file.sha256]
         if not changes and not changed_files:
-            return Outcome(record.where, UNCHANGED, N_("held here with the same fields and files"), **named)
+            return RecordOutcome(record.where, UNCHANGED, N_("held here with the same fields and files"), **named)
         differing = ", ".join([change["field"] for change in changes] + [file.path for file in changed_files])
         if not update:
-            return Outcome(record.where, CONFLICT, N_("held here with other data (%(fields)s): left as it is; "
+            return RecordOutcome(record.where, CONFLICT, N_("held here with other data (%(fields)s): left as it is; "
                                                       "--update replaces it", fields=differing), **named)
         if not dry_run:
             self._update(held, changes, changed_files, actor)
-        return Outcome(record.where, UPDATED, N_("changed: %(fields)s", fields=differing), **named)
+        return RecordOutcome(record.where, UPDATED, N_("changed: %(fields)s", fields=differing), **named)
 
     # -- reading -----------------------------------------------------------------------------
 

@@ -84,7 +84,7 @@ class Action(StrEnum):
     LEAVE = "leave"
 
 
-class Outcome(StrEnum):
+class JoinOutcome(StrEnum):
     """What came of a request, read from the resolver's "status" (§7.2) or its absence."""
 
     INCLUDED = "included"  # status.archive included status.confirmation successful
@@ -99,7 +99,7 @@ class NotReady(IbiError):
 
 
 @dataclass(frozen=True)
-class ArchiveIdentity:
+class RegistrationDetails:
     """What the own Archive tells a resolver about itself: Table 7.2 less the subject and key.
 
     ``notes`` are warnings for the administrator (e.g. a portal served over https, which the
@@ -184,21 +184,21 @@ class ResolverAnswer:
 
     resolver_url: str
     action: Action
-    outcome: Outcome
+    outcome: JoinOutcome
     status: str | None
     reason: Message | None
     http_status: int | None
-    identity: ArchiveIdentity
+    identity: RegistrationDetails
     at: datetime
 
     @property
     def succeeded(self) -> bool:
         """Included with the confirmation received, or excluded: what the administrator asked for."""
-        return self.outcome in (Outcome.INCLUDED, Outcome.EXCLUDED)
+        return self.outcome in (JoinOutcome.INCLUDED, JoinOutcome.EXCLUDED)
 
 
 def archive_identity(portal_url: str, service_ibi: str, admin_email: str,
-                     getaddrinfo: GetAddrInfo = socket.getaddrinfo) -> ArchiveIdentity:
+                     getaddrinfo: GetAddrInfo = socket.getaddrinfo) -> RegistrationDetails:
     """The own Archive's Table 7.2 values from the configuration, or :class:`NotReady` naming the
     setting that is missing or wrong. ``archiveip`` is looked up now (an address may change
     between inclusions, §7.2), the first IPv4 address first."""
@@ -232,7 +232,7 @@ def archive_identity(portal_url: str, service_ibi: str, admin_email: str,
         notes = (N_("this portal is served over https, but a resolver calls an Archive back over http "
                     "(Table 7.2: archiveprotocol HTTP, Example 7.4): %(url)s must answer too, not only redirect",
                     url=f"http://{address}/{service_ibi}"),)
-    return ArchiveIdentity(address, service_ibi, _host_ip(host, getaddrinfo), PLATFORM_VERSION, admin_email, notes)
+    return RegistrationDetails(address, service_ibi, _host_ip(host, getaddrinfo), PLATFORM_VERSION, admin_email, notes)
 
 
 def _host_ip(host: str, getaddrinfo: GetAddrInfo) -> str:
@@ -283,7 +283,7 @@ class Joining:
         self.getaddrinfo = getaddrinfo
         self.timeouts = timeouts
 
-    def identity(self) -> ArchiveIdentity:
+    def identity(self) -> RegistrationDetails:
         """What the Archive would send now (:func:`archive_identity`); :class:`NotReady` if it cannot."""
         return archive_identity(self.portal_url, self.service_ibi, self.admin_email, self.getaddrinfo)
 
@@ -338,7 +338,7 @@ _EXPECTED = {
 }
 
 
-def read_status(action: Action, exchange: Exchange, key: RegistrationKey) -> tuple[Outcome, str | None, Message | None]:
+def read_status(action: Action, exchange: Exchange, key: RegistrationKey) -> tuple[JoinOutcome, str | None, Message | None]:
     """``(outcome, status line, reason)`` of a resolver's answer to ``action`` (§7.2 messages 5 and 8).
 
     Every text taken from the exchange has ``key`` masked: an error of the HTTP client may quote
@@ -349,31 +349,31 @@ def read_status(action: Action, exchange: Exchange, key: RegistrationKey) -> tup
         return Recorded(text.replace(key.reveal(), KEY_MASK))
 
     if exchange.failure is not None and exchange.failure is not Failure.TOO_LARGE or exchange.body is None:
-        return Outcome.FAILED, None, _no_answer(exchange, masked)
+        return JoinOutcome.FAILED, None, _no_answer(exchange, masked)
     where = Message("HTTP %(status)s", {"status": exchange.status}) if exchange.status is not None else N_("the answer")
     text = exchange.body.decode("latin-1")
     excerpt = masked(" ".join(text.split())[:EXCERPT_CHARACTERS]) or N_("(empty)")
     if exchange.failure is Failure.TOO_LARGE:
-        return Outcome.FAILED, None, N_("%(where)s: %(error)s; it begins: %(excerpt)s", where=where,
+        return JoinOutcome.FAILED, None, N_("%(where)s: %(error)s; it begins: %(excerpt)s", where=where,
                                         error=masked(exchange.error) if exchange.error else N_("too large"), excerpt=excerpt)
     try:
         pairs = parse_pair_list(exchange.body)
     except ParseError as error:
-        return Outcome.FAILED, None, N_("%(where)s is not a pair list (§6.2: %(problem)s); it begins: %(excerpt)s",
+        return JoinOutcome.FAILED, None, N_("%(where)s is not a pair list (§6.2: %(problem)s); it begins: %(excerpt)s",
                                         where=where, problem=error.message, excerpt=excerpt)
     archive = pairs.text("status.archive")
     status = str(masked(pairs.serialize(" "))) if archive is not None else None
     if archive == "refused":
         said = pairs.text("status.reason")
-        return Outcome.REFUSED, status, Message("%(said)s (%(where)s)", {
+        return JoinOutcome.REFUSED, status, Message("%(said)s (%(where)s)", {
             "said": masked(said) if said else N_("no reason given"), "where": where})
     if action is Action.JOIN and archive == "included":
         confirmation = pairs.text("status.confirmation")
         if confirmation in ("successful", "unsuccessful"):
-            return (Outcome.INCLUDED if confirmation == "successful" else Outcome.UNCONFIRMED), status, None
+            return (JoinOutcome.INCLUDED if confirmation == "successful" else JoinOutcome.UNCONFIRMED), status, None
     if action is Action.LEAVE and archive == "excluded":
-        return Outcome.EXCLUDED, status, None
-    return Outcome.FAILED, status, N_("%(where)s is not the status of §7.2 (expected %(expected)s): %(excerpt)s",
+        return JoinOutcome.EXCLUDED, status, None
+    return JoinOutcome.FAILED, status, N_("%(where)s is not the status of §7.2 (expected %(expected)s): %(excerpt)s",
                                       where=where, expected=_EXPECTED[action], excerpt=excerpt)
 
 

@@ -37,7 +37,7 @@ from ..minting import Subsystem, system_clock
 from ..storage.files import FileStore, StoredFile
 from ..storage.history import copy_entry, record_change
 from ..storage.identifiers import IdentifierStore, import_source
-from .importing import CREATED, UNCHANGED, CONFLICT, Outcome
+from .importing import CREATED, UNCHANGED, CONFLICT, RecordOutcome
 
 FORMAT = "ibiportal-package/1"
 MANIFEST, ITEM, RELATIONS, HISTORY, FILES = "package.json", "item.json", "relations.json", "history.jsonl", "files/"
@@ -75,7 +75,7 @@ class PackageImporter:
         self.max_file_bytes = max_file_bytes
         self.clock = clock
 
-    def run(self, package: IO[bytes], name: str, *, dry_run: bool = False, actor: Actor | None = None) -> Outcome:
+    def run(self, package: IO[bytes], name: str, *, dry_run: bool = False, actor: Actor | None = None) -> RecordOutcome:
         """Import the package ``name`` (read from ``package``); a :class:`ParseError` refuses it whole.
         ``dry_run``: check it and say what would happen, writing nothing; ``actor``: who the
         history says imported it (``import <name>`` by default)."""
@@ -96,13 +96,13 @@ class PackageImporter:
                         and {f.path: f.sha256 for f in self.files.files(held.ibip)}
                         == {path: hashlib.sha256(archive.read(info)).hexdigest() for path, info in files.items()})
                 if same:
-                    return Outcome(name, UNCHANGED, N_("held here with the same fields and files"), **named)
-                return Outcome(name, CONFLICT, N_("this portal holds %(ibi)s with other data: left as it is",
+                    return RecordOutcome(name, UNCHANGED, N_("held here with the same fields and files"), **named)
+                return RecordOutcome(name, CONFLICT, N_("this portal holds %(ibi)s with other data: left as it is",
                                                   ibi=minted.ibip), **named)
             if not dry_run:
                 self._create(archive, minted, history, files, actor or Actor("import", name))
                 self._add_pair(minted, name)
-            return Outcome(name, CREATED, N_("new here"), **named)
+            return RecordOutcome(name, CREATED, N_("new here"), **named)
 
     def _check(self, archive: zipfile.ZipFile, name: str) -> None:
         total = 0

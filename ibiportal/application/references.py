@@ -48,7 +48,7 @@ CONCURRENCY = 32
 NOT_CHECKED_STATUS = 429
 
 
-class Outcome(StrEnum):
+class CheckOutcome(StrEnum):
     """What a reference's IBI came to, in the reader's words."""
 
     FOUND = "found"
@@ -63,12 +63,12 @@ class Outcome(StrEnum):
 #: (invalid); anything else (no Archive answered, Archives that disagree, a loop) says nothing
 #: about the reference and is an error worth checking again.
 OUTCOME_OF_ALERT = {
-    AlertReason.DELETED: Outcome.DELETED,
-    AlertReason.NOT_FOUND: Outcome.NOT_FOUND,
-    AlertReason.TRANSLATION_MISSING: Outcome.NOT_FOUND,
-    AlertReason.RELATION_MISSING: Outcome.NOT_FOUND,
-    AlertReason.NO_ORIGINAL: Outcome.NOT_FOUND,
-    AlertReason.BAD_REQUEST: Outcome.INVALID,
+    AlertReason.DELETED: CheckOutcome.DELETED,
+    AlertReason.NOT_FOUND: CheckOutcome.NOT_FOUND,
+    AlertReason.TRANSLATION_MISSING: CheckOutcome.NOT_FOUND,
+    AlertReason.RELATION_MISSING: CheckOutcome.NOT_FOUND,
+    AlertReason.NO_ORIGINAL: CheckOutcome.NOT_FOUND,
+    AlertReason.BAD_REQUEST: CheckOutcome.INVALID,
 }
 
 
@@ -91,7 +91,7 @@ class EntryResolution:
     (``None`` for a broken entry, which makes no request), where it redirects, the reason in
     words, the trace's permalink, and whether the cache answered."""
 
-    outcome: Outcome
+    outcome: CheckOutcome
     status: int | None
     location: str | None
     reason: str
@@ -151,7 +151,7 @@ class ReferenceCheck:
         for indices in requests.values():
             refusal = refusal or budget()
             if refusal is not None:
-                not_checked = EntryResolution(Outcome.ERROR, NOT_CHECKED_STATUS, None,
+                not_checked = EntryResolution(CheckOutcome.ERROR, NOT_CHECKED_STATUS, None,
                                               N_("not checked: %(reason)s", reason=refusal))
                 yield from (CheckedEntry(index, entries[index], not_checked) for index in indices)
                 continue
@@ -180,17 +180,17 @@ class ReferenceCheck:
             answer = future.result()
         except Exception as error:  # one request's failure must not end the check of the others: logged with its cause
             _FAILURES.exception(type(error).__name__, "reference check: resolving %s failed", request_of(entry))
-            return EntryResolution(Outcome.ERROR, 500, None,
+            return EntryResolution(CheckOutcome.ERROR, 500, None,
                                    N_("the portal failed while resolving it (logged); check it again"))
         return self.of_answer(answer)
 
     def of_answer(self, answer: Answer) -> EntryResolution:
         """The resolver's answer as an entry's resolution."""
         if answer.alert is None:
-            return EntryResolution(Outcome.FOUND, self.found_status, answer.location,
+            return EntryResolution(CheckOutcome.FOUND, self.found_status, answer.location,
                                    N_("redirects to %(url)s", url=answer.location), answer.trace_url, answer.cache)
         alert = answer.alert
-        return EntryResolution(OUTCOME_OF_ALERT.get(alert.reason, Outcome.ERROR), self.alert_status[alert.reason],
+        return EntryResolution(OUTCOME_OF_ALERT.get(alert.reason, CheckOutcome.ERROR), self.alert_status[alert.reason],
                                None, alert.message, answer.trace_url, answer.cache)
 
     @staticmethod
@@ -198,10 +198,10 @@ class ReferenceCheck:
         """A broken entry: invalid, with the recogniser's reason and where in the entry's text."""
         error = entry.reading.error
         if error is None:
-            return EntryResolution(Outcome.INVALID, None, None, N_("not an IBI"))
+            return EntryResolution(CheckOutcome.INVALID, None, None, N_("not an IBI"))
         if error.position is None:
-            return EntryResolution(Outcome.INVALID, None, None, N_("not an IBI: %(reason)s", reason=error.message))
-        return EntryResolution(Outcome.INVALID, None, None, N_("not an IBI: %(reason)s (at character %(position)s)",
+            return EntryResolution(CheckOutcome.INVALID, None, None, N_("not an IBI: %(reason)s", reason=error.message))
+        return EntryResolution(CheckOutcome.INVALID, None, None, N_("not an IBI: %(reason)s (at character %(position)s)",
                                                                reason=error.message, position=error.position))
 
 

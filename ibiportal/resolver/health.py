@@ -29,7 +29,7 @@ NEAR_TIMEOUT_SHARE = 0.7
 timeout: on a slightly worse day, half its answers would be lost (a p50 of 4,004 ms against 5 s)."""
 
 
-class Outcome(StrEnum):
+class ProbeOutcome(StrEnum):
     """How one exchange (message 4 of Figure 8.1) ended, as the health page counts it."""
 
     ANSWERED = "answered"
@@ -51,7 +51,7 @@ class Round:
     """One exchange with an Archive: how it ended, how long it took (``None``: not measured), when,
     and the trace that shows it."""
 
-    outcome: Outcome
+    outcome: ProbeOutcome
     elapsed_ms: float | None
     at: str
     trace_id: str
@@ -97,7 +97,7 @@ class ArchiveHealth:
         """:class:`Condition` against the resolver's limit to answer (``timeout_ms``)."""
         if not self.rounds:
             return Condition.QUIET
-        if self.rounds[0].outcome is Outcome.FAILED:
+        if self.rounds[0].outcome is ProbeOutcome.FAILED:
             return Condition.FAILING
         p50 = self.p50_ms
         if p50 is not None and p50 >= NEAR_TIMEOUT_SHARE * timeout_ms:
@@ -151,13 +151,13 @@ def _count(row: ArchiveHealth, step: dict, trace_id: str, at: str) -> None:
     status = Status(step["status"]) if step.get("status") else None
     if status in (Status.ANSWERED, Status.SET_ASIDE):  # set aside for what it said, not for failing to say it
         row.answered += 1
-        outcome = Outcome.ANSWERED
+        outcome = ProbeOutcome.ANSWERED
     elif status is Status.EMPTY:
         row.empty += 1
-        outcome = Outcome.EMPTY
+        outcome = ProbeOutcome.EMPTY
     elif status in FAILURES:
         row.failed += 1
-        outcome = Outcome.FAILED
+        outcome = ProbeOutcome.FAILED
         if row.last_failure is None:  # traces come newest first
             error = from_record(step.get("error"), step.get("error_i18n"))
             if error is not None and not isinstance(error, Message):  # a library's words, or stored before

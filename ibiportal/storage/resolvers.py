@@ -19,7 +19,7 @@ from .schema import joined_resolver
 @dataclass(frozen=True)
 class ResolverStatus:
     """The last exchange with one resolver: what was asked (``join``/``leave``), what came of it
-    (an ``application.joining.Outcome`` value), the resolver's answer as one line when it
+    (an ``application.joining.JoinOutcome`` value), the resolver's answer as one line when it
     answered a pair list, the reason in words when it refused or failed (a message, shown in each
     reader's language; recorded text for a reason kept before messages were), the
     ``archiveaddress`` sent, and when (ISO 8601 UTC)."""

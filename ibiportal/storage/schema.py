@@ -178,7 +178,7 @@ joined_resolver = Table(
     "joined_resolver", metadata,
     Column("service_url", Text, primary_key=True),  # http://urlib.net/J8LNKB5R7W/3FUQHC5
     Column("action", Text, nullable=False),  # "join" (inclusionRequest) or "leave" (exclusionRequest)
-    Column("outcome", Text, nullable=False),  # application.joining.Outcome
+    Column("outcome", Text, nullable=False),  # application.joining.JoinOutcome
     Column("status", Text),  # the resolver's answer as one line, when it answered a pair list
     Column("reason", Text),  # why the request was refused or failed, in words
     Column("reason_message", Text),  # the same as a message (ibiportal.i18n.to_record), shown in the reader's language

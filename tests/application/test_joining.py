@@ -18,7 +18,7 @@ from ibiportal.application.joining import (
     PLATFORM_VERSION,
     Joining,
     NotReady,
-    Outcome,
+    JoinOutcome,
     ResolverService,
     archive_identity,
     read_status,
@@ -87,7 +87,7 @@ def test_the_inclusion_request_carries_the_eight_pairs_of_table_7_2_in_order(res
     assert received.confirmation_url == f"http://127.0.0.1:{port}/{SERVICE_IBI}?servicesubject=inclusionConfirmationRequest"
     assert received.confirmation_answer is None
     assert (answer.outcome, answer.status, answer.reason) == (
-        Outcome.UNCONFIRMED, "status.archive included status.confirmation unsuccessful", None)
+        JoinOutcome.UNCONFIRMED, "status.archive included status.confirmation unsuccessful", None)
     assert not answer.succeeded and answer.http_status == 200
     assert answer.identity.confirmation_url == received.confirmation_url
     assert resolver.included == {SERVICE_IBI: f"127.0.0.1:{port}"}
@@ -97,7 +97,7 @@ def test_leaving_sends_the_exclusion_request_and_each_last_status_is_kept(resolv
     joining = make_joining()
     joining.join(resolver.url, KEY)
     answer = joining.leave(resolver.url, KEY)
-    assert (answer.outcome, answer.status, answer.succeeded) == (Outcome.EXCLUDED, "status.archive excluded", True)
+    assert (answer.outcome, answer.status, answer.succeeded) == (JoinOutcome.EXCLUDED, "status.archive excluded", True)
     assert resolver.received[-1].pairs[0] == ("servicesubject", "exclusionRequest")
     assert len(resolver.received[-1].pairs) == 8 and resolver.included == {}
     (status,) = joining.resolvers()
@@ -108,7 +108,7 @@ def test_leaving_sends_the_exclusion_request_and_each_last_status_is_kept(resolv
 def test_a_wrong_key_is_refused_with_the_resolvers_reason_and_never_stored(resolver, make_joining, storage):
     other_key = "5555555555"
     answer = make_joining().join(resolver.url, other_key)
-    assert answer.outcome is Outcome.REFUSED and answer.http_status == 403
+    assert answer.outcome is JoinOutcome.REFUSED and answer.http_status == 403
     assert answer.status == "status.archive refused status.reason {wrong registration key}"
     assert answer.reason == "wrong registration key (HTTP 403)"
     assert resolver.included == {}
@@ -123,13 +123,13 @@ def test_a_wrong_key_is_refused_with_the_resolvers_reason_and_never_stored(resol
 def test_an_archive_the_resolver_does_not_know_is_refused(resolver, make_joining):
     resolver.registered.clear()
     answer = make_joining().join(resolver.url, KEY)
-    assert (answer.outcome, answer.reason) == (Outcome.REFUSED, "unknown archive (HTTP 404)")
+    assert (answer.outcome, answer.reason) == (JoinOutcome.REFUSED, "unknown archive (HTTP 404)")
 
 
 def test_an_unreachable_resolver_is_a_failure_in_words_without_the_key(make_joining):
     url = f"http://127.0.0.1:{free_port()}/J8LNKB5R7W/3FUQHC5"
     answer = make_joining().join(url, KEY)
-    assert answer.outcome is Outcome.FAILED and answer.status is None and answer.http_status is None
+    assert answer.outcome is JoinOutcome.FAILED and answer.status is None and answer.http_status is None
     assert answer.reason == "could not reach the resolver: Connection refused"
     assert KEY not in repr(answer)
 
@@ -137,7 +137,7 @@ def test_an_unreachable_resolver_is_a_failure_in_words_without_the_key(make_join
 def test_an_answer_that_is_no_pair_list_is_a_failure_quoting_it(resolver, make_joining):
     resolver.answer_override = b"<!DOCTYPE html>\n<html><title>Not Found</title><h1>Not Found</h1></html>\n"
     answer = make_joining().join(resolver.url, KEY)
-    assert answer.outcome is Outcome.FAILED and answer.status is None
+    assert answer.outcome is JoinOutcome.FAILED and answer.status is None
     assert answer.reason.startswith("HTTP 200 is not a pair list (§6.2: ")
     assert answer.reason.endswith("it begins: <!DOCTYPE html> <html><title>Not Found</title><h1>Not Found</h1></html>")
 
@@ -145,7 +145,7 @@ def test_an_answer_that_is_no_pair_list_is_a_failure_quoting_it(resolver, make_j
 def test_a_pair_list_that_is_no_status_is_a_failure(resolver, make_joining):
     resolver.answer_override = b"confirmation yes"
     answer = make_joining().leave(resolver.url, KEY)
-    assert answer.outcome is Outcome.FAILED and answer.status is None
+    assert answer.outcome is JoinOutcome.FAILED and answer.status is None
     assert answer.reason == ("HTTP 200 is not the status of §7.2 (expected status.archive excluded): "
                              "confirmation yes")
 
@@ -163,7 +163,7 @@ def test_the_loopback_resolver_is_refused_by_the_address_policy(resolver, storag
                       transport=transport, storage=lambda: storage)
     answer = joining.join(resolver.url, KEY)
     transport.close()
-    assert answer.outcome is Outcome.FAILED and resolver.received == []
+    assert answer.outcome is JoinOutcome.FAILED and resolver.received == []
     assert "127.0.0.1 is a loopback address" in answer.reason
     assert answer.reason.endswith("contacted only with IBIPORTAL_ALLOW_PRIVATE_ARCHIVES=1")
 
@@ -286,4 +286,4 @@ KEY_OBJECT = RegistrationKey(KEY)
 def test_no_usable_answer_is_a_failure_in_words(exchange, reason):
     from ibiportal.application.joining import Action
 
-    assert read_status(Action.JOIN, exchange, KEY_OBJECT) == (Outcome.FAILED, None, reason)
+    assert read_status(Action.JOIN, exchange, KEY_OBJECT) == (JoinOutcome.FAILED, None, reason)

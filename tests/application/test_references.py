@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from ibiportal.application.references import (
-    Answer, NOT_CHECKED_STATUS, OUTCOME_OF_ALERT, Outcome, ReferenceCheck, request_of,
+    Answer, NOT_CHECKED_STATUS, OUTCOME_OF_ALERT, CheckOutcome, ReferenceCheck, request_of,
 )
 from ibiportal.ibi.extract import extract
 from ibiportal.resolver.trace import Alert, AlertReason
@@ -69,13 +69,13 @@ def test_every_entry_gets_its_resolution_each_request_asked_once(executor):
     assert [item.index for item in checked] == list(range(len(entries)))
     outcomes = [(item.entry.text, item.resolution.outcome, item.resolution.status) for item in checked]
     assert outcomes == [
-        ("8JMKD3MGP8W/35MMLL8", Outcome.FOUND, 302),
-        ("http://urlib.net/ibi/8JMKD3MGP8W/35MMLL8", Outcome.FOUND, 302),
-        ("8JMKD3MGP8W/34PGRBS", Outcome.NOT_FOUND, 404),
-        ("http://urlib.net/8JMKD3MGP8W/ZZZZZZZ", Outcome.INVALID, None),
-        ("http://urlib.net/8JMKD3MGP8W/35MMLL8!", Outcome.FOUND, 302),
-        ("sid.inpe.br/mtc-m18@80/2009/07.21.14.43", Outcome.FOUND, 302),
-        ("LK47B6W/362SFKH", Outcome.DELETED, 410),
+        ("8JMKD3MGP8W/35MMLL8", CheckOutcome.FOUND, 302),
+        ("http://urlib.net/ibi/8JMKD3MGP8W/35MMLL8", CheckOutcome.FOUND, 302),
+        ("8JMKD3MGP8W/34PGRBS", CheckOutcome.NOT_FOUND, 404),
+        ("http://urlib.net/8JMKD3MGP8W/ZZZZZZZ", CheckOutcome.INVALID, None),
+        ("http://urlib.net/8JMKD3MGP8W/35MMLL8!", CheckOutcome.FOUND, 302),
+        ("sid.inpe.br/mtc-m18@80/2009/07.21.14.43", CheckOutcome.FOUND, 302),
+        ("LK47B6W/362SFKH", CheckOutcome.DELETED, 410),
     ]
     # Both spellings of 35MMLL8 make one request; its last edition (!) is another request.
     assert sorted(resolver.asked) == sorted(["/8JMKD3MGP8W/35MMLL8", "/8JMKD3MGP8W/34PGRBS", "/8JMKD3MGP8W/35MMLL8!",
@@ -107,7 +107,7 @@ def test_the_budget_stops_the_rest_as_not_checked(executor):
     assert len(resolver.asked) == 2 and len(checked) == len(entries)
     refused = [item.resolution for item in checked if item.resolution.status == NOT_CHECKED_STATUS]
     assert len(refused) == 3  # the three requests after the two allowed
-    assert all(item.outcome is Outcome.ERROR and item.reason == "not checked: at most 2/minute" for item in refused)
+    assert all(item.outcome is CheckOutcome.ERROR and item.reason == "not checked: at most 2/minute" for item in refused)
 
 
 def test_a_failure_is_an_error_on_its_own_entries_only(executor, caplog):
@@ -119,14 +119,14 @@ def test_a_failure_is_an_error_on_its_own_entries_only(executor, caplog):
         return FakeResolver()(entry)
 
     checked = {item.entry.text: item.resolution for item in check(resolve, executor).run(entries, lambda: None)}
-    assert checked["8JMKD3MGP8W/34PGRBS"].outcome is Outcome.ERROR and checked["8JMKD3MGP8W/34PGRBS"].status == 500
+    assert checked["8JMKD3MGP8W/34PGRBS"].outcome is CheckOutcome.ERROR and checked["8JMKD3MGP8W/34PGRBS"].status == 500
     assert "storage went away" not in checked["8JMKD3MGP8W/34PGRBS"].reason  # the cause is logged, not shown
     assert "storage went away" in caplog.text
-    assert checked["LK47B6W/362SFKH"].outcome is Outcome.DELETED
+    assert checked["LK47B6W/362SFKH"].outcome is CheckOutcome.DELETED
 
 
 def test_a_reference_to_what_an_item_does_not_have_is_not_found():
     # X: of an item without metadata, X/file.pdf of one without that file: the item is held, the
     # reference still leads nowhere (not "an error worth checking again").
-    assert OUTCOME_OF_ALERT[AlertReason.RELATION_MISSING] is Outcome.NOT_FOUND
-    assert OUTCOME_OF_ALERT[AlertReason.TRANSLATION_MISSING] is Outcome.NOT_FOUND
+    assert OUTCOME_OF_ALERT[AlertReason.RELATION_MISSING] is CheckOutcome.NOT_FOUND
+    assert OUTCOME_OF_ALERT[AlertReason.TRANSLATION_MISSING] is CheckOutcome.NOT_FOUND

@@ -36,7 +36,7 @@ from ibiportal.storage.import_runs import ImportRunStore
 from ibiportal.storage.registry import ArchiveStore
 from tests.admin_session import log_in_as
 from tests.checkers import axe, nu
-from tests.checkers.crawler import Crawl, Visit, crawl
+from tests.checkers.crawler import Crawl, crawl
 from tests.servers import fresh_sqlite
 
 from .conftest import LiveServer, log_in, serve_with_admin, shoot, sized_page
@@ -55,14 +55,6 @@ OUTSIDE_HOSTS = {
 }
 """The hosts outside the portal that its pages link to, each with why: a new one fails the crawl
 until it is added here."""
-
-DELIBERATE = {
-    Visit("/cite?ibi=8JMKD3MGP8W/35MMLL8", "en"): 404,
-    Visit("/cite?ibi=8JMKD3MGP8W/35MMLL8", "pt-BR"): 404,
-}
-"""Links that answer 4xx on purpose. Convert's result offers Cite for any IBI; §10.2's first
-edition has no record in the demo Archive mtc-m16c (the scenario Cite falls forward on), so Cite
-answers 404, as the API does, with the last edition to cite in one click."""
 
 ACCEPTED = {
     "Attribute “profile” not allowed on element “link” at this point.":
@@ -126,9 +118,7 @@ SAMPLED = {r"/trace/[\w-]{16}": 10, r"/trace/[\w-]{16}\.json|/api/v1/trace/[\w-]
 
 def test_every_link_answers_in_both_languages(crawled):
     failures = crawled.failures()
-    unexpected = {visit: why for visit, why in failures.items() if DELIBERATE.get(visit) != crawled.statuses[visit]}
-    assert unexpected == {}, "links that fail:\n" + "\n".join(unexpected.values())
-    assert {visit: crawled.statuses.get(visit) for visit in DELIBERATE} == DELIBERATE, "a deliberate failure is gone: drop it"
+    assert failures == {}, "links that fail:\n" + "\n".join(failures.values())
     hosts = {re.sub(r":\d+$", "", url.split("/")[2]) for url in crawled.outside}
     assert hosts <= set(OUTSIDE_HOSTS), f"links to hosts nobody listed: {sorted(hosts - set(OUTSIDE_HOSTS))}"
     pages = {visit.url for visit in crawled.pages}

@@ -5,7 +5,7 @@ from ibiportal.resolver.health import (
     NEAR_TIMEOUT_SHARE,
     RECENT_ROUNDS,
     Condition,
-    Outcome,
+    ProbeOutcome,
     Round,
     archive_health,
     percentile,
@@ -62,7 +62,7 @@ def test_recent_rounds_are_bounded_newest_first_and_say_the_condition():
               for n in reversed(range(RECENT_ROUNDS + 5))]
     (row,) = archive_health(traces, [])
     assert len(row.rounds) == RECENT_ROUNDS and row.exchanges == RECENT_ROUNDS + 5
-    assert row.rounds[0] == Round(Outcome.ANSWERED, 4004.0 + RECENT_ROUNDS + 4, row.rounds[0].at, f"t{RECENT_ROUNDS + 4}")
+    assert row.rounds[0] == Round(ProbeOutcome.ANSWERED, 4004.0 + RECENT_ROUNDS + 4, row.rounds[0].at, f"t{RECENT_ROUNDS + 4}")
     timeout_ms = 5000.0
     assert row.p50_ms >= NEAR_TIMEOUT_SHARE * timeout_ms
     assert row.condition(timeout_ms) is Condition.NEAR_TIMEOUT  # a median of 4,004 ms against 5 s

@@ -29,10 +29,22 @@ def test_no_suggestion_without_a_later_edition(client):
         assert "suggestion" not in body, ibi
 
 
-def test_page_offers_the_last_edition_in_one_click(client):
-    html = client.get("/cite", query_string={"ibi": ITEM}).get_data(as_text=True)
-    assert f'href="/cite?ibi={LAST_EDITION}"' in html
-    assert f"Cite the last edition, {LAST_EDITION}" in html
+def test_the_page_cites_the_last_edition_and_says_so(client):
+    """A reader who follows Cite from an earlier edition (Convert offers it for any IBI) gets the
+    last edition's citation, told which edition it is; its downloads are that edition's."""
+    response = client.get("/cite", query_string={"ibi": ITEM})
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200
+    assert f"{ITEM} has no oai_dc metadata of its own, but its last edition, {LAST_EDITION}, has" in html
+    assert "Reference model for an open archival information system (OAIS)" in html
+    assert f'href="/cite.bib?ibi={LAST_EDITION}"' in html
+    assert client.get(f"/cite.bib?ibi={LAST_EDITION}").status_code == 200
+
+
+def test_the_page_without_a_later_edition_says_why_nothing_was_cited(client):
+    response = client.get("/cite", query_string={"ibi": "D7N2U8HW/3AAAAAA"})
+    assert response.status_code == 404
+    assert "No oai_dc metadata for D7N2U8HW/3AAAAAA" in response.get_data(as_text=True)
 
 
 def test_the_offer_cites_the_last_edition(client):

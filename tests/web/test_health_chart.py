@@ -1,15 +1,15 @@
 """The Archive health page's latency chart: bars against the resolver's limit, newest on the right."""
 from __future__ import annotations
 
-from ibiportal.resolver.health import NEAR_TIMEOUT_SHARE, RECENT_ROUNDS, Outcome, Round
+from ibiportal.resolver.health import NEAR_TIMEOUT_SHARE, RECENT_ROUNDS, ProbeOutcome, Round
 from ibiportal.web.health.chart import BASE_Y, LIMIT_Y, MIN_HEIGHT, WIDTH, latency_chart
 
 TIMEOUT_MS = 5000.0
 
 
 def test_each_bar_is_its_time_against_the_limit_and_the_newest_is_on_the_right():
-    rounds = [Round(Outcome.FAILED, 5000.0, "at3", "t3"), Round(Outcome.ANSWERED, 4004.0, "at2", "t2"),
-              Round(Outcome.EMPTY, 2500.0, "at1", "t1"), Round(Outcome.ANSWERED, 0.2, "at0", "t0")]  # newest first
+    rounds = [Round(ProbeOutcome.FAILED, 5000.0, "at3", "t3"), Round(ProbeOutcome.ANSWERED, 4004.0, "at2", "t2"),
+              Round(ProbeOutcome.EMPTY, 2500.0, "at1", "t1"), Round(ProbeOutcome.ANSWERED, 0.2, "at0", "t0")]  # newest first
     chart = latency_chart(rounds, TIMEOUT_MS)
     assert [bar.round.trace_id for bar in chart.bars] == ["t0", "t1", "t2", "t3"]
     assert [bar.kind for bar in chart.bars] == ["answered", "empty", "slow", "failed"]
@@ -24,6 +24,6 @@ def test_each_bar_is_its_time_against_the_limit_and_the_newest_is_on_the_right()
 
 
 def test_a_full_chart_fills_its_width():
-    rounds = [Round(Outcome.ANSWERED, 10.0 * n, f"at{n}", f"t{n}") for n in range(RECENT_ROUNDS)]
+    rounds = [Round(ProbeOutcome.ANSWERED, 10.0 * n, f"at{n}", f"t{n}") for n in range(RECENT_ROUNDS)]
     chart = latency_chart(rounds, TIMEOUT_MS)
     assert len(chart.bars) == RECENT_ROUNDS and chart.bars[0].x < WIDTH / RECENT_ROUNDS

@@ -52,12 +52,12 @@ DOWNLOADS = {
 def cite_page():
     """The form, and for ``?ibi=…`` the citations or what prevented them."""
     form = CiteForm(request.args)
-    result = problem = other = closest = None
+    result = problem = other = closest = earlier = None
     status = 200
     if "ibi" in request.args:
         try:
             wanted = other_style(form.style.data, form.locale.data or page_csl_locale())
-            result = cite(form.ibi.data)
+            result, earlier = cite_or_last_edition(form.ibi.data)
             other = csl_citation(result.record, *wanted) if wanted else None
         except UnknownStyle as exc:
             add_error(form.style, labelled(translate(exc.args[0]), form.style))
@@ -77,6 +77,8 @@ def cite_page():
             form=form,
             result=result,
             problem=problem,
+            earlier=earlier,
+            cited_ibi=earlier.suggestion.ibi if earlier else form.ibi.data,
             other=other,
             closest=closest,
             trace=trace_links(trace_id) if trace_id else None,
@@ -88,6 +90,23 @@ def cite_page():
         ),
         status,
     )
+
+
+def cite_or_last_edition(ibi: str | None) -> tuple[CiteResult, CiteProblem | None]:
+    """The citation of ``ibi`` or, when it has no metadata of its own but its last edition has
+    (file 003, §10.2's fall-forward), the last edition's, with the problem that says why. A reader
+    who follows Cite from an earlier edition (Convert offers Cite for any IBI) gets something to
+    cite, told which edition it is; the API and content negotiation keep the 404 and its
+    suggestion, for a program to decide."""
+    try:
+        return cite(ibi), None
+    except CiteProblem as problem:
+        if problem.suggestion is None:
+            raise
+        try:
+            return cite(problem.suggestion.ibi), problem
+        except CiteProblem:
+            raise problem from None
 
 
 @bp.get("/cite.<any(bib, ris, json):extension>")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ...resolver.health import NEAR_TIMEOUT_SHARE, RECENT_ROUNDS, Outcome, Round
+from ...resolver.health import NEAR_TIMEOUT_SHARE, RECENT_ROUNDS, ProbeOutcome, Round
 
 WIDTH = 240
 HEIGHT = 56
@@ -53,7 +53,7 @@ def latency_chart(rounds: Sequence[Round], timeout_ms: float) -> LatencyChart:
     bars = []
     for index, exchange in enumerate(reversed(rounds[:RECENT_ROUNDS])):
         x = WIDTH - (len(rounds[:RECENT_ROUNDS]) - index) * slot + slot * 0.15
-        if exchange.outcome is Outcome.FAILED or exchange.elapsed_ms is None:
+        if exchange.outcome is ProbeOutcome.FAILED or exchange.elapsed_ms is None:
             top = 0.0
         else:
             top = max(0.0, min(BASE_Y - MIN_HEIGHT, BASE_Y - exchange.elapsed_ms / timeout_ms * scale))
@@ -63,7 +63,7 @@ def latency_chart(rounds: Sequence[Round], timeout_ms: float) -> LatencyChart:
 
 
 def _kind(exchange: Round, timeout_ms: float) -> str:
-    if exchange.outcome is Outcome.FAILED:
+    if exchange.outcome is ProbeOutcome.FAILED:
         return "failed"
     if exchange.elapsed_ms is not None and exchange.elapsed_ms >= NEAR_TIMEOUT_SHARE * timeout_ms:
         return "slow"

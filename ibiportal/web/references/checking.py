@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 
 from flask import request
 
-from ...application.references import Answer, CheckedEntry, EntryResolution, Outcome, ReferenceCheck
+from ...application.references import Answer, CheckedEntry, EntryResolution, CheckOutcome, ReferenceCheck
 from ...application.resolving import Asked, Batch, Caller, Resolving, Site
 from ...ibi.extract import Extraction, Found
 from ...resolver.cache import CachedRedirect
@@ -60,10 +60,10 @@ def checked_entries(extraction: Extraction) -> Iterator[CheckedEntry]:
     return reference_check().run(extraction.found, reference_budget())
 
 
-def summary(outcomes: Iterable[Outcome]) -> dict[str, int]:
+def summary(outcomes: Iterable[CheckOutcome]) -> dict[str, int]:
     """How many entries came to each outcome (every outcome named, zeros included)."""
     counts = Counter(outcomes)
-    return {outcome.value: counts[outcome] for outcome in Outcome}
+    return {outcome.value: counts[outcome] for outcome in CheckOutcome}
 
 
 def resolved_document(extraction: Extraction) -> dict:

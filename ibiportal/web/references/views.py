@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from flask import Blueprint, Response, current_app, render_template, request
 
-from ...application.references import NOT_CHECKED_STATUS, Outcome, ReferenceCheck
+from ...application.references import NOT_CHECKED_STATUS, CheckOutcome, ReferenceCheck
 from ...documents import TooLarge, check_text_size, text_of
 from ...errors import ParseError
 from ...ibi.batch import MAX_BYTES, MAX_ROWS, neutralise
@@ -188,7 +188,7 @@ def download(extension: str):
         document = result.to_dict()
         for row, resolution in zip(document["found"], resolutions):
             row["resolution"] = resolution
-        document["summary"] = summary(Outcome(resolution["outcome"]) for resolution in resolutions if resolution)
+        document["summary"] = summary(CheckOutcome(resolution["outcome"]) for resolution in resolutions if resolution)
         body, mimetype = json.dumps(document, ensure_ascii=False, indent=2) + "\n", "application/json"
     else:
         body, mimetype = to_csv(result, resolutions), "text/csv"
@@ -213,7 +213,7 @@ def posted_resolutions(posted: str | None, result: Extraction) -> list[dict | No
     for entry, value in zip(entries, values):
         if entry.broken:
             resolutions.append(resolution_dict(ReferenceCheck.invalid(entry)))
-        elif isinstance(value, dict) and value.get("outcome") in set(Outcome):
+        elif isinstance(value, dict) and value.get("outcome") in set(CheckOutcome):
             resolutions.append({name: value.get(name) if isinstance(value.get(name), kind) else None
                                 for name, kind in RESOLUTION_FIELDS.items()})
         else:

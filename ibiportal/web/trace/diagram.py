@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 
 from ..i18n import gettext, ngettext
-from .sequence import BROWSER, RESOLVER, USER, Message, SequenceDiagram, Tone
+from .sequence import BROWSER, RESOLVER, USER, Arrow, SequenceDiagram, Tone
 
 ROW = 44  # px: the height of a row, also in static/css/trace.css (.seq-row)
 HEAD = 112  # px: the header with the lifeline names
@@ -100,7 +100,7 @@ def diagram_of(sequence: SequenceDiagram) -> Diagram:
     return diagram
 
 
-def _who(message: Message, titles: dict[str, str]) -> str:
+def _who(message: Arrow, titles: dict[str, str]) -> str:
     if message.is_note:
         return gettext("Resolver: analysis")
 
@@ -112,7 +112,7 @@ def _who(message: Message, titles: dict[str, str]) -> str:
     return f"{side(message.senders)} → {side(message.receivers)}"
 
 
-def _what(message: Message) -> str:
+def _what(message: Arrow) -> str:
     if message.is_note:
         return message.summary
     name = message.name
@@ -123,7 +123,7 @@ def _what(message: Message) -> str:
     return f"{name} · {message.summary}" if message.summary else name
 
 
-def _href(message: Message) -> str | None:
+def _href(message: Arrow) -> str | None:
     if message.number == 7 or message.number == 2:
         return "#summary"
     if message.tone is Tone.EXPECTED:
@@ -165,7 +165,7 @@ def _head(x: int, direction: int, tone: str) -> Shape:
     return Shape("polygon", {"class": f"head {tone}", "points": f"{x},{MID} {back},{MID - 5} {back},{MID + 5}"})
 
 
-def _message_shapes(message: Message, xs: dict[str, int]) -> tuple[Shape, ...]:
+def _message_shapes(message: Arrow, xs: dict[str, int]) -> tuple[Shape, ...]:
     tone = message.tone.value
     senders = [xs[key] for key in message.senders if key in xs]
     receivers = [xs[key] for key in message.receivers if key in xs]

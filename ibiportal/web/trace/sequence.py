@@ -96,8 +96,8 @@ class Lifeline:
 
 
 @dataclass(frozen=True)
-class Message:
-    """One row of the diagram.
+class Arrow:
+    """One row of the diagram: an arrow of Figure 8.1 (a protocol message, or an event between them).
 
     ``number`` is Figure 8.1's message number, ``None`` for an event that is no message (a
     timeout, an Archive not waited for, the resolver's analysis). ``senders`` and
@@ -141,7 +141,7 @@ class Hop:
 @dataclass(frozen=True)
 class SequenceDiagram:
     lifelines: tuple[Lifeline, ...]
-    messages: tuple[Message, ...]
+    messages: tuple[Arrow, ...]
     hops: tuple[Hop, ...]
 
     def numbers(self) -> list[int]:
@@ -180,7 +180,7 @@ class _Builder:
     def __init__(self, resolution: Resolution) -> None:
         self.resolution = resolution
         self.steps = resolution.trace.steps
-        self.messages: list[Message] = []
+        self.messages: list[Arrow] = []
         self.hops: list[Hop] = []
         self.archives: dict[str, str | None] = {}
         self.hop_open = False
@@ -193,12 +193,12 @@ class _Builder:
         if resolution.archive is not None:
             self.archives.setdefault(resolution.archive, None)
 
-    def add(self, message: Message) -> None:
+    def add(self, message: Arrow) -> None:
         self.messages.append(message)
 
     def build(self) -> SequenceDiagram:
         found = self.resolution.found
-        self.add(Message(1, _name(1), (USER,), (BROWSER,), Tone.EXPECTED,
+        self.add(Arrow(1, _name(1), (USER,), (BROWSER,), Tone.EXPECTED,
                          gettext("the user opens the persistent URL (typed, or a link clicked)")))
         done_hops: set[int] = set()
         for index, step in enumerate(self.steps):
@@ -214,25 +214,25 @@ class _Builder:
             elif step.kind is StepKind.ACKNOWLEDGMENT:
                 self.close_hop()
                 sent = step.status is not Status.NOT_SENT
-                self.add(Message(5, _name(5), (RESOLVER,), (step.receiver,), Tone.CHOSEN if sent else Tone.FAILED,
+                self.add(Arrow(5, _name(5), (RESOLVER,), (step.receiver,), Tone.CHOSEN if sent else Tone.FAILED,
                                  gettext("acknowledgment (Table 8.11) to the Archive that gave the URL") if sent
                                  else _join(gettext("not sent"), translate(step.error) or ""), step.hop, (index,)))
             elif step.kind is StepKind.NOTICE:
                 tone = {AcknowledgmentOutcome.NOTICE: Tone.CHOSEN, AcknowledgmentOutcome.PENDING: Tone.SENT}.get(
                     step.acknowledgment, Tone.FAILED)
-                self.add(Message(6, _name(6), (step.sender,), (RESOLVER,), tone,
+                self.add(Arrow(6, _name(6), (step.sender,), (RESOLVER,), tone,
                                  _join(notice_sentence(step), milliseconds(step.elapsed_ms)), step.hop, (index,)))
             elif step.kind is StepKind.OUTCOME:
                 self.outcome(index, step)
         if found:
             holder = self.resolution.archive or "Archive"
             host = urlsplit(self.resolution.url or "").netloc
-            self.add(Message(8, _name(8), (BROWSER,), (holder,), Tone.EXPECTED,
+            self.add(Arrow(8, _name(8), (BROWSER,), (holder,), Tone.EXPECTED,
                              gettext("the browser follows the redirect to %(host)s", host=host)))
-            self.add(Message(9, _name(9), (holder,), (BROWSER,), Tone.EXPECTED, gettext("the item comes back")))
-            self.add(Message(10, _name(10), (BROWSER,), (USER,), Tone.EXPECTED, gettext("the browser shows the item")))
+            self.add(Arrow(9, _name(9), (holder,), (BROWSER,), Tone.EXPECTED, gettext("the item comes back")))
+            self.add(Arrow(10, _name(10), (BROWSER,), (USER,), Tone.EXPECTED, gettext("the browser shows the item")))
         else:
-            self.add(Message(10, _name(10), (BROWSER,), (USER,), Tone.EXPECTED, gettext("the browser shows the alert")))
+            self.add(Arrow(10, _name(10), (BROWSER,), (USER,), Tone.EXPECTED, gettext("the browser shows the alert")))
         lifelines = [Lifeline(USER, gettext("User")), Lifeline(BROWSER, gettext("Browser")),
                      Lifeline(RESOLVER, gettext("Resolver"))]
         # Archives in name order: the same columns in every trace, whatever the arrival order.
@@ -246,7 +246,7 @@ class _Builder:
             tone = Tone.FAILED
         else:
             summary, tone = step.request_url or "", Tone.SENT
-        self.add(Message(2, _name(2), (BROWSER,), (RESOLVER,), tone, summary, 0, (index,)))
+        self.add(Arrow(2, _name(2), (BROWSER,), (RESOLVER,), tone, summary, 0, (index,)))
 
     # -- the loop fragment: 3, 4 and the analysis, per hop -------------------------------
 
@@ -263,7 +263,7 @@ class _Builder:
             about = (gettext("about %(ibi)s (%(verbs)s)", ibi=ibi, verbs=verbs) if verbs
                      else gettext("about %(ibi)s", ibi=ibi)) if ibi else ""
             asked = ngettext("urlRequest to %(num)s Archive", "urlRequest to %(num)s Archives", len(sent))
-            self.add(Message(3, _name(3), (RESOLVER,), tuple(step.receiver for step in sent), Tone.SENT,
+            self.add(Arrow(3, _name(3), (RESOLVER,), tuple(step.receiver for step in sent), Tone.SENT,
                              _join(asked, about), hop,
                              tuple(i for i in indexes if self.steps[i].status is not Status.NOT_SENT)))
 
@@ -281,17 +281,17 @@ class _Builder:
             pairs = len(step.pairs or ())
             summary = _join(ngettext("%(num)s pair", "%(num)s pairs", pairs), milliseconds(step.elapsed_ms),
                             _rank(step.arrival))
-            self.add(Message(4, _name(4), (step.receiver,), (RESOLVER,), Tone.ANSWER, summary, step.hop, (index,)))
+            self.add(Arrow(4, _name(4), (step.receiver,), (RESOLVER,), Tone.ANSWER, summary, step.hop, (index,)))
         elif status in _FAILED_ANSWER:
             what = str(_FAILED_ANSWER[status]) % {"status": step.http_status or ""}
             summary = _join(what.strip(), milliseconds(step.elapsed_ms), _rank(step.arrival))
-            self.add(Message(4, _name(4), (step.receiver,), (RESOLVER,), Tone.FAILED, summary, step.hop, (index,)))
+            self.add(Arrow(4, _name(4), (step.receiver,), (RESOLVER,), Tone.FAILED, summary, step.hop, (index,)))
         elif status is Status.NOT_SENT:
-            self.add(Message(3, _name(3), (RESOLVER,), (step.receiver,), Tone.FAILED,
+            self.add(Arrow(3, _name(3), (RESOLVER,), (step.receiver,), Tone.FAILED,
                              _join(gettext("not sent"), translate(step.error) or ""), step.hop, (index,)))
         else:
             what = str(_NO_ANSWER.get(status, "")) or gettext("no answer")
-            self.add(Message(None, gettext("No answer"), (step.receiver,), (RESOLVER,), Tone.FAILED,
+            self.add(Arrow(None, gettext("No answer"), (step.receiver,), (RESOLVER,), Tone.FAILED,
                              _join(what, milliseconds(step.elapsed_ms), translate(step.error) or ""), step.hop, (index,)))
 
     def gather(self, index: int, step: TraceStep) -> None:
@@ -306,14 +306,14 @@ class _Builder:
         else:
             position = len(self.messages)
             self.gathered[status] = position
-            self.add(Message(None, "", (), (), Tone.EMPTY, ""))
+            self.add(Arrow(None, "", (), (), Tone.EMPTY, ""))
             senders, steps = (step.receiver,), (index,)
         if status is Status.EMPTY:
-            message = Message(4, _name(4), senders, (RESOLVER,), Tone.EMPTY,
+            message = Arrow(4, _name(4), senders, (RESOLVER,), Tone.EMPTY,
                               ngettext("empty from %(num)s Archive: not held there",
                                        "empty from %(num)s Archives: not held there", len(senders)), step.hop, steps)
         else:
-            message = Message(None, gettext("Not waited for"), senders, (RESOLVER,), Tone.SKIPPED,
+            message = Arrow(None, gettext("Not waited for"), senders, (RESOLVER,), Tone.SKIPPED,
                               ngettext("%(num)s Archive not waited for: a usable answer had arrived",
                                        "%(num)s Archives not waited for: a usable answer had arrived", len(senders)),
                               step.hop, steps)
@@ -327,18 +327,18 @@ class _Builder:
                           if s.kind is StepKind.URL_REQUEST and s.hop == step.hop and s.receiver == step.chosen)
             self.hops[-1] = replace(hop, chosen=chosen)
             self.messages = [replace(m, tone=Tone.CHOSEN) if m.steps == (chosen,) else m for m in self.messages]
-        self.add(Message(None, gettext("Analysis"), (RESOLVER,), (RESOLVER,), tone, selection_sentence(step), step.hop, (index,)))
+        self.add(Arrow(None, gettext("Analysis"), (RESOLVER,), (RESOLVER,), tone, selection_sentence(step), step.hop, (index,)))
 
     def outcome(self, index: int, step: TraceStep) -> None:
         self.close_hop()
         resolution = self.resolution
         if resolution.found:
-            self.add(Message(7, _name(7), (RESOLVER,), (BROWSER,), Tone.CHOSEN,
+            self.add(Arrow(7, _name(7), (RESOLVER,), (BROWSER,), Tone.CHOSEN,
                              gettext("redirect to %(url)s", url=resolution.url), step.hop, (index,)))
         else:
             alert = resolution.alert
             assert alert is not None
-            self.add(Message(7, _name(7), (RESOLVER,), (BROWSER,), Tone.ALERT,
+            self.add(Arrow(7, _name(7), (RESOLVER,), (BROWSER,), Tone.ALERT,
                              gettext("alert (%(reason)s): %(message)s", reason=HEADLINES[alert.reason],
                                      message=translate(alert.message)), step.hop, (index,)))
 
