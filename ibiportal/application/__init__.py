@@ -168,7 +168,7 @@ class Application:
         self.instance_path = settings.instance
         self.open_storage = open_storage
         self.storage = StorageScope(lambda: open_storage(announce=self.announce))
-        self.transports_made = transports
+        self._transports = transports
         self.clock = clock
         self.timer = timer
         self.subsystem = Subsystem.from_config(config)  # the portal's own, validated at start-up
@@ -235,7 +235,7 @@ class Application:
 
     def target_checker(self) -> TargetChecker:
         """A checker of target URLs, over the target check's own transport, paced per host."""
-        return TargetChecker(self.transports_made.target_check(), HostPacer())
+        return TargetChecker(self._transports.target_check(), HostPacer())
 
     def prefix_pairs(self) -> PrefixPairs:
         """The prefix pairs administrators add, confirm or reject (Convert's table, ``flask ibi prefix-pair``)."""
@@ -314,13 +314,13 @@ class Application:
         """The ``requests`` transport for one-off exchanges with live Archives (the §7.2
         confirmation request, Cite's record fetch), with the address policy of
         IBIPORTAL_ALLOW_PRIVATE_ARCHIVES."""
-        return self._part("http_transport", self.transports_made.http)
+        return self._part("http_transport", self._transports.http)
 
     @property
     def fan_out_transport(self) -> Transport:
         """The resolver's transport to registered Archives: every message of a round on the wire
         at once (ibiportal.resolver.curl_transport), with the same address policy."""
-        return self._part("fan_out_transport", self.transports_made.fan_out)
+        return self._part("fan_out_transport", self._transports.fan_out)
 
     @property
     def executor(self) -> ThreadPoolExecutor:
