@@ -57,6 +57,7 @@ def import_items(database: str, count: int, first: int = 0, chunk: int = 10_000)
     """Import ``count`` items into ``database`` (a SQLite path or a database URL) through the
     importer; the seconds it took per item."""
     from ibiportal import create_app
+    from ibiportal.archive.history import Actor
     from ibiportal.storage.migrations import upgrade
     from ibiportal.web.context import application
 
@@ -69,7 +70,7 @@ def import_items(database: str, count: int, first: int = 0, chunk: int = 10_000)
         importer = application().importing()
         for start in range(first, first + count, chunk):
             size = min(chunk, first + count - start)
-            outcomes = list(importer.run(read_csv(csv_text(size, start)), "benchmark.csv"))
+            outcomes = list(importer.run(read_csv(csv_text(size, start)), Actor("import", "benchmark.csv")))
             refused = [outcome for outcome in outcomes if outcome.outcome != "created"]
             if refused:
                 raise RuntimeError(f"the import refused {len(refused)} records, the first: {refused[0]}")

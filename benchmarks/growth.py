@@ -92,6 +92,7 @@ class Portal:
         return (time.process_time() - started) / count
 
     def import_more(self, count: int) -> float:
+        from ibiportal.archive.history import Actor
         from ibiportal.archive.import_formats import read_csv
 
         text = csv_text(count, 10_000_000 + self.imported)  # dates past both collections' items
@@ -99,7 +100,7 @@ class Portal:
         with self.app.app_context():
             importer = self.get_importer()
             started = time.process_time()
-            outcomes = list(importer.run(read_csv(text), "growth.csv"))
+            outcomes = list(importer.run(read_csv(text), Actor("import", "growth.csv")))
             spent = time.process_time() - started
         assert all(outcome.outcome == "created" for outcome in outcomes), outcomes[0]
         return spent / count

@@ -39,7 +39,7 @@ from ibiportal.archive.demo import load_demo_archives  # noqa: E402
 from ibiportal.archive.http_server import ArchiveHTTPServer, with_address  # noqa: E402
 from ibiportal.config import DEFAULTS  # noqa: E402
 from ibiportal.resolver.curl_transport import CurlTransport  # noqa: E402
-from ibiportal.resolver.engine import ClientInfo, Resolver  # noqa: E402
+from ibiportal.resolver.engine import Asked, ClientInfo, Resolver  # noqa: E402
 from ibiportal.resolver.transport import ArchiveEndpoint, Timeouts, Transport  # noqa: E402
 from ibiportal.resolver.http_transport import HttpTransport  # noqa: E402
 from ibiportal.application import resolver_threads  # noqa: E402
@@ -127,12 +127,12 @@ class Archives:
 def parallel_seconds(resolver: Resolver) -> tuple[float, float]:
     """Median time of a resolution that must wait for every Archive, and the resolver process's
     CPU time per resolution (every thread: the request's, the executor's, the transport's)."""
-    resolver.resolve(UNKNOWN, CLIENT)  # connections made, pools warm
+    resolver.resolve(Asked.parse(UNKNOWN), CLIENT)  # connections made, pools warm
     times = []
     cpu = time.process_time()
     for _ in range(ROUNDS):
         start = time.perf_counter()
-        resolution = resolver.resolve(UNKNOWN, CLIENT)
+        resolution = resolver.resolve(Asked.parse(UNKNOWN), CLIENT)
         times.append(time.perf_counter() - start)
         assert resolution.alert is not None and resolution.alert.reason.value == "not-found", resolution.alert
     return statistics.median(times), (time.process_time() - cpu) / ROUNDS

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from flask import Flask
 
 from . import config
+from .private_files import make_private
 from .secret_key import instance_secret_key
 
 if TYPE_CHECKING:
@@ -48,7 +49,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.config.from_mapping(config.DEFAULTS)
     app.config["DATABASE"] = os.path.join(app.instance_path, "ibiportal.sqlite")
     app.config.from_mapping(settings.flask_changes() if settings is not None else test_config)
-    os.makedirs(app.instance_path, mode=0o700, exist_ok=True)  # its user's alone (an existing one is left as is)
+    os.makedirs(app.instance_path, mode=0o700, exist_ok=True)
+    make_private(app.instance_path, kept=0o770)  # not others', also when an earlier version left it 0755
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = instance_secret_key(app.instance_path)
 

@@ -1,7 +1,8 @@
 """The key that signs session cookies and CSRF tokens, when IBIPORTAL_SECRET_KEY is not set.
 
 A fixed default key would let anyone forge an administrator's session, so the portal makes a
-random one on first start and keeps it in the instance folder (mode 0600). Every gunicorn worker
+random one on first start and keeps it in the instance folder (mode 0600, also made so when found
+open to others). Every gunicorn worker
 reads the same file: the first to start creates it atomically (O_EXCL), the others read it.
 """
 from __future__ import annotations
@@ -11,12 +12,15 @@ import secrets
 import time
 from pathlib import Path
 
+from .private_files import make_private
+
 
 def instance_secret_key(instance_path: str) -> str:
     path = Path(instance_path) / "secret_key"
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
+        make_private(str(path))  # an earlier version, or an operator's copy, may have left it 0644
         return _read_when_written(path)
     key = secrets.token_hex(32)
     with os.fdopen(fd, "w") as file:

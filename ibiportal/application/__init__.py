@@ -76,6 +76,7 @@ from .units import StorageScope, UnitExecutor
 from .usage import Usage
 from .importing import Importer
 from .references import CONCURRENCY
+from .resolving import Resolving
 
 #: Threads asking the Archives of this process (the own and the demo ones; live Archives are
 #: asked from the libcurl transport's one thread), per request thread of the worker
@@ -161,7 +162,6 @@ class Application:
                  transports: Transports, clock: Callable[[], datetime] = utc_now,
                  timer: Callable[[], float] = time.thread_time) -> None:
         from .citing import Citing
-        from .resolving import Resolving
 
         self.settings = settings
         self.config = config
@@ -174,7 +174,6 @@ class Application:
         self.subsystem = Subsystem.from_config(config)  # the portal's own, validated at start-up
         self._lock = threading.RLock()  # re-entrant: making one part may make those it uses
         self._parts: dict[str, Any] = {}
-        self.resolving = Resolving(self)
         self.citing = Citing(self)
         self.traces = Traces(self.storage)
         self.tokens = Tokens(self.storage)
@@ -276,6 +275,21 @@ class Application:
                 if name not in parts:
                     parts[name] = make(*args)
         return parts[name]
+
+    @property
+    def resolving(self) -> Resolving:
+        """The resolve use case, given the parts it uses (made with them on first use: module
+        docstring, fork safety)."""
+        return self._part("resolving", self._new_resolving)
+
+    def _new_resolving(self) -> Resolving:
+        return Resolving(
+            config=self.config, storage=self.storage, clock=self.clock, holdings=self.holdings,
+            transports=self.transports, acknowledger=self.acknowledger, prefix_pairs=self.known_prefix_pairs,
+            changes=self.resolution_changes, executor=self.executor, notices=self.pending_notices,
+            notice_recorder=self.notice_recorder, cache=self.resolution_cache, single_flight=self.single_flight,
+            redis_flight=self.redis_flight, usage=self.usage,
+        )
 
     def known_prefix_pairs(self, given: Iterable[Sequence[str]] = ()) -> list[tuple[str, ...]]:
         """The facts first: the standard's pairs, the portal's own subsystems (the configured one

@@ -23,6 +23,7 @@ from ..archive.store import ibi_key
 from ..errors import IbiError, Invalid, NotFound, Refused
 from ..i18n import N_, number
 from .items import ItemDeleted, ItemNotFound, ItemReleased
+from ..media_types import DEFAULT_CONTENT_TYPE, TOKEN, bare_media_type
 from ..minted import MintedItem
 from ..storage.files import StoredFile
 from ..storage.files import FileChanged  # noqa: F401 - a download cut short by a replaced file, for the web layer
@@ -31,12 +32,8 @@ from ..archive.history import Actor
 #: Bytes read from the request at once while spooling.
 READ_BYTES = 64 * 1024
 
-#: What a file is served as when its upload named no type and its name suggests none.
-DEFAULT_CONTENT_TYPE = "application/octet-stream"
-
 #: A media type as RFC 9110 §8.3.1 writes it: ``type/subtype`` and optional parameters.
-_TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
-_MEDIA_TYPE = re.compile(rf"{_TOKEN}/{_TOKEN}(\s*;\s*{_TOKEN}=(?:{_TOKEN}|\"[^\"\r\n]*\"))*")
+_MEDIA_TYPE = re.compile(rf"{TOKEN}/{TOKEN}(\s*;\s*{TOKEN}=(?:{TOKEN}|\"[^\"\r\n]*\"))*")
 MAX_CONTENT_TYPE_LENGTH = 255
 
 
@@ -231,18 +228,6 @@ class ItemFiles:
             raise UploadRefused(N_("the Content-Type %(type)s is not a media type such as application/pdf",
                                    type=repr(given[:80])))
         return bare_media_type(given)
-
-
-def bare_media_type(content_type: str) -> str:
-    """The ``type/subtype`` of a Content-Type, lower-cased, its parameters dropped: the one value a
-    file is kept as, served as, and judged by (inline or sandboxed, ``web.files``).
-
-    Why nothing else survives: browsers read parameters differently. Chromium splits a
-    Content-Type on commas, honours backslash escapes inside quotes and lets the last type win, so
-    ``application/pdf; a="\\"; b=",text/html;c="`` is HTML to it while everything before the first
-    ``;`` says PDF. A value with no parameters leaves no two readings.
-    """
-    return content_type.split(";", 1)[0].strip().lower()
 
 
 def _pieces(body: BinaryIO) -> Iterator[bytes]:

@@ -11,7 +11,7 @@ A thesis's bibliography holds hundreds of references and dozens of IBIs, many of
 * resolves them concurrently, at most ``concurrency`` at a time (each resolution is itself the
   resolver's fan-out to every Archive, Figure 8.1), through the same resolution as
   ``GET /<persistent URL>``, single flight included: a URL a reader just followed is answered
-  from the cache (the check's own outcomes are not kept there: ``Resolving.resolve``);
+  from the cache (the check's own outcomes are not kept there: ``Resolving.answer``);
 * yields each entry's :class:`EntryResolution` as soon as its request is resolved (not in text
   order), so the caller can stream them: what is held at any time is the entries' indices and
   the resolutions under way, never the list's resolutions;
@@ -34,7 +34,8 @@ from queue import SimpleQueue
 from ..i18n import N_
 from ..ibi.extract import Found
 from ..log_limits import LimitedLog
-from ..resolver.trace import Alert, AlertReason
+from ..resolver.trace import AlertReason
+from .resolving import Answer
 
 logger = logging.getLogger(__name__)
 #: A failure per entry of a list (up to 5,000): one traceback a minute per kind of failure.
@@ -70,19 +71,6 @@ OUTCOME_OF_ALERT = {
     AlertReason.NO_ORIGINAL: CheckOutcome.NOT_FOUND,
     AlertReason.BAD_REQUEST: CheckOutcome.INVALID,
 }
-
-
-@dataclass(frozen=True)
-class Answer:
-    """What the resolver answered one request, as ``GET /<persistent URL>`` answers it: the URL
-    it redirects to or the alert, the permalink of the trace (``None`` when the check kept none
-    of it), and the cache state (``hit``, ``stale``, ``miss``, ``joined`` or ``off``, as its
-    ``X-IBI-Cache`` header says)."""
-
-    location: str | None
-    alert: Alert | None
-    trace_url: str | None
-    cache: str
 
 
 @dataclass(frozen=True)
@@ -187,8 +175,8 @@ class ReferenceCheck:
     def of_answer(self, answer: Answer) -> EntryResolution:
         """The resolver's answer as an entry's resolution."""
         if answer.alert is None:
-            return EntryResolution(CheckOutcome.FOUND, self.found_status, answer.location,
-                                   N_("redirects to %(url)s", url=answer.location), answer.trace_url, answer.cache)
+            return EntryResolution(CheckOutcome.FOUND, self.found_status, answer.url,
+                                   N_("redirects to %(url)s", url=answer.url), answer.trace_url, answer.cache)
         alert = answer.alert
         return EntryResolution(OUTCOME_OF_ALERT.get(alert.reason, CheckOutcome.ERROR), self.alert_status[alert.reason],
                                None, alert.message, answer.trace_url, answer.cache)

@@ -1,9 +1,11 @@
 """Resolving a persistent URL for a request: which Archives, how to reach them, where the trace goes.
 
-Used by ``GET /<persistent URL>`` (through the cache of outcomes and single flight), by
-``POST /api/v1/trace``, the Trace page and Cite (never from a cache: a trace must show the
-messages of that very resolution). The engine itself (``ibiportal.resolver.engine``) knows
-nothing of storage or of other requests; this module adds them.
+``GET /<persistent URL>`` and the reference check call :meth:`Resolving.answer`, one call from
+the request as received to the answer to render: the cache of outcomes, the URL read (or refused,
+saying why), single flight, the resolution and the cache state. ``POST /api/v1/trace``, the Trace
+page and Cite call :meth:`Resolving.trace` (never from a cache: a trace must show the messages of
+that very resolution). The engine itself (``ibiportal.resolver.engine``) knows nothing of storage
+or of other requests; this module adds them.
 """
 from __future__ import annotations
 
@@ -13,37 +15,44 @@ import logging
 import secrets
 import threading
 import time
-from collections.abc import Mapping
-from concurrent.futures import Future
+from collections.abc import Callable, Mapping
+from concurrent.futures import Executor, Future
 from dataclasses import asdict, dataclass, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 from .. import metrics
 from ..errors import ParseError
 from ..i18n import N_
 from ..log_limits import LimitedLog
+from ..ibi.identifier import split_ibi
 from ..ibi.prefixes import KNOWN_PREFIX_PAIRS, ibip_prefixes_for
-from ..ibi.url import ORIGINAL, PersistentUrl
+from ..ibi.recognise import direct_link_path, recognise, without_pasted_resolver, without_resolver_segment
+from ..ibi.url import PersistentUrl, parse_persistent_url
 from ..registry import ArchiveEvent, RegisteredArchive
+from ..resolver.acknowledging import PendingNotices
 from ..resolver.addresses import client_ip_list
-from ..resolver.cache import CachedOutcome, CachedRedirect, CacheKey, cached_outcome, depends_on
-from .usage_counting import UsageKey
+from ..resolver.cache import (
+    Acknowledger, CachedOutcome, CachedRedirect, CacheKey, Changes, ResolutionCache, cached_outcome, depends_on,
+)
 from ..resolver.diagnosis import NotFoundDiagnosis, asked_ibi, diagnose
-from ..resolver.engine import ClientInfo, Resolver, ResolverSettings, joined
+from ..resolver.engine import Asked, ClientInfo, Resolver, ResolverSettings, joined
 from ..resolver.reading import proven_prefix_pairs
-from ..resolver.trace import AcknowledgmentOutcome, Resolution, Status, Trace, TraceStep
-from ..resolver.transport import ArchiveEndpoint, Route
+from ..resolver.single_flight import SingleFlight
+from ..resolver.trace import Alert, AcknowledgmentOutcome, Resolution, Status, Trace, TraceStep
+from ..resolver.transport import ArchiveEndpoint, Route, Transport
 from ..resolver.local_transport import local_endpoint
 from ..storage.database import Storage, iso
 from ..storage.identifiers import IdentifierStore
-from ..storage.redis_flight import Published
+from ..storage.redis_flight import Published, RedisFlight
 from ..storage.registry import ArchiveStore
 from ..storage.traces import TraceRuns, TraceStore, stored_trace
+from .usage_counting import UsageCounter, UsageKey
 
 if TYPE_CHECKING:
-    from . import Application
+    from . import Holdings
 
 log = logging.getLogger(__name__)
 #: Notices not recorded (the database down, each resolution meets it): one traceback a minute.
@@ -127,22 +136,6 @@ class Site:
 
 
 @dataclass(frozen=True)
-class Asked:
-    """One persistent URL to resolve: ``text`` as given (what the trace shows) and ``parsed``,
-    the same URL read once by the caller."""
-
-    text: str
-    parsed: PersistentUrl
-
-    def requiring_original(self) -> Asked:
-        """This URL with ``ibiurl.requireditemstatus=Original`` (Table 8.3), unless it has it."""
-        if self.parsed.required_item_status is not None:
-            return self
-        text = self.text + ("&" if "?" in self.text else "?") + "ibiurl.requireditemstatus=Original"
-        return Asked(text, replace(self.parsed, required_item_status=ORIGINAL))
-
-
-@dataclass(frozen=True)
 class StoredResolution:
     """A resolution, the id of its stored trace (the permalink; ``None`` when a reference check
     kept no trace of it: :class:`TraceBudget`), and why it found nothing (``diagnosis``); ``joined`` when it shares the outcome of an identical request's resolution
@@ -219,16 +212,131 @@ class TraceRequest:
         return hashlib.sha256(json.dumps(identity).encode("utf-8")).hexdigest()
 
 
+@dataclass(frozen=True)
+class Received:
+    """A persistent URL as ``GET /<persistent URL>`` received it, read only as far as a cache
+    lookup needs: a hit is answered before any parse (a few dozen microseconds in all).
+
+    ``url`` is message (2): the request's address, then its path and query as sent (undecoded),
+    less a whole persistent URL's resolver pasted after the portal's address and a leading
+    ``/ibi`` or ``/rep`` segment (``/ibi/<…>``, as urlib.net's links are printed, is ``/<…>``:
+    its redirect, alert, trace and cache are those of ``/<…>``; so are ``/ibi:<…>`` and URLib's
+    ``/upn:<ResolverID>:<…>``, STANDARD.md §8). A URLib Archive's direct link
+    (``/col/<rep>/doc/<file>``, ``/attachment.cgi/…``, ``/archive.cgi/<rep>``) is the persistent
+    URL of its item, resolved to wherever the item lives now (STANDARD.md §6): ``rescued`` is then
+    the link's path. ``path`` is the request's path as sent, read again only to say why it is no
+    persistent URL (:func:`refusal`). ``parsed`` is ``url`` read already by whoever received it
+    (a reference list's entry, read from its text), else :meth:`Resolving.answer` reads it after a
+    cache miss."""
+
+    url: str
+    path: str = ""
+    rescued: str | None = None
+    parsed: PersistentUrl | None = None
+
+    @classmethod
+    def request(cls, path: str, address: str) -> Received:
+        """What a GET of ``path`` (the request URI as sent, path and query) at ``address`` (the
+        request's ``scheme://host``) asks."""
+        unpasted = without_pasted_resolver(path)
+        bare = without_resolver_segment(unpasted)
+        direct = direct_link_path(bare)
+        return cls(f"{address}{direct or bare}", path, None if direct is None else unpasted.split("?", 1)[0])
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a ``GET /<…>`` is no persistent URL, so that nothing is resolved: the sentence, the
+    HTTP status (404 for a path that names no item: a page that is not there, a URLib link to no
+    item this portal can read; 400 for a persistent URL that does not read), the character of the
+    request at fault and the field it is in, as every error of the portal says them."""
+
+    message: str
+    status: int
+    position: int | None = None
+    field: str | None = None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What ``GET /<persistent URL>`` answers, as facts to render: the redirect's ``url`` (7), or
+    the ``alert`` (7) with the ``resolution`` that ended with it (the alert page reads its trace's
+    facts: the Archives asked, a deleted item's record) and why it found nothing
+    (``diagnosis``); the trace's permalink (``None`` when a reference check kept none of it:
+    :class:`TraceBudget`); the cache state, as ``X-IBI-Cache`` says it (``hit``, ``stale``,
+    ``miss``, ``joined`` or ``off``); ``rescued``, the direct Archive link the request was
+    (:class:`Received`). A request that is no persistent URL has only its ``refusal``."""
+
+    url: str | None = None
+    alert: Alert | None = None
+    resolution: Resolution | None = None
+    diagnosis: NotFoundDiagnosis | None = None
+    trace_url: str | None = None
+    cache: str | None = None
+    rescued: str | None = None
+    refusal: Refusal | None = None
+
+    @property
+    def found(self) -> bool:
+        return self.url is not None
+
+
 _EVERY_ARCHIVE, _LIVE_ARCHIVES = ArchiveSet(ArchiveGroup.ALL), ArchiveSet(ArchiveGroup.LIVE)
 
 
 class Resolving:
-    """The resolve use case: resolve and keep the trace; for ``GET /<persistent URL>``, first
-    the cache of outcomes, and single flight among identical requests."""
+    """The resolve use case: :meth:`answer` for ``GET /<persistent URL>`` (the cache of outcomes,
+    the URL read, single flight, the resolution and its trace), :meth:`trace` for a resolution
+    that is traced and never cached.
 
-    def __init__(self, application: Application) -> None:
-        self.application = application
-        self.config = application.config
+    Its collaborators, each named: ``config``, the ``IBIPORTAL_*`` settings it reads (demo
+    Archives, trusted proxies, an Archive's read timeout, the traces' retention, size and repeat
+    window, the database a late notice is written to); ``storage``, the storage of the current
+    unit of work; ``clock``, the time in UTC; per address of the portal, ``holdings`` (the
+    Archives this process answers for), ``transports`` (the engine's, by route) and
+    ``acknowledger`` (sends a cached redirect's acknowledgment again); ``prefix_pairs``, the
+    prefix table as conversion knows it; ``changes``, what changed in what resolutions answer
+    (the cache's generation); ``executor``, the threads a resolution fans out on; ``notices``, the
+    notices (6) awaited after a redirect went out without them, and ``notice_recorder``, the
+    thread that writes them into their traces; ``cache``, the cache of outcomes (``None`` when
+    off); ``single_flight`` and ``redis_flight``, identical requests sharing one resolution in
+    this worker and across workers and nodes (``None`` without Redis); ``usage``, the count of
+    resolutions per item (``None`` when off)."""
+
+    def __init__(
+        self,
+        *,
+        config: Mapping[str, Any],
+        storage: Callable[[], Storage],
+        clock: Callable[[], datetime],
+        holdings: Callable[[str], Holdings],
+        transports: Callable[[str], Mapping[Route, Transport]],
+        acknowledger: Callable[[str], Acknowledger],
+        prefix_pairs: Callable[[], list[tuple[str, ...]]],
+        changes: Callable[[], Changes],
+        executor: Executor,
+        notices: PendingNotices,
+        notice_recorder: Executor,
+        cache: ResolutionCache | None,
+        single_flight: SingleFlight,
+        redis_flight: RedisFlight | None,
+        usage: UsageCounter | None,
+    ) -> None:
+        self.config = config
+        self.storage = storage
+        self.clock = clock
+        self.holdings = holdings
+        self.transports = transports
+        self.acknowledger = acknowledger
+        self.prefix_pairs = prefix_pairs
+        self.changes = changes
+        self.executor = executor
+        self.notices = notices
+        self.notice_recorder = notice_recorder
+        self.cache = cache
+        self.single_flight = single_flight
+        self.redis_flight = redis_flight
+        self.usage = usage
         self._pairs_seen: set[tuple[str, str]] = set()  # prefix pairs answered, looked up once per worker
         #: The endpoints of each Archive set at each portal address, with the generation they were read at.
         self._endpoints: dict[tuple[ArchiveSet, str], tuple[int, tuple[ArchiveEndpoint, ...]]] = {}
@@ -251,7 +359,7 @@ class Resolving:
         per worker for each generation of the Archive set (an Archive included, excluded or
         removed makes a new one, as it empties the resolution caches: ``storage/signal.py``),
         not from the registry on every resolution (``benchmarks/uncached.py``)."""
-        generation = self.application.resolution_changes().generation
+        generation = self.changes().generation
         known = self._endpoints.get((archives, portal_url))
         if known is not None and known[0] == generation:
             return list(known[1])
@@ -260,7 +368,7 @@ class Resolving:
         return endpoints
 
     def _read_endpoints(self, archives: ArchiveSet, portal_url: str) -> list[ArchiveEndpoint]:
-        holdings = self.application.holdings(portal_url)
+        holdings = self.holdings(portal_url)
         demo = [local_endpoint(archive) for archive in holdings.demo.values()
                 if archives.include_faulty or not archive.faulty]
         if archives.group is ArchiveGroup.DEMO:
@@ -269,15 +377,15 @@ class Resolving:
         live += [
             ArchiveEndpoint(archive.address, archive.service_ibi, archive.address, Route.HTTP,
                             read_timeout=self.config["ARCHIVE_READ_TIMEOUT"])
-            for archive in ArchiveStore(self.application.storage()).included_archives()
+            for archive in ArchiveStore(self.storage()).included_archives()
         ]
         return live if archives.group is ArchiveGroup.LIVE else demo + live
 
     def batch(self, site: Site) -> Batch:
         """The registry as the resolutions of one reference check use it: the default Archives."""
-        store = ArchiveStore(self.application.storage())
+        store = ArchiveStore(self.storage())
         return Batch(tuple(self.archive_endpoints(self.default_archives, site.portal_url)), tuple(store.archives()),
-                     tuple(self.application.known_prefix_pairs()), store.last_exclusions(),
+                     tuple(self.prefix_pairs()), store.last_exclusions(),
                      TraceBudget(self.config["TRACE_RETENTION"] // 2))
 
     # -- a resolution that is traced, never cached ---------------------------------------------
@@ -292,9 +400,9 @@ class Resolving:
         window = self.config["TRACE_REPEAT_SECONDS"]
         if window <= 0:
             return self.trace(request.asked, request.archives, request.client, site).trace_id
-        runs, fingerprint = TraceRuns(self.application.storage()), request.fingerprint
+        runs, fingerprint = TraceRuns(self.storage()), request.fingerprint
         while True:
-            now = self.application.clock()
+            now = self.clock()
             trace_id, leader = runs.claim(fingerprint, secrets.token_urlsafe(12), iso(now),
                                           fresh_after=iso(now - timedelta(seconds=window)),
                                           running_after=iso(now - TRACE_RUNNING_LIMIT))
@@ -304,7 +412,7 @@ class Resolving:
                 except BaseException:
                     runs.abandon(fingerprint, trace_id)
                     raise
-                runs.finish(fingerprint, trace_id, iso(self.application.clock()))
+                runs.finish(fingerprint, trace_id, iso(self.clock()))
                 return trace_id
             waited_until = time.monotonic() + TRACE_RUNNING_LIMIT.total_seconds()
             while (state := runs.state(fingerprint, trace_id)) == "running" and time.monotonic() < waited_until:
@@ -325,16 +433,15 @@ class Resolving:
         the default ones then), and keeps its trace only within the check's budget (else its
         ``trace_id`` is ``None``, and no diagnosis is made: only the trace shows it).
         """
-        application = self.application
         resolver = Resolver(
             self.archive_endpoints(archives, site.portal_url) if batch is None else batch.endpoints,
-            application.transports(site.portal_url),
+            self.transports(site.portal_url),
             settings=ResolverSettings(resolver_base=site.root),
-            executor=application.executor,
-            notices=application.pending_notices,
-            prefix_pairs=application.known_prefix_pairs if batch is None else lambda: batch.prefix_pairs,
+            executor=self.executor,
+            notices=self.notices,
+            prefix_pairs=self.prefix_pairs if batch is None else lambda: batch.prefix_pairs,
         )
-        resolution = resolver.resolve(asked.text, client, parsed=asked.parsed)
+        resolution = resolver.resolve(asked, client)
         if metrics.counting():
             _count_exchanges(resolution, resolver.archives)
         self._learn_prefix_pairs(resolution)
@@ -354,7 +461,7 @@ class Resolving:
                if (pair.rep_prefix, pair.ibip_prefix) not in self._pairs_seen]
         if not new:
             return
-        store = IdentifierStore(self.application.storage())
+        store = IdentifierStore(self.storage())
         table = [*KNOWN_PREFIX_PAIRS, *store.minting_pairs(), *store.prefix_pairs()]
         for pair in new:
             self._pairs_seen.add((pair.rep_prefix, pair.ibip_prefix))
@@ -364,7 +471,7 @@ class Resolving:
     def _record_when_it_comes(self, trace_id: str, notice: Future[TraceStep]) -> None:
         """Once the notice (6) the redirect went out without comes, it replaces the stored trace's
         "acknowledgment pending" step (from the notice recorder's thread)."""
-        setting, recorder = self.config["DATABASE"], self.application.notice_recorder
+        setting, recorder = self.config["DATABASE"], self.notice_recorder
 
         def arrived(done: Future[TraceStep]) -> None:
             step = done.result()
@@ -385,91 +492,123 @@ class Resolving:
             "include_faulty": archives.include_faulty,
             "client_ip": " ".join(client.ip_addresses),
             "accept_language": client.language_preference,
-            "traced_at": self.application.clock().isoformat(timespec="seconds").replace("+00:00", "Z"),
+            "traced_at": self.clock().isoformat(timespec="seconds").replace("+00:00", "Z"),
         }
-        diagnosis = known_diagnosis or self.diagnosis(resolution, batch)
+        diagnosis = known_diagnosis or self._diagnosis(resolution, batch)
         body = {**resolution.to_dict(), "request": asked}
         if diagnosis is not None:
             body["diagnosis"] = diagnosis.to_dict()
-        TraceStore(self.application.storage()).save_trace(
+        TraceStore(self.storage()).save_trace(
             trace_id, resolution.persistent_url, outcome, stored_trace(body),
             self.config["TRACE_RETENTION"], self.config["TRACE_BYTES"], ibi=asked_ibi(resolution),
         )
         return StoredResolution(trace_id, resolution, diagnosis=diagnosis)
 
-    def diagnosis(self, resolution: Resolution, batch: Batch | None = None) -> NotFoundDiagnosis | None:
+    def _diagnosis(self, resolution: Resolution, batch: Batch | None = None) -> NotFoundDiagnosis | None:
         """Why a resolution found nothing, against the registry as it is now, or as ``batch``
         read it (``None`` if it found)."""
         if resolution.found:
             return None
         if batch is not None:
             return diagnose(resolution, batch.registry, batch.prefix_pairs, batch.exclusions)
-        store = ArchiveStore(self.application.storage())
-        return diagnose(resolution, store.archives(), self.application.known_prefix_pairs(), store.last_exclusions())
+        store = ArchiveStore(self.storage())
+        return diagnose(resolution, store.archives(), self.prefix_pairs(), store.last_exclusions())
 
-    # -- GET /<persistent URL> only: the cache of outcomes and single flight -------------------
+    # -- GET /<persistent URL>: one call from the request to the answer -----------------------
 
-    def cached(self, received: str, caller: Caller, site: Site) -> tuple[CachedOutcome, str] | None:
-        """The outcome cached for this request and ``"hit"``, or the previous one and ``"stale"``
+    def answer(self, received: Received, caller: Caller, site: Site, batch: Batch | None = None) -> Answer:
+        """What ``GET /<persistent URL>`` answers ``received`` for ``caller`` at ``site``, each
+        stop once:
+
+        1. the cache of outcomes (:meth:`_cached`), looked up before the URL is read (only
+           resolutions of URLs that read are kept): a redirect or a stable alert served again;
+        2. the URL read, unless its receiver read it (``received.parsed``); a request that is no
+           persistent URL is refused, saying why (:func:`refusal`), and nothing is resolved;
+        3. the resolution with the default Archives, which identical requests under way share
+           (single flight), its trace kept and its outcome cached for the next ones (:meth:`_resolve`);
+        4. the cache state the answer says.
+
+        A reference check's resolutions (``batch``) read the registry the check read once, and
+        their outcomes are not kept in the cache."""
+        key = self._cache_key(received.url, caller)
+        hit = self._cached(key, site)
+        if hit is not None:
+            outcome, state = hit
+            if isinstance(outcome, CachedRedirect):
+                return Answer(outcome.url, trace_url=outcome.trace_url, cache=state, rescued=received.rescued)
+            resolution = outcome.resolution
+            return Answer(alert=resolution.alert, resolution=resolution, diagnosis=outcome.diagnosis,
+                          trace_url=outcome.trace_url, cache=state, rescued=received.rescued)
+        parsed = received.parsed
+        if parsed is None:
+            try:
+                parsed = parse_persistent_url(received.url)
+            except ParseError as error:
+                return Answer(refusal=refusal(received, error))
+        stored, state = self._resolve(key, Asked(received.url, parsed), caller, site, batch)
+        resolution = stored.resolution
+        return Answer(resolution.url, resolution.alert, resolution, stored.diagnosis, site.trace_link(stored.trace_id),
+                      state, received.rescued)
+
+    def _cached(self, key: CacheKey, site: Site) -> tuple[CachedOutcome, str] | None:
+        """The outcome cached for ``key`` and ``"hit"``, or the previous one and ``"stale"``
         while an identical request is resolving it again; a redirect's acknowledgment (5) is sent
-        again to the Archive whose URL it is. ``None`` on a miss or with the cache off
-        (ibiportal.resolver.cache). Only resolutions of URLs that parsed are cached, so
-        ``received`` is looked up before it is parsed: a hit is a few dozen microseconds."""
-        cache = self.application.resolution_cache
+        again to the Archive whose URL it is, and its serving counted in the item's usage.
+        ``None`` on a miss or with the cache off (ibiportal.resolver.cache)."""
+        cache = self.cache
         if cache is None:
             return None
-        key, changes = self._cache_key(received, caller), self.application.resolution_changes()
+        changes = self.changes()
         outcome, state = cache.get(key, changes), "hit"
-        if outcome is None and self.application.single_flight.running(key):
+        if outcome is None and self.single_flight.running(key):
             outcome, state = cache.get_stale(key, changes), "stale"
         if outcome is None:
             return None
         if isinstance(outcome, CachedRedirect):
             metrics.resolved("found", state)
-            if outcome.usage is not None and (usage := self.application.usage) is not None:
+            if outcome.usage is not None and (usage := self.usage) is not None:
                 usage.count(outcome.usage)
             if outcome.acknowledgment is not None:
-                self.application.acknowledger(site.portal_url).send(outcome.acknowledgment)
+                self.acknowledger(site.portal_url).send(outcome.acknowledgment)
         else:
             metrics.resolved(outcome.resolution.alert.reason, state)
         return outcome, state
 
-    def resolve(self, asked: Asked, caller: Caller, site: Site, batch: Batch | None = None) -> StoredResolution:
+    def _resolve(self, key: CacheKey, asked: Asked, caller: Caller, site: Site,
+                 batch: Batch | None) -> tuple[StoredResolution, str]:
         """After a miss: :meth:`trace` with the default Archives, its redirect or stable alert kept
-        for the next identical requests with its trace permalink. Identical requests that arrive
-        while it runs wait for it and share its outcome (ibiportal.resolver.single_flight; with
-        Redis, across workers and nodes too: ibiportal.storage.redis_flight); each of them stores
-        a trace that says so and links the one it joined.
+        for the next identical requests with its trace permalink; and the cache state. Identical
+        requests that arrive while it runs wait for it and share its outcome
+        (ibiportal.resolver.single_flight; with Redis, across workers and nodes too:
+        ibiportal.storage.redis_flight); each of them stores a trace that says so and links the
+        one it joined.
 
         A reference check's resolutions (``batch``) are not kept: its thousands of outcomes, each
         asked once, would fill the cache and push out, least recently used first, the outcomes
         readers follow; and its memory would grow with the list."""
-        key = self._cache_key(asked.text, caller)
         client = self.client(caller)
         started = time.monotonic()
-        shared = self.application.single_flight.run(
-            key, lambda: self._resolve_and_keep(key, asked, client, site, batch))
+        shared = self.single_flight.run(key, lambda: self._resolve_and_keep(key, asked, client, site, batch))
         leader = shared.result
-        if batch is None and leader.resolution.found and (usage := self.application.usage) is not None:
+        if batch is None and leader.resolution.found and (usage := self.usage) is not None:
             usage.count(UsageKey.of(asked.parsed))
         if not (shared.joined or leader.joined):
-            _count_resolution(leader.resolution, self.cache_state(leader))
-            return leader
+            state = self._cache_state(leader.resolution)
+            _count_resolution(leader.resolution, state)
+            return leader, state
         resolution = joined(leader.resolution, site.trace_link(leader.trace_id),
                             round((time.monotonic() - started) * 1000, 1))
         if resolution.acknowledgment is not None:
-            self.application.acknowledger(site.portal_url).send(resolution.acknowledgment)
+            self.acknowledger(site.portal_url).send(resolution.acknowledgment)
         stored = self._store(self.default_archives, client, resolution, known_diagnosis=leader.diagnosis)
         _count_resolution(resolution, "joined")
-        return StoredResolution(stored.trace_id, resolution, joined=True, diagnosis=leader.diagnosis)
+        return StoredResolution(stored.trace_id, resolution, joined=True, diagnosis=leader.diagnosis), "joined"
 
-    def cache_state(self, stored: StoredResolution) -> str:
-        """``X-IBI-Cache`` of a request that was not a hit: ``joined``, ``miss``, or ``off`` when
-        the cache keeps no outcome of this kind."""
-        if stored.joined:
-            return "joined"
-        cache = self.application.resolution_cache
-        return "miss" if cache is not None and cache.lifetime(stored.resolution.found) > 0 else "off"
+    def _cache_state(self, resolution: Resolution) -> str:
+        """``X-IBI-Cache`` of a resolution this request ran: ``miss``, or ``off`` when the cache
+        keeps no outcome of this kind."""
+        cache = self.cache
+        return "miss" if cache is not None and cache.lifetime(resolution.found) > 0 else "off"
 
     def _resolve_and_keep(self, key: CacheKey, asked: Asked, client: ClientInfo, site: Site,
                           batch: Batch | None = None) -> StoredResolution:
@@ -477,11 +616,11 @@ class Resolving:
         another worker or node is running (``joined``); kept in this worker's cache either way
         (unless it is a reference check's, ``batch``), so that every worker the burst reached
         answers the next identical requests itself."""
-        cache, flight = None if batch is not None else self.application.resolution_cache, self.application.redis_flight
+        cache, flight = None if batch is not None else self.cache, self.redis_flight
         archives = self.default_archives
         if cache is None and flight is None:
             return self.trace(asked, archives, client, site, batch)
-        changes = self.application.resolution_changes()  # read first: an Archive included or the item changed meanwhile wins
+        changes = self.changes()  # read first: an Archive included or the item changed meanwhile wins
         if flight is None:
             stored = self.trace(asked, archives, client, site, batch)
         else:
@@ -501,6 +640,38 @@ class Resolving:
         """The request's key: what :meth:`client` and :attr:`default_archives` are made of."""
         return CacheKey(received, caller.peer, caller.forwarded_for, tuple(self.config["TRUSTED_PROXIES"]),
                         caller.accept_language, self.default_archives.group)
+
+
+def refusal(received: Received, error: ParseError) -> Refusal:
+    """Why ``received``, whose URL does not read (``error``), is no persistent URL to resolve: a
+    direct Archive link whose item's name does not read; a URLib link that names no item this
+    portal can read (a mirror's own page, a ``upn:`` whose local part is URLib's compact code:
+    the recogniser's refusal, STANDARD.md §8); a path that is not even an IBI, which a reader most
+    likely typed meaning a page (a 404 that says both, with the character where reading it as an
+    IBI stopped); else the persistent URL's own error, a 400 naming the character at fault."""
+    if received.rescued is not None:
+        return Refusal(N_("%(link)s is a direct link to an Archive's copy of an item, but the item's "
+                          "repository name does not read: %(problem)s", link=received.rescued, problem=error.message),
+                       404, None, "path")
+    recognition = recognise(without_pasted_resolver(received.path))
+    if recognition.refusal is not None:
+        return Refusal(recognition.refusal, 404, recognition.refusal_at and recognition.refusal_at[0], "path")
+    route = _route_path(received.path)
+    ibi_part = without_resolver_segment(without_pasted_resolver("/" + route))[1:]
+    try:
+        split_ibi(ibi_part)
+    except ParseError as not_ibi:
+        skipped = len(route) - len(ibi_part)  # a resolver segment such as ``ibi/`` before the part read as an IBI
+        position = None if not_ibi.position is None else not_ibi.position + 1 + skipped  # + the path's "/"
+        return Refusal(N_("There is no page /%(path)s on this portal, and it is not a persistent URL: %(problem)s",
+                          path=route, problem=not_ibi.message), 404, position, "path")
+    return Refusal(error.message, error.status, error.position, error.field)
+
+
+def _route_path(path: str) -> str:
+    """The request's path as the router reads it for its pages: decoded, without the query and
+    the leading ``/`` (a reader who mistyped a page's address reads it so)."""
+    return unquote(path.split("?", 1)[0])[1:]
 
 
 def _count_resolution(resolution: Resolution, cache: str) -> None:

@@ -6,10 +6,13 @@ keeping every row. ``bin/serve`` runs it for the embedded SQLite database.
 """
 from __future__ import annotations
 
+import os
+
 import click
 from flask import current_app
 from flask.cli import AppGroup
 
+from ..private_files import make_private
 from ..storage.database import Storage, database
 from ..storage.migrations import upgrade
 from ..storage.transfer import TransferRefused, export_lines, import_lines
@@ -30,6 +33,11 @@ def upgrade_command() -> None:
 def export_command(path: str) -> None:
     """Write everything the portal holds to PATH ('-': standard output) as ibiportal-export JSON Lines."""
     storage = Storage(current_app.config["DATABASE"])
+    # The export holds what the database does (password and token hashes, traces): its user's alone.
+    # click writes a new file with the mode of the one it replaces, else 0666 less the umask.
+    if path != "-":
+        make_private(path)
+    umask = os.umask(0o077)
     try:
         with click.open_file(path, "w", encoding="utf-8", atomic=path != "-") as out:
             rows = 0
@@ -39,6 +47,7 @@ def export_command(path: str) -> None:
     except TransferRefused as refusal:
         raise click.ClickException(str(refusal)) from refusal
     finally:
+        os.umask(umask)
         storage.close()
     if path != "-":
         click.echo(f"Exported {rows - 2} rows of {database(current_app.config['DATABASE']).shown_url} to {path}.")

@@ -153,7 +153,7 @@ def refusal_reason(ip: IpAddress) -> Message | None:
             return N_("%(ip)s is a 6to4 address of %(ipv4)s: %(reason)s", ip=str(ip), ipv4=str(ip.sixtofour),
                       reason=embedded)
     checks = (
-        (N_("%(ip)s is a unspecified address"), ip.is_unspecified),
+        (N_("%(ip)s is an unspecified address"), ip.is_unspecified),
         (N_("%(ip)s is a loopback address"), ip.is_loopback),
         (N_("%(ip)s is a link-local address"), ip.is_link_local),
         (N_("%(ip)s is a multicast address"), ip.is_multicast),

@@ -38,11 +38,11 @@ from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
 from ibiportal.errors import ParseError
-from ibiportal.i18n import N_, Localized, Message
+from ibiportal.i18n import N_, Localized
 from ibiportal.ibi.explain import EXPLANATION_LANGUAGES, explain_verbs
 from ibiportal.ibi.modifiers import GET_FILE_LIST, GET_LAST_EDITION, GET_TRANSLATION, Verb
 from ibiportal.ibi.sameness import PrefixPairs
-from ibiportal.ibi.url import PersistentUrl
+from ibiportal.ibi.url import ORIGINAL, PersistentUrl, parse_persistent_url
 from ibiportal.protocol.messages import UrlRequest, service_url
 from ibiportal.resolver import acknowledging, wording
 from ibiportal.resolver.acknowledging import PendingNotices
@@ -56,7 +56,6 @@ from ibiportal.resolver.trace import (
     AcknowledgmentMessage,
     Alert,
     AlertReason,
-    ParseProblem,
     Resolution,
     Selection,
     SetAside,
@@ -66,6 +65,29 @@ from ibiportal.resolver.trace import (
     TraceStep,
 )
 from ibiportal.resolver.transport import ArchiveEndpoint, Transport
+
+
+@dataclass(frozen=True)
+class Asked:
+    """The persistent URL of message (2), read once by whoever received it: ``text`` as received
+    (what the trace shows and the acknowledgment (5) names) and ``parsed``, its value. The resolver
+    takes nothing else: a text that does not read is refused by its receiver, with the character at
+    fault, before any message is sent."""
+
+    text: str
+    parsed: PersistentUrl
+
+    @classmethod
+    def parse(cls, text: str) -> Asked:
+        """``text`` read as a persistent URL (:raises ParseError: where it does not read)."""
+        return cls(text, parse_persistent_url(text))
+
+    def requiring_original(self) -> Asked:
+        """This URL with ``ibiurl.requireditemstatus=Original`` (Table 8.3), unless it has it."""
+        if self.parsed.required_item_status is not None:
+            return self
+        text = self.text + ("&" if "?" in self.text else "?") + "ibiurl.requireditemstatus=Original"
+        return Asked(text, replace(self.parsed, required_item_status=ORIGINAL))
 
 
 @dataclass(frozen=True)
@@ -103,14 +125,6 @@ def joined(resolution: Resolution, trace_url: str | None, waited_ms: float) -> R
                             selection=Selection.JOINED))
     outcome = resolution.trace.numbered(7)
     return replace(resolution, trace=Trace((share, *outcome)), hops=0, elapsed_ms=waited_ms)
-
-
-def not_a_persistent_url(error: ParseError) -> Message:
-    """The bad-request alert for a persistent URL that does not parse: what is wrong, and where."""
-    if error.position is None:
-        return N_("not a persistent URL: %(problem)s", problem=error.message)
-    return N_("not a persistent URL: %(problem)s (at character %(position)s)", problem=error.message,
-              position=error.position)
 
 
 def _explained(verbs: Sequence[Verb], ibi: str) -> Localized:
@@ -167,14 +181,9 @@ class Resolver:
 
     # -- Figure 8.1 -------------------------------------------------------------------
 
-    def resolve(self, persistent_url: str, client: ClientInfo, *, parsed: PersistentUrl | None = None) -> Resolution:
-        """Resolve ``persistent_url`` (message (2)) for ``client``; never raises for Archive trouble.
-
-        ``parsed`` is ``persistent_url`` already parsed by the caller (the resolve route parses
-        it to tell a bad persistent URL from an unknown page), so that it is not parsed twice.
-        """
-        run = _Run(self, persistent_url, client)
-        return run.execute(parsed)
+    def resolve(self, asked: Asked, client: ClientInfo) -> Resolution:
+        """Resolve ``asked`` (message (2)) for ``client``; never raises for Archive trouble."""
+        return _Run(self, asked, client).execute()
 
 
 class _Run:
@@ -182,17 +191,17 @@ class _Run:
     records every step; asking (:mod:`.asking`), reading answers (:mod:`.reading`), selecting
     (:mod:`.selecting`) and acknowledging (:mod:`.acknowledging`) are their own modules."""
 
-    def __init__(self, resolver: Resolver, persistent_url: str, client: ClientInfo) -> None:
+    def __init__(self, resolver: Resolver, asked: Asked, client: ClientInfo) -> None:
         self.resolver = resolver
         self.settings = resolver.settings
         self.clock = resolver.clock
-        self.received = persistent_url
+        self.received = asked.text
+        self.parsed = asked.parsed
         self.client = client
         self.steps: list[TraceStep] = []
         self.start = self.clock()
         self.sender = Sender(resolver.transports, self.clock, self.start + self.settings.deadline)
         self.hops = 0
-        self.parsed: PersistentUrl | None = None
 
     def finish(self, *, alert: Alert | None = None, url: str | None = None, archive: str | None = None,
                acknowledgment: AcknowledgmentMessage | None = None,
@@ -207,14 +216,8 @@ class _Run:
             pending_notice=pending_notice, request=self.parsed,
         )
 
-    def execute(self, parsed: PersistentUrl | None) -> Resolution:
-        try:
-            parsed = parsed or PersistentUrl.parse(self.received)
-        except ParseError as error:
-            self.steps.append(_said(TraceStep(2, StepKind.CAPTURE, BROWSER, RESOLVER, "", request_url=self.received,
-                                              parse_error=ParseProblem(error.message, error.position))))
-            return self.finish(alert=Alert(AlertReason.BAD_REQUEST, not_a_persistent_url(error)))
-        self.parsed = parsed
+    def execute(self) -> Resolution:
+        parsed = self.parsed
         captured = (
             ("clientinformation.ipaddress", " ".join(self.client.ip_addresses)),
             ("languagepreference", self.client.language_preference or ""),

@@ -303,8 +303,8 @@ class Resolution:
     ``pending_notice`` is the notice (6) still on its way when the URL was returned, as the step
     that replaces the trace's ``pending`` one once it comes (the engine's ``PendingNotices``);
     also not part of the record. ``request``
-    is the persistent URL received, parsed (``None`` when it did not parse, or for a resolution
-    rebuilt from its record): what later steps read instead of parsing ``persistent_url`` again.
+    is the persistent URL received, parsed (``None`` for a resolution rebuilt from its record):
+    what later steps read instead of parsing ``persistent_url`` again.
     """
 
     persistent_url: str

@@ -53,8 +53,6 @@ def decision(step: TraceStep, *, alert: Alert | None = None, url: str | None = N
 
 
 def _capture(step: TraceStep) -> str:
-    if step.parse_error is not None:
-        return "the persistent URL does not parse"
     return "captured (Table 8.6): " + ", ".join(f"{name} {{{value}}}" for name, value in step.pairs or ())
 
 

@@ -12,9 +12,7 @@ a plain ``BEGIN`` and what must not race is read ``FOR UPDATE`` (see ``identifie
 """
 from __future__ import annotations
 
-import logging
 import os
-import stat
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -29,12 +27,12 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 
 from .. import metrics
+from ..private_files import make_private
 from ..errors import IbiError
 from .outage import READ_RETRY_PAUSE_SECONDS, unreachable
 from .schema import SCHEMA_REVISION
 from .signal import signal_file, write_signal_file
 
-logger = logging.getLogger(__name__)
 
 #: How long a SQLite writer waits for another process's transaction (seconds). Minting holds
 #: the write lock only for a read and two writes, so this is generous.
@@ -161,24 +159,7 @@ def private_sqlite_file(url: str) -> None:
     except (FileExistsError, FileNotFoundError):
         pass
     for name in (path, path + "-wal", path + "-shm", path + "-journal"):
-        _private(name)
-
-
-def _private(path: str) -> None:
-    """Take group's and others' permissions off ``path`` if it exists, saying so in the log."""
-    try:
-        mode = stat.S_IMODE(os.stat(path).st_mode)
-    except FileNotFoundError:
-        return
-    if not mode & 0o077:
-        return
-    try:
-        os.chmod(path, mode & 0o700)
-    except OSError as error:
-        logger.warning("%s is open to other users (mode %o) and could not be made %o (%s): "
-                       "chmod go= it as its owner", path, mode, mode & 0o700, error)
-    else:
-        logger.warning("%s was open to other users (mode %o): made %o", path, mode, mode & 0o700)
+        make_private(name)
 
 
 def _engine(url: str) -> Engine:

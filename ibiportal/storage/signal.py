@@ -47,6 +47,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from .. import metrics
 from ..log_limits import LimitedLog
+from ..private_files import make_private
 from .outage import STALE_SECONDS, unreachable
 from .schema import minted_item, resolution_change, resolution_generation
 
@@ -299,6 +300,7 @@ class GenerationSignal:
 
     def __init__(self, path: str, read: Callable[[Changes | None], Changes], redis: RedisChanges | None = None,
                  clock: Callable[[], float] = time.monotonic, stale_seconds: float = STALE_SECONDS) -> None:
+        make_private(path)  # created 0600; one an earlier version left 0644 is made so
         descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             if os.fstat(descriptor).st_size < _SIGNAL_BYTES:

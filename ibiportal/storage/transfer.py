@@ -24,6 +24,7 @@ from typing import Any
 from sqlalchemy import Integer, LargeBinary, Table, func, inspect, select, text
 
 from ..errors import IbiError
+from ..media_types import bare_media_type
 from .database import Storage
 from .schema import SCHEMA_REVISION, metadata
 
@@ -34,6 +35,10 @@ SEEDED_TABLES = frozenset({"resolution_generation"})
 #: Columns whose values mean something only in the database that wrote them (a PostgreSQL
 #: transaction id): not exported, the importing database fills them as it does for its own rows.
 LOCAL_COLUMNS = frozenset({("resolution_change", "xact")})
+#: Columns whose imported values are brought to what the portal itself writes: a file's type is
+#: kept bare (``media_types``), whatever the export says (an export is JSON anyone can edit), so that
+#: a type no upload could have given is never stored, listed or served.
+NORMALISED_COLUMNS = {("item_file", "content_type"): bare_media_type}
 _BATCH = 200
 
 
@@ -141,4 +146,5 @@ def _to_json(value: Any) -> Any:
 def _from_json(table: Table, name: str, value: Any) -> Any:
     if isinstance(table.c[name].type, LargeBinary) and isinstance(value, dict):
         return base64.b64decode(value["base64"])
-    return value
+    normalise = NORMALISED_COLUMNS.get((table.name, name))
+    return normalise(value) if normalise is not None and isinstance(value, str) else value

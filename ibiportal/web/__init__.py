@@ -7,7 +7,7 @@ from ..application import Application
 from ..resolver.registration import normalize_service_ibi
 from flask_wtf import CSRFProtect
 
-from . import context, edge, host, i18n, limits, log_format, log_redaction, metrics, navigation, security
+from . import context, edge, host, i18n, limits, log_format, log_redaction, metrics, navigation, security, unread_body
 from .auth.views import bp as auth_bp
 from ..cli import COMMANDS
 from .api import bp as api_bp
@@ -43,6 +43,7 @@ def register(app: Flask, built: Application) -> None:
     navigation.init_app(app)
     app.jinja_env.add_extension("jinja2.ext.do")
     edge.init_app(app)  # every query string and form checked as text before any view
+    unread_body.init_app(app)  # a body answered unread is read, so gunicorn keeps the connection
     csrf.init_app(app)
     csrf.exempt(api_bp)  # JSON API: no cookies-based session to ride on
     csrf.exempt(registration_bp)  # Archives call it (§7.2), GET only

@@ -8,7 +8,7 @@ as they may. The body is read from the database one chunk at a time, never whole
 (``Application.file_chunks``).
 
 No uploaded file may run script in the portal's origin. Every file is served as its bare
-``type/subtype`` (``application.files.bare_media_type``: no parameter a browser could read as a
+``type/subtype`` (``media_types.bare_media_type``: no parameter a browser could read as a
 second type), the one value every decision below is taken from, with ``nosniff`` and, except
 PDFs, with ``Content-Security-Policy: sandbox`` (a document that runs in an opaque
 origin, without script). Types that a browser would render as an active document (HTML, SVG,
@@ -27,7 +27,7 @@ from flask import Response, jsonify, request
 from werkzeug.http import http_date, is_resource_modified
 
 from .i18n import gettext
-from ..application.files import bare_media_type
+from ..media_types import bare_media_type
 from ..archive.own import item_file_url
 from ..log_limits import LimitedLog
 from ..application import Application
@@ -69,7 +69,7 @@ def file_response(stored: StoredFile) -> Response:
         "Accept-Ranges": "bytes",
         "X-Content-Type-Options": "nosniff",
     }
-    media_type = bare_media_type(stored.content_type)  # a row kept before types were stored bare
+    media_type = bare_media_type(stored.content_type)  # any row, however it came to be kept
     disposition = "inline" if is_passive(media_type) else "attachment"
     headers["Content-Disposition"] = f"{disposition}; filename*=UTF-8''{quote(stored.path.rsplit('/', 1)[-1], safe='')}"
     if media_type != "application/pdf":

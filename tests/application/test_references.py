@@ -9,9 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from ibiportal.application.references import (
-    Answer, NOT_CHECKED_STATUS, OUTCOME_OF_ALERT, CheckOutcome, ReferenceCheck, request_of,
-)
+from ibiportal.application.references import NOT_CHECKED_STATUS, OUTCOME_OF_ALERT, CheckOutcome, ReferenceCheck, request_of
+from ibiportal.application.resolving import Answer
 from ibiportal.ibi.extract import extract
 from ibiportal.resolver.trace import Alert, AlertReason
 from ibiportal.resolver.statuses import ALERT_STATUS, FOUND_STATUS
@@ -44,10 +43,10 @@ class FakeResolver:
             self.running -= 1
         ibi = entry.reading.ibi
         if ibi == "LK47B6W/362SFKH":
-            return Answer(None, Alert(AlertReason.DELETED, "deleted on 2010-01-01", "2010-01-01"), "t/2", "miss")
+            return Answer(alert=Alert(AlertReason.DELETED, "deleted on 2010-01-01", "2010-01-01"), trace_url="t/2", cache="miss")
         if ibi == "8JMKD3MGP8W/34PGRBS":
-            return Answer(None, Alert(AlertReason.NOT_FOUND, "no Archive holds it"), "t/3", "miss")
-        return Answer(f"http://archive.test/{request_of(entry)}", None, "t/1", "hit")
+            return Answer(alert=Alert(AlertReason.NOT_FOUND, "no Archive holds it"), trace_url="t/3", cache="miss")
+        return Answer(f"http://archive.test/{request_of(entry)}", trace_url="t/1", cache="hit")
 
 
 @pytest.fixture

@@ -11,9 +11,9 @@ import pytest
 
 from ibiportal import config
 from ibiportal.application import Application, Transports
-from ibiportal.application.resolving import ArchiveGroup, ArchiveSet, Asked, Caller, Site, TraceBudget
+from ibiportal.application.resolving import ArchiveGroup, ArchiveSet, Caller, Received, Site, TraceBudget
 from ibiportal.ibi.url import PersistentUrl
-from ibiportal.resolver.engine import ClientInfo
+from ibiportal.resolver.engine import Asked, ClientInfo
 from ibiportal.resolver.http_transport import HttpTransport
 from ibiportal.resolver.trace import AlertReason
 from ibiportal.storage.database import Storage
@@ -28,7 +28,7 @@ CLIENT = ClientInfo(("172.16.44.200", "150.163.68.1"), "pt-BR")
 
 @pytest.fixture
 def application(database_setting, tmp_path):
-    flask_config = {**config.DEFAULTS, "DATABASE": database_setting, "TRUSTED_PROXIES": ["192.0.2.9"]}
+    flask_config = {**config.DEFAULTS, "DATABASE": database_setting, "TRUSTED_PROXIES": ["192.0.2.9"], "TESTING": True}
     settings = config.Settings.from_config(flask_config, instance=str(tmp_path))
     transports = Transports(http=HttpTransport, fan_out=HttpTransport, target_check=HttpTransport)
     built = Application(settings, flask_config, functools.partial(Storage, database_setting), transports,
@@ -38,13 +38,9 @@ def application(database_setting, tmp_path):
     built.close_storage()
 
 
-def asked(text: str) -> Asked:
-    return Asked(text, PersistentUrl.parse(text))
-
-
 def test_a_trace_resolves_the_parsed_url_and_keeps_its_facts(application):
     built, storage = application
-    stored = built.resolving.trace(asked("http://urlib.net/8JMKD3MGP8W/35MMLL8"), ArchiveSet(ArchiveGroup.DEMO), CLIENT, SITE)
+    stored = built.resolving.trace(Asked.parse("http://urlib.net/8JMKD3MGP8W/35MMLL8"), ArchiveSet(ArchiveGroup.DEMO), CLIENT, SITE)
     assert stored.resolution.url == SECTION_10_1_URL  # §10.1, answered by the demo mtc-m16c
     assert stored.resolution.request.ibi == PersistentUrl.parse("8JMKD3MGP8W/35MMLL8").ibi
     body = TraceStore(storage).load_trace(stored.trace_id)
@@ -58,7 +54,7 @@ def test_a_trace_resolves_the_parsed_url_and_keeps_its_facts(application):
 
 def test_requiring_the_original_changes_the_parsed_url_and_the_text_shown(application):
     built, _ = application
-    original = asked("http://urlib.net/D7N2U8HW/3MP9QLE").requiring_original()
+    original = Asked.parse("http://urlib.net/D7N2U8HW/3MP9QLE").requiring_original()
     assert original.text == "http://urlib.net/D7N2U8HW/3MP9QLE?ibiurl.requireditemstatus=Original"
     assert original.parsed.required_item_status == "Original"
     stored = built.resolving.trace(original, ArchiveSet(ArchiveGroup.DEMO), CLIENT, SITE)
@@ -67,9 +63,36 @@ def test_requiring_the_original_changes_the_parsed_url_and_the_text_shown(applic
 
 def test_a_not_found_is_diagnosed_from_the_traces_facts(application):
     built, _ = application
-    stored = built.resolving.trace(asked("http://urlib.net/8JMKD3MGP8W/34PGRBS"), ArchiveSet(ArchiveGroup.DEMO), CLIENT, SITE)
+    stored = built.resolving.trace(Asked.parse("http://urlib.net/8JMKD3MGP8W/34PGRBS"), ArchiveSet(ArchiveGroup.DEMO), CLIENT, SITE)
     assert stored.resolution.alert.reason is AlertReason.NOT_FOUND
     assert stored.diagnosis is not None and stored.diagnosis.subsystem.prefix == "8JMKD3MGP8W"
+
+
+def test_a_get_is_answered_in_one_call_then_from_the_cache(application):
+    built, storage = application
+    received, caller = Received.request("/ibi/8JMKD3MGP8W/35MMLL8", "http://portal.test"), Caller("172.16.44.200")
+    assert received.url == "http://portal.test/8JMKD3MGP8W/35MMLL8" and received.rescued is None
+    first = built.resolving.answer(received, caller, SITE)
+    assert (first.url, first.cache, first.refusal) == (SECTION_10_1_URL, "miss", None)
+    assert first.trace_url == SITE.trace_permalink(TraceStore(storage).recent_traces(1)[0][0])
+    again = built.resolving.answer(received, caller, SITE)
+    assert (again.url, again.cache, again.trace_url) == (SECTION_10_1_URL, "hit", first.trace_url)
+    alert = built.resolving.answer(Received.request("/8JMKD3MGP8W/34PGRBS", "http://portal.test"), caller, SITE)
+    assert alert.url is None and alert.alert.reason is AlertReason.NOT_FOUND and alert.diagnosis is not None
+    assert alert.resolution.persistent_url == "http://portal.test/8JMKD3MGP8W/34PGRBS"
+
+
+@pytest.mark.parametrize("path, status, message", [
+    ("/8JMKD3MGP8W", 404, "There is no page /8JMKD3MGP8W on this portal, and it is not a persistent URL: "),
+    ("/8JMKD3MGP8W/34PGRBS!!", 400, ""),
+])
+def test_what_is_no_persistent_url_is_refused_and_nothing_is_resolved(application, path, status, message):
+    built, storage = application
+    answer = built.resolving.answer(Received.request(path, "http://portal.test"), Caller("172.16.44.200"), SITE)
+    assert answer.url is answer.alert is answer.trace_url is None
+    assert answer.refusal.status == status and answer.refusal.position is not None
+    assert str(answer.refusal.message).startswith(message)
+    assert TraceStore(storage).recent_traces(10) == []
 
 
 def test_a_checks_trace_budget_keeps_what_found_nothing_first():
@@ -87,7 +110,7 @@ def test_a_checks_resolution_beyond_its_budget_keeps_no_trace(application):
     assert batch.traces.limit == built.config["TRACE_RETENTION"] // 2
     batch = replace(batch, endpoints=tuple(built.resolving.archive_endpoints(ArchiveSet(ArchiveGroup.DEMO), SITE.portal_url)),
                     traces=TraceBudget(1))
-    url = asked("http://urlib.net/8JMKD3MGP8W/34PGRBS")
+    url = Asked.parse("http://urlib.net/8JMKD3MGP8W/34PGRBS")
     kept = built.resolving.trace(url, ArchiveSet(ArchiveGroup.DEMO), CLIENT, SITE, batch)
     assert TraceStore(storage).load_trace(kept.trace_id)["diagnosis"]["ibi"] == "8JMKD3MGP8W/34PGRBS"
     beyond = built.resolving.trace(url, ArchiveSet(ArchiveGroup.DEMO), CLIENT, SITE, batch)

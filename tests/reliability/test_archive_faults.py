@@ -21,7 +21,7 @@ import pytest
 import requests
 
 from ibiportal.resolver.curl_transport import CurlTransport
-from ibiportal.resolver.engine import ClientInfo, Resolver, ResolverSettings
+from ibiportal.resolver.engine import Asked, ClientInfo, Resolver, ResolverSettings
 from ibiportal.resolver.trace import Status
 from ibiportal.resolver.transport import ArchiveEndpoint, DEFAULT_MAX_ANSWER_BYTES, Failure, Timeouts
 from ibiportal.resolver.http_transport import HttpTransport
@@ -121,7 +121,7 @@ def resolve_with(transport_class: type, archives: list[RawArchive], url: str = O
     resolver = Resolver(endpoints, {"http": transport}, settings=ResolverSettings(deadline=DEADLINE))
     started = time.monotonic()
     try:
-        resolution = resolver.resolve(url, CLIENT)
+        resolution = resolver.resolve(Asked.parse(url), CLIENT)
     finally:
         took = time.monotonic() - started
         resolver.close()

@@ -256,3 +256,18 @@ def test_through_nginx_the_portal_knows_who_asked_and_takes_files_as_large_as_it
     assert status == 413 and headers["content-type"] == "application/json"
     assert json.loads(refused) == {"error": {"message": "A requisição é grande demais: o portal lê no máximo 9 MB.",
                                              "position": None}}
+
+
+def test_a_body_refused_unread_leaves_no_502_for_the_next_request(served):
+    """A request refused before its body is read (a 429, a 401): gunicorn drains at most 64 KiB of
+    what is left, then closes the connection it had announced kept alive, and the next request
+    nginx sent on it – anyone's – got nginx's 502 (6 of 40 such refusals on a bin/serve portal).
+    From an address of its own, alternating with small requests that must all be answered."""
+    body = json.dumps({"text": "x" * 990_000}).encode()
+    statuses = []
+    for _ in range(20):
+        statuses.append(ask(served, "POST", "/api/v1/extract", "127.0.0.9", body, {"Content-Type": "application/json"})[0])
+        statuses.append(ask(served, "PUT", "/api/v1/items/8JMKD3MGP8W/34PGRBS/files/a.pdf", "127.0.0.9", body,
+                            {"Content-Type": "application/pdf"})[0])
+    assert 502 not in statuses, statuses
+    assert set(statuses) <= {200, 401, 429}, statuses

@@ -12,7 +12,7 @@ import pytest
 
 from ibiportal.resolver.acknowledging import PendingNotices
 from ibiportal.resolver.curl_transport import CurlTransport
-from ibiportal.resolver.engine import ClientInfo, Resolver, ResolverSettings
+from ibiportal.resolver.engine import Asked, ClientInfo, Resolver, ResolverSettings
 from ibiportal.resolver.trace import AcknowledgmentOutcome, Status
 from ibiportal.resolver.transport import ArchiveEndpoint, Route
 from tests.scripted_archive import Answer, ArchiveRequest
@@ -72,7 +72,7 @@ def test_the_redirect_goes_out_without_waiting_for_a_slow_notice(scripted_archiv
     notices = PendingNotices(4)
     resolver = resolver_for(archive, curl, notices)
     started = time.monotonic()
-    resolution = resolver.resolve(f"http://urlib.net/{ITEM}", CLIENT)
+    resolution = resolver.resolve(Asked.parse(f"http://urlib.net/{ITEM}"), CLIENT)
     elapsed = time.monotonic() - started
     assert resolution.found and not script.noticed.is_set()  # returned while the Archive still held the notice
     assert elapsed < REDIRECT_WITHIN, f"the redirect took {elapsed:.2f} s"
@@ -91,7 +91,7 @@ def test_the_redirect_goes_out_without_waiting_for_a_slow_notice(scripted_archiv
 
 def test_without_pending_notices_the_engine_waits_for_the_notice(scripted_archive, curl):
     archive = scripted_archive(SlowNoticeArchive())
-    resolution = resolver_for(archive, curl, None).resolve(f"http://urlib.net/{ITEM}", CLIENT)
+    resolution = resolver_for(archive, curl, None).resolve(Asked.parse(f"http://urlib.net/{ITEM}"), CLIENT)
     (notice,) = resolution.trace.numbered(6)
     assert notice.acknowledgment is AcknowledgmentOutcome.NOTICE and resolution.pending_notice is None
 
@@ -100,9 +100,9 @@ def test_beyond_the_bound_per_archive_an_acknowledgment_is_dropped_counted_and_l
     archive = scripted_archive(SlowNoticeArchive())
     notices = PendingNotices(1)
     resolver = resolver_for(archive, curl, notices)
-    first = resolver.resolve(f"http://urlib.net/{ITEM}", CLIENT)
+    first = resolver.resolve(Asked.parse(f"http://urlib.net/{ITEM}"), CLIENT)
     with caplog.at_level(logging.INFO, logger="ibiportal.resolver.acknowledging"):
-        second = resolver.resolve(f"http://urlib.net/{ITEM}", CLIENT)
+        second = resolver.resolve(Asked.parse(f"http://urlib.net/{ITEM}"), CLIENT)
     assert first.pending_notice is not None and second.found  # the reader is redirected all the same
     (unsent,) = second.trace.numbered(5)
     assert unsent.status is Status.NOT_SENT and "1 acknowledgments to slow-notice still await their notice" in unsent.error
@@ -110,14 +110,14 @@ def test_beyond_the_bound_per_archive_an_acknowledgment_is_dropped_counted_and_l
     assert notices.dropped == 1 and "acknowledgment dropped" in caplog.text
     first.pending_notice.result(timeout=NOTICE_SECONDS * 3)
     assert archive.count("acknowledgment") == 1
-    third = resolver.resolve(f"http://urlib.net/{ITEM}", CLIENT)  # the place is free again
+    third = resolver.resolve(Asked.parse(f"http://urlib.net/{ITEM}"), CLIENT)  # the place is free again
     assert third.pending_notice is not None
 
 
 def test_a_notice_that_does_not_come_is_counted_logged_and_recorded(scripted_archive, curl, caplog):
     archive = scripted_archive(SlowNoticeArchive(Answer(status=500)))
     notices = PendingNotices(4)
-    resolution = resolver_for(archive, curl, notices).resolve(f"http://urlib.net/{ITEM}", CLIENT)
+    resolution = resolver_for(archive, curl, notices).resolve(Asked.parse(f"http://urlib.net/{ITEM}"), CLIENT)
     with caplog.at_level(logging.INFO, logger="ibiportal.resolver.acknowledging"):
         arrived = resolution.pending_notice.result(timeout=NOTICE_SECONDS * 3)
     assert arrived.acknowledgment is not AcknowledgmentOutcome.NOTICE and arrived.http_status == 500

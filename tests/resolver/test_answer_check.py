@@ -17,7 +17,7 @@ from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS
 from ibiportal.protocol.pairlist import parse_pair_list
 from ibiportal.resolver import wording
 from ibiportal.resolver.asking import Reply
-from ibiportal.resolver.engine import ClientInfo, Resolver, ResolverSettings
+from ibiportal.resolver.engine import Asked, ClientInfo, Resolver, ResolverSettings
 from ibiportal.resolver.http_transport import HttpTransport
 from ibiportal.resolver.reading import proven_prefix_pairs, read_reply, set_aside
 from ibiportal.resolver.selecting import Choice, competing_claims, select
@@ -170,7 +170,7 @@ def resolve(endpoints, url: str = f"http://urlib.net/{IBIP}") -> Resolution:
     resolver = Resolver(endpoints, {"http": transport}, settings=ResolverSettings(deadline=5.0),
                         prefix_pairs=known)
     try:
-        return resolver.resolve(url, CLIENT)
+        return resolver.resolve(Asked.parse(url), CLIENT)
     finally:
         resolver.close()
         transport.close()

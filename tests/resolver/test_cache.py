@@ -19,7 +19,7 @@ from ibiportal.resolver.cache import (
     ResolutionCache,
     cached_outcome,
 )
-from ibiportal.resolver.engine import ClientInfo, Resolver
+from ibiportal.resolver.engine import Asked, ClientInfo, Resolver
 from ibiportal.storage.signal import Changes
 from ibiportal.resolver.trace import Resolution
 from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Failure, Timeouts
@@ -163,7 +163,7 @@ def test_a_cache_needs_a_positive_lifetime_and_size(ttl, size, alert_ttl):
 
 
 def resolve_demo(demo_resolver, path: str):
-    return demo_resolver.resolve(f"http://urlib.net/{path}", ClientInfo(("172.16.44.200",), None))
+    return demo_resolver.resolve(Asked.parse(f"http://urlib.net/{path}"), ClientInfo(("172.16.44.200",), None))
 
 
 def test_a_found_url_is_cached_with_the_acknowledgment_the_engine_sent(demo_resolver):

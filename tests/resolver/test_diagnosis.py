@@ -10,7 +10,7 @@ from ibiportal.i18n import Message
 from ibiportal.ibi.identifier import parse_ibi
 from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS
 from ibiportal.resolver.diagnosis import Case, NextStep, NotFoundDiagnosis, IssuingSubsystem, Page, diagnose, subsystem_of
-from ibiportal.resolver.engine import ClientInfo, Resolver
+from ibiportal.resolver.engine import Asked, ClientInfo, Resolver
 from ibiportal.registry import ArchiveEvent, KeyHash, RegisteredArchive
 from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Failure, Timeouts
 
@@ -34,7 +34,7 @@ class Answers:
 
 def resolve(behaviour: dict[str, str], url: str = UNKNOWN):
     endpoints = [ArchiveEndpoint(address, "J8LNKB5R7W/3FUQHC5", address, "http", 0.1, 0.1) for address in behaviour]
-    return Resolver(endpoints, {"http": Answers(behaviour)}).resolve(url, CLIENT)
+    return Resolver(endpoints, {"http": Answers(behaviour)}).resolve(Asked.parse(url), CLIENT)
 
 
 def archive(address: str, ip: str, included: bool) -> RegisteredArchive:
@@ -63,7 +63,7 @@ def test_a_found_resolution_has_no_diagnosis():
             return Exchange(200, "text/plain", b"url http://example.org/item state Original")
 
     endpoint = ArchiveEndpoint("a.example.org", "J8LNKB5R7W/3FUQHC5", "a", "http")
-    resolution = Resolver([endpoint], {"http": Holds()}).resolve(UNKNOWN, CLIENT)
+    resolution = Resolver([endpoint], {"http": Holds()}).resolve(Asked.parse(UNKNOWN), CLIENT)
     assert resolution.found and diagnose(resolution, []) is None
 
 

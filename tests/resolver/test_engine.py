@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from urllib.parse import parse_qs, urlsplit
 
-from ibiportal.resolver.engine import ClientInfo, Resolver, ResolverSettings
+from ibiportal.resolver.engine import Asked, ClientInfo, Resolver, ResolverSettings
 from ibiportal.resolver.trace import AlertReason, Resolution
 from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Timeouts
 
@@ -29,7 +29,7 @@ class EditionChain:
 def resolve(editions, hop_limit=8):
     transport = EditionChain(editions)
     resolver = Resolver([ENDPOINT], {"fake": transport}, settings=ResolverSettings(hop_limit=hop_limit))
-    resolution = resolver.resolve("http://urlib.net/D7N2U8HW/39G4TD2!", CLIENT)
+    resolution = resolver.resolve(Asked.parse("http://urlib.net/D7N2U8HW/39G4TD2!"), CLIENT)
     resolver.close()
     return resolution, transport
 
@@ -52,10 +52,10 @@ def test_hop_limit():
 
 def test_no_archives_and_no_transport():
     resolver = Resolver([], {})
-    assert resolver.resolve("http://urlib.net/D7N2U8HW/39G4TD2", CLIENT).alert.reason is AlertReason.NO_ARCHIVES
+    assert resolver.resolve(Asked.parse("http://urlib.net/D7N2U8HW/39G4TD2"), CLIENT).alert.reason is AlertReason.NO_ARCHIVES
     resolver.close()
     resolver = Resolver([ENDPOINT], {})
-    resolution = resolver.resolve("http://urlib.net/D7N2U8HW/39G4TD2", CLIENT)
+    resolution = resolver.resolve(Asked.parse("http://urlib.net/D7N2U8HW/39G4TD2"), CLIENT)
     resolver.close()
     assert resolution.alert.reason is AlertReason.NO_ARCHIVE_ANSWERED
     assert "no transport named 'fake'" in resolution.alert.message

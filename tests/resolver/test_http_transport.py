@@ -12,7 +12,7 @@ import responses
 from requests.exceptions import ConnectTimeout
 
 from ibiportal.resolver.curl_transport import CurlTransport
-from ibiportal.resolver.engine import ClientInfo, Resolver, ResolverSettings
+from ibiportal.resolver.engine import Asked, ClientInfo, Resolver, ResolverSettings
 from ibiportal.resolver.trace import AlertReason, Status
 from ibiportal.resolver.transport import ArchiveEndpoint, Failure, Timeouts
 from ibiportal.resolver.http_transport import HttpTransport
@@ -52,7 +52,7 @@ def test_section_10_1_over_mocked_http(http):
                         match=[responses.matchers.query_param_matcher({"servicesubject": "acknowledgment"}, strict_match=False)])
     empty = responses.get(base(M16D), body="", content_type="text/plain")
     resolver = resolver_for([M16C, M16D], http)
-    resolution = resolver.resolve("http://urlib.net/8JMKD3MGP8W/35MMLL8", CLIENT)
+    resolution = resolver.resolve(Asked.parse("http://urlib.net/8JMKD3MGP8W/35MMLL8"), CLIENT)
     resolver.close()
     assert resolution.url == URL_10_1
     assert (urlrequest.call_count, ack.call_count) == (1, 1)
@@ -65,7 +65,7 @@ def test_connect_timeout_and_wrong_content_type(http):
     responses.get(base(M16C), body=ConnectTimeout("connect timed out"))
     wrong = responses.get(base(M16D), body="", content_type="text/html")
     resolver = resolver_for([M16C, M16D], http)
-    resolution = resolver.resolve("http://urlib.net/8JMKD3MGP8W/35MMLL8?ibiurl.requireditemstatus=Original", CLIENT)
+    resolution = resolver.resolve(Asked.parse("http://urlib.net/8JMKD3MGP8W/35MMLL8?ibiurl.requireditemstatus=Original"), CLIENT)
     resolver.close()
     assert resolution.alert.reason is AlertReason.NOT_FOUND
     steps = {step.receiver: step for step in resolution.trace.numbered(3)}
@@ -91,7 +91,7 @@ def test_no_redirect_followed_and_size_cap(http):
 def test_unsafe_url_is_not_redirected_to(http):
     responses.get(base(M16C), body=ANSWER_10_1.replace("url http://mtc-m16c", "url javascript://mtc-m16c"), content_type="text/plain")
     resolver = resolver_for([M16C], http)
-    resolution = resolver.resolve("http://urlib.net/8JMKD3MGP8W/35MMLL8", CLIENT)
+    resolution = resolver.resolve(Asked.parse("http://urlib.net/8JMKD3MGP8W/35MMLL8"), CLIENT)
     resolver.close()
     assert resolution.alert.reason is AlertReason.UNSAFE_URL and not resolution.trace.numbered(5)
 
@@ -109,7 +109,7 @@ def test_ssrf_refused_in_the_trace(address, ips):
     transport = HttpTransport(getaddrinfo=dns)
     endpoint = ArchiveEndpoint(address, "sid.inpe.br/mtc-m18@80/2008/03.17.15.17", "inside")
     resolver = resolver_for([endpoint], transport)
-    resolution = resolver.resolve("http://urlib.net/8JMKD3MGP8W/35MMLL8", CLIENT)
+    resolution = resolver.resolve(Asked.parse("http://urlib.net/8JMKD3MGP8W/35MMLL8"), CLIENT)
     resolver.close()
     transport.close()
     (step,) = resolution.trace.numbered(3)
@@ -158,7 +158,7 @@ def test_parallel_over_loopback(loopback_archives, make_transport):
     transport = make_transport(allow_private=True)
     resolver = resolver_for(endpoints, transport)
     start = time.monotonic()
-    resolution = resolver.resolve("http://urlib.net/8JMKD3MGP8W/35MMLL8?ibiurl.requireditemstatus=Original", CLIENT)
+    resolution = resolver.resolve(Asked.parse("http://urlib.net/8JMKD3MGP8W/35MMLL8?ibiurl.requireditemstatus=Original"), CLIENT)
     first_round = time.monotonic() - start
     resolver.close()
     assert resolution.url == URL_10_1 and resolution.archive == "a4"
@@ -179,7 +179,7 @@ def test_slow_archive_times_out_within_the_deadline(loopback_archives, make_tran
     slow = ArchiveEndpoint(loopback_archives(2.0), "sid.inpe.br/mtc-m18@80/2008/03.17.15.17", "slow", read_timeout=0.3)
     resolver = resolver_for([fast, slow], make_transport(allow_private=True), deadline=1.0)
     start = time.monotonic()
-    resolution = resolver.resolve("http://urlib.net/8JMKD3MGP8W/35MMLL8?ibiurl.requireditemstatus=Original", CLIENT)
+    resolution = resolver.resolve(Asked.parse("http://urlib.net/8JMKD3MGP8W/35MMLL8?ibiurl.requireditemstatus=Original"), CLIENT)
     took = time.monotonic() - start
     resolver.close()
     assert resolution.url == URL_10_1

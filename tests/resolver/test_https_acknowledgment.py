@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ibiportal.archive.demo import load_demo_archives
 from ibiportal.protocol.messages import Acknowledgment, parse_request
-from ibiportal.resolver.engine import ClientInfo, Resolver, ResolverSettings
+from ibiportal.resolver.engine import Asked, ClientInfo, Resolver, ResolverSettings
 from ibiportal.resolver.trace import Status
 from ibiportal.resolver.local_transport import LocalTransport
 
@@ -19,7 +19,7 @@ def test_an_https_item_found_through_an_https_portal_is_acknowledged():
         settings=ResolverSettings(deadline=3.0, resolver_base="https://portal.example/"),
     )
     try:
-        resolution = resolver.resolve(f"https://portal.example/{SURVEY}", CLIENT)
+        resolution = resolver.resolve(Asked.parse(f"https://portal.example/{SURVEY}"), CLIENT)
     finally:
         resolver.close()
     assert resolution.found and resolution.url.startswith("https://portal.example/")

@@ -9,8 +9,12 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
+from ibiportal.errors import ParseError
 from ibiportal.protocol.pairlist import parse_pair_list
-from ibiportal.resolver.trace import AlertReason, Resolution, Status
+from ibiportal.resolver.engine import Asked
+from ibiportal.resolver.trace import Resolution, Status
 from tests.standard_examples import (
     SECTION_10_1_ACK,
     SECTION_10_1_ANSWER,
@@ -67,7 +71,7 @@ def check_acknowledgment(resolution: Resolution, expected_prefix: str, answer_st
 
 
 def test_section_10_1(demo_resolver, standard_client):
-    resolution = demo_resolver.resolve("http://urlib.net/8JMKD3MGP8W/35MMLL8", standard_client)
+    resolution = demo_resolver.resolve(Asked.parse("http://urlib.net/8JMKD3MGP8W/35MMLL8"), standard_client)
     assert resolution.url == S10_1_URL
     (request,) = m16c_steps(resolution)
     assert request.request_url == S10_1_REQUEST
@@ -81,7 +85,7 @@ def test_section_10_1(demo_resolver, standard_client):
 
 
 def test_section_10_1_sends_the_same_request_to_every_archive(demo_resolver, standard_client):
-    resolution = demo_resolver.resolve("http://urlib.net/8JMKD3MGP8W/35MMLL8", standard_client)
+    resolution = demo_resolver.resolve(Asked.parse("http://urlib.net/8JMKD3MGP8W/35MMLL8"), standard_client)
     sent = [step.request_url for step in resolution.trace.numbered(3) if step.request_url]
     m16d = [url for url in sent if url.startswith("http://mtc-m16d.sid.inpe.br/")]
     assert m16d == [S10_1_REQUEST.replace(BASE, "http://mtc-m16d.sid.inpe.br/sid.inpe.br/mtc-m19@80/2009/08.21.17.02?")]
@@ -90,7 +94,7 @@ def test_section_10_1_sends_the_same_request_to_every_archive(demo_resolver, sta
 
 
 def test_section_10_2(demo_resolver, standard_client):
-    resolution = demo_resolver.resolve("http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)", standard_client)
+    resolution = demo_resolver.resolve(Asked.parse("http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)"), standard_client)
     assert resolution.url == S10_2_URL
     assert resolution.hops == 2
     requests = m16c_steps(resolution)
@@ -105,14 +109,15 @@ def test_section_10_2(demo_resolver, standard_client):
 
 
 def test_trace_survives_json(demo_resolver, standard_client):
-    resolution = demo_resolver.resolve("http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)", standard_client)
+    resolution = demo_resolver.resolve(Asked.parse("http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)"), standard_client)
     rebuilt = Resolution.from_dict(json.loads(json.dumps(resolution.to_dict())))
     assert rebuilt == resolution
     assert rebuilt.trace.steps[0].number == 2 and rebuilt.trace.steps[-1].number == 7
 
 
-def test_bad_persistent_url_is_an_alert_with_position(demo_resolver, standard_client):
-    resolution = demo_resolver.resolve("http://urlib.net/8JMKD3MGP8W/35MMLL8!x", standard_client)
-    assert resolution.alert.reason is AlertReason.BAD_REQUEST
-    (capture,) = resolution.trace.numbered(2)
-    assert capture.parse_error.position is not None
+def test_a_bad_persistent_url_never_reaches_the_resolver():
+    """The resolver takes persistent URLs read by their receiver: one that does not read is
+    refused there, naming the character at fault (the resolve view's 400), before any message."""
+    with pytest.raises(ParseError) as refused:
+        Asked.parse("http://urlib.net/8JMKD3MGP8W/35MMLL8!x")
+    assert refused.value.position is not None

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from ibiportal import create_app
 from ibiportal.resolver.addresses import refusal_reason
 from ibiportal.resolver.curl_transport import ADDRESS_SECONDS, CurlTransport
-from ibiportal.resolver.engine import ClientInfo, Resolver, ResolverSettings
+from ibiportal.resolver.engine import Asked, ClientInfo, Resolver, ResolverSettings
 from ibiportal.resolver.trace import AlertReason, Status
 from ibiportal.resolver.transport import ArchiveEndpoint, Failure, Timeouts
 from ibiportal.resolver.http_transport import HttpTransport
@@ -271,7 +271,7 @@ def test_redirects_are_never_followed_even_to_allowed_addresses(make_transport, 
             exchange = transport.fetch(f"http://{archive.address}{REQUEST}", TIMEOUTS)
             resolver = Resolver([ArchiveEndpoint(archive.address, SERVICE_IBI, "redirecting")], {"http": transport},
                                 settings=ResolverSettings(deadline=3.0))
-            resolution = resolver.resolve("http://urlib.net/8JMKD3MGP8W/35MMLL8", CLIENT)
+            resolution = resolver.resolve(Asked.parse("http://urlib.net/8JMKD3MGP8W/35MMLL8"), CLIENT)
             resolver.close()
         assert secret.accepted == 0 and secret.requests == []
     assert exchange.failure is Failure.REDIRECT and exchange.status == status

@@ -87,7 +87,7 @@ def test_a_readable_database_of_an_earlier_version_is_made_private_saying_so(new
         other.commit()
         for suffix in SUFFIXES:
             os.chmod(setting + suffix, 0o644)
-        with caplog.at_level(logging.WARNING, logger="ibiportal.storage.database"):
+        with caplog.at_level(logging.WARNING, logger="ibiportal.private_files"):
             modes = written_while_open(setting)
     assert modes == {"": 0o600, "-wal": 0o600, "-shm": 0o600}
     warned = [record.getMessage() for record in caplog.records]
@@ -104,9 +104,37 @@ def test_a_readable_database_the_portal_may_not_change_is_warned_about(tmp_path,
         raise PermissionError(1, "Operation not permitted", path)
 
     monkeypatch.setattr(os, "chmod", refused)
-    with caplog.at_level(logging.WARNING, logger="ibiportal.storage.database"):
+    with caplog.at_level(logging.WARNING, logger="ibiportal.private_files"):
         private_sqlite_file(f"sqlite:///{setting}")
     assert mode(setting) == 0o640
     assert [record.getMessage() for record in caplog.records] == [
         f"{setting} is open to other users (mode 640) and could not be made 600 "
         f"([Errno 1] Operation not permitted: '{setting}'): chmod go= it as its owner"]
+
+
+def test_files_an_earlier_version_left_0644_are_private_after_the_upgrade_and_start(tmp_path):
+    """As ``bin/serve`` runs it (``flask db upgrade``, then the workers) on an instance folder an
+    earlier version left 0755 with everything in it 0644: the secret key (which signs sessions)
+    and the change signal file stayed 0644 after the database was made 0600."""
+    instance = tmp_path / "instance"
+    environment = {name: value for name, value in os.environ.items() if not name.startswith("IBIPORTAL_")}
+    environment["IBIPORTAL_INSTANCE"] = str(instance)
+    started = """
+from ibiportal import create_app
+from sqlalchemy import update
+from ibiportal.storage.database import Storage
+from ibiportal.storage.schema import resolution_generation
+app = create_app()
+app.test_client().get("/X")  # a resolution: the worker opens the change signal file
+"""
+    for step in (["-m", "flask", "--app", "app", "db", "upgrade"], ["-c", started]):
+        done = subprocess.run([sys.executable, *step], cwd=ROOT, env=environment, capture_output=True, text=True,
+                              timeout=120, preexec_fn=lambda: os.umask(0o022))
+        assert done.returncode == 0, done.stderr
+        if step[0] == "-m":  # the first start made them private: open them as an earlier version left them
+            instance.chmod(0o755)
+            for path in instance.iterdir():
+                path.chmod(0o644)
+    assert mode(instance) == 0o750
+    assert {path.name: mode(path) for path in instance.iterdir()} == {
+        name: 0o600 for name in ("ibiportal.sqlite", "ibiportal.sqlite-generation", "secret_key")}

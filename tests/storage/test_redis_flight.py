@@ -19,7 +19,7 @@ import pytest
 from ibiportal.archive.demo import load_demo_archives
 from ibiportal.resolver.cache import cached_outcome
 from ibiportal.resolver.diagnosis import diagnose
-from ibiportal.resolver.engine import ClientInfo, Resolver, joined
+from ibiportal.resolver.engine import Asked, ClientInfo, Resolver, joined
 from ibiportal.resolver.local_transport import LocalTransport
 from ibiportal.storage.redis_flight import Published, RedisFlight
 from ibiportal.storage.signal import REDIS_TIMEOUT_SECONDS, RedisChanges
@@ -85,7 +85,7 @@ def resolved(url: str) -> StoredResolution:
     transport = LocalTransport(archive for name, archive in archives.items() if name not in ("slow", "garbled"))
     resolver = Resolver(transport.endpoints(), {"local": transport})
     try:
-        resolution = resolver.resolve(url, CLIENT)
+        resolution = resolver.resolve(Asked.parse(url), CLIENT)
     finally:
         resolver.close()
     return StoredResolution("leader-trace-id", resolution, diagnosis=diagnose(resolution, []))

@@ -4,9 +4,13 @@ not a whole export, or a database that is not empty, is refused with nothing imp
 from __future__ import annotations
 
 import json
+import os
+import stat
+import threading
 from datetime import datetime, timezone
 
 import pytest
+import requests
 from sqlalchemy import inspect
 
 from ibiportal import create_app
@@ -16,6 +20,7 @@ from ibiportal.storage.database import Storage
 from ibiportal.storage.registry import ArchiveStore
 from ibiportal.storage.schema import metadata
 from ibiportal.storage.transfer import TransferRefused, export_lines, import_lines
+from tests.servers import loopback_server
 
 
 def portal(database: str):
@@ -140,3 +145,75 @@ def test_the_cli_exports_and_imports_files(new_database, tmp_path):
     assert result.exit_code == 0 and "minted_item 2" in result.output
     again = portal(target).test_cli_runner().invoke(args=["db", "import", str(path)])
     assert again.exit_code == 1 and "nothing was imported: the database is not empty" in again.output
+
+
+def test_the_export_is_readable_by_its_user_alone(new_database, tmp_path):
+    """It holds what the database does (password hash, token hashes, traces): 0600 as the database
+    is, under the usual umask, also over an export left 0644 before."""
+    source = new_database("source.sqlite")
+    filled(source)
+    previous = os.umask(0o022)
+    try:
+        for path in (tmp_path / "new.jsonl", tmp_path / "old.jsonl"):
+            if path.name == "old.jsonl":
+                path.write_text("")
+                path.chmod(0o644)
+            result = portal(source).test_cli_runner().invoke(args=["db", "export", str(path)])
+            assert result.exit_code == 0, result.output
+            assert stat.S_IMODE(path.stat().st_mode) == 0o600, path.name
+    finally:
+        os.umask(previous)
+
+
+#: Types an export may carry that no upload could: the import keeps each file as a bare
+#: ``type/subtype`` like every other file (its parameters, and whatever follows a comma, dropped),
+#: or as ``application/octet-stream`` where none can be read.
+IMPORTED_TYPES = {
+    'application/pdf; a="\\"; b=",text/html;c="': "application/pdf",
+    "application/pdf,text/html": "application/octet-stream",
+    "application/pdf, text/html": "application/octet-stream",
+    " Application/PDF ;x=y": "application/pdf",
+    "text/plain\\,text/html": "application/octet-stream",
+    "application/pdf\x00text/html": "application/octet-stream",
+    "application/pdf\ttext/html": "application/octet-stream",
+    "": "application/octet-stream",
+    "TEXT/HTML": "text/html",
+}
+
+
+def test_imported_files_are_kept_and_served_as_bare_types(new_database):
+    """Over a real socket: what is stored, listed and served is one bare type (security review);
+    a row that could only come from an export made by hand once answered a 500 (a NUL byte) or
+    was served as ``application/pdf,text/html`` (HTML to Chromium)."""
+    source = new_database("source.sqlite")
+    first, _ = filled(source)
+    lines = exported(source)
+    row = next(json.loads(line) for line in lines if '"table": "item_file"' in line)
+    crafted = []
+    for number, declared in enumerate(IMPORTED_TYPES):
+        copy = {**row["row"], "id": 100 + number, "path": f"page{number}", "content_type": declared}
+        crafted.append(json.dumps({"table": "item_file", "row": copy}))
+        for line in lines:
+            chunk = json.loads(line)
+            if chunk.get("table") == "item_file_chunk" and chunk["row"]["file_id"] == row["row"]["id"]:
+                crafted.append(json.dumps({"table": "item_file_chunk", "row": {**chunk["row"], "file_id": 100 + number}}))
+    end = json.loads(lines[-1])
+    lines = lines[:-1] + crafted + [json.dumps({"end": True, "rows": end["rows"] + len(crafted)})]
+    target = new_database("target.sqlite")
+    imported(target, lines)
+    server = loopback_server(portal(target))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{server.server_port}"
+        listed = {entry["path"]: entry for entry in requests.get(f"{base}/api/v1/items/{first}/files", timeout=10).json()["files"]}
+        for number, (declared, bare) in enumerate(IMPORTED_TYPES.items()):
+            entry = listed[f"page{number}"]
+            assert entry["content_type"] == bare, declared
+            served = requests.get(entry["url"], timeout=10)
+            assert served.status_code == 200 and served.headers["Content-Type"] == bare, declared
+            assert served.headers["X-Content-Type-Options"] == "nosniff"
+            if bare != "application/pdf":
+                assert served.headers["Content-Security-Policy"].startswith("sandbox"), declared
+    finally:
+        server.shutdown()
+        server.server_close()

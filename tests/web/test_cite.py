@@ -26,7 +26,6 @@ from tests.servers import fresh_sqlite
 DEMO_IBIP = "D7N2U8HW/3J5AC3H"
 DEMO_REP = "ibiportal.test/lab/2015/03.10.14.22"
 DELETED = "D7N2U8HW/3GBBQK2"
-NO_OAI_DC = "8JMKD3MGP8W/35MMLL8"
 
 REMOTE_HOST = "archive.example.org"
 REMOTE_SERVICE = "example.org/svc/2020/01.02.03.04"
@@ -197,7 +196,6 @@ def test_bad_input_is_shown_next_to_the_field(client, text, message):
     ("ibi", "status", "words"),
     [
         (DELETED, 410, "was deleted"),
-        (NO_OAI_DC, 404, "has no url.metadata(oai_dc)"),
         ("D7N2U8HW/3AAAAAA", 404, "not found"),
     ],
 )

@@ -39,6 +39,9 @@ def test_the_page_cites_the_last_edition_and_says_so(client):
     assert "Reference model for an open archival information system (OAIS)" in html
     assert f'href="/cite.bib?ibi={LAST_EDITION}"' in html
     assert client.get(f"/cite.bib?ibi={LAST_EDITION}").status_code == 200
+    # A download names the IBI asked: the earlier edition's has no record, said so.
+    download = client.get(f"/cite.bib?ibi={ITEM}")
+    assert download.status_code == 404 and "has no url.metadata(oai_dc)" in download.get_data(as_text=True)
 
 
 def test_the_page_without_a_later_edition_says_why_nothing_was_cited(client):

@@ -6,6 +6,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+import ibiportal.application.resolving as resolving_module
 import ibiportal.ibi.url as url_module
 import ibiportal.web.resolve.views as resolve_views
 from ibiportal.protocol.pairlist import parse_pair_list
@@ -242,13 +243,13 @@ def test_language_preference_chooses_the_translation_and_is_not_passed_on(client
 
 
 def test_a_persistent_url_is_parsed_once_per_request(client, monkeypatch):
-    """The route parses the URL to tell a bad one (400) from an unknown page (404) and hands
-    that parse to the engine, which would otherwise read the same text again."""
+    """The use case reads the URL once, after a cache miss (to tell a bad one, 400, from an
+    unknown page, 404), and hands that value to the engine, which takes no text."""
     calls = []
     real = url_module.parse_persistent_url
     counting = lambda text: calls.append(text) or real(text)  # noqa: E731
     monkeypatch.setattr(url_module, "parse_persistent_url", counting)  # PersistentUrl.parse calls it
-    monkeypatch.setattr(resolve_views, "parse_persistent_url", counting)
+    monkeypatch.setattr(resolving_module, "parse_persistent_url", counting)
     response = client.get("/8JMKD3MGP8W/35MMLL8!:(oai_dc)", environ_base=CLIENT)
     assert response.status_code == 302 and response.headers["Location"] == SECTION_10_2_URL
     assert calls == ["http://localhost/8JMKD3MGP8W/35MMLL8!:(oai_dc)"]

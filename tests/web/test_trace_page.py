@@ -8,7 +8,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 
 from ibiportal import create_app
-from ibiportal.resolver.engine import ClientInfo, Resolver
+from ibiportal.resolver.engine import Asked, ClientInfo, Resolver
 from ibiportal.resolver.trace import Alert, AlertReason, Resolution, Trace, TraceStep, StepKind
 from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Timeouts
 from ibiportal.application.resolving import Resolving
@@ -293,7 +293,7 @@ def hostile_trace() -> dict:
                  ArchiveEndpoint("garbage.example", "garbage.example/svc/2020/01.01.00.00", "garbage", "hostile")]
     resolver = Resolver(endpoints, {"hostile": HostileArchives()})
     try:
-        resolution = resolver.resolve("http://urlib.net/8JMKD3MGP8W/35MMLL8?ibiurl.requireditemstatus=Original",
+        resolution = resolver.resolve(Asked.parse("http://urlib.net/8JMKD3MGP8W/35MMLL8?ibiurl.requireditemstatus=Original"),
                                       ClientInfo(("172.16.44.200",), "pt-BR"))
     finally:
         resolver.close()

@@ -12,10 +12,9 @@ from ...i18n import N_
 from ...ibi.classify import classify
 from ...ibi.explain import explain
 from ...application.idempotent_minting import KeyReused, fingerprint, idempotency_key
-from ...application.resolving import Asked
+from ...application.resolving import Answer, Received
 from ...ibi.url import normalize_base, parse_persistent_url
 from ...minting import MintRequest
-from ...resolver.trace import Resolution
 from ..auth.session import admin_required_if
 from ..cite.embedded import embedded_metadata, record_held_here
 from ..context import application, client_address, known_prefix_pairs, request_caller, request_site, resolver_base
@@ -57,14 +56,13 @@ def home():
     )
 
 
-def _where_now(result) -> tuple[Resolution, str]:
+def _where_now(result) -> tuple[Answer, str]:
     """Where the item of a pasted direct Archive link lives now: its persistent URL on this portal,
-    resolved as a ``GET`` of it is (the Archive in the link may have moved or died), with the
+    answered as a ``GET`` of it is (the Archive in the link may have moved or died), with the
     trace's permalink."""
-    site = request_site()
-    asked = Asked(result.portal_url, parse_persistent_url(result.portal_url))
-    stored = application().resolving.resolve(asked, request_caller(), site)
-    return stored.resolution, site.trace_permalink(stored.trace_id)
+    received = Received(result.portal_url, parsed=parse_persistent_url(result.portal_url))
+    answer = application().resolving.answer(received, request_caller(), request_site())
+    return answer, answer.trace_url
 
 
 def _where(result) -> tuple[str, str, str] | None:

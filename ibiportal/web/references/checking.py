@@ -2,11 +2,12 @@
 (``ibiportal.application.references``) with this portal's resolution, threads and rate limit, and
 its answer as one JSON document or as a stream of lines (NDJSON).
 
-Each distinct request is resolved as ``GET /<persistent URL>`` on this portal would resolve it
-(:func:`resolve_as_get`): the same Archives, cache hits, single flight and trace, with the
-registry read once for the whole check and its outcomes not kept in the cache. The resolutions run
-on the reference-check threads, each a unit of work of the application's own (its storage opened
-and closed there), with the client and the portal's address read from the request beforehand.
+Each distinct request is answered as ``GET /<persistent URL>`` on this portal answers it, by the
+same call (``Resolving.answer``): the same Archives, cache hits, single flight and trace, with the
+registry read once for the whole check and its outcomes not kept in the cache. The request is read
+once, when the check starts; the resolutions run on the application's reference-check threads,
+each a unit of work of its own (the storage it opens through the application is closed when it
+ends), with no copy of this request's context.
 """
 from __future__ import annotations
 
@@ -15,14 +16,12 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Iterator
 
-from flask import request
-
-from ...application.references import Answer, CheckedEntry, EntryResolution, CheckOutcome, ReferenceCheck
-from ...application.resolving import Asked, Batch, Caller, Resolving, Site
+from ...application.references import CheckedEntry, CheckOutcome, EntryResolution, ReferenceCheck
+from ...application.resolving import Answer, Batch, Caller, Received, Resolving, Site
 from ...ibi.extract import Extraction, Found
-from ...resolver.cache import CachedRedirect
 from ..limits import reference_budget
 from ..context import application, request_caller, request_site
+from ..host import request_address
 from ..i18n import translate
 from ...resolver.statuses import ALERT_STATUS, FOUND_STATUS
 
@@ -30,28 +29,19 @@ from ...resolver.statuses import ALERT_STATUS, FOUND_STATUS
 NDJSON = "application/x-ndjson"
 
 
-def resolve_as_get(resolving: Resolving, batch: Batch, root: str, caller: Caller, site: Site, entry: Found) -> Answer:
-    """The answer ``GET /<the entry's request>`` on this portal gives: from the cache when it
-    holds it, else resolved (with single flight) with the registry the check read once
-    (``batch``), and not kept in the cache (``Resolving.resolve``)."""
-    url = f"{root}{entry.reading.resolver_path}"
-    hit = resolving.cached(url, caller, site)
-    if hit is not None:
-        outcome, state = hit
-        if isinstance(outcome, CachedRedirect):
-            return Answer(outcome.url, None, outcome.trace_url, state)
-        return Answer(None, outcome.resolution.alert, outcome.trace_url, state)
-    stored = resolving.resolve(Asked(url, entry.reading.url), caller, site, batch)
-    resolution = stored.resolution
-    return Answer(resolution.url, resolution.alert, site.trace_link(stored.trace_id), resolving.cache_state(stored))
+def answer_as_get(resolving: Resolving, batch: Batch, caller: Caller, site: Site, address: str, entry: Found) -> Answer:
+    """The answer ``GET /<the entry's request>`` at ``address`` gets from ``caller``: the same
+    call, with the entry's URL as its reading read it (not read again) and the registry the check
+    read once (``batch``)."""
+    received = Received(f"{address}{entry.reading.resolver_path}", parsed=entry.reading.url)
+    return resolving.answer(received, caller, site, batch)
 
 
 def reference_check() -> ReferenceCheck:
-    """The check, wired to this portal, with the registry read once for all its resolutions."""
-    site, resolving = request_site(), application().resolving
-    resolve = functools.partial(resolve_as_get, resolving, resolving.batch(site), f"{request.scheme}://{request.host}",
-                                request_caller(), site)
-    return ReferenceCheck(resolve, application().reference_executor,
+    """The check, wired to this portal, with the request and the registry read once for all its resolutions."""
+    resolving, site = application().resolving, request_site()
+    answer = functools.partial(answer_as_get, resolving, resolving.batch(site), request_caller(), site, request_address())
+    return ReferenceCheck(answer, application().reference_executor,
                           alert_status=ALERT_STATUS, found_status=FOUND_STATUS)
 
 

@@ -14,12 +14,7 @@ from flask import Blueprint, Response, jsonify, render_template, request
 from markupsafe import escape
 from werkzeug.routing import PathConverter
 
-from ...errors import ParseError
-from ...ibi.identifier import split_ibi
-from ...ibi.recognise import direct_link_path, recognise, without_pasted_resolver, without_resolver_segment
-from ...ibi.url import parse_persistent_url
-from ...application.resolving import Asked
-from ...resolver.cache import CachedRedirect
+from ...application.resolving import Answer, Received
 from ...resolver.diagnosis import NotFoundDiagnosis
 from ..context import application, request_caller, request_site, resolver_base
 from ..host import portal_url, request_address
@@ -68,49 +63,31 @@ def resolve(ibi_path: str):
     """Resolve a persistent URL: 302 to the URL an Archive answered, or the alert; or, for an
     ``Accept`` that asks for a citation type above all else, the item's citation.
 
-    ``/ibi/<…>`` and ``/rep/<…>``, as urlib.net's links are printed, are read as ``/<…>``: the
-    received URL loses the segment, so redirect, alert, trace and cache are those of ``/<…>``; so
-    are ``/ibi:<…>`` and URLib's ``/upn:<ResolverID>:<…>`` (STANDARD.md §8). A URLib link that names
-    no item this portal can read (a mirror's own page, a ``upn:`` whose local part is URLib's
-    compact code) is a 404 that says so.
+    The request is read once: its URI as sent (``ibi_path``, the router's decoded reading, is not
+    what the standard resolves: message (2) is the URL as received), who sent it and where; one
+    call (``Resolving.answer``) takes it to the answer, which is rendered: the redirect, the
+    alert, or why the path is no persistent URL (a 404 for a page that is not there or a URLib
+    link to no item this portal can read, a 400 for a persistent URL that does not read).
     """
     environ = request.environ  # read once: each read through Flask's request proxy costs a microsecond
-    raw_path, address = without_pasted_resolver(_raw_path(environ)), request_address()
-    received, rescued = received_url(raw_path, address), rescued_link(raw_path)
+    address = request_address()
+    received = Received.request(_raw_path(environ), address)
     wanted = negotiate(environ.get("HTTP_ACCEPT"))
     if wanted is not None:  # a citation type asked for above all else (negotiation.py)
-        return citation_response(wanted, received)
-    resolving, caller, site = application().resolving, request_caller(environ), request_site(address)
-    hit = resolving.cached(received, caller, site)  # only resolutions of URLs that parsed are cached
-    if hit is not None:
-        outcome, state = hit
-        if isinstance(outcome, CachedRedirect):
-            return found_response(outcome.url, rescued, outcome.trace_url, state)
-        response = alert_response(outcome.resolution, outcome.trace_url, outcome.diagnosis, rescued)
-        return with_trace_headers(response, outcome.trace_url, state)
-    try:
-        parsed = parse_persistent_url(received)
-    except ParseError as exc:
-        if rescued is not None:
-            return error_response(gettext("%(link)s is a direct link to an Archive's copy of an item, but the item's "
-                                          "repository name does not read: %(problem)s",
-                                          link=rescued, problem=translate(exc.message)), 404, None, "path")
-        refusal = recognise(raw_path)
-        if refusal.refusal is not None:  # a URLib link that names no item this portal can read
-            return error_response(translate(refusal.refusal), 404, refusal.refusal_at and refusal.refusal_at[0], "path")
-        try:
-            ibi_part = without_resolver_segment(without_pasted_resolver("/" + ibi_path))[1:]
-            split_ibi(ibi_part)
-        except ParseError as not_ibi:
-            return unknown_page(ibi_path, not_ibi, len(ibi_path) - len(ibi_part))
-        raise exc
-    stored = resolving.resolve(Asked(received, parsed), caller, site)
-    resolution = stored.resolution
-    trace_url = site.trace_permalink(stored.trace_id)
-    cache = resolving.cache_state(stored)
-    if resolution.found:
-        return found_response(resolution.url, rescued, trace_url, cache)
-    return with_trace_headers(alert_response(resolution, trace_url, stored.diagnosis, rescued), trace_url, cache)
+        return citation_response(wanted, received.url)
+    answer = application().resolving.answer(received, request_caller(environ), request_site(address))
+    return answer_response(answer)
+
+
+def answer_response(answer: Answer):
+    """The answer rendered: the redirect, the alert with its trace headers, or the refusal."""
+    refusal = answer.refusal
+    if refusal is not None:
+        return error_response(refusal.message, refusal.status, refusal.position, refusal.field)
+    if answer.url is not None:
+        return found_response(answer.url, answer.rescued, answer.trace_url, answer.cache)
+    response = alert_response(answer.resolution, answer.trace_url, answer.diagnosis, answer.rescued)
+    return with_trace_headers(response, answer.trace_url, answer.cache)
 
 
 def found_response(url: str, rescued: str | None, trace_url: str, cache: str) -> Response:
@@ -142,17 +119,6 @@ def signposting_headers(url: str) -> list[tuple[str, str]]:
     return [("Link", redirect_link_header(portal, persistent_url(resolver_base(), ibip), ibip))]
 
 
-def unknown_page(ibi_path: str, problem: ParseError, skipped: int = 0):
-    """A 404 for a path that is neither a page of the portal nor an IBI: it says both, with the
-    parser's reason and the character of the path where reading it as an IBI stopped, since
-    a reader who typed it most likely meant a persistent URL. ``skipped``: characters before
-    the part read as an IBI (a resolver segment such as ``ibi/``)."""
-    position = None if problem.position is None else problem.position + 1 + skipped  # + the path's "/"
-    message = gettext("There is no page /%(path)s on this portal, and it is not a persistent URL: %(problem)s",
-                      path=ibi_path, problem=translate(problem.message))
-    return error_response(message, 404, position, "path")
-
-
 def trace_headers(trace_url: str, cache: str) -> list[tuple[str, str]]:
     """The trace permalink in ``Link`` and ``X-IBI-Trace``, ``X-IBI-Cache``, and no HTTP caching:
     each request must reach the resolver, so that its Archive is acknowledged (Table 8.11)."""
@@ -169,24 +135,6 @@ def with_trace_headers(response: Response, trace_url: str, cache: str) -> Respon
     """``response`` with :func:`trace_headers` (none of them is set yet)."""
     response.headers.extend(trace_headers(trace_url, cache))
     return response
-
-
-def received_url(raw_path: str, address: str) -> str:
-    """The persistent URL as the browser sent it (message (2)), path and query undecoded, without
-    a leading ``/ibi`` or ``/rep`` segment (``without_resolver_segment``); a URLib Archive's
-    direct link (``/col/<rep>/doc/<file>``, ``/attachment.cgi/…``, ``/archive.cgi/<rep>``) is the
-    persistent URL ``/<rep>/<file>``: rescued, it resolves to wherever the item lives now; and a
-    whole persistent URL pasted after the portal's address is read as its path
-    (``raw_path``: the request's, ``without_pasted_resolver``; ``address``: its
-    :func:`~ibiportal.web.host.request_address`, not request.host_url, whose IRI conversion costs 15 µs)."""
-    path = without_resolver_segment(raw_path)
-    return f"{address}{direct_link_path(path) or path}"
-
-
-def rescued_link(raw_path: str) -> str | None:
-    """The request's path (``raw_path``, as :func:`received_url` takes it) when it is a URLib
-    Archive's direct link that :func:`received_url` rescued."""
-    return raw_path.split("?", 1)[0] if direct_link_path(without_resolver_segment(raw_path)) is not None else None
 
 
 def _raw_path(environ: dict) -> str:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections import Counter
 
 
+from ibiportal.resolver.engine import Asked
+from ibiportal.resolver.trace import Alert, AlertReason, ParseProblem, Resolution, Status, StepKind, Trace, TraceStep
 from ibiportal.web.trace.sequence import BROWSER, MESSAGE_NAMES, RESOLVER, USER, Tone, sequence_of
-from ibiportal.resolver.trace import Resolution, Status, StepKind
 from tests.standard_examples import SECTION_10_1_URL, SECTION_10_2_URL
 
 DEMO_ARCHIVES = {"mtc-m16c", "mtc-m16d", "origin", "mirror", "rival-a", "rival-b", "tombstone", "edition-a",
@@ -27,7 +28,7 @@ def test_figure_8_1_names_every_message_from_1_to_10():
 
 
 def test_section_10_1_is_numbered_like_figure_8_1(demo_resolver, standard_client):
-    resolution = demo_resolver.resolve("http://urlib.net/8JMKD3MGP8W/35MMLL8", standard_client)
+    resolution = demo_resolver.resolve(Asked.parse("http://urlib.net/8JMKD3MGP8W/35MMLL8"), standard_client)
     assert resolution.url == SECTION_10_1_URL
     sequence = sequence_of(resolution)
     numbers = sequence.numbers()
@@ -52,7 +53,7 @@ def test_section_10_1_is_numbered_like_figure_8_1(demo_resolver, standard_client
 
 
 def test_section_10_2_has_two_rounds_of_the_loop(demo_resolver, standard_client):
-    resolution = demo_resolver.resolve("http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)", standard_client)
+    resolution = demo_resolver.resolve(Asked.parse("http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)"), standard_client)
     assert resolution.url == SECTION_10_2_URL
     sequence = sequence_of(resolution)
     assert [(hop.number, hop.ibi, hop.verbs) for hop in sequence.hops] == [
@@ -75,7 +76,7 @@ def test_section_10_2_has_two_rounds_of_the_loop(demo_resolver, standard_client)
 
 
 def test_edition_chain_asks_three_rounds_and_ends_at_the_last_edition(demo_resolver, standard_client):
-    resolution = demo_resolver.resolve("http://urlib.net/D7N2U8HW/39G4TD2!", standard_client)
+    resolution = demo_resolver.resolve(Asked.parse("http://urlib.net/D7N2U8HW/39G4TD2!"), standard_client)
     sequence = sequence_of(resolution)
     steps = resolution.trace.steps
     assert [steps[hop.chosen].receiver for hop in sequence.hops] == ["edition-a", "edition-b", "edition-c"]
@@ -84,7 +85,7 @@ def test_edition_chain_asks_three_rounds_and_ends_at_the_last_edition(demo_resol
 
 
 def test_an_ibi_no_archive_holds_ends_with_an_alert_and_no_acknowledgment(demo_resolver, standard_client):
-    resolution = demo_resolver.resolve("http://urlib.net/8JMKD3MGP8W/34PGRBS", standard_client)
+    resolution = demo_resolver.resolve(Asked.parse("http://urlib.net/8JMKD3MGP8W/34PGRBS"), standard_client)
     assert resolution.alert.reason.value == "not-found"
     sequence = sequence_of(resolution)
     numbers = sequence.numbers()
@@ -104,7 +105,7 @@ def test_an_ibi_no_archive_holds_ends_with_an_alert_and_no_acknowledgment(demo_r
 
 
 def test_conflicting_originals_are_two_answers_and_an_alerting_analysis(demo_resolver, standard_client):
-    resolution = demo_resolver.resolve("http://urlib.net/D7N2U8HW/3MP9QLE?ibiurl.requireditemstatus=Original",
+    resolution = demo_resolver.resolve(Asked.parse("http://urlib.net/D7N2U8HW/3MP9QLE?ibiurl.requireditemstatus=Original"),
                                        standard_client)
     assert resolution.alert.reason.value == "conflicting-originals"
     sequence = sequence_of(resolution)
@@ -115,8 +116,15 @@ def test_conflicting_originals_are_two_answers_and_an_alerting_analysis(demo_res
     assert not {5, 6, 8, 9} & set(sequence.numbers())
 
 
-def test_a_url_that_does_not_parse_is_messages_1_2_7_10(demo_resolver, standard_client):
-    resolution = demo_resolver.resolve("http://urlib.net/8JMKD3MGP8W/35MMLL8::", standard_client)
+def test_a_stored_url_that_did_not_parse_is_messages_1_2_7_10():
+    """A stored trace whose capture (2) says the URL does not parse (the resolver takes only URLs
+    its caller read, so such a trace comes from elsewhere: a JSON trace read back) is drawn as
+    1, 2, 7 and 10."""
+    url = "http://urlib.net/8JMKD3MGP8W/35MMLL8::"
+    capture = TraceStep(2, StepKind.CAPTURE, "browser", "resolver", "", request_url=url,
+                        parse_error=ParseProblem("`:` may not follow `:`", 38))
+    outcome = TraceStep(7, StepKind.OUTCOME, "resolver", "browser", "", alert=AlertReason.BAD_REQUEST)
+    resolution = Resolution(url, Trace((capture, outcome)), alert=Alert(AlertReason.BAD_REQUEST, "not a persistent URL"))
     sequence = sequence_of(resolution)
     assert sequence.numbers() == [1, 2, 7, 10]
     assert numbered(sequence, 2)[0].tone is Tone.FAILED and "does not parse" in numbered(sequence, 2)[0].summary
@@ -125,7 +133,7 @@ def test_a_url_that_does_not_parse_is_messages_1_2_7_10(demo_resolver, standard_
 
 
 def test_not_waited_for_archives_are_one_event_without_a_number(demo_resolver, standard_client):
-    resolution = demo_resolver.resolve("http://urlib.net/8JMKD3MGP8W/35MMLL8", standard_client)
+    resolution = demo_resolver.resolve(Asked.parse("http://urlib.net/8JMKD3MGP8W/35MMLL8"), standard_client)
     sequence = sequence_of(resolution)
     skipped = [m for m in sequence.messages if m.tone is Tone.SKIPPED]
     assert len(skipped) == 1 and skipped[0].number is None
@@ -134,19 +142,19 @@ def test_not_waited_for_archives_are_one_event_without_a_number(demo_resolver, s
 
 
 def test_the_stored_json_gives_the_same_diagram(demo_resolver, standard_client):
-    resolution = demo_resolver.resolve("http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)", standard_client)
+    resolution = demo_resolver.resolve(Asked.parse("http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)"), standard_client)
     assert sequence_of(Resolution.from_dict(resolution.to_dict())) == sequence_of(resolution)
 
 
 def test_archive_columns_keep_one_order_whatever_the_arrival(demo_resolver, standard_client):
-    first = sequence_of(demo_resolver.resolve("http://urlib.net/8JMKD3MGP8W/35MMLL8", standard_client))
-    second = sequence_of(demo_resolver.resolve("http://urlib.net/D7N2U8HW/39G4TD2!", standard_client))
+    first = sequence_of(demo_resolver.resolve(Asked.parse("http://urlib.net/8JMKD3MGP8W/35MMLL8"), standard_client))
+    second = sequence_of(demo_resolver.resolve(Asked.parse("http://urlib.net/D7N2U8HW/39G4TD2!"), standard_client))
     names = [line.key for line in first.lifelines[3:]]
     assert names == sorted(names, key=str.casefold) == [line.key for line in second.lifelines[3:]]
 
 
 def test_every_recorded_step_is_drawn(demo_resolver, standard_client):
-    resolution = demo_resolver.resolve("http://urlib.net/D7N2U8HW/39G4TD2!", standard_client)
+    resolution = demo_resolver.resolve(Asked.parse("http://urlib.net/D7N2U8HW/39G4TD2!"), standard_client)
     drawn = Counter(i for message in sequence_of(resolution).messages for i in message.steps)
     for index, step in enumerate(resolution.trace.steps):
         # A urlRequest step is drawn twice: in its round's broadcast (3), and as what came back.
