@@ -59,7 +59,7 @@ def import_items(database: str, count: int, first: int = 0, chunk: int = 10_000)
     from ibiportal import create_app
     from ibiportal.archive.history import Actor
     from ibiportal.storage.migrations import upgrade
-    from ibiportal.web.context import get_importer
+    from ibiportal.web.context import application
 
     upgrade(database)
 
@@ -67,7 +67,7 @@ def import_items(database: str, count: int, first: int = 0, chunk: int = 10_000)
                       "INSTANCE_PATH": str(Path(database).parent) if "://" not in database else None})
     started = time.perf_counter()
     with app.app_context():
-        importer = get_importer()
+        importer = application().importing()
         for start in range(first, first + count, chunk):
             size = min(chunk, first + count - start)
             outcomes = list(importer.run(read_csv(csv_text(size, start)), Actor("import", "benchmark.csv")))

@@ -60,7 +60,7 @@ class Portal:
 
     def __init__(self, size: int, folder: Path) -> None:
         from ibiportal import create_app
-        from ibiportal.web.context import get_importer
+        from ibiportal.web.context import application
 
         self.size = size
         database = folder / f"portal-{size}.sqlite"
@@ -73,7 +73,7 @@ class Portal:
         self.items = ["/" + ibip for ibip in ibips(size)]
         self.asked = 0
         self.imported = size
-        self.get_importer = get_importer
+        self.get_importer = lambda: application().importing()
 
     def resolve(self, count: int) -> float:
         paths = self.items[self.asked:self.asked + count]

@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from flask import Flask
 
@@ -10,6 +13,9 @@ from . import config
 from .ibi.clock import Clock, utc_now
 from .private_files import make_private
 from .secret_key import instance_secret_key
+
+if TYPE_CHECKING:
+    from .application import Transports
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -28,8 +34,10 @@ def create_app(test_config: dict | None = None, clock: Clock = utc_now) -> Flask
     database are secrets.
 
     The application layer (:class:`~ibiportal.application.Application`: the use cases and the
-    transports, pools and caches they share) is built here, once per app, and handed to the views,
-    with the portal's one ``clock`` (a test moves it: every time the portal reads or stores follows).
+    transports, pools and caches they share) is built here, once per app, from the typed
+    settings, a way to open the database they name, the transports and the portal's one ``clock``
+    (a test moves it: every time the portal reads or stores follows), and handed to the views and
+    the commands (``web.context.application``).
     """
     settings = config.Settings.from_environment() if test_config is None else None
     instance = settings.instance if settings is not None else test_config.get("INSTANCE_PATH")
@@ -49,8 +57,27 @@ def create_app(test_config: dict | None = None, clock: Clock = utc_now) -> Flask
         app.config["SECRET_KEY"] = instance_secret_key(app.instance_path)
 
     from .application import Application
+    from .storage.database import Storage
     from .web import register
-    from .web.context import get_storage
 
-    register(app, Application(app.config, app.instance_path, get_storage, clock))
+    typed = config.Settings.from_config(app.config, instance=app.instance_path)
+    register(app, Application(typed, app.config, partial(Storage, typed.database, clock=clock),
+                              _transports(app.config), clock))
     return app
+
+
+def _transports(settings: Mapping[str, Any]) -> Transports:
+    """The transports, each made on first use with the address policy of
+    IBIPORTAL_ALLOW_PRIVATE_ARCHIVES as it stands then (tests change it on a running app)."""
+    from .application import Transports
+    from .resolver.curl_transport import CurlTransport
+    from .resolver.http_transport import HttpTransport
+
+    def target_check() -> HttpTransport:
+        portal = settings.get("PORTAL_URL")
+        agent = f"IBI-Portal-target-check/{__version__}" + (f" (+{portal})" if portal else "")
+        return HttpTransport(allow_private=settings["ALLOW_PRIVATE_ARCHIVES"], user_agent=agent)
+
+    return Transports(http=lambda: HttpTransport(allow_private=settings["ALLOW_PRIVATE_ARCHIVES"]),
+                      fan_out=lambda: CurlTransport(allow_private=settings["ALLOW_PRIVATE_ARCHIVES"]),
+                      target_check=target_check)

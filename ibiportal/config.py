@@ -249,6 +249,16 @@ class Settings:
         that makes no sense stops the start with a message naming the variable and the value."""
         return cls(**_read(os.environ if environ is None else environ))
 
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], instance: str = "") -> Settings:
+        """The settings a Flask configuration holds (a test's ``create_app(test_config)``, or the
+        environment's read into the defaults), each by its upper-case key, lists as tuples; those
+        Flask does not carry (``instance``, ``workers``) given or default."""
+        values = {entry.name: config[entry.name.upper()] for entry in fields(cls)
+                  if entry.metadata["flask"] and entry.name.upper() in config}
+        values = {name: tuple(value) if isinstance(value, list) else value for name, value in values.items()}
+        return cls(**values, instance=instance)
+
     def flask_changes(self) -> dict[str, Any]:
         """The settings that differ from their defaults, as Flask configuration keys."""
         return flask_config({entry.name: getattr(self, entry.name) for entry in fields(self)

@@ -2,12 +2,14 @@
 parsed values and returning facts (dataclasses). No Flask here: the web blueprints and the CLI
 parse once, call a use case, and render what it returns.
 
-:class:`Application` is made from the configuration (a mapping of the ``IBIPORTAL_*`` settings
-read by ``ibiportal.config``), the instance folder, a way to reach the storage of the current unit
-of work and a clock. It holds the long-lived parts every request shares (the transports, the
-thread pools, the resolution cache, single flight, the Archives this process answers for) and
-the use cases built on them: :class:`~.resolving.Resolving` (``GET /<persistent URL>``, the
-trace) and :class:`~.citing.Citing` (Cite).
+:class:`Application` is made from the typed settings (``ibiportal.config.Settings``), a way to
+open the database they name, the transports and one clock. It is the one door of the web layer
+and the CLI: it holds the long-lived parts every request shares (the transports, the thread
+pools, the resolution cache, single flight, the Archives this process answers for), the storage
+of the current unit of work (:mod:`.units`), and every use case, wired: those built once
+(:class:`~.resolving.Resolving` for ``GET /<persistent URL>`` and the trace,
+:class:`~.citing.Citing` for Cite, registering, traces, tokens, accounts) and those built per call
+on the unit's storage (minting, items, files, copies, usage, target checks, prefix pairs).
 
 Fork safety: gunicorn imports ``app.py`` in each worker (no ``preload_app``), so ``create_app``
 runs after the fork. Even so, the parts that own threads, sockets or connections (the libcurl
@@ -21,8 +23,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit
@@ -33,14 +36,17 @@ from ..archive.service import ArchiveService
 from ..resolver.acknowledging import PendingNotices
 from ..i18n import N_
 from ..ibi.prefixes import KNOWN_PREFIX_PAIRS, table_with_claims
+from ..config import Settings
 from ..ibi.clock import Clock, unix_time, utc_now
+from ..ibi.minted import MintedItem
 from ..ibi.subsystem import Subsystem
-from ..resolver.cache import Acknowledger, Changes, ResolutionCache
-from ..resolver.curl_transport import CurlTransport
+from ..resolver.cache import Acknowledger, ResolutionCache
 from ..resolver.engine import ResolverSettings
 from ..resolver.single_flight import SingleFlight
 from ..resolver.transport import Route, Transport
 from ..resolver.http_transport import HttpTransport
+from ..resolver.registration import RegistrationService
+from ..resolver.target_probe import HostPacer, TargetChecker
 from ..resolver.local_transport import LocalTransport
 from ..storage.database import Storage
 from ..storage.identifiers import PAIR_CONFIRMED, PAIR_SUGGESTED, FreshConnections, IdentifierStore
@@ -48,10 +54,28 @@ from ..storage.redis_flight import RedisFlight
 from ..storage.usage import RedisUsage, UsageStore
 from ..log_limits import LimitedLog
 from .usage_counting import Counts, UsageCounter, UsageTally
-from ..storage.signal import GenerationSignal, RedisChanges, read_changes, signal_file
+from ..storage.signal import Changes, GenerationSignal, RedisChanges, read_changes, signal_file
 from ..storage.signal import write_signal_file
-from ..storage.files import FileStore
+from ..storage.copies import CopyStore
+from ..storage.files import FileStore, StoredFile, read_chunks
+from ..storage.history import HistoryStore
+from ..storage.mint_keys import MintKeyStore
+from ..storage.oai_items import OaiItems
+from ..storage.targets import TargetStore
+from .copies import CopyService
+from .demo_items import DemoItemSeeder
+from .files import ItemFiles
+from .idempotent_minting import IdempotentMinting
 from .import_runs import ImportRuns
+from .minting import Minter
+from .items import ItemService
+from .prefix_pairs import PrefixPairs
+from .records import Accounts, ImportRunRecords, Tokens, Traces
+from .registering import Registering
+from .releasing import Releasing
+from .targets import TargetChecks, TargetSettings
+from .units import StorageScope, UnitExecutor
+from .usage import Usage
 from .importing import Importer
 from .references import CONCURRENCY
 from .resolving import Resolving
@@ -106,28 +130,139 @@ class Holdings:
         self.local_transport = LocalTransport([self.own_local, *self.demo.values()])
 
 
-class Application:
-    """The one object the web layer calls: settings, long-lived parts and use cases.
+@dataclass(frozen=True)
+class Transports:
+    """How the application reaches the world: each made on first use, by the process that uses
+    it (module docstring: fork safety). ``http``: one-off exchanges with live Archives (the §7.2
+    confirmation request, Cite's record fetch, a release); ``fan_out``: the resolver's transport to
+    registered Archives, every message of a round on the wire at once; ``target_check``: the dead
+    target check's own, with a user agent naming it."""
 
-    ``storage`` gives the storage of the current unit of work (in the web layer, the request's
-    connection); ``clock`` the current time, in UTC; ``timer`` the seconds of CPU the calling
-    thread has used, for a request's budget of work (its reading of a text: ``ibi.extract.Bounds``),
-    which tests move.
+    http: Callable[[], HttpTransport]
+    fan_out: Callable[[], Transport]
+    target_check: Callable[[], HttpTransport]
+
+
+class Application:
+    """The one object the web layer and the CLI call: settings, long-lived parts and use cases.
+
+    ``settings``: the portal's typed settings; ``config``: the same by their Flask keys (the app's
+    configuration, which the use cases that read a setting per call still read, and which tests
+    change while the app runs). ``open_storage`` opens a connection to the database the settings
+    name; :attr:`storage` gives the current unit of work's (a request, a command, a pool thread's
+    job: :mod:`.units`), opened on first use, and :meth:`close_storage` ends it. ``transports``:
+    how the world is reached; ``clock`` the current time, in UTC; ``timer`` the seconds of CPU the
+    calling thread has used, for a request's budget of work (its reading of a text:
+    ``ibi.extract.Bounds``), which tests move.
     """
 
-    def __init__(self, config: Mapping[str, Any], instance_path: str, storage: Callable[[], Storage],
-                 clock: Clock = utc_now, timer: Callable[[], float] = time.thread_time) -> None:
+    def __init__(self, settings: Settings, config: Mapping[str, Any], open_storage: Callable[..., Storage],
+                 transports: Transports, clock: Clock = utc_now,
+                 timer: Callable[[], float] = time.thread_time) -> None:
         from .citing import Citing
 
+        self.settings = settings
         self.config = config
-        self.instance_path = instance_path
-        self.storage = storage
+        self.instance_path = settings.instance
+        self.open_storage = open_storage
+        self.storage = StorageScope(lambda: open_storage(announce=self.announce))
+        self._transports = transports
         self.clock = clock
         self.timer = timer
         self.subsystem = Subsystem.from_config(config)  # the portal's own, validated at start-up
         self._lock = threading.RLock()  # re-entrant: making one part may make those it uses
         self._parts: dict[str, Any] = {}
         self.citing = Citing(self)
+        self.traces = Traces(self.storage)
+        self.tokens = Tokens(self.storage)
+        self.accounts = Accounts(self.storage)
+        self.registering = Registering(self.storage, clock)
+        self.import_records = ImportRunRecords(self.storage)
+
+    def close_storage(self) -> None:
+        """End the calling unit of work: close the connection it opened, if any."""
+        self.storage.close()
+
+    # -- use cases over the current unit of work's storage (cheap: a few objects per call) -----
+
+    def minter(self) -> Minter:
+        """The portal's identification subsystem, as configured (validated at start-up)."""
+        return Minter(IdentifierStore(self.storage()), self.subsystem, self.unix_clock)
+
+    def idempotent_minting(self) -> IdempotentMinting:
+        """Minting that a client may retry with the same ``Idempotency-Key`` (API and Mint page)."""
+        storage = self.storage()
+        return IdempotentMinting(self.minter(), MintKeyStore(storage), IdentifierStore(storage), self.clock)
+
+    def items(self) -> ItemService:
+        """The own Archive's items, to read, change and delete (API, administrator's pages, CLI)."""
+        storage = self.storage()
+        return ItemService(IdentifierStore(storage), HistoryStore(storage))
+
+    def releasing(self) -> Releasing:
+        """Releasing own items to successor Archives, over the guarded ``requests`` transport."""
+        return Releasing(self.items(), self.http_transport, self.config["ARCHIVE_SERVICE_IBI"])
+
+    def item_files(self) -> ItemFiles:
+        """The files of the own Archive's items."""
+        storage = self.storage()
+        return ItemFiles(IdentifierStore(storage), FileStore(storage), self.config["MAX_FILE_BYTES"])
+
+    def importing(self, extra_pairs: Iterable[Sequence[str]] = ()) -> Importer:
+        """Imports into the own Archive (``items import``, ``POST /api/v1/items/import``), with the
+        known prefix pairs and ``extra_pairs`` (given for one import)."""
+        return self.importer(self.storage(), self.known_prefix_pairs(extra_pairs))
+
+    def copies(self) -> CopyService:
+        """The copies the own Archive holds of other Archives' items."""
+        storage = self.storage()
+        return CopyService(CopyStore(storage), IdentifierStore(storage), self.known_prefix_pairs(),
+                           self.config["ARCHIVE_SERVICE_IBI"])
+
+    def usage_report(self) -> Usage:
+        """How often items were resolved."""
+        storage = self.storage()
+        return Usage(UsageStore(storage), IdentifierStore(storage), self.clock)
+
+    def target_checks(self) -> TargetChecks:
+        """The own items' target checks and their states (IBIPORTAL_TARGET_FAILURES, _RECHECK_HOURS)."""
+        storage = self.storage()
+        settings = TargetSettings(self.config["TARGET_FAILURES"], self.config["TARGET_RECHECK_HOURS"])
+        return TargetChecks(TargetStore(storage), IdentifierStore(storage), settings, self.clock)
+
+    def target_checker(self) -> TargetChecker:
+        """A checker of target URLs, over the target check's own transport, paced per host."""
+        return TargetChecker(self._transports.target_check(), HostPacer())
+
+    def prefix_pairs(self) -> PrefixPairs:
+        """The prefix pairs administrators add, confirm or reject (Convert's table, ``flask ibi prefix-pair``)."""
+        return PrefixPairs(IdentifierStore(self.storage()))
+
+    def oai_items(self) -> OaiItems:
+        """The own items as the OAI-PMH data provider lists them."""
+        return OaiItems(self.storage())
+
+    def minted(self, ibips: Iterable[str]) -> list[MintedItem]:
+        """The own items minted with these IBIP forms, in their order (those since deleted left out)."""
+        store = IdentifierStore(self.storage())
+        return [item for ibip in ibips if (item := store.find_minted(ibip=ibip)) is not None]
+
+    def stored_files(self, ibip: str) -> list[StoredFile]:
+        """The files the own item ``ibip`` holds, as stored (an item's package writes them whole)."""
+        return FileStore(self.storage()).files(ibip)
+
+    def file_chunks(self, stored: StoredFile, start: int, stop: int) -> Iterator[bytes]:
+        """Bytes ``start`` to ``stop`` of a stored file, each chunk read on a connection of its own
+        (``storage.files``: a download outlives its request's unit of work)."""
+        return read_chunks(self.open_storage, stored, start, stop)
+
+    def demo_seeder(self, demo_subsystem: bool) -> DemoItemSeeder:
+        """What gives a new demo portal's own Archive its demo items (``flask demo seed``)."""
+        return DemoItemSeeder(self.minter(), IdentifierStore(self.storage()), self.item_files(), demo_subsystem)
+
+    def registration_service(self) -> RegistrationService:
+        """The resolver's registration service (§7.2), with the address policy of IBIPORTAL_ALLOW_PRIVATE_ARCHIVES."""
+        return self.registering.service(self.http_transport, self.config["ALLOW_PRIVATE_ARCHIVES"])
 
     def unix_clock(self) -> Decimal:
         """The one clock as a decimal Unix time: the ``current date`` Algorithm 4 and an import read."""
@@ -187,7 +322,7 @@ class Application:
     def import_runs(self) -> ImportRuns:
         """The imports the Import page starts, each in a thread of this process (``.import_runs``)."""
         return self._part("import_runs", lambda: ImportRuns(
-            lambda: Storage(self.config["DATABASE"], announce=self.announce, clock=self.clock), self.importer))
+            lambda: self.open_storage(announce=self.announce), self.importer))
 
     # -- transports and pools --------------------------------------------------------------
 
@@ -196,26 +331,28 @@ class Application:
         """The ``requests`` transport for one-off exchanges with live Archives (the §7.2
         confirmation request, Cite's record fetch), with the address policy of
         IBIPORTAL_ALLOW_PRIVATE_ARCHIVES."""
-        return self._part("http_transport", lambda: HttpTransport(allow_private=self.config["ALLOW_PRIVATE_ARCHIVES"]))
+        return self._part("http_transport", self._transports.http)
 
     @property
-    def fan_out_transport(self) -> CurlTransport:
+    def fan_out_transport(self) -> Transport:
         """The resolver's transport to registered Archives: every message of a round on the wire
         at once (ibiportal.resolver.curl_transport), with the same address policy."""
-        return self._part("fan_out_transport", lambda: CurlTransport(allow_private=self.config["ALLOW_PRIVATE_ARCHIVES"]))
+        return self._part("fan_out_transport", self._transports.fan_out)
 
     @property
     def executor(self) -> ThreadPoolExecutor:
         """The thread pool resolutions fan out on (to the Archives of this process)."""
-        size = resolver_threads(self.config["THREADS"])
+        size = resolver_threads(self.settings.threads)
         return self._part("executor", lambda: ThreadPoolExecutor(max_workers=size, thread_name_prefix="resolver"))
 
     @property
-    def reference_executor(self) -> ThreadPoolExecutor:
+    def reference_executor(self) -> UnitExecutor:
         """The threads reference checks resolve their requests on (.references): one check keeps
-        at most ``CONCURRENCY`` resolutions under way; several checks share them."""
-        return self._part("reference_executor",
-                          lambda: ThreadPoolExecutor(max_workers=CONCURRENCY, thread_name_prefix="reference-check"))
+        at most ``CONCURRENCY`` resolutions under way; several checks share them. Each resolution
+        is a unit of work of its own: it opens its storage through :attr:`storage` and the thread
+        closes it when it ends."""
+        return self._part("reference_executor", lambda: UnitExecutor(
+            ThreadPoolExecutor(max_workers=CONCURRENCY, thread_name_prefix="reference-check"), self.storage))
 
     @property
     def pending_notices(self) -> PendingNotices:
@@ -223,7 +360,7 @@ class Application:
         IBIPORTAL_PENDING_NOTICES per Archive; those of the Archives in this process (the own one,
         the demo ones) are waited for, a function call."""
         return self._part("pending_notices",
-                          lambda: PendingNotices(self.config["PENDING_NOTICES"], in_process={Route.LOCAL}))
+                          lambda: PendingNotices(self.settings.pending_notices, in_process={Route.LOCAL}))
 
     @property
     def notice_recorder(self) -> ThreadPoolExecutor:
@@ -247,7 +384,7 @@ class Application:
         return self._part(f"acknowledger {portal_url}", self._new_acknowledger, portal_url)
 
     def _new_acknowledger(self, portal_url: str) -> Acknowledger:
-        threads = max(1, self.config["THREADS"])
+        threads = max(1, self.settings.threads)
         executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="acknowledgment")
         return Acknowledger(self.transports(portal_url), executor,
                             threads * PENDING_ACKNOWLEDGMENTS_PER_REQUEST_THREAD, in_process={Route.LOCAL})
@@ -274,7 +411,7 @@ class Application:
     @property
     def redis_changes(self) -> RedisChanges | None:
         """This process's link to the other nodes through Redis, when IBIPORTAL_REDIS_URL is set."""
-        url = self.config["REDIS_URL"]
+        url = self.settings.redis_url
         return self._part("redis_changes", lambda: RedisChanges(url) if url else None)
 
     @property
@@ -301,17 +438,17 @@ class Application:
         return self._part("usage", self._new_usage_counter)
 
     def _new_usage_counter(self) -> UsageCounter | None:
-        if not self.config["USAGE"]:
+        if not self.settings.usage:
             return None
         # A test's app flushes when the test looks: no thread writing into its database meanwhile.
         # The day a resolution is counted on is read from the one clock.
-        return UsageCounter(self._flush_usage, self.config["USAGE_FLUSH_SECONDS"],
+        return UsageCounter(self._flush_usage, self.settings.usage_flush_seconds,
                             UsageTally(lambda: self.clock().timestamp()), background=not self.config.get("TESTING"))
 
     def _flush_usage(self, counts: Counts) -> None:
         """A flush's sums into Redis, then moved into the database by whichever worker's turn it
         is; straight into the database without Redis, or while Redis fails."""
-        storage = Storage(self.config["DATABASE"], retry_pause=None, clock=self.clock)
+        storage = self.open_storage(retry_pause=None)
         try:
             store = UsageStore(storage)
             redis = self.redis_usage
@@ -335,14 +472,14 @@ class Application:
         """Usage sums shared through Redis (storage.usage), when IBIPORTAL_REDIS_URL is set."""
         def make() -> RedisUsage | None:
             changes = self.redis_changes
-            return None if changes is None else RedisUsage(changes.client, self.config["USAGE_FLUSH_SECONDS"])
+            return None if changes is None else RedisUsage(changes.client, self.settings.usage_flush_seconds)
 
         return self._part("redis_usage", make)
 
     @property
     def signal_file(self) -> str:
         """The node's file through which its workers learn that resolution caches are stale."""
-        return signal_file(self.config["DATABASE"], self.instance_path)
+        return signal_file(self.settings.database, self.instance_path)
 
     def announce(self, generation: int) -> None:
         """What a commit that empties resolution caches calls: the node's signal file, then Redis."""
@@ -357,12 +494,12 @@ class Application:
 
     def _new_generation_signal(self) -> GenerationSignal:
         return GenerationSignal(self.signal_file, self._read_changes, self.redis_changes,
-                                stale_seconds=self.config["OUTAGE_STALE_SECONDS"])
+                                stale_seconds=self.settings.outage_stale_seconds)
 
     def _read_changes(self, seen: Changes | None) -> Changes:
         # No retry: while this read waits, every lookup waits for its lock; the signal serves
         # the changes last read instead, for OUTAGE_STALE_SECONDS.
-        storage = Storage(self.config["DATABASE"], retry_pause=None, clock=self.clock)
+        storage = self.open_storage(retry_pause=None)
         try:
             return read_changes(storage, seen)
         finally:

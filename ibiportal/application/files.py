@@ -26,6 +26,7 @@ from .items import ItemDeleted, ItemNotFound, ItemReleased
 from ..media_types import DEFAULT_CONTENT_TYPE, TOKEN, bare_media_type
 from ..ibi.minted import MintedItem
 from ..storage.files import StoredFile
+from ..storage.files import FileChanged  # noqa: F401 - a download cut short by a replaced file, for the web layer
 from ..archive.history import Actor
 
 #: Bytes read from the request at once while spooling.

@@ -10,14 +10,18 @@ no log line contains it.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..errors import Conflict, ParseError
-from ..i18n import N_
+from ..i18n import N_, Message
 from ..protocol.messages import InclusionRequest, RegistrationKey
-from ..registry import KeyHash
+from ..registry import ArchiveEvent, Confirmation, KeyHash, RegisteredArchive
+from ..ibi.clock import Clock
 from ..ibi.identifier import parse_ibi
-from ..ibi.clock import Clock, utc_now
+from ..resolver.registration import RegistrationService
+from ..resolver.transport import Transport
+from ..storage.database import Storage
 from ..storage.registry import ArchiveStore
 
 #: Digits in each of the two numbers of a generated key (Table 7.1 asks for 10 or more):
@@ -48,32 +52,67 @@ def generate_key() -> RegistrationKey:
     return RegistrationKey("-".join(numbers))
 
 
-def register_archive(
-    store: ArchiveStore,
-    service_ibi: str,
-    key: str | None,
-    *,
-    clock: Clock = utc_now,
-) -> Registration:
-    """Register ``service_ibi`` (either IBI form) with ``key``, or with a generated key when ``key`` is ``None``.
+class Registering:
+    """The registry of Archives as the resolver's administrator keeps it (§7.1, §7.2): register,
+    list, read an Archive's history, record a confirmation request, exclude, include again and
+    remove; the Archives page and ``flask archives`` share it. ``storage``: the calling unit of
+    work's; ``clock``: the application's, which dates every event."""
 
-    Raises :class:`ParseError` (field ``service_ibi`` or ``registration_key``, with the
-    position; a key is never quoted) or :class:`AlreadyRegistered`.
-    """
-    try:  # the page names the field by its label, so the message does not repeat Table 7.2's pair name
-        ibi = str(parse_ibi(service_ibi))
-    except ParseError as error:
-        raise ParseError(error.message, error.position, "service_ibi") from error
-    if key is None:
-        registration_key, generated = generate_key(), True
-    else:
-        try:
-            registration_key, generated = RegistrationKey(key, field=N_("the registration key")), False
+    def __init__(self, storage: Callable[[], Storage], clock: Clock) -> None:
+        self.storage = storage
+        self.clock = clock
+
+    def _store(self) -> ArchiveStore:
+        return ArchiveStore(self.storage())
+
+    def register(self, service_ibi: str, key: str | None) -> Registration:
+        """Register ``service_ibi`` (either IBI form) with ``key``, or with a generated key when ``key`` is ``None``.
+
+        Raises :class:`ParseError` (field ``service_ibi`` or ``registration_key``, with the
+        position; a key is never quoted) or :class:`AlreadyRegistered`.
+        """
+        try:  # the page names the field by its label, so the message does not repeat Table 7.2's pair name
+            ibi = str(parse_ibi(service_ibi))
         except ParseError as error:
-            raise ParseError(error.message, error.position, "registration_key") from error
-    if not store.register_archive(ibi, KeyHash.of(registration_key), clock(), key_generated=generated):
-        raise AlreadyRegistered(ibi)
-    return Registration(ibi, registration_key, generated)
+            raise ParseError(error.message, error.position, "service_ibi") from error
+        if key is None:
+            registration_key, generated = generate_key(), True
+        else:
+            try:
+                registration_key, generated = RegistrationKey(key, field=N_("the registration key")), False
+            except ParseError as error:
+                raise ParseError(error.message, error.position, "registration_key") from error
+        if not self._store().register_archive(ibi, KeyHash.of(registration_key), self.clock(), key_generated=generated):
+            raise AlreadyRegistered(ibi)
+        return Registration(ibi, registration_key, generated)
+
+    def archives(self) -> list[RegisteredArchive]:
+        """Every registered Archive, by service IBI."""
+        return self._store().archives()
+
+    def find(self, service_ibi: str) -> RegisteredArchive | None:
+        return self._store().find_archive(service_ibi)
+
+    def events(self, service_ibi: str) -> list[ArchiveEvent]:
+        """An Archive's history, oldest first."""
+        return self._store().archive_events(service_ibi)
+
+    def record_confirmation(self, service_ibi: str, confirmation: Confirmation) -> None:
+        self._store().record_confirmation(service_ibi, confirmation, self.clock())
+
+    def exclude(self, service_ibi: str, detail: Message) -> None:
+        self._store().record_exclusion(service_ibi, self.clock(), detail)
+
+    def include_again(self, service_ibi: str, detail: Message) -> bool:
+        return self._store().record_reinclusion(service_ibi, self.clock(), detail)
+
+    def remove(self, service_ibi: str) -> bool:
+        """Forget an Archive and its history; ``False`` when it was not registered."""
+        return self._store().remove_archive(service_ibi)
+
+    def service(self, transport: Transport, allow_private: bool) -> RegistrationService:
+        """The resolver's registration service (§7.2: what Archives send to ``/<resolver service IBI>``)."""
+        return RegistrationService(self._store(), transport, allow_private=allow_private, clock=self.clock)
 
 
 #: What an Archive's administrator fills in before sending the inclusion request.

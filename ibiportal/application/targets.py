@@ -34,6 +34,8 @@ from ..storage.identifiers import IdentifierStore
 from ..storage.targets import (
     FAILING, MOVED, UNCHECKED, WORKING, DueTarget, TargetRecord, TargetStore, state_condition,
 )
+from ..storage.targets import STATES  # noqa: F401 - the states the item list filters by, for the web layer
+
 
 #: Hosts asked at once by one run (each host's own items go one at a time, a second apart).
 PARALLEL_HOSTS = 8

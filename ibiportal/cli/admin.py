@@ -5,8 +5,7 @@ import click
 from flask.cli import AppGroup
 from werkzeug.security import generate_password_hash
 
-from ..storage.accounts import AccountStore
-from ..web.context import get_storage
+from ..web.context import application
 
 MIN_PASSWORD_LENGTH = 12
 
@@ -22,5 +21,5 @@ def set_password(username: str, password: str) -> None:
         raise click.BadParameter("give a username of 1 to 100 characters", param_hint="USERNAME")
     if len(password) < MIN_PASSWORD_LENGTH:
         raise click.BadParameter(f"use at least {MIN_PASSWORD_LENGTH} characters", param_hint="--password")
-    AccountStore(get_storage()).set_admin_password_hash(username, generate_password_hash(password))
+    application().accounts.set_password_hash(username, generate_password_hash(password))
     click.echo(f"Password set for administrator {username}.")

@@ -6,7 +6,7 @@ administrator enters both here. The Archive is then included when it switches on
 ``inclusionRequest`` (§7.2). The key is stored hashed and never printed; without ``--key``
 it is asked for without echo. With ``--generate`` the portal makes the key and prints it
 once, to be sent to the Archive's administrator (the Archives page does the same, through
-the same function: :func:`ibiportal.application.registering.register_archive`).
+the same use case: :meth:`ibiportal.application.registering.Registering.register`).
 
 ``check ADDRESS [--ibi KNOWN]`` runs the conformance check
 (:mod:`ibiportal.resolver.conformance`) against an Archive service address and prints each
@@ -29,10 +29,9 @@ from ..errors import ParseError
 from ..resolver.conformance import ConformanceReport, check_archive
 from ..resolver.conformance_rules import Verdict, format_ms
 from ..resolver.registration import normalize_service_ibi
-from ..storage.registry import ArchiveStore
-from ..application.registering import AlreadyRegistered, register_archive
+from ..application.registering import AlreadyRegistered
 from ..web.admin.transport import check_transport
-from ..web.context import application, get_storage
+from ..web.context import application
 
 archives_cli = AppGroup("archives", help="Register, list and remove the Archives of the resolver (§7.1).")
 
@@ -59,7 +58,7 @@ def register_command(service_ibi: str, key: str | None, generate: bool) -> None:
     if key is None and not generate:
         key = click.prompt("Registration key", hide_input=True, confirmation_prompt=True)
     try:
-        registration = register_archive(ArchiveStore(get_storage()), service_ibi, key, clock=application().clock)
+        registration = application().registering.register(service_ibi, key)
     except ParseError as exc:
         _fail(service_ibi if exc.field == "service_ibi" else "registration key", str(exc), 2)
     except AlreadyRegistered as exc:
@@ -73,7 +72,7 @@ def register_command(service_ibi: str, key: str | None, generate: bool) -> None:
 @archives_cli.command("list")
 def list_command() -> None:
     """List the registered Archives: IBI, included, address, last confirmation, updated."""
-    archives = ArchiveStore(get_storage()).archives()
+    archives = application().registering.archives()
     if not archives:
         click.echo("No Archive is registered.")
         return
@@ -97,10 +96,10 @@ def list_command() -> None:
 def history_command(service_ibi: str) -> None:
     """Show a registered Archive's events: registration, inclusions, exclusions, refusals."""
     ibi = _service_ibi(service_ibi)
-    store = ArchiveStore(get_storage())
-    if store.find_archive(ibi) is None:
+    registering = application().registering
+    if registering.find(ibi) is None:
         _fail(ibi, "not registered", 1)
-    for event in store.archive_events(ibi):
+    for event in registering.events(ibi):
         click.echo(f"{event.at}  {event.kind:<10}  {event.detail}")
 
 
@@ -109,7 +108,7 @@ def history_command(service_ibi: str) -> None:
 def remove_command(service_ibi: str) -> None:
     """Remove a registered Archive and its history (it can no longer be included)."""
     ibi = _service_ibi(service_ibi)
-    if not ArchiveStore(get_storage()).remove_archive(ibi):
+    if not application().registering.remove(ibi):
         _fail(ibi, "not registered", 1)
     click.echo(f"Removed {ibi}.")
 

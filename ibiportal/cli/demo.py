@@ -7,11 +7,10 @@ from flask.cli import AppGroup
 
 from flask import current_app
 
-from ..application.demo_items import DEMO_FILE, DemoItemSeeder
+from ..application.demo_items import DEMO_FILE
 from ..archive.http_server import ArchiveHTTPServer
 from ..config import DEMO_MINT_HOST
-from ..storage.identifiers import IdentifierStore
-from ..web.context import get_item_files, get_minter, get_storage, holdings
+from ..web.context import application, holdings
 
 demo_cli = AppGroup("demo-archive", help="The demo Archives (file 003 §10 and support scenarios).")
 
@@ -50,7 +49,7 @@ def seed_command() -> None:
     second edition and that edition's translation (only with the demo subsystem, and only into an
     Archive that has minted nothing)."""
     demo_subsystem = current_app.config["MINT_HOST"] == DEMO_MINT_HOST
-    seeded = DemoItemSeeder(get_minter(), IdentifierStore(get_storage()), get_item_files(), demo_subsystem).seed()
+    seeded = application().demo_seeder(demo_subsystem).seed()
     if seeded is None:
         reason = "its items are minted already" if demo_subsystem else "it mints with a real subsystem (IBIPORTAL_MINT_*)"
         click.echo(f"The own Archive gets no demo items: {reason}.")

@@ -23,9 +23,9 @@ from ..ibi.conversion import convert
 from ..ibi.prefixes import check_prefix_pair, is_claim
 from ..citation.types import SLUGS
 from ..ibi.mint_request import MAX_CLI_COUNT, parse_mint
-from ..storage.identifiers import PAIR_REJECTED, IdentifierStore, admin_source, decision_source
+from ..application.prefix_pairs import PAIR_REJECTED
 from ..archive.history import Actor
-from ..web.context import get_minter, get_storage, known_prefix_pairs
+from ..web.context import application, known_prefix_pairs
 from ..web.results import minted_to_dict
 
 #: Base of persistent URLs printed by the CLI when ``IBIPORTAL_RESOLVER_BASE`` is unset:
@@ -56,7 +56,7 @@ def mint_command(count: str, title: str | None, target_url: str | None, as_json:
     except ParseError as exc:
         _fail(exc.field or "input", exc)
     base = current_app.config.get("RESOLVER_BASE") or CLI_DEFAULT_BASE
-    for item in get_minter().mint_many(how_many, mint_request, actor=Actor("command", "flask mint")):
+    for item in application().minter().mint_many(how_many, mint_request, actor=Actor("command", "flask mint")):
         result = minted_to_dict(item, base)
         if as_json:
             click.echo(json.dumps(result))
@@ -160,12 +160,12 @@ def prefix_pair_command(rep_prefix: str | None, ibip_prefix: str | None, reject:
         rep, ibip = check_prefix_pair(rep_prefix, ibip_prefix)
     except ParseError as exc:
         _fail(exc.field or "prefix", exc)
-    store = IdentifierStore(get_storage())
+    pairs = application().prefix_pairs()
     if reject:
-        if not store.decide_prefix_pair(rep, ibip, PAIR_REJECTED, decision_source(PAIR_REJECTED)):
+        if not pairs.decide(rep, ibip, PAIR_REJECTED):
             _fail("input", ParseError(f"no reported pair {rep} = {ibip} awaits a decision"))
         click.echo(f"rejected {rep} = {ibip}")
-    elif store.add_prefix_pair(rep, ibip, admin_source()):
+    elif pairs.add(rep, ibip):
         click.echo(f"added {rep} = {ibip}")
     else:
         click.echo(f"{rep} = {ibip} is already in the table (or was rejected)")

@@ -20,8 +20,7 @@ from ..application.importing import FAILED, SourceUnreachable, Totals, is_oai_so
 from ..archive.history import Actor
 from ..errors import ParseError
 from ..ibi.prefixes import check_prefix_pair
-from ..storage.identifiers import IdentifierStore, import_source
-from ..web.context import get_importer, get_storage
+from ..web.context import application
 
 @click.command("import")
 @with_appcontext
@@ -44,11 +43,11 @@ def import_command(source: str, dry_run: bool, update: bool, files_dir: Path | N
         named = _source(source)
     except ParseError as error:
         _fail(source, error)
-    store = IdentifierStore(get_storage())
     if not dry_run:
+        pairs = application().prefix_pairs()
         for rep, ibip in given:
-            store.add_prefix_pair(rep, ibip, import_source(source))
-    reading = Reading(named, get_importer(given), dry_run=dry_run, update=update, files_dir=files_dir,
+            pairs.add_for_import(rep, ibip, source)
+    reading = Reading(named, application().importing(given), dry_run=dry_run, update=update, files_dir=files_dir,
                       actor=Actor("import", source))
     totals = Totals()
     stopped = None

@@ -40,7 +40,7 @@ from ..archive.history import Actor
 from ..errors import IbiError, ParseError
 from ..application.targets import report_csv
 from ..resolver.target_probe import TargetOutcome
-from ..web.context import get_items, get_releasing, get_target_checks, target_checker
+from ..web.context import application
 from .importing import import_command
 
 items_cli = AppGroup("items", help="The own Archive's items: imported, changed in bulk, or moved to another Archive.")
@@ -84,7 +84,7 @@ class Totals:
 def update_command(csv_file: str, dry_run: bool, yes: bool) -> None:
     """Change target URLs and bibliographic fields of the items in FILE.csv: an ibi column and one
     column per field to change (an empty cell leaves the field as it is)."""
-    items = get_items()
+    items = application().items()
     totals = Totals()
     planned: list[Row] = []
     seen: dict[str, int] = {}
@@ -233,7 +233,7 @@ def release_command(ibi: str, successor: str, service_ibi: str | None) -> None:
     Archive answers the IBI nothing (Algorithm 2 lines 3-4), so resolvers find it there."""
     try:
         target = Successor.parse(successor, service_ibi)
-        record = get_releasing().release(ibi, target, actor=RELEASE_ACTOR, client_ips=("127.0.0.1",))
+        record = application().releasing().release(ibi, target, actor=RELEASE_ACTOR, client_ips=("127.0.0.1",))
     except ParseError as error:
         _fail(f"{error.field or 'ibi'}: {error}")
     except ItemNotFound as error:
@@ -244,7 +244,7 @@ def release_command(ibi: str, successor: str, service_ibi: str | None) -> None:
     except IbiError as error:  # deleted, or released already
         click.echo(f"error: {error}", err=True)
         sys.exit(1)
-    url = _released_url(get_items(), record.minted.ibip)
+    url = _released_url(application().items(), record.minted.ibip)
     click.echo(f"Released {record.minted.ibip} to the Archive at {record.minted.successor}, which answers it as its "
                f"Original at {url}. This Archive answers the IBI nothing from now on.")
 
@@ -267,7 +267,7 @@ def check_targets_command(report_path: str | None, owner: str | None, creator: s
     """Ask the target URL of every own item that is due (HEAD, then GET; one request per second per
     host; the resolver's address policy) and keep each result; an item is reported failing after
     IBIPORTAL_TARGET_FAILURES failed checks in a row, IBIPORTAL_TARGET_RECHECK_HOURS apart."""
-    checks = get_target_checks()
+    checks = application().target_checks()
     out = sys.stderr if report_path == "-" else sys.stdout
 
     def said(target, record) -> None:
@@ -279,7 +279,7 @@ def check_targets_command(report_path: str | None, owner: str | None, creator: s
             words = f"working (HTTP {record.status})"
         click.echo(f"{target.ibi} {target.target_url}: {words}", file=out)
 
-    checker = target_checker()
+    checker = application().target_checker()
     try:
         totals = checks.run(checker, on_checked=said)
     finally:

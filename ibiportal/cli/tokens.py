@@ -12,8 +12,8 @@ import sys
 import click
 from flask.cli import AppGroup
 
-from ..storage.tokens import TokenNameTaken, TokenStore
-from ..web.context import get_storage
+from ..storage.tokens import TokenNameTaken
+from ..web.context import application
 
 token_cli = AppGroup("api-token", help="Tokens for the JSON API's writes (Authorization: Bearer <token>).")
 
@@ -34,7 +34,7 @@ def _checked_name(name: str) -> str:
 def create_command(name: str) -> None:
     """Create token NAME and print it (last line): store it now, it is never shown again."""
     try:
-        token = TokenStore(get_storage()).create(_checked_name(name))
+        token = application().tokens.create(_checked_name(name))
     except TokenNameTaken as error:
         click.echo(f"error: {error}", err=True)
         sys.exit(1)
@@ -45,7 +45,7 @@ def create_command(name: str) -> None:
 @token_cli.command("list")
 def list_command() -> None:
     """Every token's name, when it was created and last used (never the token)."""
-    records = TokenStore(get_storage()).records()
+    records = application().tokens.records()
     if not records:
         click.echo("No API tokens. Create one with: flask --app app api-token create NAME")
         return
@@ -59,7 +59,7 @@ def list_command() -> None:
 @click.argument("name")
 def revoke_command(name: str) -> None:
     """Revoke token NAME: requests bearing it are refused (401) from now on."""
-    if not TokenStore(get_storage()).revoke(name):
+    if not application().tokens.revoke(name):
         click.echo(f"error: there is no API token named {name!r} (see: flask --app app api-token list)", err=True)
         sys.exit(1)
     click.echo(f"API token {name} revoked.")

@@ -60,7 +60,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass, replace
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from ibiportal import metrics
 from ibiportal.protocol.pairlist import PairList, read_answer
@@ -73,31 +73,22 @@ from ibiportal.resolver.transport import Exchange, Timeouts, Transport
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class Changes:
-    """The changes committed to what resolutions answer, as this process last read them.
+class Changes(Protocol):
+    """What changed in what resolutions answer, as the caller last read it (the storage's
+    ``storage.signal.Changes``: this cache reads only these three, and the resolver does not
+    depend on the storage that produces them).
 
-    ``generation`` grows with every change of the Archive set (everything is dropped). IBI
-    changes are numbered in the order this process read them (transactions commit in any order):
-    ``last`` is the number of the newest, ``recent`` the newest as (number, casefolded IBI),
-    oldest first, and every change after ``known_after`` is among them (older ones are no longer
-    remembered). ``cursor`` is where the reader stands in the database's log of changes, the
-    storage's business (``storage.signal.read_changes``). Immutable: a reader builds the next one.
-    """
+    ``generation`` grows with every change of the Archive set (everything is dropped); ``last``
+    numbers the newest IBI change read; :meth:`ibis_after` gives the IBIs changed after a number,
+    ``None`` when they are no longer all known."""
 
-    generation: int
-    last: int = 0
-    recent: tuple[tuple[int, str], ...] = ()
-    known_after: int = 0
-    cursor: tuple = ()
+    @property
+    def generation(self) -> int: ...
 
-    def ibis_after(self, change: int) -> frozenset[str] | None:
-        """The IBIs changed after change ``change``; ``None`` when they are no longer all known."""
-        if change >= self.last:
-            return frozenset()
-        if change < self.known_after:
-            return None
-        return frozenset(ibi for number, ibi in self.recent if number > change)
+    @property
+    def last(self) -> int: ...
+
+    def ibis_after(self, change: int) -> frozenset[str] | None: ...
 
 
 def depends_on(resolution: Resolution, asked: str) -> frozenset[str]:

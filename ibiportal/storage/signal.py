@@ -39,6 +39,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, delete, func, insert, literal_column, null, select, update
@@ -47,7 +48,6 @@ from sqlalchemy.exc import SQLAlchemyError
 from .. import metrics
 from ..log_limits import LimitedLog
 from ..private_files import make_private
-from ..resolver.cache import Changes
 from .outage import STALE_SECONDS, unreachable
 from .schema import minted_item, resolution_change, resolution_generation
 
@@ -55,6 +55,33 @@ if TYPE_CHECKING:
     from .database import Storage
 
 logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Changes:
+    """The changes committed to what resolutions answer, as this process last read them.
+
+    ``generation`` grows with every change of the Archive set (everything is dropped). IBI
+    changes are numbered in the order this process read them (transactions commit in any order):
+    ``last`` is the number of the newest, ``recent`` the newest as (number, casefolded IBI),
+    oldest first, and every change after ``known_after`` is among them (older ones are no longer
+    remembered). ``cursor`` is where the reader stands in the database's log of changes, the
+    storage's business (``storage.signal.read_changes``). Immutable: a reader builds the next one.
+    """
+
+    generation: int
+    last: int = 0
+    recent: tuple[tuple[int, str], ...] = ()
+    known_after: int = 0
+    cursor: tuple = ()
+
+    def ibis_after(self, change: int) -> frozenset[str] | None:
+        """The IBIs changed after change ``change``; ``None`` when they are no longer all known."""
+        if change >= self.last:
+            return frozenset()
+        if change < self.known_after:
+            return None
+        return frozenset(ibi for number, ibi in self.recent if number > change)
 
 #: The Redis channel the generation is published on.
 CHANNEL = "ibiportal:resolution-generation"
@@ -263,7 +290,7 @@ class RedisChanges:
 
 
 class GenerationSignal:
-    """What changed (:class:`~ibiportal.resolver.cache.Changes`) for a process's cache lookups,
+    """What changed (:class:`Changes`) for a process's cache lookups,
     read from the database only when the node's signal file or what Redis brought changed.
 
     ``read`` opens a connection and reads the changes after those given (:func:`read_changes`;

@@ -11,8 +11,7 @@ from werkzeug.exceptions import HTTPException, MethodNotAllowed, RequestEntityTo
 from .. import metrics
 from ..errors import Conflict, FieldErrors, Gone, IbiError, Invalid, NotFound, ParseError, Refused
 from ..log_limits import LimitedLog
-from ..storage.database import SchemaNotCurrent
-from ..storage.outage import unreachable
+from ..application.outage import SchemaNotCurrent, unreachable
 from .i18n import gettext, translate
 
 #: Every request meets an outage, an old schema or a defect alike: one line a minute per cause.

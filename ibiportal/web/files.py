@@ -5,7 +5,7 @@ Serving (RFC 9110): ``ETag`` (the SHA-256 of the bytes), ``Last-Modified`` (the 
 conditional GETs answered 304, one byte range answered 206 (what PDF viewers ask for) and
 ``If-Range`` honoured, an unsatisfiable range 416; several ranges get the whole file (200),
 as they may. The body is read from the database one chunk at a time, never whole
-(``storage.files.read_chunks``).
+(``Application.file_chunks``).
 
 No uploaded file may run script in the portal's origin. Every file is served as its bare
 ``type/subtype`` (``media_types.bare_media_type``: no parameter a browser could read as a
@@ -23,15 +23,16 @@ from collections.abc import Iterator
 from datetime import datetime, timezone
 from urllib.parse import quote
 
-from flask import Response, current_app, jsonify, request
+from flask import Response, jsonify, request
 from werkzeug.http import http_date, is_resource_modified
 
 from .i18n import gettext
 from ..media_types import bare_media_type
 from ..archive.own import item_file_url
 from ..log_limits import LimitedLog
-from ..storage.database import Storage
-from ..storage.files import FileChanged, StoredFile, read_chunks
+from ..application import Application
+from ..application.files import FileChanged, StoredFile
+from .context import application
 
 _ENDED_EARLY = LimitedLog(logging.getLogger(__name__))
 
@@ -87,7 +88,7 @@ def file_response(stored: StoredFile) -> Response:
             return Response(gettext("The file has %(size)s bytes: the range asked for is outside it.", size=stored.size) + "\n", 416,
                             headers=headers, mimetype="text/plain")
     headers["Content-Length"] = str(stop - start)
-    body = _body(current_app.config["DATABASE"], stored, start, stop)
+    body = _body(application(), stored, start, stop)
     return Response(body, status, headers=headers, content_type=media_type, direct_passthrough=True)
 
 
@@ -101,12 +102,12 @@ def _if_range_holds(etag: str, last_modified: datetime) -> bool:
     return "If-Range" not in request.headers
 
 
-def _body(setting: str, stored: StoredFile, start: int, stop: int) -> Iterator[bytes]:
+def _body(built: Application, stored: StoredFile, start: int, stop: int) -> Iterator[bytes]:
     """The bytes, read after the view returned (outside the app context), each chunk on a
     connection of its own; a file replaced meanwhile ends the body early (the client sees it
     incomplete), with a warning (one a minute: clients may be downloading it by the hundred)."""
     try:
-        yield from read_chunks(lambda: Storage(setting), stored, start, stop)
+        yield from built.file_chunks(stored, start, stop)
     except FileChanged as changed:
         _ENDED_EARLY.warning("file changed", "download ended early: %s", changed)
 

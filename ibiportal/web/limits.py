@@ -72,7 +72,7 @@ from limits import RateLimitItem, parse_many
 
 from .. import metrics
 from ..i18n import N_
-from ..storage.signal import REDIS_TIMEOUT_SECONDS
+from ..application.outage import REDIS_TIMEOUT_SECONDS
 from .context import client_address
 from .i18n import gettext, translate
 

@@ -16,9 +16,8 @@ from flask_limiter.errors import RateLimitExceeded
 
 from ..application.oai import OaiDataProvider, ProviderSettings
 from ..i18n import N_
-from ..storage.oai_items import OaiItems
 from . import limits
-from .context import application, get_storage, resolver_base
+from .context import application, resolver_base
 from .host import portal_url
 from .i18n import translate
 
@@ -47,7 +46,7 @@ def provider() -> OaiDataProvider:
     repository_id = config["OAI_REPOSITORY_ID"] or urlsplit(base).hostname or "localhost"
     emails = (config["ADMIN_EMAIL"] or fallback_email(repository_id),)
     settings = ProviderSettings(repository_id, f"{base}/oai", resolver_base().rstrip("/"), emails)
-    return OaiDataProvider(OaiItems(get_storage()), settings)
+    return OaiDataProvider(application().oai_items(), settings)
 
 
 def fallback_email(host: str) -> str:

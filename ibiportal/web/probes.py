@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify
 
-from ..storage.database import Storage
-from ..storage.schema import SCHEMA_REVISION
+from ..application.outage import database_check
 from .context import application
 
 bp = Blueprint("probes", __name__)
@@ -25,28 +24,10 @@ def healthz():
 
 @bp.get("/readyz")
 def readyz():
-    checks = {"database": _database(), "redis": _redis()}
+    checks = {"database": database_check(current_app.config["DATABASE"]), "redis": _redis()}
     ready = checks["database"]["ok"]
     status = "ok" if all(check["ok"] for check in checks.values()) else ("degraded" if ready else "unavailable")
     return jsonify({"status": status, "checks": checks}), 200 if ready else 503
-
-
-def _database() -> dict:
-    """Reachable and at :data:`SCHEMA_REVISION` (read anew: an upgrade may have just run)."""
-    try:
-        storage = Storage.unchecked(current_app.config["DATABASE"])
-    except Exception as error:  # noqa: BLE001 - any failure to connect is the answer
-        return {"ok": False, "error": f"unreachable: {_first_line(error)}"}
-    try:
-        revision = storage.database.revision(storage.connection)
-    except Exception as error:  # noqa: BLE001
-        return {"ok": False, "error": f"unreachable: {_first_line(error)}"}
-    finally:
-        storage.close()
-    if revision != SCHEMA_REVISION:
-        return {"ok": False, "revision": revision, "expected": SCHEMA_REVISION,
-                "error": "migrations not current: run 'flask --app app db upgrade'"}
-    return {"ok": True, "revision": revision}
 
 
 def _redis() -> dict:
@@ -58,7 +39,3 @@ def _redis() -> dict:
         return {"ok": False, "configured": True,
                 "error": f"unreachable ({problem}): rate limits are counted per worker, other nodes' changes arrive late"}
     return {"ok": True, "configured": True}
-
-
-def _first_line(error: Exception) -> str:
-    return (str(error).strip().splitlines() or [type(error).__name__])[0]

@@ -9,7 +9,7 @@ import pytest
 from ibiportal import create_app
 from ibiportal.application.demo_items import demo_pdf
 from ibiportal.storage.identifiers import IdentifierStore
-from ibiportal.web.context import get_storage
+from ibiportal.web.context import application
 
 CLIENT = {"REMOTE_ADDR": "172.16.44.200"}
 
@@ -42,7 +42,7 @@ def test_a_real_subsystem_never_gets_demo_items(new_database):
     result = real.test_cli_runner().invoke(args=["demo-archive", "seed"])
     assert result.exit_code == 0 and "real subsystem" in result.output
     with real.app_context():
-        assert IdentifierStore(get_storage()).minted_items() == []
+        assert IdentifierStore(application().storage()).minted_items() == []
 
 
 def test_the_demo_file_is_a_pdf_any_reader_opens():

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -9,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from ibiportal import config
-from ibiportal.application import Application
+from ibiportal.application import Application, Transports
 from ibiportal.application.resolving import ArchiveGroup, ArchiveSet, Caller, Received, Site, TraceBudget
 from ibiportal.ibi.url import PersistentUrl
 from ibiportal.resolver.engine import Asked, ClientInfo
+from ibiportal.resolver.http_transport import HttpTransport
 from ibiportal.resolver.trace import AlertReason
 from ibiportal.storage.database import Storage
 from ibiportal.storage.traces import TraceStore
@@ -26,11 +28,14 @@ CLIENT = ClientInfo(("172.16.44.200", "150.163.68.1"), "pt-BR")
 
 @pytest.fixture
 def application(database_setting, tmp_path):
-    storage = Storage(database_setting)
-    settings = {**config.DEFAULTS, "DATABASE": database_setting, "TRUSTED_PROXIES": ["192.0.2.9"], "TESTING": True}
-    built = Application(settings, str(tmp_path), lambda: storage, clock=lambda: TRACED_AT)
+    flask_config = {**config.DEFAULTS, "DATABASE": database_setting, "TRUSTED_PROXIES": ["192.0.2.9"], "TESTING": True}
+    settings = config.Settings.from_config(flask_config, instance=str(tmp_path))
+    transports = Transports(http=HttpTransport, fan_out=HttpTransport, target_check=HttpTransport)
+    built = Application(settings, flask_config, functools.partial(Storage, database_setting), transports,
+                        clock=lambda: TRACED_AT)
+    storage = built.storage()  # the test is one unit of work: the use cases share this connection
     yield built, storage
-    storage.close()
+    built.close_storage()
 
 
 def test_a_trace_resolves_the_parsed_url_and_keeps_its_facts(application):

@@ -16,11 +16,11 @@ from ibiportal.resolver.cache import (
     CachedAlert,
     CachedRedirect,
     CacheKey,
-    Changes,
     ResolutionCache,
     cached_outcome,
 )
 from ibiportal.resolver.engine import Asked, ClientInfo, Resolver
+from ibiportal.storage.signal import Changes
 from ibiportal.resolver.trace import Resolution
 from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Failure, Timeouts
 

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import insert
 from sqlalchemy.exc import OperationalError, ProgrammingError
 
-from ibiportal.resolver.cache import Changes
+from ibiportal.storage.signal import Changes
 from ibiportal.storage import signal as signal_module
 from ibiportal.storage.database import Storage
 from ibiportal.storage.schema import minted_item

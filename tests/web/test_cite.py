@@ -19,7 +19,6 @@ from ibiportal.protocol.messages import RegistrationKey
 from ibiportal.registry import ArchiveDetails, Confirmation, KeyHash
 from ibiportal.storage.registry import ArchiveStore
 from ibiportal.application.citing import CiteProblem
-from ibiportal.web.context import get_storage
 from ibiportal.web.context import APPLICATION, application, holdings, request_site
 from tests.servers import fresh_sqlite
 
@@ -281,7 +280,7 @@ def remote(tmp_path, monkeypatch, scripted_archive, loopback_fan_out):
         })
         now = datetime(2024, 1, 2, tzinfo=timezone.utc)
         with app.app_context():
-            store = ArchiveStore(get_storage())
+            store = ArchiveStore(application().storage())
             store.register_archive(REMOTE_SERVICE, KeyHash.of(RegistrationKey("1234567890")), now)
             details = ArchiveDetails(archive.address, "127.0.0.1", "URLib 2.0", "adm@example.org")
             store.record_inclusion(REMOTE_SERVICE, details, Confirmation(True, "confirmed"), now)

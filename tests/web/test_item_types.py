@@ -149,9 +149,9 @@ def test_the_cli_mints_with_the_details(app, runner):
     assert result.exit_code == 0, result.output
     ibip = json.loads(result.output)["ibip"]
     with app.app_context():
-        from ibiportal.web.context import get_storage
+        from ibiportal.web.context import application
 
-        item = IdentifierStore(get_storage()).find_minted(ibip=ibip)
+        item = IdentifierStore(application().storage()).find_minted(ibip=ibip)
     assert item.creators == ("Silva, Maria da", "Leite Filho, Waldemar de Castro")
     assert (item.bibliographic.item_type, item.bibliographic.report_number) == ("report", "NTC")
     refused = runner.invoke(args=["ibi", "mint", "--item-type", "poem"])

@@ -181,9 +181,9 @@ def test_cli_mint_prints_and_stores(runner, app):
     lines = [json.loads(line) for line in result.output.splitlines()]
     assert len(lines) == 2
     with app.app_context():
-        from ibiportal.web.context import get_storage
+        from ibiportal.web.context import application
 
-        assert [i.ibip for i in IdentifierStore(get_storage()).minted_items()] == [line["ibip"] for line in lines]
+        assert [i.ibip for i in IdentifierStore(application().storage()).minted_items()] == [line["ibip"] for line in lines]
 
 
 def test_cli_mint_bad_count_exits_non_zero(runner):
@@ -241,9 +241,9 @@ def test_mint_page_needs_the_csrf_token(tmp_path):
     minted = client.post("/mint", data={"csrf_token": token, "title": "With token", "count": "1"}, follow_redirects=True)
     assert minted.status_code == 200 and "Minted 1 identifier" in minted.get_data(as_text=True)
     with app.app_context():
-        from ibiportal.web.context import get_storage
+        from ibiportal.web.context import application
 
-        assert [item.title for item in IdentifierStore(get_storage()).minted_items()] == ["With token"]
+        assert [item.title for item in IdentifierStore(application().storage()).minted_items()] == ["With token"]
 
 
 def test_mint_card_has_both_forms_copy_buttons_qr_code_and_citations(client):
@@ -393,9 +393,9 @@ def test_minting_redirects_to_its_result_and_reloading_never_mints_again(app, cl
     assert first.status_code == reload.status_code == 200
     assert "Minted 1 identifier" in reload.get_data(as_text=True)
     with app.app_context():
-        from ibiportal.web.context import get_storage
+        from ibiportal.web.context import application
 
-        assert [item.title for item in IdentifierStore(get_storage()).minted_items()] == ["Once"]
+        assert [item.title for item in IdentifierStore(application().storage()).minted_items()] == ["Once"]
 
 
 def test_mint_more_starts_empty(client):

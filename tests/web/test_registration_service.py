@@ -17,7 +17,7 @@ from ibiportal import create_app
 from ibiportal.resolver import registration
 from ibiportal.resolver.addresses import check_host
 from ibiportal.storage.registry import ArchiveStore
-from ibiportal.web.context import get_storage
+from ibiportal.web.context import application
 from ibiportal.web.context import APPLICATION
 from tests import standard_examples as standard
 from tests.standard_examples import query_of
@@ -85,12 +85,12 @@ def database(app) -> str:
 
 def archive(app):
     with app.app_context():
-        return ArchiveStore(get_storage()).find_archive(SERVICE_IBI)
+        return ArchiveStore(application().storage()).find_archive(SERVICE_IBI)
 
 
 def events(app):
     with app.app_context():
-        return ArchiveStore(get_storage()).archive_events(SERVICE_IBI)
+        return ArchiveStore(application().storage()).archive_events(SERVICE_IBI)
 
 
 # -- Examples 7.2 and 7.3 through the route ----------------------------------------------------

@@ -23,7 +23,7 @@ from ibiportal.resolver.addresses import check_host
 from ibiportal.storage.database import Storage, database
 from ibiportal.storage.signal import GenerationSignal, bump_resolution_generation, ibis_changed, read_changes
 from ibiportal.storage.signal import read_resolution_generation
-from ibiportal.web.context import APPLICATION, get_storage
+from ibiportal.web.context import APPLICATION, application
 from ibiportal.storage.signal import signal_file
 from tests import standard_examples as standard
 from tests.scripted_archive import Answer, ArchiveRequest
@@ -268,7 +268,7 @@ def test_a_changed_ibi_drops_its_kept_not_found(live):
     unknown, other = "/8JMKD3MGP8W/34PGRBS!", "/8JMKD3MGP8W/34PGRE5"
     assert [client.get(path, environ_base=USER).headers["X-IBI-Cache"] for path in (unknown, other)] == ["miss", "miss"]
     with app.app_context():  # what an edit, deletion, copy or file change of the item calls
-        storage = get_storage()
+        storage = application().storage()
         with storage.write_transaction() as conn:
             ibis_changed(storage, conn, ["8JMKD3MGP8W/34PGRBS"])
     assert [client.get(path, environ_base=USER).headers["X-IBI-Cache"] for path in (unknown, other)] == ["miss", "hit"]

@@ -141,9 +141,9 @@ def test_bad_links_mint_nothing(client, app):
     assert response.get_json()["error"]["field"] == "previous_edition"
     with app.app_context():
         from ibiportal.storage.identifiers import IdentifierStore
-        from ibiportal.web.context import get_storage
+        from ibiportal.web.context import application
 
-        assert IdentifierStore(get_storage()).minted_items() == []
+        assert IdentifierStore(application().storage()).minted_items() == []
 
 
 def test_own_archive_service_answers_the_protocol(client, app, vectors):

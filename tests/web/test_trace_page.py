@@ -306,9 +306,9 @@ def hostile_trace() -> dict:
 def store(app, trace_id: str, body: dict) -> None:
     with app.app_context():
         from ibiportal.storage.traces import TraceStore
-        from ibiportal.web.context import get_storage
+        from ibiportal.web.context import application
 
-        TraceStore(get_storage()).save_trace(trace_id, body["persistent_url"], "found", body, 100, 10**7)
+        TraceStore(application().storage()).save_trace(trace_id, body["persistent_url"], "found", body, 100, 10**7)
 
 
 def test_hostile_archive_content_is_shown_escaped_never_as_markup(app, client):

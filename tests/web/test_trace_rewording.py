@@ -15,7 +15,7 @@ from ibiportal.resolver import wording
 from ibiportal.resolver.engine import Asked, ClientInfo, Resolver, ResolverSettings
 from ibiportal.resolver.trace import Resolution
 from ibiportal.resolver.local_transport import LocalTransport
-from ibiportal.web.context import get_storage
+from ibiportal.web.context import application
 from ibiportal.web.trace.diagram import diagram_of
 from ibiportal.web.trace.sequence import sequence_of
 from ibiportal.storage.traces import TraceStore
@@ -80,7 +80,7 @@ def pages(tmp_path, name: str, bodies: list[dict]) -> list[tuple[str, dict]]:
     for number, body in enumerate(bodies):
         stored = {**body, "request": {"archives": "demo", "client_ip": "172.16.44.200", "traced_at": "2026-01-01T00:00:00Z"}}
         with app.app_context():
-            TraceStore(get_storage()).save_trace(f"T{number}", body["persistent_url"], "x", stored, 100, 10**7)
+            TraceStore(application().storage()).save_trace(f"T{number}", body["persistent_url"], "x", stored, 100, 10**7)
         page = client.get(f"/trace/T{number}")
         assert page.status_code == 200
         html = CSRF_TOKEN.sub("", page.get_data(as_text=True))  # a fresh one per session

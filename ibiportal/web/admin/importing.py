@@ -17,9 +17,9 @@ from flask import Blueprint, Response, abort, current_app, redirect, render_temp
 from ...application.import_runs import state_of
 from ...application.import_sources import ImportSource
 from ...errors import ParseError
-from ...storage.import_runs import ImportRun, ImportRunStore
+from ...application.import_runs import ImportRun
 from ..auth.session import admin_required, current_admin
-from ..context import application, get_storage, known_prefix_pairs
+from ..context import application, known_prefix_pairs
 from ..i18n import error_text, gettext
 from .forms import ActionForm, ImportForm
 
@@ -56,7 +56,7 @@ def run_page(run_id: str):
     """A run: its progress while it runs, every outcome and the report once it ended."""
     run = _run(run_id)
     state = state_of(run, application().clock())
-    store = ImportRunStore(get_storage())
+    store = application().import_records
     after = run.done - LATEST_OUTCOMES - 1 if state == "running" else -1
     return render_template("admin/import_run.html", run=run, state=state, outcomes=store.outcomes(run.id, after),
                            form=ActionForm())
@@ -69,7 +69,7 @@ def import_previewed(run_id: str):
     run = _run(run_id)
     if not ActionForm().validate_on_submit() or not run.dry_run:
         abort(400, gettext("The form expired: open the preview again and import from there."))
-    data = ImportRunStore(get_storage()).source_data(run.id)
+    data = application().import_records.source_data(run.id)
     source = ImportSource(run.source, data)
     return _start(source, dry_run=False, update=run.update)
 
@@ -79,7 +79,7 @@ def import_previewed(run_id: str):
 def report(run_id: str):
     """Every outcome of the run so far, as JSON Lines (the rows of ``flask items import --report``)."""
     run = _run(run_id)
-    rows = ImportRunStore(get_storage()).outcomes(run.id)
+    rows = application().import_records.outcomes(run.id)
     lines = "".join(current_app.json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
     return Response(lines, mimetype="application/x-ndjson",
                     headers={"Content-Disposition": 'attachment; filename="import-report.jsonl"'})
@@ -92,7 +92,7 @@ def _start(source: ImportSource, *, dry_run: bool, update: bool):
 
 
 def _run(run_id: str) -> ImportRun:
-    run = ImportRunStore(get_storage()).find(run_id)
+    run = application().import_records.find(run_id)
     if run is None:
         abort(404, gettext("No such import: only the latest imports are kept."))
     return run
@@ -100,7 +100,7 @@ def _run(run_id: str) -> ImportRun:
 
 def _form_page(form: ImportForm, error: str | None = None, status: int = 200):
     now = application().clock()
-    runs = [(run, state_of(run, now)) for run in ImportRunStore(get_storage()).recent()]
+    runs = [(run, state_of(run, now)) for run in application().import_records.recent()]
     return render_template("admin/import.html", form=form, error=error, runs=runs), status
 
 

@@ -25,8 +25,8 @@ from ...archive.own import item_directory_url, item_file_url
 from ...errors import ParseError
 from ..auth.session import admin_required
 from ...application.targets import REPORTED_STATES, report_csv
-from ...storage.targets import STATES as TARGET_STATES
-from ..context import get_copies, get_item_files, get_items, get_target_checks, resolver_base
+from ...application.targets import STATES as TARGET_STATES
+from ..context import application, resolver_base
 from ..files import UNCAPPED, file_dict
 from ..form_errors import show_error
 from ..host import portal_url
@@ -55,12 +55,12 @@ def items_page():
     target = request.args.get("target", "")
     target = target if target in TARGET_STATES else ""
     page = int(request.args["page"]) if request.args.get("page", "").isdigit() and int(request.args["page"]) > 0 else 1
-    checks = get_target_checks()
-    found = get_items().search(query, PAGE_SIZE + 1, (page - 1) * PAGE_SIZE,
+    checks = application().target_checks()
+    found = application().items().search(query, PAGE_SIZE + 1, (page - 1) * PAGE_SIZE,
                                checks.in_state(target) if target else None)
     records = found[:PAGE_SIZE]
     return render_template("admin/items.html", records=records, query=query, target=target, page=page,
-                           more=len(found) > PAGE_SIZE, copies=get_copies().held(), resolver=resolver_base(),
+                           more=len(found) > PAGE_SIZE, copies=application().copies().held(), resolver=resolver_base(),
                            targets=checks.states(record.minted for record in records), target_states=TARGET_STATES)
 
 
@@ -72,7 +72,7 @@ def target_report():
     --report`` writes the same)."""
     state = request.args.get("state", "")
     states = TARGET_STATES if state == "all" else (state,) if state in TARGET_STATES else REPORTED_STATES
-    rows = get_target_checks().report(owner=request.args.get("owner", "").strip()[:200] or None,
+    rows = application().target_checks().report(owner=request.args.get("owner", "").strip()[:200] or None,
                                       creator=request.args.get("creator", "").strip()[:200] or None, states=states)
     return Response(report_csv(rows), mimetype="text/csv",
                     headers={"Content-Disposition": 'attachment; filename="target-report.csv"'})
@@ -82,7 +82,7 @@ def target_report():
 @admin_required
 def edit_page(ibi: str):
     """One item: its files, the upload form, its fields to change, and Delete."""
-    record = get_items().find(ibi)
+    record = application().items().find(ibi)
     return _edit_page(record, ItemForm(formdata=None, data=_form_data(record)))
 
 
@@ -90,11 +90,11 @@ def edit_page(ibi: str):
 @admin_required
 def change(ibi: str):
     """Change the item's fields (Post/Redirect/Get); errors next to their fields, nothing changed."""
-    record = get_items().find(ibi)
+    record = application().items().find(ibi)
     form = ItemForm()
     if form.validate_on_submit():
         try:
-            get_items().change(ibi, {name: form.data[name] for name in EDITABLE_FIELDS}, actor=current_actor())
+            application().items().change(ibi, {name: form.data[name] for name in EDITABLE_FIELDS}, actor=current_actor())
         except ParseError as exc:
             show_error(form, exc)
         else:
@@ -109,7 +109,7 @@ def upload(ibi: str, path: str):
     """A file sent as the raw body by ``upload.js``: stored, then JSON (the page reloads)."""
     _check_csrf(request.headers.get("X-CSRFToken"))
     request.max_content_length = UNCAPPED  # counted while spooled, against IBIPORTAL_MAX_FILE_BYTES
-    kept = get_item_files().put(ibi, path, Upload(request.stream, request.headers.get("Content-Type"),
+    kept = application().item_files().put(ibi, path, Upload(request.stream, request.headers.get("Content-Type"),
                                                   request.content_length), actor=current_actor())
     flash(_stored_message(kept), "success")
     return jsonify(file_dict(kept.file, portal_url(), kept.item.rep, resolver_base())), 200 if kept.replaced else 201
@@ -119,7 +119,7 @@ def upload(ibi: str, path: str):
 @admin_required
 def upload_form(ibi: str):
     """The same upload posted as a multipart form (no script); the outcome on the item's page."""
-    record = get_items().find(ibi)
+    record = application().items().find(ibi)
     request.max_content_length = current_app.config["MAX_FILE_BYTES"] + FORM_OVERHEAD_BYTES
     try:
         form = UploadForm(meta={"csrf": False})  # checked below, once the form is read
@@ -127,7 +127,7 @@ def upload_form(ibi: str):
         sent = request.files.get("file")
         if sent is None or not sent.filename:
             raise UploadRefused(N_("choose a file to upload"))
-        kept = get_item_files().put(ibi, form.path.data or sent.filename, Upload(sent.stream, sent.mimetype),
+        kept = application().item_files().put(ibi, form.path.data or sent.filename, Upload(sent.stream, sent.mimetype),
                                     actor=current_actor())
     except (ParseError, FileTooLarge, UploadRefused, RequestEntityTooLarge) as refused:
         if isinstance(refused, RequestEntityTooLarge):
@@ -143,8 +143,8 @@ def upload_form(ibi: str):
 @admin_required
 def confirm_file_removal(ibi: str):
     """Ask before removing a file."""
-    record = get_items().find(ibi)
-    stored = get_item_files().file(record.minted.ibip, request.args.get("path", ""))
+    record = application().items().find(ibi)
+    stored = application().item_files().file(record.minted.ibip, request.args.get("path", ""))
     form = FilePathForm(formdata=None, data={"path": stored.path})
     return render_template("admin/item_remove_file.html", record=record, stored=stored, form=form)
 
@@ -153,11 +153,11 @@ def confirm_file_removal(ibi: str):
 @admin_required
 def remove_file(ibi: str):
     """Remove a file, after :func:`confirm_file_removal`."""
-    record = get_items().find(ibi)
+    record = application().items().find(ibi)
     form = FilePathForm()
     if not form.validate_on_submit():
         abort(400, gettext("The form expired: open the item again and remove the file from there."))
-    removed = get_item_files().delete(record.minted.ibip, form.path.data or "", actor=current_actor())
+    removed = application().item_files().delete(record.minted.ibip, form.path.data or "", actor=current_actor())
     flash(gettext("Removed %(path)s: its URL and persistent URL answer 404 from now on.", path=removed.path), "success")
     return redirect(url_for("admin_items.edit_page", ibi=record.minted.ibip, _anchor="files"), code=303)
 
@@ -166,10 +166,10 @@ def remove_file(ibi: str):
 @admin_required
 def confirm_deletion(ibi: str):
     """Ask before making the item Deleted, saying what that does."""
-    record = get_items().find(ibi)
+    record = application().items().find(ibi)
     if not record.changeable:
         return redirect(url_for("admin_items.edit_page", ibi=record.minted.ibip), code=303)
-    files = get_item_files().listing(record.minted.ibip).files
+    files = application().item_files().listing(record.minted.ibip).files
     return render_template("admin/item_delete.html", record=record, files=files, form=ActionForm())
 
 
@@ -180,21 +180,21 @@ def delete(ibi: str):
     form = ActionForm()
     if not form.validate_on_submit():
         abort(400, gettext("The form expired: open the item again and delete it from there."))
-    record = get_items().delete(ibi, actor=current_actor())
+    record = application().items().delete(ibi, actor=current_actor())
     flash(gettext("Deleted %(ibi)s: its persistent URL answers 410 Gone from now on, and the IBI is never issued "
                   "again.", ibi=record.minted.ibip), "success")
     return redirect(url_for("admin_items.items_page"), code=303)
 
 
 def _edit_page(record: ItemRecord, form: ItemForm, status: int = 200):
-    held = get_item_files().listing(record.minted.ibip)
-    _, history = get_items().history(record.minted.ibip)
+    held = application().item_files().listing(record.minted.ibip)
+    _, history = application().items().history(record.minted.ibip)
     page = render_template(
         "admin/item.html", record=record, form=form, files=held.files, upload_form=UploadForm(),
         persistent=persistent_url(resolver_base(), record.minted.ibip), max_file_bytes=current_app.config["MAX_FILE_BYTES"],
         file_urls={stored.path: item_file_url(portal_url(), record.minted.rep, stored.path) for stored in held.files},
         folder_url=item_directory_url(portal_url(), record.minted.rep), history=history,
-        checks=get_target_checks().results(record.minted.ibip),
+        checks=application().target_checks().results(record.minted.ibip),
     )
     return page, status
 

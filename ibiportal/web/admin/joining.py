@@ -6,7 +6,7 @@ from flask import current_app
 from flask_babel import lazy_gettext
 
 from ...application.joining import Action, Joining, JoinOutcome, ResolverAnswer
-from ..context import application, get_storage
+from ..context import application
 from ..i18n import gettext, translate
 
 
@@ -19,7 +19,7 @@ def joining() -> Joining:
         service_ibi=config["ARCHIVE_SERVICE_IBI"],
         admin_email=config["ADMIN_EMAIL"],
         transport=application().http_transport,
-        storage=get_storage,
+        storage=application().storage,
         clock=application().clock,
     )
 

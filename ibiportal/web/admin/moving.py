@@ -19,7 +19,7 @@ from ...errors import ParseError
 from ..actor import current_actor
 from ..api.items import package_response
 from ..auth.session import admin_required
-from ..context import get_items, get_releasing, request_client
+from ..context import application, request_client
 from ..form_errors import show_error
 from ..i18n import gettext, translate
 from .forms import MoveForm
@@ -30,7 +30,7 @@ from .items import bp
 @admin_required
 def move_page(ibi: str):
     """The successor to check; a deleted or released item goes back to its page."""
-    record = get_items().find(ibi)
+    record = application().items().find(ibi)
     if not record.changeable:
         return redirect(url_for("admin_items.edit_page", ibi=record.minted.ibip), code=303)
     return _page(record, MoveForm(formdata=None))
@@ -42,7 +42,7 @@ def move(ibi: str):
     """Check the successor (its answer shown, nothing changed), or, with ``release``, release the
     item to it once it answers it as its Original (asked again now). One address for both, so that
     the page a POST shows is the page's own (its language links, a reload)."""
-    record = get_items().find(ibi)
+    record = application().items().find(ibi)
     if not record.changeable:
         return redirect(url_for("admin_items.edit_page", ibi=record.minted.ibip), code=303)
     form = MoveForm()
@@ -51,9 +51,9 @@ def move(ibi: str):
         return _page(record, form, status=400)
     client_ips = request_client().ip_addresses
     if "release" not in request.form:
-        return _page(record, form, checked=get_releasing().check(record.minted.ibip, successor, client_ips=client_ips))
+        return _page(record, form, checked=application().releasing().check(record.minted.ibip, successor, client_ips=client_ips))
     try:
-        released = get_releasing().release(record.minted.ibip, successor, actor=current_actor(), client_ips=client_ips)
+        released = application().releasing().release(record.minted.ibip, successor, actor=current_actor(), client_ips=client_ips)
     except ReleaseRefused as refused:
         return _page(record, form, refused=translate(refused.reason), status=409)
     flash(gettext("Released to the Archive at %(successor)s: this Archive answers the IBI nothing from now on, so "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import render_template, request
 
 from ..auth.session import admin_required
-from ..context import get_usage
+from ..context import application
 from .views import bp
 
 #: Items listed.
@@ -21,5 +21,5 @@ def usage_page():
     """The :data:`LISTED` items resolved most in the window ``days`` (7, 30, 90, or ``all``)."""
     asked = request.args.get("days", "")
     days = None if asked == "all" else int(asked) if asked.isdigit() and int(asked) in WINDOWS else WINDOWS[0]
-    return render_template("admin/usage.html", ranked=get_usage().most_resolved(LISTED, days), days=days,
+    return render_template("admin/usage.html", ranked=application().usage_report().most_resolved(LISTED, days), days=days,
                            windows=WINDOWS)

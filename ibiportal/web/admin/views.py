@@ -23,14 +23,13 @@ from ...resolver.conformance_probes import CHECK_TIMEOUTS, ServiceAddress
 from ...resolver.conformance_rules import RuleResult, format_ms
 from ...registry import Confirmation, RegisteredArchive
 from ...resolver.registration import normalize_service_ibi
-from ...storage.registry import ArchiveStore
 from ..auth.session import admin_required, current_admin
-from ..context import application, get_storage
+from ..context import application
 from ..form_errors import add_error, show_error
 from ...i18n import N_
 from ..i18n import gettext, translate
 from .forms import ActionForm, ConformanceForm, RegisterForm
-from ...application.registering import AlreadyRegistered, inclusion_request_pairs, register_archive
+from ...application.registering import AlreadyRegistered, inclusion_request_pairs
 from .inclusion import inclusion_script
 from .transport import check_transport
 
@@ -57,14 +56,10 @@ def admin_ms(milliseconds: float) -> str:
     return translate(format_ms(milliseconds))
 
 
-def _store() -> ArchiveStore:
-    return ArchiveStore(get_storage())
-
-
 def _registered(service_ibi: str) -> RegisteredArchive:
     """The Archive named in the URL (its IBI in any letter case), or 404."""
     try:
-        archive = _store().find_archive(normalize_service_ibi(service_ibi))
+        archive = application().registering.find(normalize_service_ibi(service_ibi))
     except ParseError:
         archive = None
     if archive is None:
@@ -85,7 +80,7 @@ def archives_page():
 
 
 def _archives_page(form: RegisterForm, status: int = 200):
-    return render_template("admin/archives.html", archives=_store().archives(), form=form,
+    return render_template("admin/archives.html", archives=application().registering.archives(), form=form,
                            key_check=_key_check_messages()), status
 
 
@@ -108,8 +103,7 @@ def register():
     if not form.validate_on_submit():
         return _archives_page(form, 400)
     try:
-        registration = register_archive(_store(), form.service_ibi.data, form.registration_key.data or None,
-                                        clock=application().clock)
+        registration = application().registering.register(form.service_ibi.data, form.registration_key.data or None)
     except ParseError as exc:
         show_error(form, exc, default_field="service_ibi")
         return _archives_page(form, 400)
@@ -156,7 +150,7 @@ def archive_page(service_ibi: str):
 
 
 def _archive_page(archive: RegisteredArchive, **outcome):
-    events = list(reversed(_store().archive_events(archive.service_ibi)))
+    events = list(reversed(application().registering.events(archive.service_ibi)))
     check = ConformanceForm(formdata=None)
     target = _service_address(archive)
     if target is not None:
@@ -187,7 +181,7 @@ def confirm(service_ibi: str):
     with check_transport() as transport:
         probe, result = send_confirmation_request(target, transport)
     confirmation = Confirmation(result.passed, result.detail)
-    _store().record_confirmation(archive.service_ibi, confirmation, application().clock())
+    application().registering.record_confirmation(archive.service_ibi, confirmation)
     logger.info("confirmation request to %s by %s: %s", archive.service_ibi, current_admin(), result.outcome)
     return _archive_page(_registered(archive.service_ibi), confirmation=(probe, result))
 
@@ -199,7 +193,7 @@ def exclude(service_ibi: str):
     resolution caches are emptied, its registration, address and history are kept."""
     archive = _posted_action_on(service_ibi)
     if archive.included:
-        _store().record_exclusion(archive.service_ibi, application().clock(), N_("excluded by the administrator %(name)s", name=current_admin()))
+        application().registering.exclude(archive.service_ibi, N_("excluded by the administrator %(name)s", name=current_admin()))
         logger.info("archive %s excluded by %s", archive.service_ibi, current_admin())
         flash(gettext("Excluded %(ibi)s: the resolver no longer asks it. Its registration and history are kept; "
                       "include it again here, or the Archive can send inclusionRequest.", ibi=archive.service_ibi),
@@ -216,9 +210,9 @@ def include_again(service_ibi: str):
     archive = _posted_action_on(service_ibi)
     if archive.included:
         flash(gettext("%(ibi)s is already included: nothing changed.", ibi=archive.service_ibi), "notice")
-    elif _store().record_reinclusion(archive.service_ibi, application().clock(),
-                                     N_("again at %(address)s by the administrator %(name)s",
-                                        address=archive.address, name=current_admin())):
+    elif application().registering.include_again(archive.service_ibi,
+                                                 N_("again at %(address)s by the administrator %(name)s",
+                                                    address=archive.address, name=current_admin())):
         logger.info("archive %s included again by %s", archive.service_ibi, current_admin())
         flash(gettext("Included %(ibi)s again at %(address)s: the resolver asks it from now on. Send a confirmation "
                       "request to check that it still answers there.", ibi=archive.service_ibi, address=archive.address),
@@ -238,7 +232,7 @@ def remove(service_ibi: str):
     if request.method == "POST":
         if not form.validate_on_submit():
             abort(400, gettext("The form expired; reload the page and try again."))
-        _store().remove_archive(archive.service_ibi)
+        application().registering.remove(archive.service_ibi)
         logger.info("archive %s removed by %s", archive.service_ibi, current_admin())
         flash(gettext("Removed %(ibi)s and its history: it can no longer be included.", ibi=archive.service_ibi),
               "success")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from flask import jsonify
 
 from ...application.copies import HeldCopy
-from ..context import get_copies, resolver_base
+from ..context import application, resolver_base
 from ..results import persistent_url
 from ..actor import current_actor
 from .tokens import token_required
@@ -18,7 +18,7 @@ from .views import bp, json_body
 @bp.get("/copies")
 def list_copies():
     """Every copy held, newest change first."""
-    return jsonify([copy_to_dict(copy) for copy in get_copies().held()])
+    return jsonify([copy_to_dict(copy) for copy in application().copies().held()])
 
 
 @bp.post("/copies")
@@ -26,7 +26,7 @@ def list_copies():
 def hold_copy():
     """Hold a copy of ``ibi`` served at ``target_url``: 201 when new, 200 when moved."""
     body = json_body()
-    copy, created = get_copies().hold(body.get("ibi"), body.get("target_url"), actor=current_actor())
+    copy, created = application().copies().hold(body.get("ibi"), body.get("target_url"), actor=current_actor())
     return jsonify(copy_to_dict(copy)), 201 if created else 200
 
 
@@ -34,7 +34,7 @@ def hold_copy():
 @token_required
 def end_copy(ibi: str):
     """Stop holding the copy of ``ibi`` (either form): the Archive no longer answers for it."""
-    return jsonify(copy_to_dict(get_copies().end(ibi, actor=current_actor())))
+    return jsonify(copy_to_dict(application().copies().end(ibi, actor=current_actor())))
 
 
 def copy_to_dict(copy: HeldCopy) -> dict:

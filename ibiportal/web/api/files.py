@@ -14,7 +14,7 @@ from __future__ import annotations
 from flask import jsonify, request
 
 from ...application.files import Upload
-from ..context import get_item_files, resolver_base
+from ..context import application, resolver_base
 from ..files import UNCAPPED, file_dict, listing_response
 from ..host import portal_url
 from ..actor import current_actor
@@ -28,7 +28,7 @@ def put_file(ibi: str, path: str):
     """Store the request's body as a file of the item."""
     request.max_content_length = UNCAPPED  # counted while spooled, against IBIPORTAL_MAX_FILE_BYTES
     upload = Upload(request.stream, request.headers.get("Content-Type"), request.content_length)
-    kept = get_item_files().put(ibi, path, upload, actor=current_actor())
+    kept = application().item_files().put(ibi, path, upload, actor=current_actor())
     body = file_dict(kept.file, portal_url(), kept.item.rep, resolver_base())
     return jsonify(body), 200 if kept.replaced else 201, {"Location": body["url"]}
 
@@ -36,12 +36,12 @@ def put_file(ibi: str, path: str):
 @bp.get("/items/<item:ibi>/files")
 def list_files(ibi: str):
     """The item's files."""
-    return listing_response(get_item_files().listing(ibi), portal_url(), resolver_base())
+    return listing_response(application().item_files().listing(ibi), portal_url(), resolver_base())
 
 
 @bp.delete("/items/<item:ibi>/files/<path:path>")
 @token_required
 def delete_file(ibi: str, path: str):
     """Remove one file of the item."""
-    get_item_files().delete(ibi, path, actor=current_actor())
+    application().item_files().delete(ibi, path, actor=current_actor())
     return "", 204

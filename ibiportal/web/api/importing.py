@@ -26,7 +26,7 @@ from ...application.importing import Totals
 from ...archive.history import Actor
 from ...errors import ParseError
 from ...i18n import N_
-from ..context import get_importer
+from ..context import application
 from ..errors import error_response
 from ..i18n import translate
 from .tokens import token_required
@@ -54,7 +54,7 @@ def import_items():
         source = ImportSource.of_file(upload.filename, upload.read())
     actor = Actor("import", f"{source.file_name} (API token {g.api_token_name})")
     totals, rows = Totals(), []
-    for outcome in Reading(source, get_importer(), dry_run=dry_run, update=update, actor=actor):
+    for outcome in Reading(source, application().importing(), dry_run=dry_run, update=update, actor=actor):
         totals.add(outcome)  # a file refused whole raises before any outcome (400, or 413 for a package too large)
         rows.append({**outcome.to_dict(), "reason": translate(outcome.reason)})
     return jsonify({"source": source.file_name, "dry_run": dry_run, "update": update, "records": rows,

@@ -10,7 +10,7 @@ from dataclasses import asdict
 
 import tempfile
 
-from flask import current_app, jsonify, send_file
+from flask import jsonify, send_file
 
 from ...application.items import ItemNotFound, ItemRecord
 from ...application.packaging import write_package
@@ -21,10 +21,8 @@ from ...i18n import N_
 from ...archive.history import HistoryEntry
 from ...archive.model import format_timestamp
 from ...archive.own import item_page_url
-from ..context import get_item_files, get_storage, get_items, get_releasing, get_usage, request_client, resolver_base
+from ..context import application, request_client, resolver_base
 from ..files import file_dict
-from ...storage.files import FileStore, read_chunks
-from ...storage.database import Storage
 from ..host import portal_url
 from ..results import persistent_url
 from ..actor import current_actor
@@ -35,21 +33,21 @@ from .views import bp, json_body
 @bp.get("/items/<item:ibi>")
 def get_item(ibi: str):
     """An own item: both forms, state, URLs, relations and metadata; a deleted one's tombstone too."""
-    return jsonify(item_to_dict(get_items().find(ibi)))
+    return jsonify(item_to_dict(application().items().find(ibi)))
 
 
 @bp.patch("/items/<item:ibi>")
 @token_required
 def change_item(ibi: str):
     """Change the fields the body gives (null clears one); the others stay."""
-    return jsonify(item_to_dict(get_items().change(ibi, json_body(), actor=current_actor())))
+    return jsonify(item_to_dict(application().items().change(ibi, json_body(), actor=current_actor())))
 
 
 @bp.delete("/items/<item:ibi>")
 @token_required
 def delete_item(ibi: str):
     """Make the item Deleted: the resolver answers 410 from now on; the IBI is never reused."""
-    return jsonify(item_to_dict(get_items().delete(ibi, actor=current_actor())))
+    return jsonify(item_to_dict(application().items().delete(ibi, actor=current_actor())))
 
 
 @bp.post("/items/<item:ibi>/release")
@@ -60,7 +58,7 @@ def release_item(ibi: str):
     Archive answers the IBI nothing; else 409 with the reason, and nothing changes."""
     body = json_body()
     successor = Successor.parse(_text(body, "successor"), _text(body, "successor_service_ibi") or None)
-    record = get_releasing().release(ibi, successor, actor=current_actor(), client_ips=request_client().ip_addresses)
+    record = application().releasing().release(ibi, successor, actor=current_actor(), client_ips=request_client().ip_addresses)
     return jsonify(item_to_dict(record))
 
 
@@ -74,13 +72,13 @@ def package_item(ibi: str):
 
 def package_response(ibi: str):
     """The package of the own item ``ibi`` as a download (the API's, and the Move page's)."""
-    record, entries = get_items().history(ibi)
+    record, entries = application().items().history(ibi)
     minted = record.minted
-    setting = current_app.config["DATABASE"]
-    stored = FileStore(get_storage()).files(minted.ibip)
+    built = application()
+    stored = built.stored_files(minted.ibip)
     out = tempfile.SpooledTemporaryFile(max_size=8 * 1024 * 1024)
     write_package(out, minted, item_to_dict(record), entries, stored,
-                  lambda file: read_chunks(lambda: Storage(setting), file, 0, file.size))
+                  lambda file: built.file_chunks(file, 0, file.size))
     out.seek(0)
     name = minted.ibip.replace("/", "-") + ".zip"
     response = send_file(out, mimetype="application/zip", as_attachment=True, download_name=name)
@@ -103,7 +101,7 @@ def item_history(ibi: str):
     """Every change of an own item, oldest first: when (UTC), what, and who. Who by name (the
     administrator's user name, the API token's name) only for a request with a valid token; to
     anyone else, what kind of actor (``history_to_dict``). Entries are never changed or removed."""
-    record, entries = get_items().history(ibi)
+    record, entries = application().items().history(ibi)
     named = bearer_token() is not None and refusal() is None
     return jsonify({"rep": record.minted.rep, "ibip": record.minted.ibip,
                     "history": [history_to_dict(entry, named) for entry in entries]})
@@ -115,11 +113,11 @@ def item_usage(ibi: str):
     totals per modifier kind, relative-link activations per citing item. An own item's two forms
     are summed; any other IBI is counted as asked."""
     try:
-        minted = get_items().find(ibi).minted
+        minted = application().items().find(ibi).minted
         forms = (minted.rep, minted.ibip)
     except ItemNotFound:
         minted, forms = None, (str(parse_ibi(ibi)),)
-    usage = get_usage().report(forms)
+    usage = application().usage_report().report(forms)
     return jsonify({
         "ibi": forms[-1], "own_item": minted is not None, "forms": list(forms), "total": usage.total,
         "kinds": usage.kinds, "days": [{"day": day.isoformat(), "count": count} for day, count in usage.days],
@@ -166,5 +164,5 @@ def item_to_dict(record: ItemRecord) -> dict:
             **asdict(minted.bibliographic),
         },
         "files": [file_dict(stored, portal_url(), minted.rep, resolver_base())
-                  for stored in get_item_files().listing(minted.ibip).files],
+                  for stored in application().item_files().listing(minted.ibip).files],
     }

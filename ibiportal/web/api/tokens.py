@@ -18,8 +18,7 @@ from functools import wraps
 
 from flask import current_app, g, request
 
-from ...storage.tokens import TokenStore
-from ..context import get_storage
+from ..context import application
 from ..errors import error_response
 
 #: Where a user learns to make a token: said in every refusal.
@@ -40,7 +39,7 @@ def refusal() -> tuple | None:
     if token is None:
         message = f"This API request changes the portal: send Authorization: Bearer <token> ({HOW_TO_GET_ONE})."
     else:
-        name = TokenStore(get_storage()).holder(token)
+        name = application().tokens.holder(token)
         if name is not None:
             g.api_token_name = name
             return None

@@ -5,9 +5,8 @@ from flask import abort, jsonify, url_for
 
 from ...errors import ParseError
 from ...i18n import N_
-from ...storage.traces import TraceStore
 from ...application.resolving import ArchiveGroup, ArchiveSet
-from ..context import application, get_storage, request_client, request_site
+from ..context import application, request_client, request_site
 from ..inputs import asked_url_input, client_input
 from ..trace.views import not_kept
 from .views import bp, json_body
@@ -35,7 +34,7 @@ def run_trace():
 @bp.get("/trace/<trace_id>")
 def get_trace(trace_id: str):
     """A stored trace, while it is retained."""
-    body = TraceStore(get_storage()).load_trace(trace_id)
+    body = application().traces.load(trace_id)
     if body is None:
         abort(404, description=not_kept(trace_id))
     return jsonify({"id": trace_id, **body})

@@ -13,7 +13,7 @@ from ...ibi.mint_request import parse_mint
 from ..edge import read_json
 from .. import limits
 from ..inputs import optional_port
-from ..context import client_address, get_idempotent_minting, known_prefix_pairs, resolver_base
+from ..context import application, client_address, known_prefix_pairs, resolver_base
 from ..results import minted_to_dict
 from ..actor import current_actor
 from .tokens import token_required_if
@@ -60,7 +60,7 @@ def mint():
     count, mint_request = parse_mint(body)  # every field's error at once (FieldErrors: ``errors``)
     key = idempotency_key(request.headers.get("Idempotency-Key"))
     scope = f"token:{g.api_token_name}" if "api_token_name" in g else f"client:{client_address()}"
-    outcome = get_idempotent_minting().mint(count, mint_request, key, scope, fingerprint(body), actor=current_actor())
+    outcome = application().idempotent_minting().mint(count, mint_request, key, scope, fingerprint(body), actor=current_actor())
     base = resolver_base()
     results = [minted_to_dict(item, base) for item in outcome.items]
     headers = {"Idempotent-Replayed": "true"} if outcome.replayed else {}

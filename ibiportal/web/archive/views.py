@@ -15,7 +15,7 @@ from ...archive.store import ibi_key
 from ...citation import citations
 from ...errors import ParseError
 from ..cite.embedded import embedded_metadata, item_record
-from ..context import application, get_item_files, get_items, get_target_checks, get_usage, holdings, resolver_base
+from ..context import application, holdings, resolver_base
 from ..errors import wants_json
 from ..files import file_response, listing_response
 from ..host import portal_url
@@ -66,7 +66,7 @@ def own_item_bibinpe(ibi: str):
 def own_item_files(ibi: str):
     """An own item's file list (``GetFileList``, Example 9.12): a page, or JSON for a client that
     prefers it (``Accept: application/json``)."""
-    held = get_item_files().listing(ibi)
+    held = application().item_files().listing(ibi)
     if wants_json():
         return listing_response(held, portal_url(), resolver_base())
     item = _find(holdings().own, held.item.ibip)
@@ -86,7 +86,7 @@ def direct_archive_link(rest: str):
     """
     located = split_direct_link(rest)
     if located is not None:
-        stored = get_item_files().find(*located)
+        stored = application().item_files().find(*located)
         if stored is not None:
             return file_response(stored)
     return resolve(f"col/{rest}")
@@ -110,7 +110,7 @@ def split_direct_link(rest: str) -> tuple[str, str] | None:
 def own_item(ibi: str):
     """An own item's page (the landing page of an item minted without a target URL): what it
     is, its files, its editions and translations, and Cite."""
-    items = get_items()
+    items = application().items()
     record, history = items.history(ibi)
     item = _landing_item(record, ibi)
     relations = record.relations
@@ -123,12 +123,12 @@ def own_item(ibi: str):
                 for language, target in relations.translations]
     citation = item_record(item)
     embedded = embedded_metadata(citation) if item.dc else None
-    files = get_item_files().listing(record.minted.ibip).files
+    files = application().item_files().listing(record.minted.ibip).files
     file_urls = _file_urls(item, files)
     persistent = persistent_url(resolver_base(), record.minted.ibip)
     signposts = _signposts(record, citation, files, file_urls)
-    target = get_target_checks().states([record.minted])[record.minted.ibip]
-    usage = get_usage().report((record.minted.rep, record.minted.ibip))
+    target = application().target_checks().states([record.minted])[record.minted.ibip]
+    usage = application().usage_report().report((record.minted.rep, record.minted.ibip))
     page = render_template("archive/own_item.html", item=item, record=record, related=related, files=files,
                            file_urls=file_urls, persistent=persistent, embedded=embedded, history=history,
                            signposts=signposts, target=target, usage=usage)
@@ -138,9 +138,9 @@ def own_item(ibi: str):
 @bp.get("/archive/items/<path:ibi>/linkset")
 def own_item_linkset(ibi: str):
     """The item page's signposts as a linkset (RFC 9264), for a client that reads no headers."""
-    record, _ = get_items().history(ibi)
+    record, _ = application().items().history(ibi)
     item = _landing_item(record, ibi)
-    files = get_item_files().listing(record.minted.ibip).files
+    files = application().item_files().listing(record.minted.ibip).files
     signposts = _signposts(record, item_record(item), files, _file_urls(item, files))
     anchor = portal_url() + url_for("archive.own_item", ibi=record.minted.ibip)
     return Response(json.dumps(linkset(anchor, signposts), ensure_ascii=False), mimetype=LINKSET_TYPE)

@@ -15,8 +15,7 @@ from urllib.parse import unquote, urlsplit
 from flask import abort, current_app, g, redirect, request, session, url_for
 from werkzeug.security import check_password_hash
 
-from ...storage.accounts import AccountStore
-from ..context import get_storage
+from ..context import application
 
 #: The session's key holding the id of the administrator's session on the server.
 SESSION_KEY = "admin_session"
@@ -29,13 +28,13 @@ def current_admin() -> str | None:
     (asked once per request)."""
     if "current_admin" not in g:
         session_id = session.get(SESSION_KEY)
-        g.current_admin = None if not isinstance(session_id, str) else AccountStore(get_storage()).session_holder(
+        g.current_admin = None if not isinstance(session_id, str) else application().accounts.session_holder(
             session_id, current_app.permanent_session_lifetime)
     return g.current_admin
 
 
 def check_credentials(username: str, password: str) -> bool:
-    stored = AccountStore(get_storage()).admin_password_hash(username)
+    stored = application().accounts.password_hash(username)
     ok = check_password_hash(stored or _DUMMY_HASH, password)
     return ok and stored is not None
 
@@ -44,7 +43,7 @@ def log_in(username: str) -> None:
     """A fresh session for the administrator: nothing from before the login carries over, and
     the cookie changes (it names a new session on the server)."""
     session.clear()
-    session[SESSION_KEY] = AccountStore(get_storage()).open_session(username, current_app.permanent_session_lifetime)
+    session[SESSION_KEY] = application().accounts.open_session(username, current_app.permanent_session_lifetime)
     session.permanent = True
     g.current_admin = username
 
@@ -53,7 +52,7 @@ def log_out() -> None:
     """End the session on the server too, so that no copy of the cookie outlives the logout."""
     session_id = session.get(SESSION_KEY)
     if isinstance(session_id, str):
-        AccountStore(get_storage()).end_session(session_id)
+        application().accounts.end_session(session_id)
     session.clear()
     g.current_admin = None
 

@@ -32,9 +32,9 @@ from ...ibi.prefixes import check_prefix_pair, is_claim
 from ...ibi.repository import decode_rep_prefix
 from ...ibi.servers import KNOWN_SERVERS, KnownServer
 from ..auth.session import admin_required, current_admin
-from ...storage.identifiers import PAIR_CONFIRMED, PAIR_REJECTED, IdentifierStore, PrefixPairRecord, admin_source, decision_source
+from ...application.prefix_pairs import PAIR_CONFIRMED, PAIR_REJECTED, PrefixPairRecord
 from .. import limits
-from ..context import get_storage, known_prefix_pairs
+from ..context import application, known_prefix_pairs
 from ..form_errors import add_error, show_error
 from ..i18n import error_text, gettext
 from ..inputs import optional_port
@@ -194,7 +194,7 @@ def _prefix_table() -> tuple[list[PairRow], list[PairRow]]:
     both forms, then the pairs administrators gave or confirmed), and the pairs Archives reported,
     each saying whether conversion uses it meanwhile (only where no fact speaks of its prefixes)."""
     standard = [_pair_row(server.rep_prefix, server.ibip_prefix, server.reference, None, server) for server in KNOWN_SERVERS]
-    records = IdentifierStore(get_storage()).prefix_pair_records()
+    records = application().prefix_pairs().records()
     in_use = {(pair[0], pair[1]) for pair in known_prefix_pairs() if is_claim(pair)}
     confirmed = [_pair_row(r.rep_prefix, r.ibip_prefix, r.source, r.added_at, record=r)
                  for r in records if r.status == PAIR_CONFIRMED]
@@ -231,7 +231,7 @@ def add_prefix_pair():
         else:
             if (rep, ibip) in {tuple(pair[:2]) for pair in known_prefix_pairs() if not is_claim(pair)}:
                 flash(gettext("%(rep)s = %(ibip)s is already in the table.", rep=rep, ibip=ibip))
-            elif IdentifierStore(get_storage()).add_prefix_pair(rep, ibip, admin_source(current_admin())):
+            elif application().prefix_pairs().add(rep, ibip, current_admin()):
                 flash(gettext("Added %(rep)s = %(ibip)s.", rep=rep, ibip=ibip))
             else:
                 flash(gettext("%(rep)s = %(ibip)s was rejected before: it stays rejected.", rep=rep, ibip=ibip))
@@ -249,7 +249,7 @@ def decide_prefix_pair():
         raise ParseError(N_("post the decision again from the prefix table"), field="rep_prefix")
     rep, ibip = form.rep_prefix.data, form.ibip_prefix.data
     status = PAIR_CONFIRMED if form.confirm.data else PAIR_REJECTED
-    if not IdentifierStore(get_storage()).decide_prefix_pair(rep, ibip, status, decision_source(status, current_admin())):
+    if not application().prefix_pairs().decide(rep, ibip, status, current_admin()):
         flash(gettext("%(rep)s = %(ibip)s awaits no decision.", rep=rep, ibip=ibip))
     elif status == PAIR_CONFIRMED:
         flash(gettext("Confirmed %(rep)s = %(ibip)s.", rep=rep, ibip=ibip))

@@ -7,9 +7,7 @@ from flask import Blueprint, current_app, render_template
 
 from ...resolver.health import NEAR_TIMEOUT_SHARE, RECENT_ROUNDS, ArchiveHealth, archive_health
 from ...resolver.local_transport import LOCAL_READ_TIMEOUT
-from ...storage.registry import ArchiveStore
-from ...storage.traces import TraceStore
-from ..context import get_storage, holdings
+from ..context import application, holdings
 from .chart import latency_chart
 
 bp = Blueprint("health", __name__)
@@ -21,11 +19,10 @@ HEALTH_WINDOW = 200
 
 def current_health() -> tuple[list[ArchiveHealth], int]:
     """Each Archive's row, and how many traces they were counted from."""
-    storage = get_storage()
-    traces = TraceStore(storage).recent_traces(HEALTH_WINDOW)
+    traces = application().traces.recent(HEALTH_WINDOW)
     local = {archive.service.identity.address: "demo, in-process" for archive in holdings().demo.values()}
     local[holdings().own_local.service.identity.address] = "this portal's own"
-    return archive_health(traces, ArchiveStore(storage).archives(), local), len(traces)
+    return archive_health(traces, application().registering.archives(), local), len(traces)
 
 
 @bp.get("/archives/health")

@@ -15,13 +15,9 @@ from ...application.idempotent_minting import KeyReused, fingerprint, idempotenc
 from ...application.resolving import Answer, Received
 from ...ibi.url import normalize_base, parse_persistent_url
 from ...ibi.mint_request import MintRequest
-from ...storage.identifiers import IdentifierStore
 from ..auth.session import admin_required_if
 from ..cite.embedded import embedded_metadata, record_held_here
-from ..context import (
-    application, client_address, get_idempotent_minting, get_storage, known_prefix_pairs, request_caller,
-    request_site, resolver_base,
-)
+from ..context import application, client_address, known_prefix_pairs, request_caller, request_site, resolver_base
 from ..errors import error_response
 from ..form_errors import show_error
 from ..i18n import current_language, gettext
@@ -109,9 +105,9 @@ def _minted(form: MintForm, mint_request: MintRequest):
     fields = {name: value for name, value in form.data.items() if name not in ("csrf_token", "idempotency_key")}
     try:
         key = idempotency_key(form.idempotency_key.data or None, "idempotency_key")
-        items = get_idempotent_minting().mint(form.count.data or 1, mint_request, key,
-                                              f"page:{client_address()}", fingerprint(fields),
-                                              actor=current_actor()).items
+        items = application().idempotent_minting().mint(form.count.data or 1, mint_request, key,
+                                                        f"page:{client_address()}", fingerprint(fields),
+                                                        actor=current_actor()).items
     except ParseError as exc:
         show_error(form, exc)
     except KeyReused:  # the same form posted again with other values: it becomes a new form
@@ -135,10 +131,9 @@ def mint_result(result_id: str):
                      "%(kept)s results. Each minted item has its own public page, /archive/items/<IBI>, which the "
                      "result links to: share that, or the persistent URL.", kept=KEPT_MINT_RESULTS)
         return error_response(message, 404)
-    store, base = IdentifierStore(get_storage()), resolver_base()
-    items = [item for ibip in kept["ibips"] if (item := store.find_minted(ibip=ibip)) is not None]
+    base, found = resolver_base(), application().minted(kept["ibips"])
     links = [tuple(link) for link in kept["links"]]
-    return _mint_page(MintForm(formdata=None), [minted_card(item, base, links) for item in items], 200)
+    return _mint_page(MintForm(formdata=None), [minted_card(item, base, links) for item in found], 200)
 
 
 def _keep_result(ibips: list[str], links: list[tuple[str, str]]) -> str:

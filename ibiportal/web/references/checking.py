@@ -5,8 +5,9 @@ its answer as one JSON document or as a stream of lines (NDJSON).
 Each distinct request is answered as ``GET /<persistent URL>`` on this portal answers it, by the
 same call (``Resolving.answer``): the same Archives, cache hits, single flight and trace, with the
 registry read once for the whole check and its outcomes not kept in the cache. The request is read
-once, when the check starts; the resolutions run on the reference-check threads, each inside a
-copy of this request's context (the storage they use is the request's).
+once, when the check starts; the resolutions run on the application's reference-check threads,
+each a unit of work of its own (the storage it opens through the application is closed when it
+ends), with no copy of this request's context.
 """
 from __future__ import annotations
 
@@ -14,9 +15,6 @@ import functools
 import json
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Executor, Future
-
-from flask import copy_current_request_context
 
 from ...application.references import CheckedEntry, CheckOutcome, EntryResolution, ReferenceCheck
 from ...application.resolving import Answer, Batch, Caller, Received, Resolving, Site
@@ -31,16 +29,6 @@ from ...resolver.statuses import ALERT_STATUS, FOUND_STATUS
 NDJSON = "application/x-ndjson"
 
 
-class RequestContextExecutor(Executor):
-    """Runs each call on ``executor`` inside a copy of the request context it was submitted in."""
-
-    def __init__(self, executor: Executor) -> None:
-        self.executor = executor
-
-    def submit(self, fn, /, *args, **kwargs) -> Future:
-        return self.executor.submit(copy_current_request_context(fn), *args, **kwargs)
-
-
 def answer_as_get(resolving: Resolving, batch: Batch, caller: Caller, site: Site, address: str, entry: Found) -> Answer:
     """The answer ``GET /<the entry's request>`` at ``address`` gets from ``caller``: the same
     call, with the entry's URL as its reading read it (not read again) and the registry the check
@@ -53,7 +41,7 @@ def reference_check() -> ReferenceCheck:
     """The check, wired to this portal, with the request and the registry read once for all its resolutions."""
     resolving, site = application().resolving, request_site()
     answer = functools.partial(answer_as_get, resolving, resolving.batch(site), request_caller(), site, request_address())
-    return ReferenceCheck(answer, RequestContextExecutor(application().reference_executor),
+    return ReferenceCheck(answer, application().reference_executor,
                           alert_status=ALERT_STATUS, found_status=FOUND_STATUS)
 
 

@@ -13,17 +13,16 @@ always wins over the resolver's catch-all ``/<path:…>`` rule, whatever the ord
 """
 from __future__ import annotations
 
-from flask import Blueprint, Response, current_app, g, request
+from flask import Blueprint, Response, g, request
 from flask.blueprints import BlueprintSetupState
 from flask_limiter import RateLimitExceeded
 
 from ...errors import ParseError
 from ...protocol.query import parse_query
 from ...protocol.status import refused
-from ...resolver.registration import RegistrationService, normalize_service_ibi
-from ...storage.registry import ArchiveStore
+from ...resolver.registration import normalize_service_ibi
 from .. import limits
-from ..context import application, get_storage
+from ..context import application
 
 bp = Blueprint("registration", __name__)
 
@@ -63,12 +62,7 @@ def _add_service_rule(state: BlueprintSetupState) -> None:
 
 def answer() -> Response:
     """The pair list answering this request's query string (§7.2)."""
-    service = RegistrationService(
-        ArchiveStore(get_storage()),
-        application().http_transport,
-        allow_private=current_app.config["ALLOW_PRIVATE_ARCHIVES"],
-        clock=application().clock,
-    )
+    service = application().registration_service()
     outcome = service.answer(g.get("resolver_service_pairs") or request.query_string)
     return Response(
         outcome.body,

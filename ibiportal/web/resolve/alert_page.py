@@ -16,7 +16,7 @@ from ...errors import ParseError
 from ...i18n import Message
 from ...resolver.diagnosis import NotFoundDiagnosis, asked_ibi
 from ...resolver.trace import Alert, AlertReason, Resolution, Status
-from ..context import get_items
+from ..context import application
 from ..i18n import datetime_filter, iso_filter, ngettext
 
 
@@ -50,7 +50,7 @@ def deleted_record(resolution: Resolution) -> DeletedRecord | None:
     if ibi is None:
         return None
     try:
-        record = get_items().find(ibi)
+        record = application().items().find(ibi)
     except (ItemNotFound, ParseError):
         return None
     return DeletedRecord(record.minted.title, url_for("archive.own_item", ibi=record.minted.ibip))

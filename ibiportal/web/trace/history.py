@@ -22,8 +22,8 @@ from ..i18n import gettext, ngettext
 from ...errors import ParseError
 from ...ibi.conversion import convert
 from ...resolver.trace import AlertReason
-from ...storage.traces import HistoryPage, HistoryQuery, TraceStore
-from ..context import get_storage, known_prefix_pairs
+from ...application.records import HistoryPage, HistoryQuery
+from ..context import application, known_prefix_pairs
 from ..form_errors import show_error
 from ..inputs import recognised_url_input
 from .forms import TRACE_ID
@@ -124,7 +124,7 @@ def _spellings(ibi: str) -> tuple[str, ...]:
 def filtered(form: HistoryForm, ibis: tuple[str, ...], page: int) -> Filtered:
     since = form.since.data.isoformat() if form.since.data else None
     before = (form.until.data + timedelta(days=1)).isoformat() if form.until.data else None
-    store = TraceStore(get_storage())
+    store = application().traces
     ibis = tuple(dict.fromkeys(spelling for ibi in ibis for spelling in _spellings(ibi)))
     query = HistoryQuery(ibis, form.outcome.data or None, since, before, page, PER_PAGE)
     history = store.history(query)

@@ -13,9 +13,8 @@ from flask_babel import lazy_gettext
 from ..i18n import gettext
 from ...errors import ParseError
 from ...resolver.trace import Resolution
-from ...storage.traces import TraceStore
 from ...application.resolving import ArchiveSet, TraceRequest
-from ..context import application, get_storage, request_client, request_site
+from ..context import application, request_client, request_site
 from .. import limits
 from ..form_errors import show_error
 from ..inputs import asked_url_input, client_input
@@ -171,7 +170,7 @@ def _requester() -> str:
 def _load(trace_id: str) -> dict | None:
     if not TRACE_ID.fullmatch(trace_id):
         return None
-    return TraceStore(get_storage()).load_trace(trace_id)
+    return application().traces.load(trace_id)
 
 
 def _missing(trace_id: str):
