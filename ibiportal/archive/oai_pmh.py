@@ -91,7 +91,7 @@ _RESUMABLE = frozenset({Verb.LIST_SETS, Verb.LIST_IDENTIFIERS, Verb.LIST_RECORDS
 
 
 class ErrorCode(StrEnum):
-    """§3.6's error codes."""
+    """§3.6's error codes this repository answers (not ``noSetHierarchy``: it has sets)."""
 
     BAD_ARGUMENT = "badArgument"
     BAD_RESUMPTION_TOKEN = "badResumptionToken"
@@ -100,7 +100,6 @@ class ErrorCode(StrEnum):
     ID_DOES_NOT_EXIST = "idDoesNotExist"
     NO_RECORDS_MATCH = "noRecordsMatch"
     NO_METADATA_FORMATS = "noMetadataFormats"
-    NO_SET_HIERARCHY = "noSetHierarchy"
 
 
 class OaiError(Exception):

@@ -50,11 +50,10 @@ from ibiportal.ibi.modifiers import (
 DEFAULT_RESOLVER = "http://urlib.net/"
 """The resolver of Table 8.1 (``"http://urlib.net/" IBI …``)."""
 
-IBIURL_PREFIX = "ibiurl."
 REQUIRED_ITEM_STATUS = "ibiurl.requireditemstatus"
 VERB_LIST = "ibiurl.verblist"
 ORIGINAL = "Original"
-"""Table 8.3: the prefix of the resolver's query pairs, their two names, and the one status value."""
+"""Table 8.3: the names of the resolver's two query pairs, and the one status value."""
 
 RESOLVER_PAIRS = frozenset({REQUIRED_ITEM_STATUS, VERB_LIST})
 """The query pairs the resolver interprets (Table 8.3); all others are passed on to the item."""

@@ -31,7 +31,6 @@ def carries_notice(answer: PairList) -> bool:
     return all(pair in pairs for pair in ACKNOWLEDGMENT_NOTICE)
 
 
-REASON_WRONG_KEY = "wrong registration key"
 REASON_UNKNOWN_ARCHIVE = "unknown archive"
 
 
