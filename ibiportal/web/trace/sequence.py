@@ -116,11 +116,6 @@ class Arrow:
     steps: tuple[int, ...] = ()
 
     @property
-    def observed(self) -> bool:
-        """Whether the resolver saw it (1 and 8-10 are only expected)."""
-        return self.tone is not Tone.EXPECTED
-
-    @property
     def is_note(self) -> bool:
         """The resolver's analysis: drawn on its own lifeline, no arrow."""
         return self.senders == self.receivers == (RESOLVER,)
@@ -143,13 +138,6 @@ class SequenceDiagram:
     lifelines: tuple[Lifeline, ...]
     messages: tuple[Arrow, ...]
     hops: tuple[Hop, ...]
-
-    def numbers(self) -> list[int]:
-        """The message numbers in order (events without a number left out)."""
-        return [message.number for message in self.messages if message.number is not None]
-
-    def lifeline(self, key: str) -> Lifeline:
-        return next(line for line in self.lifelines if line.key == key)
 
 
 _FAILED_ANSWER = {Status.MALFORMED: lazy_gettext("malformed answer, not a pair list"),
