@@ -109,11 +109,6 @@ REMEMBERED_CHANGES = 1_000
 _SIGNAL_BYTES = 8
 
 
-def read_resolution_generation(storage: Storage) -> int:
-    """The number bumped by every change to what resolutions can answer."""
-    return storage.read(select(resolution_generation.c.value).where(resolution_generation.c.id == 1)).scalar_one()
-
-
 def bump_resolution_generation(storage: Storage, conn: Connection) -> None:
     """Inside the caller's write transaction that changes the Archive set: every worker's
     resolution cache empties at its next lookup, once the transaction is committed (then the

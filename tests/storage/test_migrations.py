@@ -27,7 +27,7 @@ from ibiportal.storage.identifiers import IdentifierStore
 from ibiportal.storage.migrations import head_revision, upgrade
 from ibiportal.storage.registry import ArchiveStore
 from ibiportal.storage.schema import SCHEMA_REVISION, metadata
-from ibiportal.storage.signal import read_resolution_generation
+from ibiportal.storage.signal import read_changes
 from ibiportal.storage.traces import TraceStore
 from tests.storage.trace_measure import stored_bytes
 from ibiportal.archive.history import Actor
@@ -75,7 +75,7 @@ def test_a_release_database_upgrades_in_place_with_nothing_lost(tmp_path):
     assert TraceStore(storage).load_trace("ReleaseTrace1")["note"] == "açúcar"
     body_bytes = len(Path(RELEASE_DUMP).read_text(encoding="utf-8").split("'found','", 1)[1].split("');", 1)[0].encode())
     assert stored_bytes(storage) == (1, body_bytes)  # the new size column, filled in
-    assert read_resolution_generation(storage) == 3
+    assert read_changes(storage, None).generation == 3
 
     # Minting goes on after the release's last date, from its persisted state.
     subsystem = Subsystem("mtc-m18.sid.inpe.br", 80, "150.163.34.243", 800, Decimal("1"))

@@ -22,7 +22,6 @@ from ibiportal.resolver import registration
 from ibiportal.resolver.addresses import check_host
 from ibiportal.storage.database import Storage, database
 from ibiportal.storage.signal import GenerationSignal, bump_resolution_generation, ibis_changed, read_changes
-from ibiportal.storage.signal import read_resolution_generation
 from ibiportal.web.context import APPLICATION, application
 from ibiportal.storage.signal import signal_file
 from tests import standard_examples as standard
@@ -386,7 +385,7 @@ def test_the_generation_signal_follows_commits_of_other_connections_only(tmp_pat
         with writer.write_transaction() as conn:
             bump_resolution_generation(writer, conn)
             raise RuntimeError("rolled back")
-    assert signal.current().generation == 0 and read_resolution_generation(writer) == 0
+    assert signal.current().generation == 0 and read_changes(writer, None).generation == 0
     with writer.write_transaction() as conn:
         bump_resolution_generation(writer, conn)
     assert signal.current().generation == 1  # seen through the mapped file, then read from the database
