@@ -58,13 +58,6 @@ ORIGINAL = "Original"
 RESOLVER_PAIRS = frozenset({REQUIRED_ITEM_STATUS, VERB_LIST})
 """The query pairs the resolver interprets (Table 8.3); all others are passed on to the item."""
 
-CITING_ITEM = "ibiurl.clientinformation.citingitem"
-LINK_TYPE = "linktype"
-"""URLib's pairs on the links of its citation pages (STANDARD.md §8): the repository of the item
-whose page holds the link, and how the link was made (``relative``); passed on to the item
-verbatim like every pair not the resolver's, and read here so that a resolution can count how
-often each cited item's links are followed."""
-
 SCHEMES = frozenset({"http", "https"})
 """The schemes of a persistent URL (Table 8.1 writes ``http``; ``https`` is accepted too)."""
 
@@ -238,21 +231,6 @@ class PersistentUrl:
     def parse(cls, text: str) -> PersistentUrl:
         """Read a persistent URL, a host-less path or a bare IBI with modifiers; see :func:`parse_persistent_url`."""
         return parse_persistent_url(text)
-
-    @property
-    def citing_item(self) -> str | None:
-        """The value of URLib's ``ibiurl.clientinformation.citingitem`` (:data:`CITING_ITEM`), decoded:
-        the repository of the item whose page holds this link; None without one."""
-        return self._passed_on_value(CITING_ITEM)
-
-    @property
-    def link_type(self) -> str | None:
-        """The value of URLib's ``linktype`` (:data:`LINK_TYPE`, ``relative``); None without one."""
-        return self._passed_on_value(LINK_TYPE)
-
-    def _passed_on_value(self, name: str) -> str | None:
-        """The first value of the pair ``name`` (compared without case) passed on to the item."""
-        return next((value for pair_name, value in self.query if pair_name.casefold() == name), None)
 
     @property
     def mdf(self) -> str:

@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from ibiportal.application.usage_counting import citing_item
 from ibiportal.ibi.url import parse_persistent_url
 from tests.web.test_resolve_segments import uncached  # noqa: F401 (the module's app without a resolution cache)
 
@@ -90,13 +91,14 @@ def test_what_names_no_readable_item_is_said_plainly(uncached, path, said):
     assert portuguese.get_json()["error"]["message"] != message
 
 
-def test_urlibs_link_pairs_reach_the_item_verbatim_and_are_on_the_parsed_url(uncached):
+def test_urlibs_link_pairs_reach_the_item_verbatim_and_count_for_the_citing_item(uncached):
     query = "ibiurl.clientinformation.citingitem=sid.inpe.br/mtc-m18/2010/12.15.11.49&linktype=relative"
     answer = uncached.get(f"/{IBIP}?{query}", environ_base=CLIENT)
     assert answer.status_code == 302 and answer.headers["Location"].endswith(query)
+    # usage counts the activation for the citing item (UsageKey.of, on every resolution)
     url = parse_persistent_url(f"http://urlib.net/{IBIP}?{query}")
-    assert (url.citing_item, url.link_type) == ("sid.inpe.br/mtc-m18/2010/12.15.11.49", "relative")
-    assert parse_persistent_url(f"http://urlib.net/{IBIP}").citing_item is None
+    assert citing_item(url) == "sid.inpe.br/mtc-m18/2010/12.15.11.49"
+    assert citing_item(parse_persistent_url(f"http://urlib.net/{IBIP}")) is None
 
 
 def test_the_home_box_explains_upn_and_urlibs_pairs_in_both_languages(client):
