@@ -12,9 +12,9 @@ Grammar (Table 6.2)::
     caractere      = %x21-7A | %x7C | %x7E      ; printable ASCII except { and }
 
 Braces do not nest (``{`` and ``}`` are not characters), so a braced value is a flat list of
-words; when its words alternate name/value it can itself be read as a pair list
+words; the ``ibi`` value's words alternate form/IBI
 (``ibi {rep sid.inpe.br/… ibip 8JMKD3MGP7W/3EPGUE5}``, Table 9.4): see
-:meth:`PairList.get_pairs`.
+:func:`ibiportal.resolver.reading.ibi_forms`.
 
 Every value exists in two forms:
 
@@ -170,8 +170,8 @@ class PairList:
     """An ordered pair list (Table 6.2); the empty list is the empty answer.
 
     The grammar does not forbid a name appearing twice, so duplicates are kept in order;
-    :meth:`get`, :meth:`text` and :meth:`to_dict` use the first occurrence and
-    :meth:`duplicate_names` tells which names repeat. Iteration yields ``(name, raw value)``.
+    :meth:`get`, :meth:`text` and :meth:`to_dict` use the first occurrence. Iteration yields
+    ``(name, raw value)``.
     (An Archive's answer that gives one name two values is set aside by the resolver:
     :func:`ibiportal.resolver.reading.set_aside`.)
     """
@@ -213,39 +213,9 @@ class PairList:
         found = self.pair(name)
         return default if found is None else found.text
 
-    def get_pairs(self, name: str) -> PairList | None:
-        """The value of the first pair called ``name`` read as a nested pair list.
-
-        ``ibi {rep sid.inpe.br/mtc-m19/2013/09.04.12.27.57 ibip 8JMKD3MGP7W/3EPGUE5}``
-        gives ``rep`` and ``ibip`` (Table 9.4); ``{}`` gives the empty list. A value whose
-        words do not pair up raises :class:`ParseError` (positions count in the whole
-        body when the list was parsed, else in the value).
-        """
-        found = self.pair(name)
-        if found is None:
-            return None
-        try:
-            return parse_pair_list(found.value)
-        except ParseError as error:
-            offset = (found.position or 1) - 1
-            position = None if error.position is None else error.position + offset
-            raise ParseError(
-                N_("value of %(name)r is not a pair list: %(message)s", name=name, message=error.message), position, field=name
-            ) from error
-
     def names(self) -> tuple[str, ...]:
         """Every name, in order, duplicates included."""
         return tuple(pair.name for pair in self.pairs)
-
-    def duplicate_names(self) -> tuple[str, ...]:
-        """Names that occur more than once, in order of their second occurrence."""
-        seen: set[str] = set()
-        repeated: list[str] = []
-        for pair in self.pairs:
-            if pair.name in seen and pair.name not in repeated:
-                repeated.append(pair.name)
-            seen.add(pair.name)
-        return tuple(repeated)
 
     def to_dict(self) -> dict[str, str]:
         """``{name: raw value}``, first occurrence winning (use for JSON, traces)."""

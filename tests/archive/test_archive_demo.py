@@ -147,7 +147,7 @@ def test_next_edition_chain_across_three_archives(archives):
         path.append(name)
         if wanted in answer:
             break
-        ibi = answer.get_pairs("ibi.nextedition").get("ibip")
+        ibi = parse_pair_list(answer.get("ibi.nextedition")).get("ibip")
     assert path == ["edition-a", "edition-b", "edition-c"]
     last = "ibiportal.test/lab/2018/01.22.11.47"
     assert answer.get(wanted) == f"{PORTAL}/demo/archives/edition-c/col/{last}/metadata.xml"

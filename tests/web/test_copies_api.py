@@ -33,7 +33,7 @@ def test_a_copy_is_answered_as_copy_in_either_form_and_resolved(client, app, aut
     for form in (OTHER, OTHER_REP):
         pairs = ask_own_archive(client, app, form)
         assert pairs.get("state") == "Copy" and pairs.text("url") == "https://mirror.example/x"
-        assert pairs.get_pairs("ibi").get("ibip") == OTHER
+        assert parse_pair_list(pairs.get("ibi")).get("ibip") == OTHER
         assert pairs.get("url.lastedition") is None  # a copy does not know the original's editions
     assert client.get("/" + OTHER_REP, environ_base=CLIENT).headers["Location"] == "https://mirror.example/x"
     assert client.get("/api/v1/copies").get_json()[0]["target_url"] == "https://mirror.example/x"

@@ -29,5 +29,5 @@ def test_an_own_item_is_found_under_either_spelling_of_port_80_and_answered_with
     legacy = f"{subdomain}/{word}@80/{rest}"
     answer = client.get("/" + app.config["ARCHIVE_SERVICE_IBI"] + ASK + legacy)
     pairs = parse_pair_list(answer.get_data())
-    assert answer.status_code == 200 and pairs.get_pairs("ibi").get("rep") == minted["rep"], answer.get_data()
+    assert answer.status_code == 200 and parse_pair_list(pairs.get("ibi")).get("rep") == minted["rep"], answer.get_data()
     assert pairs.get("url") == "https://example.org/own"

@@ -153,7 +153,7 @@ def test_own_archive_service_answers_the_protocol(client, app, vectors):
     assert answer.status_code == 200 and answer.mimetype == "text/plain"
     pairs = parse_pair_list(answer.data)
     assert pairs.text("url") == "http://example.org/p" and pairs.get("state") == "Original"
-    assert pairs.get_pairs("ibi").get("ibip") == minted["ibip"]
+    assert parse_pair_list(pairs.get("ibi")).get("ibip") == minted["ibip"]
     confirmation = client.get(f"{service}?servicesubject=inclusionConfirmationRequest")
     assert confirmation.get_data(as_text=True).strip() == vectors["status_messages"]["confirmation"]
     ack = client.get(
