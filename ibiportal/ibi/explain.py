@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ibiportal.ibi.languages import country_name, language_name
-from ibiportal.ibi.modifiers import GET_FILE_LIST, GET_LAST_EDITION, GET_METADATA, GET_TRANSLATION, Modifier, Verb
+from ibiportal.ibi.modifiers import GET_FILE_LIST, GET_LAST_EDITION, GET_METADATA, GET_TRANSLATION, Verb
 from ibiportal.ibi.url import ORIGINAL, REQUIRED_ITEM_STATUS, PersistentUrl
 
 EXPLANATION_LANGUAGES = ("en", "pt")
@@ -103,12 +103,6 @@ def explain_verbs(verbs: Sequence[Verb], lang: str = "en", ibi: str | None = Non
     for index, verb in enumerate(chain[1:], start=1):
         words += f" {_of(verb, lang)} {_noun(verb, lang, followed=index < len(chain) - 1 or ibi is not None)}"
     return words + (" " + texts["of item"].format(ibi=ibi) if ibi is not None else "")
-
-
-def explain_modifier(modifier: Modifier | str, lang: str = "en") -> str:
-    """What a modifier returns: ``+(pt-BR)`` → ``translation into Portuguese (Brazil)``."""
-    parsed = Modifier.parse(modifier) if isinstance(modifier, str) else modifier
-    return explain_verbs(parsed.verbs, lang)
 
 
 def explain(url: PersistentUrl, lang: str = "en") -> str:

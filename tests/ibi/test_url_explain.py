@@ -3,9 +3,15 @@ from __future__ import annotations
 
 import pytest
 
-from ibiportal.ibi.explain import explain, explain_modifier, explain_verbs
+from ibiportal.ibi.explain import explain, explain_verbs
 from ibiportal.ibi.modifiers import parse_verb_list
 from ibiportal.ibi.url import parse_persistent_url
+
+def explain_modifier(modifier: str, lang: str = "en") -> str:
+    """What the resolver says a modifier returns: the verbs of a persistent URL written with it,
+    in words (as the home box and a resolution's trace word them, without the IBI)."""
+    return explain_verbs(parse_persistent_url(f"8JMKD3MGP8W/34PGRBS{modifier}").verbs, lang)
+
 
 #: Table 8.2, columns "Modificador" and "Retorno", verbatim; and the same in English.
 TABLE_8_2 = [
