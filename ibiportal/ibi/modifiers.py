@@ -349,7 +349,3 @@ def scan_verb_list(text: str, positions: Sequence[int] | None = None) -> tuple[t
             raise ParseError(N_("unexpected `%(text)s` after `%(verb)s`: verbs are separated by `+` (Table 8.4)", text=text[end], verb=verb), where[end])
         index = end + 1
 
-
-def parse_verb_list(text: str) -> tuple[Verb, ...]:
-    """Read ``GetLastEdition+GetMetadata(oai_dc)`` (or space-separated) into verbs; ``""`` gives ``()``."""
-    return tuple(verb for verb, _ in scan_verb_list(text))

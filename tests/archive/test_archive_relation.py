@@ -5,7 +5,12 @@ import pytest
 
 from ibiportal.archive.relation import Element, Kind, Relation
 from ibiportal.errors import ParseError
-from ibiportal.ibi.modifiers import parse_verb_list
+from ibiportal.ibi.modifiers import scan_verb_list
+
+def read_verbs(text: str):
+    """The verbs of a verb list as the resolver reads ``ibiurl.verblist`` (Table 8.4)."""
+    return tuple(verb for verb, _ in scan_verb_list(text))
+
 
 EXAMPLE_9_5 = (
     "", ".lastedition", ".translation", ".translation(pt-BR)", ".metadata", ".metadata(oai_dc)",
@@ -59,11 +64,11 @@ def test_text_outside_table_9_5_is_rejected(text, problem):
     ],
 )
 def test_verbs_ask_for_a_relation(verbs, relation):
-    assert str(Relation.from_verbs(parse_verb_list(verbs))) == relation
+    assert str(Relation.from_verbs(read_verbs(verbs))) == relation
 
 
 def test_bare_translation_is_answered_by_every_translation():
-    wanted = Relation.from_verbs(parse_verb_list("GetTranslation"))
+    wanted = Relation.from_verbs(read_verbs("GetTranslation"))
     assert Relation.parse(".translation(en)").answers(wanted)
     assert Relation.parse(".translation").answers(wanted)
     assert not Relation.parse(".metadata.translation").answers(wanted)
@@ -71,7 +76,7 @@ def test_bare_translation_is_answered_by_every_translation():
 
 
 def test_translation_with_a_language_is_answered_by_that_language_only():
-    wanted = Relation.from_verbs(parse_verb_list("GetTranslation(pt)"))
+    wanted = Relation.from_verbs(read_verbs("GetTranslation(pt)"))
     assert Relation.parse(".translation(pt)").answers(wanted)
     assert not Relation.parse(".translation(pt-BR)").answers(wanted)
     assert not Relation.parse(".translation").answers(wanted)

@@ -4,7 +4,6 @@ from __future__ import annotations
 import pytest
 
 from ibiportal.ibi.explain import explain, explain_verbs
-from ibiportal.ibi.modifiers import parse_verb_list
 from ibiportal.ibi.url import parse_persistent_url
 
 def explain_modifier(modifier: str, lang: str = "en") -> str:
@@ -57,10 +56,10 @@ def test_parameters_in_words(modifier, english, portuguese):
 
 
 def test_file_list_is_outermost_wherever_it_stands():
-    verbs = parse_verb_list("GetFileList+GetLastEdition")
+    verbs = parse_persistent_url("8JMKD3MGP8W/34PGRBS?ibiurl.verblist=GetFileList%2BGetLastEdition").verbs
     assert explain_verbs(verbs) == "list of files of the last edition"
     assert explain_verbs(verbs, "pt") == "lista de arquivos da última edição"
-    assert explain_verbs(parse_verb_list("GetFileList"), "pt", "LK47B6W/362SFKH") == "lista de arquivos do item LK47B6W/362SFKH"
+    assert explain_verbs(parse_persistent_url("LK47B6W/362SFKH?ibiurl.verblist=GetFileList").verbs, "pt", "LK47B6W/362SFKH") == "lista de arquivos do item LK47B6W/362SFKH"
 
 
 @pytest.mark.parametrize(

@@ -13,8 +13,8 @@ from ibiportal.ibi.modifiers import (
     Modifier,
     Verb,
     check_composition,
-    parse_verb_list,
     scan_modifier,
+    scan_verb_list,
     union_verbs,
 )
 
@@ -147,7 +147,7 @@ def test_scan_modifier_stops_at_first_other_character_and_reports_given_position
     ],
 )
 def test_verb_list_table_8_4(text, verbs):
-    assert [str(verb) for verb in parse_verb_list(text)] == verbs
+    assert [str(verb) for verb, _ in scan_verb_list(text)] == verbs
 
 
 @pytest.mark.parametrize(
@@ -166,7 +166,7 @@ def test_verb_list_table_8_4(text, verbs):
 )
 def test_verb_list_errors(text, position, message):
     with pytest.raises(ParseError) as caught:
-        parse_verb_list(text)
+        scan_verb_list(text)
     assert message in caught.value.message
     assert caught.value.position == position
 
@@ -203,9 +203,9 @@ def test_modifier_value_refuses_file_list_and_bad_order():
 
 
 def test_check_composition_file_list_anywhere_once():
-    check_composition(parse_verb_list("GetFileList+GetLastEdition+GetMetadata"))
+    check_composition(tuple(verb for verb, _ in scan_verb_list("GetFileList+GetLastEdition+GetMetadata")))
     with pytest.raises(ParseError) as caught:
-        check_composition(parse_verb_list("GetFileList+GetMetadata+GetFileList"), [5, 6, 7], "verbs")
+        check_composition(tuple(verb for verb, _ in scan_verb_list("GetFileList+GetMetadata+GetFileList")), [5, 6, 7], "verbs")
     assert (caught.value.message, caught.value.position, caught.value.field) == ("`GetFileList` is asked once", 7, "verbs")
 
 

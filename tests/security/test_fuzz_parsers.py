@@ -23,7 +23,7 @@ from ibiportal.ibi.compose import compose
 from ibiportal.ibi.conversion import convert
 from ibiportal.ibi.explain import explain
 from ibiportal.ibi.identifier import parse_ibi, split_ibi
-from ibiportal.ibi.modifiers import Modifier, Verb, parse_verb_list
+from ibiportal.ibi.modifiers import Modifier, Verb, scan_verb_list
 from ibiportal.ibi.url import PersistentUrl, parse_persistent_url
 from ibiportal.protocol.messages import check_key, parse_request, parse_request_url
 from ibiportal.protocol.pairlist import PairList, UnreadableAnswer, decode_value, parse_pair_list, read_answer
@@ -139,7 +139,7 @@ def test_parse_persistent_url_and_what_follows(text):
 def test_verbs_and_modifiers(text):
     only_parse_errors(Verb.parse, text)
     only_parse_errors(Modifier.parse, text)
-    only_parse_errors(parse_verb_list, text)
+    only_parse_errors(scan_verb_list, text)
 
 
 @FUZZ
@@ -225,7 +225,7 @@ PATHOLOGICAL = [
     "\x00" * 100_000,
     "é" * 100_000,
 ]
-PARSERS = [parse_ibi, convert, split_ibi, parse_persistent_url, parse_verb_list, parse_pair_list, parse_query,
+PARSERS = [parse_ibi, convert, split_ibi, parse_persistent_url, scan_verb_list, parse_pair_list, parse_query,
            parse_request, parse_request_url, classify, read_answer]
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from ibiportal.archive.relation import Relation
-from ibiportal.ibi.modifiers import Modifier, parse_verb_list
+from ibiportal.ibi.modifiers import Modifier, scan_verb_list
 from ibiportal.ibi.url import parse_persistent_url
 from ibiportal.protocol.messages import UrlRequest
 
@@ -30,7 +30,7 @@ def test_bibinpe_composes_like_oai_dc_in_urls_verb_lists_and_relations():
                                "?ibiurl.backgroundlanguage=en")
     assert url.relation == ".metadata(BibINPE)"
     assert url.to_table_8_8()["parsedibiurl.verblist"] == ["GetMetadata(BibINPE)"]
-    assert [str(verb) for verb in parse_verb_list("GetLastEdition+GetMetadata(BibINPE)")] == [
+    assert [str(verb) for verb, _ in scan_verb_list("GetLastEdition+GetMetadata(BibINPE)")] == [
         "GetLastEdition", "GetMetadata(BibINPE)"]
     assert str(Relation.parse(".lastedition.metadata(BibINPE)")) == ".lastedition.metadata(BibINPE)"
     request = UrlRequest(client_ips=("172.16.44.200",), ibi="8JMKD3MGP8W/35MMLL8", verbs=("GetMetadata(BibINPE)",))

@@ -150,7 +150,7 @@ def corpus() -> Iterator[Case]:
     from ibiportal.ibi.extract import Bounds, extract
     from ibiportal.ibi.ibip import Ibip
     from ibiportal.ibi.identifier import parse_ibi
-    from ibiportal.ibi.modifiers import Modifier, parse_verb_list
+    from ibiportal.ibi.modifiers import Modifier, scan_verb_list
     from ibiportal.ibi.prefixes import check_prefix_pair
     from ibiportal.ibi.recognise import recognise
     from ibiportal.ibi.repository import RepositoryName
@@ -190,7 +190,7 @@ def corpus() -> Iterator[Case]:
     yield from cases("modifiers", Modifier.parse,
                      "!!", "+(xx)", "+(pt-XX)", "+(pt-)", ":(marc)", ":!", "!+(pt)!", "?", "+(pt", ":(oai_dc",
                      "+()", "!x", "+(pt)+(en)", "::", "!(pt)")
-    yield from cases("verb list", parse_verb_list,
+    yield from cases("verb list", scan_verb_list,
                      "GetMetadat", "getmetadata(x)", "GetLastEdition(pt)", "GetTranslation(xx)", "GetMetadata(marc)",
                      "GetMetadata,GetLastEdition", "Get Metadata",
                      "GetTranslation(pt-xx)",
