@@ -233,11 +233,6 @@ class PersistentUrl:
         return parse_persistent_url(text)
 
     @property
-    def mdf(self) -> str:
-        """The modifier as written in normalized form, such as ``!:(oai_dc)``; ``""`` when none."""
-        return str(self.modifier)
-
-    @property
     def verbs(self) -> tuple[Verb, ...]:
         """``parsedibiurl.verblist`` (§8.2): the modifier's verbs, then the new ones of ``ibiurl.verblist``."""
         return union_verbs(self.modifier.verbs, self.query_verbs)

@@ -88,7 +88,7 @@ def test_modifiers_of_table_8_2_after_an_ibi_are_urls(vectors):
     for mdf in vectors["modifiers_valid"]["items"]:
         result = classify("8JMKD3MGP8W/35MMLL8" + mdf, base=PORTAL)
         assert result.kind == KIND_URL, mdf
-        assert result.url.mdf == mdf
+        assert str(result.url.modifier) == mdf
 
 
 def test_invalid_modifiers_are_unknown_with_the_position_of_the_fault(vectors):

@@ -97,7 +97,7 @@ PARSE_TABLE = [
 def test_parse_table(text, ibi, mdf, verbs, relation, filepath, status, query, symbols, verblist):
     url = parse_persistent_url(text)
     assert str(url.ibi) == ibi
-    assert (url.mdf, [str(verb) for verb in url.verbs], url.relation) == (mdf, verbs, relation)
+    assert (str(url.modifier), [str(verb) for verb in url.verbs], url.relation) == (mdf, verbs, relation)
     assert (url.filepath, url.required_item_status, url.query) == (filepath, status, query)
     assert (url.canonical_symbols(), url.canonical_verblist()) == (symbols, verblist)
     assert str(url) == symbols
