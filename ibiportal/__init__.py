@@ -11,7 +11,7 @@ from flask import Flask
 
 from . import config
 from .ibi.clock import Clock, utc_now
-from .private_files import make_private
+from .storage.private_files import make_private
 from .secret_key import instance_secret_key
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ import secrets
 import time
 from pathlib import Path
 
-from .private_files import make_private
+from .storage.private_files import make_private
 
 
 def instance_secret_key(instance_path: str) -> str:

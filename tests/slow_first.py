@@ -4,7 +4,7 @@
 #: pytest-xdist (``--dist loadfile --no-loadscope-reorder``, bin/test) starts each of them at once:
 #: dealt last, one of them kept its worker busy minutes after the other had run out of files.
 SLOW_FIRST = (
-    "tests/web/test_openapi.py",
+    "tests/web/api/test_openapi.py",
     "tests/browser/test_page_checks.py",
     "tests/browser/test_browser_languages.py",
     "tests/browser/test_browser_everyday.py",
@@ -17,7 +17,7 @@ SLOW_FIRST = (
     "tests/browser/test_browser_items.py",
     "tests/reliability/test_multi_node.py",
     "tests/browser/test_browser_references.py",
-    "tests/web/test_resolvers_cli.py",
+    "tests/cli/test_resolvers.py",
     "tests/browser/test_browser_admin.py",
     "tests/browser/test_browser_trace.py",
 )

@@ -23,7 +23,7 @@ from ..archive.store import ibi_key
 from ..errors import IbiError, Invalid, NotFound, Refused
 from ..i18n import N_, number
 from .items import ItemDeleted, ItemNotFound, ItemReleased
-from ..media_types import DEFAULT_CONTENT_TYPE, TOKEN, bare_media_type
+from ..archive.media_types import DEFAULT_CONTENT_TYPE, TOKEN, bare_media_type
 from ..ibi.minted import MintedItem
 from ..storage.files import StoredFile
 from ..storage.files import FileChanged  # noqa: F401 - a download cut short by a replaced file, for the web layer

@@ -12,7 +12,7 @@ import click
 from flask import current_app
 from flask.cli import AppGroup
 
-from ..private_files import make_private
+from ..storage.private_files import make_private
 from ..storage.database import Storage, database
 from ..storage.migrations import upgrade
 from ..storage.transfer import TransferRefused, export_lines, import_lines

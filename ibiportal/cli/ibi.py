@@ -14,7 +14,7 @@ import click
 from flask import current_app
 from flask.cli import AppGroup
 
-from ..documents import check_found_count, check_text_size, text_of
+from ..ibi.documents import check_found_count, check_text_size, text_of
 from ..errors import ParseError
 from ..ibi.extract import extract
 from ..ibi.classify import ibi_of, notes_as_warnings

@@ -5,7 +5,7 @@ The engine records what happened as fields of :class:`~ibiportal.resolver.trace.
 the alert, every Archive's status in a round) and asks this module for the sentence a person
 reads in logs and in the trace's JSON. Nothing reads these sentences back: the Trace page and
 its diagram say things in their own words from the same facts, so rewording a sentence here
-changes no page (``tests/web/test_trace_rewording.py`` rewords them all to show it).
+changes no page (``tests/web/trace/test_trace_rewording.py`` rewords them all to show it).
 """
 from __future__ import annotations
 

@@ -28,7 +28,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 
 from .. import metrics
 from ..ibi.clock import Clock, utc_now
-from ..private_files import make_private
+from .private_files import make_private
 from ..errors import IbiError
 from .outage import READ_RETRY_PAUSE_SECONDS, unreachable
 from .schema import SCHEMA_REVISION

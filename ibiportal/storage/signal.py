@@ -47,7 +47,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from .. import metrics
 from ..log_limits import LimitedLog
-from ..private_files import make_private
+from .private_files import make_private
 from .outage import STALE_SECONDS, unreachable
 from .schema import minted_item, resolution_change, resolution_generation
 

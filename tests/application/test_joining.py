@@ -1,7 +1,7 @@
 """The own Archive joining and leaving an outside resolver (file 003 §7.2), against a resolver
 written from the standard alone (``tests/archive/independent_resolver.py``) over loopback sockets.
 
-The confirmation callback to a running portal is proven in ``tests/web/test_resolvers_cli.py``
+The confirmation callback to a running portal is proven in ``tests/cli/test_resolvers.py``
 (gunicorn); here the Archive's address is a closed port, so the resolver includes it unconfirmed.
 """
 from __future__ import annotations

@@ -16,7 +16,7 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import PHONE, LiveServer, serve_with_admin, shoot, sized_page
 from tests.servers import fresh_sqlite
-from tests.test_documents import make_docx
+from tests.ibi.test_documents import make_docx
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 REFERENCES = (DATA / "references.txt").read_text(encoding="utf-8")

@@ -10,7 +10,7 @@ from playwright.sync_api import Page, expect
 from ibiportal.archive.demo import load_demo_archives
 
 from tests.browser.conftest import hold_timers, shoot
-from tests.web.test_trace_page import EVIL_NAME, HUGE, IMG, SCRIPT, hostile_trace
+from tests.web.trace.test_trace_page import EVIL_NAME, HUGE, IMG, SCRIPT, hostile_trace
 from ibiportal.storage.traces import TraceStore
 
 SECTION_10_2 = "http://urlib.net/8JMKD3MGP8W/35MMLL8!:(oai_dc)"

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 import requests
 
-from ibiportal import create_app, documents
+from ibiportal import create_app
+from ibiportal.ibi import documents
 from ibiportal.config import DEFAULTS
 from tests.servers import fresh_sqlite, loopback_server
 
@@ -170,7 +171,7 @@ def test_a_zip_bomb_is_refused_at_once_on_the_page_and_the_api(portal, kind, bom
 #: tracemalloc counts every thread (a run measured 10 MB that were not the reading's).
 MEASURE = """
 import sys, tracemalloc
-from ibiportal import documents
+from ibiportal.ibi import documents
 documents.MAX_UNPACKED = int(sys.argv[2])
 data = open(sys.argv[1], "rb").read()
 try:  # once before the measure: first imports and locale data loaded are not what a bomb costs

@@ -87,7 +87,7 @@ def test_a_readable_database_of_an_earlier_version_is_made_private_saying_so(new
         other.commit()
         for suffix in SUFFIXES:
             os.chmod(setting + suffix, 0o644)
-        with caplog.at_level(logging.WARNING, logger="ibiportal.private_files"):
+        with caplog.at_level(logging.WARNING, logger="ibiportal.storage.private_files"):
             modes = written_while_open(setting)
     assert modes == {"": 0o600, "-wal": 0o600, "-shm": 0o600}
     warned = [record.getMessage() for record in caplog.records]
@@ -104,7 +104,7 @@ def test_a_readable_database_the_portal_may_not_change_is_warned_about(tmp_path,
         raise PermissionError(1, "Operation not permitted", path)
 
     monkeypatch.setattr(os, "chmod", refused)
-    with caplog.at_level(logging.WARNING, logger="ibiportal.private_files"):
+    with caplog.at_level(logging.WARNING, logger="ibiportal.storage.private_files"):
         private_sqlite_file(f"sqlite:///{setting}")
     assert mode(setting) == 0o640
     assert [record.getMessage() for record in caplog.records] == [

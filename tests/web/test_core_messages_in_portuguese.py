@@ -142,7 +142,7 @@ def corpus() -> Iterator[Case]:
     from ibiportal.archive.relation import Relation
     from ibiportal.citation.csl import UnknownLocale, UnknownStyle
     from ibiportal.citation.oai_dc import from_oai_dc
-    from ibiportal.documents import text_of
+    from ibiportal.ibi.documents import text_of
     from ibiportal.ibi.batch import decode_upload
     from ibiportal.ibi.classify import classify
     from ibiportal.ibi.compose import compose

@@ -10,7 +10,7 @@ from ibiportal import create_app
 from ibiportal.web.metrics import allowed
 from ibiportal.config import networks
 from tests.reliability.processes import start_gunicorn
-from tests.web.test_resolution_cache import ITEM, SERVICE_IBI, USER, include, live  # noqa: F401  (fixture)
+from tests.web.resolve.test_resolution_cache import ITEM, SERVICE_IBI, USER, include, live  # noqa: F401  (fixture)
 
 USER_ENVIRON = {"REMOTE_ADDR": "172.16.44.200"}
 LOOPBACK = {"REMOTE_ADDR": "127.0.0.1"}

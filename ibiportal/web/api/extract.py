@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from flask import Response, jsonify, request, stream_with_context
 
-from ...documents import TooLarge, text_of
+from ...ibi.documents import TooLarge, text_of
 from ...errors import ParseError
 from ...i18n import N_
 from ..errors import error_response

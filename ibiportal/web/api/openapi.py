@@ -1,7 +1,7 @@
 """The JSON API's contract: an OpenAPI 3.1 document of every ``/api/v1/`` route.
 
 Written by hand next to the routes it describes, as plain data, so a client can rely on it and
-the test suite can hold the routes to it: ``tests/web/test_openapi.py`` compares its paths with
+the test suite can hold the routes to it: ``tests/web/api/test_openapi.py`` compares its paths with
 the app's URL map and runs schemathesis against it (every operation called with generated
 input; no 5xx, every answer matching its schema). A new ``/api/v1/`` route is added here too.
 
@@ -36,7 +36,7 @@ _LINES = {"type": "string", "pattern": "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-
 _NULLABLE_TEXT = {**_TEXT, "type": ["string", "null"]}
 # The grammar of an IBI (Tables 6.1 and 7.1: a prefix that decodes to a host or an address, a
 # date from 1995-08-01 on) and of a persistent URL (Table 8.1) are no regular expression: their
-# strings are the formats `ibi` and `persistent-url` (tests/web/openapi_formats.py generates them).
+# strings are the formats `ibi` and `persistent-url` (tests/web/api/openapi_formats.py generates them).
 _IBI = {"type": "string", "format": "ibi", "maxLength": 255}
 _PERSISTENT_URL = {"type": "string", "format": "persistent-url", "maxLength": MAX_TEXT_CHARS}
 

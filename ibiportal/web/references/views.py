@@ -19,7 +19,7 @@ from collections.abc import Callable
 from flask import Blueprint, Response, current_app, render_template, request
 
 from ...application.references import NOT_CHECKED_STATUS, CheckOutcome, ReferenceCheck
-from ...documents import TooLarge, check_text_size, text_of
+from ...ibi.documents import TooLarge, check_text_size, text_of
 from ...errors import ParseError
 from ...ibi.batch import MAX_BYTES, MAX_ROWS, neutralise
 from ...ibi.extract import Bounds, Extraction, extract

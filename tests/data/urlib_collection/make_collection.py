@@ -1,5 +1,5 @@
 """Writes ``collection.jsonl`` (one item a line): a URLib Archive's collection in URLib's own shapes, for the test of a
-collection moving in, out and on (tests/web/test_collection_move.py). Run from the repository's
+collection moving in, out and on (tests/web/items/test_collection_move.py). Run from the repository's
 root: ``.venv/bin/python tests/data/urlib_collection/make_collection.py``. The output is the same
 every time (a seeded random generator); the file is kept in the repository, and the test reads it.
 

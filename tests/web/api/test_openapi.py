@@ -15,7 +15,7 @@ from schemathesis.generation.feedback import FeedbackSources
 from schemathesis.pytest._test_builder import build_operation_test
 from schemathesis.python._constants.orchestrator import make_constants_value_source
 
-import tests.web.openapi_formats  # noqa: F401 - the document's formats, registered for schemathesis
+import tests.web.api.openapi_formats  # noqa: F401 - the document's formats, registered for schemathesis
 from ibiportal import create_app
 from ibiportal.web.api.openapi import openapi_document
 from tests.servers import fresh_sqlite
@@ -95,9 +95,9 @@ def test_the_footer_of_every_page_links_the_docs(client):
 #: Every operation of the document, ``METHOD /path``, in its order.
 OPERATIONS = [f"{method.upper()} {path}" for path, item in openapi_document()["paths"].items() for method in item]
 # The repository's schemathesis.toml, as `schemathesis run … --checks all` reads it there: the
-# generators of the document's formats (tests/web/openapi_formats.py) and the refusals no schema
+# generators of the document's formats (tests/web/api/openapi_formats.py) and the refusals no schema
 # can say (a mint naming an item this portal does not hold, a 414 from gunicorn).
-_CONFIG = SchemathesisConfig.from_path(Path(__file__).resolve().parents[2] / "schemathesis.toml")
+_CONFIG = SchemathesisConfig.from_path(Path(__file__).resolve().parents[3] / "schemathesis.toml")
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from ibiportal.ibi.identifier import parse_ibi
 from ibiportal.storage.database import Storage
 from ibiportal.storage.identifiers import IdentifierStore
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def mint_in_process(database: str, count: int) -> subprocess.Popen:

@@ -4,7 +4,7 @@ regular expression (an IBI's date must decode to a time after 1995-08-01, its pr
 or an address), nor are the CSL styles and locales, the dates on the calendar or a list of IP
 addresses: generated calls draw them from the portal's own grammar and lists instead.
 
-Loaded by ``tests/web/test_openapi.py`` and, through ``schemathesis.toml`` at the repository root,
+Loaded by ``tests/web/api/test_openapi.py`` and, through ``schemathesis.toml`` at the repository root,
 by ``schemathesis run …`` there.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import schemathesis
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the CLI loads this file by its path
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the CLI loads this file by its path
 
 from ibiportal.citation.csl import locale_names, style_names  # noqa: E402
 from ibiportal.ibi.ibip import ibip_suffix  # noqa: E402

@@ -12,9 +12,9 @@ import pytest
 
 from ibiportal import create_app
 from ibiportal.web.api.importing import FORM_OVERHEAD_BYTES
-from tests.web.test_item_package import portal_config
+from tests.web.items.test_item_package import portal_config
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "import"
+DATA = Path(__file__).resolve().parents[2] / "data" / "import"
 IMPORT = "/api/v1/items/import"
 
 

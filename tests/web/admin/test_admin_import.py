@@ -26,7 +26,7 @@ from tests.admin_session import log_in_as
 from tests.oai_source import OaiSource, SourceRecord
 from tests.servers import free_port, loopback_server
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "import"
+DATA = Path(__file__).resolve().parents[2] / "data" / "import"
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Text out of uploaded .docx and .odt reference lists (``ibiportal.documents``). Each document is
+"""Text out of uploaded .docx and .odt reference lists (``ibiportal.ibi.documents``). Each document is
 written here, with python-docx and odfdo themselves, so the text it holds is in the test; the
 references are TATHU's and Reis's thesis's as published (tests/data/references.txt)."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ import docx
 import pytest
 from odfdo import Document, Header, Link, Paragraph, Table
 
-from ibiportal import documents
+from ibiportal.ibi import documents
 from ibiportal.errors import ParseError
 from ibiportal.ibi.extract import extract
 

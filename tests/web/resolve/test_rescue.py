@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.web.test_resolve_segments import uncached  # noqa: F401 (the module's app without a resolution cache)
+from tests.web.resolve.test_resolve_segments import uncached  # noqa: F401 (the module's app without a resolution cache)
 
 CLIENT = {"REMOTE_ADDR": "172.16.44.200"}
 ITEM = "sid.inpe.br/mtc-m19/2013/09.04.12.27.57"  # Example 8.9's item, with its file, held by a demo Archive

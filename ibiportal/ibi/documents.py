@@ -23,9 +23,9 @@ import logging
 import zipfile
 from pathlib import PurePath
 
-from .errors import ParseError, TooLarge
-from .i18n import N_, number
-from .ibi.batch import MAX_BYTES, MAX_ROWS
+from ..errors import ParseError, TooLarge
+from ..i18n import N_, number
+from .batch import MAX_BYTES, MAX_ROWS
 
 TEXT_KINDS = (".txt", ".bib", ".ris")
 PDF_KIND = ".pdf"

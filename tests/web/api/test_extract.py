@@ -21,7 +21,7 @@ from ibiportal.ibi.batch import MAX_BYTES, MAX_ROWS
 from ibiportal.ibi.extract import extract
 from ibiportal.web.references import views as references_views
 
-DATA = Path(__file__).resolve().parent.parent / "data"
+DATA = Path(__file__).resolve().parents[2] / "data"
 REFERENCES = (DATA / "references.txt").read_text(encoding="utf-8")
 BIB = (DATA / "references.bib").read_text(encoding="utf-8")
 
@@ -141,7 +141,7 @@ def test_api_limits_and_unreadable_files(client, monkeypatch):
     big = client.post("/api/v1/extract", json={"text": "x" * (MAX_BYTES + 1)})
     assert big.status_code == 413 and "at most 1,000,000 bytes (1 MB)" in big.get_json()["error"]["message"]
     # The count limit is batch conversion's; it is lowered here so that the test reads 4 IBIs, not
-    # 5,001 (tests/web/test_extract_cost.py reads those).
+    # 5,001 (tests/web/api/test_extract_cost.py reads those).
     assert references_views.MAX_ROWS == MAX_ROWS
     monkeypatch.setattr(references_views, "MAX_ROWS", 3)
     many = client.post("/api/v1/extract", json={"text": "8JMKD3MGP8W/34PGRBS\n" * 5})

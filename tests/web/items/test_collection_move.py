@@ -33,7 +33,7 @@ from tests.oai_schemas import assert_valid
 from tests.oai_source import OaiSource, records_of
 from tests.servers import Reader, fresh_sqlite, include_archive, loopback_server
 
-COLLECTION = Path(__file__).resolve().parents[1] / "data" / "urlib_collection" / "collection.jsonl"
+COLLECTION = Path(__file__).resolve().parents[2] / "data" / "urlib_collection" / "collection.jsonl"
 REPOSITORY_ID = "archive.inpe.br"
 SUCCESSOR_IBI = "8JMKD3MGPCW/3ER446E"
 RESOLVER_ARCHIVE_IBI = "J8LNKAN8PW/3FUQHC5"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from tests.web.test_resolution_cache import ITEM, USER, include, live  # noqa: F401 - live is a fixture
+from tests.web.resolve.test_resolution_cache import ITEM, USER, include, live  # noqa: F401 - live is a fixture
 
 #: How long the Archive takes over the notice.
 NOTICE_SECONDS = 2.0

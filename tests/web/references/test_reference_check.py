@@ -16,7 +16,7 @@ from ibiportal.resolver.addresses import check_host
 from ibiportal.web.context import APPLICATION
 from tests.scripted_archive import ArchiveRequest
 from tests.servers import fresh_sqlite
-from tests.web.test_resolution_cache import INCLUDE, ITEM, SERVICE_IBI, ItemArchive, fake_dns, include, make_app
+from tests.web.resolve.test_resolution_cache import INCLUDE, ITEM, SERVICE_IBI, ItemArchive, fake_dns, include, make_app
 
 LIST = f"""1. SILVA, M. Item. IBI: <{ITEM}>. Disponível em: <http://urlib.net/ibi/{ITEM}>.
 2. SOUZA, J. Other. IBI: <8JMKD3MGP8W/34PGRBS>.

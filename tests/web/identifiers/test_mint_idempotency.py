@@ -9,7 +9,7 @@ import pytest
 from ibiportal import create_app
 from ibiportal.storage.database import Storage
 from ibiportal.storage.identifiers import IdentifierStore
-from tests.web.test_api_tokens import create_token
+from tests.web.api.test_api_tokens import create_token
 
 
 def minted_count(app) -> int:

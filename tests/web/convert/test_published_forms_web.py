@@ -11,7 +11,7 @@ import pytest
 
 from ibiportal.application.usage_counting import citing_item
 from ibiportal.ibi.url import parse_persistent_url
-from tests.web.test_resolve_segments import uncached  # noqa: F401 (the module's app without a resolution cache)
+from tests.web.resolve.test_resolve_segments import uncached  # noqa: F401 (the module's app without a resolution cache)
 
 CLIENT = {"REMOTE_ADDR": "172.16.44.200"}
 ITEM = "sid.inpe.br/mtc-m18@80/2009/07.21.14.43"  # §10.1's item, held by a demo Archive

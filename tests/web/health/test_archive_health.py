@@ -1,7 +1,7 @@
 """The public Archive health page and GET /api/v1/archives/health, from real stored traces."""
 from __future__ import annotations
 
-from tests.web.test_why_not_found import ADDRESS, SERVICE_IBI, register
+from tests.web.registration.test_why_not_found import ADDRESS, SERVICE_IBI, register
 
 
 def test_the_api_counts_what_the_traces_saw_and_names_the_last_failure(client):
@@ -34,7 +34,7 @@ def test_the_page_is_public_and_links_each_last_failure_to_its_trace(client):
 
 
 def test_the_admin_archives_page_links_to_it(client):
-    from tests.web.test_admin_pages import log_in
+    from tests.web.admin.test_admin_pages import log_in
 
     log_in(client)
     assert 'href="/archives/health"' in client.get("/admin/archives").get_data(as_text=True)
