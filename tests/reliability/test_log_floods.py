@@ -125,17 +125,18 @@ def test_a_defect_every_request_meets(tmp_path, limited, caplog):
     assert all(record.levelno == logging.ERROR and record.exc_info[0] is KeyError for record in written)
 
 
-def test_downloads_of_a_file_replaced_meanwhile(limited, caplog, monkeypatch):
+def test_downloads_of_a_file_replaced_meanwhile(limited, caplog):
     clock = limited(files, "_ENDED_EARLY")
 
-    def replaced(*args):
-        raise FileChanged("report.pdf was replaced while it was read")
-        yield b""
+    class Replaced:
+        """An application whose file is replaced while it is read."""
 
-    monkeypatch.setattr(files, "read_chunks", replaced)
+        def file_chunks(self, *args):
+            raise FileChanged("report.pdf was replaced while it was read")
+            yield b""
 
     def download() -> None:
-        assert list(files._body("unused.sqlite", None, 0, 10)) == []
+        assert list(files._body(Replaced(), None, 0, 10)) == []
 
     flooded(caplog, clock, "download ended early", download)
 
