@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.identifiers import mint_fraction_of_limit  # noqa: E402
 from benchmarks.serving import cpu_seconds, errors, per_second, portal, require_wrk, wrk, write_results  # noqa: E402
 from ibiportal.application.minting import Minter  # noqa: E402
+from ibiportal.archive.history import Actor  # noqa: E402
 from ibiportal.ibi.mint_request import MintRequest  # noqa: E402
 from ibiportal.ibi.clock import unix_time, utc_now  # noqa: E402
 from ibiportal.ibi.subsystem import Subsystem  # noqa: E402
@@ -45,7 +46,8 @@ def mint_item(database: str) -> str:
     storage = Storage(database)
     try:
         subsystem = Subsystem("bench.example.org", 80, "192.0.2.7", 800, R)
-        item = Minter(IdentifierStore(storage), subsystem, lambda: unix_time(utc_now())).mint(MintRequest.parse({"target_url": "https://example.org/x"}))
+        minter = Minter(IdentifierStore(storage), subsystem, lambda: unix_time(utc_now()))
+        item = minter.mint(MintRequest.parse({"target_url": "https://example.org/x"}), actor=Actor("command", "scaleout benchmark"))
     finally:
         storage.close()
     return f"/{item.ibip}"
