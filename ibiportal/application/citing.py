@@ -159,6 +159,23 @@ class Citing:
         return CiteResult(record, citations(record, today), metadata, wanted.metadata_url.canonical_symbols(),
                           resolution.url, stored.trace_id)
 
+    def cite_or_last_edition(self, wanted: CiteRequest, client: ClientInfo,
+                             site: Site) -> tuple[CiteResult, CiteProblem | None]:
+        """The citation of ``wanted`` or, when it has no metadata of its own but its last edition
+        has (:meth:`_fall_forward`, file 003 §10.2), the last edition's, with the problem that says
+        why: a reader who follows Cite from an earlier edition (Convert offers Cite for any IBI)
+        gets something to cite, told which edition it is. The API and content negotiation call
+        :meth:`cite` and keep the 404 and its suggestion, for a program to decide."""
+        try:
+            return self.cite(wanted, client, site), None
+        except CiteProblem as problem:
+            if problem.suggestion is None:
+                raise
+            try:
+                return self.cite(CiteRequest.parse(problem.suggestion.ibi, site.resolver_base), client, site), problem
+            except CiteProblem:
+                raise problem from None
+
     def _resolve(self, url: PersistentUrl, client: ClientInfo, site: Site) -> StoredResolution:
         """Resolve ``url`` as the trace shows it, on this request's own root."""
         resolving = self.application.resolving

@@ -9,13 +9,20 @@ from ...citation import STYLES_BY_KEY
 from ...citation.csl import locale_name, style_name
 from ..context import application, request_client, request_site, resolver_base
 
-__all__ = ["CiteProblem", "CiteResult", "cite", "other_style", "trace_links"]
+__all__ = ["CiteProblem", "CiteResult", "cite", "cite_or_last_edition", "other_style", "trace_links"]
 
 
 def cite(text: str | None) -> CiteResult:
     """The citation of the item ``text`` names; a ParseError naming ``ibi``, or a CiteProblem."""
     wanted = CiteRequest.parse(text, resolver_base())
     return application().citing.cite(wanted, request_client(), request_site())
+
+
+def cite_or_last_edition(text: str | None) -> tuple[CiteResult, CiteProblem | None]:
+    """The citation of the item ``text`` names, or its last edition's with the problem that says
+    why (:meth:`~ibiportal.application.citing.Citing.cite_or_last_edition`): the Cite page's."""
+    wanted = CiteRequest.parse(text, resolver_base())
+    return application().citing.cite_or_last_edition(wanted, request_client(), request_site())
 
 
 def other_style(style: str | None, locale: str | None) -> tuple[str, str] | None:

@@ -23,7 +23,7 @@ from ..i18n import translate
 from .display import language_name, language_tag, record_date
 from .embedded import embedded_metadata
 from .forms import CiteForm
-from .lookup import CiteProblem, CiteResult, cite, other_style, trace_links
+from .lookup import CiteProblem, CiteResult, cite, cite_or_last_edition, other_style, trace_links
 
 bp = Blueprint("cite", __name__)
 bp.add_app_template_filter(record_date, "record_date")  # the Cite and item pages show records' values
@@ -90,23 +90,6 @@ def cite_page():
         ),
         status,
     )
-
-
-def cite_or_last_edition(ibi: str | None) -> tuple[CiteResult, CiteProblem | None]:
-    """The citation of ``ibi`` or, when it has no metadata of its own but its last edition has
-    (file 003, §10.2's fall-forward), the last edition's, with the problem that says why. A reader
-    who follows Cite from an earlier edition (Convert offers Cite for any IBI) gets something to
-    cite, told which edition it is; the API and content negotiation keep the 404 and its
-    suggestion, for a program to decide."""
-    try:
-        return cite(ibi), None
-    except CiteProblem as problem:
-        if problem.suggestion is None:
-            raise
-        try:
-            return cite(problem.suggestion.ibi), problem
-        except CiteProblem:
-            raise problem from None
 
 
 @bp.get("/cite.<any(bib, ris, json):extension>")
