@@ -172,10 +172,14 @@ def test_a_database_that_does_not_answer_and_a_redis_that_is_down_are_counted(ne
     flight = RedisFlight(down, lock_seconds=1, wait_seconds=1, result_seconds=1, retry_seconds=5)
     # The counter is the process's: an earlier test's background thread may count its own Redis
     # meanwhile, so what this thread counted is told apart from it, then seen in the counter.
-    counted_here, count = [], metrics.unreachable
-    monkeypatch.setattr(metrics, "unreachable", lambda store: (
-        counted_here.append(store) if threading.current_thread() is this_thread else None, count(store)))
-    this_thread = threading.current_thread()
+    counted_here, count, this_thread = [], metrics.unreachable, threading.current_thread()
+
+    def unreachable(store: str) -> None:
+        if threading.current_thread() is this_thread:
+            counted_here.append(store)
+        count(store)
+
+    monkeypatch.setattr(metrics, "unreachable", unreachable)
     before = value("ibiportal_store_unreachable_total", store="redis")
     assert flight.run("a key", lambda: "resolved here", str) == "resolved here"  # the worker's own flight
     assert counted_here == ["redis"]
