@@ -172,7 +172,9 @@ def resolve(endpoints, url: str = f"http://urlib.net/{IBIP}") -> Resolution:
     try:
         return resolver.resolve(Asked.parse(url), CLIENT)
     finally:
-        resolver.close()
+        # Joined, not left running: a message not waited for would end in the next test, and
+        # the mocks of ``responses`` would count it there (tests/resolver/test_http_transport.py).
+        resolver.executor.shutdown(wait=True)
         transport.close()
 
 
