@@ -5,6 +5,7 @@
 #: dealt last, one of them kept its worker busy minutes after the other had run out of files.
 SLOW_FIRST = (
     "tests/web/api/test_openapi.py",
+    "tests/web/api/test_openapi_bodies.py",
     "tests/browser/test_page_checks.py",
     "tests/browser/test_browser_languages.py",
     "tests/browser/test_browser_everyday.py",

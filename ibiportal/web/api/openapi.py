@@ -39,6 +39,10 @@ _NULLABLE_TEXT = {**_TEXT, "type": ["string", "null"]}
 # strings are the formats `ibi` and `persistent-url` (tests/web/api/openapi_formats.py generates them).
 _IBI = {"type": "string", "format": "ibi", "maxLength": 255}
 _PERSISTENT_URL = {"type": "string", "format": "persistent-url", "maxLength": MAX_TEXT_CHARS}
+#: Where an IBI's persistent URL leads (a mint's or a copy's target): one schema, so that schemathesis
+#: draws its boundary lengths once, not once for each spelling of it.
+_TARGET_URL = {"type": "string", "format": "http-url", "maxLength": MAX_URL_LENGTH,
+               "description": "absolute http(s) URL the IBI's persistent URL leads to"}
 
 
 #: A language of Appendix B, with a country or not: pt, pt-BR (exactly these cases).
@@ -141,8 +145,7 @@ _NOTES = {"type": "array", "description": "what the recogniser set aside or inte
 #: The fields of a mint request (ibi.mint_request.MintRequest.parse), each as that checks it.
 _MINT_FIELDS: dict[str, dict] = {
     "title": _optional(_text(MAX_TITLE_LENGTH)),
-    "target_url": _optional({"type": "string", "format": "http-url", "maxLength": MAX_URL_LENGTH,
-                             "description": "absolute http(s) URL the item's persistent URL leads to"}),
+    "target_url": _optional(_TARGET_URL),
     "creators": {"anyOf": [{"type": "array", "maxItems": MAX_CREATORS, "items": _text(MAX_NAME_LENGTH)},
                            {"type": "string", "maxLength": MAX_NAME_LENGTH, "pattern": _TEXT["pattern"]},
                            {"type": "null"}],
@@ -964,7 +967,7 @@ _PATHS: dict[str, dict] = {
                            "An own item or the archive service IBI is a 409.",
             "security": [{"apiToken": []}],
             "requestBody": {"required": True, "content": {"application/json": {"schema": _body(
-                {"ibi": _IBI, "target_url": {"type": "string", "format": "http-url", "maxLength": MAX_URL_LENGTH}},
+                {"ibi": _IBI, "target_url": _TARGET_URL},
                 ("ibi", "target_url"))}}},
             "responses": {"201": _json(_ref("Copy"), "Held from now on"), "200": _json(_ref("Copy"), "Moved"),
                           **_ERRORS},

@@ -4,21 +4,10 @@ generated input: never a 5xx, every answer (refusals included) matching the docu
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
-import schemathesis
-from hypothesis import HealthCheck, settings
-from schemathesis.checks import load_all_checks
-from schemathesis.config import SchemathesisConfig
-from schemathesis.generation.feedback import FeedbackSources
-from schemathesis.pytest._test_builder import build_operation_test
-from schemathesis.python._constants.orchestrator import make_constants_value_source
 
-import tests.web.api.openapi_formats  # noqa: F401 - the document's formats, registered for schemathesis
-from ibiportal import create_app
-from ibiportal.web.api.openapi import openapi_document
-from tests.servers import fresh_sqlite
+from tests.web.api.contract import answer_as_documented, api_schema, operations  # noqa: F401 - api_schema: a fixture
 
 _RULE_VARIABLE = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>")
 _IGNORED_METHODS = {"HEAD", "OPTIONS"}
@@ -82,64 +71,16 @@ def test_the_footer_of_every_page_links_the_docs(client):
     assert 'href="/api/docs"' in client.get("/").get_data(as_text=True)
 
 
-# -- schemathesis: every operation, generated calls ---------------------------------------------
-# schemathesis builds an operation's test – its boundary cases (the coverage phase) generated as it
-# builds – when ``@schema.parametrize()`` is collected: in every pytest-xdist worker, a minute of
-# CPU each for tests only one of them runs; and under xdist and pytest 9 its items shared one test
-# id, so only one operation ran. Here each operation is a test of its own, built as it runs, by
-# the builder ``@schema.parametrize()`` calls (schemathesis's own ``from_fixture`` does the same,
-# but cannot name its subtests under pytest 9): the same cases and checks, built once.
-# One app for every generated call. Rate limits off: the generated calls are many more than a
-# client's budget; the 429 itself is tested in tests/security/test_rate_limits.py.
+# -- schemathesis: every operation without a request body (those with one: test_openapi_bodies.py)
 
-#: Every operation of the document, ``METHOD /path``, in its order.
-OPERATIONS = [f"{method.upper()} {path}" for path, item in openapi_document()["paths"].items() for method in item]
-# The repository's schemathesis.toml, as `schemathesis run … --checks all` reads it there: the
-# generators of the document's formats (tests/web/api/openapi_formats.py) and the refusals no schema
-# can say (a mint naming an item this portal does not hold, a 414 from gunicorn).
-_CONFIG = SchemathesisConfig.from_path(Path(__file__).resolve().parents[3] / "schemathesis.toml")
-
-
-@pytest.fixture(scope="module")
-def api_schema(tmp_path_factory):
-    """The document as schemathesis reads it from one app, and the feedback (the document's
-    constants) its tests share, as ``@schema.parametrize()`` makes them."""
-    api_app = create_app({
-        "TESTING": True,
-        "DATABASE": fresh_sqlite(tmp_path_factory.mktemp("openapi") / "test.sqlite"),
-        "SECRET_KEY": "test",
-        "RATELIMIT_ENABLED": False,
-        "GRANULARITY": "0.000001",  # a mint of 100 waits 100 µs for its dates, not 100 s
-    })
-
-    def from_a_client(environ, start_response):
-        """The app as a server calls it: schemathesis's WSGI calls carry no REMOTE_ADDR, without
-        which a resolution cannot send Table 8.9's client IP (cite answered 400 for that alone)."""
-        environ.setdefault("REMOTE_ADDR", "192.0.2.10")
-        return api_app(environ, start_response)
-
-    schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", from_a_client, config=_CONFIG)
-    load_all_checks()
-    return schema, FeedbackSources(constants_value_source=make_constants_value_source(schema))
-
-
-@settings(max_examples=3, suppress_health_check=list(HealthCheck), deadline=None)
-def answers_as_documented(case):
-    case.call_and_validate()
-
-
-@pytest.mark.parametrize("operation", OPERATIONS)
+@pytest.mark.parametrize("operation", operations(with_body=False))
 def test_every_operation_answers_as_documented(api_schema, operation):
     """Every check of schemathesis (``--checks all``): no 5xx for any input; every status, content
     type, header and body as the document says; every call the document allows answered (not
     refused as bad input), every call it does not allow refused. 3 examples per operation, and
     schemathesis's boundary cases (most of the time: the slowest tests of the suite);
     `schemathesis run` against a live portal goes further (docs/api.md, The contract)."""
-    schema, feedback = api_schema
-    found = schema.find_operation_by_label(operation)
-    assert found is not None, f"schemathesis does not read {operation} in the document"
-    build_operation_test(config=schema.config, operation=found, test_func=answers_as_documented,
-                         given_kwargs={}, feedback=feedback)()
+    answer_as_documented(api_schema, operation)
 
 
 def test_a_get_of_a_post_only_api_path_is_a_405_naming_the_method(client):
