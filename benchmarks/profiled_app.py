@@ -14,6 +14,9 @@ benchmark-only tool (``benchmarks/requirements.txt``).
 """
 from __future__ import annotations
 
+import gc
+import time
+
 import yappi
 from flask import Response
 
@@ -23,6 +26,18 @@ from ibiportal import create_app
 TOP = 45
 
 app = create_app()
+#: The garbage collector's passes while profiling: (generation, CPU seconds), appended by :func:`_timed`.
+_COLLECTIONS: list[tuple[int, float]] = []
+_STARTED: list[float] = []
+
+
+def _timed(phase: str, info: dict) -> None:
+    """Time each pass of the garbage collector (it runs inside whatever call allocated last, so
+    the profile spreads it over them)."""
+    if phase == "start":
+        _STARTED[:] = [time.thread_time()]
+    elif _STARTED:
+        _COLLECTIONS.append((info["generation"], time.thread_time() - _STARTED.pop()))
 
 
 @app.get("/_bench/profile/start")
@@ -30,6 +45,9 @@ def start_profile():
     yappi.stop()
     yappi.clear_stats()
     yappi.set_clock_type("cpu")
+    _COLLECTIONS.clear()
+    if _timed not in gc.callbacks:
+        gc.callbacks.append(_timed)
     yappi.start(builtins=False, profile_threads=True)
     return Response("started\n", mimetype="text/plain")
 
@@ -38,9 +56,14 @@ def start_profile():
 def stop_profile():
     """The top entries, by own time then by cumulative time, each as a share of every thread's CPU."""
     yappi.stop()
+    gc.callbacks.remove(_timed)
     stats = yappi.convert2pstats(yappi.get_func_stats())
     total = stats.total_tt
     lines = [f"{total:.2f} s of CPU in the functions profiled, every thread"]
+    for generation in range(3):
+        passes = [seconds for each, seconds in _COLLECTIONS if each == generation]
+        lines.append(f"garbage collector, generation {generation}: {len(passes)} passes, {sum(passes):.3f} s "
+                     f"({sum(passes) / total * 100:.1f} %)")
     for key, title in (("tottime", "own time"), ("cumulative", "cumulative time (a pool thread's call counted once)")):
         lines.append(f"-- by {title}: own % / cumulative % / calls / function")
         rows = sorted(stats.stats.items(), key=lambda item: item[1][2] if key == "tottime" else item[1][3], reverse=True)
