@@ -33,7 +33,7 @@ import requests
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
 from ibiportal.protocol.messages import RegistrationKey
-from ibiportal.resolver.registry import ArchiveDetails, Confirmation, KeyHash
+from ibiportal.protocol.registry import ArchiveDetails, Confirmation, KeyHash
 from ibiportal.storage.database import Storage
 from ibiportal.storage.migrations import upgrade
 from ibiportal.storage.registry import ArchiveStore

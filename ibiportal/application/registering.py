@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from ..errors import Conflict, ParseError
 from ..i18n import N_, Message
 from ..protocol.messages import InclusionRequest, RegistrationKey
-from ..resolver.registry import ArchiveEvent, Confirmation, KeyHash, RegisteredArchive
+from ..protocol.registry import ArchiveEvent, Confirmation, KeyHash, RegisteredArchive
 from ..ibi.clock import Clock
 from ..ibi.identifier import parse_ibi
 from ..resolver.registration import RegistrationService

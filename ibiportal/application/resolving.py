@@ -31,7 +31,7 @@ from ..ibi.identifier import split_ibi
 from ..ibi.prefixes import KNOWN_PREFIX_PAIRS, ibip_prefixes_for
 from ..ibi.recognise import direct_link_path, recognise, without_pasted_resolver, without_resolver_segment
 from ..ibi.url import PersistentUrl, parse_persistent_url
-from ..resolver.registry import ArchiveEvent, RegisteredArchive
+from ..protocol.registry import ArchiveEvent, RegisteredArchive
 from ..resolver.acknowledging import PendingNotices
 from ..resolver.addresses import client_ip_list
 from ..resolver.cache import (

@@ -63,7 +63,7 @@ from ibiportal.protocol.messages import (
 from ibiportal.protocol.pairlist import PairList, UnreadableAnswer, read_answer
 from ibiportal.protocol.query import QueryPair, parse_query
 from ibiportal.protocol.status import EXCLUDED, REASON_UNKNOWN_ARCHIVE, included, refused
-from ibiportal.resolver.registry import ArchiveDetails, Confirmation, RegisteredArchive
+from ibiportal.protocol.registry import ArchiveDetails, Confirmation, RegisteredArchive
 from ibiportal.resolver.addresses import AddressRefused, GetAddrInfo, check_host
 from ibiportal.resolver.transport import ARCHIVE_TIMEOUTS, Exchange, Timeouts, Transport
 

@@ -2,7 +2,7 @@
 :class:`~ibiportal.resolver.registration.ArchiveRegistry` and the administrator's operations.
 
 Every write is one transaction (row and history together). Only the key's hash is stored
-(:class:`~ibiportal.resolver.registry.KeyHash`). Changes to which Archives are included empty every
+(:class:`~ibiportal.protocol.registry.KeyHash`). Changes to which Archives are included empty every
 resolution cache (``signal.py``).
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ from datetime import datetime
 from sqlalchemy import Connection, Row, delete, insert, select, update
 
 from ..i18n import N_, Message, Recorded, from_record, to_record
-from ..resolver.registry import ArchiveDetails, ArchiveEvent, Confirmation, KeyHash, RegisteredArchive
+from ..protocol.registry import ArchiveDetails, ArchiveEvent, Confirmation, KeyHash, RegisteredArchive
 from .database import Storage, iso
 from .schema import archive, archive_event
 from .signal import bump_resolution_generation

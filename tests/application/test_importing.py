@@ -18,7 +18,7 @@ import pytest
 
 from ibiportal import create_app
 
-from ibiportal.archive.history import EDITED, FILE_ADDED, IMPORTED, Actor
+from ibiportal.ibi.history import EDITED, FILE_ADDED, IMPORTED, Actor
 from ibiportal.ibi.conversion import convert
 from ibiportal.ibi.repository import decode_rep_suffix
 from ibiportal.application.minting import Minter

@@ -29,7 +29,7 @@ from playwright.sync_api import Page
 
 from ibiportal.archive.demo import load_demo_archives
 from ibiportal.protocol.messages import RegistrationKey
-from ibiportal.resolver.registry import ArchiveDetails, Confirmation, KeyHash
+from ibiportal.protocol.registry import ArchiveDetails, Confirmation, KeyHash
 from ibiportal.storage.registry import ArchiveStore
 from ibiportal.storage.traces import TraceStore
 

@@ -31,7 +31,7 @@ from playwright.sync_api import Browser, Page
 
 from ibiportal.archive.demo import load_demo_archives
 from ibiportal.protocol.messages import RegistrationKey
-from ibiportal.resolver.registry import ArchiveDetails, Confirmation, KeyHash
+from ibiportal.protocol.registry import ArchiveDetails, Confirmation, KeyHash
 from ibiportal.storage.import_runs import ImportRunStore
 from ibiportal.storage.registry import ArchiveStore
 from tests.admin_session import log_in_as

@@ -16,7 +16,7 @@ import pytest
 import requests
 
 from ibiportal.protocol.messages import RegistrationKey
-from ibiportal.resolver.registry import ArchiveDetails, Confirmation, KeyHash
+from ibiportal.protocol.registry import ArchiveDetails, Confirmation, KeyHash
 from ibiportal.storage.database import Storage
 from ibiportal.storage.registry import ArchiveStore
 from tests.reliability.processes import start_gunicorns

@@ -16,7 +16,7 @@ import pytest
 import requests
 
 from ibiportal.protocol.messages import ExclusionRequest, InclusionRequest, RegistrationKey, request_url
-from ibiportal.resolver.registry import KeyHash
+from ibiportal.protocol.registry import KeyHash
 from ibiportal.storage.database import Storage
 from ibiportal.storage.identifiers import IdentifierStore
 from ibiportal.storage.registry import ArchiveStore

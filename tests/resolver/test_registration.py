@@ -23,7 +23,7 @@ from ibiportal.resolver.registration import (
     WRONG_KEY,
     RegistrationService,
 )
-from ibiportal.resolver.registry import ArchiveDetails, ArchiveEvent, Confirmation, KeyHash, RegisteredArchive
+from ibiportal.protocol.registry import ArchiveDetails, ArchiveEvent, Confirmation, KeyHash, RegisteredArchive
 from ibiportal.resolver.transport import Exchange, Failure, Timeouts
 from ibiportal.resolver.http_transport import HttpTransport
 from ibiportal.storage.database import Storage

@@ -58,8 +58,11 @@ def test_no_view_or_command_builds_a_store():
     assert _store_builders("web") + _store_builders("cli") == []
 
 
-def test_storage_depends_on_no_resolver_cache():
-    assert _importers("storage", "ibiportal.resolver.cache") == []
+def test_storage_depends_on_no_layer_above_it():
+    """Storage keeps values of the core; it imports nothing of the resolver, the Archive side,
+    the application or the web (a value both sides share lives in the core)."""
+    above = ("ibiportal.resolver", "ibiportal.archive", "ibiportal.application", "ibiportal.web", "flask")
+    assert {layer: _importers("storage", layer) for layer in above} == {layer: [] for layer in above}
 
 
 def test_the_application_layer_knows_no_flask():

@@ -21,7 +21,7 @@ from ...errors import ParseError
 from ...resolver.conformance import ConformanceCheck, check_bound, send_confirmation_request
 from ...resolver.conformance_probes import CHECK_TIMEOUTS, ServiceAddress
 from ...resolver.conformance_rules import RuleResult, format_ms
-from ...resolver.registry import Confirmation, RegisteredArchive
+from ...protocol.registry import Confirmation, RegisteredArchive
 from ...resolver.registration import normalize_service_ibi
 from ..auth.session import admin_required, current_admin
 from ..context import application

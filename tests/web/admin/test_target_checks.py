@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from ibiportal import create_app
-from ibiportal.resolver.target_probe import TargetOutcome, TargetProbe
+from ibiportal.ibi.target_check import TargetOutcome, TargetProbe
 from ibiportal.storage.database import Storage
 from ibiportal.storage.targets import TargetStore
 from tests.admin_session import log_in_as

@@ -23,7 +23,7 @@ from ibiportal.storage.identifiers import IdentifierStore
 from ibiportal.web.context import APPLICATION
 from ibiportal.web.identifiers.qr import qr_svg
 from tests.servers import fresh_sqlite
-from ibiportal.archive.history import Actor
+from ibiportal.ibi.history import Actor
 
 TESTER = Actor("command", "tests")
 
