@@ -45,7 +45,7 @@ from ..resolver.engine import ResolverSettings
 from ..resolver.single_flight import SingleFlight
 from ..resolver.transport import Route, Transport
 from ..resolver.http_transport import HttpTransport
-from ..resolver.registration import RegistrationService
+from ..resolver.registry_service import RegistrationService
 from ..resolver.target_probe import HostPacer, TargetChecker
 from ..resolver.local_transport import LocalTransport
 from ..storage.database import Storage
@@ -71,7 +71,7 @@ from .minting import Minter
 from .items import ItemService
 from .prefix_pairs import PrefixPairs
 from .records import Accounts, ImportRunRecords, Tokens, Traces
-from .registering import Registering
+from .registry import Registering
 from .releasing import Releasing
 from .targets import TargetChecks, TargetSettings
 from .units import StorageScope, UnitExecutor

@@ -4,7 +4,7 @@ from __future__ import annotations
 from flask import Flask
 
 from ..application import Application
-from ..resolver.registration import normalize_service_ibi
+from ..resolver.registry_service import normalize_service_ibi
 from flask_wtf import CSRFProtect
 
 from . import context, edge, host, i18n, limits, log_format, log_redaction, metrics, navigation, security, unread_body

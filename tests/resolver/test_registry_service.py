@@ -15,7 +15,7 @@ from requests.exceptions import ConnectTimeout
 
 from ibiportal.errors import ParseError
 from ibiportal.protocol import ExclusionRequest, InclusionRequest, RegistrationKey
-from ibiportal.resolver.registration import (
+from ibiportal.resolver.registry_service import (
     ADDRESS_NOT_ALLOWED,
     MALFORMED,
     OK,

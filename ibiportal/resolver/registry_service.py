@@ -39,6 +39,10 @@ trace in the database. Keys are never stored (:class:`KeyHash`), logged or echoe
 This module is pure: no Flask. The :class:`ArchiveRegistry` is implemented by
 ``ibiportal.storage.registry.ArchiveStore``; the transport is any
 :class:`~ibiportal.resolver.transport.Transport`.
+
+The registry has one module per layer (the design's "The registry"): ``protocol.registry``
+its values, ``resolver.registry_service`` §7.2's service, ``storage.registry`` what is kept,
+``application.registry`` the administrator's use case, which wires the other three.
 """
 from __future__ import annotations
 
