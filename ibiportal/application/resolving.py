@@ -20,7 +20,7 @@ from concurrent.futures import Executor, Future
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from .. import metrics
@@ -49,6 +49,7 @@ from ..storage.identifiers import IdentifierStore
 from ..storage.redis_flight import Published, RedisFlight
 from ..storage.registry import ArchiveStore
 from ..storage.traces import TraceRuns, TraceStore, stored_trace
+from ..config import Settings
 from .usage_counting import UsageCounter, UsageKey
 
 if TYPE_CHECKING:
@@ -289,7 +290,7 @@ class Resolving:
     the URL read, single flight, the resolution and its trace), :meth:`trace` for a resolution
     that is traced and never cached.
 
-    Its collaborators, each named: ``config``, the ``IBIPORTAL_*`` settings it reads (demo
+    Its collaborators, each named: ``settings``, the ``IBIPORTAL_*`` settings it reads (demo
     Archives, trusted proxies, an Archive's read timeout, the traces' retention, size and repeat
     window, the database a late notice is written to); ``storage``, the storage of the current
     unit of work; ``clock``, the time in UTC; per address of the portal, ``holdings`` (the
@@ -306,7 +307,7 @@ class Resolving:
     def __init__(
         self,
         *,
-        config: Mapping[str, Any],
+        settings: Settings,
         storage: Callable[[], Storage],
         clock: Callable[[], datetime],
         holdings: Callable[[str], Holdings],
@@ -322,7 +323,7 @@ class Resolving:
         redis_flight: RedisFlight | None,
         usage: UsageCounter | None,
     ) -> None:
-        self.config = config
+        self.settings = settings
         self.storage = storage
         self.clock = clock
         self.holdings = holdings
@@ -347,11 +348,11 @@ class Resolving:
     def default_archives(self) -> ArchiveSet:
         """What ``GET /<persistent URL>`` asks: every Archive, or only live ones when the demo is
         off (one of two values made once: a cache hit reads it for its key)."""
-        return _EVERY_ARCHIVE if self.config["DEMO_ARCHIVES"] else _LIVE_ARCHIVES
+        return _EVERY_ARCHIVE if self.settings.demo_archives else _LIVE_ARCHIVES
 
     def client(self, caller: Caller) -> ClientInfo:
         """Table 8.6 from the request: the client then its proxies (trusted ones only), and Accept-Language."""
-        ips = client_ip_list(caller.peer, caller.forwarded_for, self.config["TRUSTED_PROXIES"])
+        ips = client_ip_list(caller.peer, caller.forwarded_for, self.settings.trusted_proxies)
         return ClientInfo(ips, caller.accept_language)
 
     def archive_endpoints(self, archives: ArchiveSet, portal_url: str) -> list[ArchiveEndpoint]:
@@ -376,7 +377,7 @@ class Resolving:
         live = [replace(local_endpoint(holdings.own_local), own=True)]  # its originals win (resolver.selecting)
         live += [
             ArchiveEndpoint(archive.address, archive.service_ibi, archive.address, Route.HTTP,
-                            read_timeout=self.config["ARCHIVE_READ_TIMEOUT"])
+                            read_timeout=self.settings.archive_read_timeout)
             for archive in ArchiveStore(self.storage()).included_archives()
         ]
         return live if archives.group is ArchiveGroup.LIVE else demo + live
@@ -386,7 +387,7 @@ class Resolving:
         store = ArchiveStore(self.storage())
         return Batch(tuple(self.archive_endpoints(self.default_archives, site.portal_url)), tuple(store.archives()),
                      tuple(self.prefix_pairs()), store.last_exclusions(),
-                     TraceBudget(self.config["TRACE_RETENTION"] // 2))
+                     TraceBudget(self.settings.trace_retention // 2))
 
     # -- a resolution that is traced, never cached ---------------------------------------------
 
@@ -397,7 +398,7 @@ class Resolving:
         (TraceRuns), so identical requests reaching other workers or nodes of one PostgreSQL
         join it too; a request whose trace failed or outran :data:`TRACE_RUNNING_LIMIT` leaves
         the next identical one to run its own."""
-        window = self.config["TRACE_REPEAT_SECONDS"]
+        window = self.settings.trace_repeat_seconds
         if window <= 0:
             return self.trace(request.asked, request.archives, request.client, site).trace_id
         runs, fingerprint = TraceRuns(self.storage()), request.fingerprint
@@ -471,7 +472,7 @@ class Resolving:
     def _record_when_it_comes(self, trace_id: str, notice: Future[TraceStep]) -> None:
         """Once the notice (6) the redirect went out without comes, it replaces the stored trace's
         "acknowledgment pending" step (from the notice recorder's thread)."""
-        setting, recorder = self.config["DATABASE"], self.notice_recorder
+        setting, recorder = self.settings.database, self.notice_recorder
 
         def arrived(done: Future[TraceStep]) -> None:
             step = done.result()
@@ -500,7 +501,7 @@ class Resolving:
             body["diagnosis"] = diagnosis.to_dict()
         TraceStore(self.storage()).save_trace(
             trace_id, resolution.persistent_url, outcome, stored_trace(body),
-            self.config["TRACE_RETENTION"], self.config["TRACE_BYTES"], ibi=asked_ibi(resolution),
+            self.settings.trace_retention, self.settings.trace_bytes, ibi=asked_ibi(resolution),
         )
         return StoredResolution(trace_id, resolution, diagnosis=diagnosis)
 
@@ -638,7 +639,7 @@ class Resolving:
 
     def _cache_key(self, received: str, caller: Caller) -> CacheKey:
         """The request's key: what :meth:`client` and :attr:`default_archives` are made of."""
-        return CacheKey(received, caller.peer, caller.forwarded_for, tuple(self.config["TRUSTED_PROXIES"]),
+        return CacheKey(received, caller.peer, caller.forwarded_for, self.settings.trusted_proxies,
                         caller.accept_language, self.default_archives.group)
 
 

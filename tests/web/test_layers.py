@@ -69,6 +69,23 @@ def test_the_application_layer_knows_no_flask():
     assert _importers("application", "flask") == []
 
 
+def test_the_application_layer_reads_no_flask_configuration():
+    """It is given the typed, frozen settings once (``create_app``): no ``…config`` read, so a
+    setting changed on a running app reaches none of it, and no test can lean on that."""
+    reads = [f"{path.relative_to(PACKAGE)}:{node.lineno}" for path in _modules("application")
+             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+             if isinstance(node, ast.Attribute) and node.attr == "config"]
+    assert reads == []
+
+
+def test_no_use_case_holds_the_whole_application():
+    """Each use case is given the collaborators it uses, wired once by ``Application``: none
+    takes the application itself (a service locator)."""
+    holders = [path.name for path in _modules("application") if path.name != "__init__.py"
+               and "Application" in _imported(path) | {name.rsplit(".", 1)[-1] for name in _imported(path)}]
+    assert holders == []
+
+
 def test_reference_check_threads_need_no_request_context():
     """Its resolutions run on the application's own threads, each a unit of work of its own."""
     assert "copy_current_request_context" not in (PACKAGE / "web" / "references" / "checking.py").read_text()
