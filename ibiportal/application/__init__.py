@@ -157,12 +157,13 @@ class Application:
 
     ``settings``: the portal's typed settings, given once: nothing here reads Flask's
     configuration, so a test that needs another setting builds its app with it. ``open_storage``
-    opens a connection to the database the settings name; :attr:`storage` gives the current unit of work's (a request, a command, a pool thread's
-    job: :mod:`.units`), opened on first use, and :meth:`close_storage` ends it. ``transports``:
-    how the world is reached; ``clock`` the current time, in UTC; ``timer`` the seconds of CPU the
-    calling thread has used, for a request's budget of work (its reading of a text:
-    ``ibi.extract.Bounds``), which tests move. ``testing``: a test's app, whose usage counts are
-    flushed when the test looks, with no thread writing into its database meanwhile.
+    opens a connection to the database the settings name; :attr:`storage` gives the current unit
+    of work's (a request, a command, a pool thread's job: :mod:`.units`), opened on first use,
+    and :meth:`close_storage` ends it. ``transports``: how the world is reached; ``clock`` the
+    current time, in UTC; ``timer`` the seconds of CPU the calling thread has used, for a
+    request's budget of work (its reading of a text: ``ibi.extract.Bounds``), which tests move.
+    ``testing``: a test's app, whose usage counts are flushed when the test looks, with no thread
+    writing into its database meanwhile.
     """
 
     def __init__(self, settings: Settings, open_storage: Callable[..., Storage], transports: Transports,
