@@ -1,4 +1,5 @@
-"""One door: the web layer and the CLI reach the database only through the application, and
+"""One door: the web layer and the CLI reach the database only through the application, the
+application reads only its typed settings and gives each use case its own collaborators, and
 storage depends on nothing above it (read from the source, so a new shortcut fails here)."""
 from __future__ import annotations
 
