@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime, timezone
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol
 
 from ..errors import ParseError
@@ -50,10 +51,22 @@ def own_relations(item: Item) -> tuple[Relation, ...]:
     the item only: its editions and metadata are the original Archive's to tell.
     """
     if item.state is ItemState.COPY:  # the item as another Archive holds it: not its editions, nor metadata
-        return (Relation(),)
+        return _ITEM_ONLY
     if item.metadata is None:  # the archive service IBI
-        return (Relation(), Relation.parse(".lastedition"))
-    languages = sorted({language for language, _ in item.translations} | ({item.language} if item.language else set()))
+        return _SERVICE_RELATIONS
+    languages = {language for language, _ in item.translations} | ({item.language} if item.language else set())
+    return _relations_in(tuple(sorted(languages)))
+
+
+_ITEM_ONLY = (Relation(),)
+_SERVICE_RELATIONS = (Relation(), Relation.parse(".lastedition"))
+
+
+@lru_cache(maxsize=256)
+def _relations_in(languages: tuple[str, ...]) -> tuple[Relation, ...]:
+    """:func:`own_relations` of an item with metadata whose translations are in ``languages``:
+    made once for each set of languages (most items have none or one), the same tuple each
+    time, so that what the filter keeps of it is remembered too (``ArchiveService``)."""
     lastedition = (Element(Kind.LASTEDITION),)
     translations = [(Element(Kind.TRANSLATION),), *((Element(Kind.TRANSLATION, language),) for language in languages)]
     firsts = [(), lastedition, *(lastedition + t for t in translations), *translations,
