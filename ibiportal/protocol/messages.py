@@ -154,9 +154,13 @@ def _is_ip(text: str) -> bool:
     return True
 
 
+#: Any white space (``str.isspace``'s): one search, not a generator over every character.
+_SPACE = re.compile(r"\s")
+
+
 def _check_ibi(value: str, field: str) -> None:
     """A light check of an IBI (one word containing '/'); ``ibiportal.ibi`` checks the grammar."""
-    if not value or "/" not in value or any(char.isspace() for char in value):
+    if not value or "/" not in value or _SPACE.search(value):
         raise _fail(field, N_("%(value)r is not an IBI (a repository name or an IBIp, one word with '/')", value=value))
 
 

@@ -62,6 +62,8 @@ class LocalTransport:
     A :class:`Misbehaving` Archive's ``behaviour`` is honoured: ``delay_seconds`` holds the answer back (by
     ``sleep``), and a delay beyond the read timeout or the exchange's total ends as a timeout
     AT that limit, not after the full delay; ``malformed`` replaces the answer's body.
+    An answer comes with the pair list its body was written from (``Exchange.pairs``): the
+    resolver reads it without parsing the text back, and the trace keeps the text as sent.
     """
 
     def __init__(self, archives: Iterable[LocalArchive], *, sleep: Callable[[float], None] = time.sleep) -> None:
@@ -100,5 +102,6 @@ class LocalTransport:
         if delay:
             self._sleep(delay)
         answer = archive.service.respond(parts.query)
-        body = answer.text if behaviour is None or behaviour.malformed is None else behaviour.malformed
-        return Exchange(answer.status, "text/plain", body.encode("latin-1"))
+        if behaviour is not None and behaviour.malformed is not None:
+            return Exchange(answer.status, "text/plain", behaviour.malformed.encode("latin-1"))
+        return Exchange(answer.status, "text/plain", answer.text.encode("latin-1"), pairs=answer.pairs)
