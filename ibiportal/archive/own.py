@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime, timezone
 from dataclasses import dataclass
 from functools import lru_cache
@@ -103,6 +104,10 @@ class MintedItems(Protocol):
 
     def prefix_pairs(self) -> list[tuple[str, str]]: ...
 
+    def together(self) -> AbstractContextManager[None]:
+        """The reads made inside the block share one connection."""
+        ...
+
     def copy_candidates(self, ibi: str, other_suffix: str) -> list[CopyRecord]: ...
 
 
@@ -117,7 +122,12 @@ class OwnItemStore:
         self.service_ibi = service_ibi
 
     def find(self, ibi: str) -> Item | None:
+        """The item ``ibi`` names; its row and its links read on one connection."""
         key = ibi_key(ibi)
+        with self.storage.together():
+            return self._find(key)
+
+    def _find(self, key: str) -> Item | None:
         minted = self.storage.find_minted(rep=key, ibip=key)
         for spelling in () if minted is not None else other_spellings(key):
             minted = self.storage.find_minted(rep=spelling)
