@@ -74,8 +74,7 @@ class CachedHits:
         self.wsgi_app = wsgi_app
         self.flask_app = flask_app
         self.config = flask_app.config
-        self.resolving = flask_app.extensions[APPLICATION].resolving
-        self.application = flask_app.extensions[APPLICATION]
+        self.application = flask_app.extensions[APPLICATION]  # its parts are made on first use, after a fork
         # Routing that depends on the host, or a SERVER_NAME, is Flask's alone.
         self.enabled = not (flask_app.url_map.host_matching or flask_app.subdomain_matching
                             or flask_app.config.get("SERVER_NAME"))
@@ -118,7 +117,7 @@ class CachedHits:
         site = Site(portal_url_for(address, self.config), root, base or root)
         caller = Caller(get("REMOTE_ADDR"), get("HTTP_X_FORWARDED_FOR"), get("HTTP_ACCEPT_LANGUAGE"))
         try:
-            answer = self.resolving.cached_redirect(received, caller, site)
+            answer = self.application.resolving.cached_redirect(received, caller, site)
         finally:
             self.application.close_storage()  # the unit of work ends here, as Flask's teardown ends it
         if answer is None:
