@@ -31,6 +31,7 @@ switch does not read a persistent URL's query, the body reader has no body to re
 """
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -41,6 +42,7 @@ from werkzeug.routing import RequestRedirect
 from werkzeug.urls import iri_to_uri
 from werkzeug.wsgi import get_host
 
+from ..log_limits import LimitedLog
 from ..application.resolving import Caller, Received, Site
 from ..resolver.statuses import FOUND_STATUS
 from .context import APPLICATION
@@ -51,10 +53,12 @@ from .resolve.negotiation import mentions_citation
 from .resolve.views import found_headers, redirect_body
 from .security import HEADERS
 
+_LOG = LimitedLog(logging.getLogger(__name__))
+
 #: The endpoint whose cached redirects are answered here.
 RESOLVE_ENDPOINT = "resolve.resolve"
-#: The most paths whose route is remembered (then forgotten all at once: a crawler's paths must
-#: not grow a worker's memory).
+#: The most paths whose route, and Host headers whose verdict, are remembered (then forgotten all
+#: at once: a crawler's paths must not grow a worker's memory).
 ROUTED_PATHS = 4096
 #: The most answers whose headers are remembered, by redirect, trace, cache state and site.
 ANSWERS = 4096
@@ -79,10 +83,15 @@ class CachedHits:
         self.enabled = not (flask_app.url_map.host_matching or flask_app.subdomain_matching
                             or flask_app.config.get("SERVER_NAME"))
         self._routed: dict[str, bool] = {}
+        self._hosts: dict[tuple, str | None] = {}
         self._answers: dict[tuple, tuple[list[tuple[str, str]], bytes]] = {}
 
     def __call__(self, environ: dict, start_response: StartResponse) -> Iterable[bytes]:
-        answer = self._answer(environ) if self.enabled else None
+        try:
+            answer = self._answer(environ) if self.enabled else None
+        except Exception:  # noqa: BLE001 - Flask answers it, with the portal's error page if it fails too
+            _LOG.exception("cached hit failed", "a cached hit could not be answered before Flask; Flask answers it")
+            answer = None
         if answer is None:
             return self.wsgi_app(environ, start_response)
         headers, body = answer
@@ -101,10 +110,7 @@ class CachedHits:
         query = get("QUERY_STRING", "")
         if not raw or (accept and mentions_citation(accept)) or (query and not passes_undecoded(query.encode("latin-1"))):
             return None
-        try:
-            host = get_host(environ, self.config["TRUSTED_HOSTS"])
-        except HTTPException:  # an untrusted host: Flask's 400
-            return None
+        host = self._host(environ)
         if not host or not self._routes_to_resolve(environ):
             return None
         scheme = environ["wsgi.url_scheme"]
@@ -142,6 +148,24 @@ class CachedHits:
                 self._answers.clear()
             made = self._answers[key] = (headers, body)
         return made
+
+    def _host(self, environ: dict) -> str | None:
+        """The request's host as Flask reads it, ``None`` when Flask refuses it (not in
+        ``TRUSTED_HOSTS``: its 400) or reads none; judged once per Host header, scheme and server
+        (werkzeug encodes every trusted name to IDNA for each request)."""
+        get, trusted = environ.get, self.config["TRUSTED_HOSTS"]
+        key = (get("HTTP_HOST"), environ["wsgi.url_scheme"], get("SERVER_NAME"), get("SERVER_PORT"),
+               None if trusted is None else tuple(trusted))
+        if key in self._hosts:
+            return self._hosts[key]
+        try:
+            host: str | None = get_host(environ, trusted)
+        except HTTPException:  # SecurityError
+            host = None
+        if len(self._hosts) >= ROUTED_PATHS:
+            self._hosts.clear()
+        self._hosts[key] = host
+        return host
 
     def _routes_to_resolve(self, environ: dict) -> bool:
         """Whether Flask's router sends a ``GET`` of this path to the resolve view (and not to a

@@ -210,3 +210,16 @@ def test_a_page_a_service_or_an_alert_is_flasks(app, items, path):
     assert passed_on == [1] and not status.startswith("302")
     hit = moved(before, counted())
     assert sum(value for (name, labels), value in hit.items() if name == "ibiportal_resolutions_total") <= 1
+
+
+def test_a_failure_in_the_layer_leaves_the_request_to_flask(app, items, monkeypatch, caplog):
+    path = "/" + items["elsewhere"]
+    call(app.wsgi_app, environ(path))
+
+    def broken(*args):
+        raise RuntimeError("broken")
+
+    monkeypatch.setattr(CachedHits, "_response", broken)
+    status, headers, _ = call(app.wsgi_app, environ(path))
+    assert status == "302 FOUND" and dict(headers)["X-IBI-Cache"] == "hit"
+    assert "could not be answered before Flask" in caplog.text
