@@ -42,13 +42,13 @@ from werkzeug.routing import RequestRedirect
 from werkzeug.urls import iri_to_uri
 from werkzeug.wsgi import get_host
 
-from ..log_limits import LimitedLog
 from ..application.resolving import Caller, Received, Site
+from ..log_limits import LimitedLog
 from ..resolver.statuses import FOUND_STATUS
 from .context import APPLICATION
 from .edge import passes_undecoded
-from .log_format import request_id
 from .host import portal_url_for
+from .log_format import request_id
 from .resolve.negotiation import mentions_citation
 from .resolve.views import found_headers, redirect_body
 from .security import HEADERS
