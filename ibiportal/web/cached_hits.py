@@ -48,7 +48,7 @@ from ..resolver.statuses import FOUND_STATUS
 from .context import APPLICATION
 from .edge import passes_undecoded
 from .host import portal_url_for
-from .log_format import request_id
+from .log_format import REQUEST_ID, request_id
 from .resolve.negotiation import mentions_citation
 from .resolve.views import found_headers, redirect_body
 from .security import HEADERS
@@ -95,7 +95,8 @@ class CachedHits:
         if answer is None:
             return self.wsgi_app(environ, start_response)
         headers, body = answer
-        start_response(_STATUS, [*headers, ("X-Request-ID", request_id(environ.get("HTTP_X_REQUEST_ID")))])
+        rid = environ[REQUEST_ID] = request_id(environ.get("HTTP_X_REQUEST_ID"))  # as log_format.RequestIds does
+        start_response(_STATUS, [*headers, ("X-Request-ID", rid)])
         return [body]
 
     def _answer(self, environ: dict) -> tuple[list[tuple[str, str]], bytes] | None:

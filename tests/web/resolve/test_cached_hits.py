@@ -15,6 +15,7 @@ from werkzeug.test import EnvironBuilder
 from ibiportal import create_app, metrics
 from ibiportal.resolver.local_transport import LocalTransport
 from ibiportal.web.access_log import access_line
+from ibiportal.web.log_format import access_fields
 from ibiportal.web.cached_hits import CachedHits
 from ibiportal.web.context import APPLICATION
 from tests.servers import fresh_sqlite
@@ -59,12 +60,13 @@ def environ(path: str, *, query: str = "", method: str = "GET", headers: dict | 
 
 
 def call(wsgi, env: dict) -> tuple[str, list[tuple[str, str]], bytes]:
+    """``env`` sent to ``wsgi`` (which may write into it): the status, headers and body."""
     started = {}
 
     def start_response(status, headers, exc_info=None):
         started.update(status=status, headers=list(headers))
 
-    body = wsgi(dict(env), start_response)
+    body = wsgi(env, start_response)
     data = b"".join(body)
     getattr(body, "close", lambda: None)()
     return started["status"], started["headers"], data
@@ -100,16 +102,16 @@ def served(app, wsgi, env: dict, sent: list[str]) -> dict:
     """One request through ``wsgi``: its answer and what it moved."""
     usage = app.extensions[APPLICATION].usage
     usage.tally.take()
-    before, sent_before = counted(), len(sent)
+    before, sent_before, env = counted(), len(sent), dict(env)
     status, headers, body = call(wsgi, env)
     response = SimpleNamespace(status=status, headers=headers, sent=len(body))
-    line = access_line(response, env["werkzeug.request"].headers if "werkzeug.request" in env else
-                       [(name[5:].replace("_", "-"), value) for name, value in env.items() if name.startswith("HTTP_")],
-                       env, timedelta(0))
+    request_headers = [(name[5:].replace("_", "-"), value) for name, value in env.items() if name.startswith("HTTP_")]
+    line = access_line(response, request_headers, env, timedelta(0))
     return {"status": status, "headers": [(n, v) for n, v in headers if n != "X-Request-ID"],
             "request_ids": [v for n, v in headers if n == "X-Request-ID"], "body": body,
             "metrics": moved(before, counted()), "acknowledgments": sent[sent_before:],
-            "usage": sorted(usage.tally.take().values()), "log": re.sub(r"\[[^]]*\]", "[time]", line)}
+            "usage": sorted(usage.tally.take().values()), "log": re.sub(r"\[[^]]*\]", "[time]", line),
+            "json_log": access_fields(response, env, timedelta(0))}
 
 
 HITS = {
@@ -130,7 +132,7 @@ def test_a_cached_hit_is_answered_as_flask_answers_it(app, items, acknowledgment
     path = options.pop("segment", "") + "/" + items[item]
     env = environ(path, **options)
     hits = layer(app)
-    first = call(app.wsgi_app, env)  # a miss, resolved through Flask, fills the cache
+    first = call(app.wsgi_app, dict(env))  # a miss, resolved through Flask, fills the cache
     assert first[0] == "302 FOUND" and dict(first[1])["X-IBI-Cache"] in ("miss", "hit")
     passed_on = []
     inner = hits.wsgi_app
@@ -151,7 +153,8 @@ def test_a_cached_hit_is_answered_as_flask_answers_it(app, items, acknowledgment
     assert "cache=hit" in fast["log"]
     assert len(fast["request_ids"]) == len(through_flask["request_ids"]) == 1
     if "X-Request-ID" in options.get("headers", {}):
-        assert fast["request_ids"] == ["abc-123"]
+        assert fast["request_ids"] == through_flask["request_ids"] == ["abc-123"]
+        assert fast["json_log"] == through_flask["json_log"]
     links = [value for name, value in fast["headers"] if name == "Link"]
     assert len(links) == (2 if item == "landing" else 1)
     assert ("Strict-Transport-Security" in dict(fast["headers"])) == (case == "https")
