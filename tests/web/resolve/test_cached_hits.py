@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import re
+from contextlib import contextmanager
 from datetime import timedelta
 from types import SimpleNamespace
 
@@ -48,6 +49,18 @@ def layer(app) -> CachedHits:
     hits = app.wsgi_app.app  # ServicePaths around it
     assert isinstance(hits, CachedHits)
     return hits
+
+
+@contextmanager
+def passed_on(app):
+    """A list that gets an entry for each request the layer hands to Flask while the block runs."""
+    hits, handed = layer(app), []
+    inner = hits.wsgi_app
+    hits.wsgi_app = lambda environ, start: handed.append(1) or inner(environ, start)
+    try:
+        yield handed
+    finally:
+        hits.wsgi_app = inner
 
 
 def environ(path: str, *, query: str = "", method: str = "GET", headers: dict | None = None, **extra) -> dict:
@@ -134,15 +147,10 @@ def test_a_cached_hit_is_answered_as_flask_answers_it(app, items, acknowledgment
     hits = layer(app)
     first = call(app.wsgi_app, dict(env))  # a miss, resolved through Flask, fills the cache
     assert first[0] == "302 FOUND" and dict(first[1])["X-IBI-Cache"] in ("miss", "hit")
-    passed_on = []
-    inner = hits.wsgi_app
-    hits.wsgi_app = lambda environ, start: passed_on.append(1) or inner(environ, start)
-    try:
+    with passed_on(app) as handed:
         fast = served(app, app.wsgi_app, env, acknowledgments)
-    finally:
-        hits.wsgi_app = inner
-    through_flask = served(app, inner, env, acknowledgments)
-    assert not passed_on, "the layer answered the hit itself"
+    through_flask = served(app, hits.wsgi_app, env, acknowledgments)
+    assert not handed, "the layer answered the hit itself"
     assert fast["status"] == "302 FOUND" and dict(fast["headers"])["X-IBI-Cache"] == "hit"
     for part in ("status", "headers", "body", "metrics", "acknowledgments", "usage", "log"):
         assert fast[part] == through_flask[part], part
@@ -183,15 +191,9 @@ def test_a_request_the_layer_is_not_sure_of_is_flasks(app, items, case):
     env = environ(path, **options)
     if data is not None:
         env["CONTENT_LENGTH"], env["wsgi.input"] = str(len(data)), io.BytesIO(data)
-    hits = layer(app)
-    passed_on = []
-    inner = hits.wsgi_app
-    hits.wsgi_app = lambda environ, start: passed_on.append(1) or inner(environ, start)
-    try:
+    with passed_on(app) as handed:
         answered = call(app.wsgi_app, env)
-    finally:
-        hits.wsgi_app = inner
-    assert passed_on == [1]
+    assert handed == [1]
     assert int(answered[0].split()[0]) == status
 
 
@@ -200,17 +202,11 @@ def test_a_request_the_layer_is_not_sure_of_is_flasks(app, items, case):
 def test_a_page_a_service_or_an_alert_is_flasks(app, items, path):
     """Paths other rules answer (a page, an API route, the own Archive's service in any case), and
     a cached alert: Flask renders them, and an alert's hit is counted once."""
-    hits = layer(app)
     call(app.wsgi_app, environ(path))
-    passed_on = []
-    inner = hits.wsgi_app
-    hits.wsgi_app = lambda environ, start: passed_on.append(1) or inner(environ, start)
     before = counted()
-    try:
+    with passed_on(app) as handed:
         status, headers, _ = call(app.wsgi_app, environ(path))
-    finally:
-        hits.wsgi_app = inner
-    assert passed_on == [1] and not status.startswith("302")
+    assert handed == [1] and not status.startswith("302")
     hit = moved(before, counted())
     assert sum(value for (name, labels), value in hit.items() if name == "ibiportal_resolutions_total") <= 1
 
