@@ -38,7 +38,6 @@ from typing import Any
 from flask import Flask
 from werkzeug.exceptions import HTTPException
 from werkzeug.http import HTTP_STATUS_CODES
-from werkzeug.routing import RequestRedirect
 from werkzeug.urls import iri_to_uri
 from werkzeug.wsgi import get_host
 
@@ -178,7 +177,7 @@ class CachedHits:
             try:
                 rule, _ = adapter.match(method="GET", return_rule=True)
                 routed = rule.endpoint == RESOLVE_ENDPOINT
-            except (HTTPException, RequestRedirect):
+            except HTTPException:  # a 404, a 405, or a redirect to the path with a slash
                 routed = False
             if len(self._routed) >= ROUTED_PATHS:
                 self._routed.clear()
