@@ -6,20 +6,22 @@ from __future__ import annotations
 
 import io
 import re
+import threading
 from contextlib import contextmanager
 from datetime import timedelta
 from types import SimpleNamespace
 
 import pytest
+import requests
 from werkzeug.test import EnvironBuilder
 
 from ibiportal import create_app, metrics
 from ibiportal.resolver.local_transport import LocalTransport
 from ibiportal.web.access_log import access_line
-from ibiportal.web.log_format import access_fields
 from ibiportal.web.cached_hits import CachedHits
 from ibiportal.web.context import APPLICATION
-from tests.servers import fresh_sqlite
+from ibiportal.web.log_format import access_fields
+from tests.servers import fresh_sqlite, loopback_server
 
 PDF = b"%PDF-1.4\n" + b"x" * 100
 
@@ -222,3 +224,25 @@ def test_a_failure_in_the_layer_leaves_the_request_to_flask(app, items, monkeypa
     status, headers, _ = call(app.wsgi_app, environ(path))
     assert status == "302 FOUND" and dict(headers)["X-IBI-Cache"] == "hit"
     assert "could not be answered before Flask" in caplog.text
+
+
+def test_over_a_socket_a_hit_is_answered_by_the_layer(app, items):
+    """Over a real socket (werkzeug's server on loopback): the second request is a hit the layer
+    answers, with the trace, security and request-id headers, and a Host the portal does not
+    serve is still Flask's 400."""
+    server = loopback_server(app)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_port}/{items['landing']}"
+    try:
+        first = requests.get(url, allow_redirects=False, timeout=10)
+        with passed_on(app) as handed:
+            second = requests.get(url, allow_redirects=False, timeout=10)
+            refused = requests.get(url, allow_redirects=False, timeout=10, headers={"Host": "evil.example"})
+    finally:
+        server.shutdown()
+    assert first.headers["X-IBI-Cache"] == "miss" and second.headers["X-IBI-Cache"] == "hit"
+    assert handed == [1] and refused.status_code == 400
+    assert second.status_code == 302 and second.headers["Location"] == first.headers["Location"]
+    assert second.headers["X-IBI-Trace"] == first.headers["X-IBI-Trace"]
+    assert second.headers["X-Frame-Options"] == "DENY" and second.headers["X-Request-ID"]
+    assert len(second.raw.headers.getlist("Link")) == 2
