@@ -180,4 +180,6 @@ def content_type_notes(content_type: str | None) -> tuple[str, ...]:
     media = (content_type or "").split(";")[0].strip().lower()
     if media == "text/plain":
         return ()
-    return (f"content type is {content_type or '(none)'!r}, not text/plain (§6.2); read anyway",)
+    if not content_type:
+        return (N_("the answer has no content type, not text/plain (§6.2); read anyway"),)
+    return (N_("content type is %(content_type)s, not text/plain (§6.2); read anyway", content_type=repr(content_type)),)
