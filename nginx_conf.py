@@ -4,7 +4,8 @@
 (which says why each setting is what it is): nginx listening where users connect
 (``IBIPORTAL_BIND``, as gunicorn alone did), passing whole requests to gunicorn at ``UPSTREAM``
 (``host:port`` on loopback), believing forwarded headers only from ``IBIPORTAL_TRUSTED_PROXIES``
-and taking bodies as large as the portal does (``IBIPORTAL_MAX_FILE_BYTES``). ``bin/run`` calls
+and taking bodies as large as each route of the portal reads (``IBIPORTAL_MAX_FILE_BYTES`` where
+the body is a file). ``bin/run`` calls
 it; the portal's settings are read and checked as ``ibiportal/config.py`` reads them.
 """
 from __future__ import annotations
@@ -17,10 +18,9 @@ from pathlib import Path
 
 from ibiportal.config import FIXED, Settings
 from ibiportal.web.catalogs import SOURCE, read
+from ibiportal.web.files import FORM_OVERHEAD_BYTES
 
 TEMPLATE = Path(__file__).with_name("nginx.conf.template")
-#: Room for a multipart form's other parts and headers around the largest file.
-FORM_ROOM = 1024 * 1024
 MB = 1024 * 1024
 #: The portal's own words for a body larger than it reads (ibiportal/web/errors.py), which nginx
 #: says for it when a body is declared larger still; the Portuguese comes from the catalog.
@@ -42,8 +42,9 @@ def render(folder: str, upstream: str, environ: Mapping[str, str], running_as_ro
     """The nginx configuration of a portal with these ``IBIPORTAL_*`` variables."""
     portal = Settings.from_environment(environ)  # a bad value stops the start, named
     binds = [part.strip() for part in portal.bind.split(",") if part.strip()]
-    max_body = max(portal.max_file_bytes, FIXED["MAX_CONTENT_LENGTH"]) + FORM_ROOM
-    english, portuguese = too_large(math.ceil(max_body / MB))
+    max_form = FIXED["MAX_CONTENT_LENGTH"]
+    english, portuguese = too_large(math.ceil(max_form / MB))
+    file_english, file_portuguese = too_large(math.ceil(portal.max_file_bytes / MB))
     values = {
         "RUN": folder,
         # nginx's master needs root only to listen on ports below 1024; its worker never runs as
@@ -52,9 +53,15 @@ def render(folder: str, upstream: str, environ: Mapping[str, str], running_as_ro
         "LISTEN": "\n".join(f"        listen {bind};" for bind in binds),
         "UPSTREAM": upstream,
         "TRUSTED": "\n".join(f"        {proxy} 1;" for proxy in portal.trusted_proxies),
-        "MAX_BODY": str(max_body),
+        # Each route's limit is the portal's (see the template): forms and JSON everywhere, a file
+        # as the body, a file in a multipart form with its form around it.
+        "MAX_FORM_BODY": str(max_form),
+        "MAX_FILE_BODY": str(portal.max_file_bytes),
+        "MAX_FILE_FORM_BODY": str(portal.max_file_bytes + FORM_OVERHEAD_BYTES),
         "TOO_LARGE_EN": english,
         "TOO_LARGE_PT": portuguese,
+        "FILE_TOO_LARGE_EN": file_english,
+        "FILE_TOO_LARGE_PT": file_portuguese,
     }
     text = TEMPLATE.read_text()
     for name, value in values.items():

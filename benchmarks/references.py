@@ -1,7 +1,7 @@
 """Reference-list benchmark: ``POST /api/v1/extract?resolve=1`` over a whole list, against live
 Archives on loopback that each take 100 ms to answer.
 
-Run: ``.venv/bin/python benchmarks/references.py [IBIS:ARCHIVES ...]`` (default ``200:3 5000:10``,
+Run: ``.venv/bin/python benchmarks/references.py [--profile] [IBIS:ARCHIVES ...]`` (default ``200:3 5000:10``,
 the goals of the reference check: 200 IBIs against 3 Archives within 0.6 s, 5,000 against 10 within
 10 s, with the portal's memory not growing with the list, and at most 2 ms of the worker's CPU per IBI). Each case starts its own portal
 (gunicorn with ``gunicorn.conf.py``, one worker, the demo Archives off) whose registry holds the
@@ -23,6 +23,11 @@ round asks the Archives again). The per-IBI rate limit is raised for the run
 (``IBIPORTAL_RATELIMIT_REFERENCES``); the default lets 1,000 through a minute. Results are
 appended to ``benchmarks/results/references-<date>.txt`` with the machine's load average; the
 last line says PASS or FAIL against every goal, and the exit status is 1 on FAIL.
+
+``--profile`` measures nothing against the goals: it profiles the first case's checks on every
+thread of the worker (``benchmarks/profiled_app.py``, yappi: ``pip install -r
+benchmarks/requirements.txt``) and appends the top entries to
+``benchmarks/results/references-profile-<date>.txt``.
 """
 from __future__ import annotations
 
@@ -31,6 +36,8 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -40,7 +47,7 @@ import requests
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.resolution import DELAY, Archives  # noqa: E402
-from benchmarks.serving import portal, rss_kib, workdir, write_results  # noqa: E402
+from benchmarks.serving import Portal, portal, rss_kib, workdir, write_results  # noqa: E402
 from ibiportal.ibi.numerals import encode_base27  # noqa: E402
 from ibiportal.protocol.messages import RegistrationKey  # noqa: E402
 from ibiportal.resolver.registry import ArchiveDetails, Confirmation, KeyHash  # noqa: E402
@@ -60,6 +67,8 @@ MEMORY_SLACK_MIB = 8
 #: The memory goal is the long list's (the issue's 5,000 IBIs): a 200-IBI check ends before the
 #: worker's pools and connections are all in use.
 MEMORY_GOAL_IBIS = 1000
+#: Checks of the list the profile (``--profile``) covers.
+PROFILED_ROUNDS = 2
 #: IBIps of a made-up subsystem, none held by any Archive: seconds since 1995-08-01, a minute apart.
 PREFIX = "8JMKD3MGP8W"
 FIRST_SECOND = 480_992_662
@@ -137,6 +146,21 @@ def load() -> str:
     return Path("/proc/loadavg").read_text().split()[0]
 
 
+@contextmanager
+def case_portal(archives: Archives, app: str = "app:app") -> Iterator[Portal]:
+    """A portal (one worker) whose registry holds ``archives``, included, with the demo Archives off."""
+    with workdir() as folder:
+        folder = Path(folder)
+        upgrade(str(folder / "portal.sqlite"))
+        include(folder / "portal.sqlite", archives)
+        environment = {"IBIPORTAL_DEMO_ARCHIVES": "0", "IBIPORTAL_ALLOW_PRIVATE_ARCHIVES": "1",
+                       "IBIPORTAL_RATELIMIT_REFERENCES": "100000/minute", "IBIPORTAL_RATELIMIT_API": "1000/minute",
+                       "IBIPORTAL_DATABASE": str(folder / "portal.sqlite")}
+        with portal(app, folder, workers=1, environment=environment) as served:
+            check_list(served.base_url, f"IBI: <{PREFIX}/{encode_base27(FIRST_SECOND - 60)}>", 60)  # warm
+            yield served
+
+
 def run_case(ibis: int, archive_count: int, goal: float, rounds: int) -> tuple[list[str], bool]:
     """One case: its portal, its Archives, ``rounds`` checks of the list; the lines of its
     report and whether every goal was met."""
@@ -144,25 +168,36 @@ def run_case(ibis: int, archive_count: int, goal: float, rounds: int) -> tuple[l
     text = reference_list(ibis)
     lines, met = [], True
     try:
-        with workdir() as folder:
-            folder = Path(folder)
-            upgrade(str(folder / "portal.sqlite"))
-            include(folder / "portal.sqlite", archives)
-            environment = {"IBIPORTAL_DEMO_ARCHIVES": "0", "IBIPORTAL_ALLOW_PRIVATE_ARCHIVES": "1",
-                           "IBIPORTAL_RATELIMIT_REFERENCES": "100000/minute", "IBIPORTAL_RATELIMIT_API": "1000/minute",
-                           "IBIPORTAL_DATABASE": str(folder / "portal.sqlite")}
-            with portal("app:app", folder, workers=1, environment=environment) as served:
-                (worker,) = served.worker_pids()
-                check_list(served.base_url, f"IBI: <{PREFIX}/{encode_base27(FIRST_SECOND - 60)}>", goal)  # warm
-                for _ in range(rounds):
-                    case_lines, case_met = measure(served.base_url, worker, archives.child.pid, text, ibis,
-                                                   archive_count, goal)
-                    lines += case_lines
-                    met = met and case_met
-                    print("\n".join(case_lines), flush=True)
+        with case_portal(archives) as served:
+            (worker,) = served.worker_pids()
+            for _ in range(rounds):
+                case_lines, case_met = measure(served.base_url, worker, archives.child.pid, text, ibis,
+                                               archive_count, goal)
+                lines += case_lines
+                met = met and case_met
+                print("\n".join(case_lines), flush=True)
     finally:
         archives.close()
     return lines, met
+
+
+def profile_case(ibis: int, archive_count: int) -> str:
+    """The profile of every thread of the worker (``benchmarks/profiled_app.py``) over
+    :data:`PROFILED_ROUNDS` checks of the list, after one check unprofiled."""
+    archives = Archives(archive_count, threaded=False)
+    text = reference_list(ibis)
+    try:
+        with case_portal(archives, "benchmarks.profiled_app:app") as served:
+            check_list(served.base_url, text, 60)
+            requests.get(f"{served.base_url}/_bench/profile/start", timeout=30).raise_for_status()
+            for _ in range(PROFILED_ROUNDS):
+                check_list(served.base_url, text, 60)
+            stopped = requests.get(f"{served.base_url}/_bench/profile/stop", timeout=120)
+            stopped.raise_for_status()
+    finally:
+        archives.close()
+    return (f"profile (yappi, CPU of every thread) of {PROFILED_ROUNDS} checks of {ibis:,} IBIs against "
+            f"{archive_count} Archives; load average {load()}\n{stopped.text}")
 
 
 def measure(base_url: str, worker: int, archives_pid: int, text: str, ibis: int, archive_count: int,
@@ -210,7 +245,12 @@ def measure(base_url: str, worker: int, archives_pid: int, text: str, ibis: int,
     return lines, fast and flat and frugal
 
 
-def main(cases: list[tuple[int, int, float]]) -> int:
+def main(cases: list[tuple[int, int, float]], profiled: bool = False) -> int:
+    if profiled:
+        report = "\n".join(profile_case(ibis, archive_count) for ibis, archive_count, _ in cases[:1])
+        print(report)
+        print(f"written to {write_results('references-profile', report)}")
+        return 0
     load_at_start = load()
     lines = ["POST /api/v1/extract?resolve=1, NDJSON, one gunicorn worker; each IBI's Archives all answer empty "
              f"after {DELAY * 1000:.0f} ms"]
@@ -238,4 +278,6 @@ def parse_cases(arguments: list[str]) -> list[tuple[int, int, float]]:
 
 
 if __name__ == "__main__":
-    sys.exit(main(parse_cases(sys.argv[1:])))
+    arguments = sys.argv[1:]
+    sys.exit(main(parse_cases([argument for argument in arguments if argument != "--profile"]),
+                  profiled="--profile" in arguments))

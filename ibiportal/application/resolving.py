@@ -31,13 +31,12 @@ from ..ibi.identifier import split_ibi
 from ..ibi.prefixes import KNOWN_PREFIX_PAIRS, ibip_prefixes_for
 from ..ibi.recognise import direct_link_path, recognise, without_pasted_resolver, without_resolver_segment
 from ..ibi.url import PersistentUrl, parse_persistent_url
-from ..resolver.registry import ArchiveEvent, RegisteredArchive
 from ..resolver.acknowledging import PendingNotices
 from ..resolver.addresses import client_ip_list
 from ..resolver.cache import (
     Acknowledger, CachedOutcome, CachedRedirect, CacheKey, Changes, ResolutionCache, cached_outcome, depends_on,
 )
-from ..resolver.diagnosis import NotFoundDiagnosis, asked_ibi, diagnose
+from ..resolver.diagnosis import NotFoundDiagnosis, RegistryView, asked_ibi, diagnose
 from ..resolver.engine import Asked, ClientInfo, Resolver, ResolverSettings, joined
 from ..resolver.reading import proven_prefix_pairs
 from ..resolver.single_flight import SingleFlight
@@ -180,13 +179,13 @@ class Batch:
     than by each resolution (a 5,000-IBI list read the registry 10,000 times, a sixth of the
     check's time: ``benchmarks/references.py``): the endpoints of the Archives asked, and what a
     not-found's diagnosis compares the answers with (the registry, the prefix table and the last
-    exclusions), as they were when the check started (:meth:`Resolving.batch`); and how many
-    traces the check may still keep (:class:`TraceBudget`)."""
+    exclusions, indexed once: :class:`~ibiportal.resolver.diagnosis.RegistryView`), as they were
+    when the check started (:meth:`Resolving.batch`); and how many traces the check may still
+    keep (:class:`TraceBudget`)."""
 
     endpoints: tuple[ArchiveEndpoint, ...]
-    registry: tuple[RegisteredArchive, ...]
+    registry: RegistryView
     prefix_pairs: tuple[tuple[str, ...], ...]
-    exclusions: Mapping[str, ArchiveEvent]
     traces: TraceBudget
 
 
@@ -383,9 +382,9 @@ class Resolving:
 
     def batch(self, site: Site) -> Batch:
         """The registry as the resolutions of one reference check use it: the default Archives."""
-        store = ArchiveStore(self.storage())
-        return Batch(tuple(self.archive_endpoints(self.default_archives, site.portal_url)), tuple(store.archives()),
-                     tuple(self.prefix_pairs()), store.last_exclusions(),
+        store, pairs = ArchiveStore(self.storage()), tuple(self.prefix_pairs())
+        return Batch(tuple(self.archive_endpoints(self.default_archives, site.portal_url)),
+                     RegistryView(store.archives(), pairs, store.last_exclusions()), pairs,
                      TraceBudget(self.config["TRACE_RETENTION"] // 2))
 
     # -- a resolution that is traced, never cached ---------------------------------------------
@@ -510,7 +509,7 @@ class Resolving:
         if resolution.found:
             return None
         if batch is not None:
-            return diagnose(resolution, batch.registry, batch.prefix_pairs, batch.exclusions)
+            return batch.registry.diagnose(resolution)
         store = ArchiveStore(self.storage())
         return diagnose(resolution, store.archives(), self.prefix_pairs(), store.last_exclusions())
 

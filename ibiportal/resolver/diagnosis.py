@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from typing import Any
 
 from ..i18n import N_, Message, decimal, from_record, to_record
@@ -120,9 +121,10 @@ class IssuingSubsystem:
         first, others = names[0], names[1:]
         return first + (f" ({', '.join(others)})" if others else "")
 
-    @property
+    @cached_property
     def decoded(self) -> Message:
-        """The prefix read back, in words (the alert page's "Minted at", the plain-text alert, JSON)."""
+        """The prefix read back, in words (the alert page's "Minted at", the plain-text alert, JSON);
+        made once per subsystem (a reference check's diagnoses share theirs: :class:`RegistryView`)."""
         if self.form == "ibip":
             text = N_("the IBIp prefix %(prefix)s encodes IP %(ip)s, port %(port)s (Algorithm 5)",
                       prefix=self.prefix, ip=self.ips[0], port=self.port)
@@ -143,8 +145,12 @@ class IssuingSubsystem:
         and an Archive's service port need not be its identification subsystem's.
         """
         host = _host_of(address) if address else None
-        names = {name.lower() for name in self.hosts + self.ips}
+        names = self._names
         return bool((host and host.lower() in names) or (ip and ip.lower() in names))
+
+    @cached_property
+    def _names(self) -> frozenset[str]:
+        return frozenset(name.lower() for name in self.hosts + self.ips)
 
     def to_dict(self) -> dict[str, Any]:
         return {"prefix": self.prefix, "form": self.form, "hosts": list(self.hosts), "ips": list(self.ips),
@@ -224,32 +230,61 @@ def diagnose(
     """The diagnosis of a not-found resolution; ``None`` when it found a URL or ended otherwise.
     ``exclusions`` is each excluded Archive's last ``excluded`` event of its history (by service
     IBI): when it was excluded, and by whom or why, which the registry row alone does not say."""
-    if resolution.alert is None or resolution.alert.reason not in NOT_FOUND_ALERTS:
-        return None
-    asked = asked_ibi(resolution)
-    if asked is None:  # the engine's own bad-request alert is not a not-found
-        return None
-    exclusions = exclusions or {}
-    ibi = parse_ibi(asked)
-    subsystem = subsystem_of(ibi, prefix_pairs)
-    registry = list(registry)
-    by_address = {archive.address.lower(): archive for archive in registry if archive.address}
-    asked = [_outcome(step, by_address) for step in _first_round(resolution)]
-    asked_addresses = {(outcome.address or "").lower() for outcome in asked}
-    here = [
-        outcome for outcome in asked
-        if subsystem.holds(outcome.address, getattr(by_address.get((outcome.address or "").lower()), "ip", None))
-    ]
-    here += [
-        _excluded(archive, exclusions.get(archive.service_ibi))
-        for archive in registry
-        if not archive.included and archive.address and archive.address.lower() not in asked_addresses
-        and subsystem.holds(archive.address, archive.ip)
-    ]
-    failed = tuple(outcome for outcome in asked if outcome.state == "failed")
-    case = _case(here)
-    return NotFoundDiagnosis(str(ibi), case, subsystem, tuple(here), failed,
-                             _next_steps(str(ibi), case, subsystem, here, failed, exclusions))
+    return RegistryView(registry, prefix_pairs, exclusions).diagnose(resolution)
+
+
+class RegistryView:
+    """The registry, the prefix table and the last exclusions as diagnoses read them, indexed
+    once: the Archives by address, the excluded ones, and each prefix's issuing subsystem.
+
+    A reference check diagnoses each of its not-founds (up to 5,000) against the registry as it
+    was when the check started; indexing the registry and decoding the IBI's prefix against the
+    prefix table for each of them was a tenth of the check's CPU (``benchmarks/references.py
+    --profile``). The IBIs of one list mostly share a few prefixes. Safe to share between
+    threads: a prefix decoded twice at once stores the same subsystem twice."""
+
+    def __init__(self, registry: Iterable[RegisteredArchive], prefix_pairs: Iterable[Sequence[str]] = (),
+                 exclusions: Mapping[str, ArchiveEvent] | None = None) -> None:
+        self.registry = tuple(registry)
+        self.prefix_pairs = [tuple(pair) for pair in prefix_pairs]
+        self.exclusions = exclusions or {}
+        self.by_address = {archive.address.lower(): archive for archive in self.registry if archive.address}
+        self.excluded = tuple(archive for archive in self.registry if not archive.included and archive.address)
+        self._subsystems: dict[tuple[str, str], IssuingSubsystem] = {}
+
+    def subsystem(self, ibi: Ibip | Any) -> IssuingSubsystem:
+        """:func:`subsystem_of` the IBI's prefix, decoded once per prefix."""
+        key = (ibi.form, ibi.prefix)
+        known = self._subsystems.get(key)
+        if known is None:
+            known = self._subsystems[key] = subsystem_of(ibi, self.prefix_pairs)
+        return known
+
+    def diagnose(self, resolution: Resolution) -> NotFoundDiagnosis | None:
+        """:func:`diagnose` against this registry."""
+        if resolution.alert is None or resolution.alert.reason not in NOT_FOUND_ALERTS:
+            return None
+        asked = asked_ibi(resolution)
+        if asked is None:  # the engine's own bad-request alert is not a not-found
+            return None
+        ibi = parse_ibi(asked)
+        subsystem = self.subsystem(ibi)
+        by_address = self.by_address
+        outcomes = [_outcome(step, by_address) for step in _first_round(resolution)]
+        asked_addresses = {(outcome.address or "").lower() for outcome in outcomes}
+        here = [
+            outcome for outcome in outcomes
+            if subsystem.holds(outcome.address, getattr(by_address.get((outcome.address or "").lower()), "ip", None))
+        ]
+        here += [
+            _excluded(archive, self.exclusions.get(archive.service_ibi))
+            for archive in self.excluded
+            if archive.address.lower() not in asked_addresses and subsystem.holds(archive.address, archive.ip)
+        ]
+        failed = tuple(outcome for outcome in outcomes if outcome.state == "failed")
+        case = _case(here)
+        return NotFoundDiagnosis(str(ibi), case, subsystem, tuple(here), failed,
+                                 _next_steps(str(ibi), case, subsystem, here, failed, self.exclusions))
 
 
 def asked_ibi(resolution: Resolution) -> str | None:

@@ -54,6 +54,10 @@ CACHE_CONTROL = "no-cache"
 #: length first), and says which limit it is.
 UNCAPPED = 2**63 - 1
 
+#: What a multipart upload may carry beyond the file itself (its boundaries, the part's headers,
+#: the path, the token): its route reads IBIPORTAL_MAX_FILE_BYTES and this (so does nginx).
+FORM_OVERHEAD_BYTES = 64 * 1024
+
 def is_passive(media_type: str) -> bool:
     """Whether a browser shows this bare media type without running anything of the file's."""
     return media_type in PASSIVE_TYPES or media_type.startswith(PASSIVE_PREFIXES)

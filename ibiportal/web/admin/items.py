@@ -27,7 +27,7 @@ from ..auth.session import admin_required
 from ...application.targets import REPORTED_STATES, report_csv
 from ...application.targets import STATES as TARGET_STATES
 from ..context import application, resolver_base
-from ..files import UNCAPPED, file_dict
+from ..files import FORM_OVERHEAD_BYTES, UNCAPPED, file_dict
 from ..form_errors import show_error
 from ..host import portal_url
 from ...i18n import N_
@@ -40,10 +40,6 @@ bp = Blueprint("admin_items", __name__, url_prefix="/admin/items")
 
 #: Items per page of the list.
 PAGE_SIZE = 50
-
-#: What a multipart upload may carry beyond the file itself (its boundaries, the path, the token).
-FORM_OVERHEAD_BYTES = 64 * 1024
-
 
 @bp.get("/")
 @admin_required

@@ -28,13 +28,10 @@ from ...errors import ParseError
 from ...i18n import N_
 from ..context import application
 from ..errors import error_response
+from ..files import FORM_OVERHEAD_BYTES
 from ..i18n import translate
 from .tokens import token_required
 from .views import bp, query_flag
-
-#: What a form may carry beyond the file itself (its boundaries, the part's headers).
-FORM_OVERHEAD_BYTES = 64 * 1024
-
 
 @bp.post("/items/import")
 @token_required
