@@ -6,10 +6,8 @@
 SLOW_FIRST = (
     "tests/web/api/test_openapi.py",
     "tests/browser/test_page_checks.py",
-    "tests/browser/test_browser_languages.py",
     "tests/browser/test_browser_everyday.py",
     "tests/browser/test_browser_form_errors.py",
-    "tests/browser/test_browser_untranslated.py",
     "tests/reliability/test_archive_faults.py",
     "tests/reliability/test_outage_two_nodes.py",
     "tests/security/test_fuzz_routes.py",

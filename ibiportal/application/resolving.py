@@ -530,9 +530,10 @@ class Resolving:
         A reference check's resolutions (``batch``) read the registry the check read once, and
         their outcomes are not kept in the cache."""
         key = self._cache_key(received.url, caller)
-        hit = self._cached(key, site)
+        hit = self._cached(key)
         if hit is not None:
             outcome, state = hit
+            self._serve(outcome, state, site)
             if isinstance(outcome, CachedRedirect):
                 return Answer(outcome.url, trace_url=outcome.trace_url, cache=state, rescued=received.rescued)
             resolution = outcome.resolution
@@ -549,11 +550,22 @@ class Resolving:
         return Answer(resolution.url, resolution.alert, resolution, stored.diagnosis, site.trace_link(stored.trace_id),
                       state, received.rescued)
 
-    def _cached(self, key: CacheKey, site: Site) -> tuple[CachedOutcome, str] | None:
+    def cached_redirect(self, received: Received, caller: Caller, site: Site) -> Answer | None:
+        """What :meth:`answer` answers when it is a redirect served from the cache, served as
+        :meth:`answer` serves it (its acknowledgment sent, its serving counted); else ``None``, and
+        nothing done: the question of a layer that answers cache hits before the web framework's
+        dispatch and hands it every other request."""
+        hit = self._cached(self._cache_key(received.url, caller))
+        if hit is None or not isinstance(hit[0], CachedRedirect):
+            return None
+        outcome, state = hit
+        self._serve(outcome, state, site)
+        return Answer(outcome.url, trace_url=outcome.trace_url, cache=state, rescued=received.rescued)
+
+    def _cached(self, key: CacheKey) -> tuple[CachedOutcome, str] | None:
         """The outcome cached for ``key`` and ``"hit"``, or the previous one and ``"stale"``
-        while an identical request is resolving it again; a redirect's acknowledgment (5) is sent
-        again to the Archive whose URL it is, and its serving counted in the item's usage.
-        ``None`` on a miss or with the cache off (ibiportal.resolver.cache)."""
+        while an identical request is resolving it again; ``None`` on a miss or with the cache
+        off (ibiportal.resolver.cache). Nothing is sent or counted yet (:meth:`_serve`)."""
         cache = self.cache
         if cache is None:
             return None
@@ -561,8 +573,11 @@ class Resolving:
         outcome, state = cache.get(key, changes), "hit"
         if outcome is None and self.single_flight.running(key):
             outcome, state = cache.get_stale(key, changes), "stale"
-        if outcome is None:
-            return None
+        return None if outcome is None else (outcome, state)
+
+    def _serve(self, outcome: CachedOutcome, state: str, site: Site) -> None:
+        """A cached outcome served: counted; a redirect's acknowledgment (5) sent again to the
+        Archive whose URL it is (Table 8.11), and its serving counted in the item's usage."""
         if isinstance(outcome, CachedRedirect):
             metrics.resolved("found", state)
             if outcome.usage is not None and (usage := self.usage) is not None:
@@ -571,7 +586,6 @@ class Resolving:
                 self.acknowledger(site.portal_url).send(outcome.acknowledgment)
         else:
             metrics.resolved(outcome.resolution.alert.reason, state)
-        return outcome, state
 
     def _resolve(self, key: CacheKey, asked: Asked, caller: Caller, site: Site,
                  batch: Batch | None) -> tuple[StoredResolution, str]:
