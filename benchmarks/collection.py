@@ -57,7 +57,7 @@ def import_items(database: str, count: int, first: int = 0, chunk: int = 10_000)
     """Import ``count`` items into ``database`` (a SQLite path or a database URL) through the
     importer; the seconds it took per item."""
     from ibiportal import create_app
-    from ibiportal.archive.history import Actor
+    from ibiportal.ibi.history import Actor
     from ibiportal.storage.migrations import upgrade
     from ibiportal.web.context import application
 

@@ -30,7 +30,7 @@ from benchmarks.serving import portal, workdir, write_results  # noqa: E402
 from ibiportal.archive.demo import load_demo_archives  # noqa: E402
 from ibiportal.archive.http_server import ArchiveHTTPServer  # noqa: E402
 from ibiportal.protocol.messages import RegistrationKey  # noqa: E402
-from ibiportal.resolver.registry import ArchiveDetails, Confirmation, KeyHash  # noqa: E402
+from ibiportal.protocol.registry import ArchiveDetails, Confirmation, KeyHash  # noqa: E402
 from ibiportal.storage.database import Storage  # noqa: E402
 from ibiportal.storage.migrations import upgrade  # noqa: E402
 from ibiportal.storage.registry import ArchiveStore  # noqa: E402

@@ -92,7 +92,7 @@ class Portal:
         return (time.process_time() - started) / count
 
     def import_more(self, count: int) -> float:
-        from ibiportal.archive.history import Actor
+        from ibiportal.ibi.history import Actor
         from ibiportal.archive.import_formats import read_csv
 
         text = csv_text(count, 10_000_000 + self.imported)  # dates past both collections' items

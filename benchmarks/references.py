@@ -50,7 +50,7 @@ from benchmarks.resolution import DELAY, Archives  # noqa: E402
 from benchmarks.serving import Portal, portal, rss_kib, workdir, write_results  # noqa: E402
 from ibiportal.ibi.numerals import encode_base27  # noqa: E402
 from ibiportal.protocol.messages import RegistrationKey  # noqa: E402
-from ibiportal.resolver.registry import ArchiveDetails, Confirmation, KeyHash  # noqa: E402
+from ibiportal.protocol.registry import ArchiveDetails, Confirmation, KeyHash  # noqa: E402
 from ibiportal.storage.database import Storage  # noqa: E402
 from ibiportal.storage.migrations import upgrade  # noqa: E402
 from ibiportal.storage.registry import ArchiveStore  # noqa: E402

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.identifiers import mint_fraction_of_limit  # noqa: E402
 from benchmarks.serving import cpu_seconds, errors, per_second, portal, require_wrk, wrk, write_results  # noqa: E402
 from ibiportal.application.minting import Minter  # noqa: E402
-from ibiportal.archive.history import Actor  # noqa: E402
+from ibiportal.ibi.history import Actor  # noqa: E402
 from ibiportal.ibi.mint_request import MintRequest  # noqa: E402
 from ibiportal.ibi.clock import unix_time, utc_now  # noqa: E402
 from ibiportal.ibi.subsystem import Subsystem  # noqa: E402

@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from flask import Flask
 
@@ -61,23 +60,20 @@ def create_app(test_config: dict | None = None, clock: Clock = utc_now) -> Flask
     from .web import register
 
     typed = config.Settings.from_config(app.config, instance=app.instance_path)
-    register(app, Application(typed, app.config, partial(Storage, typed.database, clock=clock),
-                              _transports(app.config), clock))
+    register(app, Application(typed, partial(Storage, typed.database, clock=clock), _transports(typed), clock,
+                              testing=app.testing))
     return app
 
 
-def _transports(settings: Mapping[str, Any]) -> Transports:
-    """The transports, each made on first use with the address policy of
-    IBIPORTAL_ALLOW_PRIVATE_ARCHIVES as it stands then (tests change it on a running app)."""
+def _transports(settings: config.Settings) -> Transports:
+    """The transports, each made on first use (by the worker that uses it), with the address
+    policy of IBIPORTAL_ALLOW_PRIVATE_ARCHIVES."""
     from .application import Transports
     from .resolver.curl_transport import CurlTransport
     from .resolver.http_transport import HttpTransport
 
-    def target_check() -> HttpTransport:
-        portal = settings.get("PORTAL_URL")
-        agent = f"IBI-Portal-target-check/{__version__}" + (f" (+{portal})" if portal else "")
-        return HttpTransport(allow_private=settings["ALLOW_PRIVATE_ARCHIVES"], user_agent=agent)
-
-    return Transports(http=lambda: HttpTransport(allow_private=settings["ALLOW_PRIVATE_ARCHIVES"]),
-                      fan_out=lambda: CurlTransport(allow_private=settings["ALLOW_PRIVATE_ARCHIVES"]),
-                      target_check=target_check)
+    allow_private, portal = settings.allow_private_archives, settings.portal_url
+    agent = f"IBI-Portal-target-check/{__version__}" + (f" (+{portal})" if portal else "")
+    return Transports(http=lambda: HttpTransport(allow_private=allow_private),
+                      fan_out=lambda: CurlTransport(allow_private=allow_private),
+                      target_check=lambda: HttpTransport(allow_private=allow_private, user_agent=agent))

@@ -27,6 +27,7 @@ from tests.app_costs import compile_url_builders_when_used, share_compiled_templ
 from tests.reliability.faulty_archives import tls_files
 from tests.scripted_archive import ScriptedArchive
 from tests.servers import PostgresServer, RedisServer, fresh_sqlite
+from tests.settings_marker import marked_settings
 from tests.slow_first import SLOW_FIRST
 
 # Hypothesis' per-example deadline is a timing assertion: on a shared, loaded 2-core machine it
@@ -80,13 +81,14 @@ def database_setting(request, new_database) -> str:
 
 
 @pytest.fixture
-def app(new_database):
+def app(new_database, request):
     app = create_app(
         {
             "TESTING": True,
             "DATABASE": new_database(),
             "SECRET_KEY": "test",
             "WTF_CSRF_ENABLED": False,
+            **marked_settings(request),
         }
     )
     yield app

@@ -33,7 +33,7 @@ import requests
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
 from ibiportal.protocol.messages import RegistrationKey
-from ibiportal.resolver.registry import ArchiveDetails, Confirmation, KeyHash
+from ibiportal.protocol.registry import ArchiveDetails, Confirmation, KeyHash
 from ibiportal.storage.database import Storage
 from ibiportal.storage.migrations import upgrade
 from ibiportal.storage.registry import ArchiveStore
@@ -42,6 +42,11 @@ from ibiportal.storage.registry import ArchiveStore
 #: to them, or missing; ``/usr/bin`` has only the client wrappers).
 POSTGRES_BIN = max(Path("/usr/lib/postgresql").glob("*/bin"), key=lambda path: int(path.parent.name), default=None)
 TEMPLATE = "ibiportal_template"
+#: How a test's database is copied from the template: file by file (a checkpoint first, which
+#: costs nothing without fsync) instead of PostgreSQL 15's default of writing every block through
+#: the write-ahead log, twice as slow (0.08 s against 0.16 s a database, measured on the shared
+#: machine; a file has up to 63 such databases).
+_COPY = " STRATEGY FILE_COPY" if POSTGRES_BIN is not None and int(POSTGRES_BIN.parent.name) >= 15 else ""
 
 
 _SQLITE_TEMPLATE: list[Path] = []
@@ -169,7 +174,7 @@ class PostgresServer:
         """A fresh database's URL: a copy of the migrated template, or empty."""
         name = f"test_{next(self._names)}"
         with self.admin() as connection:
-            connection.execute(f"CREATE DATABASE {name}" + (f" TEMPLATE {TEMPLATE}" if migrated else ""))
+            connection.execute(f"CREATE DATABASE {name}" + (f" TEMPLATE {TEMPLATE}{_COPY}" if migrated else ""))
         return self.url(name)
 
     def halt(self) -> None:

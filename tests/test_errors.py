@@ -11,7 +11,7 @@ from ibiportal.application.copies import CopyConflict, CopyNotFound
 from ibiportal.application.files import FileNotHeld, FileTooLarge, UploadRefused
 from ibiportal.application.idempotent_minting import KeyReused
 from ibiportal.application.items import ItemDeleted, ItemNotFound, ItemReleased
-from ibiportal.application.registering import AlreadyRegistered
+from ibiportal.application.registry import AlreadyRegistered
 from ibiportal.application.releasing import ReleaseRefused
 from ibiportal.errors import Conflict, Gone, IbiError, Invalid, NotFound, ParseError, Refused, TooLarge
 from ibiportal.i18n import N_

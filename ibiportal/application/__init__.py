@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal
@@ -45,7 +45,7 @@ from ..resolver.engine import ResolverSettings
 from ..resolver.single_flight import SingleFlight
 from ..resolver.transport import Route, Transport
 from ..resolver.http_transport import HttpTransport
-from ..resolver.registration import RegistrationService
+from ..resolver.registry_service import RegistrationService
 from ..resolver.target_probe import HostPacer, TargetChecker
 from ..resolver.local_transport import LocalTransport
 from ..storage.database import Storage
@@ -69,9 +69,10 @@ from .idempotent_minting import IdempotentMinting
 from .import_runs import ImportRuns
 from .minting import Minter
 from .items import ItemService
+from .joining import Joining
 from .prefix_pairs import PrefixPairs
 from .records import Accounts, ImportRunRecords, Tokens, Traces
-from .registering import Registering
+from .registry import Registering
 from .releasing import Releasing
 from .targets import TargetChecks, TargetSettings
 from .units import StorageScope, UnitExecutor
@@ -79,6 +80,7 @@ from .usage import Usage
 from .importing import Importer
 from .references import CONCURRENCY
 from .resolving import Resolving
+from .citing import Citing
 
 #: Threads asking the Archives of this process (the own and the demo ones; live Archives are
 #: asked from the libcurl transport's one thread), per request thread of the worker
@@ -106,6 +108,13 @@ _USAGE_LOG = LimitedLog(logging.getLogger(__name__))
 OWN_SUBSYSTEM_SOURCE = N_("this portal's identification subsystem, which minted the IBI (IBIPORTAL_MINT_*)")
 
 
+def _subsystem(settings: Settings) -> Subsystem:
+    """The portal's own identification subsystem, from its ``MINT_*`` settings (validated)."""
+    return Subsystem.from_config({"MINT_HOST": settings.mint_host, "MINT_PORT": settings.mint_port,
+                                  "MINT_IP": settings.mint_ip, "MINT_IBIP_PORT": settings.mint_ibip_port,
+                                  "GRANULARITY": settings.granularity})
+
+
 def resolver_threads(request_threads: int) -> int:
     """Size of the pool resolutions fan out on, for a worker with ``request_threads`` threads."""
     return max(1, request_threads) * RESOLVER_THREADS_PER_REQUEST_THREAD
@@ -116,13 +125,13 @@ class Holdings:
     (their URLs point into the portal) and the portal's own Archive, with the transport that
     reaches them in process. One set per address the portal is served at (``web.host``)."""
 
-    def __init__(self, portal_url: str, config: Mapping[str, Any], clock: Clock) -> None:
+    def __init__(self, portal_url: str, settings: Settings, clock: Clock) -> None:
         self.portal_url = portal_url
         self.demo: dict[str, DemoArchive] = load_demo_archives(portal_url=portal_url)
         self.own: ArchiveService = own_archive_service(
-            FreshConnections(config["DATABASE"]),
+            FreshConnections(settings.database),
             address=urlsplit(portal_url).netloc,
-            service_ibi=config["ARCHIVE_SERVICE_IBI"],
+            service_ibi=settings.archive_service_ibi,
             portal_url=portal_url,
             clock=clock,
         )
@@ -146,33 +155,31 @@ class Transports:
 class Application:
     """The one object the web layer and the CLI call: settings, long-lived parts and use cases.
 
-    ``settings``: the portal's typed settings; ``config``: the same by their Flask keys (the app's
-    configuration, which the use cases that read a setting per call still read, and which tests
-    change while the app runs). ``open_storage`` opens a connection to the database the settings
-    name; :attr:`storage` gives the current unit of work's (a request, a command, a pool thread's
-    job: :mod:`.units`), opened on first use, and :meth:`close_storage` ends it. ``transports``:
-    how the world is reached; ``clock`` the current time, in UTC; ``timer`` the seconds of CPU the
-    calling thread has used, for a request's budget of work (its reading of a text:
-    ``ibi.extract.Bounds``), which tests move.
+    ``settings``: the portal's typed settings, given once: nothing here reads Flask's
+    configuration, so a test that needs another setting builds its app with it. ``open_storage``
+    opens a connection to the database the settings name; :attr:`storage` gives the current unit
+    of work's (a request, a command, a pool thread's job: :mod:`.units`), opened on first use,
+    and :meth:`close_storage` ends it. ``transports``: how the world is reached; ``clock`` the
+    current time, in UTC; ``timer`` the seconds of CPU the calling thread has used, for a
+    request's budget of work (its reading of a text: ``ibi.extract.Bounds``), which tests move.
+    ``testing``: a test's app, whose usage counts are flushed when the test looks, with no thread
+    writing into its database meanwhile.
     """
 
-    def __init__(self, settings: Settings, config: Mapping[str, Any], open_storage: Callable[..., Storage],
-                 transports: Transports, clock: Clock = utc_now,
-                 timer: Callable[[], float] = time.thread_time) -> None:
-        from .citing import Citing
-
+    def __init__(self, settings: Settings, open_storage: Callable[..., Storage], transports: Transports,
+                 clock: Clock = utc_now, timer: Callable[[], float] = time.thread_time, *,
+                 testing: bool = False) -> None:
         self.settings = settings
-        self.config = config
+        self.testing = testing
         self.instance_path = settings.instance
         self.open_storage = open_storage
         self.storage = StorageScope(lambda: open_storage(announce=self.announce))
         self._transports = transports
         self.clock = clock
         self.timer = timer
-        self.subsystem = Subsystem.from_config(config)  # the portal's own, validated at start-up
+        self.subsystem = _subsystem(settings)  # the portal's own, validated at start-up
         self._lock = threading.RLock()  # re-entrant: making one part may make those it uses
         self._parts: dict[str, Any] = {}
-        self.citing = Citing(self)
         self.traces = Traces(self.storage)
         self.tokens = Tokens(self.storage)
         self.accounts = Accounts(self.storage)
@@ -201,12 +208,12 @@ class Application:
 
     def releasing(self) -> Releasing:
         """Releasing own items to successor Archives, over the guarded ``requests`` transport."""
-        return Releasing(self.items(), self.http_transport, self.config["ARCHIVE_SERVICE_IBI"])
+        return Releasing(self.items(), self.http_transport, self.settings.archive_service_ibi)
 
     def item_files(self) -> ItemFiles:
         """The files of the own Archive's items."""
         storage = self.storage()
-        return ItemFiles(IdentifierStore(storage), FileStore(storage), self.config["MAX_FILE_BYTES"])
+        return ItemFiles(IdentifierStore(storage), FileStore(storage), self.settings.max_file_bytes)
 
     def importing(self, extra_pairs: Iterable[Sequence[str]] = ()) -> Importer:
         """Imports into the own Archive (``items import``, ``POST /api/v1/items/import``), with the
@@ -217,7 +224,7 @@ class Application:
         """The copies the own Archive holds of other Archives' items."""
         storage = self.storage()
         return CopyService(CopyStore(storage), IdentifierStore(storage), self.known_prefix_pairs(),
-                           self.config["ARCHIVE_SERVICE_IBI"])
+                           self.settings.archive_service_ibi)
 
     def usage_report(self) -> Usage:
         """How often items were resolved."""
@@ -227,7 +234,7 @@ class Application:
     def target_checks(self) -> TargetChecks:
         """The own items' target checks and their states (IBIPORTAL_TARGET_FAILURES, _RECHECK_HOURS)."""
         storage = self.storage()
-        settings = TargetSettings(self.config["TARGET_FAILURES"], self.config["TARGET_RECHECK_HOURS"])
+        settings = TargetSettings(self.settings.target_failures, self.settings.target_recheck_hours)
         return TargetChecks(TargetStore(storage), IdentifierStore(storage), settings, self.clock)
 
     def target_checker(self) -> TargetChecker:
@@ -260,9 +267,16 @@ class Application:
         """What gives a new demo portal's own Archive its demo items (``flask demo seed``)."""
         return DemoItemSeeder(self.minter(), IdentifierStore(self.storage()), self.item_files(), demo_subsystem)
 
+    def joining(self) -> Joining:
+        """The own Archive joining outside resolvers: its settings (IBIPORTAL_PORTAL_URL,
+        _ARCHIVE_SERVICE_IBI, _ADMIN_EMAIL), the one-off ``requests`` transport, the unit's storage."""
+        return Joining(portal_url=self.settings.portal_url, service_ibi=self.settings.archive_service_ibi,
+                       admin_email=self.settings.admin_email, transport=self.http_transport, storage=self.storage,
+                       clock=self.clock)
+
     def registration_service(self) -> RegistrationService:
         """The resolver's registration service (§7.2), with the address policy of IBIPORTAL_ALLOW_PRIVATE_ARCHIVES."""
-        return self.registering.service(self.http_transport, self.config["ALLOW_PRIVATE_ARCHIVES"])
+        return self.registering.service(self.http_transport, self.settings.allow_private_archives)
 
     def unix_clock(self) -> Decimal:
         """The one clock as a decimal Unix time: the ``current date`` Algorithm 4 and an import read."""
@@ -279,6 +293,13 @@ class Application:
         return parts[name]
 
     @property
+    def citing(self) -> Citing:
+        """The Cite use case, given the parts it uses (made on first use, as :attr:`resolving`)."""
+        return self._part("citing", lambda: Citing(
+            clock=self.clock, resolving=self.resolving, holdings=self.holdings,
+            demo_archives=self.settings.demo_archives, http=self.http_transport, prefix_pairs=self.known_prefix_pairs))
+
+    @property
     def resolving(self) -> Resolving:
         """The resolve use case, given the parts it uses (made with them on first use: module
         docstring, fork safety)."""
@@ -286,7 +307,7 @@ class Application:
 
     def _new_resolving(self) -> Resolving:
         return Resolving(
-            config=self.config, storage=self.storage, clock=self.clock, holdings=self.holdings,
+            settings=self.settings, storage=self.storage, clock=self.clock, holdings=self.holdings,
             transports=self.transports, acknowledger=self.acknowledger, prefix_pairs=self.known_prefix_pairs,
             changes=self.resolution_changes, executor=self.executor, notices=self.pending_notices,
             notice_recorder=self.notice_recorder, cache=self.resolution_cache, single_flight=self.single_flight,
@@ -315,7 +336,7 @@ class Application:
 
     def importer(self, storage: Storage, pairs: Sequence[Sequence[str]]) -> Importer:
         """Imports into the own Archive over ``storage``, with ``pairs`` to give each record's other form."""
-        return Importer(IdentifierStore(storage), FileStore(storage), self.subsystem, pairs, self.config["MAX_FILE_BYTES"],
+        return Importer(IdentifierStore(storage), FileStore(storage), self.subsystem, pairs, self.settings.max_file_bytes,
                         self.unix_clock)
 
     @property
@@ -371,7 +392,7 @@ class Application:
 
     def holdings(self, portal_url: str) -> Holdings:
         """The Archives this process answers for at ``portal_url``."""
-        return self._part(f"holdings {portal_url}", Holdings, portal_url, self.config, self.clock)
+        return self._part(f"holdings {portal_url}", Holdings, portal_url, self.settings, self.clock)
 
     def transports(self, portal_url: str) -> dict[Route, Transport]:
         """The engine's transports, by the route of each endpoint."""
@@ -398,7 +419,7 @@ class Application:
         return self._part("resolution_cache", self._new_resolution_cache)
 
     def _new_resolution_cache(self) -> ResolutionCache | None:
-        seconds, alert_seconds = self.config["RESOLUTION_CACHE_SECONDS"], self.config["NEGATIVE_CACHE_SECONDS"]
+        seconds, alert_seconds = self.settings.resolution_cache_seconds, self.settings.negative_cache_seconds
         if not (seconds or alert_seconds):
             return None
         return ResolutionCache(seconds, RESOLUTION_CACHE_ENTRIES, alert_ttl=alert_seconds)
@@ -443,7 +464,7 @@ class Application:
         # A test's app flushes when the test looks: no thread writing into its database meanwhile.
         # The day a resolution is counted on is read from the one clock.
         return UsageCounter(self._flush_usage, self.settings.usage_flush_seconds,
-                            UsageTally(lambda: self.clock().timestamp()), background=not self.config.get("TESTING"))
+                            UsageTally(lambda: self.clock().timestamp()), background=not self.testing)
 
     def _flush_usage(self, counts: Counts) -> None:
         """A flush's sums into Redis, then moved into the database by whichever worker's turn it

@@ -25,7 +25,9 @@ with a sentence for the user, an HTTP status and the trace's id.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
@@ -46,11 +48,12 @@ from ..ibi.url import PersistentUrl
 from ..resolver.engine import ClientInfo
 from ..resolver.statuses import ALERT_STATUS
 from ..resolver.trace import AlertReason, Resolution
+from ..resolver.http_transport import HttpTransport
 from ..resolver.transport import ARCHIVE_TIMEOUTS
-from .resolving import Asked, Site, StoredResolution
+from .resolving import Asked, Resolving, Site, StoredResolution
 
 if TYPE_CHECKING:
-    from . import Application
+    from . import Holdings
 
 #: The verb added to the item's URL (Table 8.4): its metadata in the oai_dc format.
 OAI_DC = Verb("GetMetadata", format="oai_dc")
@@ -130,10 +133,22 @@ class CiteResult:
 
 
 class Citing:
-    """The Cite use case (module docstring)."""
+    """The Cite use case (module docstring). Its collaborators, each named: ``clock``, the time
+    in UTC (a citation's access date); ``resolving``, the resolve use case (the ``:(oai_dc)``
+    resolution and its trace); ``holdings``, the Archives this process answers for at an address
+    of the portal (their records written in process); ``demo_archives``, whether the demo
+    Archives take part (IBIPORTAL_DEMO_ARCHIVES); ``http``, the ``requests`` transport a record
+    elsewhere is fetched with; ``prefix_pairs``, the prefix table the IBI's other form is
+    converted with."""
 
-    def __init__(self, application: Application) -> None:
-        self.application = application
+    def __init__(self, *, clock: Callable[[], datetime], resolving: Resolving, holdings: Callable[[str], Holdings],
+                 demo_archives: bool, http: HttpTransport, prefix_pairs: Callable[[], list[tuple[str, ...]]]) -> None:
+        self.clock = clock
+        self.resolving = resolving
+        self.holdings = holdings
+        self.demo_archives = demo_archives
+        self.http = http
+        self.prefix_pairs = prefix_pairs
 
     def cite(self, wanted: CiteRequest, client: ClientInfo, site: Site) -> CiteResult:
         """The citation of the item ``wanted`` names."""
@@ -155,7 +170,7 @@ class Citing:
             raise CiteProblem(problem.message, problem.status, stored.trace_id) from None
         forms = self._ibi_forms(str(wanted.item_url.ibi), metadata.all("identifier"))
         record = metadata.citation_record(wanted.item_url.canonical_symbols(), *forms)
-        today = self.application.clock().date()  # the access date the styles print (NBR 6023's "Acesso em")
+        today = self.clock().date()  # the access date the styles print (NBR 6023's "Acesso em")
         return CiteResult(record, citations(record, today), metadata, wanted.metadata_url.canonical_symbols(),
                           resolution.url, stored.trace_id)
 
@@ -178,7 +193,7 @@ class Citing:
 
     def _resolve(self, url: PersistentUrl, client: ClientInfo, site: Site) -> StoredResolution:
         """Resolve ``url`` as the trace shows it, on this request's own root."""
-        resolving = self.application.resolving
+        resolving = self.resolving
         return resolving.trace(Asked(url.canonical_symbols(site.root), url), resolving.default_archives, client, site)
 
     def _fall_forward(self, wanted: CiteRequest, resolution: Resolution, client: ClientInfo,
@@ -216,14 +231,14 @@ class Citing:
         """The oai_dc record at ``url``: written in process when an Archive of this process serves
         it, else fetched; a :class:`CiteProblem` when there is none."""
         path = _portal_path(url, site)
-        holdings = self.application.holdings(site.portal_url)
+        holdings = self.holdings(site.portal_url)
         if path is not None:
             return self._written(self._local_item(url, path, site), site)
-        if self.application.config["DEMO_ARCHIVES"]:
+        if self.demo_archives:
             item = item_with_metadata_at(holdings.demo.values(), url)
             if item is not None:
                 return self._written(item, site)
-        exchange = self.application.http_transport.fetch(url, ARCHIVE_TIMEOUTS)
+        exchange = self.http.fetch(url, ARCHIVE_TIMEOUTS)
         if exchange.failure is not None:
             raise CiteProblem(N_("The record at %(url)s could not be fetched: %(reason)s", url=url, reason=exchange.error),
                               BAD_GATEWAY)
@@ -240,7 +255,7 @@ class Citing:
         """The item whose oai_dc record ``url``, a page of this portal at ``path``, is: an own
         item's (:func:`ibiportal.archive.own.metadata_ibi`) or a demo item's
         (:func:`ibiportal.archive.demo.metadata_place`), from its Archive's store."""
-        holdings = self.application.holdings(site.portal_url)
+        holdings = self.holdings(site.portal_url)
         service: ArchiveService | None = None
         ibi = metadata_ibi(path)
         if ibi is not None:
@@ -277,7 +292,7 @@ class Citing:
     def _forms_converted(self, typed: str) -> dict[str, str]:
         """``{"rep": …, "ibip": …}`` of ``typed`` from the conversion table, the unknown ones left out."""
         try:
-            conversion = convert(typed, self.application.known_prefix_pairs())
+            conversion = convert(typed, self.prefix_pairs())
         except IbiError:
             return {}
         return {form: ibi for form, ibi in (("rep", conversion.rep), ("ibip", conversion.ibip)) if ibi}

@@ -18,7 +18,7 @@ from ..errors import Conflict, NotFound, ParseError
 from ..i18n import N_
 from ..ibi.mint_request import parse_target_url
 from ..storage.copies import CopyRecord, CopyStore
-from ..archive.history import Actor
+from ..ibi.history import Actor
 from ..storage.identifiers import IdentifierStore
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 
-from ..archive.history import Actor
+from ..ibi.history import Actor
 from ..ibi.minted import MintedItem
 from .minting import Minter
 from ..ibi.mint_request import MintRequest

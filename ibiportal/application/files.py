@@ -23,11 +23,11 @@ from ..archive.store import ibi_key
 from ..errors import IbiError, Invalid, NotFound, Refused
 from ..i18n import N_, number
 from .items import ItemDeleted, ItemNotFound, ItemReleased
-from ..archive.media_types import DEFAULT_CONTENT_TYPE, TOKEN, bare_media_type
+from ..ibi.media_types import DEFAULT_CONTENT_TYPE, TOKEN, bare_media_type
 from ..ibi.minted import MintedItem
 from ..storage.files import StoredFile
 from ..storage.files import FileChanged  # noqa: F401 - a download cut short by a replaced file, for the web layer
-from ..archive.history import Actor
+from ..ibi.history import Actor
 
 #: Bytes read from the request at once while spooling.
 READ_BYTES = 64 * 1024

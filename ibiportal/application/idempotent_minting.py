@@ -22,7 +22,7 @@ from ..ibi.minted import MintedItem
 from .minting import Minter
 from ..ibi.mint_request import MintRequest
 from ..storage.database import iso
-from ..archive.history import Actor
+from ..ibi.history import Actor
 from ..storage.identifiers import IdentifierStore
 from ..storage.mint_keys import MintKeyFulfilled, MintKeyStore
 

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Literal
 
-from ..archive.history import Actor
+from ..ibi.history import Actor
 from ..errors import ParseError
 from ..i18n import N_
 from ..storage.database import Storage, iso

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..archive.history import Actor
+from ..ibi.history import Actor
 from ..archive.import_formats import FILE_SUFFIXES, read_file
 from ..errors import ParseError
 from ..i18n import N_

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import requests
 
-from ..archive.history import DELETED, EDITED, IMPORTED, Actor, Change
+from ..ibi.history import DELETED, EDITED, IMPORTED, Actor, Change
 from ..archive.file_path import parse_file_path
 from ..archive.import_formats import read_oai_page
 from ..archive.import_records import ImportedIbi, NoIbi, SourceRecord, read_ibi

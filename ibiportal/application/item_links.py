@@ -13,7 +13,7 @@ from ..errors import ParseError
 from ..i18n import N_
 from ..ibi.identifier import Identifier
 from ..ibi.minted import NEXT_EDITION, ItemLink, MintedItem
-from ..archive.history import LINKED, Actor, Change
+from ..ibi.history import LINKED, Actor, Change
 from ..storage.history import record_change
 from ..storage.identifiers import IdentifierStore
 

@@ -26,7 +26,7 @@ from ..ibi.identifier import Identifier, parse_ibi
 from .item_links import link, linked_item, linked_items
 from ..ibi.minted import NEXT_EDITION, TRANSLATION, ItemLink, MintedItem
 from ..ibi.mint_request import BIBLIOGRAPHIC_LIMITS, MintRequest
-from ..archive.history import DELETED, EDITED, RELEASED, UNLINKED, Actor, Change, HistoryEntry
+from ..ibi.history import DELETED, EDITED, RELEASED, UNLINKED, Actor, Change, HistoryEntry
 from ..storage.history import HistoryStore, record_change
 from ..storage.identifiers import IdentifierStore
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from ..archive.history import MINTED, Actor, Change
+from ..ibi.history import MINTED, Actor, Change
 from ..ibi.dates import utc_iso
 from ..ibi.distributor import DistributorStep
 from ..ibi.ibip import ibip_suffix

@@ -27,7 +27,7 @@ from pathlib import PurePosixPath
 from typing import IO, Any
 
 from ..archive.file_path import parse_file_path
-from ..archive.history import IMPORTED, Actor, Change, HistoryEntry
+from ..ibi.history import IMPORTED, Actor, Change, HistoryEntry
 from ..errors import ParseError, TooLarge
 from ..i18n import N_, Recorded
 from ..ibi.identifier import parse_ibi

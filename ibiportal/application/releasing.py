@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from ..archive.history import Actor
+from ..ibi.history import Actor
 from ..archive.store import ibi_key
 from ..errors import Conflict, ParseError
 from ..i18n import N_, Message

@@ -20,7 +20,7 @@ from concurrent.futures import Executor, Future
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from .. import metrics
@@ -48,6 +48,7 @@ from ..storage.identifiers import IdentifierStore
 from ..storage.redis_flight import Published, RedisFlight
 from ..storage.registry import ArchiveStore
 from ..storage.traces import TraceRuns, TraceStore, stored_trace
+from ..config import Settings
 from .usage_counting import UsageCounter, UsageKey
 
 if TYPE_CHECKING:
@@ -288,7 +289,7 @@ class Resolving:
     the URL read, single flight, the resolution and its trace), :meth:`trace` for a resolution
     that is traced and never cached.
 
-    Its collaborators, each named: ``config``, the ``IBIPORTAL_*`` settings it reads (demo
+    Its collaborators, each named: ``settings``, the ``IBIPORTAL_*`` settings it reads (demo
     Archives, trusted proxies, an Archive's read timeout, the traces' retention, size and repeat
     window, the database a late notice is written to); ``storage``, the storage of the current
     unit of work; ``clock``, the time in UTC; per address of the portal, ``holdings`` (the
@@ -305,7 +306,7 @@ class Resolving:
     def __init__(
         self,
         *,
-        config: Mapping[str, Any],
+        settings: Settings,
         storage: Callable[[], Storage],
         clock: Callable[[], datetime],
         holdings: Callable[[str], Holdings],
@@ -321,7 +322,7 @@ class Resolving:
         redis_flight: RedisFlight | None,
         usage: UsageCounter | None,
     ) -> None:
-        self.config = config
+        self.settings = settings
         self.storage = storage
         self.clock = clock
         self.holdings = holdings
@@ -346,11 +347,11 @@ class Resolving:
     def default_archives(self) -> ArchiveSet:
         """What ``GET /<persistent URL>`` asks: every Archive, or only live ones when the demo is
         off (one of two values made once: a cache hit reads it for its key)."""
-        return _EVERY_ARCHIVE if self.config["DEMO_ARCHIVES"] else _LIVE_ARCHIVES
+        return _EVERY_ARCHIVE if self.settings.demo_archives else _LIVE_ARCHIVES
 
     def client(self, caller: Caller) -> ClientInfo:
         """Table 8.6 from the request: the client then its proxies (trusted ones only), and Accept-Language."""
-        ips = client_ip_list(caller.peer, caller.forwarded_for, self.config["TRUSTED_PROXIES"])
+        ips = client_ip_list(caller.peer, caller.forwarded_for, self.settings.trusted_proxies)
         return ClientInfo(ips, caller.accept_language)
 
     def archive_endpoints(self, archives: ArchiveSet, portal_url: str) -> list[ArchiveEndpoint]:
@@ -375,7 +376,7 @@ class Resolving:
         live = [replace(local_endpoint(holdings.own_local), own=True)]  # its originals win (resolver.selecting)
         live += [
             ArchiveEndpoint(archive.address, archive.service_ibi, archive.address, Route.HTTP,
-                            read_timeout=self.config["ARCHIVE_READ_TIMEOUT"])
+                            read_timeout=self.settings.archive_read_timeout)
             for archive in ArchiveStore(self.storage()).included_archives()
         ]
         return live if archives.group is ArchiveGroup.LIVE else demo + live
@@ -385,7 +386,7 @@ class Resolving:
         store, pairs = ArchiveStore(self.storage()), tuple(self.prefix_pairs())
         return Batch(tuple(self.archive_endpoints(self.default_archives, site.portal_url)),
                      RegistryView(store.archives(), pairs, store.last_exclusions()), pairs,
-                     TraceBudget(self.config["TRACE_RETENTION"] // 2))
+                     TraceBudget(self.settings.trace_retention // 2))
 
     # -- a resolution that is traced, never cached ---------------------------------------------
 
@@ -396,7 +397,7 @@ class Resolving:
         (TraceRuns), so identical requests reaching other workers or nodes of one PostgreSQL
         join it too; a request whose trace failed or outran :data:`TRACE_RUNNING_LIMIT` leaves
         the next identical one to run its own."""
-        window = self.config["TRACE_REPEAT_SECONDS"]
+        window = self.settings.trace_repeat_seconds
         if window <= 0:
             return self.trace(request.asked, request.archives, request.client, site).trace_id
         runs, fingerprint = TraceRuns(self.storage()), request.fingerprint
@@ -470,7 +471,7 @@ class Resolving:
     def _record_when_it_comes(self, trace_id: str, notice: Future[TraceStep]) -> None:
         """Once the notice (6) the redirect went out without comes, it replaces the stored trace's
         "acknowledgment pending" step (from the notice recorder's thread)."""
-        setting, recorder = self.config["DATABASE"], self.notice_recorder
+        setting, recorder = self.settings.database, self.notice_recorder
 
         def arrived(done: Future[TraceStep]) -> None:
             step = done.result()
@@ -499,7 +500,7 @@ class Resolving:
             body["diagnosis"] = diagnosis.to_dict()
         TraceStore(self.storage()).save_trace(
             trace_id, resolution.persistent_url, outcome, stored_trace(body),
-            self.config["TRACE_RETENTION"], self.config["TRACE_BYTES"], ibi=asked_ibi(resolution),
+            self.settings.trace_retention, self.settings.trace_bytes, ibi=asked_ibi(resolution),
         )
         return StoredResolution(trace_id, resolution, diagnosis=diagnosis)
 
@@ -530,9 +531,10 @@ class Resolving:
         A reference check's resolutions (``batch``) read the registry the check read once, and
         their outcomes are not kept in the cache."""
         key = self._cache_key(received.url, caller)
-        hit = self._cached(key, site)
+        hit = self._cached(key)
         if hit is not None:
             outcome, state = hit
+            self._serve(outcome, state, site)
             if isinstance(outcome, CachedRedirect):
                 return Answer(outcome.url, trace_url=outcome.trace_url, cache=state, rescued=received.rescued)
             resolution = outcome.resolution
@@ -549,11 +551,22 @@ class Resolving:
         return Answer(resolution.url, resolution.alert, resolution, stored.diagnosis, site.trace_link(stored.trace_id),
                       state, received.rescued)
 
-    def _cached(self, key: CacheKey, site: Site) -> tuple[CachedOutcome, str] | None:
+    def cached_redirect(self, received: Received, caller: Caller, site: Site) -> Answer | None:
+        """What :meth:`answer` answers when it is a redirect served from the cache, served as
+        :meth:`answer` serves it (its acknowledgment sent, its serving counted); else ``None``, and
+        nothing done: the question of a layer that answers cache hits before the web framework's
+        dispatch and hands it every other request."""
+        hit = self._cached(self._cache_key(received.url, caller))
+        if hit is None or not isinstance(hit[0], CachedRedirect):
+            return None
+        outcome, state = hit
+        self._serve(outcome, state, site)
+        return Answer(outcome.url, trace_url=outcome.trace_url, cache=state, rescued=received.rescued)
+
+    def _cached(self, key: CacheKey) -> tuple[CachedOutcome, str] | None:
         """The outcome cached for ``key`` and ``"hit"``, or the previous one and ``"stale"``
-        while an identical request is resolving it again; a redirect's acknowledgment (5) is sent
-        again to the Archive whose URL it is, and its serving counted in the item's usage.
-        ``None`` on a miss or with the cache off (ibiportal.resolver.cache)."""
+        while an identical request is resolving it again; ``None`` on a miss or with the cache
+        off (ibiportal.resolver.cache). Nothing is sent or counted yet (:meth:`_serve`)."""
         cache = self.cache
         if cache is None:
             return None
@@ -561,8 +574,11 @@ class Resolving:
         outcome, state = cache.get(key, changes), "hit"
         if outcome is None and self.single_flight.running(key):
             outcome, state = cache.get_stale(key, changes), "stale"
-        if outcome is None:
-            return None
+        return None if outcome is None else (outcome, state)
+
+    def _serve(self, outcome: CachedOutcome, state: str, site: Site) -> None:
+        """A cached outcome served: counted; a redirect's acknowledgment (5) sent again to the
+        Archive whose URL it is (Table 8.11), and its serving counted in the item's usage."""
         if isinstance(outcome, CachedRedirect):
             metrics.resolved("found", state)
             if outcome.usage is not None and (usage := self.usage) is not None:
@@ -571,7 +587,6 @@ class Resolving:
                 self.acknowledger(site.portal_url).send(outcome.acknowledgment)
         else:
             metrics.resolved(outcome.resolution.alert.reason, state)
-        return outcome, state
 
     def _resolve(self, key: CacheKey, asked: Asked, caller: Caller, site: Site,
                  batch: Batch | None) -> tuple[StoredResolution, str]:
@@ -637,7 +652,7 @@ class Resolving:
 
     def _cache_key(self, received: str, caller: Caller) -> CacheKey:
         """The request's key: what :meth:`client` and :attr:`default_archives` are made of."""
-        return CacheKey(received, caller.peer, caller.forwarded_for, tuple(self.config["TRUSTED_PROXIES"]),
+        return CacheKey(received, caller.peer, caller.forwarded_for, self.settings.trusted_proxies,
                         caller.accept_language, self.default_archives.group)
 
 

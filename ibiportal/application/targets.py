@@ -28,7 +28,8 @@ from sqlalchemy import ColumnElement
 
 from ..ibi.batch import neutralise
 from ..ibi.minted import MintedItem
-from ..resolver.target_probe import TargetChecker, TargetProbe, host_of
+from ..ibi.target_check import TargetProbe
+from ..resolver.target_probe import TargetChecker, host_of
 from ..storage.database import iso
 from ..storage.identifiers import IdentifierStore
 from ..storage.targets import (

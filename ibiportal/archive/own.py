@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime, timezone
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol
 
 from ..errors import ParseError
@@ -50,10 +52,22 @@ def own_relations(item: Item) -> tuple[Relation, ...]:
     the item only: its editions and metadata are the original Archive's to tell.
     """
     if item.state is ItemState.COPY:  # the item as another Archive holds it: not its editions, nor metadata
-        return (Relation(),)
+        return _ITEM_ONLY
     if item.metadata is None:  # the archive service IBI
-        return (Relation(), Relation.parse(".lastedition"))
-    languages = sorted({language for language, _ in item.translations} | ({item.language} if item.language else set()))
+        return _SERVICE_RELATIONS
+    languages = {language for language, _ in item.translations} | ({item.language} if item.language else set())
+    return _relations_in(tuple(sorted(languages)))
+
+
+_ITEM_ONLY = (Relation(),)
+_SERVICE_RELATIONS = (Relation(), Relation.parse(".lastedition"))
+
+
+@lru_cache(maxsize=256)
+def _relations_in(languages: tuple[str, ...]) -> tuple[Relation, ...]:
+    """:func:`own_relations` of an item with metadata whose translations are in ``languages``:
+    made once for each set of languages (most items have none or one), the same tuple each
+    time, so that what the filter keeps of it is remembered too (``ArchiveService``)."""
     lastedition = (Element(Kind.LASTEDITION),)
     translations = [(Element(Kind.TRANSLATION),), *((Element(Kind.TRANSLATION, language),) for language in languages)]
     firsts = [(), lastedition, *(lastedition + t for t in translations), *translations,
@@ -90,6 +104,10 @@ class MintedItems(Protocol):
 
     def prefix_pairs(self) -> list[tuple[str, str]]: ...
 
+    def together(self) -> AbstractContextManager[None]:
+        """The reads made inside the block share one connection."""
+        ...
+
     def copy_candidates(self, ibi: str, other_suffix: str) -> list[CopyRecord]: ...
 
 
@@ -104,7 +122,12 @@ class OwnItemStore:
         self.service_ibi = service_ibi
 
     def find(self, ibi: str) -> Item | None:
+        """The item ``ibi`` names; its row and its links read on one connection."""
         key = ibi_key(ibi)
+        with self.storage.together():
+            return self._find(key)
+
+    def _find(self, key: str) -> Item | None:
         minted = self.storage.find_minted(rep=key, ibip=key)
         for spelling in () if minted is not None else other_spellings(key):
             minted = self.storage.find_minted(rep=spelling)

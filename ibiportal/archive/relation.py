@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from enum import StrEnum
 
 from ibiportal.errors import ParseError
@@ -76,9 +77,23 @@ class Element:
 
 @dataclass(frozen=True)
 class Relation:
-    """A relation of Table 9.5; ``Relation()`` is the empty relation (the item itself)."""
+    """A relation of Table 9.5; ``Relation()`` is the empty relation (the item itself).
+
+    Its hash and its text are worked out once: an answer's relations are looked up and written
+    into pair names again and again (the own Archive's items answer about thirty each, and which of
+    them the filter keeps is remembered by relation: ``ibiportal.archive.service``)."""
 
     elements: tuple[Element, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash(self.elements))
+
+    def __hash__(self) -> int:
+        return self._hash  # type: ignore[attr-defined,no-any-return]
+
+    def __reduce__(self) -> tuple[type[Relation], tuple[tuple[Element, ...]]]:
+        """Pickled as its elements: the hash is this process's (strings hash differently in each)."""
+        return Relation, (self.elements,)
 
     @classmethod
     def parse(cls, text: str) -> Relation:
@@ -140,5 +155,10 @@ class Relation:
             mine.answers(theirs) for mine, theirs in zip(self.elements, wanted.elements)
         )
 
-    def __str__(self) -> str:
+    @cached_property
+    def text(self) -> str:
+        """The relation as pair names qualify it: ``.lastedition.metadata(oai_dc)``."""
         return "".join(str(element) for element in self.elements)
+
+    def __str__(self) -> str:
+        return self.text

@@ -137,6 +137,14 @@ def kept_by_filter(relation: Relation, wanted: Relation) -> bool:
                                               for length in range(1, len(wanted.elements)))
 
 
+@lru_cache(maxsize=1024)
+def followed(relations: tuple[Relation, ...], wanted: Relation) -> tuple[Relation, ...]:
+    """Those of ``relations`` FILTRARLISTADEURL may keep pairs of when ``wanted`` is asked
+    (:func:`kept_by_filter`), in their order: worked out once for each set of relations (an
+    Archive's, or the own Archive's for a set of languages) and each relation asked."""
+    return tuple(relation for relation in relations if kept_by_filter(relation, wanted))
+
+
 @lru_cache(maxsize=256)
 def _verbs(texts: tuple[str, ...]) -> tuple[Verb, ...]:
     """A request's verb list, parsed (remembered: a few verb lists come again and again)."""
@@ -282,9 +290,7 @@ class ArchiveService:
             answer.append(Pair("ibi.nextedition", str(item.nextedition)))
         answer.append(Pair("urlkey", self._urlkey()))  # lines 19-20
         relations = self.relations(item) if callable(self.relations) else self.relations
-        for relation in relations:  # line 21
-            if kept_for is not None and not kept_by_filter(relation, kept_for):
-                continue
+        for relation in relations if kept_for is None else followed(tuple(relations), kept_for):  # line 21
             related = self._related(store, relation, item)
             if related is None:
                 continue

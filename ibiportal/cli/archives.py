@@ -6,7 +6,7 @@ administrator enters both here. The Archive is then included when it switches on
 ``inclusionRequest`` (§7.2). The key is stored hashed and never printed; without ``--key``
 it is asked for without echo. With ``--generate`` the portal makes the key and prints it
 once, to be sent to the Archive's administrator (the Archives page does the same, through
-the same use case: :meth:`ibiportal.application.registering.Registering.register`).
+the same use case: :meth:`ibiportal.application.registry.Registering.register`).
 
 ``check ADDRESS [--ibi KNOWN]`` runs the conformance check
 (:mod:`ibiportal.resolver.conformance`) against an Archive service address and prints each
@@ -28,8 +28,8 @@ from flask.cli import AppGroup
 from ..errors import ParseError
 from ..resolver.conformance import ConformanceReport, check_archive
 from ..resolver.conformance_rules import Verdict, format_ms
-from ..resolver.registration import normalize_service_ibi
-from ..application.registering import AlreadyRegistered
+from ..resolver.registry_service import normalize_service_ibi
+from ..application.registry import AlreadyRegistered
 from ..web.admin.transport import check_transport
 from ..web.context import application
 

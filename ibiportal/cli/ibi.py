@@ -24,7 +24,7 @@ from ..ibi.prefixes import check_prefix_pair, is_claim
 from ..citation.types import SLUGS
 from ..ibi.mint_request import MAX_CLI_COUNT, parse_mint
 from ..application.prefix_pairs import PAIR_REJECTED
-from ..archive.history import Actor
+from ..ibi.history import Actor
 from ..web.context import application, known_prefix_pairs
 from ..web.results import minted_to_dict
 

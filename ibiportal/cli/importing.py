@@ -17,7 +17,7 @@ from flask.cli import with_appcontext
 
 from ..application.import_sources import SOURCE_SUFFIXES, ImportSource, Reading
 from ..application.importing import FAILED, SourceUnreachable, Totals, is_oai_source
-from ..archive.history import Actor
+from ..ibi.history import Actor
 from ..errors import ParseError
 from ..ibi.prefixes import check_prefix_pair
 from ..web.context import application

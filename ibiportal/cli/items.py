@@ -36,10 +36,10 @@ from flask.cli import AppGroup
 
 from ..application.items import EDITABLE_FIELDS, ItemNotFound, ItemService
 from ..application.releasing import ReleaseRefused, Successor
-from ..archive.history import Actor
+from ..ibi.history import Actor
 from ..errors import IbiError, ParseError
 from ..application.targets import report_csv
-from ..resolver.target_probe import TargetOutcome
+from ..ibi.target_check import TargetOutcome
 from ..web.context import application
 from .importing import import_command
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import re
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -154,9 +155,13 @@ def _is_ip(text: str) -> bool:
     return True
 
 
+#: Any white space (``str.isspace``'s): one search, not a generator over every character.
+_SPACE = re.compile(r"\s")
+
+
 def _check_ibi(value: str, field: str) -> None:
     """A light check of an IBI (one word containing '/'); ``ibiportal.ibi`` checks the grammar."""
-    if not value or "/" not in value or any(char.isspace() for char in value):
+    if not value or "/" not in value or _SPACE.search(value):
         raise _fail(field, N_("%(value)r is not an IBI (a repository name or an IBIp, one word with '/')", value=value))
 
 
@@ -219,11 +224,18 @@ class _Message:
         return tuple(pairs)
 
     def to_query(self, *, sort: bool = False) -> str:
-        """The query string (Table 6.1). ``sort=True`` orders pairs by name, as in §10."""
+        """The query string (Table 6.1). ``sort=True`` orders pairs by name, as in §10.
+
+        A message to an Archive whose every text is ASCII is remembered by its query
+        (:data:`_WRITTEN`): reading that query gives this message back, pair for pair, and an
+        Archive answered in this process reads it without parsing it again."""
         pairs = self.to_pairs()
         if sort:
             pairs = tuple(sorted(pairs, key=lambda pair: pair[0]))
-        return build_query(pairs)
+        query = build_query(pairs)
+        if type(self) in _REMEMBERED and not self.extra and all(value.isascii() for _, value in pairs):
+            _WRITTEN.put(query, self)
+        return query
 
     @classmethod
     def _load(cls, attribute: str, text: str) -> Any:
@@ -443,6 +455,9 @@ SUBJECTS: dict[str, type[_Message]] = {
 
 _SUBJECTS_FOLDED = {subject.casefold(): cls for subject, cls in SUBJECTS.items()}
 
+#: The messages the resolver sends Archives, remembered by the query written for them (:class:`_Written`).
+_REMEMBERED = frozenset({UrlRequest, Acknowledgment})
+
 
 class AddressedRequest(NamedTuple):
     """A parsed request URL: ``http://<address>/<service_ibi>?<message>`` (§6.1)."""
@@ -467,15 +482,44 @@ def service_url(address: str, service_ibi: str) -> str:
     return f"http://{address}/{service_ibi}"
 
 
+class _Written:
+    """The last ``size`` messages to Archives whose queries this process wrote, by query.
+
+    Their every text is ASCII, and the query of such a message reads back as that very message
+    (Table 6.1's escapes undone, the lists split where they were joined: ``tests/protocol``), so
+    :func:`parse_request` returns it instead of parsing and checking it again: the resolver writes
+    a ``urlRequest`` and an ``acknowledgment`` for every resolution, and the portal's own Archive,
+    answered in this process, read both back (``benchmarks/uncached.py``)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._messages: dict[str, _Message] = {}
+        self._lock = threading.Lock()
+
+    def put(self, query: str, message: _Message) -> None:
+        with self._lock:
+            self._messages[query] = message
+            if len(self._messages) > self.size:
+                del self._messages[next(iter(self._messages))]
+
+    def get(self, query: str) -> _Message | None:
+        return self._messages.get(query)
+
+
 def parse_request(query: str | bytes) -> Request:
     """The message of a query string (without ``?``), or a :class:`ParseError` saying where.
 
     Errors: characters that must be encoded, malformed pairs or escapes, a duplicate pair,
     a missing or unknown ``servicesubject``, a missing mandatory pair, an invalid value
     (its ``position`` is where the value starts, or the exact character when the value
-    has no escapes). Registration keys are never quoted.
+    has no escapes). Registration keys are never quoted. A query this process wrote lately for
+    an Archive is its message (:class:`_Written`).
     """
-    return request_of_pairs(parse_query(query))
+    written = _WRITTEN.get(query) if isinstance(query, str) else None
+    return written if written is not None else request_of_pairs(parse_query(query))
+
+
+_WRITTEN = _Written(256)
 
 
 def request_of_pairs(pairs: tuple[QueryPair, ...]) -> Request:

@@ -19,7 +19,6 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
-from dataclasses import replace
 
 from ibiportal.protocol.messages import Acknowledgment, request_url
 from ibiportal.protocol.pairlist import PairList, read_answer
@@ -81,7 +80,8 @@ def notice(reply: Reply, hop: int) -> TraceStep:
     """Step (6): the Archive's answer to the acknowledgment, and whether it is the notice."""
     endpoint, exchange = reply.endpoint, reply.exchange
     raw = None if exchange.body is None else exchange.body.decode("latin-1")
-    parsed = None if exchange.body is None or exchange.failure else read_answer(exchange.body)
+    parsed = None if exchange.body is None or exchange.failure else (
+        exchange.pairs if exchange.pairs is not None else read_answer(exchange.body))
     pairs = tuple(parsed) if isinstance(parsed, PairList) else None
     if exchange.failure is not None:
         outcome = AcknowledgmentOutcome.NO_ANSWER
@@ -159,7 +159,7 @@ class PendingNotices:
 
     def _arrived(self, reply: Reply, hop: int) -> TraceStep:
         step = notice(reply, hop)
-        step = replace(step, decision=decision(step))
+        step = step.worded(decision(step))
         with self._lock:
             address = reply.endpoint.address
             self._pending[address] -= 1

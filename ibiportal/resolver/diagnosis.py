@@ -24,7 +24,7 @@ from ..ibi.ibip import Ibip, decode_ibip_prefix
 from ..ibi.identifier import parse_ibi
 from ..ibi.prefixes import ibip_prefixes_for, rep_prefixes_for
 from ..ibi.repository import decode_rep_prefix
-from .registry import ArchiveEvent, RegisteredArchive
+from ..protocol.registry import ArchiveEvent, RegisteredArchive
 from .trace import AlertReason, Resolution, Status, TraceStep
 
 #: The alerts that mean "nobody gave a URL for this IBI" and get a diagnosis.

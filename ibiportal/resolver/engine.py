@@ -138,7 +138,7 @@ def _translations(verbs: Sequence[Verb]) -> int:
 
 def _said(step: TraceStep, *, alert: Alert | None = None, url: str | None = None) -> TraceStep:
     """``step`` with its sentence for people, rendered from its facts (:mod:`.wording`)."""
-    return replace(step, decision=wording.decision(step, alert=alert, url=url))
+    return step.worded(wording.decision(step, alert=alert, url=url))
 
 
 class Resolver:

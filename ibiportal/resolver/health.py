@@ -17,7 +17,7 @@ from typing import Any
 
 from .diagnosis import FAILURES, failure_words
 from ..i18n import Message, Recorded, from_record
-from .registry import RegisteredArchive
+from ..protocol.registry import RegisteredArchive
 from .trace import Status, StepKind
 
 

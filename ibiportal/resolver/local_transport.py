@@ -62,6 +62,8 @@ class LocalTransport:
     A :class:`Misbehaving` Archive's ``behaviour`` is honoured: ``delay_seconds`` holds the answer back (by
     ``sleep``), and a delay beyond the read timeout or the exchange's total ends as a timeout
     AT that limit, not after the full delay; ``malformed`` replaces the answer's body.
+    An answer comes with the pair list its body was written from (``Exchange.pairs``): the
+    resolver reads it without parsing the text back, and the trace keeps the text as sent.
     """
 
     def __init__(self, archives: Iterable[LocalArchive], *, sleep: Callable[[float], None] = time.sleep) -> None:
@@ -77,19 +79,19 @@ class LocalTransport:
     def answers_at_once(self, url: str) -> bool:
         """Whether the Archive ``url`` addresses answers without a delay of its own (a
         misbehaving demo Archive may sleep, and is asked on a thread of its own)."""
-        behaviour = self.behaviours.get(urlsplit(url).netloc.lower())
+        behaviour = self.behaviours.get(_parts(url)[0].lower())
         return behaviour is None or not behaviour.delay_seconds
 
     def fetch(self, url: str, timeouts: Timeouts) -> Exchange:
         """Answer ``url`` from the addressed demo Archive; see the class docstring."""
-        parts = urlsplit(url)
-        archive = self.archives.get(parts.netloc.lower())
+        netloc, path, query = _parts(url)
+        archive = self.archives.get(netloc.lower())
         if archive is None:
-            return Exchange(failure=Failure.UNKNOWN_ARCHIVE, error=f"no local Archive at {parts.netloc}")
-        service_ibi = parts.path.lstrip("/")
+            return Exchange(failure=Failure.UNKNOWN_ARCHIVE, error=f"no local Archive at {netloc}")
+        service_ibi = path.lstrip("/")
         if service_ibi.casefold() not in archive.service.identity.service_ibi.folded:
-            return Exchange(404, "text/plain", b"", Failure.CONNECTION, f"{parts.netloc} has no service {service_ibi}")
-        behaviour = self.behaviours.get(parts.netloc.lower())
+            return Exchange(404, "text/plain", b"", Failure.CONNECTION, f"{netloc} has no service {service_ibi}")
+        behaviour = self.behaviours.get(netloc.lower())
         delay = 0.0 if behaviour is None else behaviour.delay_seconds
         limit = min(timeouts.read, timeouts.total)
         if delay > limit:
@@ -99,6 +101,22 @@ class LocalTransport:
                                                                "%(delay)s s)", limit=decimal(limit), delay=decimal(delay)))
         if delay:
             self._sleep(delay)
-        answer = archive.service.respond(parts.query)
-        body = answer.text if behaviour is None or behaviour.malformed is None else behaviour.malformed
-        return Exchange(answer.status, "text/plain", body.encode("latin-1"))
+        answer = archive.service.respond(query)
+        if behaviour is not None and behaviour.malformed is not None:
+            return Exchange(answer.status, "text/plain", behaviour.malformed.encode("latin-1"))
+        return Exchange(answer.status, "text/plain", answer.text.encode("latin-1"), pairs=answer.pairs)
+
+
+def _parts(url: str) -> tuple[str, str, str]:
+    """``url``'s host, path and query, as ``urlsplit`` gives them. A request URL as the resolver
+    writes it (``http://<address>/<service IBI>?<query>``, §6.1: nothing to strip, no fragment)
+    is split by ``str.partition``; ``urlsplit``'s general parsing was run twice on every message to
+    an Archive answered in process (``benchmarks/uncached.py``). Any other URL goes to ``urlsplit``."""
+    scheme, _, rest = url.partition("://")
+    if scheme == "http" and "#" not in rest and " " not in rest and rest.isprintable():
+        netloc, slash, rest = rest.partition("/")
+        if "?" not in netloc:
+            path, _, query = rest.partition("?")
+            return netloc, slash + path, query
+    parts = urlsplit(url)
+    return parts.netloc, parts.path, parts.query

@@ -261,7 +261,7 @@ def read_reply(reply: Reply, arrival: int, wanted: tuple[Verb, ...], hop: int,
     elif exchange.status != 200:
         facts.update(status=Status.HTTP_ERROR)
     else:
-        parsed = read_answer(exchange.body or b"")
+        parsed = exchange.pairs if exchange.pairs is not None else read_answer(exchange.body or b"")
         if not isinstance(parsed, PairList):
             facts.update(status=Status.MALFORMED, parse_error=ParseProblem(parsed.message, parsed.position))
         elif not parsed:

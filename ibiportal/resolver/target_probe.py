@@ -27,12 +27,11 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from enum import StrEnum
 from typing import Protocol
 from urllib.parse import urljoin, urlsplit
 
 from ibiportal.i18n import N_, Message, Recorded
+from ibiportal.ibi.target_check import TargetOutcome, TargetProbe
 from ibiportal.resolver.addresses import redirect_problem
 from ibiportal.resolver.transport import Exchange, Failure, Timeouts
 
@@ -52,27 +51,6 @@ GET_AFTER_HEAD = frozenset({400, 403, 404, 405, 501})
 
 #: The redirects that say the resource moved for good (RFC 9110 §15.4.2, RFC 9111 / RFC 7538).
 PERMANENT_REDIRECTS = frozenset({301, 308})
-
-
-class TargetOutcome(StrEnum):
-    """What one check found."""
-
-    WORKING = "working"
-    MOVED = "moved"
-    FAILED = "failed"
-
-
-@dataclass(frozen=True)
-class TargetProbe:
-    """One check of a target URL: the outcome; the status of the last answer; why it failed, in
-    words (``detail``, a message or recorded text); the URL the redirects led to (``location``,
-    ``None`` when there were none) and, for a move, the permanent redirect's status."""
-
-    outcome: TargetOutcome
-    status: int | None = None
-    detail: str | None = None
-    location: str | None = None
-    redirect_status: int | None = None
 
 
 class Prober(Protocol):

@@ -20,7 +20,7 @@ trace is shown later in its reader's language.
 from __future__ import annotations
 
 from concurrent.futures import Future
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -198,10 +198,19 @@ class TraceStep:
     set_aside: SetAside | None = None
     answered_ibi: str | None = None
 
+    def worded(self, decision: str) -> TraceStep:
+        """This step with its sentence for people (:mod:`.wording`): a copy of its attributes
+        with ``decision`` set. Every step of every resolution is worded once made, and
+        ``dataclasses.replace`` passed each of the step's 35 fields through ``__init__`` again."""
+        step = object.__new__(TraceStep)
+        step.__dict__.update(self.__dict__, decision=decision)
+        return step
+
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: enums as their values, pairs as ``[name, raw value]`` lists. Field by field,
-        not ``asdict``: its deep copy of every pair was most of the cost of storing a trace."""
-        data = {name: getattr(self, name) for name in _STEP_FIELDS}
+        """JSON-ready: enums as their values, pairs as ``[name, raw value]`` lists. Its fields
+        copied from its attributes (in their order), not ``asdict``: its deep copy of every pair
+        was most of the cost of storing a trace."""
+        data = self.__dict__.copy()
         data["parse_error"] = None if self.parse_error is None else self.parse_error.to_dict()
         for name in _ENUM_FIELDS:
             value = getattr(self, name)
@@ -238,8 +247,6 @@ class TraceStep:
         return cls(**values)
 
 
-#: The fields of :class:`TraceStep`, in order.
-_STEP_FIELDS = tuple(step_field.name for step_field in fields(TraceStep))
 #: The fields of :class:`TraceStep` that hold an enum, stored as its value.
 _ENUM_FIELDS = {"kind": StepKind, "status": Status, "meaning": AnswerMeaning, "selection": Selection,
                 "alert": AlertReason, "acknowledgment": AcknowledgmentOutcome, "set_aside": SetAside}

@@ -28,6 +28,7 @@ from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
 from ibiportal.i18n import N_, Message, Recorded
+from ibiportal.protocol.pairlist import PairList
 
 DEFAULT_MAX_ANSWER_BYTES = 256 * 1024
 """Cap on an answer's size: a URL list (Example 9.2) is a few kilobytes."""
@@ -104,6 +105,8 @@ class Exchange:
     read; ``failure`` and ``error`` say why there is no answer to use; ``notes`` record what is
     wrong but not fatal (e.g. a content type other than ``text/plain``, §6.2); ``location`` is a
     redirect's ``Location`` as sent (a target check follows it, the resolver never does).
+    ``pairs`` is the pair list ``body`` was written from, when the transport has it (an Archive
+    answered in this process): the resolver takes it instead of reading the body back.
     """
 
     status: int | None = None
@@ -113,6 +116,7 @@ class Exchange:
     error: str | None = None
     notes: tuple[str, ...] = ()
     location: str | None = None
+    pairs: PairList | None = None
 
     @property
     def problem(self) -> Message | None:
@@ -176,4 +180,6 @@ def content_type_notes(content_type: str | None) -> tuple[str, ...]:
     media = (content_type or "").split(";")[0].strip().lower()
     if media == "text/plain":
         return ()
-    return (f"content type is {content_type or '(none)'!r}, not text/plain (§6.2); read anyway",)
+    if not content_type:
+        return (N_("the answer has no content type, not text/plain (§6.2); read anyway"),)
+    return (N_("content type is %(content_type)s, not text/plain (§6.2); read anyway", content_type=repr(content_type)),)

@@ -9,7 +9,7 @@ from datetime import datetime
 from sqlalchemy import bindparam, delete, insert, select, update
 
 from .database import Storage
-from ..archive.history import COPY_ENDED, COPY_HELD, Actor, Change
+from ..ibi.history import COPY_ENDED, COPY_HELD, Actor, Change
 from .history import record_change
 from .schema import item_copy
 from .signal import ibis_changed

@@ -183,7 +183,8 @@ def _engine(url: str) -> Engine:
 def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
     """WAL lets readers go on while one process writes (the mode stays in the file); every commit
     waits for the disk (``synchronous`` FULL, SQLite's default, said here because a write that
-    need not wait sets NORMAL for its own transaction: :meth:`Storage.write_transaction`)."""
+    need not wait sets NORMAL for its own transaction, and the next durable one FULL again:
+    :meth:`Storage.write_transaction`)."""
     dbapi_connection.execute("PRAGMA journal_mode=WAL")
     dbapi_connection.execute(f"PRAGMA synchronous={_SQLITE_DURABLE}")
     dbapi_connection.execute(f"PRAGMA mmap_size={SQLITE_MMAP_BYTES}")
@@ -198,6 +199,9 @@ SQLITE_MMAP_BYTES = 1024 * 1024 * 1024
 #: SQLite's ``synchronous`` for a commit that waits for the disk, and for one that does not (in
 #: WAL mode: the log is written, not flushed; the next durable commit flushes it, in order).
 _SQLITE_DURABLE, _SQLITE_NOT_DURABLE = "FULL", "NORMAL"
+#: Where a SQLite connection's ``info`` says which of the two its last write transaction set
+#: (absent: FULL, as every connection starts: :func:`_sqlite_pragmas`).
+_SQLITE_SYNCHRONOUS = "ibiportal.synchronous"
 
 
 #: Where :func:`~ibiportal.storage.history.record_change` leaves the actions of a transaction's
@@ -318,18 +322,24 @@ class Storage:
         "expired", as it does once the trace is pruned).
         """
         if self.database.is_sqlite:
-            if not durable:
-                self.connection.exec_driver_sql(f"PRAGMA synchronous={_SQLITE_NOT_DURABLE}")
-            try:
-                with self._transaction("BEGIN IMMEDIATE") as connection:
-                    yield connection
-            finally:
-                if not durable:
-                    self.connection.exec_driver_sql(f"PRAGMA synchronous={_SQLITE_DURABLE}")
+            self._synchronous(_SQLITE_DURABLE if durable else _SQLITE_NOT_DURABLE)
+            with self._transaction("BEGIN IMMEDIATE") as connection:
+                yield connection
             return
         # one round trip for both (psycopg sends a statement without parameters as a simple query)
         with self._transaction("BEGIN" if durable else "BEGIN; SET LOCAL synchronous_commit TO OFF") as connection:
             yield connection
+
+    def _synchronous(self, level: str) -> None:
+        """SQLite's ``synchronous`` for the write transaction about to begin, set only when the
+        connection's last one left another: the pooled connection keeps what it was set to (in
+        its ``info``), so that a run of writes that need not wait for the disk (a trace for every
+        resolution) sets it once, not twice a write, and a durable write after one of them sets
+        FULL again before it begins."""
+        info = self.connection.info
+        if info.get(_SQLITE_SYNCHRONOUS, _SQLITE_DURABLE) != level:
+            self.connection.exec_driver_sql(f"PRAGMA synchronous={level}")
+            info[_SQLITE_SYNCHRONOUS] = level
 
     @contextmanager
     def _transaction(self, begin: str) -> Iterator[Connection]:

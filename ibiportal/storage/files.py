@@ -24,7 +24,7 @@ from sqlalchemy import Connection, Row, delete, insert, select, text, update
 
 from ..errors import IbiError
 from .database import Storage
-from ..archive.history import FILE_ADDED, FILE_REMOVED, FILE_REPLACED, Actor, Change
+from ..ibi.history import FILE_ADDED, FILE_REMOVED, FILE_REPLACED, Actor, Change
 from .history import record_change
 from .schema import item_file, item_file_chunk
 from .signal import ibis_changed

@@ -1,4 +1,4 @@
-"""The history of the own Archive's items kept (``archive.history`` has its values).
+"""The history of the own Archive's items kept (``ibi.history`` has its values).
 
 An entry is written in the transaction of the change it records, so a change and its
 entry are kept together or not at all. Entries are only ever added: nothing here, nor in the API
@@ -10,7 +10,7 @@ import json
 
 from sqlalchemy import Connection, insert, select
 
-from ..archive.history import Actor, Change, HistoryEntry
+from ..ibi.history import Actor, Change, HistoryEntry
 from .database import COMMITTED_CHANGES, Storage, now_iso
 from .schema import item_history
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields
@@ -428,14 +429,39 @@ class FreshConnections:
 
     The resolver asks Archives from worker threads, which share no request's connection: each
     read takes a pooled connection for its one query and gives it back, and always sees the
-    latest mints.
+    latest mints. The reads of one lookup (an item's row, then its links) share one connection
+    inside :meth:`together`.
     """
 
     def __init__(self, setting: str) -> None:
         self.setting = setting
+        self._shared = threading.local()
+
+    @contextmanager
+    def together(self) -> Iterator[None]:
+        """The reads this thread makes inside the block on one pooled connection, taken once
+        (reads run in autocommit: each still sees the latest mints)."""
+        if getattr(self._shared, "storage", None) is not None:
+            yield
+            return
+        with self._own_storage() as storage:
+            self._shared.storage = storage
+            try:
+                yield
+            finally:
+                self._shared.storage = None
 
     @contextmanager
     def _storage(self) -> Iterator[Storage]:
+        shared = getattr(self._shared, "storage", None)
+        if shared is not None:
+            yield shared
+            return
+        with self._own_storage() as storage:
+            yield storage
+
+    @contextmanager
+    def _own_storage(self) -> Iterator[Storage]:
         storage = Storage(self.setting)
         try:
             yield storage

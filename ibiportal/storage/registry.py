@@ -1,9 +1,13 @@
 """Registered Archives and their history (file 003 §7.1–§7.2): the resolver service's
-:class:`~ibiportal.resolver.registration.ArchiveRegistry` and the administrator's operations.
+:class:`~ibiportal.resolver.registry_service.ArchiveRegistry` and the administrator's operations.
 
 Every write is one transaction (row and history together). Only the key's hash is stored
-(:class:`~ibiportal.resolver.registry.KeyHash`). Changes to which Archives are included empty every
+(:class:`~ibiportal.protocol.registry.KeyHash`). Changes to which Archives are included empty every
 resolution cache (``signal.py``).
+
+The registry has one module per layer (the design's "The registry"): ``protocol.registry``
+its values, ``resolver.registry_service`` §7.2's service, ``storage.registry`` what is kept,
+``application.registry`` the administrator's use case, which wires the other three.
 """
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ from datetime import datetime
 from sqlalchemy import Connection, Row, delete, insert, select, update
 
 from ..i18n import N_, Message, Recorded, from_record, to_record
-from ..resolver.registry import ArchiveDetails, ArchiveEvent, Confirmation, KeyHash, RegisteredArchive
+from ..protocol.registry import ArchiveDetails, ArchiveEvent, Confirmation, KeyHash, RegisteredArchive
 from .database import Storage, iso
 from .schema import archive, archive_event
 from .signal import bump_resolution_generation

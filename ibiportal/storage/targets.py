@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 from sqlalchemy import ColumnElement, and_, delete, exists, func, insert, not_, or_, select
 
-from ..archive.history import IMPORTED, MINTED
+from ..ibi.history import IMPORTED, MINTED
 from ..i18n import Message, Recorded, from_record, to_record
-from ..resolver.target_probe import TargetOutcome, TargetProbe
+from ..ibi.target_check import TargetOutcome, TargetProbe
 from .database import Storage
 from .schema import item_history, minted_item, target_check, target_check_result
 

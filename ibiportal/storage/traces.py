@@ -28,7 +28,7 @@ import json
 import threading
 from dataclasses import dataclass, field
 
-from sqlalchemy import Integer, bindparam, delete, func, insert, or_, select, update
+from sqlalchemy import Connection, Integer, bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..i18n import N_, Message, number, to_record
@@ -52,7 +52,12 @@ _BEYOND_COUNT = delete(trace).where(trace.c.id.in_(
     select(trace.c.id).order_by(*_NEWEST_FIRST).offset(bindparam("keep", type_=Integer))))
 _TOTAL_BYTES = select(func.coalesce(func.sum(trace.c.size), 0))
 _OLDEST_FIRST = select(trace.c.id, trace.c.size).order_by(trace.c.created_at, trace.c.id)
-_INSERT = insert(trace)
+#: The columns a trace is saved with (:meth:`TraceStore.save_trace`'s row).
+_ROW = ("id", "created_at", "persistent_url", "outcome", "body", "size", "ibi", "options")
+#: The trace's INSERT as each dialect writes it, compiled once, with the order of its parameters
+#: where the driver takes them by position (SQLite's ``?``): run as the driver's SQL, a save skips
+#: SQLAlchemy's keying and compiling of the statement (every resolution saves one).
+_INSERTS: dict[str, tuple[str, tuple[str, ...] | None]] = {}
 
 
 def stored_trace(body: dict) -> dict:
@@ -170,7 +175,7 @@ class TraceStore:
         database's one write lock meanwhile, and the other workers' traces queued behind it, their
         cores idle (``benchmarks/uncached.py``); a trace lost in a power failure reads "expired"."""
         with self.storage.write_transaction(durable=False) as conn:
-            conn.execute(_INSERT, [pending.row for pending in batch])
+            _insert(conn, [pending.row for pending in batch])
             if prune:
                 _prune(conn, keep, budget_bytes)
 
@@ -233,6 +238,18 @@ class TraceStore:
             text = json.dumps(body)
             conn.execute(update(trace).where(trace.c.id == trace_id).values(body=text, size=len(text.encode("utf-8"))))
         return True
+
+
+def _insert(conn: Connection, rows: list[dict]) -> None:
+    """``rows`` (each with every column of :data:`_ROW`) inserted by the statement compiled once."""
+    dialect = conn.dialect
+    compiled = _INSERTS.get(dialect.name)
+    if compiled is None:
+        statement = insert(trace).values({name: bindparam(name) for name in _ROW}).compile(dialect=dialect)
+        compiled = _INSERTS[dialect.name] = (statement.string, tuple(statement.positiontup or ())
+                                             if statement.positional else None)
+    sql, order = compiled
+    conn.exec_driver_sql(sql, rows if order is None else [tuple(row[name] for name in order) for row in rows])
 
 
 def _prune(conn, keep: int, budget_bytes: int) -> None:

@@ -24,7 +24,7 @@ from typing import Any
 from sqlalchemy import Integer, LargeBinary, Table, func, inspect, select, text
 
 from ..errors import IbiError
-from ..archive.media_types import bare_media_type
+from ..ibi.media_types import bare_media_type
 from .database import Storage
 from .schema import SCHEMA_REVISION, metadata
 

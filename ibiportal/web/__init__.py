@@ -4,7 +4,7 @@ from __future__ import annotations
 from flask import Flask
 
 from ..application import Application
-from ..resolver.registration import normalize_service_ibi
+from ..resolver.registry_service import normalize_service_ibi
 from flask_wtf import CSRFProtect
 
 from . import context, edge, host, i18n, limits, log_format, log_redaction, metrics, navigation, security, unread_body
@@ -14,6 +14,7 @@ from .api import bp as api_bp
 from .api.docs import docs_bp as api_docs_bp  # its openapi.json joins api_bp
 from .archive.views import bp as archive_bp
 from .archive.views import register_service_route as register_archive_service
+from .cached_hits import CachedHits
 from .service_paths import ServicePaths
 from .admin.items import bp as admin_items_bp
 from .admin.importing import bp as admin_import_bp
@@ -72,7 +73,8 @@ def register(app: Flask, built: Application) -> None:
     app.register_blueprint(registration_bp)  # fixed rule /<resolver service IBI> (§6.1)
     app.register_blueprint(archive_bp)
     register_archive_service(app)
-    app.wsgi_app = ServicePaths(app.wsgi_app, [  # type: ignore[method-assign]
+    # a cached redirect is answered before Flask's dispatch (cached_hits.py), after the service paths' spelling
+    app.wsgi_app = ServicePaths(CachedHits(app.wsgi_app, app), [  # type: ignore[method-assign]
         f"/{app.config['ARCHIVE_SERVICE_IBI']}", f"/{normalize_service_ibi(app.config['RESOLVER_SERVICE_IBI'])}"])
     app.register_blueprint(resolve_bp)  # its /<path> rule yields to every fixed rule above
     register_errorhandlers(app)

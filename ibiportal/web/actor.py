@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import g
 
-from ..archive.history import Actor
+from ..ibi.history import Actor
 from .auth.session import current_admin
 
 

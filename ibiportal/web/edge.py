@@ -102,11 +102,16 @@ def check_pairs(pairs: Iterable[tuple[str | None, str]], pasted: frozenset[str] 
             raise fault
 
 
+def passes_undecoded(query: bytes) -> bool:
+    """Whether a query string is sure to pass without being decoded: printable ASCII without ``%``,
+    at most :data:`MAX_TEXT_CHARS` long (no value can then hold a control character or be too long)."""
+    return len(query) <= MAX_TEXT_CHARS and _PLAIN_QUERY.search(query) is None
+
+
 def check_request() -> None:
     """Before every view: the query string, then a posted form (a PUT's body is a file, whatever its
     type; bodies of other types are the views')."""
-    query = request.query_string
-    if _PLAIN_QUERY.search(query) is not None or len(query) > MAX_TEXT_CHARS:  # else nothing to decode
+    if not passes_undecoded(request.query_string):
         check_pairs(request.args.items(multi=True), PASTED_FIELDS.get(request.endpoint, frozenset()))
     if request.method == "POST" and request.mimetype in FORM_MIMETYPES and request.endpoint not in RAW_BODY_ENDPOINTS:
         _count_fields()

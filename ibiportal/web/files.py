@@ -27,7 +27,7 @@ from flask import Response, jsonify, request
 from werkzeug.http import http_date, is_resource_modified
 
 from .i18n import gettext
-from ..archive.media_types import bare_media_type
+from ..ibi.media_types import bare_media_type
 from ..archive.own import item_file_url
 from ..log_limits import LimitedLog
 from ..application import Application

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from ibiportal.archive.history import Actor
+from ibiportal.ibi.history import Actor
 from ibiportal.application.files import FileNotHeld, FileTooLarge, ItemFiles, Upload, UploadRefused
 from ibiportal.application.items import ItemDeleted, ItemNotFound
 from ibiportal.errors import ParseError

@@ -18,7 +18,7 @@ import pytest
 
 from ibiportal import create_app
 
-from ibiportal.archive.history import EDITED, FILE_ADDED, IMPORTED, Actor
+from ibiportal.ibi.history import EDITED, FILE_ADDED, IMPORTED, Actor
 from ibiportal.ibi.conversion import convert
 from ibiportal.ibi.repository import decode_rep_suffix
 from ibiportal.application.minting import Minter
@@ -28,6 +28,7 @@ from ibiportal.storage.files import FileStore
 from ibiportal.storage.history import HistoryStore
 from ibiportal.storage.identifiers import IdentifierStore
 from tests.servers import loopback_server
+from tests.settings_marker import marked_settings
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "import"
 INPE_REP, INPE_IBIP = "sid.inpe.br/mtc-m18@80/2009/07.21.13.23", "8JMKD3MGP8W/35MME4E"
@@ -87,9 +88,10 @@ class OaiProvider:
 
 
 @pytest.fixture
-def app(database_setting):
+def app(database_setting, request):
     """The portal on SQLite, then on PostgreSQL (several nodes share its subsystem clock)."""
-    return create_app({"TESTING": True, "DATABASE": database_setting, "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False})
+    return create_app({"TESTING": True, "DATABASE": database_setting, "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False,
+                       **marked_settings(request)})
 
 
 @pytest.fixture
@@ -268,8 +270,8 @@ def test_a_source_that_stops_loses_nothing_and_a_second_run_goes_on(app, runner,
     assert list(outcomes.values()).count("created") == 1  # the own-prefix item of page 3
 
 
+@pytest.mark.settings(MAX_FILE_BYTES=10)
 def test_a_file_over_the_limit_fails_its_item_whole_and_nothing_else(app, runner, provider, col):
-    app.config["MAX_FILE_BYTES"] = 10
     result = _import(runner, provider.url, "--files", str(col))
     assert _outcomes(result.output)[f"oai:urlib.net:{INPE_REP}"] == "failed"
     assert "more than the 10 a file may have" in result.output

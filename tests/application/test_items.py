@@ -13,7 +13,7 @@ from ibiportal.ibi.subsystem import Subsystem
 from ibiportal.storage.database import Storage
 from ibiportal.storage.history import HistoryStore
 from ibiportal.storage.identifiers import IdentifierStore
-from ibiportal.archive.history import Actor
+from ibiportal.ibi.history import Actor
 
 TESTER = Actor("command", "tests")
 

@@ -13,7 +13,7 @@ import responses
 
 from ibiportal.application.items import ItemDeleted, ItemNotFound, ItemReleased, ItemService
 from ibiportal.application.releasing import Releasing, ReleaseRefused, Successor
-from ibiportal.archive.history import RELEASED, Actor
+from ibiportal.ibi.history import RELEASED, Actor
 from ibiportal.archive.own import own_archive_service
 from ibiportal.errors import ParseError
 from ibiportal.application.minting import Minter

@@ -28,11 +28,10 @@ CLIENT = ClientInfo(("172.16.44.200", "150.163.68.1"), "pt-BR")
 
 @pytest.fixture
 def application(database_setting, tmp_path):
-    flask_config = {**config.DEFAULTS, "DATABASE": database_setting, "TRUSTED_PROXIES": ["192.0.2.9"], "TESTING": True}
-    settings = config.Settings.from_config(flask_config, instance=str(tmp_path))
+    settings = config.Settings(database=database_setting, trusted_proxies=("192.0.2.9",), instance=str(tmp_path))
     transports = Transports(http=HttpTransport, fan_out=HttpTransport, target_check=HttpTransport)
-    built = Application(settings, flask_config, functools.partial(Storage, database_setting), transports,
-                        clock=lambda: TRACED_AT)
+    built = Application(settings, functools.partial(Storage, database_setting), transports, clock=lambda: TRACED_AT,
+                        testing=True)
     storage = built.storage()  # the test is one unit of work: the use cases share this connection
     yield built, storage
     built.close_storage()
@@ -107,7 +106,7 @@ def test_a_checks_trace_budget_keeps_what_found_nothing_first():
 def test_a_checks_resolution_beyond_its_budget_keeps_no_trace(application):
     built, storage = application
     batch = built.resolving.batch(SITE)
-    assert batch.traces.limit == built.config["TRACE_RETENTION"] // 2
+    assert batch.traces.limit == built.settings.trace_retention // 2
     batch = replace(batch, endpoints=tuple(built.resolving.archive_endpoints(ArchiveSet(ArchiveGroup.DEMO), SITE.portal_url)),
                     traces=TraceBudget(1))
     url = Asked.parse("http://urlib.net/8JMKD3MGP8W/34PGRBS")

@@ -80,3 +80,14 @@ def test_translation_with_a_language_is_answered_by_that_language_only():
     assert Relation.parse(".translation(pt)").answers(wanted)
     assert not Relation.parse(".translation(pt-BR)").answers(wanted)
     assert not Relation.parse(".translation").answers(wanted)
+
+
+def test_a_relation_hashes_and_pickles_as_its_elements():
+    import pickle
+
+    relation = Relation.parse(".lastedition.translation(pt).metadata(oai_dc)")
+    same = Relation.parse(".lastedition.translation(pt).metadata(oai_dc)")
+    assert relation == same and hash(relation) == hash(same) and {relation: 1}[same] == 1
+    assert str(relation) == ".lastedition.translation(pt).metadata(oai_dc)" == relation.text
+    assert pickle.loads(pickle.dumps(relation)) == relation  # the hash is worked out again, not carried
+    assert hash(Relation()) == hash(Relation(())) and str(Relation()) == ""

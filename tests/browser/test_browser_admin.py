@@ -20,7 +20,7 @@ from ibiportal.archive.demo import load_demo_archives
 from ibiportal.archive.http_server import ArchiveHTTPServer
 from ibiportal.errors import ParseError
 from ibiportal.protocol.messages import RegistrationKey, check_key
-from ibiportal.resolver.registry import ArchiveDetails, Confirmation, KeyHash
+from ibiportal.protocol.registry import ArchiveDetails, Confirmation, KeyHash
 from ibiportal.resolver.conformance_probes import CHECK_TIMEOUTS
 from ibiportal.storage.registry import ArchiveStore
 

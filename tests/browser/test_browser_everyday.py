@@ -62,7 +62,7 @@ def excluded_archive(live_server):
     from datetime import datetime, timezone
 
     from ibiportal.protocol.messages import RegistrationKey
-    from ibiportal.resolver.registry import ArchiveDetails, Confirmation, KeyHash
+    from ibiportal.protocol.registry import ArchiveDetails, Confirmation, KeyHash
     from ibiportal.storage.registry import ArchiveStore
 
     storage = live_server.storage()

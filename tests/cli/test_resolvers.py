@@ -1,8 +1,8 @@
 """``flask resolvers join|leave|list``: the portal's own Archive and an outside resolver (file 003 §7.2).
 
 The resolver is ``tests/archive/independent_resolver.py``, written from the standard alone. The
-end-to-end test runs the real portal under gunicorn at ``IBIPORTAL_PORTAL_URL`` and the CLI as a
-process of its own, so the inclusion request, the resolver's confirmation request to the
+end-to-end test runs the real portal under gunicorn at ``IBIPORTAL_PORTAL_URL`` and the CLI's join and
+leave as processes of their own, so the inclusion request, the resolver's confirmation request to the
 portal's real Archive service route (Example 7.4) and both answers cross loopback sockets.
 """
 from __future__ import annotations
@@ -57,10 +57,13 @@ def test_joining_and_leaving_with_the_real_portal_answering_the_confirmation(tmp
             return subprocess.run([sys.executable, "-m", "flask", "--app", "app", "resolvers", *args], cwd=ROOT,
                                   env={**os.environ, **env}, capture_output=True, text=True, timeout=120)
 
+        # join and leave cross the sockets; list only reads the database: in this process (a CLI
+        # process imports the portal first, 3 s of CPU)
+        lister = create_app({"TESTING": True, "DATABASE": env["IBIPORTAL_DATABASE"], "SECRET_KEY": "test"}).test_cli_runner()
         joined = flask("join", resolver.url, "--key", KEY)
-        listed = flask("list")
+        listed = lister.invoke(args=["resolvers", "list"])
         left = flask("leave", resolver.url, "--key", KEY)
-        listed_after = flask("list")
+        listed_after = lister.invoke(args=["resolvers", "list"])
     finally:
         portal_log = portal.stop()
     access_log = capfd.readouterr().out  # gunicorn writes its access log to standard output

@@ -24,6 +24,7 @@ from ibiportal.protocol import (
     request_url,
 )
 from ibiportal.protocol.query import build_query, decode_query_value, encode_query_value, parse_query
+from ibiportal.protocol.messages import request_of_pairs
 from tests.standard_examples import (
     EXAMPLE_6_1,
     EXAMPLE_7_2,
@@ -356,3 +357,34 @@ def test_a_file_path_without_its_slash_is_read_as_example_9_11_writes_it():
     request = parse_request("servicesubject=urlRequest&clientinformation.ipaddress=1.2.3.4&parsedibiurl.ibi=a/b"
                             "&parsedibiurl.filepath=reference.bib")
     assert request.filepath == "/reference.bib"
+
+
+PRINTABLE_ASCII = "".join(chr(code) for code in range(0x20, 0x7F))
+
+
+@pytest.mark.parametrize("message", [
+    UrlRequest(("150.163.34.1",), "8JMKD3MGP8W/35MMLL8"),
+    UrlRequest(("172.16.44.200", "150.163.68.1"), "sid.inpe.br/mtc-m21c/2019/01.01.00.00.00", "/a b+c%d.pdf",
+               ("GetTranslation(pt-BR)", "GetLastEdition", "GetFileList")),
+    Acknowledgment(client_ips=("172.16.44.200", "150.163.68.1"), content_type="Data", url="http://x.example/"
+                   + PRINTABLE_ASCII, url_persistent="http://urlib.net:80/8JMKD3MGP8W/35MMLL8?ibiurl.language=pt",
+                   urlkey="1426387214-9164566186556927", ibi="rep sid.inpe.br/a/2019/01.01 ibip 8JMKD3MGP8W/35MMLL8",
+                   state="Original"),
+    Acknowledgment(client_ips=("::1",), content_type="Metadata", url="https://x.example/=&?%+ ",
+                   url_persistent="https://p.example:443/a/b", urlkey="1426387214"),
+], ids=["bare", "verbs-file", "every-ascii", "https"])
+@pytest.mark.parametrize("sort", [False, True])
+def test_a_message_the_resolver_writes_reads_back_as_itself_so_its_query_may_stand_for_it(message, sort):
+    """What lets parse_request return a message written lately instead of reading its query
+    again (messages._Written): the reading, done in full, gives the very message."""
+    query = message.to_query(sort=sort)
+    assert request_of_pairs(parse_query(query)) == message
+    assert parse_request(query) == message
+
+
+def test_a_query_not_written_here_is_read_in_full():
+    message = UrlRequest(("150.163.34.1",), "8JMKD3MGP8W/35MMLL8")
+    query = message.to_query() + "&x=1"  # an extra pair: never one this process wrote
+    assert parse_request(query).extra == (("x", "1"),)
+    with pytest.raises(ParseError):
+        parse_request(message.to_query() + "&parsedibiurl.ibi=a/b")  # a pair twice

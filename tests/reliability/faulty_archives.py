@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime, timezone
 
-from ibiportal.resolver.registry import ArchiveDetails, Confirmation, KeyHash
+from ibiportal.protocol.registry import ArchiveDetails, Confirmation, KeyHash
 from ibiportal.protocol.messages import RegistrationKey
 from ibiportal.storage.database import Storage
 from ibiportal.storage.registry import ArchiveStore

@@ -148,7 +148,7 @@ def test_each_fault_ends_within_the_deadline_and_the_trace_names_it(transport_cl
 
 @pytest.mark.parametrize(("content_type", "note"), [
     ("text/html; charset=utf-8", "content type is 'text/html; charset=utf-8', not text/plain (§6.2); read anyway"),
-    (None, "content type is '(none)', not text/plain (§6.2); read anyway"),
+    (None, "the answer has no content type, not text/plain (§6.2); read anyway"),
 ])
 def test_a_wrong_content_type_is_read_and_noted(transport_class, content_type, note):
     with RawArchive(answers(GOOD_ANSWER, content_type=content_type)) as archive:

@@ -16,10 +16,10 @@ import pytest
 import requests
 
 from ibiportal.protocol.messages import RegistrationKey
-from ibiportal.resolver.registry import ArchiveDetails, Confirmation, KeyHash
+from ibiportal.protocol.registry import ArchiveDetails, Confirmation, KeyHash
 from ibiportal.storage.database import Storage
 from ibiportal.storage.registry import ArchiveStore
-from tests.reliability.processes import start_gunicorns
+from tests.reliability.processes import start_gunicorns, stop_gunicorns
 from tests.standard_examples import SECTION_10_1_URL
 
 CONCURRENT = 40
@@ -112,5 +112,5 @@ def test_forty_requests_over_two_nodes_send_one_url_request_and_every_follower_l
             linked = requests.get(f"{node.url}/api/v1/trace/{leader_trace_id}", timeout=10).json()
             assert linked["url"] == SECTION_10_1_URL and linked["hops"] == 1
     finally:
-        logs = "".join(node.stop() for node in nodes)
+        logs = "".join(stop_gunicorns(nodes))
     assert "Traceback" not in logs

@@ -18,9 +18,11 @@ from ibiportal.storage.outage import READ_RETRY_PAUSE_SECONDS
 from tests.servers import PostgresServer
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def outage_server():
-    """A PostgreSQL of this test's own: it is stopped and started again."""
+    """A PostgreSQL of this module's own (not the session's: it is stopped and started again),
+    shared by its tests: each leaves it running (``resume`` in a ``finally``) and takes a fresh
+    database of it, and one cluster's start (initdb, then the migrations) is a few seconds."""
     server = PostgresServer.start()
     yield server
     server.stop()

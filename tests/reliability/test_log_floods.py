@@ -16,7 +16,7 @@ from ibiportal.application import references, resolving
 from ibiportal.application.references import ReferenceCheck
 from ibiportal.ibi.extract import extract
 from ibiportal.log_limits import DEFAULT_INTERVAL_SECONDS, LimitedLog
-from ibiportal.resolver import curl_transport, registration
+from ibiportal.resolver import curl_transport, registry_service
 from ibiportal.resolver.statuses import ALERT_STATUS, FOUND_STATUS
 from ibiportal.resolver.trace import StepKind, TraceStep
 from ibiportal.resolver.transport import Timeouts
@@ -72,7 +72,7 @@ def portal(database: str, **settings):
 
 
 def test_refused_archive_registrations(tmp_path, limited, caplog):
-    clock = limited(registration, "_REFUSALS")
+    clock = limited(registry_service, "_REFUSALS")
     client = portal(fresh_sqlite(tmp_path / "p.sqlite")).test_client()
 
     def refused() -> None:

@@ -16,12 +16,12 @@ import pytest
 import requests
 
 from ibiportal.protocol.messages import ExclusionRequest, InclusionRequest, RegistrationKey, request_url
-from ibiportal.resolver.registry import KeyHash
+from ibiportal.protocol.registry import KeyHash
 from ibiportal.storage.database import Storage
 from ibiportal.storage.identifiers import IdentifierStore
 from ibiportal.storage.registry import ArchiveStore
 from ibiportal.storage.tokens import TokenStore
-from tests.reliability.processes import start_gunicorns
+from tests.reliability.processes import start_gunicorns, stop_gunicorns
 from tests.standard_examples import SECTION_10_1_URL
 
 RESOLVER_SERVICE_IBI = "J8LNKB5R7W/3FUQHC5"
@@ -50,8 +50,7 @@ def cluster(postgres_server, redis_server, tmp_path_factory):
     nodes = start_gunicorns([{**common, "IBIPORTAL_INSTANCE": str(tmp_path_factory.mktemp(f"node-{name}"))}
                              for name in "ab"])
     yield {"database": database, "nodes": nodes}
-    for node in nodes:
-        node.stop()
+    stop_gunicorns(nodes)
 
 
 def client_ip(number: int) -> dict[str, str]:

@@ -16,7 +16,7 @@ import requests
 
 from ibiportal.storage.database import Storage
 from ibiportal.storage.identifiers import IdentifierStore
-from tests.reliability.processes import start_gunicorns
+from tests.reliability.processes import start_gunicorns, stop_gunicorns
 from tests.servers import PostgresServer, RedisServer
 
 pytestmark = pytest.mark.slow
@@ -43,7 +43,7 @@ def test_two_nodes_minting_through_a_postgresql_restart_and_redis_stopped(server
               "IBIPORTAL_GRANULARITY": "0.01", "IBIPORTAL_DEMO_ARCHIVES": "0", "IBIPORTAL_RATELIMIT_ENABLED": "0"}
     nodes = start_gunicorns([{**common, "IBIPORTAL_INSTANCE": str(tmp_path_factory.mktemp(f"outage-{name}"))}
                              for name in "ab"])
-    stop = threading.Event()
+    stop, met_the_outage = threading.Event(), threading.Event()
     answered: list[dict] = []
     statuses: list[int] = []
     lock = threading.Lock()
@@ -69,6 +69,7 @@ def test_two_nodes_minting_through_a_postgresql_restart_and_redis_stopped(server
                             answered.append({**response.json(), "key": key, "target": target})
                         break
                     assert response.status_code == 503 and response.headers["Retry-After"]
+                    met_the_outage.set()
                     time.sleep(RETRY_PAUSE)
 
     def more_answers(count: int) -> None:
@@ -83,7 +84,8 @@ def test_two_nodes_minting_through_a_postgresql_restart_and_redis_stopped(server
             running = [pool.submit(client, number) for number in range(CLIENTS)]
             more_answers(CLIENTS)
             postgres.halt()
-            time.sleep(1)
+            # down until a client has met it (a 503 can come from nothing else), however loaded the machine
+            assert met_the_outage.wait(120), "no mint met the stopped PostgreSQL"
             postgres.resume()
             more_answers(CLIENTS)
             redis.stop()  # in the middle: the nodes no longer hear each other, minting goes on
@@ -101,7 +103,7 @@ def test_two_nodes_minting_through_a_postgresql_restart_and_redis_stopped(server
             answer = requests.get(f"{node.url}/{item['ibip']}", allow_redirects=False, timeout=20)
             assert answer.status_code == 302 and answer.headers["Location"] == item["target"]
     finally:
-        logs = [node.stop() for node in nodes]
+        logs = stop_gunicorns(nodes)
     assert 500 not in statuses and set(statuses) <= {201, 503}
     keys_answered = {item["key"]: item["ibip"] for item in answered}
     assert len(keys_answered) == len(answered)  # one answer per key

@@ -11,7 +11,7 @@ from ibiportal.ibi.identifier import parse_ibi
 from ibiportal.ibi.prefixes import KNOWN_PREFIX_PAIRS
 from ibiportal.resolver.diagnosis import Case, NextStep, NotFoundDiagnosis, IssuingSubsystem, Page, diagnose, subsystem_of
 from ibiportal.resolver.engine import Asked, ClientInfo, Resolver
-from ibiportal.resolver.registry import ArchiveEvent, KeyHash, RegisteredArchive
+from ibiportal.protocol.registry import ArchiveEvent, KeyHash, RegisteredArchive
 from ibiportal.resolver.transport import ArchiveEndpoint, Exchange, Failure, Timeouts
 
 CLIENT = ClientInfo(("172.16.44.200",), None)

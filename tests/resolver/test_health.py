@@ -10,7 +10,7 @@ from ibiportal.resolver.health import (
     archive_health,
     percentile,
 )
-from ibiportal.resolver.registry import KeyHash, RegisteredArchive
+from ibiportal.protocol.registry import KeyHash, RegisteredArchive
 
 KEY = KeyHash(b"salt", b"digest")
 

@@ -10,7 +10,8 @@ import pytest
 import responses
 
 from ibiportal.resolver.http_transport import HttpTransport
-from ibiportal.resolver.target_probe import MAX_REDIRECTS, HostPacer, TargetChecker, TargetOutcome
+from ibiportal.ibi.target_check import TargetOutcome
+from ibiportal.resolver.target_probe import MAX_REDIRECTS, HostPacer, TargetChecker
 
 TARGET = "http://repository.example/item/42"
 

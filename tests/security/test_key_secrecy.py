@@ -14,7 +14,7 @@ import requests
 
 from ibiportal import create_app
 from ibiportal.protocol.messages import RegistrationKey
-from ibiportal.resolver.registry import KeyHash
+from ibiportal.protocol.registry import KeyHash
 from ibiportal.storage.database import Storage
 from ibiportal.storage.registry import ArchiveStore
 from ibiportal.web.log_redaction import REDACTED, RedactKeys, redact

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from sqlalchemy import insert, select, text, update
+from sqlalchemy import event, insert, select, text, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from ibiportal import create_app
@@ -193,14 +193,24 @@ def test_a_sqlite_write_that_need_not_wait_for_the_disk_commits_without_and_the_
     synchronous = "PRAGMA synchronous"
     assert storage.connection.exec_driver_sql(synchronous).scalar() == 2  # FULL: every commit waits
     before = _generation(storage)
+    set_to: list[str] = []
+    event.listen(storage.connection, "before_cursor_execute",
+                 lambda conn, cursor, statement, *rest: set_to.append(statement) if "synchronous=" in statement else None)
+
+    def during(durable: bool) -> int:
+        with storage.write_transaction(durable=durable) as conn:
+            return conn.exec_driver_sql(synchronous).scalar()
+
     with storage.write_transaction(durable=False) as conn:
-        during = conn.exec_driver_sql(synchronous).scalar()
+        first = conn.exec_driver_sql(synchronous).scalar()
         conn.execute(update(resolution_generation).values(value=resolution_generation.c.value + 1))
-    assert during == 1  # NORMAL for that transaction alone
-    assert storage.connection.exec_driver_sql(synchronous).scalar() == 2
+    assert first == 1  # NORMAL for that transaction
+    assert during(False) == 1 and set_to == ["PRAGMA synchronous=NORMAL"]  # set once for a run of them
+    assert during(True) == 2  # the next durable write waits for the disk again
+    assert set_to == ["PRAGMA synchronous=NORMAL", "PRAGMA synchronous=FULL"]
     with pytest.raises(RuntimeError), storage.write_transaction(durable=False):
         raise RuntimeError("rolled back")
-    assert storage.connection.exec_driver_sql(synchronous).scalar() == 2
+    assert during(True) == 2
     assert _generation(storage) == before + 1  # committed; the rolled back one is not
     storage.close()
 

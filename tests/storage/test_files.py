@@ -11,7 +11,7 @@ import pytest
 from ibiportal.storage import files as files_module
 from ibiportal.storage.database import Storage
 from ibiportal.storage.files import FileChanged, FileStore, read_chunks
-from ibiportal.archive.history import Actor
+from ibiportal.ibi.history import Actor
 
 TESTER = Actor("command", "tests")
 

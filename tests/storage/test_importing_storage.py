@@ -9,7 +9,7 @@ from decimal import Decimal
 
 import pytest
 
-from ibiportal.archive.history import Actor
+from ibiportal.ibi.history import Actor
 from ibiportal.ibi.minted import MintedItem
 from ibiportal.storage.database import Storage
 from ibiportal.storage.files import FileStore

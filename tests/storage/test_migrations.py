@@ -30,7 +30,7 @@ from ibiportal.storage.schema import SCHEMA_REVISION, metadata
 from ibiportal.storage.signal import read_changes
 from ibiportal.storage.traces import TraceStore
 from tests.storage.trace_measure import stored_bytes
-from ibiportal.archive.history import Actor
+from ibiportal.ibi.history import Actor
 
 TESTER = Actor("command", "tests")
 

@@ -15,7 +15,7 @@ from sqlalchemy import inspect
 
 from ibiportal import create_app
 from ibiportal.protocol.messages import RegistrationKey
-from ibiportal.resolver.registry import KeyHash
+from ibiportal.protocol.registry import KeyHash
 from ibiportal.storage.database import Storage
 from ibiportal.storage.registry import ArchiveStore
 from ibiportal.storage.schema import metadata

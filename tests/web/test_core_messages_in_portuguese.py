@@ -1,7 +1,7 @@
 """Every message the core can produce arrives whole in Portuguese: each parser is driven with a
 corpus of bad inputs, and what it says is rendered as a Portuguese page renders it.
 
-The browser walks (``tests/browser/test_browser_untranslated.py``) see the states a browser
+The browser walk (``tests/browser/test_page_checks.py``) sees the states a browser
 reaches; most of a parser's messages belong to none of them. Here each message is rendered in
 both languages, and the Portuguese one may share no word with the English one, except:
 

@@ -1,4 +1,5 @@
-"""One door: the web layer and the CLI reach the database only through the application, and
+"""One door: the web layer and the CLI reach the database only through the application, the
+application reads only its typed settings and gives each use case its own collaborators, and
 storage depends on nothing above it (read from the source, so a new shortcut fails here)."""
 from __future__ import annotations
 
@@ -58,12 +59,32 @@ def test_no_view_or_command_builds_a_store():
     assert _store_builders("web") + _store_builders("cli") == []
 
 
-def test_storage_depends_on_no_resolver_cache():
-    assert _importers("storage", "ibiportal.resolver.cache") == []
+def test_storage_depends_on_no_layer_above_it():
+    """Storage keeps values of the core; it imports nothing of the resolver, the Archive side,
+    the application or the web (a value both sides share lives in the core)."""
+    above = ("ibiportal.resolver", "ibiportal.archive", "ibiportal.application", "ibiportal.web", "flask")
+    assert {layer: _importers("storage", layer) for layer in above} == {layer: [] for layer in above}
 
 
 def test_the_application_layer_knows_no_flask():
     assert _importers("application", "flask") == []
+
+
+def test_the_application_layer_reads_no_flask_configuration():
+    """It is given the typed, frozen settings once (``create_app``): no ``…config`` read, so a
+    setting changed on a running app reaches none of it, and no test can lean on that."""
+    reads = [f"{path.relative_to(PACKAGE)}:{node.lineno}" for path in _modules("application")
+             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+             if isinstance(node, ast.Attribute) and node.attr == "config"]
+    assert reads == []
+
+
+def test_no_use_case_holds_the_whole_application():
+    """Each use case is given the collaborators it uses, wired once by ``Application``: none
+    takes the application itself (a service locator)."""
+    holders = [path.name for path in _modules("application") if path.name != "__init__.py"
+               and "Application" in _imported(path) | {name.rsplit(".", 1)[-1] for name in _imported(path)}]
+    assert holders == []
 
 
 def test_reference_check_threads_need_no_request_context():

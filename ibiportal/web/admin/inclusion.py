@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from flask_babel import LazyString, lazy_gettext
 
-from ...application.registering import inclusion_request_pairs
+from ...application.registry import inclusion_request_pairs
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,7 @@
-"""Joining outside resolvers, for the Resolvers page and ``flask resolvers``: the use case built
-from the app's configuration, and its answers put into words (one wording for both)."""
+"""Joining outside resolvers, for the Resolvers page and ``flask resolvers``: the use case, and its
+answers put into words (one wording for both)."""
 from __future__ import annotations
 
-from flask import current_app
 from flask_babel import lazy_gettext
 
 from ...application.joining import Action, Joining, JoinOutcome, ResolverAnswer
@@ -11,17 +10,8 @@ from ..i18n import gettext, translate
 
 
 def joining() -> Joining:
-    """:class:`Joining` for this app: its own Archive's settings, the one-off ``requests``
-    transport (with the address policy of ``IBIPORTAL_ALLOW_PRIVATE_ARCHIVES``), its storage."""
-    config = current_app.config
-    return Joining(
-        portal_url=config["PORTAL_URL"],
-        service_ibi=config["ARCHIVE_SERVICE_IBI"],
-        admin_email=config["ADMIN_EMAIL"],
-        transport=application().http_transport,
-        storage=application().storage,
-        clock=application().clock,
-    )
+    """:class:`Joining` for this app, as the application wires it."""
+    return application().joining()
 
 
 #: The subject sent for each action (Table 7.2).

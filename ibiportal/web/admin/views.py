@@ -21,15 +21,15 @@ from ...errors import ParseError
 from ...resolver.conformance import ConformanceCheck, check_bound, send_confirmation_request
 from ...resolver.conformance_probes import CHECK_TIMEOUTS, ServiceAddress
 from ...resolver.conformance_rules import RuleResult, format_ms
-from ...resolver.registry import Confirmation, RegisteredArchive
-from ...resolver.registration import normalize_service_ibi
+from ...protocol.registry import Confirmation, RegisteredArchive
+from ...resolver.registry_service import normalize_service_ibi
 from ..auth.session import admin_required, current_admin
 from ..context import application
 from ..form_errors import add_error, show_error
 from ...i18n import N_
 from ..i18n import gettext, translate
 from .forms import ActionForm, ConformanceForm, RegisterForm
-from ...application.registering import AlreadyRegistered, inclusion_request_pairs
+from ...application.registry import AlreadyRegistered, inclusion_request_pairs
 from .inclusion import inclusion_script
 from .transport import check_transport
 

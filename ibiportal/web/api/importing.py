@@ -23,7 +23,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from ...application.files import FileTooLarge
 from ...application.import_sources import ImportSource, Reading
 from ...application.importing import Totals
-from ...archive.history import Actor
+from ...ibi.history import Actor
 from ...errors import ParseError
 from ...i18n import N_
 from ..context import application

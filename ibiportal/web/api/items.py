@@ -18,7 +18,7 @@ from ...application.releasing import Successor
 from ...errors import ParseError
 from ...ibi.identifier import parse_ibi
 from ...i18n import N_
-from ...archive.history import HistoryEntry
+from ...ibi.history import HistoryEntry
 from ...archive.model import format_timestamp
 from ...archive.own import item_page_url
 from ..context import application, request_client, resolver_base

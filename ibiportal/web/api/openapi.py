@@ -19,7 +19,7 @@ from ...ibi.languages import COUNTRIES, LANGUAGES
 from ...ibi.modifiers import COMPOSITIONS
 from ...resolver.diagnosis import Case, Page
 from ...resolver.trace import AlertReason, SetAside, Status, StepKind
-from ...archive.history import ACTIONS
+from ...ibi.history import ACTIONS
 from ...application.importing import OUTCOMES as IMPORT_OUTCOMES
 from ...application.usage_counting import KINDS as USAGE_KINDS
 from ..edge import MAX_TEXT_CHARS

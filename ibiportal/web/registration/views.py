@@ -3,7 +3,7 @@
 It answers "Incluir arquivo" (2) and "Excluir arquivo" (7) of Figure 7.1 (Table 7.2,
 Examples 7.2 and 7.3) with a ``text/plain`` ASCII pair list (§6.2) – the status (5)/(8) of
 §7.2, or a refusal (STANDARD.md §3) with its 4xx status – computed by
-:class:`~ibiportal.resolver.registration.RegistrationService`. Any other ``servicesubject``
+:class:`~ibiportal.resolver.registry_service.RegistrationService`. Any other ``servicesubject``
 at this address is refused with 400. Too many requests, or too many wrong keys, are refused
 with 429 and ``Retry-After`` (``ibiportal.web.limits``), also as a pair list.
 
@@ -20,7 +20,7 @@ from flask_limiter import RateLimitExceeded
 from ...errors import ParseError
 from ...protocol.query import parse_query
 from ...protocol.status import refused
-from ...resolver.registration import normalize_service_ibi
+from ...resolver.registry_service import normalize_service_ibi
 from .. import limits
 from ..context import application
 

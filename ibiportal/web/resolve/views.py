@@ -10,6 +10,7 @@ redirects, IBIPORTAL_NEGATIVE_CACHE_SECONDS=0 for alerts).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from flask import Blueprint, Response, jsonify, render_template, request
 from markupsafe import escape
 from werkzeug.routing import PathConverter
@@ -100,23 +101,30 @@ def found_response(url: str, rescued: str | None, trace_url: str, cache: str) ->
         response = error_response(gettext("The Archive holding the item of %(link)s answers this very address, "
                                           "where this portal holds no such file.", link=rescued), 404)
         return with_trace_headers(response, trace_url, cache)
+    headers = found_headers(url, trace_url, cache, portal_url, resolver_base)
+    return Response(redirect_body(url), FOUND_STATUS, headers, mimetype="text/html")
+
+
+def redirect_body(url: str) -> str:
+    """The redirect's page, for a client that does not follow ``Location``."""
     link = escape(url)
+    return f'<!doctype html>\n<title>Redirecting</title>\n<p>Redirecting to <a href="{link}">{link}</a>.\n'
+
+
+def found_headers(url: str, trace_url: str, cache: str, portal: Callable[[], str],
+                  base: Callable[[], str]) -> list[tuple[str, str]]:
+    """The redirect's own headers: ``Location``, :func:`trace_headers`, and for a redirect to an
+    own item's landing page the FAIR signposts known from its IBIp (``web.signposting``:
+    ``cite-as``, ``describedby`` its metadata, ``linkset``) in a second ``Link`` header, built once
+    per item and worker; ``portal`` and ``base`` give this portal's address and the resolver
+    base, asked only for such a redirect (``web/cached_hits.py`` answers from the same function)."""
     headers = [("Location", url), *trace_headers(trace_url, cache)]
     if "/archive/items/" in url:  # maybe an own item's landing page; any other redirect pays this test alone
-        headers += signposting_headers(url)
-    return Response(f'<!doctype html>\n<title>Redirecting</title>\n<p>Redirecting to <a href="{link}">{link}</a>.\n',
-                    FOUND_STATUS, headers, mimetype="text/html")
-
-
-def signposting_headers(url: str) -> list[tuple[str, str]]:
-    """For a redirect to an own item's landing page, the FAIR signposts known from its IBIp
-    (``web.signposting``: ``cite-as``, ``describedby`` its metadata, ``linkset``) in a second
-    ``Link`` header, built once per item and worker; none for any other redirect."""
-    portal = portal_url()
-    ibip = landing_ibip(url, portal)
-    if ibip is None:
-        return []
-    return [("Link", redirect_link_header(portal, persistent_url(resolver_base(), ibip), ibip))]
+        address = portal()
+        ibip = landing_ibip(url, address)
+        if ibip is not None:
+            headers.append(("Link", redirect_link_header(address, persistent_url(base(), ibip), ibip)))
+    return headers
 
 
 def trace_headers(trace_url: str, cache: str) -> list[tuple[str, str]]:

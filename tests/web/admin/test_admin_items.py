@@ -13,14 +13,15 @@ from werkzeug.test import stream_encode_multipart
 
 from ibiportal import create_app
 from tests.admin_session import log_in_as
+from tests.settings_marker import marked_settings
 
 PDF = b"%PDF-1.4\n" + b"x" * 3000
 
 
 @pytest.fixture
-def app(new_database):
-    return create_app({"TESTING": True, "DATABASE": new_database(), "SECRET_KEY": "test",
-                       "MAX_FILE_BYTES": 10_000, "GRANULARITY": "0.001"})  # CSRF on, as in production
+def app(new_database, request):
+    return create_app({"TESTING": True, "DATABASE": new_database(), "SECRET_KEY": "test",  # CSRF on, as in production
+                       "MAX_FILE_BYTES": 10_000, "GRANULARITY": "0.001", **marked_settings(request)})
 
 
 @pytest.fixture
@@ -79,8 +80,8 @@ def test_an_upload_with_the_pages_token_is_stored_and_shown(admin):
     assert too_big.status_code == 413 and "10,000 bytes" in too_big.get_json()["error"]["message"]
 
 
+@pytest.mark.settings(MAX_FILE_BYTES=12 * 1024 * 1024)  # forms stop at MAX_CONTENT_LENGTH, 8 MB
 def test_an_upload_larger_than_the_limit_of_forms_goes_through_both_ways(admin, app):
-    app.config["MAX_FILE_BYTES"] = 12 * 1024 * 1024  # forms stop at MAX_CONTENT_LENGTH, 8 MB
     item = mint(admin, title="Large")
     edit = f"/admin/items/{item['ibip']}"
     token = csrf_token(admin, edit)

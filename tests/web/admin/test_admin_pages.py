@@ -20,7 +20,7 @@ import responses
 from ibiportal import create_app
 from ibiportal.archive.demo import load_demo_archives
 from ibiportal.protocol.messages import RegistrationKey
-from ibiportal.resolver.registry import ArchiveDetails, Confirmation
+from ibiportal.protocol.registry import ArchiveDetails, Confirmation
 from ibiportal.storage.database import Storage
 from ibiportal.storage.registry import ArchiveStore
 from tests.servers import fresh_sqlite
@@ -50,7 +50,7 @@ def store(app) -> ArchiveStore:
 
 def register(app, included: bool = True) -> None:
     """Example 7.1's Archive, registered and (optionally) included at ADDRESS as by Example 7.2."""
-    from ibiportal.resolver.registry import KeyHash
+    from ibiportal.protocol.registry import KeyHash
 
     archives = store(app)
     archives.register_archive(SERVICE_IBI, KeyHash.of(RegistrationKey(KEY)), datetime(2024, 5, 1, 12, tzinfo=timezone.utc))

@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from ibiportal import create_app
-from ibiportal.resolver.target_probe import TargetOutcome, TargetProbe
+from ibiportal.ibi.target_check import TargetOutcome, TargetProbe
 from ibiportal.storage.database import Storage
 from ibiportal.storage.targets import TargetStore
 from tests.admin_session import log_in_as
@@ -42,11 +42,16 @@ def target_server():
     server.server_close()
 
 
+def portal(database: str, **settings):
+    """The portal over ``database``, checking every target on each run unless ``settings`` say otherwise."""
+    return create_app({"TESTING": True, "DATABASE": database, "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False,
+                       "ALLOW_PRIVATE_ARCHIVES": True,  # the target is on loopback
+                       "TARGET_RECHECK_HOURS": 0.0, "GRANULARITY": "0.001", **settings})
+
+
 @pytest.fixture
 def app(new_database):
-    return create_app({"TESTING": True, "DATABASE": new_database(), "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False,
-                       "ALLOW_PRIVATE_ARCHIVES": True,  # the target is on loopback
-                       "TARGET_RECHECK_HOURS": 0.0, "GRANULARITY": "0.001"})
+    return portal(new_database())
 
 
 def mint(client, **fields) -> dict:
@@ -107,8 +112,8 @@ def test_a_killed_target_turns_failing_after_the_third_check(app, client, runner
     assert report[0]["owner"] == "administrator ada"
     assert client.get("/admin/items/targets.csv?creator=nobody").get_data(as_text=True).count("\n") == 1  # the header
 
-    app.config["TARGET_RECHECK_HOURS"] = 24.0
-    result = runner.invoke(args=["items", "check-targets", "--report", "-", "--owner", "ada"])
+    daily = portal(app.config["DATABASE"], TARGET_RECHECK_HOURS=24.0)  # the same portal, rechecking once a day
+    result = daily.test_cli_runner().invoke(args=["items", "check-targets", "--report", "-", "--owner", "ada"])
     assert result.exit_code == 0
     assert "0 targets checked; 1 item failing" in result.stderr  # within the recheck interval: none asked again
     assert "targets checked" not in result.stdout  # standard output is the report alone

@@ -16,7 +16,7 @@ from ibiportal import create_app
 from ibiportal.citation import STYLES
 from ibiportal.resolver import transport
 from ibiportal.protocol.messages import RegistrationKey
-from ibiportal.resolver.registry import ArchiveDetails, Confirmation, KeyHash
+from ibiportal.protocol.registry import ArchiveDetails, Confirmation, KeyHash
 from ibiportal.storage.registry import ArchiveStore
 from ibiportal.application.citing import CiteProblem
 from ibiportal.web.context import APPLICATION, application, holdings, request_site

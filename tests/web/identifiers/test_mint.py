@@ -20,10 +20,9 @@ from ibiportal.ibi.mint_request import MintRequest
 from ibiportal.ibi.subsystem import Subsystem
 from ibiportal.storage.database import Storage
 from ibiportal.storage.identifiers import IdentifierStore
-from ibiportal.web.context import APPLICATION
 from ibiportal.web.identifiers.qr import qr_svg
 from tests.servers import fresh_sqlite
-from ibiportal.archive.history import Actor
+from ibiportal.ibi.history import Actor
 
 TESTER = Actor("command", "tests")
 
@@ -141,9 +140,8 @@ def test_api_mint_without_body(client):
     assert parse_ibi(response.get_json()["ibip"]).form == "ibip"
 
 
-def test_api_mint_count_gives_a_list_of_distinct_increasing_identifiers(app, client):
-    app.config["GRANULARITY"] = "0.01"
-    app.extensions[APPLICATION].subsystem = Subsystem.from_config(app.config)
+@pytest.mark.settings(GRANULARITY="0.01")
+def test_api_mint_count_gives_a_list_of_distinct_increasing_identifiers(client):
     response = client.post("/api/v1/mint", json={"count": 5})
     assert response.status_code == 201
     items = response.get_json()
@@ -308,9 +306,8 @@ def test_qr_download_refuses_other_text(client, url, fragment):
     assert fragment in response.get_data(as_text=True)
 
 
-def test_minting_several_gives_one_compact_card_each(app, client):
-    app.config["GRANULARITY"] = "0.01"
-    app.extensions[APPLICATION].subsystem = Subsystem.from_config(app.config)
+@pytest.mark.settings(GRANULARITY="0.01")
+def test_minting_several_gives_one_compact_card_each(client):
     html = client.post("/mint", data={"title": "Batch", "count": "3"}, follow_redirects=True).get_data(as_text=True)
     assert "Minted 3 identifiers" in html
     assert html.count('<article class="minted card compact"') == 3

@@ -13,14 +13,16 @@ from ibiportal.storage.database import Storage
 from ibiportal.storage.schema import item_file, item_file_chunk
 from sqlalchemy import func, select
 from werkzeug.test import EnvironBuilder, run_wsgi_app
+from tests.settings_marker import marked_settings
 
 PDF = b"%PDF-1.4\n" + bytes(range(256)) * 20
 
 
 @pytest.fixture
-def app(new_database):
+def app(new_database, request):
     return create_app({"TESTING": True, "DATABASE": new_database(), "SECRET_KEY": "test",
-                       "WTF_CSRF_ENABLED": False, "MAX_FILE_BYTES": 10_000, "GRANULARITY": "0.001"})
+                       "WTF_CSRF_ENABLED": False, "MAX_FILE_BYTES": 10_000, "GRANULARITY": "0.001",
+                       **marked_settings(request)})
 
 
 @pytest.fixture
@@ -170,8 +172,8 @@ def test_a_file_over_the_cap_is_refused_before_it_is_read(client, item, app):
     assert put(client, item["ibip"], "exact.pdf", b"x" * 10_000).status_code == 201
 
 
+@pytest.mark.settings(MAX_FILE_BYTES=12 * 1024 * 1024)  # forms and JSON stop at MAX_CONTENT_LENGTH, 8 MB
 def test_files_larger_than_the_limit_of_forms_go_through(client, item, app, token):
-    app.config["MAX_FILE_BYTES"] = 12 * 1024 * 1024  # forms and JSON stop at MAX_CONTENT_LENGTH, 8 MB
     data = bytes(range(256)) * (9 * 4096)  # 9 MiB
     announced = put(client, item["ibip"], "nine.bin", data, "application/octet-stream")
     assert announced.status_code == 201 and announced.get_json()["size"] == len(data)

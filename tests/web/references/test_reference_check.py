@@ -11,7 +11,7 @@ import socket
 import pytest
 
 from ibiportal.ibi.numerals import encode_base27
-from ibiportal.resolver import registration
+from ibiportal.resolver import registry_service
 from ibiportal.resolver.addresses import check_host
 from ibiportal.web.context import APPLICATION
 from tests.scripted_archive import ArchiveRequest
@@ -52,7 +52,7 @@ def asked(archive) -> dict[tuple[str, str], int]:
 def live(tmp_path, monkeypatch, scripted_archive):
     """An app without demo Archives, the loopback Archive included; ``start(**config)`` makes another."""
     monkeypatch.setattr(socket, "getaddrinfo", fake_dns)
-    monkeypatch.setattr(registration, "check_host", functools.partial(check_host, getaddrinfo=fake_dns))
+    monkeypatch.setattr(registry_service, "check_host", functools.partial(check_host, getaddrinfo=fake_dns))
     database = fresh_sqlite(tmp_path / "live.sqlite")
     archive = scripted_archive(LastEditionArchive())
     apps = []

@@ -14,7 +14,7 @@ import pytest
 import responses
 
 from ibiportal import create_app
-from ibiportal.resolver import registration
+from ibiportal.resolver import registry_service
 from ibiportal.resolver.addresses import check_host
 from ibiportal.storage.registry import ArchiveStore
 from ibiportal.web.context import application
@@ -64,7 +64,7 @@ def close_transport(app) -> None:
 def dns(monkeypatch):
     """Archive host names resolve from the test's table, for the policy check and the transport."""
     patched = functools.partial(check_host, getaddrinfo=fake_dns)
-    monkeypatch.setattr(registration, "check_host", patched)
+    monkeypatch.setattr(registry_service, "check_host", patched)
     monkeypatch.setattr(socket, "getaddrinfo", fake_dns)  # where the transport's check_host looks names up
 
 
@@ -227,7 +227,7 @@ def test_key_never_in_cli_output_logs_answers_or_database(app, dns, caplog):
         assert part not in shown and part.encode() not in files
     assert "Registration key" in outputs[1].output  # asked for, without echo
     assert b"scrypt$16384$8$1$" in files  # the hash is there, the key is not
-    assert any(record.name == "ibiportal.resolver.registration" for record in caplog.records)
+    assert any(record.name == "ibiportal.resolver.registry_service" for record in caplog.records)
 
 
 # -- the CLI ---------------------------------------------------------------------------------------
@@ -322,7 +322,7 @@ def test_a_request_query_is_split_once_for_the_limiter_and_the_answer(served, mo
         return parse_query(query)
 
     monkeypatch.setattr(views, "parse_query", counted)
-    monkeypatch.setattr(registration, "parse_query", counted)
+    monkeypatch.setattr(registry_service, "parse_query", counted)
     assert served.config["RATELIMIT_ENABLED"]  # the per-Archive key function reads the pairs first
     response = served.test_client().get(f"/J8LNKB5R7W/3FUQHC5?{query(registrationkey='9999999999')}")
     assert response.status_code == 403

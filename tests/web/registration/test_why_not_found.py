@@ -74,13 +74,12 @@ def test_an_archive_the_administrator_excluded_is_named_with_the_date_and_who(ap
 
 
 @pytest.mark.parametrize("case", ["none-registered", "excluded", "included-but-failed", "included-but-empty"])
+@pytest.mark.settings(ARCHIVE_READ_TIMEOUT=0.5, ALLOW_PRIVATE_ARCHIVES=True)
 def test_every_next_step_links_to_a_page_an_anonymous_reader_can_open(app, client, case):
     """On the alert page and the Trace page alike, each next step has at least one link, and
     each link answers 200 without a login (the walk-through's "see the Archives page" was
     neither a link nor open to support staff)."""
-    app.config["ARCHIVE_READ_TIMEOUT"] = 0.5
     with RawArchive(says_nothing if case == "included-but-failed" else answers(b"")) as archive:
-        app.config["ALLOW_PRIVATE_ARCHIVES"] = True
         if case != "none-registered":
             register(app, included=case != "excluded", address=archive.address)
         response = client.get(f"/{ibip_prefix('127.0.0.1')}/34PGRBS", headers=JSON)
@@ -98,12 +97,11 @@ def test_every_next_step_links_to_a_page_an_anonymous_reader_can_open(app, clien
                 assert client.get(href.replace("&amp;", "&")).status_code == 200, href
 
 
+@pytest.mark.settings(ARCHIVE_READ_TIMEOUT=0.5, ALLOW_PRIVATE_ARCHIVES=True)
 def test_the_archive_at_the_address_timed_out(app, client):
     """The Archive at the IBIp's address (loopback here) accepts and never answers: the portal's
     read timeout (``IBIPORTAL_ARCHIVE_READ_TIMEOUT``, 0.5 s here instead of 5) ends the exchange."""
-    app.config["ARCHIVE_READ_TIMEOUT"] = 0.5
     with RawArchive(says_nothing) as silent:
-        app.config["ALLOW_PRIVATE_ARCHIVES"] = True
         register(app, included=True, address=silent.address)
         response = client.get(f"/{ibip_prefix('127.0.0.1')}/34PGRBS", headers=JSON)
     assert response.status_code == 404

@@ -52,11 +52,10 @@ def test_the_plain_text_alert_gives_the_deletion_time_once(client, deleted):
     ("en", f"The Archive {SERVICE_IBI} did not answer in time", "First, the Archives that failed to answer: "),
     ("pt-BR", f"O Arquivo {SERVICE_IBI} não respondeu a tempo", "Primeiro, os Arquivos que não responderam: "),
 ])
+@pytest.mark.settings(ARCHIVE_READ_TIMEOUT=0.5, ALLOW_PRIVATE_ARCHIVES=True)
 def test_a_holder_that_did_not_answer_in_time_heads_the_page_and_its_steps(app, client, lang, headline, step):
     """An Archive registered away from the IBI's address times out: the page does not say a bare
     "not found" nor start with "register an Archive"; it names the Archive that did not answer."""
-    app.config["ARCHIVE_READ_TIMEOUT"] = 0.5
-    app.config["ALLOW_PRIVATE_ARCHIVES"] = True
     with RawArchive(says_nothing) as silent:
         include(app.config["DATABASE"], silent.address, SERVICE_IBI)
         answer = client.get(UNKNOWN, environ_base=USER, headers={"Accept-Language": lang})

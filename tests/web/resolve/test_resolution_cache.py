@@ -18,7 +18,7 @@ import pytest
 from sqlalchemy import event
 
 from ibiportal import create_app
-from ibiportal.resolver import registration
+from ibiportal.resolver import registry_service
 from ibiportal.resolver.addresses import check_host
 from ibiportal.storage.database import Storage, database
 from ibiportal.storage.signal import GenerationSignal, bump_resolution_generation, ibis_changed, read_changes
@@ -93,7 +93,7 @@ def live(tmp_path, monkeypatch, scripted_archive):
     """An app without demo Archives, the loopback Archive registered; included by the test."""
     monkeypatch.setattr(socket, "getaddrinfo", fake_dns)  # where check_host looks names up at the call
     patched = functools.partial(check_host, getaddrinfo=fake_dns)  # where it is bound at definition
-    monkeypatch.setattr(registration, "check_host", patched)
+    monkeypatch.setattr(registry_service, "check_host", patched)
     apps = []
     database = fresh_sqlite(tmp_path / "live.sqlite")
     archive = scripted_archive(ItemArchive())

@@ -9,6 +9,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import parse_qs, urlsplit
 
+import pytest
 import requests
 
 from ibiportal.resolver.local_transport import LocalTransport
@@ -63,10 +64,10 @@ def test_forty_concurrent_requests_send_one_url_request_per_archive(app, monkeyp
         server.shutdown()
 
 
+@pytest.mark.settings(RESOLUTION_CACHE_SECONDS=1)
 def test_while_an_expired_outcome_is_resolved_again_identical_requests_get_it_at_once(app, monkeypatch):
     """The first request after an entry's lifetime resolves again; one arriving meanwhile is served
     the previous outcome (stale) instead of waiting for that resolution."""
-    app.config.update(RESOLUTION_CACHE_SECONDS=1)
     gate, entered = threading.Event(), threading.Event()
     fetch = LocalTransport.fetch
     held = {"on": False}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from lxml import html as lxml_html
 
 from ibiportal.ibi.ibip import ibip_prefix
@@ -184,10 +185,10 @@ def test_the_history_names_outcomes_in_portuguese(app, client):
     assert '<option value="not-found">Não encontrado (not-found)</option>' in html
 
 
+@pytest.mark.settings(ARCHIVE_READ_TIMEOUT=0.5, ALLOW_PRIVATE_ARCHIVES=True)
 def test_an_archive_that_times_out_over_a_real_socket_in_portuguese(app):
     """libcurl's read timeout, worded by the portal, on the alert page and the stored trace's page
     (the Archive at the IBIp's address accepts and never answers; the read timeout is 0.5 s)."""
-    app.config.update(ARCHIVE_READ_TIMEOUT=0.5, ALLOW_PRIVATE_ARCHIVES=True)
     with RawArchive(says_nothing) as silent:
         include(app.config["DATABASE"], silent.address, "8JMKD3MGP8W/3B8S6GL")
         response = app.test_client().get(f"/{ibip_prefix('127.0.0.1')}/34PGRBS", headers=PT, environ_base=CLIENT)

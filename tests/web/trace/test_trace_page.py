@@ -226,8 +226,8 @@ def test_the_status_shown_is_what_the_resolver_answers(client, url, original, st
     assert client.get(path, environ_base=CLIENT, headers={"Accept": "application/json"}).status_code == status
 
 
-def test_an_unknown_trace_may_have_expired(client, app):
-    app.config["TRACE_RETENTION"] = 7
+@pytest.mark.settings(TRACE_RETENTION=7)
+def test_an_unknown_trace_may_have_expired(client):
     response = client.get("/trace/NoSuchTrace")
     assert response.status_code == 404
     html = response.get_data(as_text=True)

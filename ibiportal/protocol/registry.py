@@ -1,9 +1,13 @@
 """The resolver's registry of Archives as values (file 003 §7.1–§7.2): who is registered, with
 which key hash, and what each inclusion said.
 
-Both sides of the registry use these: the resolver service decides with them
-(``ibiportal.resolver.registration``) and storage keeps them (``ibiportal.storage.registry``),
-so neither imports the other.
+Both sides of the registry use these: the resolver service decides with them and storage keeps
+them, so neither imports the other, and the values sit in the core, pure, with the messages
+they are read from.
+
+The registry has one module per layer (the design's "The registry"): ``protocol.registry``
+its values, ``resolver.registry_service`` §7.2's service, ``storage.registry`` what is kept,
+``application.registry`` the administrator's use case, which wires the other three.
 """
 from __future__ import annotations
 

@@ -39,6 +39,10 @@ trace in the database. Keys are never stored (:class:`KeyHash`), logged or echoe
 This module is pure: no Flask. The :class:`ArchiveRegistry` is implemented by
 ``ibiportal.storage.registry.ArchiveStore``; the transport is any
 :class:`~ibiportal.resolver.transport.Transport`.
+
+The registry has one module per layer (the design's "The registry"): ``protocol.registry``
+its values, ``resolver.registry_service`` §7.2's service, ``storage.registry`` what is kept,
+``application.registry`` the administrator's use case, which wires the other three.
 """
 from __future__ import annotations
 
@@ -63,7 +67,7 @@ from ibiportal.protocol.messages import (
 from ibiportal.protocol.pairlist import PairList, UnreadableAnswer, read_answer
 from ibiportal.protocol.query import QueryPair, parse_query
 from ibiportal.protocol.status import EXCLUDED, REASON_UNKNOWN_ARCHIVE, included, refused
-from ibiportal.resolver.registry import ArchiveDetails, Confirmation, RegisteredArchive
+from ibiportal.protocol.registry import ArchiveDetails, Confirmation, RegisteredArchive
 from ibiportal.resolver.addresses import AddressRefused, GetAddrInfo, check_host
 from ibiportal.resolver.transport import ARCHIVE_TIMEOUTS, Exchange, Timeouts, Transport
 

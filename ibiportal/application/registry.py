@@ -4,8 +4,12 @@
 service IBI with a registration key "de sua escolha" (Table 7.1); the resolver's
 administrator enters both. When the Archive's administrator has not chosen one, a key is
 generated here, to be sent back to them: it is shown once, when it is made, and never
-again – only its hash (:class:`~ibiportal.resolver.registration.KeyHash`) is stored, and
+again – only its hash (:class:`~ibiportal.protocol.registry.KeyHash`) is stored, and
 no log line contains it.
+
+The registry has one module per layer (the design's "The registry"): ``protocol.registry``
+its values, ``resolver.registry_service`` §7.2's service, ``storage.registry`` what is kept,
+``application.registry`` the administrator's use case, which wires the other three.
 """
 from __future__ import annotations
 
@@ -16,10 +20,10 @@ from dataclasses import dataclass, field
 from ..errors import Conflict, ParseError
 from ..i18n import N_, Message
 from ..protocol.messages import InclusionRequest, RegistrationKey
-from ..resolver.registry import ArchiveEvent, Confirmation, KeyHash, RegisteredArchive
+from ..protocol.registry import ArchiveEvent, Confirmation, KeyHash, RegisteredArchive
 from ..ibi.clock import Clock
 from ..ibi.identifier import parse_ibi
-from ..resolver.registration import RegistrationService
+from ..resolver.registry_service import RegistrationService
 from ..resolver.transport import Transport
 from ..storage.database import Storage
 from ..storage.registry import ArchiveStore
