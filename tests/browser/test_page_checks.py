@@ -32,6 +32,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -85,7 +86,7 @@ SLOW = "slow.example.org:8080"
 
 
 @pytest.fixture(scope="module")
-def portal(tmp_path_factory) -> Iterator[LiveServer]:
+def portal(tmp_path_factory, included_archive) -> Iterator[LiveServer]:
     """A fresh portal of its own (rate limits off: a crawl and a walk ask faster than a person;
     loopback Archives allowed: the conformance check of its own Archive), with the demo items
     seeded, an Archive registered, one excluded, a finished import, traces kept with failed
@@ -97,9 +98,9 @@ def portal(tmp_path_factory) -> Iterator[LiveServer]:
     server.demo_item = re.search(r"Demo items minted: (\S+)", seeded.output).group(1)  # type: ignore[attr-defined]
     storage = server.storage()
     registry, now = ArchiveStore(storage), datetime.now(timezone.utc)
-    # Included at loopback ports nothing listens on (discard, daytime): every resolution of the walk
-    # asks the included one, which must be refused at once on this machine, never dialled outside it.
-    for service_ibi, address in ((ARCHIVE_IBI, "127.0.0.1:9"), (EXCLUDED_IBI, "127.0.0.1:13")):
+    # Every resolution of the walk asks the included Archive: one on this machine, which holds
+    # nothing (never an address outside it); the excluded one is never asked.
+    for service_ibi, address in ((ARCHIVE_IBI, included_archive), (EXCLUDED_IBI, "127.0.0.1:13")):
         registry.register_archive(service_ibi, KeyHash.of(RegistrationKey("1234567890-1234567890")), now)
         registry.record_inclusion(service_ibi, ArchiveDetails(address, "127.0.0.1", "URLib 2.1", "admin@example.org"),
                                   Confirmation(True, "confirmation yes"), now)
@@ -121,6 +122,32 @@ def portal(tmp_path_factory) -> Iterator[LiveServer]:
     yield server
     template_rendered.disconnect(record, server.app)
     server.server.shutdown()
+
+
+class _HoldsNothing(BaseHTTPRequestHandler):
+    """An Archive that holds no item: every message is answered with an empty pair list (§9.1)."""
+
+    def do_GET(self):  # noqa: N802 (http.server's name)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def included_archive() -> Iterator[str]:
+    """The portal's included Archive: :class:`_HoldsNothing` on a loopback port, as ``127.0.0.1:PORT``."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _HoldsNothing)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    try:
+        yield f"127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 @pytest.fixture(scope="module")

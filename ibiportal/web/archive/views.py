@@ -14,6 +14,7 @@ from ...application.items import ItemNotFound, ItemService
 from ...archive.store import ibi_key
 from ...citation import citations
 from ...errors import ParseError
+from ...ibi.minted import MintedItem
 from ..cite.embedded import embedded_metadata, item_record
 from ..context import application, holdings, resolver_base
 from ..errors import wants_json
@@ -114,12 +115,12 @@ def own_item(ibi: str):
     record, history = items.history(ibi)
     item = _landing_item(record, ibi)
     relations = record.relations
-    related = [(label, target, _title(items, target)) for label, target in (
+    related = [(label, target, _related(items, target)) for label, target in (
         (gettext("Previous edition"), relations.previous_edition), (gettext("Next edition"), relations.next_edition),
         (gettext("Translation of (%(language)s)", language=relations.translation_language) if relations.translation_of else "",
          relations.translation_of),
     ) if target]
-    related += [(gettext("Translation (%(language)s)", language=language), target, _title(items, target))
+    related += [(gettext("Translation (%(language)s)", language=language), target, _related(items, target))
                 for language, target in relations.translations]
     citation = item_record(item)
     embedded = embedded_metadata(citation) if item.dc else None
@@ -164,10 +165,10 @@ def _file_urls(item: Item, files) -> dict[str, str | None]:
     return {stored.path: item.file_url(stored.path) for stored in files}
 
 
-def _title(items: ItemService, ibi: str) -> str | None:
-    """The title of a related own item, ``None`` when it has none (or is not one)."""
+def _related(items: ItemService, ibi: str) -> MintedItem | None:
+    """A related own item's record (its title shown in its own language), ``None`` when it is not one."""
     try:
-        return items.find(ibi).minted.title
+        return items.find(ibi).minted
     except (ItemNotFound, ParseError):
         return None
 
