@@ -64,12 +64,23 @@ def _segments(text: str):
             yield "other", piece, code
 
 
+_TAG = re.compile(r"(<[^<>]*>)")
+"""A tag of markup made by the portal (a transport's words in ``<span lang="en">``, ``<code>``)."""
+
+
 def visible(text: str | None, *, mark_non_ascii: bool = True) -> Markup:
     """``text`` escaped, with control, invisible and non-ASCII characters made visible (module docstring).
 
     ``mark_non_ascii=False`` for the page's own sentences that quote Archive data (decisions,
     summaries): controls and invisible characters are still shown, other characters left alone.
+    Markup (a translated message whose values the portal marked up) keeps its tags; only the text
+    between them is made visible, once: escaped again, a Portuguese alert showed its
+    ``<span lang="en">`` as text.
     """
+    if isinstance(text, Markup):
+        return Markup("").join(Markup(piece) if _TAG.fullmatch(piece) else
+                               visible(Markup(piece).unescape(), mark_non_ascii=mark_non_ascii)
+                               for piece in _TAG.split(str(text)) if piece)
     parts: list[str] = []
     for kind, piece, code in _segments(text or ""):
         if kind == "control":

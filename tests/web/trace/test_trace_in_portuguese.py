@@ -200,3 +200,18 @@ def test_an_archive_that_times_out_over_a_real_socket_in_portuguese(app):
     assert re.search(r"não respondeu a tempo \(tempo de leitura esgotado: o Arquivo não enviou resposta em 0,5 s\), "
                      r"após \d+(,\d+)? ms", text)
     assert "read timeout" not in text and "sent no answer" not in text
+
+
+@pytest.mark.settings(ALLOW_PRIVATE_ARCHIVES=True)
+def test_an_archive_refusing_the_connection_in_portuguese_marks_libcurls_words(app, client):
+    """libcurl's own words for a refused connection stay English inside the portal's Portuguese
+    sentence: on the trace's alert they are marked ``lang="en"``, and its markup is never shown as
+    text (the alert's sentence was escaped twice, and read ``<span lang="en">``)."""
+    include(app.config["DATABASE"], "127.0.0.1:9")  # discard: nothing listens on this machine
+    path = traced(client, "http://urlib.net/8JMKD3MGP8W/34PGRBS", archives="live")
+    html = page(app, path, PT)
+    assert "&lt;span" not in html
+    alert = lxml_html.fromstring(html).xpath('//p[@class="alert-message"]')[0]
+    assert "não foi possível conectar (" in alert.text_content()
+    marked = [element.text_content() for element in alert.xpath('.//*[@lang="en"]')]
+    assert any(text.startswith("Failed to connect to 127.0.0.1") for text in marked), marked
