@@ -41,12 +41,11 @@ from werkzeug.http import HTTP_STATUS_CODES
 from werkzeug.urls import iri_to_uri
 from werkzeug.wsgi import get_host
 
-from ..application.resolving import Caller, Received, Site
+from ..application.resolving import Received
 from ..log_limits import LimitedLog
 from ..resolver.statuses import FOUND_STATUS
-from .context import APPLICATION
+from .context import APPLICATION, request_caller, site_at
 from .edge import passes_undecoded
-from .host import portal_url_for
 from .log_format import REQUEST_ID, request_id
 from .resolve.negotiation import mentions_citation
 from .resolve.views import found_headers, redirect_body
@@ -118,17 +117,14 @@ class CachedHits:
         received = Received.request(raw, address)
         if received.rescued is not None:
             return None
-        root = f"{address}/"
-        base = self.config.get("RESOLVER_BASE")
-        site = Site(portal_url_for(address, self.config), root, base or root)
-        caller = Caller(get("REMOTE_ADDR"), get("HTTP_X_FORWARDED_FOR"), get("HTTP_ACCEPT_LANGUAGE"))
+        site = site_at(address, "", self.config)  # SCRIPT_NAME is empty (above)
         try:
-            answer = self.application.resolving.cached_redirect(received, caller, site)
+            answer = self.application.resolving.cached_redirect(received, request_caller(environ), site)
         finally:
             self.application.close_storage()  # the unit of work ends here, as Flask's teardown ends it
         if answer is None:
             return None
-        return self._response(answer.url, answer.trace_url, answer.cache, site.portal_url, base or root,
+        return self._response(answer.url, answer.trace_url, answer.cache, site.portal_url, site.resolver_base,
                               scheme in ("https", "wss"))
 
     def _response(self, url: str, trace_url: str, cache: str, portal: str, base: str,

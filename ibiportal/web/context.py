@@ -8,6 +8,9 @@ application is closed when its app context ends (:func:`init_app`).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from flask import Flask, current_app, request
 
 from ..application import Application, Holdings
@@ -51,8 +54,12 @@ def request_site(address: str | None = None) -> Site:
     request's :func:`request_address`, when the caller read it already. Each part of the request
     is read once: a read through Flask's ``request`` proxy costs a microsecond, a cached hit's view
     a few dozen (benchmarks/cache.py)."""
-    address, config = address or request_address(), current_app.config
-    root = f"{address}{request.script_root}/"
+    return site_at(address or request_address(), request.script_root, current_app.config)
+
+
+def site_at(address: str, script_root: str, config: Mapping[str, Any]) -> Site:
+    """:func:`request_site` from its parts, for a caller outside Flask's request (``web.cached_hits``)."""
+    root = f"{address}{script_root}/"
     return Site(portal_url_for(address, config), root, config.get("RESOLVER_BASE") or root)
 
 
