@@ -180,13 +180,12 @@ class Batch:
     than by each resolution (a 5,000-IBI list read the registry 10,000 times, a sixth of the
     check's time: ``benchmarks/references.py``): the endpoints of the Archives asked, and what a
     not-found's diagnosis compares the answers with (the registry, the prefix table and the last
-    exclusions, indexed once: :class:`~ibiportal.resolver.diagnosis.RegistryView`), as they were
-    when the check started (:meth:`Resolving.batch`); and how many traces the check may still
+    exclusions, indexed once: :class:`~ibiportal.resolver.diagnosis.RegistryView`, whose prefix
+    table the resolutions read too), as they were when the check started (:meth:`Resolving.batch`); and how many traces the check may still
     keep (:class:`TraceBudget`)."""
 
     endpoints: tuple[ArchiveEndpoint, ...]
     registry: RegistryView
-    prefix_pairs: tuple[tuple[str, ...], ...]
     traces: TraceBudget
 
 
@@ -383,9 +382,9 @@ class Resolving:
 
     def batch(self, site: Site) -> Batch:
         """The registry as the resolutions of one reference check use it: the default Archives."""
-        store, pairs = ArchiveStore(self.storage()), tuple(self.prefix_pairs())
+        store = ArchiveStore(self.storage())
         return Batch(tuple(self.archive_endpoints(self.default_archives, site.portal_url)),
-                     RegistryView(store.archives(), pairs, store.last_exclusions()), pairs,
+                     RegistryView(store.archives(), self.prefix_pairs(), store.last_exclusions()),
                      TraceBudget(self.settings.trace_retention // 2))
 
     # -- a resolution that is traced, never cached ---------------------------------------------
@@ -439,7 +438,7 @@ class Resolving:
             settings=ResolverSettings(resolver_base=site.root),
             executor=self.executor,
             notices=self.notices,
-            prefix_pairs=self.prefix_pairs if batch is None else lambda: batch.prefix_pairs,
+            prefix_pairs=self.prefix_pairs if batch is None else lambda: batch.registry.prefix_pairs,
         )
         resolution = resolver.resolve(asked, client)
         if metrics.counting():
