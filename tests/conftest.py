@@ -5,10 +5,9 @@ Archives on loopback sockets for the resolver to ask."""
 from __future__ import annotations
 
 import json
-import sys
 import threading
 from collections.abc import Iterator
-from http.server import ThreadingHTTPServer
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -26,7 +25,7 @@ from ibiportal.application import Application
 from tests.app_costs import compile_url_builders_when_used, share_compiled_templates
 from tests.reliability.faulty_archives import tls_files
 from tests.scripted_archive import ScriptedArchive
-from tests.servers import PostgresServer, RedisServer, fresh_sqlite
+from tests.servers import PostgresServer, RedisServer, fresh_sqlite, serving
 from tests.settings_marker import marked_settings
 from tests.slow_first import SLOW_FIRST
 
@@ -153,35 +152,12 @@ def serve_demo_archive():
         server.server_close()
 
 
-class _QuietHTTPServer(ThreadingHTTPServer):
-    """A test Archive: a client that hung up on it – a timeout test's client, on purpose – is not
-    an error to print. A handler still sleeping when its test ended printed its BrokenPipeError
-    later: into another test's output, or after pytest's summary."""
-
-    daemon_threads = True
-
-    def handle_error(self, request, client_address) -> None:
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
-
-
 @pytest.fixture
 def serve_http():
     """``serve_http(HANDLER)`` serves an ``http.server`` handler class on a loopback port and
-    returns its ``127.0.0.1:PORT``; every server is stopped after the test."""
-    servers = []
-
-    def start(handler) -> str:
-        server = _QuietHTTPServer(("127.0.0.1", 0), handler)
-        # shutdown() waits for the loop's next poll: 0.05 s instead of 0.5 s per server
-        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-        servers.append(server)
-        return f"127.0.0.1:{server.server_address[1]}"
-
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+    returns its ``127.0.0.1:PORT`` (``tests.servers.serving``); every server is stopped after the test."""
+    with ExitStack() as servers:
+        yield lambda handler: servers.enter_context(serving(handler))
 
 
 @pytest.fixture(params=[HttpTransport, CurlTransport], ids=["requests", "libcurl"])

@@ -32,7 +32,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -51,7 +51,7 @@ from ibiportal.storage.traces import TraceStore
 from tests.admin_session import log_in_as
 from tests.checkers import axe, nu
 from tests.checkers.crawler import Crawl, crawl
-from tests.servers import fresh_sqlite
+from tests.servers import fresh_sqlite, serving
 
 from .conftest import LiveServer, log_in, serve_with_admin, shoot, sized_page
 from .test_browser_languages import english_left, language_marks, switched
@@ -140,14 +140,8 @@ class _HoldsNothing(BaseHTTPRequestHandler):
 @pytest.fixture(scope="module")
 def included_archive() -> Iterator[str]:
     """The portal's included Archive: :class:`_HoldsNothing` on a loopback port, as ``127.0.0.1:PORT``."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _HoldsNothing)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    try:
-        yield f"127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(_HoldsNothing) as address:
+        yield address
 
 
 @pytest.fixture(scope="module")
