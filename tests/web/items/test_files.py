@@ -26,17 +26,10 @@ def app(new_database, request):
 
 
 @pytest.fixture
-def token(runner) -> str:
-    result = runner.invoke(args=["api-token", "create", "archivist"])
-    assert result.exit_code == 0, result.output
-    return result.output.strip().splitlines()[-1]
-
-
-@pytest.fixture
-def client(app, token):
+def client(app, api_token):
     """A client that sends the API token with every request."""
     client = app.test_client()
-    client.environ_base["HTTP_AUTHORIZATION"] = f"Bearer {token}"
+    client.environ_base["HTTP_AUTHORIZATION"] = f"Bearer {api_token}"
     return client
 
 
@@ -173,11 +166,11 @@ def test_a_file_over_the_cap_is_refused_before_it_is_read(client, item, app):
 
 
 @pytest.mark.settings(MAX_FILE_BYTES=12 * 1024 * 1024)  # forms and JSON stop at MAX_CONTENT_LENGTH, 8 MB
-def test_files_larger_than_the_limit_of_forms_go_through(client, item, app, token):
+def test_files_larger_than_the_limit_of_forms_go_through(client, item, app, api_token):
     data = bytes(range(256)) * (9 * 4096)  # 9 MiB
     announced = put(client, item["ibip"], "nine.bin", data, "application/octet-stream")
     assert announced.status_code == 201 and announced.get_json()["size"] == len(data)
-    status, body = raw_put(app, token, f"/api/v1/items/{item['ibip']}/files/chunked.bin", io.BytesIO(data), None)
+    status, body = raw_put(app, api_token, f"/api/v1/items/{item['ibip']}/files/chunked.bin", io.BytesIO(data), None)
     assert status.startswith("201"), body
     assert client.get(local(announced.get_json()["url"]), headers={"Range": "bytes=9437000-"}).data == data[9437000:]
 
@@ -213,16 +206,16 @@ def raw_put(app, token: str, path: str, stream, length: int | None) -> tuple[str
     return status, b"".join(body)
 
 
-def test_a_body_without_length_is_counted_while_read_and_refused_past_the_cap(client, item, app, token):
+def test_a_body_without_length_is_counted_while_read_and_refused_past_the_cap(client, item, app, api_token):
     stream = Unannounced(50_000)
-    status, body = raw_put(app, token, f"/api/v1/items/{item['ibip']}/files/stream.bin", stream, None)
+    status, body = raw_put(app, api_token, f"/api/v1/items/{item['ibip']}/files/stream.bin", stream, None)
     assert status.startswith("413") and b"goes on past the limit" in body
     assert stream.left > 30_000  # it stopped reading soon after the cap
     assert stored_rows(app) == (0, 0)
 
 
-def test_a_body_shorter_than_its_length_is_not_stored(client, item, app, token):
-    status, _ = raw_put(app, token, f"/api/v1/items/{item['ibip']}/files/cut.pdf", io.BytesIO(b"x" * 100), 500)
+def test_a_body_shorter_than_its_length_is_not_stored(client, item, app, api_token):
+    status, _ = raw_put(app, api_token, f"/api/v1/items/{item['ibip']}/files/cut.pdf", io.BytesIO(b"x" * 100), 500)
     assert status.startswith("400")
     assert stored_rows(app) == (0, 0)
 
