@@ -57,6 +57,17 @@ class Running:
     def output(self) -> str:
         return self.log.read_text(errors="replace")[-4000:]
 
+    def log_lines(self, containing: str, count: int, within: float = 10.0) -> list[str]:
+        """The output's lines ``containing`` a text, once ``count`` of them are written (or
+        ``within`` seconds have passed): gunicorn writes a request's access line after its answer
+        went out, so the line can come after the client read the answer."""
+        deadline = time.monotonic() + within
+        while True:
+            lines = [line for line in self.log.read_text(errors="replace").splitlines() if containing in line]
+            if len(lines) >= count or time.monotonic() > deadline:
+                return lines
+            time.sleep(0.05)
+
 
 def session_members(session: int) -> list[int]:
     """Processes whose session is ``session`` (``bin/run`` starts nginx and gunicorn in it)."""
@@ -223,7 +234,7 @@ def test_through_nginx_the_portal_knows_who_asked_and_takes_files_as_large_as_it
               for n in range(3)]
     assert forged == [200, 200, 429]
     assert ask(served, "GET", CONVERT, "127.0.0.8")[0] == 200
-    access = [line for line in served.log.read_text().splitlines() if '"GET /api/v1/convert ' in line]
+    access = served.log_lines('"GET /api/v1/convert ', 4)
     assert [line.rpartition(" for=")[2] for line in access] == ["127.0.0.7"] * 3 + ["127.0.0.8"]
 
     # Neither can a client say it came over HTTPS (gunicorn believes the scheme from nginx).
