@@ -13,22 +13,27 @@ Each record of a source (``archive.import_formats``: a CSV, RIS or BibTeX file, 
 * ``skipped``: no IBI can be read from it, its other prefix is unknown, or the source gave it twice;
 * ``failed``: a field, a file or the database refused it.
 
-Every item is written in one transaction with its files and its history, or not at all, so a
-failure loses nothing already imported and stops nothing after it. An imported IBI of this
-portal's own identification subsystem moves its Algorithm 4 state past its date in the same
-transaction: no mint on any node can issue it again (``IdentifierStore.move_clock_past``).
+Every item is written with its files and its history, or not at all, so a failure loses nothing
+already imported and stops nothing after it: records are written a batch at a time
+(:data:`BATCH_RECORDS`), in one transaction, each record in a savepoint of its own, so one the
+database refuses is undone alone, with its own reason, and the others of its batch are kept; an
+outcome is given once its batch is committed. An imported IBI of this portal's own identification
+subsystem moves its Algorithm 4 state past its date in the same transaction: no mint on any node
+can issue it again (``IdentifierStore.move_clock_past``).
 """
 from __future__ import annotations
 
 import hashlib
 import mimetypes
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
 import requests
+from sqlalchemy import Connection
 
 from ..ibi.history import DELETED, EDITED, IMPORTED, Actor, Change
 from ..archive.file_path import parse_file_path
@@ -116,6 +121,16 @@ class SourceUnreachable(IbiError):
 Fetch = Callable[[str, dict], bytes]
 """GET a URL with query parameters, its body (``SourceUnreachable`` on any failure)."""
 
+#: Records an import writes in one transaction at most, each in a savepoint of its own
+#: (``Storage.savepoint``): a record refused is undone alone, the others of its batch are kept. A
+#: transaction a record paid a commit (and its wait for the disk) and the change signal for every
+#: item (docs/performance.md); a batch holds SQLite's write lock, which every other writer waits
+#: for, for tens of milliseconds, not seconds.
+BATCH_RECORDS = 100
+#: Bytes of files one batch stores at most (a record with more is a batch of its own): files are
+#: kept in the database, all of a batch's in its transaction.
+BATCH_FILE_BYTES = 16 * 1024 * 1024
+
 #: Seconds to connect to an OAI-PMH source, and to wait for each page of its answer.
 OAI_TIMEOUT = (10, 300)
 
@@ -150,6 +165,11 @@ class Harvest:
         self.total: int | None = None
 
     def __iter__(self) -> Iterator[SourceRecord]:
+        for page in self.pages():
+            yield from page
+
+    def pages(self) -> Iterator[list[SourceRecord]]:
+        """The records a page at a time, as each page comes."""
         parameters: dict = {"verb": "ListRecords", "metadataPrefix": "oai_dc"}
         page_number = 1
         while True:
@@ -160,7 +180,7 @@ class Harvest:
                 raise SourceUnreachable(error.message) from None
             if page.complete_list_size is not None:
                 self.total = page.complete_list_size
-            yield from page.records
+            yield list(page.records)
             if page.token is None:
                 return
             parameters = {"verb": "ListRecords", "resumptionToken": page.token}
@@ -186,14 +206,19 @@ class Importer:
 
     def run(self, records: Iterable[SourceRecord], actor: Actor, *, dry_run: bool = False, update: bool = False,
             files_dir: Path | None = None) -> Iterator[RecordOutcome]:
-        """One outcome per record, as each is done (so a caller shows progress); ``actor``: who
-        the history says imported (``import`` and the source)."""
+        """One outcome per record, in the source's order, each once its record is committed (a
+        batch at a time: :data:`BATCH_RECORDS`), so a caller shows progress; ``actor``: who the
+        history says imported (``import`` and the source)."""
         seen: dict[str, str] = {}
-        for record in records:
-            yield self._one(record, actor, seen, dry_run, update, files_dir)
+        for batch in _batches(records):
+            read = [self._read(record, seen, files_dir) for record in batch]
+            written = self._write_all([entry for entry in read if isinstance(entry, _Record)], actor, dry_run, update)
+            for entry in read:
+                yield written[entry] if isinstance(entry, _Record) else entry
 
-    def _one(self, record: SourceRecord, actor: Actor, seen: dict[str, str], dry_run: bool, update: bool,
-             files_dir: Path | None) -> RecordOutcome:
+    def _read(self, record: SourceRecord, seen: dict[str, str], files_dir: Path | None) -> RecordOutcome | _Record:
+        """The record's IBI, fields and files, checked without the database; its outcome when a
+        check refuses it. ``seen``: the IBIps read so far, with the record that gave each."""
         if record.problem:
             return RecordOutcome(record.where, FAILED, record.problem)
         try:
@@ -212,25 +237,59 @@ class Importer:
             files = self._files(record, ibi, files_dir)
         except ParseError as error:  # its message names the field (a mint's own refusal)
             return RecordOutcome(record.where, FAILED, error.message, **named)
-        paths = tuple(file.path for file in files)
-        held = self.store.find_minted(rep=ibi.rep, ibip=ibi.ibip)
-        try:
-            if held is None:
-                if not dry_run:
-                    self._create(ibi, record, wanted, files, actor)
-                reason = N_("deleted in the source: kept as its tombstone") if record.deleted else N_("new here")
-                return RecordOutcome(record.where, CREATED, reason, files=paths, **named)
-            return self._compare(record, ibi, wanted, files, held, actor, dry_run, update)
-        except IbiError as error:
-            return RecordOutcome(record.where, FAILED, error.args[0] if error.args else type(error).__name__, **named)
-        except OSError as error:
-            return RecordOutcome(record.where, FAILED, Recorded(f"{error.filename or ''}: {error.strerror}"), **named)
-        except Exception as error:  # noqa: BLE001 - the database refused this item; the others go on
-            return RecordOutcome(record.where, FAILED, N_("the database refused the item: %(reason)s",
-                                                      reason=Recorded(str(error).splitlines()[0])), **named)
+        return _Record(record, ibi, wanted, files)
 
-    def _compare(self, record: SourceRecord, ibi: ImportedIbi, wanted: MintRequest, files: list[_File],
-                 held: MintedItem, actor: Actor, dry_run: bool, update: bool) -> RecordOutcome:
+    def _write_all(self, records: list[_Record], actor: Actor, dry_run: bool, update: bool) -> dict[_Record, RecordOutcome]:
+        outcomes: dict[_Record, RecordOutcome] = {}
+        for group in _by_file_bytes(records):
+            outcomes.update(self._write(group, actor, dry_run, update))
+        return outcomes
+
+    def _write(self, group: list[_Record], actor: Actor, dry_run: bool, update: bool) -> dict[_Record, RecordOutcome]:
+        """The records' outcomes, their items written in one transaction, each in a savepoint of
+        its own (a record refused is undone alone), the own clock moved last, once, past the
+        latest own IBI created. If the transaction itself fails (its commit, the clock), each
+        record is written again alone, as its own transaction, to give each its own outcome."""
+        if dry_run:
+            held = _HeldItems(self.store, group)
+            return {record: self._outcome(None, record, held, actor, dry_run, update) for record in group}
+        try:
+            with self.store.storage.write_transaction() as conn:
+                held = _HeldItems(self.store, group)
+                outcomes = {record: self._outcome(conn, record, held, actor, dry_run, update) for record in group}
+                own = [record.ibi.date for record, outcome in outcomes.items()
+                       if outcome.outcome == CREATED and record.ibi.is_of(self.subsystem.rep_prefix, self.subsystem.ibip_prefix)]
+                if own:  # last: on PostgreSQL the clock's update goes with the COMMIT
+                    self.store.move_clock_past(conn, self.subsystem.key, max(own), self.clock())
+            return outcomes
+        except Exception as error:  # noqa: BLE001 - the database refused the transaction; the records are tried alone
+            if len(group) > 1:
+                return {record: outcome for one in group for record, outcome in self._write([one], actor, dry_run, update).items()}
+            return {group[0]: _failed(group[0], error)}
+
+    def _outcome(self, conn: Connection | None, record: _Record, held: _HeldItems, actor: Actor, dry_run: bool,
+                 update: bool) -> RecordOutcome:
+        """What becomes of one record, its writes (none in a dry run: ``conn`` ``None``) in a
+        savepoint: whatever refuses it, its failure, nothing of it written."""
+        try:
+            if conn is None:
+                return self._decide(None, record, held.of(record), actor, dry_run, update)
+            with self.store.storage.savepoint():
+                return self._decide(conn, record, held.of(record), actor, dry_run, update)
+        except Exception as error:  # noqa: BLE001 - a field, a file or the database refused this item; the others go on
+            return _failed(record, error)
+
+    def _decide(self, conn: Connection | None, record: _Record, held: MintedItem | None, actor: Actor, dry_run: bool,
+                update: bool) -> RecordOutcome:
+        if held is None:
+            if not dry_run:
+                self._create(conn, record, actor)
+            reason = N_("deleted in the source: kept as its tombstone") if record.source.deleted else N_("new here")
+            return RecordOutcome(record.source.where, CREATED, reason, files=record.paths, **record.named)
+        return self._compare(conn, record.source, record.ibi, record.wanted, record.files, held, actor, dry_run, update)
+
+    def _compare(self, conn: Connection | None, record: SourceRecord, ibi: ImportedIbi, wanted: MintRequest,
+                 files: list[_File], held: MintedItem, actor: Actor, dry_run: bool, update: bool) -> RecordOutcome:
         named = dict(rep=ibi.rep, ibip=ibi.ibip, published=ibi.published, files=tuple(file.path for file in files))
         if not _same_forms(held, ibi):
             return RecordOutcome(record.where, CONFLICT, N_(
@@ -246,7 +305,7 @@ class Importer:
                 return RecordOutcome(record.where, CONFLICT, N_("deleted in the source, held here: --update deletes it"),
                                **named)
             if not dry_run:
-                self._delete(held, actor)
+                self._delete(conn, held, actor)
             return RecordOutcome(record.where, UPDATED, N_("deleted, as in the source"), **named)
         changes = self._changes(held, record, wanted)
         changed_files = [file for file in files if (held_file := self.files.find(held.ibip, file.path)) is None
@@ -258,7 +317,7 @@ class Importer:
             return RecordOutcome(record.where, CONFLICT, N_("held here with other data (%(fields)s): left as it is; "
                                                       "--update replaces it", fields=differing), **named)
         if not dry_run:
-            self._update(held, changes, changed_files, actor)
+            self._update(conn, held, changes, changed_files, actor)
         return RecordOutcome(record.where, UPDATED, N_("changed: %(fields)s", fields=differing), **named)
 
     # -- reading -----------------------------------------------------------------------------
@@ -311,48 +370,44 @@ class Importer:
 
     # -- writing -----------------------------------------------------------------------------
 
-    def _create(self, ibi: ImportedIbi, record: SourceRecord, wanted: MintRequest, files: list[_File],
-                actor: Actor) -> None:
-        """The item, its files, its history and the own clock, in one transaction."""
+    def _create(self, conn: Connection, record: _Record, actor: Actor) -> None:
+        """The item, its files and its history, inside the batch's transaction (the own clock is
+        moved by :meth:`_write`, in the same transaction)."""
+        ibi, wanted = record.ibi, record.wanted
         item = MintedItem(
             rep=ibi.rep, ibip=ibi.ibip, date=ibi.date, utc=ibi.utc, subsystem=ibi.subsystem, title=wanted.title,
             target_url=wanted.target_url, creators=wanted.creators, item_date=wanted.item_date,
             language=wanted.language, bibliographic=wanted.bibliographic,
         )
-        own = ibi.is_of(self.subsystem.rep_prefix, self.subsystem.ibip_prefix)
-        with self.store.storage.write_transaction() as conn:
-            self.store.record_minted(conn, item)
-            record_change(conn, item.ibip, Change(actor, IMPORTED, {
-                "rep": item.rep, "ibip": item.ibip, "published": ibi.published, "record": record.where}))
-            for file in files:
-                self._put(conn, item.ibip, file, actor)
-            if record.deleted:
-                self.store.delete_minted(conn, item)
-                record_change(conn, item.ibip, Change(actor, DELETED))
-            if own:  # last: on PostgreSQL the clock's update goes with the COMMIT
-                self.store.move_clock_past(conn, self.subsystem.key, ibi.date, self.clock())
+        self.store.record_minted(conn, item)
+        record_change(conn, item.ibip, Change(actor, IMPORTED, {
+            "rep": item.rep, "ibip": item.ibip, "published": ibi.published, "record": record.source.where}))
+        for file in record.files:
+            self._put(conn, item.ibip, file, actor)
+        if record.source.deleted:
+            self.store.delete_minted(conn, item)
+            record_change(conn, item.ibip, Change(actor, DELETED))
 
-    def _update(self, held: MintedItem, changes: list[dict[str, object]], files: list[_File], actor: Actor) -> None:
-        with self.store.storage.write_transaction() as conn:
-            locked = self.store.lock_minted(conn, held.ibip)
-            if locked is None or locked.deleted:
-                raise IbiError(N_("%(ibi)s was deleted while it was imported", ibi=held.ibip))
-            columns = {_COLUMNS.get(str(change["field"]), str(change["field"])): change["new"] for change in changes}
-            if "creators" in columns:
-                columns["creators"] = tuple(columns["creators"])  # type: ignore[arg-type]
-            if columns:
-                self.store.change_minted(conn, locked, **columns)
-                record_change(conn, locked.ibip, Change(actor, EDITED, {"changes": changes}))
-            for file in files:
-                self._put(conn, locked.ibip, file, actor)
+    def _update(self, conn: Connection, held: MintedItem, changes: list[dict[str, object]], files: list[_File],
+                actor: Actor) -> None:
+        locked = self.store.lock_minted(conn, held.ibip)
+        if locked is None or locked.deleted:
+            raise IbiError(N_("%(ibi)s was deleted while it was imported", ibi=held.ibip))
+        columns = {_COLUMNS.get(str(change["field"]), str(change["field"])): change["new"] for change in changes}
+        if "creators" in columns:
+            columns["creators"] = tuple(columns["creators"])  # type: ignore[arg-type]
+        if columns:
+            self.store.change_minted(conn, locked, **columns)
+            record_change(conn, locked.ibip, Change(actor, EDITED, {"changes": changes}))
+        for file in files:
+            self._put(conn, locked.ibip, file, actor)
 
-    def _delete(self, held: MintedItem, actor: Actor) -> None:
-        with self.store.storage.write_transaction() as conn:
-            locked = self.store.lock_minted(conn, held.ibip)
-            if locked is None or locked.deleted:
-                return
-            self.store.delete_minted(conn, locked)
-            record_change(conn, locked.ibip, Change(actor, DELETED))
+    def _delete(self, conn: Connection, held: MintedItem, actor: Actor) -> None:
+        locked = self.store.lock_minted(conn, held.ibip)
+        if locked is None or locked.deleted:
+            return
+        self.store.delete_minted(conn, locked)
+        record_change(conn, locked.ibip, Change(actor, DELETED))
 
     def _put(self, conn, ibip: str, file: _File, actor: Actor) -> None:
         with file.disk.open("rb") as body:
@@ -389,3 +444,95 @@ def _item_folder(files_dir: Path, ibi: ImportedIbi) -> Path | None:
 
 def _entries(folder: Path) -> list[Path]:
     return sorted(entry for entry in folder.iterdir() if entry.is_dir()) if folder.is_dir() else []
+
+
+@dataclass(eq=False)
+class _Record:
+    """A record read and checked (:meth:`Importer._read`), to be written: its IBI, its fields as a
+    mint request, its files."""
+
+    source: SourceRecord
+    ibi: ImportedIbi
+    wanted: MintRequest
+    files: list[_File]
+
+    @property
+    def named(self) -> dict[str, str]:
+        return dict(rep=self.ibi.rep, ibip=self.ibi.ibip, published=self.ibi.published)
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return tuple(file.path for file in self.files)
+
+    @property
+    def file_bytes(self) -> int:
+        return sum(file.size for file in self.files)
+
+
+class _HeldItems:
+    """The items the own Archive holds for a batch of records, read at once
+    (``IdentifierStore.find_minted_many``) in the batch's transaction. A record whose item an
+    earlier record of the batch may have written (the same repository name under another IBIp),
+    or whose two forms name two items, is looked up alone, as it was written so far."""
+
+    def __init__(self, store: IdentifierStore, records: list[_Record]) -> None:
+        self.store = store
+        items = store.find_minted_many({record.ibi.rep for record in records}, {record.ibi.ibip for record in records})
+        self.by_rep = {item.rep: item for item in items}
+        self.by_ibip = {item.ibip: item for item in items}
+        reps = Counter(record.ibi.rep for record in records)
+        self.shared = {rep for rep, count in reps.items() if count > 1}
+
+    def of(self, record: _Record) -> MintedItem | None:
+        """What ``IdentifierStore.find_minted`` answers for the record's IBI now."""
+        ibi = record.ibi
+        by_rep, by_ibip = self.by_rep.get(ibi.rep), self.by_ibip.get(ibi.ibip)
+        if ibi.rep in self.shared or (by_rep is not None and by_ibip is not None and by_rep is not by_ibip):
+            return self.store.find_minted(rep=ibi.rep, ibip=ibi.ibip)
+        return by_rep or by_ibip
+
+
+def _failed(record: _Record, error: Exception) -> RecordOutcome:
+    """A record refused by a field (an ``IbiError`` naming it), a file or the database."""
+    named = record.named
+    if isinstance(error, IbiError):
+        return RecordOutcome(record.source.where, FAILED, error.args[0] if error.args else type(error).__name__, **named)
+    if isinstance(error, OSError):
+        return RecordOutcome(record.source.where, FAILED, Recorded(f"{error.filename or ''}: {error.strerror}"), **named)
+    return RecordOutcome(record.source.where, FAILED, N_("the database refused the item: %(reason)s",
+                                                         reason=Recorded(str(error).splitlines()[0])), **named)
+
+
+def _batches(records: Iterable[SourceRecord]) -> Iterator[list[SourceRecord]]:
+    """The records in batches of :data:`BATCH_RECORDS` at most, a harvest's never across two of
+    its pages (the next page may be minutes away: the records at hand are written first). If the
+    source fails, the records read before are a batch, then the failure is raised."""
+    pages: Iterable[Iterable[SourceRecord]] = records.pages() if isinstance(records, Harvest) else (records,)
+    for page in pages:
+        batch: list[SourceRecord] = []
+        try:
+            for record in page:
+                batch.append(record)
+                if len(batch) == BATCH_RECORDS:
+                    yield batch
+                    batch = []
+        except Exception:
+            if batch:
+                yield batch
+            raise
+        if batch:
+            yield batch
+
+
+def _by_file_bytes(records: list[_Record]) -> Iterator[list[_Record]]:
+    """``records`` in runs of at most :data:`BATCH_FILE_BYTES` of files (a record with more alone)."""
+    group: list[_Record] = []
+    size = 0
+    for record in records:
+        if group and size + record.file_bytes > BATCH_FILE_BYTES:
+            yield group
+            group, size = [], 0
+        group.append(record)
+        size += record.file_bytes
+    if group:
+        yield group

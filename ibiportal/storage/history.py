@@ -15,12 +15,17 @@ from .database import COMMITTED_CHANGES, Storage, now_iso
 from .schema import item_history
 
 
+#: Built once, so that SQLAlchemy finds it compiled: every change of an item writes one (an
+#: import of a collection, one or more for each of its items).
+_INSERT_ENTRY = insert(item_history)
+
+
 def record_change(conn: Connection, ibi: str, change: Change) -> None:
     """Record ``change`` of the item ``ibi``, inside the caller's transaction (the change's own)."""
-    conn.execute(insert(item_history).values(
-        ibi=ibi, at=now_iso(conn), actor_kind=change.actor.kind, actor_name=change.actor.name, action=change.action,
-        details=json.dumps(dict(change.details), ensure_ascii=False, sort_keys=True),
-    ))
+    conn.execute(_INSERT_ENTRY, {
+        "ibi": ibi, "at": now_iso(conn), "actor_kind": change.actor.kind, "actor_name": change.actor.name,
+        "action": change.action, "details": json.dumps(dict(change.details), ensure_ascii=False, sort_keys=True),
+    })
     conn.info.setdefault(COMMITTED_CHANGES, []).append(change.action)  # counted once committed (Storage)
 
 
