@@ -247,8 +247,8 @@ class Importer:
 
     def _write(self, group: list[_Record], actor: Actor, dry_run: bool, update: bool) -> dict[_Record, RecordOutcome]:
         """The records' outcomes, their items written in one transaction, each in a savepoint of
-        its own (a record refused is undone alone), the own clock moved last, once, past the
-        latest own IBI created. If the transaction itself fails (its commit, the clock), each
+        its own (a record refused is undone alone); then, once for the batch, the change signal
+        of the items created and the own clock moved past the latest own IBI created. If the transaction itself fails (its commit, the clock), each
         record is written again alone, as its own transaction, to give each its own outcome."""
         if dry_run:
             held = _HeldItems(self.store, group)
@@ -257,8 +257,11 @@ class Importer:
             with self.store.storage.write_transaction() as conn:
                 held = _HeldItems(self.store, group)
                 outcomes = {record: self._outcome(conn, record, held, actor, dry_run, update) for record in group}
-                own = [record.ibi.date for record, outcome in outcomes.items()
-                       if outcome.outcome == CREATED and record.ibi.is_of(self.subsystem.rep_prefix, self.subsystem.ibip_prefix)]
+                created = [record for record in group if outcomes[record].outcome == CREATED]
+                if created:
+                    self.store.minted_changed(conn, [record.created for record in created])
+                own = [record.ibi.date for record in created
+                       if record.ibi.is_of(self.subsystem.rep_prefix, self.subsystem.ibip_prefix)]
                 if own:  # last: on PostgreSQL the clock's update goes with the COMMIT
                     self.store.move_clock_past(conn, self.subsystem.key, max(own), self.clock())
             return outcomes
@@ -371,15 +374,16 @@ class Importer:
     # -- writing -----------------------------------------------------------------------------
 
     def _create(self, conn: Connection, record: _Record, actor: Actor) -> None:
-        """The item, its files and its history, inside the batch's transaction (the own clock is
-        moved by :meth:`_write`, in the same transaction)."""
+        """The item, its files and its history, inside the batch's transaction (:meth:`_write`
+        then tells the resolution caches and moves the own clock, in the same transaction)."""
         ibi, wanted = record.ibi, record.wanted
         item = MintedItem(
             rep=ibi.rep, ibip=ibi.ibip, date=ibi.date, utc=ibi.utc, subsystem=ibi.subsystem, title=wanted.title,
             target_url=wanted.target_url, creators=wanted.creators, item_date=wanted.item_date,
             language=wanted.language, bibliographic=wanted.bibliographic,
         )
-        self.store.record_minted(conn, item)
+        self.store.insert_minted(conn, item)
+        record.created = item
         record_change(conn, item.ibip, Change(actor, IMPORTED, {
             "rep": item.rep, "ibip": item.ibip, "published": ibi.published, "record": record.source.where}))
         for file in record.files:
@@ -455,6 +459,7 @@ class _Record:
     ibi: ImportedIbi
     wanted: MintRequest
     files: list[_File]
+    created: MintedItem | None = None  # the item stored for it, in the batch's transaction
 
     @property
     def named(self) -> dict[str, str]:

@@ -161,13 +161,24 @@ class IdentifierStore:
     def record_minted(self, conn: Connection, item: MintedItem) -> None:
         """Store the item of a reserved slot, inside the caller's transaction; resolution caches
         drop what they hold of it (a "not found" kept for it is now wrong)."""
+        self.insert_minted(conn, item)
+        ibis_changed(self.storage, conn, (item.rep, item.ibip), both_forms=True)
+
+    def insert_minted(self, conn: Connection, item: MintedItem) -> None:
+        """:meth:`record_minted` without telling the resolution caches: the caller calls
+        :meth:`minted_changed` for it before its transaction commits (an import, once for a batch
+        of items, not one statement an item)."""
         conn.execute(_INSERT_ITEM, {
             "rep": item.rep, "ibip": item.ibip, "date": str(item.date), "utc": item.utc, "subsystem": item.subsystem,
             "title": item.title, "target_url": item.target_url, "creators": json.dumps(list(item.creators)),
             "item_date": item.item_date, "language": item.language, "created_at": self.storage.now_iso(),
             **asdict(item.bibliographic),
         })
-        ibis_changed(self.storage, conn, (item.rep, item.ibip), both_forms=True)
+
+    def minted_changed(self, conn: Connection, items: Iterable[MintedItem]) -> None:
+        """Resolution caches drop what they hold of the items :meth:`insert_minted` stored, in
+        both forms, inside the transaction that stored them (last in it: ``ibis_changed``)."""
+        ibis_changed(self.storage, conn, [form for item in items for form in (item.rep, item.ibip)], both_forms=True)
 
     def add_item_link(self, conn: Connection, ibi: str, link: ItemLink) -> None:
         """Link a minted item (its IBIp) to another IBI, inside the caller's transaction; what
