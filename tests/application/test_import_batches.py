@@ -112,6 +112,26 @@ def test_a_record_refused_in_a_batch_is_undone_alone_and_the_others_kept(storage
     assert announced == [2 * newest]
 
 
+def test_an_update_refused_last_in_its_batch_takes_nothing_with_it(storage, announced, col):
+    """Updates tell the resolution caches record by record (their files'): the one a savepoint
+    undid must not be the number the batch's commit announces (it may be drawn again later)."""
+    for statement in REFUSE_FILE[storage.dialect]:
+        storage.connection.exec_driver_sql(statement)
+    list(importer_over(storage).run(records(col), ACTOR, files_dir=col))
+    announced.clear()
+    for rep in REPS:
+        (col / rep / "doc" / "a.pdf").write_bytes(f"%PDF second edition {rep}".encode())
+
+    outcomes = list(importer_over(storage).run(records(col, refused=4), ACTOR, files_dir=col, update=True))
+
+    assert [outcome.outcome for outcome in outcomes] == ["updated"] * 4 + ["failed"]
+    files = FileStore(storage)
+    sizes = [files.find(convert(rep, KNOWN_PREFIX_PAIRS).ibip, "a.pdf").size for rep in REPS]
+    assert sizes == [len(f"%PDF second edition {rep}") for rep in REPS[:4]] + [len(f"%PDF {REPS[4]}")]
+    newest = storage.read(select(func.max(resolution_change.c.id))).scalar_one()
+    assert announced == [2 * newest]
+
+
 def test_a_batch_whose_transaction_fails_is_written_record_by_record(storage):
     class ClockRefused(IdentifierStore):
         """The own clock's row cannot be written: the batch's last statement fails."""
