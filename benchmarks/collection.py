@@ -1,6 +1,6 @@
 """A collection of own items for the benchmarks, made the way an operator makes one: records of a
 CSV file brought in by the importer (``flask items import``'s :class:`Importer`), each item with
-its history, all-or-nothing (a batch of records a transaction, each in a savepoint of its own).
+its history, all-or-nothing (a batch of records a transaction).
 
 The items are INPE repository names of ``sid.inpe.br/mtc-m21c`` (a known prefix pair, so each
 gets its IBIp), one a second from 2019-01-01, with a title, two creators, a date and a target URL:

@@ -15,9 +15,10 @@ Each record of a source (``archive.import_formats``: a CSV, RIS or BibTeX file, 
 
 Every item is written with its files and its history, or not at all, so a failure loses nothing
 already imported and stops nothing after it: records are written a batch at a time
-(:data:`BATCH_RECORDS`), in one transaction, each record in a savepoint of its own, so one the
-database refuses is undone alone, with its own reason, and the others of its batch are kept; an
-outcome is given once its batch is committed. An imported IBI of this portal's own identification
+(:data:`BATCH_RECORDS`) in one transaction; if any of them fails, nothing of the batch is kept and
+its records are written again one by one, each in its own transaction, so only the records that
+fail fail, each with its own reason, and the others are kept. An outcome is given once its record
+is committed. An imported IBI of this portal's own identification
 subsystem moves its Algorithm 4 state past its date in the same transaction: no mint on any node
 can issue it again (``IdentifierStore.move_clock_past``).
 """
@@ -47,7 +48,7 @@ from ..ibi.minted import MintedItem
 from ..ibi.mint_request import MintRequest
 from ..ibi.subsystem import Subsystem
 from ..storage.files import FileStore
-from ..storage.history import record_change
+from ..storage.history import record_change, record_changes
 from ..storage.identifiers import IdentifierStore
 
 CREATED, UPDATED, UNCHANGED, CONFLICT, SKIPPED, FAILED = "created", "updated", "unchanged", "conflict", "skipped", "failed"
@@ -121,11 +122,11 @@ class SourceUnreachable(IbiError):
 Fetch = Callable[[str, dict], bytes]
 """GET a URL with query parameters, its body (``SourceUnreachable`` on any failure)."""
 
-#: Records an import writes in one transaction at most, each in a savepoint of its own
-#: (``Storage.savepoint``): a record refused is undone alone, the others of its batch are kept. A
-#: transaction a record paid a commit (and its wait for the disk) and the change signal for every
-#: item (docs/performance.md); a batch holds SQLite's write lock, which every other writer waits
-#: for, for tens of milliseconds, not seconds.
+#: Records an import writes in one transaction at most (a batch that fails is written again one
+#: record a transaction, :meth:`Importer._write`). A transaction a record paid a commit (and its
+#: wait for the disk), a lookup, the change signal and two statements for every item
+#: (docs/performance.md); a batch holds SQLite's write lock, which every other writer waits for,
+#: for tens of milliseconds, not seconds.
 BATCH_RECORDS = 100
 #: Bytes of files one batch stores at most (a record with more is a batch of its own): files are
 #: kept in the database, all of a batch's in its transaction.
@@ -246,50 +247,59 @@ class Importer:
         return outcomes
 
     def _write(self, group: list[_Record], actor: Actor, dry_run: bool, update: bool) -> dict[_Record, RecordOutcome]:
-        """The records' outcomes, their items written in one transaction, each in a savepoint of
-        its own (a record refused is undone alone); then, once for the batch, the change signal
-        of the items created and the own clock moved past the latest own IBI created. If the transaction itself fails (its commit, the clock), each
-        record is written again alone, as its own transaction, to give each its own outcome."""
+        """The records' outcomes, written in one transaction (:meth:`_write_together`). If
+        anything of it fails (a record the database or a file refuses, the commit), none of it is
+        kept and each record is written again alone, as its own transaction, so that only the
+        records that fail fail, each with its own reason."""
         if dry_run:
-            held = _HeldItems(self.store, group)
-            return {record: self._outcome(None, record, held, actor, dry_run, update) for record in group}
+            return self._dry_run(group, actor, update)
         try:
-            with self.store.storage.write_transaction() as conn:
-                held = _HeldItems(self.store, group)
-                outcomes = {record: self._outcome(conn, record, held, actor, dry_run, update) for record in group}
-                created = [record for record in group if outcomes[record].outcome == CREATED]
-                if created:
-                    self.store.minted_changed(conn, [record.created for record in created])
-                own = [record.ibi.date for record in created
-                       if record.ibi.is_of(self.subsystem.rep_prefix, self.subsystem.ibip_prefix)]
-                if own:  # last: on PostgreSQL the clock's update goes with the COMMIT
-                    self.store.move_clock_past(conn, self.subsystem.key, max(own), self.clock())
-            return outcomes
-        except Exception as error:  # noqa: BLE001 - the database refused the transaction; the records are tried alone
+            return self._write_together(group, actor, update)
+        except Exception as error:  # noqa: BLE001 - a field, a file or the database refused an item; the others go on
             if len(group) > 1:
                 return {record: outcome for one in group for record, outcome in self._write([one], actor, dry_run, update).items()}
             return {group[0]: _failed(group[0], error)}
 
-    def _outcome(self, conn: Connection | None, record: _Record, held: _HeldItems, actor: Actor, dry_run: bool,
-                 update: bool) -> RecordOutcome:
-        """What becomes of one record, its writes (none in a dry run: ``conn`` ``None``) in a
-        savepoint: whatever refuses it, its failure, nothing of it written."""
-        try:
-            if conn is None:
-                return self._decide(None, record, held.of(record), actor, dry_run, update)
-            with self.store.storage.savepoint():
-                return self._decide(conn, record, held.of(record), actor, dry_run, update)
-        except Exception as error:  # noqa: BLE001 - a field, a file or the database refused this item; the others go on
-            return _failed(record, error)
+    def _write_together(self, group: list[_Record], actor: Actor, update: bool) -> dict[_Record, RecordOutcome]:
+        """The records written in one transaction; new items without files go in together
+        (:class:`_NewRows`), and, once for the batch, the change signal of the items created and
+        the own clock moved past the latest own IBI created."""
+        with self.store.storage.write_transaction() as conn:
+            held, rows = _HeldItems(self.store, group), _NewRows(self.store)
+            outcomes = {record: self._decide(conn, record, held, rows, actor, False, update) for record in group}
+            rows.write(conn)
+            created = [record for record in group if outcomes[record].outcome == CREATED]
+            if created:
+                self.store.minted_changed(conn, [record.created for record in created])
+            own = [record.ibi.date for record in created
+                   if record.ibi.is_of(self.subsystem.rep_prefix, self.subsystem.ibip_prefix)]
+            if own:  # last: on PostgreSQL the clock's update goes with the COMMIT
+                self.store.move_clock_past(conn, self.subsystem.key, max(own), self.clock())
+        return outcomes
 
-    def _decide(self, conn: Connection | None, record: _Record, held: MintedItem | None, actor: Actor, dry_run: bool,
-                update: bool) -> RecordOutcome:
-        if held is None:
+    def _dry_run(self, group: list[_Record], actor: Actor, update: bool) -> dict[_Record, RecordOutcome]:
+        held, outcomes = _HeldItems(self.store, group), {}
+        for record in group:
+            try:
+                outcomes[record] = self._decide(None, record, held, None, actor, True, update)
+            except Exception as error:  # noqa: BLE001 - as a record written alone
+                outcomes[record] = _failed(record, error)
+        return outcomes
+
+    def _decide(self, conn: Connection | None, record: _Record, held: _HeldItems, rows: _NewRows | None, actor: Actor,
+                dry_run: bool, update: bool) -> RecordOutcome:
+        """What becomes of one record, written (unless ``dry_run``) inside the batch's transaction."""
+        if rows is not None and held.needs_lookup(record):
+            rows.write(conn)  # the lookup sees the items of the batch written so far
+        item = held.of(record)
+        if item is None:
             if not dry_run:
-                self._create(conn, record, actor)
+                self._create(conn, record, rows, actor)
             reason = N_("deleted in the source: kept as its tombstone") if record.source.deleted else N_("new here")
             return RecordOutcome(record.source.where, CREATED, reason, files=record.paths, **record.named)
-        return self._compare(conn, record.source, record.ibi, record.wanted, record.files, held, actor, dry_run, update)
+        if rows is not None:
+            rows.write(conn)  # an update's rows after the new items' before it
+        return self._compare(conn, record.source, record.ibi, record.wanted, record.files, item, actor, dry_run, update)
 
     def _compare(self, conn: Connection | None, record: SourceRecord, ibi: ImportedIbi, wanted: MintRequest,
                  files: list[_File], held: MintedItem, actor: Actor, dry_run: bool, update: bool) -> RecordOutcome:
@@ -373,19 +383,23 @@ class Importer:
 
     # -- writing -----------------------------------------------------------------------------
 
-    def _create(self, conn: Connection, record: _Record, actor: Actor) -> None:
-        """The item, its files and its history, inside the batch's transaction (:meth:`_write`
-        then tells the resolution caches and moves the own clock, in the same transaction)."""
+    def _create(self, conn: Connection, record: _Record, rows: _NewRows, actor: Actor) -> None:
+        """The item, its files and its history, inside the batch's transaction (:meth:`_write_together`
+        then tells the resolution caches and moves the own clock, in the same transaction). An item
+        without files, not deleted, is two rows, written with the batch's others."""
         ibi, wanted = record.ibi, record.wanted
         item = MintedItem(
             rep=ibi.rep, ibip=ibi.ibip, date=ibi.date, utc=ibi.utc, subsystem=ibi.subsystem, title=wanted.title,
             target_url=wanted.target_url, creators=wanted.creators, item_date=wanted.item_date,
             language=wanted.language, bibliographic=wanted.bibliographic,
         )
-        self.store.insert_minted(conn, item)
         record.created = item
-        record_change(conn, item.ibip, Change(actor, IMPORTED, {
-            "rep": item.rep, "ibip": item.ibip, "published": ibi.published, "record": record.source.where}))
+        imported = Change(actor, IMPORTED, {"rep": item.rep, "ibip": item.ibip, "published": ibi.published,
+                                            "record": record.source.where})
+        rows.add(item, imported)
+        if not record.files and not record.source.deleted:
+            return
+        rows.write(conn)  # its files' and its deletion's rows after its own, as they happen
         for file in record.files:
             self._put(conn, item.ibip, file, actor)
         if record.source.deleted:
@@ -488,13 +502,38 @@ class _HeldItems:
         reps = Counter(record.ibi.rep for record in records)
         self.shared = {rep for rep, count in reps.items() if count > 1}
 
+    def needs_lookup(self, record: _Record) -> bool:
+        """Whether :meth:`of` reads the database for this record rather than what was read."""
+        by_rep, by_ibip = self.by_rep.get(record.ibi.rep), self.by_ibip.get(record.ibi.ibip)
+        return record.ibi.rep in self.shared or (by_rep is not None and by_ibip is not None and by_rep is not by_ibip)
+
     def of(self, record: _Record) -> MintedItem | None:
         """What ``IdentifierStore.find_minted`` answers for the record's IBI now."""
-        ibi = record.ibi
-        by_rep, by_ibip = self.by_rep.get(ibi.rep), self.by_ibip.get(ibi.ibip)
-        if ibi.rep in self.shared or (by_rep is not None and by_ibip is not None and by_rep is not by_ibip):
-            return self.store.find_minted(rep=ibi.rep, ibip=ibi.ibip)
-        return by_rep or by_ibip
+        if self.needs_lookup(record):
+            return self.store.find_minted(rep=record.ibi.rep, ibip=record.ibi.ibip)
+        return self.by_rep.get(record.ibi.rep) or self.by_ibip.get(record.ibi.ibip)
+
+
+class _NewRows:
+    """New items and their ``imported`` entries, written together: one statement a table for
+    the batch (``IdentifierStore.insert_minted``, ``record_changes``), not two a record. Written
+    in the records' order, and before any other write of the batch (a file, an update, a lookup
+    that must see them), so every row lands as if each record were written in turn."""
+
+    def __init__(self, store: IdentifierStore) -> None:
+        self.store = store
+        self.items: list[MintedItem] = []
+        self.entries: list[tuple[str, Change]] = []
+
+    def add(self, item: MintedItem, imported: Change) -> None:
+        self.items.append(item)
+        self.entries.append((item.ibip, imported))
+
+    def write(self, conn: Connection) -> None:
+        if self.items:
+            self.store.insert_minted(conn, self.items)
+            record_changes(conn, self.entries)
+            self.items, self.entries = [], []
 
 
 def _failed(record: _Record, error: Exception) -> RecordOutcome:

@@ -368,30 +368,6 @@ class Storage:
         for callback in callbacks:
             callback()
 
-    @contextmanager
-    def savepoint(self) -> Iterator[None]:
-        """Inside a write transaction: the block's writes undone if it raises, the transaction
-        going on without them (``SAVEPOINT``, both databases; on PostgreSQL a refused statement
-        then no longer aborts the whole transaction). What the block left for the commit goes
-        with them: the changes it counted for the metrics, the number it would announce (a
-        rolled-back change id may be drawn again, so announcing it could repeat the number of
-        another commit) and a statement sent with the ``COMMIT``. The exception is raised again.
-        """
-        info = self.connection.info
-        counted = len(info.get(COMMITTED_CHANGES, ()))
-        kept = list(self._after_commit), self._announcement, self._with_commit
-        self.connection.exec_driver_sql("SAVEPOINT ibiportal_block")
-        try:
-            yield
-        except BaseException:
-            if not self.connection.invalidated:  # a lost connection ends the transaction: the caller's rollback
-                self.connection.exec_driver_sql("ROLLBACK TO SAVEPOINT ibiportal_block")
-                self.connection.exec_driver_sql("RELEASE SAVEPOINT ibiportal_block")
-            self._after_commit, self._announcement, self._with_commit = kept
-            del info.setdefault(COMMITTED_CHANGES, [])[counted:]
-            raise
-        self.connection.exec_driver_sql("RELEASE SAVEPOINT ibiportal_block")
-
     def execute_with_commit(self, statement: Executable) -> None:
         """Inside a write transaction, as its last statement: on PostgreSQL ``statement`` is sent
         with the ``COMMIT`` in one round trip (its values written into the SQL, which the dialect

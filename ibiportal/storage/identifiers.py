@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields
 from decimal import Decimal
@@ -161,19 +161,20 @@ class IdentifierStore:
     def record_minted(self, conn: Connection, item: MintedItem) -> None:
         """Store the item of a reserved slot, inside the caller's transaction; resolution caches
         drop what they hold of it (a "not found" kept for it is now wrong)."""
-        self.insert_minted(conn, item)
+        self.insert_minted(conn, [item])
         ibis_changed(self.storage, conn, (item.rep, item.ibip), both_forms=True)
 
-    def insert_minted(self, conn: Connection, item: MintedItem) -> None:
-        """:meth:`record_minted` without telling the resolution caches: the caller calls
-        :meth:`minted_changed` for it before its transaction commits (an import, once for a batch
-        of items, not one statement an item)."""
-        conn.execute(_INSERT_ITEM, {
+    def insert_minted(self, conn: Connection, items: Sequence[MintedItem]) -> None:
+        """:meth:`record_minted` for several items, in one statement, without telling the
+        resolution caches: the caller calls :meth:`minted_changed` for them before its transaction
+        commits (an import, once for a batch of items, not three statements an item)."""
+        now = self.storage.now_iso()
+        conn.execute(_INSERT_ITEM, [{
             "rep": item.rep, "ibip": item.ibip, "date": str(item.date), "utc": item.utc, "subsystem": item.subsystem,
             "title": item.title, "target_url": item.target_url, "creators": json.dumps(list(item.creators)),
-            "item_date": item.item_date, "language": item.language, "created_at": self.storage.now_iso(),
+            "item_date": item.item_date, "language": item.language, "created_at": now,
             **asdict(item.bibliographic),
-        })
+        } for item in items])
 
     def minted_changed(self, conn: Connection, items: Iterable[MintedItem]) -> None:
         """Resolution caches drop what they hold of the items :meth:`insert_minted` stored, in
