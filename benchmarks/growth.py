@@ -7,12 +7,15 @@ The collections are made by the importer (``benchmarks/collection.py``). SQLite'
 ``/dev/shm`` for the next run while the machine is up (1,000,000 items take a while to import),
 and each run works on a copy. PostgreSQL's are made in each run, in a throwaway cluster started
 as the tests start one (``tests.servers.PostgresServer``, here with ``fsync`` on, as in
-production); the script says how long their import took. Every figure is CPU time of this process per request (``time.process_time``: not how long other
+production); the script says how long their import took. Every figure is CPU time of this
+process per request (``time.process_time``: not how long other
 programs on the machine kept it waiting), through the portal's WSGI app (Flask's test client),
 the two collections in alternating rounds (A B, B A, …), each round its own distinct items:
 
 * **resolution**: ``GET /<IBIp>`` of an item not asked before (an uncached resolution, its
-  trace stored), the demo Archives off;
+  trace stored), the demo Archives off; the items asked are spread evenly over the whole
+  collection, in a shuffled order (``spread_items``), so a large collection's lookups touch
+  its index pages everywhere;
 * **mint**: ``POST /api/v1/mint`` with a title and a target URL;
 * **import**: one record more through the importer (``Importer.run``), a new IBI.
 
@@ -25,6 +28,7 @@ each must search an index, none scan a table. Results are appended to
 from __future__ import annotations
 
 import argparse
+import random
 import os
 import shutil
 import sqlite3
@@ -35,7 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.collection import csv_text, ibips, import_items, kept_collection  # noqa: E402
+from benchmarks.collection import csv_text, import_items, kept_collection  # noqa: E402
 from benchmarks.serving import write_results  # noqa: E402
 
 KEPT = Path("/dev/shm")
@@ -79,7 +83,7 @@ def postgres_collection(server, size: int) -> str:
 class Portal:
     """The portal's app over a collection of its own, and the requests of the rounds."""
 
-    def __init__(self, size: int, database: str, folder: Path) -> None:
+    def __init__(self, size: int, database: str, folder: Path, asked: int) -> None:
         from ibiportal import create_app
         from ibiportal.web.context import application
 
@@ -89,7 +93,7 @@ class Portal:
                                "RATELIMIT_ENABLED": False, "INSTANCE_PATH": str(folder / str(size)),
                                "TRUSTED_HOSTS": ["localhost"]})
         self.client = self.app.test_client()
-        self.items = ["/" + ibip for ibip in ibips(size)]
+        self.items = ["/" + ibip for ibip in spread_items(database, asked)]
         self.asked = 0
         self.imported = size
         self.get_importer = lambda: application().importing()
@@ -123,6 +127,26 @@ class Portal:
             spent = time.process_time() - started
         assert all(outcome.outcome == "created" for outcome in outcomes), outcomes[0]
         return spent / count
+
+
+def spread_items(database: str, count: int) -> list[str]:
+    """The IBIps of ``count`` items spread evenly over the whole collection (every n-th by id), in
+    a shuffled order: the lookups of a large collection touch its index pages everywhere, as the
+    requests of many readers would, not only the first pages (the oldest items in turn)."""
+    from sqlalchemy import text
+
+    from ibiportal.storage.database import Storage
+
+    storage = Storage(database)
+    try:
+        total = storage.read(text("SELECT count(*) FROM minted_item")).scalar_one()
+        step = max(1, total // count)
+        found = list(storage.read(text("SELECT ibip FROM minted_item WHERE id % :step = 0 ORDER BY id LIMIT :count"),
+                                  {"step": step, "count": count}).scalars())
+    finally:
+        storage.close()
+    random.Random(total).shuffle(found)
+    return found
 
 
 def plans(database: str) -> list[str]:
@@ -163,7 +187,8 @@ def main() -> None:
             databases = {size: postgres_collection(server, size) for size in (small, large)}
         else:
             databases = {size: sqlite_collection(size, work) for size in (small, large)}
-        portals = {size: Portal(size, databases[size], work) for size in (small, large)}
+        asked = 20 + arguments.rounds * arguments.per_round  # the warm-up's and the rounds'
+        portals = {size: Portal(size, databases[size], work, asked) for size in (small, large)}
         lines = [f"query plans on the {large}-item collection:", *plans(portals[large].database)]
         for portal in portals.values():  # imports, pools, first connections
             portal.resolve(20), portal.mint(5), portal.import_more(5)
