@@ -1,7 +1,7 @@
 """Reference-list benchmark: ``POST /api/v1/extract?resolve=1`` over a whole list, against live
 Archives on loopback that each take 100 ms to answer.
 
-Run: ``.venv/bin/python benchmarks/references.py [--profile] [IBIS:ARCHIVES ...]`` (default ``200:3 5000:10``,
+Run: ``.venv/bin/python benchmarks/references.py [--profile[=wall]] [IBIS:ARCHIVES ...]`` (default ``200:3 5000:10``,
 the goals of the reference check: 200 IBIs against 3 Archives within 0.6 s, 5,000 against 10 within
 10 s, with the portal's memory not growing with the list, and at most 2 ms of the worker's CPU per IBI). Each case starts its own portal
 (gunicorn with ``gunicorn.conf.py``, one worker, the demo Archives off) whose registry holds the
@@ -27,7 +27,13 @@ last line says PASS or FAIL against every goal, and the exit status is 1 on FAIL
 ``--profile`` measures nothing against the goals: it profiles the first case's checks on every
 thread of the worker (``benchmarks/profiled_app.py``, yappi: ``pip install -r
 benchmarks/requirements.txt``) and appends the top entries to
-``benchmarks/results/references-profile-<date>.txt``.
+``benchmarks/results/references-profile-<date>.txt``; ``--profile=wall`` counts elapsed time
+instead of CPU time, so that what the resolutions wait for shows (the Archives, the database's
+write lock, the pool's connections).
+
+Each check's elapsed time is split (``/proc/<pid>/task/*/schedstat``): the worker's threads on a
+core, waiting for a core (the machine's load), and the rest (waiting for the Archives, for a lock,
+or for nothing to do), beside what the Archives alone take at the check's concurrency.
 """
 from __future__ import annotations
 
@@ -48,6 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.resolution import DELAY, Archives  # noqa: E402
 from benchmarks.serving import Portal, portal, rss_kib, workdir, write_results  # noqa: E402
+from ibiportal.application.references import CONCURRENCY  # noqa: E402
 from ibiportal.ibi.numerals import encode_base27  # noqa: E402
 from ibiportal.protocol.messages import RegistrationKey  # noqa: E402
 from ibiportal.protocol.registry import ArchiveDetails, Confirmation, KeyHash  # noqa: E402
@@ -142,6 +149,21 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def scheduled(pid: int) -> tuple[float, float]:
+    """Seconds a process's threads have run on a core and waited for one (runnable, not running),
+    summed over its threads (``/proc/<pid>/task/*/schedstat``, in ns). A thread that ended takes
+    its counts with it: the worker's pools keep theirs."""
+    running = waiting = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            fields = (task / "schedstat").read_text().split()
+        except OSError:  # ended meanwhile
+            continue
+        running += int(fields[0])
+        waiting += int(fields[1])
+    return running / 1e9, waiting / 1e9
+
+
 def load() -> str:
     return Path("/proc/loadavg").read_text().split()[0]
 
@@ -181,22 +203,23 @@ def run_case(ibis: int, archive_count: int, goal: float, rounds: int) -> tuple[l
     return lines, met
 
 
-def profile_case(ibis: int, archive_count: int) -> str:
+def profile_case(ibis: int, archive_count: int, clock: str = "cpu") -> str:
     """The profile of every thread of the worker (``benchmarks/profiled_app.py``) over
-    :data:`PROFILED_ROUNDS` checks of the list, after one check unprofiled."""
+    :data:`PROFILED_ROUNDS` checks of the list, after one check unprofiled; by CPU time, or
+    (``clock="wall"``) by elapsed time, waits included."""
     archives = Archives(archive_count, threaded=False)
     text = reference_list(ibis)
     try:
         with case_portal(archives, "benchmarks.profiled_app:app") as served:
             check_list(served.base_url, text, 60)
-            requests.get(f"{served.base_url}/_bench/profile/start", timeout=30).raise_for_status()
+            requests.get(f"{served.base_url}/_bench/profile/start", params={"clock": clock}, timeout=30).raise_for_status()
             for _ in range(PROFILED_ROUNDS):
                 check_list(served.base_url, text, 60)
             stopped = requests.get(f"{served.base_url}/_bench/profile/stop", timeout=120)
             stopped.raise_for_status()
     finally:
         archives.close()
-    return (f"profile (yappi, CPU of every thread) of {PROFILED_ROUNDS} checks of {ibis:,} IBIs against "
+    return (f"profile (yappi, {clock} time of every thread) of {PROFILED_ROUNDS} checks of {ibis:,} IBIs against "
             f"{archive_count} Archives; load average {load()}\n{stopped.text}")
 
 
@@ -214,6 +237,7 @@ def measure(base_url: str, worker: int, archives_pid: int, text: str, ibis: int,
 
     sampler = threading.Thread(target=sample, daemon=True)
     load_before, cpu, archives_cpu = load(), cpu_seconds(worker), cpu_seconds(archives_pid)
+    on_core, for_core = scheduled(worker)
     sampler.start()
     try:
         check = check_list(base_url, text, goal, progress)
@@ -221,6 +245,9 @@ def measure(base_url: str, worker: int, archives_pid: int, text: str, ibis: int,
         sampling.set()
         sampler.join()
     cpu, archives_cpu = cpu_seconds(worker) - cpu, cpu_seconds(archives_pid) - archives_cpu
+    after = scheduled(worker)
+    on_core, for_core = after[0] - on_core, after[1] - for_core
+    floor = -(-ibis // CONCURRENCY) * DELAY
     assert check.entries == check.head["count"] == ibis and check.head["requests"] == ibis, check
     assert check.summary == {**{name: 0 for name in check.summary}, **check.outcomes}, check
     fifths = [next((rss for read, rss in samples if read >= ibis * part // 5), samples[-1][1]) for part in range(1, 6)]
@@ -234,6 +261,9 @@ def measure(base_url: str, worker: int, archives_pid: int, text: str, ibis: int,
         f"({check.elapsed / DELAY:.0f}x one Archive's delay), first entry after {check.first:.2f} s; "
         f"outcomes {check.outcomes}; load average {load_before} -> {load()}",
         f"  CPU: worker {cpu:.1f} s ({cpu / ibis * 1000:.2f} ms per IBI), the Archives' process {archives_cpu:.1f} s",
+        f"  elapsed {check.elapsed:.2f} s: the worker's threads on a core {on_core:.2f} s, waiting for a core "
+        f"{for_core:.2f} s (the machine's load), the rest {check.elapsed - on_core - for_core:+.2f} s (the Archives, "
+        f"locks, nothing to do); the Archives alone take at least {floor:.1f} s ({CONCURRENCY} requests at a time)",
         f"  worker memory: {before / 1024:.1f} MiB before, at each fifth of the entries "
         f"{' '.join(f'{rss / 1024:.0f}' for rss in fifths)} MiB, peak {peak / 1024:.1f} MiB "
         f"(+{(peak - before) / 1024:.1f} MiB); second half's peak over the first half's {rise:+.1f} MiB",
@@ -245,9 +275,9 @@ def measure(base_url: str, worker: int, archives_pid: int, text: str, ibis: int,
     return lines, fast and flat and frugal
 
 
-def main(cases: list[tuple[int, int, float]], profiled: bool = False) -> int:
+def main(cases: list[tuple[int, int, float]], profiled: str | None = None) -> int:
     if profiled:
-        report = "\n".join(profile_case(ibis, archive_count) for ibis, archive_count, _ in cases[:1])
+        report = "\n".join(profile_case(ibis, archive_count, profiled) for ibis, archive_count, _ in cases[:1])
         print(report)
         print(f"written to {write_results('references-profile', report)}")
         return 0
@@ -279,5 +309,6 @@ def parse_cases(arguments: list[str]) -> list[tuple[int, int, float]]:
 
 if __name__ == "__main__":
     arguments = sys.argv[1:]
-    sys.exit(main(parse_cases([argument for argument in arguments if argument != "--profile"]),
-                  profiled="--profile" in arguments))
+    clocks = {"--profile": "cpu", "--profile=wall": "wall"}
+    sys.exit(main(parse_cases([argument for argument in arguments if argument not in clocks]),
+                  profiled=next((clocks[argument] for argument in arguments if argument in clocks), None)))

@@ -15,8 +15,10 @@ A thesis's bibliography holds hundreds of references and dozens of IBIs, many of
 * yields each entry's :class:`EntryResolution` as soon as its request is resolved (not in text
   order), so the caller can stream them: what is held at any time is the entries' indices and
   the resolutions under way, never the list's resolutions;
-* asks ``budget`` before each distinct request (the per-IBI rate limit); once it refuses, the
-  remaining entries are **error** ``429``, "not checked", and can be checked again later.
+* takes its distinct requests from ``budget`` (the per-IBI rate limit) all at once, when it
+  starts: one call, not one per request (with Redis, each was a round trip); the requests beyond
+  what it lets through, in text order, are **error** ``429``, "not checked", and can be checked
+  again later.
 
 The outcome words are the reader's, not the protocol's: found, deleted, not found, invalid,
 error (see :data:`OUTCOME_OF_ALERT`).
@@ -95,6 +97,19 @@ class EntryResolution:
 
 
 @dataclass(frozen=True)
+class Allowance:
+    """What a budget let through of the requests a check asked for: ``granted`` of them (the
+    first ones), and why not the rest (``refusal``, a sentence; ``None`` when all were)."""
+
+    granted: int
+    refusal: str | None = None
+
+
+#: The per-IBI rate limit of a check: ``budget(count)`` takes up to ``count`` requests at once.
+Budget = Callable[[int], Allowance]
+
+
+@dataclass(frozen=True)
 class CheckedEntry:
     """The entry at ``index`` of the list (text order) and its resolution."""
 
@@ -126,9 +141,9 @@ class ReferenceCheck:
         self.found_status = found_status
         self.concurrency = max(1, concurrency)
 
-    def run(self, entries: Iterable[Found], budget: Callable[[], str | None]) -> Iterator[CheckedEntry]:
-        """Each entry with its resolution, as they are resolved. ``budget`` is asked once per
-        distinct request: ``None`` lets it through, a sentence refuses it and every one after."""
+    def run(self, entries: Iterable[Found], budget: Budget) -> Iterator[CheckedEntry]:
+        """Each entry with its resolution, as they are resolved. ``budget`` is asked once, for
+        every distinct request: those it does not let through are not checked."""
         entries = list(entries)
         requests: dict[str, list[int]] = {}
         for index, entry in enumerate(entries):
@@ -136,16 +151,16 @@ class ReferenceCheck:
                 yield CheckedEntry(index, entry, self.invalid(entry))
             else:
                 requests.setdefault(request_of(entry), []).append(index)
+        groups = list(requests.values())
+        allowance = budget(len(groups)) if groups else Allowance(0)
+        if allowance.granted < len(groups):
+            not_checked = EntryResolution(CheckOutcome.ERROR, NOT_CHECKED_STATUS, None,
+                                          N_("not checked: %(reason)s", reason=allowance.refusal))
+            for indices in groups[allowance.granted:]:
+                yield from (CheckedEntry(index, entries[index], not_checked) for index in indices)
         finished: SimpleQueue[tuple[Future, list[int]]] = SimpleQueue()
         running = 0
-        refusal: str | None = None
-        for indices in requests.values():
-            refusal = refusal or budget()
-            if refusal is not None:
-                not_checked = EntryResolution(CheckOutcome.ERROR, NOT_CHECKED_STATUS, None,
-                                              N_("not checked: %(reason)s", reason=refusal))
-                yield from (CheckedEntry(index, entries[index], not_checked) for index in indices)
-                continue
+        for indices in groups[:allowance.granted]:
             if running >= self.concurrency:
                 running -= yield from self._finished(finished, entries)
             future = self.executor.submit(self.resolve, entries[indices[0]])

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from ibiportal.application.references import NOT_CHECKED_STATUS, OUTCOME_OF_ALERT, CheckOutcome, ReferenceCheck, request_of
+from ibiportal.application.references import NOT_CHECKED_STATUS, OUTCOME_OF_ALERT, Allowance, CheckOutcome, ReferenceCheck, request_of
 from ibiportal.application.resolving import Answer
 from ibiportal.ibi.extract import extract
 from ibiportal.resolver.trace import Alert, AlertReason
@@ -64,7 +64,7 @@ def check(resolver, executor, concurrency=32) -> ReferenceCheck:
 def test_every_entry_gets_its_resolution_each_request_asked_once(executor):
     entries = extract(LIST).found
     resolver = FakeResolver()
-    checked = sorted(check(resolver, executor).run(entries, lambda: None), key=lambda item: item.index)
+    checked = sorted(check(resolver, executor).run(entries, Allowance), key=lambda item: item.index)
     assert [item.index for item in checked] == list(range(len(entries)))
     outcomes = [(item.entry.text, item.resolution.outcome, item.resolution.status) for item in checked]
     assert outcomes == [
@@ -92,7 +92,7 @@ def test_resolutions_run_concurrently_within_the_bound(executor):
     entries = extract(text).found
     resolver = FakeResolver(delay=0.2)
     started = time.monotonic()
-    results = list(check(resolver, executor, concurrency=3).run(entries, lambda: None))
+    results = list(check(resolver, executor, concurrency=3).run(entries, Allowance))
     assert len(results) == 6 and resolver.most == 3
     # Six requests three at a time are two rounds of the delay, not six (the bound is what is tested).
     assert time.monotonic() - started < 6 * 0.2
@@ -100,9 +100,8 @@ def test_resolutions_run_concurrently_within_the_bound(executor):
 
 def test_the_budget_stops_the_rest_as_not_checked(executor):
     entries = extract(LIST).found
-    allowed = iter([None, None])
     resolver = FakeResolver()
-    checked = list(check(resolver, executor).run(entries, lambda: next(allowed, "at most 2/minute")))
+    checked = list(check(resolver, executor).run(entries, lambda count: Allowance(min(count, 2), "at most 2/minute")))
     assert len(resolver.asked) == 2 and len(checked) == len(entries)
     refused = [item.resolution for item in checked if item.resolution.status == NOT_CHECKED_STATUS]
     assert len(refused) == 3  # the three requests after the two allowed
@@ -117,7 +116,7 @@ def test_a_failure_is_an_error_on_its_own_entries_only(executor, caplog):
             raise RuntimeError("storage went away")
         return FakeResolver()(entry)
 
-    checked = {item.entry.text: item.resolution for item in check(resolve, executor).run(entries, lambda: None)}
+    checked = {item.entry.text: item.resolution for item in check(resolve, executor).run(entries, Allowance)}
     assert checked["8JMKD3MGP8W/34PGRBS"].outcome is CheckOutcome.ERROR and checked["8JMKD3MGP8W/34PGRBS"].status == 500
     assert "storage went away" not in checked["8JMKD3MGP8W/34PGRBS"].reason  # the cause is logged, not shown
     assert "storage went away" in caplog.text
