@@ -79,10 +79,13 @@ def resolved_lines(extraction: Extraction) -> Iterator[str]:
                  "requests": requests})
     counts: Counter = Counter()
     reasons = Reasons()
-    for checked in checked_entries(extraction):
-        counts[checked.resolution.outcome] += 1
-        yield _line({"index": checked.index, **checked.entry.to_dict(),
-                     "resolution": resolution_dict(checked.resolution, reasons)})
+    for batch in reference_check().batches(extraction.found, reference_budget()):
+        lines = []
+        for checked in batch:
+            counts[checked.resolution.outcome] += 1
+            lines.append(_line({"index": checked.index, **checked.entry.to_dict(),
+                                "resolution": resolution_dict(checked.resolution, reasons)}))
+        yield "".join(lines)  # one write for the entries resolved together
     yield _line({"summary": summary(counts.elements())})
 
 
