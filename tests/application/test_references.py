@@ -128,3 +128,28 @@ def test_a_reference_to_what_an_item_does_not_have_is_not_found():
     # reference still leads nowhere (not "an error worth checking again").
     assert OUTCOME_OF_ALERT[AlertReason.RELATION_MISSING] is CheckOutcome.NOT_FOUND
     assert OUTCOME_OF_ALERT[AlertReason.TRANSLATION_MISSING] is CheckOutcome.NOT_FOUND
+
+
+class CountingExecutor(ThreadPoolExecutor):
+    """A pool that counts the resolutions started (as they are submitted, not as they run)."""
+
+    def __init__(self) -> None:
+        super().__init__(max_workers=2)
+        self.started = 0
+
+    def submit(self, fn, /, *args, **kwargs):
+        self.started += 1
+        return super().submit(fn, *args, **kwargs)
+
+
+def test_batches_hand_on_the_unresolved_at_once_and_start_the_next_request_first():
+    entries = extract(LIST).found
+    with CountingExecutor() as pool:
+        batches = check(FakeResolver(), pool, concurrency=1).batches(entries, lambda count: Allowance(min(count, 4), "at most 4"))
+        first = next(batches)  # the broken entry and the request over the budget, before anything is resolved
+        assert sorted(item.resolution.outcome for item in first) == [CheckOutcome.ERROR, CheckOutcome.INVALID]
+        assert pool.started == 0
+        resolved = next(batches)  # one request at a time: the next is started before its entries come
+        assert len({request_of(item.entry) for item in resolved}) == 1 and pool.started == 2
+        rest = [item for batch in batches for item in batch]
+    assert len(first) + len(resolved) + len(rest) == len(entries) and pool.started == 4
