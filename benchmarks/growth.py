@@ -59,8 +59,11 @@ PLANS = {
 
 def sqlite_collection(size: int, folder: Path) -> str:
     """A copy of the kept SQLite collection of ``size`` items (made on first use), for one run."""
+    from ibiportal.storage.migrations import upgrade
+
     database = folder / f"portal-{size}.sqlite"
     shutil.copyfile(kept_collection(KEPT / f"ibiportal-growth-{size}.sqlite", size), database)
+    upgrade(str(database))  # a collection kept from an earlier schema
     return str(database)
 
 
