@@ -1,7 +1,7 @@
 """Reference-list benchmark: ``POST /api/v1/extract?resolve=1`` over a whole list, against live
 Archives on loopback that each take 100 ms to answer.
 
-Run: ``.venv/bin/python benchmarks/references.py [--profile] [IBIS:ARCHIVES ...]`` (default ``200:3 5000:10``,
+Run: ``.venv/bin/python benchmarks/references.py [--profile[=wall]] [--rounds=N] [IBIS:ARCHIVES ...]`` (default ``200:3 5000:10``,
 the goals of the reference check: 200 IBIs against 3 Archives within 0.6 s, 5,000 against 10 within
 10 s, with the portal's memory not growing with the list, and at most 2 ms of the worker's CPU per IBI). Each case starts its own portal
 (gunicorn with ``gunicorn.conf.py``, one worker, the demo Archives off) whose registry holds the
@@ -17,7 +17,7 @@ machine), and the worker's resident memory sampled every 50 ms with how many ent
 Memory that does not grow with the list (the goal of the long list) is read as: the worker's peak
 while the second half of the entries come is at most :data:`MEMORY_SLACK_MIB` above its peak while
 the first half came. Resolutions piling up would add in the second half what they added in the
-first; the allocator's pools, the thread pools and the connections fill up once, early. The 200-IBI case runs :data:`ROUNDS` times on
+first; the allocator's pools, the thread pools and the connections fill up once, early. The 200-IBI case runs :data:`ROUNDS` times (``--rounds=N``) on
 one portal (its goal holds "every time"; the check keeps nothing in the resolution cache, so each
 round asks the Archives again). The per-IBI rate limit is raised for the run
 (``IBIPORTAL_RATELIMIT_REFERENCES``); the default lets 1,000 through a minute. Results are
@@ -27,7 +27,15 @@ last line says PASS or FAIL against every goal, and the exit status is 1 on FAIL
 ``--profile`` measures nothing against the goals: it profiles the first case's checks on every
 thread of the worker (``benchmarks/profiled_app.py``, yappi: ``pip install -r
 benchmarks/requirements.txt``) and appends the top entries to
-``benchmarks/results/references-profile-<date>.txt``.
+``benchmarks/results/references-profile-<date>.txt``; ``--profile=wall`` counts elapsed time
+instead of CPU time, so that what the resolutions wait for shows (the Archives, the database's
+write lock, the pool's connections).
+
+Each check says what bounds it: the Archives alone take at least ``requests / CONCURRENCY`` of
+their delays; the worker's Python runs under one interpreter lock, so its CPU seconds are the
+least the check takes on one core. A check is network-bound only while its CPU is below the
+Archives' time. (The threads' run-queue delays of ``/proc/<pid>/task/*/schedstat`` were tried for
+"waiting for a core": summed over 64 threads they overlap and exceed the elapsed time.)
 """
 from __future__ import annotations
 
@@ -48,6 +56,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.resolution import DELAY, Archives  # noqa: E402
 from benchmarks.serving import Portal, portal, rss_kib, workdir, write_results  # noqa: E402
+from ibiportal.application.references import CONCURRENCY  # noqa: E402
 from ibiportal.ibi.numerals import encode_base27  # noqa: E402
 from ibiportal.protocol.messages import RegistrationKey  # noqa: E402
 from ibiportal.protocol.registry import ArchiveDetails, Confirmation, KeyHash  # noqa: E402
@@ -181,22 +190,23 @@ def run_case(ibis: int, archive_count: int, goal: float, rounds: int) -> tuple[l
     return lines, met
 
 
-def profile_case(ibis: int, archive_count: int) -> str:
+def profile_case(ibis: int, archive_count: int, clock: str = "cpu") -> str:
     """The profile of every thread of the worker (``benchmarks/profiled_app.py``) over
-    :data:`PROFILED_ROUNDS` checks of the list, after one check unprofiled."""
+    :data:`PROFILED_ROUNDS` checks of the list, after one check unprofiled; by CPU time, or
+    (``clock="wall"``) by elapsed time, waits included."""
     archives = Archives(archive_count, threaded=False)
     text = reference_list(ibis)
     try:
         with case_portal(archives, "benchmarks.profiled_app:app") as served:
             check_list(served.base_url, text, 60)
-            requests.get(f"{served.base_url}/_bench/profile/start", timeout=30).raise_for_status()
+            requests.get(f"{served.base_url}/_bench/profile/start", params={"clock": clock}, timeout=30).raise_for_status()
             for _ in range(PROFILED_ROUNDS):
                 check_list(served.base_url, text, 60)
             stopped = requests.get(f"{served.base_url}/_bench/profile/stop", timeout=120)
             stopped.raise_for_status()
     finally:
         archives.close()
-    return (f"profile (yappi, CPU of every thread) of {PROFILED_ROUNDS} checks of {ibis:,} IBIs against "
+    return (f"profile (yappi, {clock} time of every thread) of {PROFILED_ROUNDS} checks of {ibis:,} IBIs against "
             f"{archive_count} Archives; load average {load()}\n{stopped.text}")
 
 
@@ -221,6 +231,7 @@ def measure(base_url: str, worker: int, archives_pid: int, text: str, ibis: int,
         sampling.set()
         sampler.join()
     cpu, archives_cpu = cpu_seconds(worker) - cpu, cpu_seconds(archives_pid) - archives_cpu
+    floor = -(-ibis // CONCURRENCY) * DELAY
     assert check.entries == check.head["count"] == ibis and check.head["requests"] == ibis, check
     assert check.summary == {**{name: 0 for name in check.summary}, **check.outcomes}, check
     fifths = [next((rss for read, rss in samples if read >= ibis * part // 5), samples[-1][1]) for part in range(1, 6)]
@@ -234,6 +245,9 @@ def measure(base_url: str, worker: int, archives_pid: int, text: str, ibis: int,
         f"({check.elapsed / DELAY:.0f}x one Archive's delay), first entry after {check.first:.2f} s; "
         f"outcomes {check.outcomes}; load average {load_before} -> {load()}",
         f"  CPU: worker {cpu:.1f} s ({cpu / ibis * 1000:.2f} ms per IBI), the Archives' process {archives_cpu:.1f} s",
+        f"  bound by: {'its CPU' if cpu >= floor else 'the Archives'} (the Archives alone take at least {floor:.1f} s, "
+        f"{CONCURRENCY} requests at a time; the worker's CPU, one interpreter lock, {cpu:.1f} s); the worker was on a "
+        f"core {cpu / check.elapsed:.0%} of the elapsed time, the rest waiting (for a core, the Archives, a lock)",
         f"  worker memory: {before / 1024:.1f} MiB before, at each fifth of the entries "
         f"{' '.join(f'{rss / 1024:.0f}' for rss in fifths)} MiB, peak {peak / 1024:.1f} MiB "
         f"(+{(peak - before) / 1024:.1f} MiB); second half's peak over the first half's {rise:+.1f} MiB",
@@ -245,9 +259,9 @@ def measure(base_url: str, worker: int, archives_pid: int, text: str, ibis: int,
     return lines, fast and flat and frugal
 
 
-def main(cases: list[tuple[int, int, float]], profiled: bool = False) -> int:
+def main(cases: list[tuple[int, int, float]], profiled: str | None = None, rounds: int = ROUNDS) -> int:
     if profiled:
-        report = "\n".join(profile_case(ibis, archive_count) for ibis, archive_count, _ in cases[:1])
+        report = "\n".join(profile_case(ibis, archive_count, profiled) for ibis, archive_count, _ in cases[:1])
         print(report)
         print(f"written to {write_results('references-profile', report)}")
         return 0
@@ -256,7 +270,7 @@ def main(cases: list[tuple[int, int, float]], profiled: bool = False) -> int:
              f"after {DELAY * 1000:.0f} ms"]
     met = True
     for ibis, archive_count, goal in cases:
-        case_lines, case_met = run_case(ibis, archive_count, goal, ROUNDS if ibis <= 200 else 1)
+        case_lines, case_met = run_case(ibis, archive_count, goal, rounds if ibis <= 200 else 1)
         lines += case_lines
         met = met and case_met
     lines.append(f"load average {load_at_start} at the start, {load()} at the end")
@@ -267,17 +281,21 @@ def main(cases: list[tuple[int, int, float]], profiled: bool = False) -> int:
 
 
 def parse_cases(arguments: list[str]) -> list[tuple[int, int, float]]:
-    """``IBIS:ARCHIVES`` arguments; the goal is the issue's for the nearest default case."""
+    """``IBIS:ARCHIVES`` arguments; the goal is the issue's for a default case, else a loose one."""
     if not arguments:
         return list(CASES)
+    goals = {(ibis, archive_count): goal for ibis, archive_count, goal in CASES}
     cases = []
     for argument in arguments:
         ibis, archive_count = (int(part) for part in argument.split(":"))
-        cases.append((ibis, archive_count, 3.0 if ibis <= 200 else 30.0))
+        cases.append((ibis, archive_count, goals.get((ibis, archive_count), 3.0 if ibis <= 200 else 30.0)))
     return cases
 
 
 if __name__ == "__main__":
     arguments = sys.argv[1:]
-    sys.exit(main(parse_cases([argument for argument in arguments if argument != "--profile"]),
-                  profiled="--profile" in arguments))
+    clocks = {"--profile": "cpu", "--profile=wall": "wall"}
+    rounds = next((int(argument.split("=", 1)[1]) for argument in arguments if argument.startswith("--rounds=")), ROUNDS)
+    sys.exit(main(parse_cases([argument for argument in arguments if not argument.startswith("--")]),
+                  profiled=next((clocks[argument] for argument in arguments if argument in clocks), None),
+                  rounds=rounds))

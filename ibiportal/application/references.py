@@ -13,10 +13,13 @@ A thesis's bibliography holds hundreds of references and dozens of IBIs, many of
   ``GET /<persistent URL>``, single flight included: a URL a reader just followed is answered
   from the cache (the check's own outcomes are not kept there: ``Resolving.answer``);
 * yields each entry's :class:`EntryResolution` as soon as its request is resolved (not in text
-  order), so the caller can stream them: what is held at any time is the entries' indices and
-  the resolutions under way, never the list's resolutions;
-* asks ``budget`` before each distinct request (the per-IBI rate limit); once it refuses, the
-  remaining entries are **error** ``429``, "not checked", and can be checked again later.
+  order; those resolved together as one batch, :meth:`ReferenceCheck.batches`), so the caller
+  can stream them: what is held at any time is the entries' indices and the resolutions under
+  way, never the list's resolutions;
+* takes its distinct requests from ``budget`` (the per-IBI rate limit) all at once, when it
+  starts: one call, not one per request (with Redis, each was a round trip); the requests beyond
+  what it lets through, in text order, are **error** ``429``, "not checked", and can be checked
+  again later.
 
 The outcome words are the reader's, not the protocol's: found, deleted, not found, invalid,
 error (see :data:`OUTCOME_OF_ALERT`).
@@ -25,10 +28,11 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 from enum import StrEnum
+from itertools import islice
 from queue import SimpleQueue
 
 from ..i18n import N_
@@ -95,6 +99,19 @@ class EntryResolution:
 
 
 @dataclass(frozen=True)
+class Allowance:
+    """What a budget let through of the requests a check asked for: ``granted`` of them (the
+    first ones), and why not the rest (``refusal``, a sentence; ``None`` when all were)."""
+
+    granted: int
+    refusal: str | None = None
+
+
+#: The per-IBI rate limit of a check: ``budget(count)`` takes up to ``count`` requests at once.
+Budget = Callable[[int], Allowance]
+
+
+@dataclass(frozen=True)
 class CheckedEntry:
     """The entry at ``index`` of the list (text order) and its resolution."""
 
@@ -126,45 +143,62 @@ class ReferenceCheck:
         self.found_status = found_status
         self.concurrency = max(1, concurrency)
 
-    def run(self, entries: Iterable[Found], budget: Callable[[], str | None]) -> Iterator[CheckedEntry]:
-        """Each entry with its resolution, as they are resolved. ``budget`` is asked once per
-        distinct request: ``None`` lets it through, a sentence refuses it and every one after."""
+    def run(self, entries: Iterable[Found], budget: Budget) -> Iterator[CheckedEntry]:
+        """Each entry with its resolution, as they are resolved (:meth:`batches`, one by one)."""
+        for batch in self.batches(entries, budget):
+            yield from batch
+
+    def batches(self, entries: Iterable[Found], budget: Budget) -> Iterator[list[CheckedEntry]]:
+        """The entries with their resolutions, those ready together as one list: first the
+        invalid ones and those ``budget`` did not let through (it is asked once, for every
+        distinct request), then, as requests are resolved, the entries of those that ended
+        together. A caller that writes each list at once writes once per list, not per entry.
+
+        The slots freed by the requests that ended are filled again before their entries are
+        handed on: the caller's writing (a socket's, under the interpreter lock that the
+        resolutions' threads share) does not keep the next requests from starting."""
         entries = list(entries)
         requests: dict[str, list[int]] = {}
+        ready: list[CheckedEntry] = []
         for index, entry in enumerate(entries):
             if entry.broken:
-                yield CheckedEntry(index, entry, self.invalid(entry))
+                ready.append(CheckedEntry(index, entry, self.invalid(entry)))
             else:
                 requests.setdefault(request_of(entry), []).append(index)
+        groups = list(requests.values())
+        allowance = budget(len(groups)) if groups else Allowance(0)
+        if allowance.granted < len(groups):
+            not_checked = EntryResolution(CheckOutcome.ERROR, NOT_CHECKED_STATUS, None,
+                                          N_("not checked: %(reason)s", reason=allowance.refusal))
+            ready += [CheckedEntry(index, entries[index], not_checked)
+                      for indices in groups[allowance.granted:] for index in indices]
+        if ready:
+            yield ready
+        # Each resolution puts itself in one queue as it ends: ``concurrent.futures.wait`` put a
+        # waiter on each of the resolutions under way at every call.
         finished: SimpleQueue[tuple[Future, list[int]]] = SimpleQueue()
-        running = 0
-        refusal: str | None = None
-        for indices in requests.values():
-            refusal = refusal or budget()
-            if refusal is not None:
-                not_checked = EntryResolution(CheckOutcome.ERROR, NOT_CHECKED_STATUS, None,
-                                              N_("not checked: %(reason)s", reason=refusal))
-                yield from (CheckedEntry(index, entries[index], not_checked) for index in indices)
-                continue
-            if running >= self.concurrency:
-                running -= yield from self._finished(finished, entries)
+        waiting = iter(groups[:allowance.granted])
+        running = self._start(islice(waiting, self.concurrency), entries, finished)
+        while running:
+            done = [finished.get()]
+            while not finished.empty():
+                done.append(finished.get_nowait())
+            running += self._start(islice(waiting, len(done)), entries, finished) - len(done)
+            batch: list[CheckedEntry] = []
+            for future, indices in done:
+                resolution = self._outcome(future, entries[indices[0]])
+                batch += [CheckedEntry(index, entries[index], resolution) for index in indices]
+            yield batch
+
+    def _start(self, groups: Iterable[list[int]], entries: list[Found],
+               finished: SimpleQueue[tuple[Future, list[int]]]) -> int:
+        """Start resolving the request of each group of entries; how many were started."""
+        started = 0
+        for indices in groups:
             future = self.executor.submit(self.resolve, entries[indices[0]])
             future.add_done_callback(functools.partial(_put, finished, indices))
-            running += 1
-        while running:
-            running -= yield from self._finished(finished, entries)
-
-    def _finished(self, finished: SimpleQueue[tuple[Future, list[int]]], entries: list[Found]) -> Generator[CheckedEntry, None, int]:
-        """Wait for one request at least; yield the entries of every request resolved by then,
-        and return how many requests that was. Each resolution puts itself in one queue as it
-        ends: ``concurrent.futures.wait`` put a waiter on each of the 32 under way at every call."""
-        done = [finished.get()]
-        while not finished.empty():
-            done.append(finished.get_nowait())
-        for future, indices in done:
-            resolution = self._outcome(future, entries[indices[0]])
-            yield from (CheckedEntry(index, entries[index], resolution) for index in indices)
-        return len(done)
+            started += 1
+        return started
 
     def _outcome(self, future: Future, entry: Found) -> EntryResolution:
         try:

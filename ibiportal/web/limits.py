@@ -25,9 +25,10 @@ SERVICE``                  (a key check costs an scrypt)
                            cache
 ``RATELIMIT_REFERENCES``   IBIs of reference lists checked                     1000/minute
                            (``POST /api/v1/extract?resolve=1``): each
-                           distinct request of a list counts once, as it is
-                           taken (:func:`reference_budget`); the rest of a
-                           list beyond the limit is "not checked"
+                           distinct request of a list counts once, taken
+                           when the check starts (:func:`reference_budget`);
+                           the rest of a list beyond the limit is "not
+                           checked"
 ``RATELIMIT_TEXT``         KiB of text sent to be read: extract, classify,     5120/minute
                            batch conversion, Check references and Convert's
                            batch, API and pages together; a request costs
@@ -71,6 +72,7 @@ from flask_limiter import Limiter, RequestLimit
 from limits import RateLimitItem, parse_many
 
 from .. import metrics
+from ..application.references import Allowance, Budget
 from ..i18n import N_
 from ..application.outage import REDIS_TIMEOUT_SECONDS
 from .context import client_address
@@ -164,30 +166,37 @@ def declare(blueprint: Blueprint) -> Callable[[Callable[[Rules], None]], Callabl
     return wrap
 
 
-def reference_budget() -> Callable[[], str | None]:
-    """The per-IBI budget of this client's reference check (``RATELIMIT_REFERENCES``): each call
-    takes one IBI and answers ``None``, or, once the limit is reached, the refusal in words.
+def reference_budget() -> Budget:
+    """The per-IBI budget of this client's reference check (``RATELIMIT_REFERENCES``): a call
+    takes up to ``count`` IBIs at once, as many as each limit has left, and says why not the rest.
 
     It counts in the limiter's own storage (Redis shared by every node when configured, this
     worker's memory when it is down), so a list split over several requests shares one budget.
+    A check asks once for all its IBIs: a few round trips to Redis per check (what is left, then
+    the hit), not one per IBI. Another check of this address taking what was left between the two
+    gets this one nothing rather than more than the limit.
     """
     limiter: Limiter = current_app.extensions["ibiportal.limiter"]
     if not limiter.enabled:
-        return lambda: None
+        return lambda count: Allowance(count)
     setting = current_app.config["RATELIMIT_REFERENCES"]
     items: list[RateLimitItem] = parse_many(setting)
     client = client_address()
 
-    def take() -> str | None:
+    def take(count: int) -> Allowance:
         strategy = limiter.limiter  # the in-memory fallback while the storage is down
-        for item in items:
-            if not strategy.hit(item, REFERENCES_SCOPE, client):
-                metrics.rate_limited(REFERENCES_SCOPE)
-                reset = strategy.get_window_stats(item, REFERENCES_SCOPE, client).reset_time
-                wait = max(1, int(reset - time.time()))
-                return N_("at most %(limit)s IBIs are checked for your address; check again in %(wait)s s",
-                          limit=setting, wait=wait)
-        return None
+        left = [strategy.get_window_stats(item, REFERENCES_SCOPE, client).remaining for item in items]
+        granted = min(count, *left)
+        if granted and not all(strategy.hit(item, REFERENCES_SCOPE, client, cost=granted) for item in items):
+            granted = 0  # another check of this address took them meanwhile
+        if granted == count:
+            return Allowance(count)
+        metrics.rate_limited(REFERENCES_SCOPE)
+        limiting = [item for item, remaining in zip(items, left) if remaining < count] or items
+        reset = max(strategy.get_window_stats(item, REFERENCES_SCOPE, client).reset_time for item in limiting)
+        wait = max(1, int(reset - time.time()))
+        return Allowance(granted, N_("at most %(limit)s IBIs are checked for your address; check again in %(wait)s s",
+                                     limit=setting, wait=wait))
 
     return take
 

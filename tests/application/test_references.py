@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from ibiportal.application.references import NOT_CHECKED_STATUS, OUTCOME_OF_ALERT, CheckOutcome, ReferenceCheck, request_of
+from ibiportal.application.references import NOT_CHECKED_STATUS, OUTCOME_OF_ALERT, Allowance, CheckOutcome, ReferenceCheck, request_of
 from ibiportal.application.resolving import Answer
 from ibiportal.ibi.extract import extract
 from ibiportal.resolver.trace import Alert, AlertReason
@@ -64,7 +64,7 @@ def check(resolver, executor, concurrency=32) -> ReferenceCheck:
 def test_every_entry_gets_its_resolution_each_request_asked_once(executor):
     entries = extract(LIST).found
     resolver = FakeResolver()
-    checked = sorted(check(resolver, executor).run(entries, lambda: None), key=lambda item: item.index)
+    checked = sorted(check(resolver, executor).run(entries, Allowance), key=lambda item: item.index)
     assert [item.index for item in checked] == list(range(len(entries)))
     outcomes = [(item.entry.text, item.resolution.outcome, item.resolution.status) for item in checked]
     assert outcomes == [
@@ -92,7 +92,7 @@ def test_resolutions_run_concurrently_within_the_bound(executor):
     entries = extract(text).found
     resolver = FakeResolver(delay=0.2)
     started = time.monotonic()
-    results = list(check(resolver, executor, concurrency=3).run(entries, lambda: None))
+    results = list(check(resolver, executor, concurrency=3).run(entries, Allowance))
     assert len(results) == 6 and resolver.most == 3
     # Six requests three at a time are two rounds of the delay, not six (the bound is what is tested).
     assert time.monotonic() - started < 6 * 0.2
@@ -100,9 +100,8 @@ def test_resolutions_run_concurrently_within_the_bound(executor):
 
 def test_the_budget_stops_the_rest_as_not_checked(executor):
     entries = extract(LIST).found
-    allowed = iter([None, None])
     resolver = FakeResolver()
-    checked = list(check(resolver, executor).run(entries, lambda: next(allowed, "at most 2/minute")))
+    checked = list(check(resolver, executor).run(entries, lambda count: Allowance(min(count, 2), "at most 2/minute")))
     assert len(resolver.asked) == 2 and len(checked) == len(entries)
     refused = [item.resolution for item in checked if item.resolution.status == NOT_CHECKED_STATUS]
     assert len(refused) == 3  # the three requests after the two allowed
@@ -117,7 +116,7 @@ def test_a_failure_is_an_error_on_its_own_entries_only(executor, caplog):
             raise RuntimeError("storage went away")
         return FakeResolver()(entry)
 
-    checked = {item.entry.text: item.resolution for item in check(resolve, executor).run(entries, lambda: None)}
+    checked = {item.entry.text: item.resolution for item in check(resolve, executor).run(entries, Allowance)}
     assert checked["8JMKD3MGP8W/34PGRBS"].outcome is CheckOutcome.ERROR and checked["8JMKD3MGP8W/34PGRBS"].status == 500
     assert "storage went away" not in checked["8JMKD3MGP8W/34PGRBS"].reason  # the cause is logged, not shown
     assert "storage went away" in caplog.text
@@ -129,3 +128,28 @@ def test_a_reference_to_what_an_item_does_not_have_is_not_found():
     # reference still leads nowhere (not "an error worth checking again").
     assert OUTCOME_OF_ALERT[AlertReason.RELATION_MISSING] is CheckOutcome.NOT_FOUND
     assert OUTCOME_OF_ALERT[AlertReason.TRANSLATION_MISSING] is CheckOutcome.NOT_FOUND
+
+
+class CountingExecutor(ThreadPoolExecutor):
+    """A pool that counts the resolutions started (as they are submitted, not as they run)."""
+
+    def __init__(self) -> None:
+        super().__init__(max_workers=2)
+        self.started = 0
+
+    def submit(self, fn, /, *args, **kwargs):
+        self.started += 1
+        return super().submit(fn, *args, **kwargs)
+
+
+def test_batches_hand_on_the_unresolved_at_once_and_start_the_next_request_first():
+    entries = extract(LIST).found
+    with CountingExecutor() as pool:
+        batches = check(FakeResolver(), pool, concurrency=1).batches(entries, lambda count: Allowance(min(count, 4), "at most 4"))
+        first = next(batches)  # the broken entry and the request over the budget, before anything is resolved
+        assert sorted(item.resolution.outcome for item in first) == [CheckOutcome.ERROR, CheckOutcome.INVALID]
+        assert pool.started == 0
+        resolved = next(batches)  # one request at a time: the next is started before its entries come
+        assert len({request_of(item.entry) for item in resolved}) == 1 and pool.started == 2
+        rest = [item for batch in batches for item in batch]
+    assert len(first) + len(resolved) + len(rest) == len(entries) and pool.started == 4

@@ -73,6 +73,15 @@ def test_the_deadline_stops_the_reading_where_it_got_to(readings):
     assert len(extract(text, base=BASE, bounds=Bounds(seconds=5, clock=lambda: 0.0)).found) == 100
 
 
+def test_the_thread_s_cpu_clock_still_stops_a_reading_it_reads_only_near_its_deadline():
+    """The default clock is read only once the monotonic clock says the deadline may have passed
+    (the CPU clock never runs faster): a reading that takes longer than its deadline still stops."""
+    text = "\n".join(LINES * 400)
+    with pytest.raises(ParsingTooLong) as stopped:
+        extract(text, base=BASE, bounds=Bounds(seconds=0.002))
+    assert 1 < stopped.value.position < len(text)
+
+
 def test_the_deadline_also_bounds_the_comparison_of_one_reference_s_entries():
     """Entries of one reference are compared pairwise (contradictions): the deadline covers it."""
     text = " ".join(["8JMKD3MGP3W34T/47AF772 sid.inpe.br/mtc-m21d/2022/07.20.15.46"] * 20)  # one line

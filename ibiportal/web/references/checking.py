@@ -14,10 +14,11 @@ from __future__ import annotations
 import functools
 import json
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from ...application.references import CheckedEntry, CheckOutcome, EntryResolution, ReferenceCheck
 from ...application.resolving import Answer, Batch, Caller, Received, Resolving, Site
+from ...i18n import Message
 from ...ibi.extract import Extraction, Found
 from ..limits import reference_budget
 from ..context import application, request_caller, request_site
@@ -61,8 +62,9 @@ def resolved_document(extraction: Extraction) -> dict:
     body = extraction.to_dict()
     rows = body["found"]
     outcomes = []
+    reasons = Reasons()
     for checked in checked_entries(extraction):
-        rows[checked.index]["resolution"] = resolution_dict(checked.resolution)
+        rows[checked.index]["resolution"] = resolution_dict(checked.resolution, reasons)
         outcomes.append(checked.resolution.outcome)
     body["summary"] = summary(outcomes)
     return body
@@ -76,16 +78,49 @@ def resolved_lines(extraction: Extraction) -> Iterator[str]:
     yield _line({"count": len(extraction.found), "distinct": extraction.distinct, "broken": extraction.broken,
                  "requests": requests})
     counts: Counter = Counter()
-    for checked in checked_entries(extraction):
-        counts[checked.resolution.outcome] += 1
-        yield _line({"index": checked.index, **checked.entry.to_dict(), "resolution": resolution_dict(checked.resolution)})
+    reasons = Reasons()
+    for batch in reference_check().batches(extraction.found, reference_budget()):
+        lines = []
+        for checked in batch:
+            counts[checked.resolution.outcome] += 1
+            lines.append(_line({"index": checked.index, **checked.entry.to_dict(),
+                                "resolution": resolution_dict(checked.resolution, reasons)}))
+        yield "".join(lines)  # one write for the entries resolved together
     yield _line({"summary": summary(counts.elements())})
 
 
-def resolution_dict(resolution: EntryResolution) -> dict:
-    """An entry's resolution as the API gives it: its ``reason`` in the reader's language (the
-    ``outcome`` stays the API's word)."""
-    return {**resolution.to_dict(), "reason": translate(resolution.reason)}
+def resolution_dict(resolution: EntryResolution, reasons: Callable[[str], str] = translate) -> dict:
+    """An entry's resolution as the API gives it: its ``reason`` in the reader's language
+    (``reasons``: one check's :class:`Reasons`; the ``outcome`` stays the API's word)."""
+    return {**resolution.to_dict(), "reason": reasons(resolution.reason)}
+
+
+class Reasons:
+    """``translate`` for the reasons of one check, each distinct reason translated once: the
+    entries of a list share a few reasons ("not found: the 4 Archives that answered do not hold
+    this IBI", "no Archive answered usably; …"), and those of one request share its resolution's.
+
+    A core message is known by its template, its plural and its English words: with the same
+    template, the same words are the same values, so the same words in every language. At most
+    :data:`KEPT` are kept, then forgotten all at once and learnt again: a check's memory must not
+    grow with its list, and each found entry's reason ("redirects to <its URL>") is its own."""
+
+    #: Distinct reasons kept at once.
+    KEPT = 64
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[str, str | None, str], str] = {}
+
+    def __call__(self, reason: str) -> str:
+        if not isinstance(reason, Message):
+            return translate(reason)
+        key = (reason.template, reason.plural, str.__str__(reason))
+        known = self._known.get(key)
+        if known is None:
+            if len(self._known) >= self.KEPT:
+                self._known.clear()
+            known = self._known[key] = translate(reason)
+        return known
 
 
 def _line(value: dict) -> str:
