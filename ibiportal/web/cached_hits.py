@@ -81,7 +81,7 @@ class CachedHits:
     def __init__(self, wsgi_app: Callable[[dict, StartResponse], Iterable[bytes]], flask_app: Flask) -> None:
         self.wsgi_app = wsgi_app
         self.flask_app = flask_app
-        self.config = flask_app.config
+        self.settings = flask_app.extensions[APPLICATION].settings
         self.application = flask_app.extensions[APPLICATION]  # its parts are made on first use, after a fork
         # Routing that depends on the host, or a SERVER_NAME, is Flask's alone.
         self.enabled = not (flask_app.url_map.host_matching or flask_app.subdomain_matching
@@ -121,7 +121,7 @@ class CachedHits:
             return None
         scheme = environ["wsgi.url_scheme"]
         address = f"{scheme}://{host}"
-        site = site_at(address, "", self.config)  # SCRIPT_NAME is empty (above)
+        site = site_at(address, "", self.settings)  # SCRIPT_NAME is empty (above)
         try:
             answer = self.application.resolving.answer(Received.request(raw, address), request_caller(environ), site)
         except Exception as error:  # noqa: BLE001 - the view raises it: Flask answers it as any failure of the view
@@ -157,7 +157,7 @@ class CachedHits:
         """The request's host as Flask reads it, ``None`` when Flask refuses it (not in
         ``TRUSTED_HOSTS``: its 400) or reads none; judged once per Host header, scheme and server
         (werkzeug encodes every trusted name to IDNA for each request)."""
-        get, trusted = environ.get, self.config["TRUSTED_HOSTS"]
+        get, trusted = environ.get, self.settings.served_hosts
         key = (get("HTTP_HOST"), environ["wsgi.url_scheme"], get("SERVER_NAME"), get("SERVER_PORT"),
                None if trusted is None else tuple(trusted))
         if key in self._hosts:
