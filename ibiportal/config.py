@@ -17,6 +17,7 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, Field, dataclass, field, fields
+from functools import cached_property
 from ipaddress import IPv4Network, IPv6Network, ip_network
 from typing import Any, get_type_hints
 
@@ -35,6 +36,8 @@ ACCESS_LOG_FORMAT = ('%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms cache=
 #: More gunicorn workers than this add memory (each has its own caches and pools) but little
 #: throughput: every request is short CPU work in Python, and SQLite takes one writer at a time.
 MAX_DEFAULT_WORKERS = 8
+#: Names a portal on this machine is reached by.
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1", "[::1]")
 
 #: Flask's own settings the portal fixes, with no variable. Session cookie: never readable by
 #: scripts, not sent on cross-site subrequests, 8 hours at most. No request body is read beyond
@@ -259,10 +262,32 @@ class Settings:
         values = {name: tuple(value) if isinstance(value, list) else value for name, value in values.items()}
         return cls(**values, instance=instance)
 
+    @cached_property
+    def served_hosts(self) -> tuple[str, ...] | None:
+        """The ``Host`` names the portal answers for (Flask's ``TRUSTED_HOSTS``; ``None``: any):
+        ``IBIPORTAL_TRUSTED_HOSTS``, else, without ``IBIPORTAL_PORTAL_URL`` (the address is then
+        taken from each request, so a forged ``Host`` must be refused), the loopback names and the
+        hosts of ``IBIPORTAL_BIND``."""
+        if self.trusted_hosts is None and not self.portal_url:
+            return (*LOOPBACK_NAMES, *bind_hosts(self.bind))
+        return self.trusted_hosts
+
     def flask_changes(self) -> dict[str, Any]:
         """The settings that differ from their defaults, as Flask configuration keys."""
         return flask_config({entry.name: getattr(self, entry.name) for entry in fields(self)
                              if getattr(self, entry.name) != entry.default})
+
+
+def bind_hosts(bind: str) -> list[str]:
+    """The hosts of ``IBIPORTAL_BIND`` (``127.0.0.1:8000,[::1]:8000`` → ``127.0.0.1``, ``::1``)."""
+    hosts = []
+    for address in (part.strip() for part in bind.split(",")):
+        if address.startswith("unix:") or not address:
+            continue
+        host = address[1:].split("]", 1)[0] if address.startswith("[") else address.rsplit(":", 1)[0]
+        if host and host not in ("0.0.0.0", "::"):
+            hosts.append(host)
+    return hosts
 
 
 def _variable(entry: Field) -> str:

@@ -175,11 +175,14 @@ class PostgresServer:
         if user is not None:
             os.chown(folder, user.pw_uid, user.pw_gid)
         data = folder / "data"
-        subprocess.run(
+        made = subprocess.run(
             [str(POSTGRES_BIN / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust", "-E", "UTF8",
              "--locale=C", "--no-sync"],
-            check=True, capture_output=True, preexec_fn=as_owner,
+            capture_output=True, text=True, preexec_fn=as_owner,
         )
+        if made.returncode != 0:
+            # initdb's own words: a failure named only by its exit status cannot be told apart.
+            raise RuntimeError(f"initdb failed ({made.returncode}) in {data}:\n{made.stdout}{made.stderr}")
         port = free_port()
         command = [str(POSTGRES_BIN / "postgres"), "-D", str(data), "-p", str(port), "-k", str(folder),
                    "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300",

@@ -98,6 +98,16 @@ def test_settings_are_one_typed_frozen_object_read_once():
     assert len(set(variables)) == len(entries) and all(entry.metadata["doc"] for entry in entries)
 
 
+def test_the_hosts_served_are_those_set_else_this_machines_without_a_portal_url():
+    """Flask's TRUSTED_HOSTS and the cached-hit layer both take them from here."""
+    from ibiportal.config import Settings
+    served = Settings.from_environment
+    assert served({"IBIPORTAL_BIND": "192.0.2.5:8000,[2001:db8::1]:8000"}).served_hosts == (
+        "localhost", "127.0.0.1", "::1", "[::1]", "192.0.2.5", "2001:db8::1")
+    assert served({"IBIPORTAL_TRUSTED_HOSTS": "portal.example"}).served_hosts == ("portal.example",)
+    assert served({"IBIPORTAL_PORTAL_URL": "https://ibi.example.org"}).served_hosts is None  # any: the address is set
+
+
 def test_the_documented_table_lists_every_setting_with_its_default():
     from ibiportal.config import settings_table
     table = settings_table().splitlines()

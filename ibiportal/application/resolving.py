@@ -44,7 +44,7 @@ from ..resolver.trace import Alert, AcknowledgmentOutcome, Resolution, Status, T
 from ..resolver.transport import ArchiveEndpoint, Route, Transport
 from ..resolver.local_transport import local_endpoint
 from ..storage.database import Storage, iso
-from ..storage.identifiers import IdentifierStore
+from ..storage.identifiers import IdentifierStore, reads_on
 from ..storage.redis_flight import Published, RedisFlight
 from ..storage.registry import ArchiveStore
 from ..storage.traces import TraceRuns, TraceStore, stored_trace
@@ -440,7 +440,8 @@ class Resolving:
             notices=self.notices,
             prefix_pairs=self.prefix_pairs if batch is None else lambda: batch.registry.prefix_pairs,
         )
-        resolution = resolver.resolve(asked, client)
+        with reads_on(self.storage()):  # the own Archive reads on this unit's connection, as the trace is stored
+            resolution = resolver.resolve(asked, client)
         if metrics.counting():
             _count_exchanges(resolution, resolver.archives)
         self._learn_prefix_pairs(resolution)
@@ -549,18 +550,6 @@ class Resolving:
         resolution = stored.resolution
         return Answer(resolution.url, resolution.alert, resolution, stored.diagnosis, site.trace_link(stored.trace_id),
                       state, received.rescued)
-
-    def cached_redirect(self, received: Received, caller: Caller, site: Site) -> Answer | None:
-        """What :meth:`answer` answers when it is a redirect served from the cache, served as
-        :meth:`answer` serves it (its acknowledgment sent, its serving counted); else ``None``, and
-        nothing done: the question of a layer that answers cache hits before the web framework's
-        dispatch and hands it every other request."""
-        hit = self._cached(self._cache_key(received.url, caller))
-        if hit is None or not isinstance(hit[0], CachedRedirect):
-            return None
-        outcome, state = hit
-        self._serve(outcome, state, site)
-        return Answer(outcome.url, trace_url=outcome.trace_url, cache=state, rescued=received.rescued)
 
     def _cached(self, key: CacheKey) -> tuple[CachedOutcome, str] | None:
         """The outcome cached for ``key`` and ``"hit"``, or the previous one and ``"stale"``

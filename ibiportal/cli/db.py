@@ -9,13 +9,13 @@ from __future__ import annotations
 import os
 
 import click
-from flask import current_app
 from flask.cli import AppGroup
 
 from ..storage.private_files import make_private
 from ..storage.database import Storage, database
 from ..storage.migrations import upgrade
 from ..storage.transfer import TransferRefused, export_lines, import_lines
+from ..web.context import settings
 
 db_cli = AppGroup("db", help="The portal's database: its schema, and its data moved out and in.")
 
@@ -23,7 +23,7 @@ db_cli = AppGroup("db", help="The portal's database: its schema, and its data mo
 @db_cli.command("upgrade")
 def upgrade_command() -> None:
     """Bring the database (IBIPORTAL_DATABASE) to the schema this version needs."""
-    setting = current_app.config["DATABASE"]
+    setting = settings().database
     upgrade(setting)
     click.echo(f"The database {database(setting).shown_url} is at the current schema.")
 
@@ -32,7 +32,7 @@ def upgrade_command() -> None:
 @click.argument("path", type=click.Path(dir_okay=False, writable=True, allow_dash=True))
 def export_command(path: str) -> None:
     """Write everything the portal holds to PATH ('-': standard output) as ibiportal-export JSON Lines."""
-    storage = Storage(current_app.config["DATABASE"])
+    storage = Storage(settings().database)
     # The export holds what the database does (password and token hashes, traces): its user's alone.
     # click writes a new file with the mode of the one it replaces, else 0666 less the umask.
     if path != "-":
@@ -50,14 +50,14 @@ def export_command(path: str) -> None:
         os.umask(umask)
         storage.close()
     if path != "-":
-        click.echo(f"Exported {rows - 2} rows of {database(current_app.config['DATABASE']).shown_url} to {path}.")
+        click.echo(f"Exported {rows - 2} rows of {database(settings().database).shown_url} to {path}.")
 
 
 @db_cli.command("import")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
 def import_command(path: str) -> None:
     """Load an ibiportal-export file into this portal's empty database (run db upgrade first)."""
-    storage = Storage(current_app.config["DATABASE"])
+    storage = Storage(settings().database)
     try:
         with click.open_file(path, "r", encoding="utf-8") as lines:
             counts = import_lines(storage, lines)

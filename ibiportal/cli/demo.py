@@ -5,12 +5,10 @@ from __future__ import annotations
 import click
 from flask.cli import AppGroup
 
-from flask import current_app
-
 from ..application.demo_items import DEMO_FILE
 from ..archive.http_server import ArchiveHTTPServer
 from ..config import DEMO_MINT_HOST
-from ..web.context import application, holdings
+from ..web.context import application, holdings, settings
 
 demo_cli = AppGroup("demo-archive", help="The demo Archives (file 003 §10 and support scenarios).")
 
@@ -48,7 +46,7 @@ def seed_command() -> None:
     """Give a new demo portal's own Archive its demo items: one with a file, its translation, its
     second edition and that edition's translation (only with the demo subsystem, and only into an
     Archive that has minted nothing)."""
-    demo_subsystem = current_app.config["MINT_HOST"] == DEMO_MINT_HOST
+    demo_subsystem = settings().mint_host == DEMO_MINT_HOST
     seeded = application().demo_seeder(demo_subsystem).seed()
     if seeded is None:
         reason = "its items are minted already" if demo_subsystem else "it mints with a real subsystem (IBIPORTAL_MINT_*)"

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import TextIO
 
 import click
-from flask import current_app
 from flask.cli import AppGroup
 
 from ..ibi.documents import check_found_count, check_text_size, text_of
@@ -25,7 +24,7 @@ from ..citation.types import SLUGS
 from ..ibi.mint_request import MAX_CLI_COUNT, parse_mint
 from ..application.prefix_pairs import PAIR_REJECTED
 from ..ibi.history import Actor
-from ..web.context import application, known_prefix_pairs
+from ..web.context import application, known_prefix_pairs, settings
 from ..web.results import minted_to_dict
 
 #: Base of persistent URLs printed by the CLI when ``IBIPORTAL_RESOLVER_BASE`` is unset:
@@ -55,7 +54,7 @@ def mint_command(count: str, title: str | None, target_url: str | None, as_json:
                                             MAX_CLI_COUNT)
     except ParseError as exc:
         _fail(exc.field or "input", exc)
-    base = current_app.config.get("RESOLVER_BASE") or CLI_DEFAULT_BASE
+    base = settings().resolver_base or CLI_DEFAULT_BASE
     for item in application().minter().mint_many(how_many, mint_request, actor=Actor("command", "flask mint")):
         result = minted_to_dict(item, base)
         if as_json:
@@ -124,7 +123,7 @@ def extract_command(file: str, as_json: bool) -> None:
             check_text_size(text)
         else:
             text = text_of(file, Path(file).read_bytes())
-        result = extract(text, known_prefix_pairs(), current_app.config.get("RESOLVER_BASE") or CLI_DEFAULT_BASE)
+        result = extract(text, known_prefix_pairs(), settings().resolver_base or CLI_DEFAULT_BASE)
         check_found_count(len(result.found))
     except ParseError as exc:
         _fail(file, exc)

@@ -137,7 +137,10 @@ def split_ibi(path: str) -> tuple[Identifier, int]:
     stray = end < len(path) and path[end] in _ALPHANUMERIC
     if stray and cls is Ibip:  # a letter or digit outside the alphabet: that character is the fault
         raise ParseError(_UNEXPECTED[cls.form](path[end]), end + 1, "suffix")
-    identifier = cls.parse(path[:end])
+    text = path[:end]
+    # The IBI of a persistent URL is read again by whoever resolves it (the own Archive's lookup,
+    # each answer's ``ibi`` pair): read it through parse_ibi's memory when that reads it alike.
+    identifier = parse_ibi(text) if len(text) <= MAX_LENGTH and ibi_form(text) == cls.form else cls.parse(text)
     if stray:
         raise ParseError(_UNEXPECTED[cls.form](path[end]), end + 1, "suffix")
     return identifier, end

@@ -12,6 +12,7 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass, fields
 from decimal import Decimal
 from typing import TypeVar
@@ -33,11 +34,11 @@ Kept = TypeVar("Kept")
 #: The own Archive asks this of every IBI the resolver is asked (a reference check: thousands), so
 #: the statement is built once; only its values change.
 _FIND_MINTED = select(minted_item).where((minted_item.c.rep == bindparam("rep")) | (minted_item.c.ibip == bindparam("ibip")))
-#: The own Archive reads an item's links both ways on every resolution of it: built once, as
-#: _FIND_MINTED (a statement built per call cost more to key than to run: benchmarks/uncached.py).
 #: :meth:`IdentifierStore.find_minted_many`: the items of a batch of imported records, in one read.
 _FIND_MINTED_MANY = select(minted_item).where(minted_item.c.rep.in_(bindparam("reps", expanding=True))
                                               | minted_item.c.ibip.in_(bindparam("ibips", expanding=True)))
+#: The own Archive reads an item's links both ways on every resolution of it: built once, as
+#: _FIND_MINTED (a statement built per call cost more to key than to run: benchmarks/uncached.py).
 _ITEM_LINKS = (select(item_link.c.relation, item_link.c.target, item_link.c.language)
                .where(item_link.c.ibi == bindparam("ibi")).order_by(item_link.c.relation, item_link.c.language))
 _LINKS_TO = (select(item_link.c.ibi, item_link.c.relation, item_link.c.target, item_link.c.language)
@@ -445,24 +446,48 @@ class ItemReads:
     file_paths: list[str]
 
 
+#: The storage a unit of work lends the own Archive's reads made on its thread (:func:`reads_on`).
+_LENT: ContextVar[Storage | None] = ContextVar("ibiportal.own_archive_reads", default=None)
+
+
+@contextmanager
+def reads_on(storage: Storage) -> Iterator[None]:
+    """The own Archive's reads this thread makes inside the block run on ``storage``, the calling
+    unit of work's (whose end closes it), instead of on a pooled connection taken, pinged and
+    given back for each lookup: a resolution asks the own Archive on its own thread, then stores
+    its trace on the same unit's connection (``benchmarks/uncached.py``). A read on another
+    thread (a pool thread's Archive, an acknowledgment sent later) is not lent it: a connection
+    is one thread's."""
+    token = _LENT.set(storage)
+    try:
+        yield
+    finally:
+        _LENT.reset(token)
+
+
 class FreshConnections:
-    """The own Archive's reads, each on a connection of its own.
+    """The own Archive's reads, each on a connection of its own, unless a unit of work lent this
+    thread its own (:func:`reads_on`).
 
     The resolver asks Archives from worker threads, which share no request's connection: each
     read takes a pooled connection for its one query and gives it back, and always sees the
     latest mints. The reads of one lookup (an item's row, then its links) share one connection
-    inside :meth:`together`.
+    inside :meth:`together`. Reads run in autocommit, so a lent connection sees the latest mints too.
     """
 
     def __init__(self, setting: str) -> None:
         self.setting = setting
         self._shared = threading.local()
 
+    def _kept(self) -> Storage | None:
+        """The connection this thread's reads share now: :meth:`together`'s, or a unit's lent one."""
+        return getattr(self._shared, "storage", None) or _LENT.get()
+
     @contextmanager
     def together(self) -> Iterator[None]:
         """The reads this thread makes inside the block on one pooled connection, taken once
         (reads run in autocommit: each still sees the latest mints)."""
-        if getattr(self._shared, "storage", None) is not None:
+        if self._kept() is not None:
             yield
             return
         with self._own_storage() as storage:
@@ -474,9 +499,9 @@ class FreshConnections:
 
     @contextmanager
     def _storage(self) -> Iterator[Storage]:
-        shared = getattr(self._shared, "storage", None)
-        if shared is not None:
-            yield shared
+        kept = self._kept()
+        if kept is not None:
+            yield kept
             return
         with self._own_storage() as storage:
             yield storage

@@ -75,7 +75,7 @@ def register(app: Flask, built: Application) -> None:
     register_archive_service(app)
     # a cached redirect is answered before Flask's dispatch (cached_hits.py), after the service paths' spelling
     app.wsgi_app = ServicePaths(CachedHits(app.wsgi_app, app), [  # type: ignore[method-assign]
-        f"/{app.config['ARCHIVE_SERVICE_IBI']}", f"/{normalize_service_ibi(app.config['RESOLVER_SERVICE_IBI'])}"])
+        f"/{built.settings.archive_service_ibi}", f"/{normalize_service_ibi(built.settings.resolver_service_ibi)}"])
     app.register_blueprint(resolve_bp)  # its /<path> rule yields to every fixed rule above
     register_errorhandlers(app)
     for command in COMMANDS:

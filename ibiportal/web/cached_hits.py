@@ -1,18 +1,24 @@
-"""A cached redirect answered before Flask's dispatch.
+"""A redirect answered before Flask's dispatch, from the cache or resolved.
 
-Most of what ``GET /<persistent URL>`` serves is a redirect from the resolution cache
-(``ibiportal.resolver.cache``): a lookup, an acknowledgment (Table 8.11) and a 302. Through
-Flask such a hit also paid for a request context, a session opened though none is sent, the
-request hooks, every header parsed and validated twice, and the Location and Signposting URLs
-converted again and again: more than the rest of the portal's work on it (benchmarks/cache.py).
-This WSGI layer, between the service paths' spelling and the request ids, recognises a request
-that Flask would route to the resolve view and answer from the cache, and answers it itself with
-the same bytes: status, Location, body, the trace headers, the Signposting ``Link``, the
-security headers, ``X-Request-ID``; the same use case call (``Resolving.cached_redirect``) sends
-the acknowledgment and counts the metrics and the usage; gunicorn writes the same access line
-from the same response. A test sends the same hits through both paths and compares them.
+Most of what ``GET /<persistent URL>`` serves is a redirect: from the resolution cache
+(``ibiportal.resolver.cache``) a lookup, an acknowledgment (Table 8.11) and a 302; uncached, a
+resolution, its trace stored, and the same 302. Through Flask such a request also paid for a
+request context, a session opened though none is sent, the request hooks, every header parsed
+and validated twice, and the Location and Signposting URLs converted again and again: more than
+the rest of the portal's work on a hit (benchmarks/cache.py), a fifth of an uncached resolution
+(benchmarks/uncached.py). This WSGI layer, between the service paths' spelling and the request
+ids, recognises a request that Flask would route to the resolve view, makes the view's one use
+case call (``Resolving.answer``: the cache, or the URL read and resolved, its acknowledgment
+sent, its trace stored, its serving counted), and when the answer is a redirect answers it itself
+with the same bytes: status, Location, body, the trace headers, the Signposting ``Link``, the
+security headers, ``X-Request-ID``; gunicorn writes the same access line from the same response.
+Any other answer (an alert, a refusal, a rescued direct link, a failure) is handed to the resolve
+view in the WSGI environ (:data:`~ibiportal.web.resolve.views.ANSWERED`), which renders it as it
+renders its own: nothing is resolved twice, and every alert page is Flask's. A test sends the
+same requests through both paths and compares them.
 
-It answers only what it is certain of, and hands everything else to Flask unchanged:
+It resolves only what Flask would resolve with the same answer, and hands everything else to
+Flask unchanged:
 
 * a ``GET`` without a body (no ``Content-Length`` beyond 0, no ``Transfer-Encoding``) and
   without a cookie (a session cookie may be refreshed, a ``Vary: Cookie`` added);
@@ -21,13 +27,13 @@ It answers only what it is certain of, and hands everything else to Flask unchan
 * a query string the edge check (``web/edge.py``) would pass without decoding it: printable
   ASCII without ``%``, at most ``MAX_TEXT_CHARS``;
 * no citation type in ``Accept`` (it is counted against ``RATELIMIT_TRACE``, and may get the citation);
-* the request URI as sent (``RAW_URI`` or ``REQUEST_URI``), not a direct Archive link (whose
-  loop check reads the whole request URL);
-* a redirect in the cache (hit or stale): an alert renders its page in Flask, and a miss is resolved there.
+* the request URI as sent (``RAW_URI`` or ``REQUEST_URI``).
 
 Resolution is not rate limited (``web/resolve/views.py``), and a request that reaches a view
 through Flask with these properties runs no other hook that changes its answer: the language
-switch does not read a persistent URL's query, the body reader has no body to read.
+switch does not read a persistent URL's query, the body reader has no body to read. A redirect
+to a direct Archive link's item (``rescued``) is Flask's too: its loop check reads the whole
+request URL.
 """
 from __future__ import annotations
 
@@ -48,7 +54,7 @@ from .context import APPLICATION, request_caller, site_at
 from .edge import passes_undecoded
 from .log_format import REQUEST_ID, request_id
 from .resolve.negotiation import mentions_citation
-from .resolve.views import found_headers, redirect_body
+from .resolve.views import ANSWERED, found_headers, redirect_body
 from .security import HEADERS
 
 _LOG = LimitedLog(logging.getLogger(__name__))
@@ -75,7 +81,7 @@ class CachedHits:
     def __init__(self, wsgi_app: Callable[[dict, StartResponse], Iterable[bytes]], flask_app: Flask) -> None:
         self.wsgi_app = wsgi_app
         self.flask_app = flask_app
-        self.config = flask_app.config
+        self.settings = flask_app.extensions[APPLICATION].settings
         self.application = flask_app.extensions[APPLICATION]  # its parts are made on first use, after a fork
         # Routing that depends on the host, or a SERVER_NAME, is Flask's alone.
         self.enabled = not (flask_app.url_map.host_matching or flask_app.subdomain_matching
@@ -87,8 +93,8 @@ class CachedHits:
     def __call__(self, environ: dict, start_response: StartResponse) -> Iterable[bytes]:
         try:
             answer = self._answer(environ) if self.enabled else None
-        except Exception:  # noqa: BLE001 - Flask answers it, with the portal's error page if it fails too
-            _LOG.exception("cached hit failed", "a cached hit could not be answered before Flask; Flask answers it")
+        except Exception:  # noqa: BLE001 - Flask answers it (with what was resolved, if anything), or its error page
+            _LOG.exception("redirect failed", "a redirect could not be answered before Flask; Flask answers it")
             answer = None
         if answer is None:
             return self.wsgi_app(environ, start_response)
@@ -98,8 +104,9 @@ class CachedHits:
         return [body]
 
     def _answer(self, environ: dict) -> tuple[list[tuple[str, str]], bytes] | None:
-        """The headers (all but the request id) and body of the cached redirect ``environ`` asks
-        for, its acknowledgment sent and its serving counted; ``None`` when Flask must answer."""
+        """The headers (all but the request id) and body of the redirect ``environ`` asks for,
+        its acknowledgment sent and its serving counted; ``None`` when Flask must answer, with the
+        answer (or the failure) of a resolution made here in ``environ[ANSWERED]``."""
         get = environ.get
         if (environ["REQUEST_METHOD"] != "GET" or get("HTTP_COOKIE") is not None or get("CONTENT_LENGTH") not in (None, "", "0")
                 or get("HTTP_TRANSFER_ENCODING") is not None or get("SCRIPT_NAME")):
@@ -114,15 +121,16 @@ class CachedHits:
             return None
         scheme = environ["wsgi.url_scheme"]
         address = f"{scheme}://{host}"
-        received = Received.request(raw, address)
-        if received.rescued is not None:
-            return None
-        site = site_at(address, "", self.config)  # SCRIPT_NAME is empty (above)
+        site = site_at(address, "", self.settings)  # SCRIPT_NAME is empty (above)
         try:
-            answer = self.application.resolving.cached_redirect(received, request_caller(environ), site)
+            answer = self.application.resolving.answer(Received.request(raw, address), request_caller(environ), site)
+        except Exception as error:  # noqa: BLE001 - the view raises it: Flask answers it as any failure of the view
+            environ[ANSWERED] = error
+            return None
         finally:
             self.application.close_storage()  # the unit of work ends here, as Flask's teardown ends it
-        if answer is None:
+        environ[ANSWERED] = answer
+        if answer.url is None or answer.rescued is not None:
             return None
         return self._response(answer.url, answer.trace_url, answer.cache, site.portal_url, site.resolver_base,
                               scheme in ("https", "wss"))
@@ -149,7 +157,7 @@ class CachedHits:
         """The request's host as Flask reads it, ``None`` when Flask refuses it (not in
         ``TRUSTED_HOSTS``: its 400) or reads none; judged once per Host header, scheme and server
         (werkzeug encodes every trusted name to IDNA for each request)."""
-        get, trusted = environ.get, self.config["TRUSTED_HOSTS"]
+        get, trusted = environ.get, self.settings.served_hosts
         key = (get("HTTP_HOST"), environ["wsgi.url_scheme"], get("SERVER_NAME"), get("SERVER_PORT"),
                None if trusted is None else tuple(trusted))
         if key in self._hosts:

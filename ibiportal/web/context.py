@@ -8,13 +8,11 @@ application is closed when its app context ends (:func:`init_app`).
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from flask import Flask, current_app, request
 
 from ..application import Application, Holdings
 from ..application.resolving import Caller, Site
+from ..config import Settings
 from ..ibi.url import PersistentUrl, normalize_base
 from ..resolver.addresses import client_ip_list
 from ..resolver.engine import ClientInfo
@@ -27,6 +25,14 @@ APPLICATION = "ibiportal.application"
 def application() -> Application:
     """The application this Flask app was built with (``create_app``)."""
     return current_app.extensions[APPLICATION]
+
+
+def settings(app: Flask | None = None) -> Settings:
+    """The portal's typed settings, those the application was built with: of ``app`` while it is
+    set up, else of the current app. Every ``IBIPORTAL_*`` setting a view, hook or command needs is
+    read here, never from ``app.config``: the settings are frozen, so none changes behind the
+    application's back."""
+    return (current_app if app is None else app).extensions[APPLICATION].settings
 
 
 def holdings() -> Holdings:
@@ -54,19 +60,20 @@ def request_site(address: str | None = None) -> Site:
     request's :func:`request_address`, when the caller read it already. Each part of the request
     is read once: a read through Flask's ``request`` proxy costs a microsecond, a cached hit's view
     a few dozen (benchmarks/cache.py)."""
-    return site_at(address or request_address(), request.script_root, current_app.config)
+    return site_at(address or request_address(), request.script_root, settings())
 
 
-def site_at(address: str, script_root: str, config: Mapping[str, Any]) -> Site:
-    """:func:`request_site` from its parts, for a caller outside Flask's request (``web.cached_hits``)."""
+def site_at(address: str, script_root: str, given: Settings) -> Site:
+    """:func:`request_site` from its parts and the app's settings, for a caller outside Flask's
+    request (``web.cached_hits``)."""
     root = f"{address}{script_root}/"
-    return Site(portal_url_for(address, config), root, config.get("RESOLVER_BASE") or root)
+    return Site(portal_url_for(address, given), root, given.resolver_base or root)
 
 
 def client_address() -> str:
     """The client's IP: the first of Table 8.10's list (trusted proxies' X-Forwarded-For believed)."""
     ips = client_ip_list(
-        request.remote_addr, request.headers.get("X-Forwarded-For"), current_app.config["TRUSTED_PROXIES"]
+        request.remote_addr, request.headers.get("X-Forwarded-For"), settings().trusted_proxies
     )
     return ips[0] if ips else (request.remote_addr or "unknown")
 
@@ -78,7 +85,7 @@ def known_prefix_pairs() -> list[tuple[str, ...]]:
 
 def resolver_base() -> str:
     """Base of persistent URLs: ``IBIPORTAL_RESOLVER_BASE``, else this portal's own address."""
-    return current_app.config.get("RESOLVER_BASE") or request.url_root
+    return settings().resolver_base or request.url_root
 
 
 def canonical_base(url: PersistentUrl, given: str | None = None) -> str:
@@ -95,6 +102,7 @@ def canonical_base(url: PersistentUrl, given: str | None = None) -> str:
 
 def init_app(app: Flask, built: Application) -> None:
     app.extensions[APPLICATION] = built
+    app.jinja_env.globals["settings"] = built.settings  # the templates' too, not Flask's ``config``
     app.teardown_appcontext(_end_unit_of_work)
 
 

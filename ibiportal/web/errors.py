@@ -12,6 +12,7 @@ from .. import metrics
 from ..errors import Conflict, FieldErrors, Gone, IbiError, Invalid, NotFound, ParseError, Refused
 from ..log_limits import LimitedLog
 from ..application.outage import SchemaNotCurrent, unreachable
+from .context import settings
 from .i18n import gettext, translate
 
 #: Every request meets an outage, an old schema or a defect alike: one line a minute per cause.
@@ -104,7 +105,7 @@ def database_unreachable(exc: Exception):
     Logged once a minute with the number of requests it turned away, not once per request."""
     _LOG.warning("database", "database unreachable, answering 503: %s", exc.__class__.__name__)
     metrics.unreachable("database")
-    retry_after = current_app.config["OUTAGE_RETRY_AFTER"]
+    retry_after = settings().outage_retry_after
     response = make_response(error_response(gettext(
         "The portal's database is not answering at the moment (a restart or an outage); links to items "
         "already looked up still lead on. Try again in %(seconds)s seconds.", seconds=retry_after), 503))

@@ -8,33 +8,20 @@ neither put its name into a page's links nor into a cached redirect other users 
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from flask import Flask, has_request_context, request
 
-from flask import Flask, current_app, has_request_context, request
+from ..config import Settings
+from . import context  # the settings, at call time: context imports this module
 
-#: Names a portal on this machine is reached by.
-LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1", "[::1]")
 #: The address a portal without a request (the CLI) assumes: gunicorn's default bind.
 DEFAULT_PORTAL_URL = "http://127.0.0.1:8000"
 
 
-def bind_hosts(bind: str) -> list[str]:
-    """The hosts of ``IBIPORTAL_BIND`` (``127.0.0.1:8000,[::1]:8000`` → ``127.0.0.1``, ``::1``)."""
-    hosts = []
-    for address in (part.strip() for part in bind.split(",")):
-        if address.startswith("unix:") or not address:
-            continue
-        host = address[1:].split("]", 1)[0] if address.startswith("[") else address.rsplit(":", 1)[0]
-        if host and host not in ("0.0.0.0", "::"):
-            hosts.append(host)
-    return hosts
-
-
 def init_app(app: Flask) -> None:
-    """Without ``PORTAL_URL``, only trusted hosts are served (Flask's ``TRUSTED_HOSTS``)."""
-    if app.config.get("TRUSTED_HOSTS") is None and not app.config.get("PORTAL_URL"):
-        app.config["TRUSTED_HOSTS"] = [*LOOPBACK_NAMES, *bind_hosts(app.config.get("BIND", ""))]
+    """Flask refuses, with a 400, any ``Host`` but those the settings serve (``TRUSTED_HOSTS``,
+    which Flask reads itself: :attr:`~ibiportal.config.Settings.served_hosts`)."""
+    served = context.settings(app).served_hosts
+    app.config["TRUSTED_HOSTS"] = None if served is None else list(served)
 
 
 def portal_url() -> str:
@@ -42,10 +29,10 @@ def portal_url() -> str:
     return portal_url_for(request_address() if has_request_context() else DEFAULT_PORTAL_URL)
 
 
-def portal_url_for(address: str, config: Mapping[str, Any] | None = None) -> str:
+def portal_url_for(address: str, given: Settings | None = None) -> str:
     """This portal's base URL, for a request that came to ``address`` (:func:`request_address`);
-    ``config``: the app's, when the caller read it already."""
-    configured = (current_app.config if config is None else config).get("PORTAL_URL")
+    ``given``: the app's settings, when the caller has them already."""
+    configured = (context.settings() if given is None else given).portal_url
     return configured.rstrip("/") if configured else address
 
 

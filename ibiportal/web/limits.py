@@ -73,21 +73,12 @@ from limits import RateLimitItem, parse_many
 
 from .. import metrics
 from ..application.references import Allowance, Budget
+from ..config import Settings
 from ..i18n import N_
 from ..application.outage import REDIS_TIMEOUT_SECONDS
-from .context import client_address
+from .context import client_address, settings
 from .i18n import gettext, translate
 
-#: The settings holding a limit, checked at start-up.
-LIMIT_SETTINGS = (
-    "RATELIMIT_KEY_CHECKS",
-    "RATELIMIT_RESOLVER_SERVICE",
-    "RATELIMIT_LOGIN",
-    "RATELIMIT_API",
-    "RATELIMIT_TRACE",
-    "RATELIMIT_REFERENCES",
-    "RATELIMIT_TEXT",
-)
 #: The most a request costs against ``RATELIMIT_TEXT`` (KiB): 1 MiB, the most text one request is
 #: read for (``ibi.batch.MAX_BYTES``); a larger body (a PDF, whose text is far smaller) costs this.
 TEXT_COST_MAX = 1024
@@ -103,19 +94,21 @@ UNMETERED = "ibiportal.unmetered"
 
 
 class Rules:
-    """What a blueprint's declaration uses: the app's limiter, and limits named by their setting
-    with the refusal in words (what was counted, the limit, and when to try again)."""
+    """What a blueprint's declaration uses: the app's limiter and settings (a limit is the value
+    of its ``RATELIMIT_*`` setting), and limits with the refusal in words (what was counted, the
+    limit, and when to try again)."""
 
-    def __init__(self, limiter: Limiter, unmetered_when: list[Callable[[], bool]]) -> None:
+    def __init__(self, limiter: Limiter, unmetered_when: list[Callable[[], bool]], settings: Settings) -> None:
         self.limiter = limiter
         self.unmetered_when = unmetered_when
+        self.settings = settings
 
-    def _message(self, what: str, setting: str) -> Callable[[], str]:
+    def _message(self, what: str, limit: str) -> Callable[[], str]:
         def text() -> str:
             current = self.limiter.current_limit
             wait = max(1, int(current.reset_at - time.time())) if current is not None else 60
             return gettext("too many %(what)s: at most %(limit)s; try again in %(wait)s s",
-                           what=translate(what), limit=current_app.config[setting], wait=wait)
+                           what=translate(what), limit=limit, wait=wait)
 
         return text
 
@@ -126,27 +119,26 @@ class Rules:
         (benchmarks/cache.py); these requests skip its hooks (:func:`_skip_unmetered`)."""
         self.unmetered_when.append(when)
 
-    def limit(self, setting: str, what: str, **options: Any):
-        """A limit of its own on the blueprint it decorates, from ``setting``."""
-        return self.limiter.limit(lambda: current_app.config[setting], error_message=self._message(what, setting), **options)
+    def limit(self, limit: str, what: str, **options: Any):
+        """A limit of its own on the blueprint it decorates (``limit``: a setting's value)."""
+        return self.limiter.limit(limit, error_message=self._message(what, limit), **options)
 
-    def shared(self, setting: str, what: str, scope: str, **options: Any):
-        """One budget shared by every blueprint it decorates under ``scope``, from ``setting``."""
-        return self.limiter.shared_limit(lambda: current_app.config[setting], scope=scope,
-                                         error_message=self._message(what, setting), **options)
+    def shared(self, limit: str, what: str, scope: str, **options: Any):
+        """One budget shared by every blueprint it decorates under ``scope`` (``limit``: a setting's value)."""
+        return self.limiter.shared_limit(limit, scope=scope, error_message=self._message(what, limit), **options)
 
     def text_read(self, counts: Callable[[], bool]):
         """``RATELIMIT_TEXT``: KiB of text sent to be read, API and pages together, each request
         costing its size (:func:`text_cost`): reading a text costs by its length, so one request
         of 1 MB must weigh what a thousand small ones do (eight of them at once held the workers for
         minutes). ``counts`` says whether this request reads a text."""
-        return self.shared("RATELIMIT_TEXT", N_("KiB of text to read from your address"), "text",
+        return self.shared(self.settings.ratelimit_text, N_("KiB of text to read from your address"), "text",
                            exempt_when=lambda: not counts(), cost=text_cost)
 
     def on_demand(self, counts: Callable[[], bool]):
         """``RATELIMIT_TRACE``: traces and citations, API and pages together; each one sends
         messages to every Archive, bypassing the cache. ``counts`` says whether this request is one."""
-        return self.shared("RATELIMIT_TRACE", N_("traces and citations from your address"), "trace",
+        return self.shared(self.settings.ratelimit_trace, N_("traces and citations from your address"), "trace",
                            exempt_when=lambda: not counts())
 
 
@@ -158,7 +150,7 @@ def declare(blueprint: Blueprint) -> Callable[[Callable[[Rules], None]], Callabl
         def on_register(state: BlueprintSetupState) -> None:
             limiter = state.app.extensions[LIMITER]
             if limiter.enabled:
-                attach(Rules(limiter, state.app.extensions[UNMETERED]))
+                attach(Rules(limiter, state.app.extensions[UNMETERED], settings(state.app)))
 
         blueprint.record_once(on_register)
         return attach
@@ -179,7 +171,7 @@ def reference_budget() -> Budget:
     limiter: Limiter = current_app.extensions["ibiportal.limiter"]
     if not limiter.enabled:
         return lambda count: Allowance(count)
-    setting = current_app.config["RATELIMIT_REFERENCES"]
+    setting = settings().ratelimit_references
     items: list[RateLimitItem] = parse_many(setting)
     client = client_address()
 
@@ -212,11 +204,14 @@ def text_cost() -> int:
     return min(TEXT_COST_MAX, max(1, -(-size // 1024)))
 
 
-def check_settings(app: Flask) -> None:
+def check_settings(given: Settings) -> None:
     """A limit that does not parse stops the start-up, naming its variable; so does a
     ``RATELIMIT_TEXT`` under :data:`TEXT_COST_MAX`, which would never let the largest text be read."""
-    for name in LIMIT_SETTINGS:
-        value = app.config[name]
+    limits = {"RATELIMIT_KEY_CHECKS": given.ratelimit_key_checks,
+              "RATELIMIT_RESOLVER_SERVICE": given.ratelimit_resolver_service, "RATELIMIT_LOGIN": given.ratelimit_login,
+              "RATELIMIT_API": given.ratelimit_api, "RATELIMIT_TRACE": given.ratelimit_trace,
+              "RATELIMIT_REFERENCES": given.ratelimit_references, "RATELIMIT_TEXT": given.ratelimit_text}
+    for name, value in limits.items():
         try:
             items = parse_many(value)
             if not items:
@@ -231,11 +226,14 @@ def check_settings(app: Flask) -> None:
 
 
 def init_app(app: Flask) -> Limiter:
-    """Create this app's limiter; the blueprints registered after it declare their limits."""
-    check_settings(app)
-    storage_uri = app.config["RATELIMIT_STORAGE_URI"]
-    if storage_uri == "memory://" and app.config["REDIS_URL"]:
-        storage_uri = app.config["REDIS_URL"]  # one budget across every worker and node
+    """Create this app's limiter; the blueprints registered after it declare their limits.
+    Flask-Limiter reads ``RATELIMIT_ENABLED`` from ``app.config`` itself, over what it is given:
+    ``create_app`` leaves the setting's value there."""
+    given = settings(app)
+    check_settings(given)
+    storage_uri = given.ratelimit_storage_uri
+    if storage_uri == "memory://" and given.redis_url:
+        storage_uri = given.redis_url  # one budget across every worker and node
     limiter = Limiter(
         client_address,
         storage_uri=storage_uri,
@@ -246,7 +244,7 @@ def init_app(app: Flask) -> Limiter:
         # no limit held (an outage is the moment a flood does most harm).
         in_memory_fallback_enabled=True,
         swallow_errors=True,
-        enabled=app.config["RATELIMIT_ENABLED"],
+        enabled=given.ratelimit_enabled,
         on_breach=_count_refusal,
     )
     limiter.init_app(app)

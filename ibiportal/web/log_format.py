@@ -29,6 +29,7 @@ from typing import Any
 from flask import Flask, has_request_context, request
 from flask.logging import default_handler, has_level_handler
 
+from .context import settings
 from .log_redaction import _FILTER, redact
 
 #: The WSGI environ key of the request's id.
@@ -143,7 +144,7 @@ def init_app(app: Flask) -> None:
     """Request ids on every response; the app's lines in the format of ``LOG_FORMAT``."""
     app.wsgi_app = RequestIds(app.wsgi_app)  # type: ignore[method-assign]
     logger = app.logger
-    if app.config["LOG_FORMAT"] == "json":
+    if settings(app).log_format == "json":
         logger.removeHandler(default_handler)
         if JSON_HANDLER not in logger.handlers:
             logger.addHandler(JSON_HANDLER)

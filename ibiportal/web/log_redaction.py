@@ -96,11 +96,11 @@ class RedactingGunicornLogger(GunicornLogger):
 
     def setup(self, cfg) -> None:  # type: ignore[no-untyped-def]
         super().setup(cfg)
-        from ibiportal.config import DEFAULTS, from_environment
+        from ibiportal.config import Settings
 
         from .log_format import JsonLines
 
-        self.json = {**DEFAULTS, **from_environment()}["LOG_FORMAT"] == "json"
+        self.json = Settings.from_environment().log_format == "json"
         if self.json:
             for handler in (*self.error_log.handlers, *self.access_log.handlers):
                 handler.setFormatter(JsonLines())

@@ -16,7 +16,7 @@ from flask import Blueprint, Flask, Response, abort, current_app
 
 from .. import metrics
 from ..config import networks
-from .context import client_address
+from .context import client_address, settings
 
 bp = Blueprint("metrics", __name__)
 
@@ -37,7 +37,7 @@ def allowed(address: str, allow) -> bool:  # type: ignore[no-untyped-def]
 
 @bp.get("/metrics")
 def exposition() -> Response:
-    if not current_app.config["METRICS"] or not allowed(client_address(), current_app.extensions[ALLOWED]):
+    if not settings().metrics or not allowed(client_address(), current_app.extensions[ALLOWED]):
         abort(404)
     body, content_type = metrics.exposition()
     return Response(body, 200, {"Content-Type": content_type, "Cache-Control": "no-store"})
@@ -46,6 +46,7 @@ def exposition() -> Response:
 def init_app(app: Flask) -> None:
     """Read the allowed networks (a bad one stops the start, named) and switch counting on or off
     for this process (``IBIPORTAL_METRICS``)."""
-    app.extensions[ALLOWED] = networks(list(app.config["METRICS_ALLOW"]), "METRICS_ALLOW")
-    metrics.switch(bool(app.config["METRICS"]))
+    given = settings(app)
+    app.extensions[ALLOWED] = networks(list(given.metrics_allow), "METRICS_ALLOW")
+    metrics.switch(given.metrics)
     app.register_blueprint(bp)

@@ -17,7 +17,7 @@ from flask_limiter.errors import RateLimitExceeded
 from ..application.oai import OaiDataProvider, ProviderSettings
 from ..i18n import N_
 from . import limits
-from .context import application, resolver_base
+from .context import application, resolver_base, settings
 from .host import portal_url
 from .i18n import translate
 
@@ -29,7 +29,7 @@ OAI_MIMETYPE = "text/xml"
 
 @limits.declare(bp)
 def _limits(rules: limits.Rules) -> None:
-    rules.shared("RATELIMIT_API", N_("API requests from your address"), "api")(bp)
+    rules.shared(rules.settings.ratelimit_api, N_("API requests from your address"), "api")(bp)
 
 
 @bp.route("/oai", methods=["GET", "POST"])
@@ -42,11 +42,11 @@ def oai():
 
 def provider() -> OaiDataProvider:
     """The data provider at the address of this request."""
-    config, base = current_app.config, portal_url()
-    repository_id = config["OAI_REPOSITORY_ID"] or urlsplit(base).hostname or "localhost"
-    emails = (config["ADMIN_EMAIL"] or fallback_email(repository_id),)
-    settings = ProviderSettings(repository_id, f"{base}/oai", resolver_base().rstrip("/"), emails)
-    return OaiDataProvider(application().oai_items(), settings)
+    given, base = settings(), portal_url()
+    repository_id = given.oai_repository_id or urlsplit(base).hostname or "localhost"
+    emails = (given.admin_email or fallback_email(repository_id),)
+    provided = ProviderSettings(repository_id, f"{base}/oai", resolver_base().rstrip("/"), emails)
+    return OaiDataProvider(application().oai_items(), provided)
 
 
 def fallback_email(host: str) -> str:

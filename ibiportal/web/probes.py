@@ -9,10 +9,10 @@ for it would serve nothing at all.
 """
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify
+from flask import Blueprint, jsonify
 
 from ..application.outage import database_check
-from .context import application
+from .context import application, settings
 
 bp = Blueprint("probes", __name__)
 
@@ -24,7 +24,7 @@ def healthz():
 
 @bp.get("/readyz")
 def readyz():
-    checks = {"database": database_check(current_app.config["DATABASE"]), "redis": _redis()}
+    checks = {"database": database_check(settings().database), "redis": _redis()}
     ready = checks["database"]["ok"]
     status = "ok" if all(check["ok"] for check in checks.values()) else ("degraded" if ready else "unavailable")
     return jsonify({"status": status, "checks": checks}), 200 if ready else 503

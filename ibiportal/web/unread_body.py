@@ -17,13 +17,15 @@ from __future__ import annotations
 from flask import Flask, Response, current_app, request
 from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 
+from .context import settings
+
 
 def read_what_was_left(response: Response) -> Response:
     length = request.content_length
     if not length:
         return response
     limit = min(request.max_content_length or length, max(current_app.config["MAX_CONTENT_LENGTH"],
-                                                          current_app.config["MAX_FILE_BYTES"]))
+                                                          settings().max_file_bytes))
     if length > limit:
         return response
     try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -58,9 +59,21 @@ class LiveServer:
         }
         if told_its_address:
             config["PORTAL_URL"] = self.url  # … so that the demo Archives point back here
-        self.app = create_app({**config, **settings})
+        self.config = {**config, **settings}
+        self.app = create_app(self.config)
         self.server.app = remembering_response(self.app)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @contextmanager
+    def built_with(self, **settings) -> Iterator[None]:
+        """Served meanwhile by an app built with ``settings`` too, over the same database and with
+        the same secret key (a browser's session carries over), at the same address: an app's
+        settings are read once, when it is built."""
+        self.server.app = remembering_response(create_app({**self.config, **settings}))
+        try:
+            yield
+        finally:
+            self.server.app = remembering_response(self.app)
 
     def storage(self) -> Storage:
         return Storage(self.app.config["DATABASE"])

@@ -2,8 +2,9 @@
 
 Demo Archives run as real HTTP servers on loopback (``ArchiveHTTPServer``). The live portal
 refuses loopback Archives (``ALLOW_PRIVATE_ARCHIVES`` off, as in production), so the tests
-that check one turn it on for their duration only, and every test removes the Archives it
-registered: the portal is shared with the other browser tests.
+that check one are served, for their duration only, by an app built with it on, over the same
+database; every test removes the Archives it registered: the portal is shared with the other
+browser tests.
 """
 from __future__ import annotations
 
@@ -35,10 +36,8 @@ M16C = load_demo_archives()["mtc-m16c"].service
 @pytest.fixture
 def allow_private(live_server) -> Iterator[None]:
     """Let the portal contact loopback Archives for this test only."""
-    before = live_server.app.config["ALLOW_PRIVATE_ARCHIVES"]
-    live_server.app.config["ALLOW_PRIVATE_ARCHIVES"] = True
-    yield
-    live_server.app.config["ALLOW_PRIVATE_ARCHIVES"] = before
+    with live_server.built_with(ALLOW_PRIVATE_ARCHIVES=True):
+        yield
 
 
 @pytest.fixture

@@ -135,17 +135,13 @@ def test_a_file_over_the_limit_is_refused_before_it_is_sent_and_a_cancelled_uplo
     page = admin_page
     item = mint(live_server, title="Limits")
     page.goto(f"/admin/items/{item['ibip']}")
-    before = live_server.app.config["MAX_FILE_BYTES"]
     big = tmp_path / "big.bin"
     big.write_bytes(b"x" * 2_000_000)
-    live_server.app.config["MAX_FILE_BYTES"] = 1024 * 1024
-    try:
+    with live_server.built_with(MAX_FILE_BYTES=1024 * 1024):
         page.reload()
         page.get_by_label("File", exact=True).set_input_files(str(big))
         page.get_by_role("button", name="Upload").click()
         expect(page.get_by_role("alert")).to_contain_text("this portal keeps files of at most 1.0 MiB. Nothing was sent.")
-    finally:
-        live_server.app.config["MAX_FILE_BYTES"] = before
     page.reload()
     cdp = page.context.new_cdp_session(page)
     cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1,

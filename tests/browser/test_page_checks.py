@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from datetime import datetime, timezone
@@ -331,16 +331,9 @@ def conformance(page: Page, address: str, refusing: LiveServer | None = None, kn
     page.goto("/admin/conformance")
     page.locator("#address").fill(address)
     page.locator("#known_ibi").fill(known)
-    config = refusing.app.config if refusing else {}
-    before = config.get("ALLOW_PRIVATE_ARCHIVES")
-    if refusing:
-        config["ALLOW_PRIVATE_ARCHIVES"] = False
-    try:
+    with refusing.built_with(ALLOW_PRIVATE_ARCHIVES=False) if refusing else nullcontext():
         page.locator("form.conformance button[type=submit]").click()
         page.locator("#summary, .errors, [role=alert]").first.wait_for()
-    finally:
-        if refusing:
-            config["ALLOW_PRIVATE_ARCHIVES"] = before
 
 
 def documents_received(page: Page) -> list:

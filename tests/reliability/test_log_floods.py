@@ -13,7 +13,7 @@ import pytest
 
 from ibiportal import create_app
 from ibiportal.application import references, resolving
-from ibiportal.application.references import ReferenceCheck
+from ibiportal.application.references import Allowance, ReferenceCheck
 from ibiportal.ibi.extract import extract
 from ibiportal.log_limits import DEFAULT_INTERVAL_SECONDS, LimitedLog
 from ibiportal.resolver import curl_transport, registry_service
@@ -163,12 +163,12 @@ def test_entries_of_a_reference_list_whose_resolution_fails(limited, caplog):
     with ThreadPoolExecutor(max_workers=4) as executor:
         check = ReferenceCheck(resolve, executor, alert_status=ALERT_STATUS, found_status=FOUND_STATUS)
         with caplog.at_level(logging.WARNING):
-            outcomes = [item.resolution.status for item in check.run(entries, lambda: None)]
+            outcomes = [item.resolution.status for item in check.run(entries, Allowance)]
         assert outcomes == [500] * FLOOD
         assert len(lines(caplog, "reference check: resolving")) == 1
         clock.now += DEFAULT_INTERVAL_SECONDS
         with caplog.at_level(logging.WARNING):
-            list(check.run(entries[:1], lambda: None))
+            list(check.run(entries[:1], Allowance))
     written = lines(caplog, "reference check: resolving")
     assert len(written) == 2 and written[1].getMessage().endswith(HELD_BACK)
 

@@ -2,6 +2,7 @@
 IBIPORTAL_* overrides, gunicorn's own reading of the file, and one real start on loopback."""
 from __future__ import annotations
 
+import gc
 import os
 import re
 import runpy
@@ -131,6 +132,20 @@ def test_serves_with_the_config_file(tmp_path):
     assert "Using worker: gthread" in text and len(re.findall(r"Booting worker with pid", text)) == 2
     assert '"GET /8JMKD3MGP8W/35MMLL8 HTTP/1.1" 302' in text and "cache=hit" in text
     assert '"GET /J8LNKB5R7W/3FUQHC5 HTTP/1.1" 400' in text and "5550001112" not in text  # no key in the log
+
+
+def test_what_a_process_made_at_start_is_frozen_and_alembic_waits_for_a_migration(environment, tmp_path):
+    """A worker or a command (``app.py``) and the arbiter (``when_ready``) freeze what start-up made,
+    so that neither a collection nor the exit walks it again; Alembic is not loaded to serve."""
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import gc, sys, app; print(gc.get_freeze_count() > 1000, 'alembic' in sys.modules)"],
+        cwd=ROOT, env={**os.environ, "IBIPORTAL_INSTANCE": str(tmp_path)}, capture_output=True, text=True, check=True,
+    )
+    assert loaded.stdout.split() == ["True", "False"]
+    config = load(environment)
+    before = gc.get_freeze_count()
+    config["when_ready"](None)  # this test process's objects stay frozen, as the session's are (tests/conftest.py)
+    assert gc.get_freeze_count() > before
 
 
 def test_the_metrics_folder_starts_empty_and_a_dead_worker_is_marked(environment, tmp_path):

@@ -26,7 +26,7 @@ def limited_app(new_database, asked: list[str]):
     @limits.declare(bp)
     def _limits(rules: limits.Rules) -> None:
         rules.unmetered(free)
-        rules.limit("RATELIMIT_API", "test requests")(bp)
+        rules.limit(rules.settings.ratelimit_api, "test requests")(bp)
 
     app.register_blueprint(bp)
     return app

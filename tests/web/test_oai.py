@@ -15,6 +15,7 @@ from ibiportal.ibi.clock import utc_now
 from ibiportal.storage.database import Storage, iso
 from ibiportal.storage.schema import minted_item
 from tests.oai_schemas import assert_valid
+from tests.settings_marker import marked_settings
 
 OAI = "{http://www.openarchives.org/OAI/2.0/}"
 DC = "{http://purl.org/dc/elements/1.1/}"
@@ -22,10 +23,10 @@ OAI_DC = "{http://www.openarchives.org/OAI/2.0/oai_dc/}"
 
 
 @pytest.fixture
-def app(new_database):
+def app(new_database, request):
     """The suite's app, minting at a granularity of a millisecond: no mint waits for the next second."""
     return create_app({"TESTING": True, "DATABASE": new_database(), "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False,
-                       "GRANULARITY": "0.001"})
+                       "GRANULARITY": "0.001", **marked_settings(request)})
 
 
 def harvest(client, method: str = "GET", **arguments) -> etree._Element:
@@ -67,8 +68,8 @@ def identifiers(root: etree._Element) -> list[str]:
     return [header.findtext(f"{OAI}identifier") for header in root.iter(f"{OAI}header")]
 
 
+@pytest.mark.settings(ADMIN_EMAIL="urlib@inpe.br")
 def test_identify_names_the_repository_its_address_and_how_it_dates(app, client):
-    app.config["ADMIN_EMAIL"] = "urlib@inpe.br"
     first = mint(client)
     set_changed(app, first["rep"], "2011-07-02T15:38:00.000000Z")
     mint(client)

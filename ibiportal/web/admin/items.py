@@ -26,7 +26,7 @@ from ...errors import ParseError
 from ..auth.session import admin_required
 from ...application.targets import REPORTED_STATES, report_csv
 from ...application.targets import STATES as TARGET_STATES
-from ..context import application, resolver_base
+from ..context import application, resolver_base, settings
 from ..files import FORM_OVERHEAD_BYTES, UNCAPPED, file_dict
 from ..form_errors import show_error
 from ..host import portal_url
@@ -116,7 +116,7 @@ def upload(ibi: str, path: str):
 def upload_form(ibi: str):
     """The same upload posted as a multipart form (no script); the outcome on the item's page."""
     record = application().items().find(ibi)
-    request.max_content_length = current_app.config["MAX_FILE_BYTES"] + FORM_OVERHEAD_BYTES
+    request.max_content_length = settings().max_file_bytes + FORM_OVERHEAD_BYTES
     try:
         form = UploadForm(meta={"csrf": False})  # checked below, once the form is read
         _check_csrf(request.form.get("csrf_token"))
@@ -127,7 +127,7 @@ def upload_form(ibi: str):
                                     actor=current_actor())
     except (ParseError, FileTooLarge, UploadRefused, RequestEntityTooLarge) as refused:
         if isinstance(refused, RequestEntityTooLarge):
-            refused = FileTooLarge(current_app.config["MAX_FILE_BYTES"])
+            refused = FileTooLarge(settings().max_file_bytes)
         why = error_text(refused) if isinstance(refused, ParseError) else translate(refused.args[0])
         flash(gettext("Nothing was stored: %(why)s.", why=why), "error")
     else:
@@ -187,7 +187,7 @@ def _edit_page(record: ItemRecord, form: ItemForm, status: int = 200):
     _, history = application().items().history(record.minted.ibip)
     page = render_template(
         "admin/item.html", record=record, form=form, files=held.files, upload_form=UploadForm(),
-        persistent=persistent_url(resolver_base(), record.minted.ibip), max_file_bytes=current_app.config["MAX_FILE_BYTES"],
+        persistent=persistent_url(resolver_base(), record.minted.ibip), max_file_bytes=settings().max_file_bytes,
         file_urls={stored.path: item_file_url(portal_url(), record.minted.rep, stored.path) for stored in held.files},
         folder_url=item_directory_url(portal_url(), record.minted.rep), history=history,
         checks=application().target_checks().results(record.minted.ibip),

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 
-from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, stream_template, url_for
+from flask import Blueprint, abort, flash, redirect, render_template, request, stream_template, url_for
 from flask_babel import lazy_gettext
 from werkzeug.wrappers import Response
 
@@ -24,7 +24,7 @@ from ...resolver.conformance_rules import RuleResult, format_ms
 from ...protocol.registry import Confirmation, RegisteredArchive
 from ...resolver.registry_service import normalize_service_ibi
 from ..auth.session import admin_required, current_admin
-from ..context import application
+from ..context import application, settings
 from ..form_errors import add_error, show_error
 from ...i18n import N_
 from ..i18n import gettext, translate
@@ -135,11 +135,11 @@ def _registered_page(archive: RegisteredArchive, generated_key: str | None):
 def _inclusion(archive: RegisteredArchive, key: str | None = None) -> dict:
     """What the next steps show: the resolver-service URL and the inclusion request (§7.2) as
     pairs and as ``curl`` lines, with ``key`` written in when it was just generated."""
-    service_url = request.url_root + current_app.config["RESOLVER_SERVICE_IBI"]
+    service_url = request.url_root + settings().resolver_service_ibi
     pairs = [(name, key if name == "registrationkey" and key else value)
              for name, value in inclusion_request_pairs(archive.service_ibi)]
     return {"service_url": service_url, "pairs": pairs, "script": inclusion_script(service_url, archive.service_ibi, key),
-            "allow_private": current_app.config["ALLOW_PRIVATE_ARCHIVES"]}
+            "allow_private": settings().allow_private_archives}
 
 
 @bp.get("/archives/<path:service_ibi>")

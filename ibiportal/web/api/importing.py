@@ -17,7 +17,7 @@ joins the ``api`` blueprint of :mod:`.views`.
 """
 from __future__ import annotations
 
-from flask import current_app, g, jsonify, request
+from flask import g, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from ...application.files import FileTooLarge
@@ -26,7 +26,7 @@ from ...application.importing import Totals
 from ...ibi.history import Actor
 from ...errors import ParseError
 from ...i18n import N_
-from ..context import application
+from ..context import application, settings
 from ..errors import error_response
 from ..files import FORM_OVERHEAD_BYTES
 from ..i18n import translate
@@ -38,7 +38,7 @@ from .views import bp, query_flag
 def import_items():
     """Import the form's ``file``; every record's outcome and the totals."""
     dry_run, update = query_flag("dry_run"), query_flag("update")
-    limit = current_app.config["MAX_FILE_BYTES"]
+    limit = settings().max_file_bytes
     request.max_content_length = limit + FORM_OVERHEAD_BYTES
     try:
         upload = request.files.get("file")

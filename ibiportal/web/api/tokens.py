@@ -2,10 +2,10 @@
 
 Every write of the JSON API beyond minting needs ``Authorization: Bearer <token>``, a token made
 by ``flask --app app api-token create NAME`` (``ibiportal.storage.tokens`` keeps only its hash).
-Minting needs one too when ``IBIPORTAL_MINT_REQUIRES_TOKEN`` is on: ``@token_required_if(
-"MINT_REQUIRES_TOKEN")``. Without a token, or with an unknown or revoked one, the answer is 401
-with the API's JSON error and a ``WWW-Authenticate: Bearer`` header (RFC 6750), before the view
-runs: nothing changes.
+Minting needs one too when ``IBIPORTAL_MINT_REQUIRES_TOKEN`` is on: ``@token_required_if(lambda
+given: given.mint_requires_token)``. Without a token, or with an unknown or revoked one, the
+answer is 401 with the API's JSON error and a ``WWW-Authenticate: Bearer`` header (RFC 6750),
+before the view runs: nothing changes.
 
 The API never rides on the administrator's session cookie: it is exempt from CSRF protection,
 so a cookie would let any site write through a logged-in browser. Pages that write use the
@@ -16,9 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import wraps
 
-from flask import current_app, g, request
+from flask import g, request
 
-from ..context import application
+from ...config import Settings
+from ..context import application, settings
 from ..errors import error_response
 
 #: Where a user learns to make a token: said in every refusal.
@@ -58,14 +59,14 @@ def token_required(view: Callable) -> Callable:
     return guarded
 
 
-def token_required_if(setting: str) -> Callable[[Callable], Callable]:
-    """:func:`token_required` when the app's ``setting`` is on (``MINT_REQUIRES_TOKEN``). When it
+def token_required_if(wanted: Callable[[Settings], bool]) -> Callable[[Callable], Callable]:
+    """:func:`token_required` when the app's settings want it (``mint_requires_token``). When it
     is off, a valid token sent anyway still names who made the change (the item's history)."""
 
     def decorate(view: Callable) -> Callable:
         @wraps(view)
         def guarded(*args, **kwargs):
-            if current_app.config[setting]:
+            if wanted(settings()):
                 return refusal() or view(*args, **kwargs)
             if bearer_token() is not None:
                 refusal()  # sets g.api_token_name for a valid token; an unknown one mints as anyone

@@ -31,7 +31,7 @@ def _limits(rules: limits.Rules) -> None:
     """``RATELIMIT_API`` on every endpoint together; a trace or a citation also counts against
     ``RATELIMIT_TRACE`` (a citation only when it names an ``ibi``: without one nothing resolves);
     an endpoint that reads a text also against ``RATELIMIT_TEXT``, by its size."""
-    rules.shared("RATELIMIT_API", N_("API requests from your address"), "api")(bp)
+    rules.shared(rules.settings.ratelimit_api, N_("API requests from your address"), "api")(bp)
     rules.text_read(lambda: request.endpoint in TEXT_READERS)(bp)
     rules.on_demand(lambda: request.endpoint in ON_DEMAND_RESOLUTIONS
                     and not (request.method == "GET" and not request.args.get("ibi")))(bp)
@@ -51,7 +51,7 @@ bp.record_once(lambda state: state.app.url_map.converters.setdefault("item", Ite
 
 
 @bp.post("/mint")
-@token_required_if("MINT_REQUIRES_TOKEN")
+@token_required_if(lambda given: given.mint_requires_token)
 def mint():
     """Mint one identifier, or ``count`` of them, with optional title and target URL (an API
     token only with ``IBIPORTAL_MINT_REQUIRES_TOKEN``). With ``Idempotency-Key``, a request sent

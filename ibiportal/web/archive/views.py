@@ -16,7 +16,7 @@ from ...citation import citations
 from ...errors import ParseError
 from ...ibi.minted import MintedItem
 from ..cite.embedded import embedded_metadata, item_record
-from ..context import application, holdings, resolver_base
+from ..context import application, holdings, resolver_base, settings
 from ..errors import wants_json
 from ..files import file_response, listing_response
 from ..host import portal_url
@@ -34,7 +34,7 @@ def register_service_route(app: Flask) -> None:
 
     A fixed rule, so it wins over the resolver's ``/<path>`` rule.
     """
-    app.add_url_rule(f"/{app.config['ARCHIVE_SERVICE_IBI']}", "own_archive_service", answer_own_archive)
+    app.add_url_rule(f"/{settings(app).archive_service_ibi}", "own_archive_service", answer_own_archive)
 
 
 def answer_own_archive():

@@ -15,7 +15,8 @@ from urllib.parse import unquote, urlsplit
 from flask import abort, current_app, g, redirect, request, session, url_for
 from werkzeug.security import check_password_hash
 
-from ..context import application
+from ...config import Settings
+from ..context import application, settings
 
 #: The session's key holding the id of the administrator's session on the server.
 SESSION_KEY = "admin_session"
@@ -94,16 +95,16 @@ def admin_required(view: Callable) -> Callable:
     return guarded
 
 
-def admin_required_if(setting: str) -> Callable[[Callable], Callable]:
-    """:func:`admin_required` when the app's ``setting`` is on (the mint page with
-    ``MINT_REQUIRES_TOKEN``: minting closed to the public API is closed to the public page too)."""
+def admin_required_if(wanted: Callable[[Settings], bool]) -> Callable[[Callable], Callable]:
+    """:func:`admin_required` when the app's settings want it (the mint page with
+    ``mint_requires_token``: minting closed to the public API is closed to the public page too)."""
 
     def decorate(view: Callable) -> Callable:
         guarded_view = admin_required(view)
 
         @wraps(view)
         def guarded(*args, **kwargs):
-            return (guarded_view if current_app.config[setting] else view)(*args, **kwargs)
+            return (guarded_view if wanted(settings()) else view)(*args, **kwargs)
 
         return guarded
 

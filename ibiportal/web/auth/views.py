@@ -16,7 +16,7 @@ bp = Blueprint("auth", __name__, url_prefix="/admin")
 @limits.declare(bp)
 def _limits(rules: limits.Rules) -> None:
     """``RATELIMIT_LOGIN``: failed logins (a POST without the redirect of a success), per IP."""
-    rules.limit("RATELIMIT_LOGIN", N_("failed logins from your address"), scope="login", methods=["POST"],
+    rules.limit(rules.settings.ratelimit_login, N_("failed logins from your address"), scope="login", methods=["POST"],
                 deduct_when=lambda response: response.status_code != 302,
                 exempt_when=lambda: request.endpoint != "auth.login")(bp)
 

@@ -3,11 +3,11 @@ resolver lately, from the traces the portal keeps and the registry's state
 (``ibiportal.resolver.health``). ``GET /api/v1/archives/health`` is the same as JSON."""
 from __future__ import annotations
 
-from flask import Blueprint, current_app, render_template
+from flask import Blueprint, render_template
 
 from ...resolver.health import NEAR_TIMEOUT_SHARE, RECENT_ROUNDS, ArchiveHealth, archive_health
 from ...resolver.local_transport import LOCAL_READ_TIMEOUT
-from ..context import application, holdings
+from ..context import application, holdings, settings
 from .chart import latency_chart
 
 bp = Blueprint("health", __name__)
@@ -30,7 +30,7 @@ def archives_health():
     """Each Archive as a row (a card on a phone): its condition, its recent exchanges drawn
     against the resolver's limit, its counts and its last failure."""
     rows, traces = current_health()
-    timeout_ms = current_app.config["ARCHIVE_READ_TIMEOUT"] * 1000
+    timeout_ms = settings().archive_read_timeout * 1000
     return render_template("health/archives.html", rows=rows, traces=traces, window=HEALTH_WINDOW,
                            timeout_ms=timeout_ms, demo_timeout_ms=LOCAL_READ_TIMEOUT * 1000, near_share=NEAR_TIMEOUT_SHARE, recent=RECENT_ROUNDS,
                            latency_chart=latency_chart)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import secrets
 
-from flask import Blueprint, Response, current_app, redirect, render_template, request, session, url_for
+from flask import Blueprint, Response, redirect, render_template, request, session, url_for
 
 from ...citation import STYLES
 from ...config import DEMO_MINT_HOST
@@ -17,7 +17,8 @@ from ...ibi.url import normalize_base, parse_persistent_url
 from ...ibi.mint_request import MintRequest
 from ..auth.session import admin_required_if
 from ..cite.embedded import embedded_metadata, record_held_here
-from ..context import application, client_address, known_prefix_pairs, request_caller, request_site, resolver_base
+from ..context import (application, client_address, known_prefix_pairs, request_caller, request_site, resolver_base,
+                       settings)
 from ..errors import error_response
 from ..form_errors import show_error
 from ..i18n import current_language, gettext
@@ -81,7 +82,7 @@ MINT_RESULTS = "mint_results"
 
 
 @bp.route("/mint", methods=["GET", "POST"])
-@admin_required_if("MINT_REQUIRES_TOKEN")
+@admin_required_if(lambda given: given.mint_requires_token)
 def mint():
     """Mint identifiers of the portal's subsystem, then 303 to their result page
     (Post/Redirect/Get: reloading the result never mints again)."""
@@ -169,4 +170,4 @@ def qr_download():
 
 
 def _is_demo() -> bool:
-    return current_app.config["MINT_HOST"] == DEMO_MINT_HOST
+    return settings().mint_host == DEMO_MINT_HOST

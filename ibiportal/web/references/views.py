@@ -16,7 +16,7 @@ import io
 import json
 from collections.abc import Callable
 
-from flask import Blueprint, Response, current_app, render_template, request
+from flask import Blueprint, Response, render_template, request
 
 from ...application.references import NOT_CHECKED_STATUS, CheckOutcome, ReferenceCheck
 from ...ibi.documents import TooLarge, check_text_size, text_of
@@ -24,7 +24,7 @@ from ...errors import ParseError
 from ...ibi.batch import MAX_BYTES, MAX_ROWS, neutralise
 from ...ibi.extract import Bounds, Extraction, extract
 from .. import limits
-from ..context import application, known_prefix_pairs, resolver_base
+from ..context import application, known_prefix_pairs, resolver_base, settings
 from ..errors import error_response
 from ..form_errors import add_error
 from ..i18n import gettext, ngettext, pgettext, translate
@@ -72,7 +72,7 @@ def extraction_of(text: str) -> Extraction:
     stops at the IBI after the 5,000th (``MAX_ROWS``, as batch conversion's), a 400 naming where
     it starts, and after ``IBIPORTAL_PARSE_SECONDS``, a 413 naming where it got to."""
     check_text_size(text)
-    bounds = Bounds(MAX_ROWS, current_app.config["PARSE_SECONDS"], application().timer)
+    bounds = Bounds(MAX_ROWS, settings().parse_seconds, application().timer)
     return extract(text, known_prefix_pairs(), resolver_base(), bounds)
 
 

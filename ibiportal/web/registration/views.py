@@ -22,7 +22,7 @@ from ...protocol.query import parse_query
 from ...protocol.status import refused
 from ...resolver.registry_service import normalize_service_ibi
 from .. import limits
-from ..context import application
+from ..context import application, settings
 
 bp = Blueprint("registration", __name__)
 
@@ -46,17 +46,17 @@ def _limits(rules: limits.Rules) -> None:
     ``RATELIMIT_KEY_CHECKS`` on the 403s of wrong keys, per client IP and, separately, per
     ``archiveserviceibi`` (a key guessed from many IPs)."""
     wrong_key = lambda response: response.status_code == 403  # noqa: E731
-    rules.limit("RATELIMIT_RESOLVER_SERVICE", "requests from your address", scope="resolver-service")(bp)
-    rules.limit("RATELIMIT_KEY_CHECKS", "wrong registration keys from your address", scope="key-checks-by-client",
-                deduct_when=wrong_key)(bp)
-    rules.limit("RATELIMIT_KEY_CHECKS", "wrong registration keys for this archiveserviceibi",
+    rules.limit(rules.settings.ratelimit_resolver_service, "requests from your address", scope="resolver-service")(bp)
+    rules.limit(rules.settings.ratelimit_key_checks, "wrong registration keys from your address",
+                scope="key-checks-by-client", deduct_when=wrong_key)(bp)
+    rules.limit(rules.settings.ratelimit_key_checks, "wrong registration keys for this archiveserviceibi",
                 scope="key-checks-by-archive", key_func=archive_of_request, deduct_when=wrong_key)(bp)
 
 
 @bp.record_once
 def _add_service_rule(state: BlueprintSetupState) -> None:
     """The service's rule, at the configured IBI (normalized; a bad IBI stops the start-up)."""
-    service_ibi = normalize_service_ibi(state.app.config["RESOLVER_SERVICE_IBI"])
+    service_ibi = normalize_service_ibi(settings(state.app).resolver_service_ibi)
     state.add_url_rule(f"/{service_ibi}", "answer", answer, methods=["GET"])
 
 

@@ -30,6 +30,10 @@ from .negotiation import citation_response, mentions_citation, negotiate
 from .next_steps import next_step_links
 
 bp = Blueprint("resolve", __name__)
+
+#: The WSGI environ key of the answer (or the failure) of a resolution made before Flask's
+#: dispatch (``web/cached_hits.py``), which the view renders instead of resolving again.
+ANSWERED = "ibiportal.resolve.answered"
 bp.add_app_template_global(next_step_links)
 
 
@@ -68,9 +72,16 @@ def resolve(ibi_path: str):
     what the standard resolves: message (2) is the URL as received), who sent it and where; one
     call (``Resolving.answer``) takes it to the answer, which is rendered: the redirect, the
     alert, or why the path is no persistent URL (a 404 for a page that is not there or a URLib
-    link to no item this portal can read, a 400 for a persistent URL that does not read).
+    link to no item this portal can read, a 400 for a persistent URL that does not read). A
+    request resolved before Flask's dispatch (``web/cached_hits.py``) brings its answer, or the
+    failure the call raised, in ``environ[ANSWERED]``: rendered, or raised, here as if made here.
     """
     environ = request.environ  # read once: each read through Flask's request proxy costs a microsecond
+    answered = environ.get(ANSWERED)
+    if isinstance(answered, Exception):
+        raise answered
+    if answered is not None:
+        return answer_response(answered)
     address = request_address()
     received = Received.request(_raw_path(environ), address)
     wanted = negotiate(environ.get("HTTP_ACCEPT"))

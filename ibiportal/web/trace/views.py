@@ -7,14 +7,14 @@ the same request within ``IBIPORTAL_TRACE_REPEAT_SECONDS`` goes to the trace alr
 """
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify, redirect, render_template, request, session, url_for
+from flask import Blueprint, jsonify, redirect, render_template, request, session, url_for
 from flask_babel import lazy_gettext
 
 from ..i18n import gettext
 from ...errors import ParseError
 from ...resolver.trace import Resolution
 from ...application.resolving import ArchiveSet, TraceRequest
-from ..context import application, request_client, request_site
+from ..context import application, request_client, request_site, settings
 from .. import limits
 from ..form_errors import show_error
 from ..inputs import asked_url_input, client_input
@@ -145,7 +145,7 @@ def trace_view(trace_id: str):
 def not_kept(trace_id: str) -> str:
     """Why a trace cannot be shown: this download's and the API's 404 alike."""
     return gettext("no trace %(id)s: unknown, or older than the last %(kept)s kept", id=trace_id,
-                   kept=current_app.config["TRACE_RETENTION"])
+                   kept=settings().trace_retention)
 
 
 @bp.get("/trace/<trace_id>.json")
@@ -174,7 +174,7 @@ def _load(trace_id: str) -> dict | None:
 
 
 def _missing(trace_id: str):
-    page = render_template("trace/missing.html", trace_id=trace_id, kept=current_app.config["TRACE_RETENTION"])
+    page = render_template("trace/missing.html", trace_id=trace_id, kept=settings().trace_retention)
     return page, 404
 
 
@@ -182,6 +182,6 @@ def _form_page(form: TraceForm, status: int, where: tuple[str, str, str] | None 
     """The form; ``where`` splits a bad URL around the character its error names."""
     client = request_client()
     return render_template(
-        "trace/form.html", form=form, examples=EXAMPLES, show_examples=current_app.config["DEMO_ARCHIVES"],
+        "trace/form.html", form=form, examples=EXAMPLES, show_examples=settings().demo_archives,
         own_ip=" ".join(client.ip_addresses), own_language=client.language_preference, where=where,
     ), status

@@ -34,11 +34,11 @@ def test_a_1_mb_text_of_18000_ibis_is_refused_at_the_5001st_having_read_no_furth
     assert len(readings) == 5001  # not 18,000
 
 
+@pytest.mark.settings(PARSE_SECONDS=3)
 def test_a_reading_past_its_deadline_is_a_413_naming_where_it_stopped(app, client, readings):
     """A clock that moves one second a look and a deadline of 3 s: three IBIs are read."""
     ticks = itertools.count()
     app.extensions[APPLICATION].timer = lambda: float(next(ticks))
-    app.config["PARSE_SECONDS"] = 3
     text = LINE * 10
     response = client.post("/api/v1/extract", json={"text": text})
     assert response.status_code == 413

@@ -59,11 +59,15 @@ def test_parse_canonical_forms_keep_the_urls_own_resolver_host(client):
 
 
 @pytest.mark.parametrize("url", ["8JMKD3MGP8W/35MMLL8!", "/8JMKD3MGP8W/35MMLL8!"])
-def test_parse_without_a_host_builds_on_base_else_the_portals_resolver(app, client, url):
+def test_parse_without_a_host_builds_on_base_else_the_portals_resolver(client, url):
     given = parse(client, url, base="https://resolver.example").get_json()
     assert given["canonical"]["symbols"] == "https://resolver.example/8JMKD3MGP8W/35MMLL8!"
     assert parse(client, url).get_json()["canonical"]["symbols"] == "http://localhost/8JMKD3MGP8W/35MMLL8!"
-    app.config["RESOLVER_BASE"] = "http://urlib.net/"
+
+
+@pytest.mark.settings(RESOLVER_BASE="http://urlib.net/")
+@pytest.mark.parametrize("url", ["8JMKD3MGP8W/35MMLL8!", "/8JMKD3MGP8W/35MMLL8!"])
+def test_parse_without_a_host_builds_on_the_resolver_base_set(client, url):
     assert parse(client, url).get_json()["canonical"]["symbols"] == "http://urlib.net/8JMKD3MGP8W/35MMLL8!"
 
 
@@ -197,10 +201,10 @@ def test_compose_answer(client):
     assert body["portal_url"] == "http://localhost/8JMKD3MGP8W/35MMLL8!:(oai_dc)?ibiurl.requireditemstatus=Original&lang=pt%20BR&x=a%3Db%26c"
 
 
-def test_portal_url_is_on_this_portal_whatever_the_resolver_base(app, client):
+@pytest.mark.settings(RESOLVER_BASE="https://urlib.net/",
+                      TRUSTED_HOSTS=["portal.example", "127.0.0.1"])  # a host the portal is told it answers for
+def test_portal_url_is_on_this_portal_whatever_the_resolver_base(client):
     """Trace and Open resolve here: ``portal_url`` follows the request's own address, not ``RESOLVER_BASE``."""
-    app.config["RESOLVER_BASE"] = "https://urlib.net/"
-    app.config["TRUSTED_HOSTS"] = ["portal.example", "127.0.0.1"]  # a host the portal is told it answers for
     composed = client.get("/api/v1/compose?ibi=LK47B6W/362SFKH&verb=GetFileList", base_url="https://portal.example:8443")
     assert composed.get_json()["canonical"]["symbols"] == "https://urlib.net/LK47B6W/362SFKH?ibiurl.verblist=GetFileList"
     assert composed.get_json()["portal_url"] == "https://portal.example:8443/LK47B6W/362SFKH?ibiurl.verblist=GetFileList"
@@ -208,9 +212,12 @@ def test_portal_url_is_on_this_portal_whatever_the_resolver_base(app, client):
     assert parsed.get_json()["portal_url"] == "http://127.0.0.1:8000/LK47B6W/362SFKH+"
 
 
-def test_compose_defaults_to_the_portals_resolver_base(app, client):
+def test_compose_defaults_to_the_portals_resolver_base(client):
     assert compose(client, ibi="LK47B6W/362SFKH").get_json()["canonical"]["symbols"] == "http://localhost/LK47B6W/362SFKH"
-    app.config["RESOLVER_BASE"] = "https://urlib.net/"
+
+
+@pytest.mark.settings(RESOLVER_BASE="https://urlib.net/")
+def test_compose_builds_on_the_resolver_base_set(client):
     body = compose(client, ibi="LK47B6W/362SFKH", filepath="/reference.bib", original="no").get_json()
     assert body["canonical"]["symbols"] == "https://urlib.net/LK47B6W/362SFKH/reference.bib"
     assert body["parsedibiurl.requireditemstatus"] is None

@@ -32,6 +32,7 @@ HOSTS = {"mtc-m21.sid.inpe.br": "150.163.34.239", "mtc-m21b.sid.inpe.br": "150.1
 RESOLVER = "http://www.urlib.net/J8LNKB5R7W/3FUQHC5"
 #: The portal answers as the standard's resolver: it is told it answers for that host.
 RESOLVER_HOSTS = ["www.urlib.net", "localhost"]
+pytestmark = pytest.mark.settings(TRUSTED_HOSTS=RESOLVER_HOSTS)
 SECRET = "5550001112-9998887776"
 PAIR_LIST = "text/plain; charset=us-ascii"
 
@@ -71,8 +72,8 @@ def dns(monkeypatch):
 @pytest.fixture
 def served(app, dns):
     """The app with Example 7.1's pair registered: the Archive of Examples 7.2-7.4, key 1234567890;
-    served as the standard's resolver, www.urlib.net (a host it is told it answers for)."""
-    app.config["TRUSTED_HOSTS"] = RESOLVER_HOSTS
+    served as the standard's resolver, www.urlib.net (a host it is told it answers for: this
+    module's settings)."""
     result = app.test_cli_runner().invoke(args=["archives", "register", SERVICE_IBI, "--key", "1234567890"])
     assert result.exit_code == 0, result.output
     yield app
@@ -199,7 +200,6 @@ def test_a_bad_resolver_service_ibi_stops_the_start_up(tmp_path):
 
 @responses.activate
 def test_key_never_in_cli_output_logs_answers_or_database(app, dns, caplog):
-    app.config["TRUSTED_HOSTS"] = RESOLVER_HOSTS
     caplog.set_level(logging.DEBUG)
     responses.get(EXAMPLE_7_4.partition("?")[0], body="confirmation yes")
     runner = app.test_cli_runner()

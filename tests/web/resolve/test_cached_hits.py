@@ -1,7 +1,9 @@
-"""A cached redirect answered before Flask's dispatch (``web/cached_hits.py``) answers what Flask
-answers: the same hits sent through both paths give the same status, headers (all but the request
-id), body, metrics, acknowledgment, usage count and access log line; and every request the layer
-is not certain of reaches Flask, whose edge checks answer it as before."""
+"""A redirect answered before Flask's dispatch (``web/cached_hits.py``), cached or resolved there,
+answers what Flask answers: the same requests sent through both paths give the same status,
+headers (all but the request id and the trace's), body, metrics, acknowledgment, usage count,
+access log line and stored trace; an alert or a failure resolved there is rendered by Flask, and
+nothing is resolved twice; and every request the layer is not certain of reaches Flask, whose
+edge checks answer it as before."""
 from __future__ import annotations
 
 import io
@@ -16,6 +18,7 @@ import requests
 from werkzeug.test import EnvironBuilder
 
 from ibiportal import create_app, metrics
+from ibiportal.application.resolving import Resolving
 from ibiportal.resolver.local_transport import LocalTransport
 from ibiportal.web.access_log import access_line
 from ibiportal.web.cached_hits import CachedHits
@@ -92,6 +95,10 @@ def counted() -> dict[tuple, float]:
     return {(sample.name, tuple(sorted(sample.labels.items()))): sample.value
             for metric in (metrics.RESOLUTIONS, metrics.ACKNOWLEDGMENTS, metrics.NOTICES)
             for family in metric.collect() for sample in family.samples if sample.name.endswith("_total")}
+
+
+def acknowledgments_sent() -> float:
+    return sum(value for (name, _), value in counted().items() if name == "ibiportal_acknowledgments_total")
 
 
 def moved(before: dict, after: dict) -> dict:
@@ -213,6 +220,108 @@ def test_a_page_a_service_or_an_alert_is_flasks(app, items, path):
     assert sum(value for (name, labels), value in hit.items() if name == "ibiportal_resolutions_total") <= 1
 
 
+_TRACE_ID = re.compile(r"api/v1/trace/[A-Za-z0-9_-]+")
+_ELAPSED = re.compile(r"\(\d+ ms\)")
+#: An answer's ``urlkey`` (Table 8.8), which each answer makes anew.
+_URL_KEY = re.compile(r"\b\d+-\d{12,}\b")
+
+
+def _without_trace_ids(text):
+    """``text`` without what differs between two resolutions of one request: the trace's id and the time taken."""
+    return _ELAPSED.sub("(… ms)", _TRACE_ID.sub("api/v1/trace/<id>", text))
+
+
+def _stored_steps(app, headers, client: str) -> list[str]:
+    """The stored trace behind ``X-IBI-Trace``: each step's message, Archive, status, answer,
+    pairs and acknowledgment, the client's address written ``<client>`` and each answer's key ``<urlkey>``."""
+    trace_id = dict(headers)["X-IBI-Trace"].rsplit("/", 1)[-1]
+    body = app.test_client().get(f"/api/v1/trace/{trace_id}").get_json()
+    steps = [(step["number"], step["archive"], step["status"], step["raw_answer"], step["pairs"], step["acknowledgment"])
+             for step in body["trace"]["steps"]]
+    return [_URL_KEY.sub("<urlkey>", repr(step).replace(client, "<client>")) for step in steps]
+
+
+@pytest.mark.parametrize("case", HITS, ids=list(HITS))
+def test_an_uncached_redirect_is_resolved_and_answered_as_flask_answers_it(app, items, acknowledgments, case):
+    """A miss (each request from an address of its own, so nothing is cached for it) resolved by
+    the layer and one resolved through Flask: the same answer, acknowledgment, counts, log line
+    and stored trace."""
+    options = dict(HITS[case])
+    item = options.pop("item")
+    path = options.pop("segment", "") + "/" + items[item]
+    number = list(HITS).index(case)
+    hits = layer(app)
+    with passed_on(app) as handed:
+        fast = served(app, app.wsgi_app, environ(path, REMOTE_ADDR=f"192.0.2.{20 + number}", **options), acknowledgments)
+    through_flask = served(app, hits.wsgi_app, environ(path, REMOTE_ADDR=f"192.0.2.{60 + number}", **options),
+                           acknowledgments)  # another client: not the outcome the first one cached
+    assert not handed, "the layer resolved and answered the miss itself"
+    assert dict(fast["headers"])["X-IBI-Cache"] == "miss"
+    assert fast["status"] == through_flask["status"] == "302 FOUND"
+    for part in ("metrics", "usage"):
+        assert fast[part] == through_flask[part], part
+    assert fast["body"] == through_flask["body"]
+    assert ([(name, _without_trace_ids(value)) for name, value in fast["headers"]]
+            == [(name, _without_trace_ids(value)) for name, value in through_flask["headers"]])
+    assert (_without_trace_ids(fast["log"]).replace(f"192.0.2.{20 + number}", "<client>")
+            == _without_trace_ids(through_flask["log"]).replace(f"192.0.2.{60 + number}", "<client>"))
+    assert fast["metrics"] == {("ibiportal_resolutions_total", (("cache", "miss"), ("outcome", "found"))): 1,
+                               ("ibiportal_acknowledgments_total", (("outcome", "sent"),)): 1,
+                               ("ibiportal_notices_total", (("outcome", "notice"),)): 1}
+    assert len(fast["acknowledgments"]) == len(through_flask["acknowledgments"]) == 1
+    assert (_stored_steps(app, fast["headers"], f"192.0.2.{20 + number}")
+            == _stored_steps(app, through_flask["headers"], f"192.0.2.{60 + number}"))
+
+
+@pytest.fixture
+def answers(monkeypatch) -> list[str]:
+    """The URLs ``Resolving.answer`` was called for."""
+    called: list[str] = []
+    answer = Resolving.answer
+
+    def counting(self, received, *args, **kwargs):
+        called.append(received.url)
+        return answer(self, received, *args, **kwargs)
+
+    monkeypatch.setattr(Resolving, "answer", counting)
+    return called
+
+
+@pytest.mark.parametrize("path", ["/ZZZ-not-minted/2", "/LK47B6W/362SFKH:(", "/favicon.ico"])
+def test_an_alert_or_a_refusal_resolved_by_the_layer_is_rendered_by_flask_once(app, items, answers, path):
+    """An uncached alert, or a path that is no persistent URL: resolved once, before Flask, and
+    rendered by the resolve view as if it had resolved it (the same page as through Flask)."""
+    hits = layer(app)
+    before = counted()
+    with passed_on(app) as handed:
+        fast = call(app.wsgi_app, environ(path, REMOTE_ADDR="192.0.2.40"))
+    assert handed == [1] and len(answers) == 1
+    assert sum(value for (name, _), value in moved(before, counted()).items() if name == "ibiportal_resolutions_total") <= 1
+    through_flask = call(hits.wsgi_app, environ(path, REMOTE_ADDR="192.0.2.41"))
+    assert fast[0] == through_flask[0] and not fast[0].startswith("302")
+    assert _without_trace_ids(fast[2].decode()) == _without_trace_ids(through_flask[2].decode())
+
+
+def test_a_failure_of_the_resolution_is_flasks_error_page_without_a_second_resolution(app, items, monkeypatch):
+    """What ``Resolving.answer`` raises in the layer is raised by the view: Flask's error page, as
+    when the view itself called it, and the request is not resolved again."""
+    called = []
+
+    def failing(self, received, *args, **kwargs):
+        called.append(received.url)
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(Resolving, "answer", failing)
+    path = "/" + items["elsewhere"]
+    hits = layer(app)
+    with passed_on(app) as handed:
+        fast = call(app.wsgi_app, environ(path, REMOTE_ADDR="192.0.2.50"))
+    assert handed == [1] and len(called) == 1
+    through_flask = call(hits.wsgi_app, environ(path, REMOTE_ADDR="192.0.2.51"))
+    assert fast[0] == through_flask[0] == "500 INTERNAL SERVER ERROR"
+    assert fast[2] == through_flask[2]
+
+
 def test_a_failure_in_the_layer_leaves_the_request_to_flask(app, items, monkeypatch, caplog):
     path = "/" + items["elsewhere"]
     call(app.wsgi_app, environ(path))
@@ -221,9 +330,11 @@ def test_a_failure_in_the_layer_leaves_the_request_to_flask(app, items, monkeypa
         raise RuntimeError("broken")
 
     monkeypatch.setattr(CachedHits, "_response", broken)
+    acknowledged = acknowledgments_sent()
     status, headers, _ = call(app.wsgi_app, environ(path))
     assert status == "302 FOUND" and dict(headers)["X-IBI-Cache"] == "hit"
     assert "could not be answered before Flask" in caplog.text
+    assert acknowledgments_sent() - acknowledged == 1, "the answer made before Flask is the one rendered"
 
 
 def test_over_a_socket_a_hit_is_answered_by_the_layer(app, items):

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ibiportal import create_app
-from ibiportal.config import from_environment
-from ibiportal.web.host import bind_hosts
+from ibiportal.config import bind_hosts, from_environment
 
 
 def mint(client, **request) -> str:

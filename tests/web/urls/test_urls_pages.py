@@ -61,8 +61,8 @@ def test_parse_page_shows_fields_relation_meaning_and_both_forms(client):
         assert text in html
 
 
-def test_parse_page_builds_a_bare_ibi_on_the_portals_resolver(app, client):
-    app.config["RESOLVER_BASE"] = "https://urlib.net/"
+@pytest.mark.settings(RESOLVER_BASE="https://urlib.net/")
+def test_parse_page_builds_a_bare_ibi_on_the_portals_resolver(client):
     html = client.get("/parse?url=8JMKD3MGP8W/35MMLL8!").get_data(as_text=True)
     assert "https://urlib.net/8JMKD3MGP8W/35MMLL8?ibiurl.verblist=GetLastEdition" in html
 
