@@ -1,6 +1,6 @@
 """A collection of own items for the benchmarks, made the way an operator makes one: records of a
-CSV file brought in by the importer (``flask items import``'s :class:`Importer`), each item in
-its own transaction with its history.
+CSV file brought in by the importer (``flask items import``'s :class:`Importer`), each item with
+its history, all-or-nothing (a batch of records a transaction).
 
 The items are INPE repository names of ``sid.inpe.br/mtc-m21c`` (a known prefix pair, so each
 gets its IBIp), one a second from 2019-01-01, with a title, two creators, a date and a target URL:
@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import csv
 import io
+import shutil
 import sqlite3
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
@@ -63,8 +65,10 @@ def import_items(database: str, count: int, first: int = 0, chunk: int = 10_000)
 
     upgrade(database)
 
-    app = create_app({"DATABASE": database, "SECRET_KEY": "benchmark", "TESTING": False,
-                      "INSTANCE_PATH": str(Path(database).parent) if "://" not in database else None})
+    # an instance folder of its own: the portal makes its instance folder private (0770), which
+    # the database's folder (/dev/shm, shared by every user) must never be made
+    instance = tempfile.mkdtemp(prefix="ibiportal-import-")
+    app = create_app({"DATABASE": database, "SECRET_KEY": "benchmark", "TESTING": False, "INSTANCE_PATH": instance})
     started = time.perf_counter()
     with app.app_context():
         importer = application().importing()
@@ -74,6 +78,7 @@ def import_items(database: str, count: int, first: int = 0, chunk: int = 10_000)
             refused = [outcome for outcome in outcomes if outcome.outcome != "created"]
             if refused:
                 raise RuntimeError(f"the import refused {len(refused)} records, the first: {refused[0]}")
+    shutil.rmtree(instance, ignore_errors=True)
     return (time.perf_counter() - started) / count
 
 

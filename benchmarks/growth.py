@@ -1,28 +1,34 @@
 """Cost as the collection grows: an uncached resolution, a mint and an import, each per request,
-on a collection of 1,000 items against one of 100,000 (``--sizes``), in one run.
+on a collection of 1,000 items against one of 100,000 (``--sizes``), in one run, on SQLite or
+(``--postgres``) on PostgreSQL.
 
-Run: ``.venv/bin/python benchmarks/growth.py [--sizes 1000 100000] [--rounds R]``. The collections
-are made by the importer (``benchmarks/collection.py``) in ``/dev/shm`` (kept for the next run
-while the machine is up): an item's import is a transaction of its own, and on a disk its
-commit's wait for the disk, not its CPU, set how long 100,000 took (20,000 items took 10 minutes
-on the shared machine; 1,000,000 would take hours, which is why the default stops at 100,000).
-Every figure is CPU time of this process per request (``time.process_time``: not how long other
+Run: ``.venv/bin/python benchmarks/growth.py [--sizes 1000 100000] [--rounds R] [--postgres]``.
+The collections are made by the importer (``benchmarks/collection.py``). SQLite's are kept in
+``/dev/shm`` for the next run while the machine is up (1,000,000 items take a while to import),
+and each run works on a copy. PostgreSQL's are made in each run, in a throwaway cluster started
+as the tests start one (``tests.servers.PostgresServer``, here with ``fsync`` on, as in
+production); the script says how long their import took. Every figure is CPU time of this
+process per request (``time.process_time``: not how long other
 programs on the machine kept it waiting), through the portal's WSGI app (Flask's test client),
 the two collections in alternating rounds (A B, B A, …), each round its own distinct items:
 
 * **resolution**: ``GET /<IBIp>`` of an item not asked before (an uncached resolution, its
-  trace stored), the demo Archives off;
+  trace stored), the demo Archives off; the items asked are spread evenly over the whole
+  collection, in a shuffled order (``spread_items``), so a large collection's lookups touch
+  its index pages everywhere;
 * **mint**: ``POST /api/v1/mint`` with a title and a target URL;
 * **import**: one record more through the importer (``Importer.run``), a new IBI.
 
 The judging figure is, for each, the large collection's cost over the small one's (goal ≤ 1.10).
 Before the rounds, the query plans (SQLite's ``EXPLAIN QUERY PLAN``) of the statements a
-resolution runs are printed: each must search an index, none scan a table. Results are appended to
+resolution runs are printed (PostgreSQL's ``EXPLAIN``, after ``ANALYZE``, with ``--postgres``):
+each must search an index, none scan a table. Results are appended to
 ``benchmarks/results/growth-<date>.txt``.
 """
 from __future__ import annotations
 
 import argparse
+import random
 import os
 import shutil
 import sqlite3
@@ -33,7 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.collection import csv_text, ibips, kept_collection  # noqa: E402
+from benchmarks.collection import csv_text, import_items, kept_collection  # noqa: E402
 from benchmarks.serving import write_results  # noqa: E402
 
 KEPT = Path("/dev/shm")
@@ -51,26 +57,46 @@ PLANS = {
 }
 
 
-def collection(size: int) -> Path:
-    return kept_collection(KEPT / f"ibiportal-growth-{size}.sqlite", size)
+def sqlite_collection(size: int, folder: Path) -> str:
+    """A copy of the kept SQLite collection of ``size`` items (made on first use), for one run."""
+    from ibiportal.storage.migrations import upgrade
+
+    database = folder / f"portal-{size}.sqlite"
+    shutil.copyfile(kept_collection(KEPT / f"ibiportal-growth-{size}.sqlite", size), database)
+    upgrade(str(database))  # a collection kept from an earlier schema
+    return str(database)
+
+
+def postgres_collection(server, size: int) -> str:
+    """A database of ``size`` items imported into the cluster ``server``, its statistics taken."""
+    import psycopg
+
+    from ibiportal.storage.database import database
+
+    url = server.new_database()
+    started = time.monotonic()
+    import_items(url, size)
+    print(f"imported {size} items into PostgreSQL in {time.monotonic() - started:.0f} s", flush=True)
+    database(url).engine.dispose()
+    with psycopg.connect(url.replace("postgresql+psycopg", "postgresql"), autocommit=True) as connection:
+        connection.execute("ANALYZE")
+    return url
 
 
 class Portal:
-    """The portal's app over a copy of a collection, and the requests of the rounds."""
+    """The portal's app over a collection of its own, and the requests of the rounds."""
 
-    def __init__(self, size: int, folder: Path) -> None:
+    def __init__(self, size: int, database: str, folder: Path, asked: int) -> None:
         from ibiportal import create_app
         from ibiportal.web.context import application
 
         self.size = size
-        database = folder / f"portal-{size}.sqlite"
-        shutil.copyfile(collection(size), database)
         self.database = database
-        self.app = create_app({"DATABASE": str(database), "SECRET_KEY": "benchmark", "DEMO_ARCHIVES": False,
+        self.app = create_app({"DATABASE": database, "SECRET_KEY": "benchmark", "DEMO_ARCHIVES": False,
                                "RATELIMIT_ENABLED": False, "INSTANCE_PATH": str(folder / str(size)),
                                "TRUSTED_HOSTS": ["localhost"]})
         self.client = self.app.test_client()
-        self.items = ["/" + ibip for ibip in ibips(size)]
+        self.items = ["/" + ibip for ibip in spread_items(database, asked)]
         self.asked = 0
         self.imported = size
         self.get_importer = lambda: application().importing()
@@ -106,14 +132,40 @@ class Portal:
         return spent / count
 
 
-def plans(database: Path) -> list[str]:
-    connection = sqlite3.connect(database)
-    lines = []
-    for name, statement in PLANS.items():
-        steps = [row[3] for row in connection.execute("EXPLAIN QUERY PLAN " + statement)]
-        lines.append(f"  {name}: {'; '.join(steps)}")
+def spread_items(database: str, count: int) -> list[str]:
+    """The IBIps of ``count`` items spread evenly over the whole collection (every n-th by id), in
+    a shuffled order: the lookups of a large collection touch its index pages everywhere, as the
+    requests of many readers would, not only the first pages (the oldest items in turn)."""
+    from sqlalchemy import text
+
+    from ibiportal.storage.database import Storage
+
+    storage = Storage(database)
+    try:
+        total = storage.read(text("SELECT count(*) FROM minted_item")).scalar_one()
+        step = max(1, total // count)
+        found = list(storage.read(text("SELECT ibip FROM minted_item WHERE id % :step = 0 ORDER BY id LIMIT :count"),
+                                  {"step": step, "count": count}).scalars())
+    finally:
+        storage.close()
+    random.Random(total).shuffle(found)
+    return found
+
+
+def plans(database: str) -> list[str]:
+    """Each of :data:`PLANS` as the database plans it, its steps on one line."""
+    if "://" not in database:
+        connection = sqlite3.connect(database)
+        planned = {name: [row[3] for row in connection.execute("EXPLAIN QUERY PLAN " + statement)]
+                   for name, statement in PLANS.items()}
+    else:
+        import psycopg
+
+        connection = psycopg.connect(database.replace("postgresql+psycopg", "postgresql"), autocommit=True)
+        planned = {name: [row[0].strip().removeprefix("->  ") for row in connection.execute(
+            "EXPLAIN (COSTS OFF) " + statement.replace("LIMIT -1", "LIMIT ALL"))] for name, statement in PLANS.items()}
     connection.close()
-    return lines
+    return [f"  {name}: {'; '.join(steps)}" for name, steps in planned.items()]
 
 
 def main() -> None:
@@ -121,6 +173,7 @@ def main() -> None:
     options.add_argument("--sizes", type=int, nargs=2, default=(1000, 100_000))
     options.add_argument("--rounds", type=int, default=ROUNDS)
     options.add_argument("--per-round", type=int, default=PER_ROUND)
+    options.add_argument("--postgres", action="store_true", help="on PostgreSQL (a throwaway cluster), not SQLite")
     arguments = options.parse_args()
     load_at_start = Path("/proc/loadavg").read_text().split()[0]
     small, large = arguments.sizes
@@ -128,8 +181,17 @@ def main() -> None:
     work.mkdir()
     kinds = ("resolution", "mint", "import")
     costs: dict[tuple[str, int], list[float]] = {(kind, size): [] for kind in kinds for size in (small, large)}
+    server = None
     try:
-        portals = {size: Portal(size, work) for size in (small, large)}
+        if arguments.postgres:
+            from tests.servers import PostgresServer
+
+            server = PostgresServer.start(durable=True)
+            databases = {size: postgres_collection(server, size) for size in (small, large)}
+        else:
+            databases = {size: sqlite_collection(size, work) for size in (small, large)}
+        asked = 20 + arguments.rounds * arguments.per_round  # the warm-up's and the rounds'
+        portals = {size: Portal(size, databases[size], work, asked) for size in (small, large)}
         lines = [f"query plans on the {large}-item collection:", *plans(portals[large].database)]
         for portal in portals.values():  # imports, pools, first connections
             portal.resolve(20), portal.mint(5), portal.import_more(5)
@@ -141,7 +203,10 @@ def main() -> None:
                 costs[("import", size)].append(portal.import_more(arguments.per_round // 3))
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    lines[:0] = [f"Cost per request as the collection grows: {small} items against {large} (made by the importer); CPU "
+        if server is not None:
+            server.stop()
+    engine = "PostgreSQL" if arguments.postgres else "SQLite"
+    lines[:0] = [f"Cost per request as the collection grows, on {engine}: {small} items against {large} (made by the importer); CPU "
                  f"of this process per request, {arguments.rounds} alternating rounds; load average {load_at_start} "
                  f"at the start, {Path('/proc/loadavg').read_text().split()[0]} at the end"]
     lines.append(f"{'request':<12} {f'{small} items':>12} {f'{large} items':>14} {'ratio':>6}")
@@ -153,7 +218,7 @@ def main() -> None:
     lines.append(f"RATIO {large}/{small} items: " + ", ".join(f"{kind} {ratio:.2f}" for kind, ratio in zip(kinds, verdicts))
                  + f"; goal <= {GOAL}: {'met' if max(verdicts) <= GOAL else 'NOT met'}")
     print("\n".join(lines))
-    print(f"written to {write_results('growth', chr(10).join(lines) + chr(10))}")
+    print(f"written to {write_results('growth-postgres' if arguments.postgres else 'growth', chr(10).join(lines) + chr(10))}")
 
 
 if __name__ == "__main__":

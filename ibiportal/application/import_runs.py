@@ -8,9 +8,9 @@ progress (records done of how many, each outcome, the counts) to the database af
 (``storage.import_runs``). The run's page reads it from there, from any worker or node, reloaded
 or opened by another administrator, and ends with the report.
 
-Nothing is half-written: each item is still written whole in its own transaction by
+Nothing is half-written: each item is still written whole or not at all by
 :class:`~.importing.Importer` (a package by :class:`~.packaging.PackageImporter`); the progress row
-of an outcome is written after it. A run whose process ends (a restart, a deploy, gunicorn
+of an outcome is written after its item's commit. A run whose process ends (a restart, a deploy, gunicorn
 replacing a worker after ``max_requests``) stops where it was: every item before is whole, none
 after was begun. Its row is then no longer renewed (``alive_at``, every :data:`HEARTBEAT_SECONDS`
 while it runs), and after :data:`STALE_SECONDS` its page says it was interrupted; running the same

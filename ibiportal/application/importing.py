@@ -13,22 +13,28 @@ Each record of a source (``archive.import_formats``: a CSV, RIS or BibTeX file, 
 * ``skipped``: no IBI can be read from it, its other prefix is unknown, or the source gave it twice;
 * ``failed``: a field, a file or the database refused it.
 
-Every item is written in one transaction with its files and its history, or not at all, so a
-failure loses nothing already imported and stops nothing after it. An imported IBI of this
-portal's own identification subsystem moves its Algorithm 4 state past its date in the same
-transaction: no mint on any node can issue it again (``IdentifierStore.move_clock_past``).
+Every item is written with its files and its history, or not at all, so a failure loses nothing
+already imported and stops nothing after it: records are written a batch at a time
+(:data:`BATCH_RECORDS`) in one transaction; if any of them fails, nothing of the batch is kept and
+its records are written again one by one, each in its own transaction, so only the records that
+fail fail, each with its own reason, and the others are kept. An outcome is given once its record
+is committed. An imported IBI of this portal's own identification
+subsystem moves its Algorithm 4 state past its date in the same transaction: no mint on any node
+can issue it again (``IdentifierStore.move_clock_past``).
 """
 from __future__ import annotations
 
 import hashlib
 import mimetypes
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
 import requests
+from sqlalchemy import Connection
 
 from ..ibi.history import DELETED, EDITED, IMPORTED, Actor, Change
 from ..archive.file_path import parse_file_path
@@ -42,7 +48,7 @@ from ..ibi.minted import MintedItem
 from ..ibi.mint_request import MintRequest
 from ..ibi.subsystem import Subsystem
 from ..storage.files import FileStore
-from ..storage.history import record_change
+from ..storage.history import record_change, record_changes
 from ..storage.identifiers import IdentifierStore
 
 CREATED, UPDATED, UNCHANGED, CONFLICT, SKIPPED, FAILED = "created", "updated", "unchanged", "conflict", "skipped", "failed"
@@ -116,6 +122,16 @@ class SourceUnreachable(IbiError):
 Fetch = Callable[[str, dict], bytes]
 """GET a URL with query parameters, its body (``SourceUnreachable`` on any failure)."""
 
+#: Records an import writes in one transaction at most (a batch that fails is written again one
+#: record a transaction, :meth:`Importer._write`). A transaction a record paid a commit (and its
+#: wait for the disk), a lookup, the change signal and two statements for every item
+#: (docs/performance.md); a batch holds SQLite's write lock, which every other writer waits for,
+#: for tens of milliseconds, not seconds.
+BATCH_RECORDS = 100
+#: Bytes of files one batch stores at most (a record with more is a batch of its own): files are
+#: kept in the database, all of a batch's in its transaction.
+BATCH_FILE_BYTES = 16 * 1024 * 1024
+
 #: Seconds to connect to an OAI-PMH source, and to wait for each page of its answer.
 OAI_TIMEOUT = (10, 300)
 
@@ -150,6 +166,11 @@ class Harvest:
         self.total: int | None = None
 
     def __iter__(self) -> Iterator[SourceRecord]:
+        for page in self.pages():
+            yield from page
+
+    def pages(self) -> Iterator[list[SourceRecord]]:
+        """The records a page at a time, as each page comes."""
         parameters: dict = {"verb": "ListRecords", "metadataPrefix": "oai_dc"}
         page_number = 1
         while True:
@@ -160,7 +181,7 @@ class Harvest:
                 raise SourceUnreachable(error.message) from None
             if page.complete_list_size is not None:
                 self.total = page.complete_list_size
-            yield from page.records
+            yield list(page.records)
             if page.token is None:
                 return
             parameters = {"verb": "ListRecords", "resumptionToken": page.token}
@@ -186,14 +207,19 @@ class Importer:
 
     def run(self, records: Iterable[SourceRecord], actor: Actor, *, dry_run: bool = False, update: bool = False,
             files_dir: Path | None = None) -> Iterator[RecordOutcome]:
-        """One outcome per record, as each is done (so a caller shows progress); ``actor``: who
-        the history says imported (``import`` and the source)."""
+        """One outcome per record, in the source's order, each once its record is committed (a
+        batch at a time: :data:`BATCH_RECORDS`), so a caller shows progress; ``actor``: who the
+        history says imported (``import`` and the source)."""
         seen: dict[str, str] = {}
-        for record in records:
-            yield self._one(record, actor, seen, dry_run, update, files_dir)
+        for batch in _batches(records):
+            read = [self._read(record, seen, files_dir) for record in batch]
+            written = self._write_all([entry for entry in read if isinstance(entry, _Record)], actor, dry_run, update)
+            for entry in read:
+                yield written[entry] if isinstance(entry, _Record) else entry
 
-    def _one(self, record: SourceRecord, actor: Actor, seen: dict[str, str], dry_run: bool, update: bool,
-             files_dir: Path | None) -> RecordOutcome:
+    def _read(self, record: SourceRecord, seen: dict[str, str], files_dir: Path | None) -> RecordOutcome | _Record:
+        """The record's IBI, fields and files, checked without the database; its outcome when a
+        check refuses it. ``seen``: the IBIps read so far, with the record that gave each."""
         if record.problem:
             return RecordOutcome(record.where, FAILED, record.problem)
         try:
@@ -212,25 +238,71 @@ class Importer:
             files = self._files(record, ibi, files_dir)
         except ParseError as error:  # its message names the field (a mint's own refusal)
             return RecordOutcome(record.where, FAILED, error.message, **named)
-        paths = tuple(file.path for file in files)
-        held = self.store.find_minted(rep=ibi.rep, ibip=ibi.ibip)
-        try:
-            if held is None:
-                if not dry_run:
-                    self._create(ibi, record, wanted, files, actor)
-                reason = N_("deleted in the source: kept as its tombstone") if record.deleted else N_("new here")
-                return RecordOutcome(record.where, CREATED, reason, files=paths, **named)
-            return self._compare(record, ibi, wanted, files, held, actor, dry_run, update)
-        except IbiError as error:
-            return RecordOutcome(record.where, FAILED, error.args[0] if error.args else type(error).__name__, **named)
-        except OSError as error:
-            return RecordOutcome(record.where, FAILED, Recorded(f"{error.filename or ''}: {error.strerror}"), **named)
-        except Exception as error:  # noqa: BLE001 - the database refused this item; the others go on
-            return RecordOutcome(record.where, FAILED, N_("the database refused the item: %(reason)s",
-                                                      reason=Recorded(str(error).splitlines()[0])), **named)
+        return _Record(record, ibi, wanted, files)
 
-    def _compare(self, record: SourceRecord, ibi: ImportedIbi, wanted: MintRequest, files: list[_File],
-                 held: MintedItem, actor: Actor, dry_run: bool, update: bool) -> RecordOutcome:
+    def _write_all(self, records: list[_Record], actor: Actor, dry_run: bool, update: bool) -> dict[_Record, RecordOutcome]:
+        outcomes: dict[_Record, RecordOutcome] = {}
+        for group in _by_file_bytes(records):
+            outcomes.update(self._write(group, actor, dry_run, update))
+        return outcomes
+
+    def _write(self, group: list[_Record], actor: Actor, dry_run: bool, update: bool) -> dict[_Record, RecordOutcome]:
+        """The records' outcomes, written in one transaction (:meth:`_write_together`). If
+        anything of it fails (a record the database or a file refuses, the commit), none of it is
+        kept and each record is written again alone, as its own transaction, so that only the
+        records that fail fail, each with its own reason."""
+        if dry_run:
+            return self._dry_run(group, actor, update)
+        try:
+            return self._write_together(group, actor, update)
+        except Exception as error:  # noqa: BLE001 - a field, a file or the database refused an item; the others go on
+            if len(group) > 1:
+                return {record: outcome for one in group for record, outcome in self._write([one], actor, dry_run, update).items()}
+            return {group[0]: _failed(group[0], error)}
+
+    def _write_together(self, group: list[_Record], actor: Actor, update: bool) -> dict[_Record, RecordOutcome]:
+        """The records written in one transaction; new items without files go in together
+        (:class:`_NewRows`), and, once for the batch, the change signal of the items created and
+        the own clock moved past the latest own IBI created."""
+        with self.store.storage.write_transaction() as conn:
+            held, rows = _HeldItems(self.store, group), _NewRows(self.store)
+            outcomes = {record: self._decide(conn, record, held, rows, actor, False, update) for record in group}
+            rows.write(conn)
+            created = [record for record in group if outcomes[record].outcome == CREATED]
+            if created:
+                self.store.minted_changed(conn, [record.created for record in created])
+            own = [record.ibi.date for record in created
+                   if record.ibi.is_of(self.subsystem.rep_prefix, self.subsystem.ibip_prefix)]
+            if own:  # last: on PostgreSQL the clock's update goes with the COMMIT
+                self.store.move_clock_past(conn, self.subsystem.key, max(own), self.clock())
+        return outcomes
+
+    def _dry_run(self, group: list[_Record], actor: Actor, update: bool) -> dict[_Record, RecordOutcome]:
+        held, outcomes = _HeldItems(self.store, group), {}
+        for record in group:
+            try:
+                outcomes[record] = self._decide(None, record, held, None, actor, True, update)
+            except Exception as error:  # noqa: BLE001 - as a record written alone
+                outcomes[record] = _failed(record, error)
+        return outcomes
+
+    def _decide(self, conn: Connection | None, record: _Record, held: _HeldItems, rows: _NewRows | None, actor: Actor,
+                dry_run: bool, update: bool) -> RecordOutcome:
+        """What becomes of one record, written (unless ``dry_run``) inside the batch's transaction."""
+        if rows is not None and held.needs_lookup(record):
+            rows.write(conn)  # the lookup sees the items of the batch written so far
+        item = held.of(record)
+        if item is None:
+            if not dry_run:
+                self._create(conn, record, rows, actor)
+            reason = N_("deleted in the source: kept as its tombstone") if record.source.deleted else N_("new here")
+            return RecordOutcome(record.source.where, CREATED, reason, files=record.paths, **record.named)
+        if rows is not None:
+            rows.write(conn)  # an update's rows after the new items' before it
+        return self._compare(conn, record.source, record.ibi, record.wanted, record.files, item, actor, dry_run, update)
+
+    def _compare(self, conn: Connection | None, record: SourceRecord, ibi: ImportedIbi, wanted: MintRequest,
+                 files: list[_File], held: MintedItem, actor: Actor, dry_run: bool, update: bool) -> RecordOutcome:
         named = dict(rep=ibi.rep, ibip=ibi.ibip, published=ibi.published, files=tuple(file.path for file in files))
         if not _same_forms(held, ibi):
             return RecordOutcome(record.where, CONFLICT, N_(
@@ -246,7 +318,7 @@ class Importer:
                 return RecordOutcome(record.where, CONFLICT, N_("deleted in the source, held here: --update deletes it"),
                                **named)
             if not dry_run:
-                self._delete(held, actor)
+                self._delete(conn, held, actor)
             return RecordOutcome(record.where, UPDATED, N_("deleted, as in the source"), **named)
         changes = self._changes(held, record, wanted)
         changed_files = [file for file in files if (held_file := self.files.find(held.ibip, file.path)) is None
@@ -258,7 +330,7 @@ class Importer:
             return RecordOutcome(record.where, CONFLICT, N_("held here with other data (%(fields)s): left as it is; "
                                                       "--update replaces it", fields=differing), **named)
         if not dry_run:
-            self._update(held, changes, changed_files, actor)
+            self._update(conn, held, changes, changed_files, actor)
         return RecordOutcome(record.where, UPDATED, N_("changed: %(fields)s", fields=differing), **named)
 
     # -- reading -----------------------------------------------------------------------------
@@ -311,48 +383,49 @@ class Importer:
 
     # -- writing -----------------------------------------------------------------------------
 
-    def _create(self, ibi: ImportedIbi, record: SourceRecord, wanted: MintRequest, files: list[_File],
-                actor: Actor) -> None:
-        """The item, its files, its history and the own clock, in one transaction."""
+    def _create(self, conn: Connection, record: _Record, rows: _NewRows, actor: Actor) -> None:
+        """The item, its files and its history, inside the batch's transaction (:meth:`_write_together`
+        then tells the resolution caches and moves the own clock, in the same transaction). An item
+        without files, not deleted, is two rows, written with the batch's others."""
+        ibi, wanted = record.ibi, record.wanted
         item = MintedItem(
             rep=ibi.rep, ibip=ibi.ibip, date=ibi.date, utc=ibi.utc, subsystem=ibi.subsystem, title=wanted.title,
             target_url=wanted.target_url, creators=wanted.creators, item_date=wanted.item_date,
             language=wanted.language, bibliographic=wanted.bibliographic,
         )
-        own = ibi.is_of(self.subsystem.rep_prefix, self.subsystem.ibip_prefix)
-        with self.store.storage.write_transaction() as conn:
-            self.store.record_minted(conn, item)
-            record_change(conn, item.ibip, Change(actor, IMPORTED, {
-                "rep": item.rep, "ibip": item.ibip, "published": ibi.published, "record": record.where}))
-            for file in files:
-                self._put(conn, item.ibip, file, actor)
-            if record.deleted:
-                self.store.delete_minted(conn, item)
-                record_change(conn, item.ibip, Change(actor, DELETED))
-            if own:  # last: on PostgreSQL the clock's update goes with the COMMIT
-                self.store.move_clock_past(conn, self.subsystem.key, ibi.date, self.clock())
+        record.created = item
+        imported = Change(actor, IMPORTED, {"rep": item.rep, "ibip": item.ibip, "published": ibi.published,
+                                            "record": record.source.where})
+        rows.add(item, imported)
+        if not record.files and not record.source.deleted:
+            return
+        rows.write(conn)  # its files' and its deletion's rows after its own, as they happen
+        for file in record.files:
+            self._put(conn, item.ibip, file, actor)
+        if record.source.deleted:
+            self.store.delete_minted(conn, item)
+            record_change(conn, item.ibip, Change(actor, DELETED))
 
-    def _update(self, held: MintedItem, changes: list[dict[str, object]], files: list[_File], actor: Actor) -> None:
-        with self.store.storage.write_transaction() as conn:
-            locked = self.store.lock_minted(conn, held.ibip)
-            if locked is None or locked.deleted:
-                raise IbiError(N_("%(ibi)s was deleted while it was imported", ibi=held.ibip))
-            columns = {_COLUMNS.get(str(change["field"]), str(change["field"])): change["new"] for change in changes}
-            if "creators" in columns:
-                columns["creators"] = tuple(columns["creators"])  # type: ignore[arg-type]
-            if columns:
-                self.store.change_minted(conn, locked, **columns)
-                record_change(conn, locked.ibip, Change(actor, EDITED, {"changes": changes}))
-            for file in files:
-                self._put(conn, locked.ibip, file, actor)
+    def _update(self, conn: Connection, held: MintedItem, changes: list[dict[str, object]], files: list[_File],
+                actor: Actor) -> None:
+        locked = self.store.lock_minted(conn, held.ibip)
+        if locked is None or locked.deleted:
+            raise IbiError(N_("%(ibi)s was deleted while it was imported", ibi=held.ibip))
+        columns = {_COLUMNS.get(str(change["field"]), str(change["field"])): change["new"] for change in changes}
+        if "creators" in columns:
+            columns["creators"] = tuple(columns["creators"])  # type: ignore[arg-type]
+        if columns:
+            self.store.change_minted(conn, locked, **columns)
+            record_change(conn, locked.ibip, Change(actor, EDITED, {"changes": changes}))
+        for file in files:
+            self._put(conn, locked.ibip, file, actor)
 
-    def _delete(self, held: MintedItem, actor: Actor) -> None:
-        with self.store.storage.write_transaction() as conn:
-            locked = self.store.lock_minted(conn, held.ibip)
-            if locked is None or locked.deleted:
-                return
-            self.store.delete_minted(conn, locked)
-            record_change(conn, locked.ibip, Change(actor, DELETED))
+    def _delete(self, conn: Connection, held: MintedItem, actor: Actor) -> None:
+        locked = self.store.lock_minted(conn, held.ibip)
+        if locked is None or locked.deleted:
+            return
+        self.store.delete_minted(conn, locked)
+        record_change(conn, locked.ibip, Change(actor, DELETED))
 
     def _put(self, conn, ibip: str, file: _File, actor: Actor) -> None:
         with file.disk.open("rb") as body:
@@ -389,3 +462,121 @@ def _item_folder(files_dir: Path, ibi: ImportedIbi) -> Path | None:
 
 def _entries(folder: Path) -> list[Path]:
     return sorted(entry for entry in folder.iterdir() if entry.is_dir()) if folder.is_dir() else []
+
+
+@dataclass(eq=False)
+class _Record:
+    """A record read and checked (:meth:`Importer._read`), to be written: its IBI, its fields as a
+    mint request, its files."""
+
+    source: SourceRecord
+    ibi: ImportedIbi
+    wanted: MintRequest
+    files: list[_File]
+    created: MintedItem | None = None  # the item stored for it, in the batch's transaction
+
+    @property
+    def named(self) -> dict[str, str]:
+        return dict(rep=self.ibi.rep, ibip=self.ibi.ibip, published=self.ibi.published)
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return tuple(file.path for file in self.files)
+
+    @property
+    def file_bytes(self) -> int:
+        return sum(file.size for file in self.files)
+
+
+class _HeldItems:
+    """The items the own Archive holds for a batch of records, read at once
+    (``IdentifierStore.find_minted_many``) in the batch's transaction. A record whose item an
+    earlier record of the batch may have written (the same repository name under another IBIp),
+    or whose two forms name two items, is looked up alone, as it was written so far."""
+
+    def __init__(self, store: IdentifierStore, records: list[_Record]) -> None:
+        self.store = store
+        items = store.find_minted_many({record.ibi.rep for record in records}, {record.ibi.ibip for record in records})
+        self.by_rep = {item.rep: item for item in items}
+        self.by_ibip = {item.ibip: item for item in items}
+        reps = Counter(record.ibi.rep for record in records)
+        self.shared = {rep for rep, count in reps.items() if count > 1}
+
+    def needs_lookup(self, record: _Record) -> bool:
+        """Whether :meth:`of` reads the database for this record rather than what was read."""
+        by_rep, by_ibip = self.by_rep.get(record.ibi.rep), self.by_ibip.get(record.ibi.ibip)
+        return record.ibi.rep in self.shared or (by_rep is not None and by_ibip is not None and by_rep is not by_ibip)
+
+    def of(self, record: _Record) -> MintedItem | None:
+        """What ``IdentifierStore.find_minted`` answers for the record's IBI now."""
+        if self.needs_lookup(record):
+            return self.store.find_minted(rep=record.ibi.rep, ibip=record.ibi.ibip)
+        return self.by_rep.get(record.ibi.rep) or self.by_ibip.get(record.ibi.ibip)
+
+
+class _NewRows:
+    """New items and their ``imported`` entries, written together: one statement a table for
+    the batch (``IdentifierStore.insert_minted``, ``record_changes``), not two a record. Written
+    in the records' order, and before any other write of the batch (a file, an update, a lookup
+    that must see them), so every row lands as if each record were written in turn."""
+
+    def __init__(self, store: IdentifierStore) -> None:
+        self.store = store
+        self.items: list[MintedItem] = []
+        self.entries: list[tuple[str, Change]] = []
+
+    def add(self, item: MintedItem, imported: Change) -> None:
+        self.items.append(item)
+        self.entries.append((item.ibip, imported))
+
+    def write(self, conn: Connection) -> None:
+        if self.items:
+            self.store.insert_minted(conn, self.items)
+            record_changes(conn, self.entries)
+            self.items, self.entries = [], []
+
+
+def _failed(record: _Record, error: Exception) -> RecordOutcome:
+    """A record refused by a field (an ``IbiError`` naming it), a file or the database."""
+    named = record.named
+    if isinstance(error, IbiError):
+        return RecordOutcome(record.source.where, FAILED, error.args[0] if error.args else type(error).__name__, **named)
+    if isinstance(error, OSError):
+        return RecordOutcome(record.source.where, FAILED, Recorded(f"{error.filename or ''}: {error.strerror}"), **named)
+    return RecordOutcome(record.source.where, FAILED, N_("the database refused the item: %(reason)s",
+                                                         reason=Recorded(str(error).splitlines()[0])), **named)
+
+
+def _batches(records: Iterable[SourceRecord]) -> Iterator[list[SourceRecord]]:
+    """The records in batches of :data:`BATCH_RECORDS` at most, a harvest's never across two of
+    its pages (the next page may be minutes away: the records at hand are written first). If the
+    source fails, the records read before are a batch, then the failure is raised."""
+    pages: Iterable[Iterable[SourceRecord]] = records.pages() if isinstance(records, Harvest) else (records,)
+    for page in pages:
+        batch: list[SourceRecord] = []
+        try:
+            for record in page:
+                batch.append(record)
+                if len(batch) == BATCH_RECORDS:
+                    yield batch
+                    batch = []
+        except Exception:
+            if batch:
+                yield batch
+            raise
+        if batch:
+            yield batch
+
+
+def _by_file_bytes(records: list[_Record]) -> Iterator[list[_Record]]:
+    """``records`` in runs of at most :data:`BATCH_FILE_BYTES` of files (a record with more alone)."""
+    group: list[_Record] = []
+    size = 0
+    for record in records:
+        if group and size + record.file_bytes > BATCH_FILE_BYTES:
+            yield group
+            group, size = [], 0
+        group.append(record)
+        size += record.file_bytes
+    if group:
+        yield group

@@ -7,6 +7,7 @@ or the pages, edits or removes one. ``db export`` and ``db import`` move them as
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from sqlalchemy import Connection, insert, select
 
@@ -15,13 +16,25 @@ from .database import COMMITTED_CHANGES, Storage, now_iso
 from .schema import item_history
 
 
+#: Built once, so that SQLAlchemy finds it compiled: every change of an item writes one (an
+#: import of a collection, one or more for each of its items).
+_INSERT_ENTRY = insert(item_history)
+
+
 def record_change(conn: Connection, ibi: str, change: Change) -> None:
     """Record ``change`` of the item ``ibi``, inside the caller's transaction (the change's own)."""
-    conn.execute(insert(item_history).values(
-        ibi=ibi, at=now_iso(conn), actor_kind=change.actor.kind, actor_name=change.actor.name, action=change.action,
-        details=json.dumps(dict(change.details), ensure_ascii=False, sort_keys=True),
-    ))
-    conn.info.setdefault(COMMITTED_CHANGES, []).append(change.action)  # counted once committed (Storage)
+    record_changes(conn, [(ibi, change)])
+
+
+def record_changes(conn: Connection, changes: Sequence[tuple[str, Change]]) -> None:
+    """Record each ``(ibi, change)``, in order, in one statement, inside the caller's transaction
+    (the changes' own: an import's batch of items)."""
+    at = now_iso(conn)
+    conn.execute(_INSERT_ENTRY, [{
+        "ibi": ibi, "at": at, "actor_kind": change.actor.kind, "actor_name": change.actor.name,
+        "action": change.action, "details": json.dumps(dict(change.details), ensure_ascii=False, sort_keys=True),
+    } for ibi, change in changes])
+    conn.info.setdefault(COMMITTED_CHANGES, []).extend(change.action for _, change in changes)  # counted once committed
 
 
 def copy_entry(conn: Connection, ibi: str, entry: HistoryEntry) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import asdict, dataclass, fields
@@ -34,6 +34,9 @@ Kept = TypeVar("Kept")
 #: The own Archive asks this of every IBI the resolver is asked (a reference check: thousands), so
 #: the statement is built once; only its values change.
 _FIND_MINTED = select(minted_item).where((minted_item.c.rep == bindparam("rep")) | (minted_item.c.ibip == bindparam("ibip")))
+#: :meth:`IdentifierStore.find_minted_many`: the items of a batch of imported records, in one read.
+_FIND_MINTED_MANY = select(minted_item).where(minted_item.c.rep.in_(bindparam("reps", expanding=True))
+                                              | minted_item.c.ibip.in_(bindparam("ibips", expanding=True)))
 #: The own Archive reads an item's links both ways on every resolution of it: built once, as
 #: _FIND_MINTED (a statement built per call cost more to key than to run: benchmarks/uncached.py).
 _ITEM_LINKS = (select(item_link.c.relation, item_link.c.target, item_link.c.language)
@@ -159,13 +162,25 @@ class IdentifierStore:
     def record_minted(self, conn: Connection, item: MintedItem) -> None:
         """Store the item of a reserved slot, inside the caller's transaction; resolution caches
         drop what they hold of it (a "not found" kept for it is now wrong)."""
-        conn.execute(_INSERT_ITEM, {
+        self.insert_minted(conn, [item])
+        ibis_changed(self.storage, conn, (item.rep, item.ibip), both_forms=True)
+
+    def insert_minted(self, conn: Connection, items: Sequence[MintedItem]) -> None:
+        """:meth:`record_minted` for several items, in one statement, without telling the
+        resolution caches: the caller calls :meth:`minted_changed` for them before its transaction
+        commits (an import, once for a batch of items, not three statements an item)."""
+        now = self.storage.now_iso()
+        conn.execute(_INSERT_ITEM, [{
             "rep": item.rep, "ibip": item.ibip, "date": str(item.date), "utc": item.utc, "subsystem": item.subsystem,
             "title": item.title, "target_url": item.target_url, "creators": json.dumps(list(item.creators)),
-            "item_date": item.item_date, "language": item.language, "created_at": self.storage.now_iso(),
+            "item_date": item.item_date, "language": item.language, "created_at": now,
             **asdict(item.bibliographic),
-        })
-        ibis_changed(self.storage, conn, (item.rep, item.ibip), both_forms=True)
+        } for item in items])
+
+    def minted_changed(self, conn: Connection, items: Iterable[MintedItem]) -> None:
+        """Resolution caches drop what they hold of the items :meth:`insert_minted` stored, in
+        both forms, inside the transaction that stored them (last in it: ``ibis_changed``)."""
+        ibis_changed(self.storage, conn, [form for item in items for form in (item.rep, item.ibip)], both_forms=True)
 
     def add_item_link(self, conn: Connection, ibi: str, link: ItemLink) -> None:
         """Link a minted item (its IBIp) to another IBI, inside the caller's transaction; what
@@ -266,6 +281,12 @@ class IdentifierStore:
         """The minted item with this identifier (normalized form), in either form."""
         row = self.storage.read(_FIND_MINTED, {"rep": rep, "ibip": ibip}).first()
         return _minted_item(row) if row else None
+
+    def find_minted_many(self, reps: Iterable[str], ibips: Iterable[str]) -> list[MintedItem]:
+        """The minted items with any of these repository names or IBIps (normalized forms), in no
+        order: an import reads those of a batch of records at once, not one read a record."""
+        rows = self.storage.read(_FIND_MINTED_MANY, {"reps": list(reps), "ibips": list(ibips)})
+        return [_minted_item(row) for row in rows]
 
     # -- prefix pairs --------------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 
 A run's row holds its source, its options and its progress; each outcome is a row of
 ``import_run_outcome``, written with the run's new counts in one small transaction after the
-item's own (``application.importing`` writes each item in its transaction): a page shows a run
+item's commit (``application.importing`` writes items a batch a transaction): a page shows a run
 as far as it has gone, from any worker or node. Only the newest :data:`KEPT_RUNS` runs are kept.
 """
 from __future__ import annotations
