@@ -64,7 +64,7 @@ def test_the_deadline_stops_the_reading_where_it_got_to(readings):
     with pytest.raises(ParsingTooLong) as stopped:
         extract(text, base=BASE, bounds=Bounds(seconds=5, clock=lambda: float(next(ticks))))
     line = 6
-    offset = text.index(f"\nhttp", text.index("line 5")) + 1
+    offset = text.index("\nhttp", text.index("line 5")) + 1
     assert stopped.value.position == offset + 1 and stopped.value.field == "text"
     message = str(stopped.value.message)
     assert "more than 5 s" in message and f"line {line}" in message
