@@ -487,15 +487,12 @@ class FreshConnections:
     def together(self) -> Iterator[None]:
         """The reads this thread makes inside the block on one pooled connection, taken once
         (reads run in autocommit: each still sees the latest mints)."""
-        if self._kept() is not None:
-            yield
-            return
-        with self._own_storage() as storage:
-            self._shared.storage = storage
+        with self._storage() as storage:
+            outer, self._shared.storage = getattr(self._shared, "storage", None), storage
             try:
                 yield
             finally:
-                self._shared.storage = None
+                self._shared.storage = outer
 
     @contextmanager
     def _storage(self) -> Iterator[Storage]:
@@ -503,11 +500,6 @@ class FreshConnections:
         if kept is not None:
             yield kept
             return
-        with self._own_storage() as storage:
-            yield storage
-
-    @contextmanager
-    def _own_storage(self) -> Iterator[Storage]:
         storage = Storage(self.setting)
         try:
             yield storage
