@@ -66,6 +66,9 @@ RESOLVE_ENDPOINT = "resolve.resolve"
 ROUTED_PATHS = 4096
 #: The most answers whose headers are remembered, by redirect, trace, cache state and site.
 ANSWERS = 4096
+#: The cache states whose answers repeat: a redirect served from the cache carries its trace again;
+#: a resolution made here has a trace of its own, so its headers are never asked twice.
+_REPEATED = ("hit", "stale")
 
 _STATUS = f"{FOUND_STATUS} {HTTP_STATUS_CODES[FOUND_STATUS].upper()}"
 _SECURITY = list(HEADERS.items())
@@ -81,8 +84,8 @@ class CachedHits:
     def __init__(self, wsgi_app: Callable[[dict, StartResponse], Iterable[bytes]], flask_app: Flask) -> None:
         self.wsgi_app = wsgi_app
         self.flask_app = flask_app
-        self.settings = flask_app.extensions[APPLICATION].settings
         self.application = flask_app.extensions[APPLICATION]  # its parts are made on first use, after a fork
+        self.settings = self.application.settings
         # Routing that depends on the host, or a SERVER_NAME, is Flask's alone.
         self.enabled = not (flask_app.url_map.host_matching or flask_app.subdomain_matching
                             or flask_app.config.get("SERVER_NAME"))
@@ -138,7 +141,8 @@ class CachedHits:
     def _response(self, url: str, trace_url: str, cache: str, portal: str, base: str,
                   secure: bool) -> tuple[list[tuple[str, str]], bytes]:
         """The redirect as the resolve view and Flask's response hooks make it, made once per
-        redirect, trace, cache state and site."""
+        redirect, trace, cache state and site when it is served from the cache (:data:`_REPEATED`):
+        a resolution's own would only push the cached ones out."""
         key = (url, trace_url, cache, portal, base, secure)
         made = self._answers.get(key)
         if made is None:
@@ -148,9 +152,11 @@ class CachedHits:
             headers += [("Content-Type", "text/html; charset=utf-8"), ("Content-Length", str(len(body))), *_SECURITY]
             if secure:
                 headers.append(_HSTS)
-            if len(self._answers) >= ANSWERS:
-                self._answers.clear()
-            made = self._answers[key] = (headers, body)
+            made = (headers, body)
+            if cache in _REPEATED:
+                if len(self._answers) >= ANSWERS:
+                    self._answers.clear()
+                self._answers[key] = made
         return made
 
     def _host(self, environ: dict) -> str | None:
