@@ -110,9 +110,8 @@ OWN_SUBSYSTEM_SOURCE = N_("this portal's identification subsystem, which minted 
 
 def _subsystem(settings: Settings) -> Subsystem:
     """The portal's own identification subsystem, from its ``MINT_*`` settings (validated)."""
-    return Subsystem.from_config({"MINT_HOST": settings.mint_host, "MINT_PORT": settings.mint_port,
-                                  "MINT_IP": settings.mint_ip, "MINT_IBIP_PORT": settings.mint_ibip_port,
-                                  "GRANULARITY": settings.granularity})
+    return Subsystem.validated(settings.mint_host, settings.mint_port, settings.mint_ip, settings.mint_ibip_port,
+                               settings.granularity)
 
 
 def resolver_threads(request_threads: int) -> int:

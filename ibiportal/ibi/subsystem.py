@@ -6,7 +6,6 @@ persisted ``last-date-for-suffix`` and the transaction that advances it are the 
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cached_property
@@ -46,16 +45,10 @@ class Subsystem:
         return f"{self.rep_prefix} {self.ibip_prefix}"
 
     @classmethod
-    def from_config(cls, config: Mapping) -> Subsystem:
+    def validated(cls, host: str, port: int, ip: str, ibip_port: int, granularity: Decimal | str) -> Subsystem:
         """Build (and so validate) the subsystem from the portal's ``MINT_*`` settings."""
-        granularity = validate_granularity(Decimal(str(config["GRANULARITY"])))
-        subsystem = cls(
-            host=str(config["MINT_HOST"]).lower(),
-            port=int(config["MINT_PORT"]),
-            ip=str(config["MINT_IP"]),
-            ibip_port=int(config["MINT_IBIP_PORT"]),
-            granularity=granularity,
-        )
+        subsystem = cls(host=host.lower(), port=port, ip=ip, ibip_port=ibip_port,
+                        granularity=validate_granularity(Decimal(str(granularity))))
         _ = subsystem.key  # builds both prefixes: a bad host, IP or port fails at start-up
         return subsystem
 

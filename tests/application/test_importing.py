@@ -27,6 +27,7 @@ from ibiportal.storage.database import Storage
 from ibiportal.storage.files import FileStore
 from ibiportal.storage.history import HistoryStore
 from ibiportal.storage.identifiers import IdentifierStore
+from ibiportal.web.context import APPLICATION
 from tests.servers import loopback_server
 from tests.settings_marker import marked_settings
 
@@ -96,7 +97,7 @@ def app(database_setting, request):
 
 @pytest.fixture
 def own(app) -> Subsystem:
-    return Subsystem.from_config(app.config)
+    return app.extensions[APPLICATION].subsystem
 
 
 @pytest.fixture
